@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# One-command set-up and run for rnsc on a fresh Debian machine.
+#
+#   ./run.sh main    install what is missing, build, then run the main job:
+#                    rnsc conform (cross-check against the embedded reference) and
+#                    rnsc bench crypto (rnsc vs reference, same run)
+#   ./run.sh test    install what is missing, build, then run the full test suite
+#                    (make check: unit, CLI, vector and cross-check suites)
+#
+# Environment: BUILD_DIR (default ./build), RNSC_VENV (default ./.venv), JOBS.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+build=${BUILD_DIR:-$here/build}
+venv=${RNSC_VENV:-$here/.venv}
+jobs=${JOBS:-$(nproc)}
+
+need_packages() {
+  local missing=()
+  while read -r p; do
+    case "$p" in ''|'#'*) continue ;; esac
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  done < "$here/.ci/packages.txt"
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "run.sh: installing Debian packages: ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
+}
+
+setup() {
+  need_packages
+  [ -x "$here/configure" ] || (cd "$here" && autoreconf -fi)
+  mkdir -p "$build"
+  if [ ! -f "$build/Makefile" ]; then
+    (cd "$build" && "$here/configure" --enable-werror RNSC_VENV="$venv" ${CONFIGURE_FLAGS:-})
+  fi
+  make -C "$build" -j"$jobs"
+  make -C "$build" venv
+}
+
+case "${1:-}" in
+  main)
+    setup
+    mkdir -p "$here/bench/results"
+    echo "== rnsc conform: rnsc against the embedded reference =="
+    "$build/src/cli/rnsc" conform --report "$build/conform-report.md"
+    echo
+    echo "== rnsc bench crypto: the crypto bound, rnsc vs reference =="
+    "$build/src/cli/rnsc" bench crypto --json "$build/bench-crypto.json"
+    echo
+    echo "Reports: $build/conform-report.md, $build/bench-crypto.json"
+    ;;
+  test)
+    setup
+    make -C "$build" -j"$jobs" check
+    ;;
+  *)
+    sed -n '3,13p' "$0" | sed 's/^# \{0,1\}//'
+    exit 2
+    ;;
+esac

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared pieces of the rnsc command-line tool. Each subcommand lives in its own cmd_*.c. */
+#ifndef RNSC_CLI_H
+#define RNSC_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ctx.h"
+#include "plugin_host.h"
+
+/* Exit codes shared by the subcommands (sysexits-like, as scripts expect). */
+enum {
+	CLI_OK = 0,
+	CLI_FAIL = 1,  /* the operation ran and failed (e.g. a disagreement) */
+	CLI_USAGE = 2, /* bad command line */
+	CLI_SETUP = 3, /* environment problem: no plugins, no reference, unreadable file */
+};
+
+typedef struct cli_env {
+	rnsc_ctx *ctx;
+	rnsc_plugin_host *host;
+	int verbose;
+} cli_env;
+
+/* Creates the context, loads plugins from the default folders and applies the crypto
+ * order (crypto_order NULL → $RNSC_CRYPTO or "openssl, sodium" restricted to what
+ * loaded). Returns CLI_OK or CLI_SETUP after printing why. */
+int cli_env_open(cli_env *env, const char *crypto_order, int verbose);
+void cli_env_close(cli_env *env);
+
+void cli_hex(char *out, const uint8_t *p, size_t len); /* out holds 2*len+1 */
+int cli_unhex(uint8_t *out, size_t cap, const char *hex); /* returns length or -1 */
+void cli_json_str(FILE *f, const char *s);
+
+int cmd_plugins(int argc, char **argv);
+int cmd_conform(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_id(int argc, char **argv);
+
+#endif

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "crypto.h"
+
+/* openssl first (the default), then sodium, then anything else that loaded. */
+static void default_order(rnsc_ctx *ctx, char *buf, size_t cap)
+{
+	static const char *const preferred[] = {"openssl", "sodium"};
+	buf[0] = '\0';
+	for (size_t i = 0; i < 2; i++)
+		if (rnsc_crypto_backend_find(ctx, preferred[i])) {
+			strncat(buf, preferred[i], cap - strlen(buf) - 1);
+			strncat(buf, ",", cap - strlen(buf) - 1);
+		}
+	for (size_t i = 0;; i++) {
+		const rnsc_crypto_backend *be = rnsc_crypto_backend_at(ctx, i);
+		if (!be)
+			break;
+		if (strcmp(be->name, "openssl") != 0 && strcmp(be->name, "sodium") != 0) {
+			strncat(buf, be->name, cap - strlen(buf) - 1);
+			strncat(buf, ",", cap - strlen(buf) - 1);
+		}
+	}
+}
+
+int cli_env_open(cli_env *env, const char *crypto_order, int verbose)
+{
+	memset(env, 0, sizeof(*env));
+	env->verbose = verbose;
+	if (rnsc_ctx_new(&env->ctx) != 0) {
+		fprintf(stderr, "rnsc: out of memory\n");
+		return CLI_SETUP;
+	}
+	rnsc_ctx_set_log_level(env->ctx, verbose > 1 ? RNSC_LOG_DEBUG
+					 : verbose ? RNSC_LOG_VERBOSE
+						   : RNSC_LOG_WARNING);
+	if (rnsc_plugin_host_new(env->ctx, &env->host) != 0 ||
+	    rnsc_plugin_host_add_default_dirs(env->host) != 0) {
+		fprintf(stderr, "rnsc: cannot set up the plugin host\n");
+		cli_env_close(env);
+		return CLI_SETUP;
+	}
+	rnsc_plugin_host_scan(env->host);
+	if (!crypto_order)
+		crypto_order = getenv("RNSC_CRYPTO");
+	char buf[512];
+	if (!crypto_order || !*crypto_order) {
+		default_order(env->ctx, buf, sizeof(buf));
+		crypto_order = buf;
+	}
+	if (rnsc_crypto_set_order(env->ctx, crypto_order) != 0) {
+		fprintf(stderr, "rnsc: crypto order '%s' names a backend that is not loaded "
+				"(see 'rnsc plugins -v')\n", crypto_order);
+		cli_env_close(env);
+		return CLI_SETUP;
+	}
+	if (!rnsc_crypto_provider(env->ctx, RNSC_PRIM_SHA256)) {
+		fprintf(stderr, "rnsc: no crypto backend loaded; searched $RNSC_PLUGIN_PATH, the "
+				"build tree and %s\n", RNSC_PLUGINDIR);
+		cli_env_close(env);
+		return CLI_SETUP;
+	}
+	return CLI_OK;
+}
+
+void cli_env_close(cli_env *env)
+{
+	rnsc_plugin_host_del(env->host);
+	rnsc_ctx_del(env->ctx);
+	env->host = NULL;
+	env->ctx = NULL;
+}
+
+void cli_hex(char *out, const uint8_t *p, size_t len)
+{
+	static const char digits[] = "0123456789abcdef";
+	for (size_t i = 0; i < len; i++) {
+		out[2 * i] = digits[p[i] >> 4];
+		out[2 * i + 1] = digits[p[i] & 15];
+	}
+	out[2 * len] = '\0';
+}
+
+static int nibble(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int cli_unhex(uint8_t *out, size_t cap, const char *hex)
+{
+	size_t n = strlen(hex);
+	if (n % 2 || n / 2 > cap)
+		return -1;
+	for (size_t i = 0; i < n / 2; i++) {
+		int hi = nibble(hex[2 * i]), lo = nibble(hex[2 * i + 1]);
+		if (hi < 0 || lo < 0)
+			return -1;
+		out[i] = (uint8_t)(hi << 4 | lo);
+	}
+	return (int)(n / 2);
+}
+
+void cli_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}

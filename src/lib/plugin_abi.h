@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The rnsc plugin ABI. This is the only header a plugin needs (plus err.h for
+ * the error codes); plugins never link librnsc and reach the host only through
+ * the rnsc_host_api table they are handed at init.
+ *
+ * Versioning rules:
+ *  - A plugin exports exactly one symbol, rnsc_plugin_init.
+ *  - The host rejects a plugin whose abi_major differs from its own, or whose
+ *    abi_minor is newer than its own.
+ *  - Every table starts with struct_size. Slots are only ever appended; a slot
+ *    that lies beyond the struct_size a plugin reports is treated as absent.
+ *
+ * Ownership: the descriptor and ops tables returned by a plugin are static
+ * data owned by the plugin and must stay valid until the .so is unloaded.
+ * Per-instance state (inst_size bytes, zeroed) is allocated by the host and
+ * passed to every ops call; the host frees it after calling fini().
+ */
+#ifndef RNSC_PLUGIN_ABI_H
+#define RNSC_PLUGIN_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+#define RNSC_PLUGIN_ABI_MAJOR 1
+#define RNSC_PLUGIN_ABI_MINOR 0
+#define RNSC_PLUGIN_INIT_SYMBOL "rnsc_plugin_init"
+
+enum rnsc_plugin_kind {
+	RNSC_PLUGIN_IFACE = 1,
+	RNSC_PLUGIN_CRYPTO = 2,
+	RNSC_PLUGIN_SCENARIO = 3,
+};
+
+enum rnsc_log_level {
+	RNSC_LOG_CRITICAL = 0,
+	RNSC_LOG_ERROR = 1,
+	RNSC_LOG_WARNING = 2,
+	RNSC_LOG_NOTICE = 3,
+	RNSC_LOG_INFO = 4,
+	RNSC_LOG_VERBOSE = 5,
+	RNSC_LOG_DEBUG = 6,
+};
+
+/* Upcalls a plugin may make. host_ctx is opaque and is passed back on every call. */
+typedef struct rnsc_host_api {
+	size_t struct_size;
+	uint32_t abi_major;
+	uint32_t abi_minor;
+	void *host_ctx;
+	void (*log)(void *host_ctx, int level, const char *plugin, const char *msg);
+	void *(*alloc)(void *host_ctx, size_t n);
+	void (*free)(void *host_ctx, void *p);
+	/* Monotonic clock in nanoseconds. */
+	uint64_t (*now_ns)(void *host_ctx);
+	/* Configuration lookup for this plugin ("section.key"); NULL when unset. */
+	const char *(*config_get)(void *host_ctx, const char *plugin, const char *key);
+} rnsc_host_api;
+
+typedef struct rnsc_plugin_desc {
+	size_t struct_size;
+	uint32_t abi_major;
+	uint32_t abi_minor;
+	uint32_t kind;          /* enum rnsc_plugin_kind */
+	const char *name;       /* unique, lower case, e.g. "openssl" */
+	const char *version;    /* the plugin's own version, e.g. "1.0.0" */
+	const char *description;
+	uint64_t caps;          /* kind-specific capability bits */
+	size_t inst_size;       /* bytes of per-instance state the host allocates */
+	const void *ops;        /* kind-specific ops table, e.g. rnsc_crypto_ops */
+	/* Called once per instance; returns 0 or a negative rnsc_err. May be NULL. */
+	int (*init)(void *inst, const rnsc_host_api *host);
+	/* Releases everything init acquired. May be NULL. */
+	void (*fini)(void *inst);
+} rnsc_plugin_desc;
+
+typedef int (*rnsc_plugin_init_fn)(const rnsc_host_api *host, const rnsc_plugin_desc **out);
+
+/* ---- crypto kind ---------------------------------------------------------------------- */
+
+/* Primitive bits: a crypto plugin's desc->caps says which primitives it serves. */
+enum rnsc_prim {
+	RNSC_PRIM_RANDOM = 0,
+	RNSC_PRIM_SHA256,
+	RNSC_PRIM_SHA512,
+	RNSC_PRIM_HASH_STREAM, /* streaming SHA-256 and SHA-512 */
+	RNSC_PRIM_HMAC_SHA256,
+	RNSC_PRIM_HKDF_SHA256,
+	RNSC_PRIM_AES256_CBC,
+	RNSC_PRIM_X25519,
+	RNSC_PRIM_ED25519,
+	RNSC_PRIM_COUNT
+};
+#define RNSC_PRIM_BIT(p) (UINT64_C(1) << (p))
+
+enum rnsc_hash_alg { RNSC_HASH_SHA256 = 1, RNSC_HASH_SHA512 = 2 };
+
+/* Streaming hash state lives in caller storage of this size and alignment. */
+#define RNSC_HASH_STATE_SIZE 384
+typedef union rnsc_hash_state {
+	uint8_t bytes[RNSC_HASH_STATE_SIZE];
+	uint64_t align_u64;
+	void *align_ptr;
+	long double align_ld;
+} rnsc_hash_state;
+
+/*
+ * Every function returns 0 or a negative rnsc_err. Output buffers have the
+ * fixed sizes given in the comments. Lengths passed to AES-CBC are whole
+ * blocks; padding (PKCS#7) is applied by the core, not by the backend.
+ */
+typedef struct rnsc_crypto_ops {
+	size_t struct_size;
+	/* Known-answer self-test the host runs right after init. */
+	int (*self_test)(void *inst);
+	int (*random)(void *inst, uint8_t *out, size_t len);
+	int (*sha256)(void *inst, uint8_t out[32], const uint8_t *msg, size_t len);
+	int (*sha512)(void *inst, uint8_t out[64], const uint8_t *msg, size_t len);
+	int (*hash_init)(void *inst, rnsc_hash_state *st, int alg);
+	int (*hash_update)(void *inst, rnsc_hash_state *st, const uint8_t *p, size_t len);
+	/* Writes the digest and releases the state. */
+	int (*hash_final)(void *inst, rnsc_hash_state *st, uint8_t *out);
+	/* Releases the state without a digest. */
+	void (*hash_abort)(void *inst, rnsc_hash_state *st);
+	int (*hmac_sha256)(void *inst, uint8_t out[32], const uint8_t *key, size_t key_len,
+			   const uint8_t *msg, size_t msg_len);
+	/* RFC 5869; salt may be empty (then HashLen zero bytes), info may be empty. */
+	int (*hkdf_sha256)(void *inst, uint8_t *out, size_t out_len, const uint8_t *ikm,
+			   size_t ikm_len, const uint8_t *salt, size_t salt_len, const uint8_t *info,
+			   size_t info_len);
+	int (*aes256_cbc_encrypt)(void *inst, uint8_t *out, const uint8_t key[32],
+				  const uint8_t iv[16], const uint8_t *in, size_t len);
+	int (*aes256_cbc_decrypt)(void *inst, uint8_t *out, const uint8_t key[32],
+				  const uint8_t iv[16], const uint8_t *in, size_t len);
+	int (*x25519_public)(void *inst, uint8_t pub[32], const uint8_t priv[32]);
+	/* Must return RNSC_ERR_LOW_ORDER when the shared secret is all zero. */
+	int (*x25519)(void *inst, uint8_t shared[32], const uint8_t priv[32],
+		      const uint8_t peer_pub[32]);
+	int (*ed25519_public)(void *inst, uint8_t pub[32], const uint8_t seed[32]);
+	/* pub is the public key belonging to seed (callers cache it). */
+	int (*ed25519_sign)(void *inst, uint8_t sig[64], const uint8_t seed[32],
+			    const uint8_t pub[32], const uint8_t *msg, size_t len);
+	/* 0 when valid, RNSC_ERR_SIGNATURE when not, RNSC_ERR_BADKEY for an unusable key. */
+	int (*ed25519_verify)(void *inst, const uint8_t sig[64], const uint8_t pub[32],
+			      const uint8_t *msg, size_t len);
+} rnsc_crypto_ops;
+
+/* True when an ops table of reported size `sz` contains slot `field`. */
+#define RNSC_OPS_HAS(ops, type, field)                                                  \
+	((ops) != NULL && (ops)->struct_size >= offsetof(type, field) + sizeof((ops)->field) && \
+	 (ops)->field != NULL)
+
+#endif
