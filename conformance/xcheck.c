@@ -1192,6 +1192,23 @@ static int run_swap(xc *x, unsigned cases)
 	return rc;
 }
 
+/* LINK destinations are named by the link id: the truncated hash of the link request's
+ * hashable part without its MTU signalling bytes. Random requests of both header types,
+ * with and without signalling. */
+static int c_link_id(xc *x)
+{
+	uint8_t raw[2 + 32 + 1 + 64 + 3], a[16], b[16];
+	int header2 = (int)below(x, 2);
+	size_t extra = below(x, 2) ? 3 : below(x, 4);
+	size_t len = 2 + (header2 ? 32 : 16) + 1 + 64 + extra;
+	rnd(x, raw, len);
+	raw[0] = (uint8_t)((header2 << 6) | (raw[0] & 0x3c) | 0x02); /* LINKREQUEST */
+	raw[1] &= 0x7f; /* hop counts the reference accepts */
+	SAME_BYTES("link id", rnsc_link_id_from_request(x->ctx, a, raw, len), a,
+		   rnsc_pyref_link_id(x->ref, b, raw, len), b, 16);
+	return 0;
+}
+
 /* ---- the table ---------------------------------------------------------------------------- */
 
 typedef struct check {
@@ -1220,6 +1237,7 @@ static const check checks[] = {
 	{"sign ref->rnsc", c_sign_ref_rnsc, NULL, 0},
 	{"names + name hash", c_names, NULL, 0},
 	{"destination hashes", c_destinations, NULL, 0},
+	{"LINK destination (link id)", c_link_id, NULL, 0},
 	{"GROUP token rnsc->ref", c_group_rnsc_ref, NULL, 0},
 	{"GROUP token ref->rnsc", c_group_ref_rnsc, NULL, 0},
 	{"identity file rnsc->ref", c_file_rnsc_ref, NULL, 1},

@@ -739,6 +739,11 @@ int rnsc_pyref_destination_hash_from_name(rnsc_pyref *ref, uint8_t out[16],
 	return rc < 0 ? rc : 0;
 }
 
+int rnsc_pyref_link_id(rnsc_pyref *ref, uint8_t out[16], const uint8_t *raw, size_t len)
+{
+	return bytes_in_bytes_out(ref, "link_id", raw, len, out, 16);
+}
+
 int rnsc_pyref_group_encrypt(rnsc_pyref *ref, uint8_t *out, size_t cap, const uint8_t *key,
 			     size_t key_len, const uint8_t *iv, const uint8_t *pt, size_t len)
 {

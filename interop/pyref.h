@@ -114,6 +114,9 @@ int rnsc_pyref_destination_hash_from_name(rnsc_pyref *ref, uint8_t out[16],
  * the reference draws it. encrypt returns the token length, RNSC_ERR_KEYLEN for a key the
  * reference refuses (note: it accepts 32-byte AES-128 keys, rnsc does not); decrypt returns the
  * plaintext length or RNSC_ERR_TRUNCATED / RNSC_ERR_AUTH / RNSC_ERR_PADDING / RNSC_ERR_KEYLEN. */
+/* The reference's link id (LINK destination hash) of a raw LINKREQUEST packet. */
+int rnsc_pyref_link_id(rnsc_pyref *ref, uint8_t out[16], const uint8_t *raw, size_t len);
+
 int rnsc_pyref_group_encrypt(rnsc_pyref *ref, uint8_t *out, size_t cap, const uint8_t *key,
 			     size_t key_len, const uint8_t *iv, const uint8_t *pt, size_t len);
 int rnsc_pyref_group_decrypt(rnsc_pyref *ref, uint8_t *out, size_t cap, const uint8_t *key,

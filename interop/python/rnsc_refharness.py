@@ -41,6 +41,7 @@ E_SIGNATURE = "RNSC_ERR_SIGNATURE"
 E_PADDING = "RNSC_ERR_PADDING"
 E_LOW_ORDER = "RNSC_ERR_LOW_ORDER"
 E_DECRYPT = "RNSC_ERR_DECRYPT"
+E_MALFORMED = "RNSC_ERR_MALFORMED"
 E_CRYPTO = "RNSC_ERR_CRYPTO"
 
 # rnsc log levels (plugin_abi.h)
@@ -463,6 +464,14 @@ def dest_hash_from_name(identity_hash, full_name):
     except TypeError:
         return E_KEYLEN
 
+
+
+def link_id(raw):
+    """The reference's link id for a raw LINKREQUEST packet (unpacked by its own Packet)."""
+    pkt = RNS.Packet(None, raw)
+    if not pkt.unpack():
+        return E_MALFORMED
+    return RNS.Link.link_id_from_lr_packet(pkt)
 
 def _group_destination(key):
     """A GROUP destination object without Destination.__init__, which would register it

@@ -1,0 +1,60 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# Builds the wire-format libFuzzer targets (HDLC, KISS, MessagePack) with
+# clang -fsanitize=fuzzer,address,undefined and runs each for SECONDS
+# (default 60) on a scratch copy of its seed corpus, so the corpus in the
+# source tree never changes. Exits non-zero if any target crashes, leaks,
+# hits undefined behaviour or times out; crash inputs are kept in
+# $RNSC_FUZZ_ARTIFACTS (default ./fuzz-artifacts) because the scratch
+# directory is removed on exit.
+#
+# Usage: tests/fuzz/run.sh [SECONDS]      (CLANG=clang-14 to pick a compiler)
+set -eu
+
+secs=${1:-60}
+case $secs in
+'' | *[!0-9]*)
+	echo "usage: $0 [seconds]" >&2
+	exit 2
+	;;
+esac
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+cc=${CLANG:-clang}
+artifacts=${RNSC_FUZZ_ARTIFACTS:-$PWD/fuzz-artifacts}
+work=$(mktemp -d "${TMPDIR:-/tmp}/rnsc-fuzz.XXXXXX")
+trap 'rm -rf "$work"' EXIT INT TERM
+
+# UB must stop the run, not scroll past in the log.
+UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+export UBSAN_OPTIONS
+
+status=0
+for t in hdlc kiss msgpack; do
+	exe=$work/fuzz_$t
+	# Only the codec itself and err.c: these targets need no rnsc_ctx.
+	if ! "$cc" -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=undefined -I"$top/src/lib" \
+		"$here/fuzz_$t.c" "$top/src/lib/$t.c" "$top/src/lib/err.c" -o "$exe"; then
+		echo "fuzz_$t: BUILD FAILED"
+		status=1
+		continue
+	fi
+	cp -R "$here/corpus/fuzz_$t" "$work/corpus_$t"
+	mkdir "$work/art_$t"
+	if "$exe" -max_total_time="$secs" -timeout=10 -print_final_stats=1 \
+		-artifact_prefix="$work/art_$t/" "$work/corpus_$t" >"$work/log_$t" 2>&1; then
+		execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log_$t" | tail -n 1)
+		echo "fuzz_$t: ok, ${execs:-?} execs in ${secs}s"
+	else
+		echo "fuzz_$t: FAILED (log tail follows)"
+		tail -n 40 "$work/log_$t"
+		mkdir -p "$artifacts"
+		cp "$work/art_$t"/* "$artifacts/" 2>/dev/null || true
+		echo "fuzz_$t: crash inputs copied to $artifacts"
+		status=1
+	fi
+done
+exit $status
