@@ -99,6 +99,35 @@ check "missing identity file" 3 "$RNSC" id -i "$tmp/nope" -p
 check "id without file" 2 "$RNSC" id -p
 check "bad aspects" 2 "$RNSC" id -i "$tmp/id2" -H noaspects
 
+# The conformance command against the embedded reference (few cases: the suites do 1000).
+check "conform" 0 "$RNSC" conform --cases 5 --report "$tmp/report.md"
+expect_grep "conformant" "^CONFORMANT" "$tmp/out"
+expect_grep "report written" "Conformant" "$tmp/report.md"
+check "conform json" 0 "$RNSC" conform --cases 3 --json
+cp "$tmp/out" "$tmp/saved"
+check "conform json shape" 0 "$PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["passed"] is True and d["disagreements"] == 0 and d["vector_failures"] == 0
+assert {v["backend"] for v in d["vectors"]} >= {"openssl", "sodium", "reference"}
+assert len(d["cross_checks"]) > 20
+' "$tmp/saved"
+check "conform bad cases" 2 "$RNSC" conform --cases 0
+RNSC_VENV="$tmp/novenv" check "conform without reference fails loudly" 3 "$RNSC" conform --cases 1
+expect_grep "says how to install" "make venv" "$tmp/err"
+
+check "bench crypto" 0 "$RNSC" bench crypto --seconds 0.01 --json "$tmp/bench.json"
+expect_grep "ratio column" "best/ref" "$tmp/out"
+check "bench json shape" 0 "$PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["reference_version"]
+be = {r["backend"] for r in d["results"]}
+assert {"openssl", "sodium", "reference"} <= be, be
+assert all(r["ops_per_s"] is None or r["ops_per_s"] > 0 for r in d["results"])
+assert any(r.get("served") is False for r in d["results"])
+' "$tmp/bench.json"
+check "bench bad seconds" 2 "$RNSC" bench crypto --seconds 0
 check "bench help" 0 "$RNSC" bench --help
 check "bench unknown" 2 "$RNSC" bench nope
 

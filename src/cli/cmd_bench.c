@@ -159,14 +159,14 @@ static double time_op(rnsc_ctx *ctx, const bench_op *op, double seconds)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: rnsc bench crypto [--seconds S] [--quick] [--json [FILE]] [--no-reference]\n\n"
+		"Usage: rnsc bench crypto [--seconds S] [--quick] [--json FILE] [--no-reference]\n\n"
 		"Measures operations per second of every crypto primitive on every loaded crypto\n"
 		"backend and on the embedded reference (RNS, in-process), in the same run, and\n"
 		"prints the rnsc/reference ratio. This is the crypto bound later benchmarks are\n"
 		"judged against.\n\n"
 		"  --seconds S     time per cell (default 0.5)\n"
 		"  --quick         0.1 s per cell\n"
-		"  --json [FILE]   write the results as JSON to FILE (or stdout)\n"
+		"  --json FILE     also write the results as JSON to FILE (- for stdout)\n"
 		"  --no-reference  skip the reference column (no ratio is printed then)\n"
 		"  -h, --help      show this help\n");
 }
@@ -213,7 +213,7 @@ int cmd_bench(int argc, char **argv)
 	}
 	static const struct option opts[] = {{"seconds", required_argument, NULL, 's'},
 					     {"quick", no_argument, NULL, 'q'},
-					     {"json", optional_argument, NULL, 'j'},
+					     {"json", required_argument, NULL, 'j'},
 					     {"no-reference", no_argument, NULL, 'n'},
 					     {"help", no_argument, NULL, 'h'},
 					     {0, 0, 0, 0}};
@@ -233,7 +233,7 @@ int cmd_bench(int argc, char **argv)
 		case 'q': seconds = 0.1; break;
 		case 'j':
 			json = 1;
-			json_file = optarg;
+			json_file = strcmp(optarg, "-") == 0 ? NULL : optarg;
 			break;
 		case 'n': with_ref = 0; break;
 		case 'h': usage(stdout); return CLI_OK;
@@ -254,8 +254,16 @@ int cmd_bench(int argc, char **argv)
 	/* One context per plugin backend, each with that backend first. */
 	const char *names[RNSC_CRYPTO_MAX_BACKENDS];
 	size_t nb = 0;
-	for (const rnsc_crypto_backend *be; (be = rnsc_crypto_backend_at(env.ctx, nb)); nb++)
-		names[nb] = be->name;
+	uint64_t timed = 0;
+	for (size_t i = 0; i < N_OPS; i++)
+		if (OPS[i].prim >= 0)
+			timed |= RNSC_PRIM_BIT(OPS[i].prim);
+	/* Backends serving none of these primitives (e.g. randomx) get no column. */
+	for (size_t k = 0; rnsc_crypto_backend_at(env.ctx, k); k++) {
+		const rnsc_crypto_backend *be = rnsc_crypto_backend_at(env.ctx, k);
+		if (be->prims & timed)
+			names[nb++] = be->name;
+	}
 	double rates[N_OPS][RNSC_CRYPTO_MAX_BACKENDS + 1];
 	char order[512];
 	for (size_t b = 0; b < nb; b++) {
@@ -278,37 +286,39 @@ int cmd_bench(int argc, char **argv)
 			r = -1;
 		rates[i][nb] = r;
 	}
+	/* JSON on stdout replaces the table, so the output stays parseable. */
+	FILE *tf = json && !json_file ? stderr : stdout;
 	/* Table: which backend actually served (a backend lacking a primitive is served by
 	 * the next one; mark those cells). */
-	printf("%-28s", "operation (ops/s)");
+	fprintf(tf, "%-28s", "operation (ops/s)");
 	for (size_t b = 0; b < nb; b++)
-		printf(" %12s", names[b]);
+		fprintf(tf, " %12s", names[b]);
 	if (ref)
-		printf(" %12s %8s", "reference", "best/ref");
-	printf("\n");
+		fprintf(tf, " %12s %8s", "reference", "best/ref");
+	fprintf(tf, "\n");
 	for (size_t i = 0; i < N_OPS; i++) {
-		printf("%-28s", OPS[i].label);
+		fprintf(tf, "%-28s", OPS[i].label);
 		double best = -1;
 		for (size_t b = 0; b < nb; b++) {
 			if (rates[i][b] == NOT_SERVED)
-				printf(" %12s", "n/a");
+				fprintf(tf, " %12s", "n/a");
 			else if (rates[i][b] < 0)
-				printf(" %12s", "error");
+				fprintf(tf, " %12s", "error");
 			else
-				printf(" %12.0f", rates[i][b]);
+				fprintf(tf, " %12.0f", rates[i][b]);
 			if (rates[i][b] > best)
 				best = rates[i][b];
 		}
 		if (ref) {
 			if (rates[i][nb] > 0)
-				printf(" %12.0f %7.1fx", rates[i][nb], best / rates[i][nb]);
+				fprintf(tf, " %12.0f %7.1fx", rates[i][nb], best / rates[i][nb]);
 			else
-				printf(" %12s %8s", "error", "-");
+				fprintf(tf, " %12s %8s", "error", "-");
 		}
-		printf("\n");
+		fprintf(tf, "\n");
 	}
 	if (ref)
-		printf("\nreference: rns %s (embedded CPython); a backend that lacks a primitive "
+		fprintf(tf, "\nreference: rns %s (embedded CPython); a backend that lacks a primitive "
 		       "shows n/a; composite operations use the backend first and the next for the rest.\n", rnsc_pyref_version(ref));
 	if (json) {
 		FILE *f = json_file ? fopen(json_file, "w") : stdout;

@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: MIT */
+/* The crypto plugins driven directly through their ops tables: edge arguments the vectors
+ * do not reach, agreement between backends on inputs no vector has (HKDF info longer than
+ * OpenSSL's own limit), and OpenSSL allocation failures injected at every step. */
+#include <openssl/crypto.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crypto.h"
+#include "cu_run.h"
+#include "plugin_host.h"
+
+/* ---- OpenSSL allocation failure injection (installed before libcrypto allocates) ------- */
+static unsigned long alloc_count, fail_at;
+
+static void *inj_malloc(size_t n, const char *file, int line)
+{
+	(void)file, (void)line;
+	if (fail_at && ++alloc_count >= fail_at)
+		return NULL;
+	return malloc(n);
+}
+
+static void *inj_realloc(void *p, size_t n, const char *file, int line)
+{
+	(void)file, (void)line;
+	if (fail_at && ++alloc_count >= fail_at)
+		return NULL;
+	return realloc(p, n);
+}
+
+static void inj_free(void *p, const char *file, int line)
+{
+	(void)file, (void)line;
+	free(p);
+}
+
+static rnsc_ctx *C;
+static rnsc_plugin_host *H;
+
+static const rnsc_plugin_rec *plugin(const char *name)
+{
+	const rnsc_plugin_rec *r = rnsc_plugin_host_find(H, name);
+	CU_ASSERT_PTR_NOT_NULL(r);
+	return r;
+}
+
+static void fill(uint8_t *p, size_t n, uint8_t seed)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)(seed + i * 31u);
+}
+
+static void test_long_hkdf_info_agrees(void)
+{
+	const rnsc_plugin_rec *o = plugin("openssl"), *s = plugin("sodium");
+	if (!o || !s)
+		return;
+	const rnsc_crypto_ops *oo = o->desc->ops, *so = s->desc->ops;
+	size_t info_len = 40000; /* beyond OpenSSL 3.0's 32 KiB HKDF info limit */
+	uint8_t *info = malloc(info_len), ikm[32], salt[16], a[100], b[100];
+	fill(info, info_len, 7);
+	fill(ikm, sizeof(ikm), 1);
+	fill(salt, sizeof(salt), 2);
+	CU_ASSERT_EQUAL(oo->hkdf_sha256(o->inst, a, sizeof(a), ikm, 32, salt, 16, info, info_len), 0);
+	CU_ASSERT_EQUAL(so->hkdf_sha256(s->inst, b, sizeof(b), ikm, 32, salt, 16, info, info_len), 0);
+	CU_ASSERT_EQUAL(memcmp(a, b, sizeof(a)), 0);
+	/* Empty salt means HashLen zero bytes on both. */
+	CU_ASSERT_EQUAL(oo->hkdf_sha256(o->inst, a, 64, ikm, 32, NULL, 0, NULL, 0), 0);
+	CU_ASSERT_EQUAL(so->hkdf_sha256(s->inst, b, 64, ikm, 32, NULL, 0, NULL, 0), 0);
+	CU_ASSERT_EQUAL(memcmp(a, b, 64), 0);
+	free(info);
+}
+
+static void edge_cases(const char *name)
+{
+	const rnsc_plugin_rec *r = plugin(name);
+	if (!r)
+		return;
+	const rnsc_crypto_ops *ops = r->desc->ops;
+	void *in = r->inst;
+	uint8_t out[8200], key[32], iv[16], msg[64], big[8161];
+	fill(key, 32, 3);
+	fill(iv, 16, 4);
+	fill(msg, 64, 5);
+	CU_ASSERT_EQUAL(ops->self_test(in), 0);
+	CU_ASSERT_EQUAL(ops->random(in, out, 0), 0);
+	CU_ASSERT_EQUAL(ops->random(in, out, sizeof(out)), 0);
+	/* HKDF output bounds: 255 blocks is the most RFC 5869 allows. */
+	CU_ASSERT_EQUAL(ops->hkdf_sha256(in, out, 8160, key, 32, NULL, 0, NULL, 0), 0);
+	CU_ASSERT(ops->hkdf_sha256(in, big, sizeof(big), key, 32, NULL, 0, NULL, 0) < 0);
+	/* Streaming: several live states, unknown algorithm, abort. */
+	rnsc_hash_state s1, s2;
+	CU_ASSERT(ops->hash_init(in, &s1, 77) < 0);
+	CU_ASSERT_EQUAL(ops->hash_init(in, &s1, RNSC_HASH_SHA256), 0);
+	CU_ASSERT_EQUAL(ops->hash_init(in, &s2, RNSC_HASH_SHA512), 0);
+	CU_ASSERT_EQUAL(ops->hash_update(in, &s1, msg, 0), 0);
+	CU_ASSERT_EQUAL(ops->hash_update(in, &s2, msg, 64), 0);
+	ops->hash_abort(in, &s2);
+	CU_ASSERT_EQUAL(ops->hash_final(in, &s1, out), 0);
+	uint8_t direct[32];
+	CU_ASSERT_EQUAL(ops->sha256(in, direct, msg, 0), 0);
+	CU_ASSERT_EQUAL(memcmp(out, direct, 32), 0);
+	/* HMAC with a key longer than the block size, and an empty key. */
+	uint8_t longkey[200];
+	fill(longkey, sizeof(longkey), 9);
+	CU_ASSERT_EQUAL(ops->hmac_sha256(in, out, longkey, sizeof(longkey), msg, 64), 0);
+	CU_ASSERT_EQUAL(ops->hmac_sha256(in, out, NULL, 0, NULL, 0), 0);
+	/* Ed25519: garbage public keys and signatures never verify. */
+	uint8_t seed[32], pub[32], sig[64], badpub[32];
+	fill(seed, 32, 11);
+	CU_ASSERT_EQUAL(ops->ed25519_public(in, pub, seed), 0);
+	CU_ASSERT_EQUAL(ops->ed25519_sign(in, sig, seed, pub, msg, 64), 0);
+	CU_ASSERT_EQUAL(ops->ed25519_verify(in, sig, pub, msg, 64), 0);
+	memset(badpub, 0xff, sizeof(badpub)); /* not a valid point encoding */
+	CU_ASSERT(ops->ed25519_verify(in, sig, badpub, msg, 64) < 0);
+	uint8_t highs[64];
+	memcpy(highs, sig, 64);
+	memset(highs + 32, 0xff, 32); /* S out of range */
+	CU_ASSERT_EQUAL(ops->ed25519_verify(in, highs, pub, msg, 64), RNSC_ERR_SIGNATURE);
+	CU_ASSERT_EQUAL(ops->ed25519_sign(in, sig, seed, pub, NULL, 0), 0);
+	CU_ASSERT_EQUAL(ops->ed25519_verify(in, sig, pub, NULL, 0), 0);
+	/* X25519: all-zero peer is low order. */
+	uint8_t zero[32] = {0}, shared[32];
+	CU_ASSERT_EQUAL(ops->x25519(in, shared, seed, zero), RNSC_ERR_LOW_ORDER);
+	if (ops->aes256_cbc_encrypt) {
+		CU_ASSERT_EQUAL(ops->aes256_cbc_encrypt(in, out, key, iv, msg, 15), RNSC_ERR_INVAL);
+		CU_ASSERT_EQUAL(ops->aes256_cbc_decrypt(in, out, key, iv, msg, 17), RNSC_ERR_INVAL);
+		CU_ASSERT_EQUAL(ops->aes256_cbc_encrypt(in, out, key, iv, msg, 0), 0);
+	}
+}
+
+static void test_edges_openssl(void)
+{
+	edge_cases("openssl");
+}
+
+static void test_edges_sodium(void)
+{
+	edge_cases("sodium");
+}
+
+static int quiet_log_count;
+static void quiet_log(void *hc, int level, const char *plugin_name, const char *msg)
+{
+	(void)hc, (void)level, (void)plugin_name, (void)msg;
+	quiet_log_count++;
+}
+static void *h_alloc(void *hc, size_t n)
+{
+	(void)hc;
+	return malloc(n);
+}
+static void h_free(void *hc, void *p)
+{
+	(void)hc;
+	free(p);
+}
+
+/* Every primitive, and a fresh instance's init, with the nth libcrypto allocation failing:
+ * each call either works or reports an error; none crashes, and afterwards all work. */
+static void test_openssl_alloc_failures(void)
+{
+	const rnsc_plugin_rec *r = plugin("openssl");
+	if (!r)
+		return;
+	const rnsc_crypto_ops *ops = r->desc->ops;
+	rnsc_host_api api = {.struct_size = sizeof(api), .abi_major = RNSC_PLUGIN_ABI_MAJOR,
+			     .log = quiet_log, .alloc = h_alloc, .free = h_free};
+	uint8_t key[32], iv[16], msg[64], out[128], seed[32], pub[32], sig[64], peer[32];
+	fill(key, 32, 1);
+	fill(iv, 16, 2);
+	fill(msg, 64, 3);
+	fill(seed, 32, 4);
+	CU_ASSERT_EQUAL_FATAL(ops->ed25519_public(r->inst, pub, seed), 0);
+	CU_ASSERT_EQUAL_FATAL(ops->x25519_public(r->inst, peer, key), 0);
+	unsigned failures_seen = 0;
+	/* Instance set-up: fail each allocation in turn until init gets through unharmed. */
+	unsigned long nth;
+	for (nth = 1; nth < 100000; nth++) {
+		void *inst = calloc(1, r->desc->inst_size);
+		alloc_count = 0;
+		fail_at = nth;
+		int irc = r->desc->init(inst, &api);
+		fail_at = 0;
+		CU_ASSERT(irc <= 0);
+		if (irc == 0)
+			r->desc->fini(inst);
+		free(inst);
+		if (irc == 0)
+			break;
+		failures_seen++;
+	}
+	CU_ASSERT(nth > 1 && nth < 100000);
+	/* The primitives on a healthy instance, failing the nth allocation from the call on. */
+	void *inst = calloc(1, r->desc->inst_size);
+	CU_ASSERT_EQUAL_FATAL(r->desc->init(inst, &api), 0);
+	for (nth = 1; nth <= 40; nth++) {
+		for (int op = 0; op < 11; op++) {
+			rnsc_hash_state st;
+			int rc = 0;
+			alloc_count = 0;
+			fail_at = nth;
+			switch (op) {
+			case 0: rc = ops->sha256(inst, out, msg, 64); break;
+			case 1: rc = ops->sha512(inst, out, msg, 64); break;
+			case 2: rc = ops->hmac_sha256(inst, out, key, 32, msg, 64); break;
+			case 3: rc = ops->hkdf_sha256(inst, out, 64, key, 32, iv, 16, msg, 64); break;
+			case 4: rc = ops->aes256_cbc_encrypt(inst, out, key, iv, msg, 64); break;
+			case 5: rc = ops->aes256_cbc_decrypt(inst, out, key, iv, msg, 64); break;
+			case 6: rc = ops->x25519_public(inst, out, key); break;
+			case 7: rc = ops->x25519(inst, out, key, peer); break;
+			case 8: rc = ops->ed25519_sign(inst, sig, seed, pub, msg, 64); break;
+			case 9:
+				rc = ops->ed25519_verify(inst, sig, pub, msg, 64);
+				rc = rc == RNSC_ERR_SIGNATURE ? 0 : rc; /* sig may be from a failed sign */
+				break;
+			case 10:
+				rc = ops->hash_init(inst, &st, RNSC_HASH_SHA256);
+				if (rc == 0) {
+					rc = ops->hash_update(inst, &st, msg, 64);
+					if (rc == 0)
+						rc = ops->hash_final(inst, &st, out);
+					else
+						ops->hash_abort(inst, &st);
+				}
+				break;
+			}
+			fail_at = 0;
+			CU_ASSERT(rc <= 0);
+			failures_seen += rc < 0;
+		}
+	}
+	CU_ASSERT_EQUAL(ops->self_test(inst), 0); /* unharmed afterwards */
+	r->desc->fini(inst);
+	free(inst);
+	fail_at = 0;
+	CU_ASSERT(failures_seen > 0); /* the injection really bit */
+	/* The shared instance still works. */
+	CU_ASSERT_EQUAL(ops->self_test(r->inst), 0);
+}
+
+int main(void)
+{
+	if (!CRYPTO_set_mem_functions(inj_malloc, inj_realloc, inj_free)) {
+		fprintf(stderr, "crypto_plugin_test: cannot install OpenSSL allocator hooks\n");
+		return 1;
+	}
+	if (rnsc_ctx_new(&C) || rnsc_plugin_host_new(C, &H) || rnsc_plugin_host_add_default_dirs(H))
+		return 1;
+	rnsc_ctx_set_log(C, NULL, NULL, 0);
+	rnsc_plugin_host_scan(H);
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	CU_pSuite s = CU_add_suite("crypto_plugins", NULL, NULL);
+	CU_add_test(s, "HKDF with info beyond 32 KiB agrees", test_long_hkdf_info_agrees);
+	CU_add_test(s, "openssl edge arguments", test_edges_openssl);
+	CU_add_test(s, "sodium edge arguments", test_edges_sodium);
+	CU_add_test(s, "openssl under allocation failure", test_openssl_alloc_failures);
+	int failures = rnsc_cu_run();
+	rnsc_plugin_host_del(H);
+	rnsc_ctx_del(C);
+	return failures;
+}
