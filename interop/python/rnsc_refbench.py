@@ -33,7 +33,13 @@ def _prepare(op, size):
         ct = AES_256_CBC.encrypt(data, key32, iv)
         return lambda: AES_256_CBC.decrypt(ct, key32, iv)
     if op == "x25519_public":
-        return lambda: X25519PrivateKey.from_private_bytes(key32).public_key().public_bytes()
+        keys = [os.urandom(32) for _ in range(64)]
+        state = [0]
+
+        def fresh_public():
+            state[0] = (state[0] + 1) % len(keys)
+            return X25519PrivateKey.from_private_bytes(keys[state[0]]).public_key().public_bytes()
+        return fresh_public
     if op == "x25519":
         prv = X25519PrivateKey.generate()
         peer = X25519PrivateKey.generate().public_key()

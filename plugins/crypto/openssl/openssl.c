@@ -18,6 +18,7 @@
  * later mistaken by another libcrypto user on the same thread for its own.
  */
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -40,8 +41,25 @@
 #define HKDF_MAX_OUT (255u * 32u)
 #define HS_MAGIC UINT32_C(0x6f73736c)
 
+/* Importing a raw Ed25519/X25519 private key makes OpenSSL derive its public key (a full
+ * scalar multiplication), and importing an Ed25519 public key decodes a point. A node
+ * signs with and talks to the same few keys over and over, so the last few imported key
+ * objects are kept (reference-counted) and reused. Private key bytes in the cache are
+ * cleansed on eviction and at fini. */
+#define KEY_CACHE_SLOTS 8
+enum { KC_X25519_PRIV, KC_ED25519_PRIV, KC_ED25519_PUB, KC_KINDS };
+
+struct key_slot {
+	uint8_t key[32];
+	EVP_PKEY *pk;
+};
+
 typedef struct ossl_inst {
 	const rnsc_host_api *host;
+	pthread_mutex_t kc_lock;
+	int kc_ready;
+	struct key_slot kc[KC_KINDS][KEY_CACHE_SLOTS];
+	unsigned kc_next[KC_KINDS];
 	OSSL_LIB_CTX *libctx;
 	EVP_MD *sha256;
 	EVP_MD *sha512;
@@ -133,6 +151,14 @@ static void ossl_fini(void *inst)
 
 	if (in == NULL)
 		return;
+	if (in->kc_ready) {
+		for (int k = 0; k < KC_KINDS; k++)
+			for (int i = 0; i < KEY_CACHE_SLOTS; i++) {
+				EVP_PKEY_free(in->kc[k][i].pk);
+				OPENSSL_cleanse(in->kc[k][i].key, 32);
+			}
+		pthread_mutex_destroy(&in->kc_lock);
+	}
 	EVP_MD_free(in->sha256);
 	EVP_MD_free(in->sha512);
 	EVP_MAC_free(in->hmac);
@@ -150,6 +176,9 @@ static int ossl_init(void *inst, const rnsc_host_api *host)
 		return RNSC_ERR_INVAL;
 	memset(in, 0, sizeof *in);
 	in->host = host;
+	if (pthread_mutex_init(&in->kc_lock, NULL) != 0)
+		return RNSC_ERR_SYS;
+	in->kc_ready = 1;
 	in->libctx = OSSL_LIB_CTX_new();
 	if (in->libctx == NULL)
 		return fail(in, RNSC_ERR_NOMEM, "OSSL_LIB_CTX_new");
@@ -482,10 +511,47 @@ static int ossl_aes256_cbc_decrypt(void *inst, uint8_t *out, const uint8_t key[3
 
 /* ---- X25519 and Ed25519 --------------------------------------------------------------- */
 
-/* EVP_PKEY_free cleanses the raw private key it holds. */
+static EVP_PKEY *import_key(ossl_inst *in, int kind, const uint8_t k[32])
+{
+	switch (kind) {
+	case KC_X25519_PRIV:
+		return EVP_PKEY_new_raw_private_key_ex(in->libctx, "X25519", NULL, k, 32);
+	case KC_ED25519_PRIV:
+		return EVP_PKEY_new_raw_private_key_ex(in->libctx, "ED25519", NULL, k, 32);
+	default:
+		return EVP_PKEY_new_raw_public_key_ex(in->libctx, "ED25519", NULL, k, 32);
+	}
+}
+
+/* A key object for k, from the cache or freshly imported (then cached). The caller owns
+ * one reference and releases it with EVP_PKEY_free (which cleanses private keys). */
+static EVP_PKEY *cached_key(ossl_inst *in, int kind, const uint8_t k[32])
+{
+	EVP_PKEY *pk = NULL;
+	pthread_mutex_lock(&in->kc_lock);
+	for (int i = 0; i < KEY_CACHE_SLOTS && !pk; i++) {
+		struct key_slot *s = &in->kc[kind][i];
+		if (s->pk && CRYPTO_memcmp(s->key, k, 32) == 0 && EVP_PKEY_up_ref(s->pk) == 1)
+			pk = s->pk;
+	}
+	pthread_mutex_unlock(&in->kc_lock);
+	if (pk)
+		return pk;
+	pk = import_key(in, kind, k);
+	if (!pk || EVP_PKEY_up_ref(pk) != 1)
+		return pk; /* NULL, or usable but not cached */
+	pthread_mutex_lock(&in->kc_lock);
+	struct key_slot *s = &in->kc[kind][in->kc_next[kind]++ % KEY_CACHE_SLOTS];
+	EVP_PKEY_free(s->pk);
+	memcpy(s->key, k, 32);
+	s->pk = pk;
+	pthread_mutex_unlock(&in->kc_lock);
+	return pk;
+}
+
 static EVP_PKEY *raw_private(ossl_inst *in, const char *alg, const uint8_t k[32])
 {
-	return EVP_PKEY_new_raw_private_key_ex(in->libctx, alg, NULL, k, 32);
+	return cached_key(in, strcmp(alg, "X25519") == 0 ? KC_X25519_PRIV : KC_ED25519_PRIV, k);
 }
 
 static int public_of(ossl_inst *in, const char *alg, uint8_t pub[32], const uint8_t priv[32])
@@ -604,7 +670,7 @@ static int ossl_ed25519_verify(void *inst, const uint8_t sig[64], const uint8_t 
 		return RNSC_ERR_STATE;
 	if (sig == NULL || pub == NULL || bad_buf(msg, len))
 		return RNSC_ERR_INVAL;
-	pk = EVP_PKEY_new_raw_public_key_ex(in->libctx, "ED25519", NULL, pub, 32);
+	pk = cached_key(in, KC_ED25519_PUB, pub);
 	if (pk == NULL)
 		return quiet_fail(RNSC_ERR_BADKEY);
 	m = EVP_MD_CTX_new();
