@@ -5,6 +5,7 @@
 
 #include "backends.h"
 #include "cli.h"
+#include "matrix.h"
 #include "pyref.h"
 #include "vector_runner.h"
 #include "xcheck.h"
@@ -12,7 +13,9 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: rnsc conform [--cases N] [--seed S] [--json] [--report FILE]\n\n"
+		"Usage: rnsc conform [--cases N] [--seed S] [--json] [--report FILE]\n"
+		"       rnsc conform --matrix [--cases N] [--seed S] [--json] [--backend NAME]\n"
+		"                    [--corpus DIR]\n\n"
 		"Cross-checks rnsc against the reference running embedded in this process:\n"
 		"  1. every test vector in conformance/vectors on every crypto backend and on\n"
 		"     the reference itself;\n"
@@ -25,6 +28,13 @@ static void usage(FILE *f)
 		"  --seed S       seed for the random cases (default 1)\n"
 		"  --json         print the summary as JSON\n"
 		"  --report FILE  also write a Markdown report to FILE\n"
+		"  --matrix       run the message matrix instead: every message shape the\n"
+		"                 reference defines, checked four ways (reference builds/rnsc\n"
+		"                 parses, rnsc builds/reference parses, identical bytes,\n"
+		"                 mutations rejected alike); prints covered/defined rows and\n"
+		"                 any row not covered (--cases: per row, default 4)\n"
+		"  --backend NAME rnsc crypto backend for the matrix (default: first plugin)\n"
+		"  --corpus DIR   with --matrix: write fuzz seed inputs built by the reference\n"
 		"  -h, --help     show this help\n");
 }
 
@@ -59,17 +69,113 @@ static void on_result(void *ud, const conf_xcheck_result *r)
 			r->agreed, r->disagreed ? "**disagree**" : "ok");
 }
 
+typedef struct matrix_out {
+	int json;
+	unsigned shown;
+	char *uncovered; /* JSON list items or text lines, grown as rows arrive */
+	size_t len, cap;
+} matrix_out;
+
+static void grow_append(matrix_out *o, const char *s)
+{
+	size_t n = strlen(s);
+	if (o->len + n + 1 > o->cap) {
+		size_t cap = o->cap ? o->cap * 2 : 1024;
+		while (cap < o->len + n + 1)
+			cap *= 2;
+		char *b = realloc(o->uncovered, cap);
+		if (!b)
+			return;
+		o->uncovered = b;
+		o->cap = cap;
+	}
+	memcpy(o->uncovered + o->len, s, n + 1);
+	o->len += n;
+}
+
+static void on_matrix_row(void *ud, const conf_matrix_row *r)
+{
+	matrix_out *o = ud;
+	if (r->covered && !r->disagreements)
+		return;
+	if (o->json) {
+		/* row names are the reference's constant names: printable ASCII; escape anyway */
+		char name[2 * sizeof(r->name)], line[sizeof(name) + 128];
+		size_t k = 0;
+		for (const char *c = r->name; *c && k + 2 < sizeof(name); c++) {
+			if (*c == '"' || *c == '\\')
+				name[k++] = '\\';
+			name[k++] = (unsigned char)*c < 0x20 ? '?' : *c;
+		}
+		name[k] = 0;
+		snprintf(line, sizeof(line),
+			 "%s\n    {\"row\": \"%s\", \"known\": %s, \"covered\": %s, "
+			 "\"disagreements\": %u}",
+			 o->shown ? "," : "", name, r->known ? "true" : "false",
+			 r->covered ? "true" : "false", r->disagreements);
+		grow_append(o, line);
+	} else {
+		char line[1024];
+		snprintf(line, sizeof(line), "  %-48s %s%s%s%s\n", r->name,
+			 r->known ? "" : "unknown to rnsc, ",
+			 r->covered ? "covered" : "NOT COVERED",
+			 r->disagreements ? ", DISAGREES: " : "", r->disagreements ? r->first : "");
+		grow_append(o, line);
+	}
+	o->shown++;
+}
+
+static int run_matrix(int json, unsigned cases, uint64_t seed, const char *backend,
+		      const char *corpus)
+{
+	if (conf_setup() != 0)
+		return CLI_SETUP;
+	matrix_out o = {.json = json};
+	conf_matrix_summary sum;
+	int rc = conf_matrix_run(backend, cases, seed, corpus, on_matrix_row, &o, &sum);
+	const char *refv = rnsc_pyref_version(conf_ref());
+	if (rc) {
+		fprintf(stderr, "rnsc conform: the matrix could not run: %s\n", rnsc_strerror(rc));
+		free(o.uncovered);
+		conf_teardown();
+		return CLI_SETUP;
+	}
+	int ok = sum.rows_covered == sum.rows_defined && sum.disagreements == 0;
+	if (json) {
+		printf("{\"reference_version\": \"%s\", \"rows_defined\": %u, \"rows_covered\": %u, "
+		       "\"disagreements\": %u, \"mutations\": %u, \"passed\": %s,\n  \"uncovered\": [",
+		       refv, sum.rows_defined, sum.rows_covered, sum.disagreements, sum.mutations,
+		       ok ? "true" : "false");
+		printf("%s%s]}\n", o.uncovered ? o.uncovered : "", o.shown ? "\n  " : "");
+	} else {
+		printf("Message matrix against rns %s (embedded), %u cases per row, seed %llu\n",
+		       refv, cases, (unsigned long long)seed);
+		if (o.uncovered)
+			printf("%s", o.uncovered);
+		printf("%u/%u rows covered four ways, %u disagreements, %u mutations checked: %s\n",
+		       sum.rows_covered, sum.rows_defined, sum.disagreements, sum.mutations,
+		       ok ? "CONFORMANT" : "NOT CONFORMANT");
+	}
+	free(o.uncovered);
+	conf_teardown();
+	return ok ? CLI_OK : CLI_FAIL;
+}
+
 int cmd_conform(int argc, char **argv)
 {
 	static const struct option opts[] = {{"cases", required_argument, NULL, 'n'},
 					     {"seed", required_argument, NULL, 's'},
 					     {"json", no_argument, NULL, 'j'},
 					     {"report", required_argument, NULL, 'r'},
+					     {"matrix", no_argument, NULL, 'm'},
+					     {"backend", required_argument, NULL, 'b'},
+					     {"corpus", required_argument, NULL, 'c'},
 					     {"help", no_argument, NULL, 'h'},
 					     {0, 0, 0, 0}};
 	unsigned cases = 200;
 	uint64_t seed = 1;
-	const char *report = NULL;
+	const char *report = NULL, *backend = NULL, *corpus = NULL;
+	int matrix = 0, cases_set = 0;
 	conform_out o = {.first = 1};
 	int c;
 	optind = 1;
@@ -83,17 +189,32 @@ int cmd_conform(int argc, char **argv)
 				return CLI_USAGE;
 			}
 			cases = (unsigned)v;
+			cases_set = 1;
 			break;
 		}
 		case 's': seed = strtoull(optarg, NULL, 0); break;
 		case 'j': o.json = 1; break;
 		case 'r': report = optarg; break;
+		case 'm': matrix = 1; break;
+		case 'b': backend = optarg; break;
+		case 'c': corpus = optarg; break;
 		case 'h': usage(stdout); return CLI_OK;
 		default: usage(stderr); return CLI_USAGE;
 		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, "rnsc conform: unexpected argument '%s'\n", argv[optind]);
+		return CLI_USAGE;
+	}
+	if (matrix) {
+		if (report) {
+			fprintf(stderr, "rnsc conform: --report does not apply to --matrix\n");
+			return CLI_USAGE;
+		}
+		return run_matrix(o.json, cases_set ? cases : 4, seed, backend, corpus);
+	}
+	if (backend || corpus) {
+		fprintf(stderr, "rnsc conform: --backend and --corpus need --matrix\n");
 		return CLI_USAGE;
 	}
 	if (conf_setup() != 0)

@@ -30,6 +30,19 @@
 	X(RNSC_ERR_TOOBIG, -22, "input exceeds the size limit")                         \
 	X(RNSC_ERR_KEYLEN, -23, "wrong key length")                                     \
 	X(RNSC_ERR_NAME, -24, "invalid app name or aspect (dots are not allowed)")      \
+	X(RNSC_ERR_HOPS, -25, "hop count at or beyond the path limit (128)")            \
+	X(RNSC_ERR_DEST_MISMATCH, -26, "destination hash does not match name and identity") \
+	X(RNSC_ERR_IFAC, -27, "interface access code does not match")                  \
+	X(RNSC_ERR_IFAC_MISSING, -28, "IFAC flag missing on an IFAC-enabled interface")  \
+	X(RNSC_ERR_IFAC_UNEXPECTED, -29, "IFAC flag set on an interface without IFAC")   \
+	X(RNSC_ERR_NOTAG, -30, "path request without a tag")                            \
+	X(RNSC_ERR_LINK_MODE, -31, "link mode not enabled")                             \
+	X(RNSC_ERR_PROOF_HASH, -32, "proof names a different packet")                   \
+	X(RNSC_ERR_VERSION, -40, "unsupported format version")                          \
+	X(RNSC_ERR_CONFIG_SYNTAX, -45, "configuration file syntax error")               \
+	X(RNSC_ERR_CONFIG_DUP, -46, "duplicate section or option in configuration")     \
+	X(RNSC_ERR_CONFIG_VALUE, -47, "configuration value has the wrong type or form")  \
+	X(RNSC_ERR_CONFIG_INTERP, -48, "configuration value interpolation failed")      \
 	X(RNSC_ERR_AUTH, -50, "authentication failed (HMAC mismatch)")                  \
 	X(RNSC_ERR_SIGNATURE, -51, "signature verification failed")                     \
 	X(RNSC_ERR_PADDING, -52, "invalid PKCS#7 padding")                              \
@@ -50,6 +63,7 @@
 	X(RNSC_ERR_NOENT, -111, "no such file or directory")                            \
 	X(RNSC_ERR_PERM, -112, "permission denied")                                     \
 	X(RNSC_ERR_SYS, -113, "system call failed")                                     \
+	X(RNSC_ERR_NOSPC, -130, "no space left on device")                              \
 	X(RNSC_ERR_PYTHON, -140, "embedded reference raised an exception")              \
 	X(RNSC_ERR_NOREF, -141, "embedded reference (pinned rns) could not be imported") \
 	X(RNSC_ERR_FATAL, -200, "internal error")
