@@ -3,7 +3,8 @@
 # One-command set-up and run for rnsc on a fresh Debian machine.
 #
 #   ./run.sh main    install what is missing, build, then run the main job:
-#                    rnsc conform (cross-check against the embedded reference) and
+#                    rnsc conform (cross-check against the embedded reference), the
+#                    message matrix (rnsc conform --matrix) and
 #                    rnsc bench crypto (rnsc vs reference, same run)
 #   ./run.sh test    install what is missing, build, then run the full test suite
 #                    (make check: unit, CLI, vector and cross-check suites)
@@ -47,6 +48,9 @@ case "${1:-}" in
     echo "== rnsc conform: rnsc against the embedded reference =="
     "$build/src/cli/rnsc" conform --report "$build/conform-report.md"
     echo
+    echo "== rnsc conform --matrix: every message shape the reference defines, four ways =="
+    "$build/src/cli/rnsc" conform --matrix
+    echo
     echo "== rnsc bench crypto: the crypto bound, rnsc vs reference =="
     "$build/src/cli/rnsc" bench crypto --json "$build/bench-crypto.json"
     echo
@@ -57,7 +61,7 @@ case "${1:-}" in
     make -C "$build" -j"$jobs" check
     ;;
   *)
-    sed -n '3,13p' "$0" | sed 's/^# \{0,1\}//'
+    awk 'NR > 2 && /^#/ { sub(/^# ?/, ""); print; next } NR > 2 { exit }' "$0"
     exit 2
     ;;
 esac
