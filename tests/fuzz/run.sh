@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# Builds the wire-format libFuzzer targets (HDLC, KISS, MessagePack, packet,
-# announce, proof, IFAC) with clang -fsanitize=fuzzer,address,undefined and
+# Builds the libFuzzer targets (HDLC, KISS, MessagePack, packet, announce,
+# proof, IFAC and the config reader) with clang -fsanitize=fuzzer,address,undefined and
 # runs each for SECONDS (default 60) on a scratch copy of its seed corpus, so
 # the corpus in the source tree never changes. Exits non-zero if any target
 # crashes, leaks, hits undefined behaviour or times out; crash inputs are kept
@@ -41,6 +41,10 @@ sources() {
 		# Only the codec itself and err.c: these targets need no rnsc_ctx.
 		echo "$top/src/lib/$1.c $top/src/lib/err.c"
 		;;
+	config)
+		# The runtime's config reader: its sources, the ctx allocator and err.c.
+		echo "$top/src/runtime/cfgfile.c $top/src/runtime/store.c $top/src/lib/ctx.c $top/src/lib/err.c -lpthread"
+		;;
 	*)
 		for m in $core; do printf '%s ' "$top/src/lib/$m.c"; done
 		echo "$top/plugins/crypto/openssl/openssl.c -lcrypto"
@@ -49,11 +53,11 @@ sources() {
 }
 
 status=0
-for t in ${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac}; do
+for t in ${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config}; do
 	exe=$work/fuzz_$t
 	# shellcheck disable=SC2046 # the source list is meant to split
 	if ! "$cc" -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=undefined -I"$top/src/lib" -I"$top/plugins/crypto" \
+		-fno-sanitize-recover=undefined -I"$top/src/lib" -I"$top/src/runtime" -I"$top/plugins/crypto" \
 		"$here/fuzz_$t.c" $(sources "$t") -o "$exe"; then
 		echo "fuzz_$t: BUILD FAILED"
 		status=1
