@@ -1,0 +1,1400 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Transport engine (see transport.h). Follows Transport.py of rns 1.5.4:
+ *
+ * Implemented: preprocess_inbound's size/IFAC-bit checks and path-request tag dedup
+ * (discovery_pr_tags with its max_pr_tags rotation); packet_filter; the packet hashlist with
+ * hashlist_maxsize/2 rotation into a previous generation; hop increment; _inbound's transport
+ * forwarding of HEADER_2 packets addressed to this node (remaining hops > 1 / == 1 / == 0) with
+ * reverse-table entries, proof transport back along the reverse table; announce handling
+ * (validate_announce with the known-key conflict check, Identity.remember and ratchet memory,
+ * the path table replacement rules on hops, emission timestamps, random blobs and path expiry,
+ * expiry by interface mode, the announce table with PATHFINDER_RW random delay, heard-
+ * rebroadcast bookkeeping and LOCAL_REBROADCASTS_MAX); jobs()'s announce retransmission
+ * (PATHFINDER_R, PATHFINDER_G + PATHFINDER_RW), receipt timeouts, table culling by
+ * DESTINATION_TIMEOUT / AP_PATH_TIME / ROAMING_PATH_TIME from the entry timestamp, reverse table
+ * and path-request gate expiry; path_request() for local destinations and, on transport nodes,
+ * for known paths (PATH_REQUEST_GRACE, PATH_REQUEST_RG on roaming interfaces, no answer when
+ * the requestor is our next hop); request_path(); _outbound's routing (HEADER_2 insertion for
+ * paths over one hop, direct send, broadcast with the announce interface-mode rules); delivery
+ * to SINGLE (decrypt) and PLAIN destinations with PROVE_ALL proofs; receipts.
+ *
+ * Not implemented: link table / link transport and LRPROOF handling, tunnels, shared instance
+ * and local clients (local_hops_delta), announce rate limits, ingress limiting and held
+ * announces, announce caps and queues, interface gravity, path states (unresponsive), discovery
+ * (recursive) path requests, the packet cache, persistence, the INTERNAL-mode announce flags.
+ */
+#include <string.h>
+
+#include "announce.h"
+#include "crypto.h"
+#include "destination.h"
+#include "packet.h"
+#include "pathreq.h"
+#include "proof.h"
+#include "transport.h"
+#include "transport_map.h"
+
+#define WHO "transport"
+#define HL RNSC_TRUNCATED_HASHLEN
+
+typedef struct tr_iface {
+	uint32_t id;
+	int mode;
+	uint64_t bitrate;
+	size_t hw_mtu;
+} tr_iface;
+
+typedef struct tr_local {
+	int type;
+	int prove_all;
+	int has_id;
+	rnsc_identity id;
+	uint8_t name_hash[RNSC_NAME_HASHLEN];
+	uint8_t hash[HL];
+} tr_local;
+
+typedef struct tr_path {
+	rnsc_transport_path pub;
+	uint8_t blobs[RNSC_MAX_RANDOM_BLOBS][RNSC_ANNOUNCE_RANDOM_LEN];
+	/* The announce as received: stands in for the reference's packet cache when a
+	 * transport node answers a path request. */
+	uint8_t raw[RNSC_MTU];
+	size_t raw_len;
+} tr_path;
+
+typedef struct tr_announce {
+	uint64_t timestamp;  /* IDX_AT_TIMESTAMP */
+	uint64_t rtrns_tmo;  /* IDX_AT_RTRNS_TMO */
+	int retries;         /* IDX_AT_RETRIES */
+	uint8_t rcvd_from[HL]; /* IDX_AT_RCVD_IF (the reference stores received_from there) */
+	unsigned hops;       /* IDX_AT_HOPS */
+	uint8_t raw[RNSC_MTU]; /* IDX_AT_PACKET */
+	size_t raw_len;
+	int local_rebroadcasts; /* IDX_AT_LCL_RBRD */
+	int block_rebroadcasts; /* IDX_AT_BLCK_RBRD */
+	int has_attached;       /* IDX_AT_ATTCHD_IF */
+	uint32_t attached;
+} tr_announce;
+
+typedef struct tr_known {
+	uint64_t timestamp;
+	uint8_t packet_hash[RNSC_HASHLEN];
+	uint8_t pub[RNSC_KEYSIZE];
+	uint8_t *app_data; /* NULL: none */
+	size_t app_len;
+	int has_ratchet;
+	uint8_t ratchet[RNSC_RATCHETSIZE];
+} tr_known;
+
+typedef struct tr_reverse {
+	uint32_t rcvd_if;   /* IDX_RT_RCVD_IF */
+	uint32_t outb_if;   /* IDX_RT_OUTB_IF */
+	uint64_t timestamp; /* IDX_RT_TIMESTAMP */
+} tr_reverse;
+
+typedef struct tr_receipt {
+	uint8_t hash[RNSC_HASHLEN];
+	uint8_t dest[HL];
+	uint64_t timeout; /* absolute, ms */
+} tr_receipt;
+
+typedef struct tr_frame {
+	struct tr_frame *next;
+	uint32_t iface;
+	size_t len;
+	uint8_t data[];
+} tr_frame;
+
+struct rnsc_transport {
+	rnsc_ctx *ctx;
+	rnsc_identity ident;
+	rnsc_transport_config cfg;
+	rnsc_transport_callbacks cb;
+	rnsc_transport_stats st;
+	uint8_t pr_dest[HL]; /* Transport.pr_destination_hash */
+
+	tr_iface *ifaces;
+	size_t n_ifaces, cap_ifaces;
+
+	rnsc_tmap locals;        /* destinations_map */
+	rnsc_tmap paths;         /* path_table */
+	rnsc_tmap announces;     /* announce_table */
+	rnsc_tmap known;         /* Identity.known_destinations (+ known_ratchets) */
+	rnsc_tmap reverse;       /* reverse_table */
+	rnsc_tmap path_requests; /* path_requests: dest -> uint64_t* timestamp */
+	rnsc_tmap hashlist, hashlist_prev;     /* packet_hashlist(_prev), 32-byte keys */
+	rnsc_tmap pr_tags, pr_tags_prev;       /* discovery_pr_tags(_prev), SHA-256 of the tag */
+
+	tr_receipt *receipts;
+	size_t n_receipts, cap_receipts;
+
+	tr_frame *out_head, *out_tail;
+	size_t n_out;
+
+	uint64_t announces_last_checked, receipts_last_checked, tables_last_culled;
+};
+
+/* ---- small helpers ------------------------------------------------------------------------ */
+
+static void free_plain(rnsc_ctx *ctx, void *v)
+{
+	rnsc_free(ctx, v);
+}
+
+static void free_local(rnsc_ctx *ctx, void *v)
+{
+	tr_local *l = v;
+	rnsc_identity_free(&l->id);
+	rnsc_free_secret(ctx, l, sizeof(*l));
+}
+
+static void free_known(rnsc_ctx *ctx, void *v)
+{
+	tr_known *k = v;
+	rnsc_free(ctx, k->app_data);
+	rnsc_free(ctx, k);
+}
+
+static const tr_iface *iface_find(const rnsc_transport *t, uint32_t id)
+{
+	for (size_t i = 0; i < t->n_ifaces; i++)
+		if (t->ifaces[i].id == id)
+			return &t->ifaces[i];
+	return NULL;
+}
+
+static uint64_t timebase_of_blob(const uint8_t *blob)
+{
+	return rnsc_announce_timestamp(blob); /* Transport.timebase_from_random_blob */
+}
+
+/* A uniform fraction in [0, 1) scaled to window ms (RNS.rand() * window). */
+static int rand_ms(rnsc_transport *t, uint32_t window, uint64_t *out)
+{
+	uint8_t b[4];
+	int rc = rnsc_random(t->ctx, b, sizeof(b));
+	if (rc)
+		return rc;
+	uint32_t r = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+	*out = ((uint64_t)r * window) >> 32;
+	return 0;
+}
+
+static int transmit(rnsc_transport *t, uint32_t iface, const uint8_t *raw, size_t len)
+{
+	tr_frame *f = rnsc_alloc(t->ctx, sizeof(*f) + len);
+	if (!f)
+		return RNSC_ERR_NOMEM;
+	f->next = NULL;
+	f->iface = iface;
+	f->len = len;
+	memcpy(f->data, raw, len);
+	if (t->out_tail)
+		t->out_tail->next = f;
+	else
+		t->out_head = f;
+	t->out_tail = f;
+	t->n_out++;
+	t->st.tx++;
+	return 0;
+}
+
+/* Transport.add_packet_hash */
+static int hashlist_add(rnsc_transport *t, const uint8_t hash[RNSC_HASHLEN])
+{
+	return rnsc_tmap_put(&t->hashlist, hash, NULL, NULL);
+}
+
+static int hashlist_has(const rnsc_transport *t, const uint8_t hash[RNSC_HASHLEN])
+{
+	return rnsc_tmap_has(&t->hashlist, hash) || rnsc_tmap_has(&t->hashlist_prev, hash);
+}
+
+/* ---- lifecycle ---------------------------------------------------------------------------- */
+
+int rnsc_transport_new(rnsc_ctx *ctx, rnsc_transport **out, const rnsc_identity *tid,
+		       const rnsc_transport_config *cfg)
+{
+	if (!ctx || !out || !tid)
+		return RNSC_ERR_INVAL;
+	*out = NULL;
+	rnsc_transport *t = rnsc_calloc(ctx, 1, sizeof(*t));
+	if (!t)
+		return RNSC_ERR_NOMEM;
+	t->ctx = ctx;
+	t->ident = *tid;
+	t->ident.ctx = ctx;
+	if (cfg)
+		t->cfg = *cfg;
+	else
+		t->cfg.use_implicit_proof = 1; /* Reticulum.__use_implicit_proof = True */
+	if (t->cfg.hashlist_maxsize == 0)
+		t->cfg.hashlist_maxsize = RNSC_HASHLIST_MAXSIZE;
+	rnsc_tmap_init(&t->locals, ctx, HL);
+	rnsc_tmap_init(&t->paths, ctx, HL);
+	rnsc_tmap_init(&t->announces, ctx, HL);
+	rnsc_tmap_init(&t->known, ctx, HL);
+	rnsc_tmap_init(&t->reverse, ctx, HL);
+	rnsc_tmap_init(&t->path_requests, ctx, HL);
+	rnsc_tmap_init(&t->hashlist, ctx, RNSC_HASHLEN);
+	rnsc_tmap_init(&t->hashlist_prev, ctx, RNSC_HASHLEN);
+	rnsc_tmap_init(&t->pr_tags, ctx, RNSC_HASHLEN);
+	rnsc_tmap_init(&t->pr_tags_prev, ctx, RNSC_HASHLEN);
+	int rc = rnsc_pathreq_destination(ctx, t->pr_dest);
+	if (rc) {
+		rnsc_transport_del(t);
+		return rc;
+	}
+	*out = t;
+	return 0;
+}
+
+void rnsc_transport_del(rnsc_transport *t)
+{
+	if (!t)
+		return;
+	rnsc_ctx *ctx = t->ctx;
+	rnsc_tmap_free(&t->locals, free_local);
+	rnsc_tmap_free(&t->paths, free_plain);
+	rnsc_tmap_free(&t->announces, free_plain);
+	rnsc_tmap_free(&t->known, free_known);
+	rnsc_tmap_free(&t->reverse, free_plain);
+	rnsc_tmap_free(&t->path_requests, free_plain);
+	rnsc_tmap_free(&t->hashlist, NULL);
+	rnsc_tmap_free(&t->hashlist_prev, NULL);
+	rnsc_tmap_free(&t->pr_tags, NULL);
+	rnsc_tmap_free(&t->pr_tags_prev, NULL);
+	for (tr_frame *f = t->out_head, *n; f; f = n) {
+		n = f->next;
+		rnsc_free(ctx, f);
+	}
+	rnsc_free(ctx, t->ifaces);
+	rnsc_free(ctx, t->receipts);
+	rnsc_identity_free(&t->ident);
+	rnsc_free_secret(ctx, t, sizeof(*t));
+}
+
+void rnsc_transport_set_callbacks(rnsc_transport *t, const rnsc_transport_callbacks *cb)
+{
+	if (cb)
+		t->cb = *cb;
+	else
+		memset(&t->cb, 0, sizeof(t->cb));
+}
+
+const rnsc_transport_stats *rnsc_transport_get_stats(const rnsc_transport *t)
+{
+	return &t->st;
+}
+
+const uint8_t *rnsc_transport_id(const rnsc_transport *t)
+{
+	return t->ident.hash;
+}
+
+int rnsc_transport_iface_add(rnsc_transport *t, uint32_t id, int mode, uint64_t bitrate,
+			     size_t hw_mtu)
+{
+	if (!t || mode < RNSC_TRANSPORT_MODE_FULL || mode > RNSC_TRANSPORT_MODE_INTERNAL)
+		return RNSC_ERR_INVAL;
+	if (iface_find(t, id))
+		return RNSC_ERR_STATE;
+	if (t->n_ifaces == t->cap_ifaces) {
+		size_t ncap = t->cap_ifaces ? t->cap_ifaces * 2 : 4;
+		tr_iface *n = rnsc_calloc(t->ctx, ncap, sizeof(*n));
+		if (!n)
+			return RNSC_ERR_NOMEM;
+		if (t->n_ifaces)
+			memcpy(n, t->ifaces, t->n_ifaces * sizeof(*n));
+		rnsc_free(t->ctx, t->ifaces);
+		t->ifaces = n;
+		t->cap_ifaces = ncap;
+	}
+	tr_iface *f = &t->ifaces[t->n_ifaces++];
+	f->id = id;
+	f->mode = mode;
+	f->bitrate = bitrate;
+	f->hw_mtu = hw_mtu ? hw_mtu : RNSC_MTU;
+	return 0;
+}
+
+int rnsc_transport_iface_remove(rnsc_transport *t, uint32_t id)
+{
+	for (size_t i = 0; i < t->n_ifaces; i++) {
+		if (t->ifaces[i].id == id) {
+			memmove(&t->ifaces[i], &t->ifaces[i + 1],
+				(t->n_ifaces - i - 1) * sizeof(t->ifaces[0]));
+			t->n_ifaces--;
+			return 0;
+		}
+	}
+	return RNSC_ERR_NOTFOUND;
+}
+
+int rnsc_transport_dest_add(rnsc_transport *t, int dest_type, const rnsc_identity *id,
+			    const char *app_name, const char *const *aspects, size_t n_aspects,
+			    int prove_all, uint8_t out_hash[HL])
+{
+	if (!t || !app_name)
+		return RNSC_ERR_INVAL;
+	if (dest_type == RNSC_DEST_SINGLE) {
+		if (!id)
+			return RNSC_ERR_INVAL;
+		if (!id->has_private)
+			return RNSC_ERR_NOKEY;
+	} else if (dest_type != RNSC_DEST_PLAIN || id) {
+		return RNSC_ERR_INVAL;
+	}
+	tr_local *l = rnsc_calloc(t->ctx, 1, sizeof(*l));
+	if (!l)
+		return RNSC_ERR_NOMEM;
+	l->type = dest_type;
+	l->prove_all = prove_all;
+	if (id) {
+		l->id = *id;
+		l->id.ctx = t->ctx;
+		l->has_id = 1;
+	}
+	int rc = rnsc_name_hash(t->ctx, l->name_hash, app_name, aspects, n_aspects);
+	if (rc == 0)
+		rc = rnsc_destination_hash(t->ctx, l->hash, id ? id->hash : NULL, app_name, aspects,
+					   n_aspects);
+	if (rc == 0 && rnsc_tmap_has(&t->locals, l->hash))
+		rc = RNSC_ERR_STATE;
+	if (rc == 0)
+		rc = rnsc_tmap_put(&t->locals, l->hash, l, NULL);
+	if (rc) {
+		free_local(t->ctx, l);
+		return rc;
+	}
+	if (out_hash)
+		memcpy(out_hash, l->hash, HL);
+	return 0;
+}
+
+/* ---- outbound (Transport._outbound) ------------------------------------------------------- */
+
+/* Whether an announce without an attached interface goes out on iface (the mode rules of
+ * _outbound; announce caps are not applied). */
+static int announce_allowed_on(const rnsc_transport *t, const tr_iface *iface,
+			       const uint8_t dest[HL])
+{
+	int local = rnsc_tmap_has(&t->locals, dest);
+	const tr_path *p = rnsc_tmap_get(&t->paths, dest, NULL);
+	const tr_iface *from = p ? iface_find(t, p->pub.iface) : NULL;
+	if (!local && !from)
+		return 0;
+	if (iface->mode == RNSC_TRANSPORT_MODE_ACCESS_POINT)
+		return 0;
+	if (!local && iface->mode == RNSC_TRANSPORT_MODE_INTERNAL)
+		return from->mode != RNSC_TRANSPORT_MODE_BOUNDARY;
+	if (iface->mode == RNSC_TRANSPORT_MODE_ROAMING && !local)
+		return from->mode != RNSC_TRANSPORT_MODE_ROAMING &&
+		       from->mode != RNSC_TRANSPORT_MODE_BOUNDARY;
+	if (iface->mode == RNSC_TRANSPORT_MODE_BOUNDARY && !local)
+		return from->mode != RNSC_TRANSPORT_MODE_ROAMING;
+	return 1;
+}
+
+/* Packs and routes one packet. attached (may be NULL) restricts a broadcast to one
+ * interface. hash_out (may be NULL) receives the packet hash. */
+static int outbound(rnsc_transport *t, const rnsc_packet *p, const uint32_t *attached,
+		    uint64_t now, uint8_t hash_out[RNSC_HASHLEN])
+{
+	uint8_t raw[RNSC_MTU + HL];
+	if (p->hops > RNSC_PATHFINDER_M - 1) /* Transport.PATHFINDER_M */
+		return RNSC_ERR_HOPS;
+	int n = rnsc_packet_pack(raw, RNSC_MTU, p, RNSC_MTU);
+	if (n < 0)
+		return n;
+	uint8_t hash[RNSC_HASHLEN];
+	int rc = rnsc_packet_hash(t->ctx, hash, raw, (size_t)n);
+	if (rc)
+		return rc;
+	if (hash_out)
+		memcpy(hash_out, hash, RNSC_HASHLEN);
+
+	tr_path *path = NULL;
+	if (p->packet_type != RNSC_PKT_ANNOUNCE && p->dest_type != RNSC_DEST_PLAIN &&
+	    p->dest_type != RNSC_DEST_GROUP)
+		path = rnsc_tmap_get(&t->paths, p->dest_hash, NULL);
+	if (path) {
+		if (path->pub.hops > 1) {
+			if (p->header_type != RNSC_HEADER_1)
+				return 0; /* the reference sends nothing in this case either */
+			/* Insert into transport: HEADER_2, TRANSPORT, next hop's transport id. */
+			uint8_t nr[RNSC_MTU + HL];
+			nr[0] = (uint8_t)(RNSC_HEADER_2 << 6 | RNSC_TRANSPORT_TRANSPORT << 4 |
+					  (raw[0] & 0x0f));
+			nr[1] = raw[1];
+			memcpy(nr + 2, path->pub.next_hop, HL);
+			memcpy(nr + 2 + HL, raw + 2, (size_t)n - 2);
+			path->pub.timestamp = now;
+			return transmit(t, path->pub.iface, nr, (size_t)n + HL);
+		}
+		return transmit(t, path->pub.iface, raw, (size_t)n);
+	}
+	int stored_hash = 0;
+	for (size_t i = 0; i < t->n_ifaces; i++) {
+		const tr_iface *f = &t->ifaces[i];
+		if (attached && f->id != *attached)
+			continue;
+		if (p->packet_type == RNSC_PKT_ANNOUNCE && !attached &&
+		    !announce_allowed_on(t, f, p->dest_hash))
+			continue;
+		if (!stored_hash) {
+			rc = hashlist_add(t, hash);
+			if (rc)
+				return rc;
+			stored_hash = 1;
+		}
+		rc = transmit(t, f->id, raw, (size_t)n);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- announces ---------------------------------------------------------------------------- */
+
+static int announce_local(rnsc_transport *t, const tr_local *l, const uint8_t *app_data,
+			  size_t app_len, int path_response, const uint32_t *attached, uint64_t now)
+{
+	uint8_t rh[RNSC_ANNOUNCE_RANDOM_LEN], data[RNSC_MTU];
+	int rc = rnsc_announce_random_hash(t->ctx, rh, now / 1000);
+	if (rc)
+		return rc;
+	if (rnsc_announce_data_len(0, app_len) > RNSC_MDU)
+		return RNSC_ERR_TOOBIG;
+	int n = rnsc_announce_build(data, sizeof(data), &l->id, l->hash, l->name_hash, rh, NULL,
+				    app_data, app_len);
+	if (n < 0)
+		return n;
+	rnsc_packet p = {0};
+	p.header_type = RNSC_HEADER_1;
+	p.transport_type = RNSC_TRANSPORT_BROADCAST;
+	p.dest_type = RNSC_DEST_SINGLE;
+	p.packet_type = RNSC_PKT_ANNOUNCE;
+	p.context = path_response ? RNSC_CTX_PATH_RESPONSE : RNSC_CTX_NONE;
+	memcpy(p.dest_hash, l->hash, HL);
+	p.data = data;
+	p.data_len = (size_t)n;
+	return outbound(t, &p, attached, now, NULL);
+}
+
+int rnsc_transport_announce(rnsc_transport *t, const uint8_t dest_hash[HL],
+			    const uint8_t *app_data, size_t app_data_len, uint64_t now)
+{
+	if (!t || !dest_hash)
+		return RNSC_ERR_INVAL;
+	const tr_local *l = rnsc_tmap_get(&t->locals, dest_hash, NULL);
+	if (!l)
+		return RNSC_ERR_NOTFOUND;
+	if (l->type != RNSC_DEST_SINGLE)
+		return RNSC_ERR_INVAL;
+	return announce_local(t, l, app_data, app_data_len, 0, NULL, now);
+}
+
+/* Identity.remember / _remember_ratchet */
+static int remember(rnsc_transport *t, const uint8_t dest[HL], const uint8_t packet_hash[32],
+		    const rnsc_announce *a, uint64_t now)
+{
+	int fresh = 0;
+	tr_known *k = rnsc_tmap_get(&t->known, dest, NULL);
+	uint8_t *app = NULL;
+	if (a->app_data) {
+		app = rnsc_alloc(t->ctx, a->app_data_len);
+		if (!app)
+			return RNSC_ERR_NOMEM;
+		memcpy(app, a->app_data, a->app_data_len);
+	}
+	if (!k) {
+		k = rnsc_calloc(t->ctx, 1, sizeof(*k));
+		if (!k) {
+			rnsc_free(t->ctx, app);
+			return RNSC_ERR_NOMEM;
+		}
+		fresh = 1;
+	}
+	k->timestamp = now;
+	memcpy(k->packet_hash, packet_hash, RNSC_HASHLEN);
+	memcpy(k->pub, a->public_key, RNSC_KEYSIZE);
+	rnsc_free(t->ctx, k->app_data);
+	k->app_data = app;
+	k->app_len = a->app_data ? a->app_data_len : 0;
+	if (a->ratchet) {
+		memcpy(k->ratchet, a->ratchet, RNSC_RATCHETSIZE);
+		k->has_ratchet = 1;
+	}
+	if (fresh) {
+		int rc = rnsc_tmap_put(&t->known, dest, k, NULL);
+		if (rc) {
+			free_known(t->ctx, k);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static int blob_known(const tr_path *p, const uint8_t *blob)
+{
+	for (size_t i = 0; i < p->pub.n_random_blobs; i++)
+		if (memcmp(p->blobs[i], blob, RNSC_ANNOUNCE_RANDOM_LEN) == 0)
+			return 1;
+	return 0;
+}
+
+static uint64_t path_timebase(const tr_path *p) /* Transport.timebase_from_random_blobs */
+{
+	uint64_t tb = 0;
+	for (size_t i = 0; i < p->pub.n_random_blobs; i++)
+		if (timebase_of_blob(p->blobs[i]) > tb)
+			tb = timebase_of_blob(p->blobs[i]);
+	return tb;
+}
+
+static uint64_t expiry_for_mode(int mode)
+{
+	if (mode == RNSC_TRANSPORT_MODE_ACCESS_POINT)
+		return RNSC_AP_PATH_TIME_MS; /* Transport.AP_PATH_TIME */
+	if (mode == RNSC_TRANSPORT_MODE_ROAMING)
+		return RNSC_ROAMING_PATH_TIME_MS; /* Transport.ROAMING_PATH_TIME */
+	return RNSC_PATHFINDER_E_MS; /* Transport.PATHFINDER_E */
+}
+
+static int inbound_announce(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw,
+			    size_t len, const uint8_t hash[RNSC_HASHLEN], const tr_iface *rif,
+			    uint64_t now)
+{
+	rnsc_announce a;
+	rnsc_identity announced;
+	memset(&announced, 0, sizeof(announced));
+	int rc = rnsc_announce_validate(t->ctx, p, &a, &announced);
+	if (rc == RNSC_ERR_NOMEM)
+		return rc;
+	if (rc == 0) {
+		const tr_known *k = rnsc_tmap_get(&t->known, p->dest_hash, NULL);
+		/* A different key for a known destination is a collision or an attack. */
+		if (k && memcmp(k->pub, a.public_key, RNSC_KEYSIZE) != 0)
+			rc = RNSC_ERR_DEST_MISMATCH;
+	}
+	rnsc_identity_free(&announced);
+	if (rc) {
+		t->st.announces_invalid++;
+		rnsc_log(t->ctx, RNSC_LOG_DEBUG, WHO, "invalid announce: %s", rnsc_err_name(rc));
+		return 0;
+	}
+	t->st.announces_valid++;
+	rc = remember(t, p->dest_hash, hash, &a, now);
+	if (rc)
+		return rc;
+	if (rnsc_tmap_has(&t->locals, p->dest_hash))
+		return 0;
+
+	const uint8_t *received_from = p->dest_hash;
+	if (p->header_type == RNSC_HEADER_2) {
+		received_from = p->transport_id;
+		tr_announce *ae = t->cfg.transport_enabled
+					  ? rnsc_tmap_get(&t->announces, p->dest_hash, NULL)
+					  : NULL;
+		if (ae) {
+			int done = 0;
+			if ((unsigned)p->hops - 1 == ae->hops) {
+				/* Another node rebroadcast what we hold. */
+				ae->local_rebroadcasts++;
+				if (ae->retries > 0 &&
+				    ae->local_rebroadcasts >= RNSC_LOCAL_REBROADCASTS_MAX)
+					done = 1; /* Transport.LOCAL_REBROADCASTS_MAX */
+			}
+			if ((unsigned)p->hops - 1 == ae->hops + 1 && ae->retries > 0 &&
+			    now < ae->rtrns_tmo)
+				done = 1; /* passed on by the next node */
+			if (done)
+				rnsc_free(t->ctx, rnsc_tmap_del(&t->announces, p->dest_hash));
+		}
+	}
+
+	/* hops < PATHFINDER_M + 1 always holds: unpack rejects 128 and above, +1 gives <= 128 */
+	uint64_t emitted = timebase_of_blob(a.random_hash);
+	tr_path *old = rnsc_tmap_get(&t->paths, p->dest_hash, NULL);
+	int should_add = 0;
+	if (!old) {
+		should_add = 1;
+	} else if (p->hops <= old->pub.hops) {
+		/* Equal or fewer hops: take it when it is a newer emission we have not seen.
+		 * The same emission on a higher-gravity interface would also win in the
+		 * reference; rnsc interfaces carry no gravity (None), so it never does. */
+		if (!blob_known(old, a.random_hash) && emitted > path_timebase(old))
+			should_add = 1;
+	} else {
+		uint64_t path_emitted = 0;
+		for (size_t i = 0; i < old->pub.n_random_blobs; i++) {
+			uint64_t e = timebase_of_blob(old->blobs[i]);
+			if (e > path_emitted)
+				path_emitted = e;
+			if (path_emitted >= emitted)
+				break; /* as the reference's loop: stop at the first not-older blob */
+		}
+		if (now >= old->pub.expires)
+			should_add = !blob_known(old, a.random_hash);
+		else if (emitted > path_emitted)
+			should_add = !blob_known(old, a.random_hash);
+		/* emitted == path_emitted: only for an unresponsive path (path states are not
+		 * tracked here), so no. */
+	}
+	if (!should_add) {
+		t->st.announces_ignored++;
+		return 0;
+	}
+
+	tr_path *e = rnsc_calloc(t->ctx, 1, sizeof(*e));
+	if (!e)
+		return RNSC_ERR_NOMEM;
+	if (old) {
+		memcpy(e->blobs, old->blobs, sizeof(e->blobs));
+		e->pub.n_random_blobs = old->pub.n_random_blobs;
+	}
+	if (!blob_known(e, a.random_hash)) {
+		/* random_blobs[-MAX_RANDOM_BLOBS:] */
+		if (e->pub.n_random_blobs == RNSC_MAX_RANDOM_BLOBS) {
+			memmove(e->blobs[0], e->blobs[1],
+				(RNSC_MAX_RANDOM_BLOBS - 1) * RNSC_ANNOUNCE_RANDOM_LEN);
+			e->pub.n_random_blobs--;
+		}
+		memcpy(e->blobs[e->pub.n_random_blobs++], a.random_hash, RNSC_ANNOUNCE_RANDOM_LEN);
+	}
+	e->pub.timestamp = now;
+	memcpy(e->pub.next_hop, received_from, HL);
+	e->pub.hops = p->hops;
+	e->pub.expires = now + expiry_for_mode(rif->mode);
+	e->pub.iface = rif->id;
+	memcpy(e->pub.packet_hash, hash, RNSC_HASHLEN);
+	memcpy(e->raw, raw, len);
+	e->raw_len = len;
+
+	if (t->cfg.transport_enabled && p->context != RNSC_CTX_PATH_RESPONSE) {
+		tr_announce *ae = rnsc_calloc(t->ctx, 1, sizeof(*ae));
+		uint64_t delay = 0;
+		rc = ae ? rand_ms(t, RNSC_PATHFINDER_RW_MS, &delay) : RNSC_ERR_NOMEM;
+		if (rc == 0) {
+			ae->timestamp = now;
+			ae->rtrns_tmo = now + delay; /* now + RNS.rand() * PATHFINDER_RW */
+			ae->retries = 0;
+			memcpy(ae->rcvd_from, received_from, HL);
+			ae->hops = p->hops;
+			memcpy(ae->raw, raw, len);
+			ae->raw_len = len;
+			void *prev = NULL;
+			rc = rnsc_tmap_put(&t->announces, p->dest_hash, ae, &prev);
+			rnsc_free(t->ctx, prev);
+		}
+		if (rc) {
+			rnsc_free(t->ctx, ae);
+			rnsc_free(t->ctx, e);
+			return rc;
+		}
+	}
+	void *prev = NULL;
+	rc = rnsc_tmap_put(&t->paths, p->dest_hash, e, &prev);
+	if (rc) {
+		rnsc_free(t->ctx, e);
+		return rc;
+	}
+	rnsc_free(t->ctx, prev);
+	t->st.paths_added++;
+	rnsc_log(t->ctx, RNSC_LOG_DEBUG, WHO, "destination is now %u hops away on interface %u",
+		 (unsigned)p->hops, (unsigned)rif->id);
+	if (t->cb.on_announce)
+		t->cb.on_announce(t->cb.ud, p->dest_hash, a.app_data, a.app_data ? a.app_data_len : 0,
+				  p->hops);
+	return 0;
+}
+
+/* Re-sends a stored announce HEADER_2 from this transport node (jobs() and path responses). */
+static int send_stored_announce(rnsc_transport *t, const tr_announce *ae, uint64_t now)
+{
+	rnsc_packet orig;
+	int rc = rnsc_packet_unpack(&orig, ae->raw, ae->raw_len);
+	if (rc)
+		return rc;
+	rnsc_packet p = orig;
+	p.header_type = RNSC_HEADER_2;
+	p.transport_type = RNSC_TRANSPORT_TRANSPORT;
+	memcpy(p.transport_id, t->ident.hash, HL);
+	p.context = ae->block_rebroadcasts ? RNSC_CTX_PATH_RESPONSE : RNSC_CTX_NONE;
+	p.hops = (uint8_t)ae->hops;
+	t->st.rebroadcasts++;
+	return outbound(t, &p, ae->has_attached ? &ae->attached : NULL, now, NULL);
+}
+
+/* ---- path requests ------------------------------------------------------------------------ */
+
+int rnsc_transport_request_path(rnsc_transport *t, const uint8_t dest_hash[HL], int iface_only,
+				uint32_t iface, uint64_t now)
+{
+	if (!t || !dest_hash)
+		return RNSC_ERR_INVAL;
+	if (iface_only && !iface_find(t, iface))
+		return RNSC_ERR_NOTFOUND;
+	uint8_t tag[HL], data[3 * HL];
+	int rc = rnsc_random_hash(t->ctx, tag); /* RNS.Identity.get_random_hash() */
+	if (rc)
+		return rc;
+	int n = rnsc_pathreq_build(data, sizeof(data), dest_hash,
+				   t->cfg.transport_enabled ? t->ident.hash : NULL, tag, HL);
+	if (n < 0)
+		return n;
+	uint64_t *ts = rnsc_tmap_get(&t->path_requests, dest_hash, NULL);
+	if (!ts) {
+		ts = rnsc_alloc(t->ctx, sizeof(*ts));
+		if (!ts)
+			return RNSC_ERR_NOMEM;
+		rc = rnsc_tmap_put(&t->path_requests, dest_hash, ts, NULL);
+		if (rc) {
+			rnsc_free(t->ctx, ts);
+			return rc;
+		}
+	}
+	*ts = now;
+	rnsc_packet p = {0};
+	p.header_type = RNSC_HEADER_1;
+	p.transport_type = RNSC_TRANSPORT_BROADCAST;
+	p.dest_type = RNSC_DEST_PLAIN;
+	p.packet_type = RNSC_PKT_DATA;
+	memcpy(p.dest_hash, t->pr_dest, HL);
+	p.data = data;
+	p.data_len = (size_t)n;
+	return outbound(t, &p, iface_only ? &iface : NULL, now, NULL);
+}
+
+/* Transport.path_request (local destinations, and known paths on transport nodes). */
+static int path_request(rnsc_transport *t, const rnsc_pathreq *r, const tr_iface *rif,
+			uint64_t now)
+{
+	const tr_local *l = rnsc_tmap_get(&t->locals, r->dest_hash, NULL);
+	if (l) {
+		if (l->type != RNSC_DEST_SINGLE)
+			return 0; /* only SINGLE destinations announce */
+		t->st.pr_answered++;
+		return announce_local(t, l, NULL, 0, 1, &rif->id, now);
+	}
+	tr_path *path = t->cfg.transport_enabled ? rnsc_tmap_get(&t->paths, r->dest_hash, NULL)
+						 : NULL;
+	if (!path)
+		return 0; /* discovery (recursive) requests are not implemented */
+	if (rif->mode == RNSC_TRANSPORT_MODE_ROAMING && rif->id == path->pub.iface)
+		return 0; /* the reference does not answer a roaming peer from its own side */
+	if (r->has_transport_id && memcmp(r->transport_id, path->pub.next_hop, HL) == 0)
+		return 0; /* the requestor is our next hop: it knows better */
+	tr_announce *ae = rnsc_calloc(t->ctx, 1, sizeof(*ae));
+	if (!ae)
+		return RNSC_ERR_NOMEM;
+	ae->timestamp = now;
+	/* PATH_REQUEST_GRACE lets directly reachable peers answer first; roaming interfaces
+	 * wait PATH_REQUEST_RG more. */
+	ae->rtrns_tmo = now + RNSC_PATH_REQUEST_GRACE_MS;
+	if (rif->mode == RNSC_TRANSPORT_MODE_ROAMING)
+		ae->rtrns_tmo += RNSC_PATH_REQUEST_RG_MS;
+	ae->retries = RNSC_PATHFINDER_R;
+	memcpy(ae->rcvd_from, path->pub.next_hop, HL);
+	ae->hops = path->pub.hops;
+	memcpy(ae->raw, path->raw, path->raw_len);
+	ae->raw_len = path->raw_len;
+	ae->block_rebroadcasts = 1;
+	ae->has_attached = 1;
+	ae->attached = rif->id;
+	void *prev = NULL;
+	int rc = rnsc_tmap_put(&t->announces, r->dest_hash, ae, &prev);
+	if (rc) {
+		rnsc_free(t->ctx, ae);
+		return rc;
+	}
+	/* held_announces is not implemented: a pending rebroadcast is replaced. */
+	rnsc_free(t->ctx, prev);
+	t->st.pr_answered++;
+	return 0;
+}
+
+/* ---- delivery and proofs ------------------------------------------------------------------ */
+
+static int deliver(rnsc_transport *t, const rnsc_packet *p, const uint8_t hash[RNSC_HASHLEN],
+		   const tr_iface *rif, uint64_t now)
+{
+	const tr_local *l = rnsc_tmap_get(&t->locals, p->dest_hash, NULL);
+	if (!l || l->type != p->dest_type)
+		return 0;
+	if (memcmp(p->dest_hash, t->pr_dest, HL) == 0)
+		return 0; /* not reachable: the path request destination is not in locals */
+	uint8_t pt[RNSC_MTU];
+	const uint8_t *data = p->data;
+	size_t len = p->data_len;
+	if (l->type == RNSC_DEST_SINGLE) {
+		int n = rnsc_identity_decrypt(&l->id, pt, sizeof(pt), p->data, p->data_len, NULL, 0,
+					      0, NULL);
+		if (n < 0) {
+			t->st.decrypt_failed++;
+			return 0;
+		}
+		data = pt;
+		len = (size_t)n;
+	}
+	t->st.delivered++;
+	if (t->cb.on_data)
+		t->cb.on_data(t->cb.ud, p->dest_hash, data, len, hash, rif->id);
+	rnsc_memzero(pt, sizeof(pt));
+	if (!l->prove_all || l->type != RNSC_DEST_SINGLE)
+		return 0;
+	/* Packet.prove -> Identity.prove: on the receiving interface, implicit by default. */
+	uint8_t proof[RNSC_PROOF_EXPLICIT_LEN];
+	int n = rnsc_proof_build(proof, sizeof(proof), &l->id, hash, t->cfg.use_implicit_proof);
+	if (n < 0)
+		return n;
+	rnsc_packet pp;
+	rnsc_proof_packet(&pp, hash, proof, (size_t)n);
+	t->st.proofs_sent++;
+	return outbound(t, &pp, &rif->id, now, NULL);
+}
+
+int rnsc_transport_send(rnsc_transport *t, const uint8_t dest_hash[HL], const uint8_t *data,
+			size_t len, uint8_t packet_hash[RNSC_HASHLEN], uint64_t now)
+{
+	if (!t || !dest_hash || (!data && len))
+		return RNSC_ERR_INVAL;
+	if (len > RNSC_ENCRYPTED_MDU)
+		return RNSC_ERR_TOOBIG;
+	const tr_known *k = rnsc_tmap_get(&t->known, dest_hash, NULL);
+	if (!k)
+		return RNSC_ERR_NOTFOUND;
+	rnsc_identity id;
+	int rc = rnsc_identity_from_public(t->ctx, &id, k->pub, RNSC_KEYSIZE);
+	if (rc)
+		return rc;
+	uint8_t ct[RNSC_MTU];
+	int n = rnsc_identity_encrypt(&id, ct, sizeof(ct), data, len,
+				      k->has_ratchet ? k->ratchet : NULL);
+	rnsc_identity_free(&id);
+	if (n < 0)
+		return n;
+	rnsc_packet p = {0};
+	p.header_type = RNSC_HEADER_1;
+	p.transport_type = RNSC_TRANSPORT_BROADCAST;
+	p.dest_type = RNSC_DEST_SINGLE;
+	p.packet_type = RNSC_PKT_DATA;
+	memcpy(p.dest_hash, dest_hash, HL);
+	p.data = ct;
+	p.data_len = (size_t)n;
+	uint8_t hash[RNSC_HASHLEN];
+	rc = outbound(t, &p, NULL, now, hash);
+	if (rc)
+		return rc;
+	if (packet_hash)
+		memcpy(packet_hash, hash, RNSC_HASHLEN);
+	/* PacketReceipt: timeout = first_hop_timeout + TIMEOUT_PER_HOP * hops_to(dest). */
+	const tr_path *path = rnsc_tmap_get(&t->paths, dest_hash, NULL);
+	uint64_t timeout = RNSC_PER_HOP_TIMEOUT_MS;
+	if (path) {
+		const tr_iface *f = iface_find(t, path->pub.iface);
+		if (f && f->bitrate)
+			timeout += (uint64_t)RNSC_MTU * 8 * 1000 / f->bitrate;
+		timeout += (uint64_t)RNSC_PER_HOP_TIMEOUT_MS * path->pub.hops;
+	} else {
+		/* hops_to() is PATHFINDER_M for an unknown path */
+		timeout += (uint64_t)RNSC_PER_HOP_TIMEOUT_MS * RNSC_PATHFINDER_M;
+	}
+	if (t->n_receipts == t->cap_receipts) {
+		size_t ncap = t->cap_receipts ? t->cap_receipts * 2 : 16;
+		tr_receipt *nr = rnsc_calloc(t->ctx, ncap, sizeof(*nr));
+		if (!nr)
+			return RNSC_ERR_NOMEM;
+		if (t->n_receipts)
+			memcpy(nr, t->receipts, t->n_receipts * sizeof(*nr));
+		rnsc_free(t->ctx, t->receipts);
+		t->receipts = nr;
+		t->cap_receipts = ncap;
+	}
+	tr_receipt *r = &t->receipts[t->n_receipts++];
+	memcpy(r->hash, hash, RNSC_HASHLEN);
+	memcpy(r->dest, dest_hash, HL);
+	r->timeout = now + timeout;
+	return 0;
+}
+
+static void receipt_remove(rnsc_transport *t, size_t i)
+{
+	memmove(&t->receipts[i], &t->receipts[i + 1], (t->n_receipts - i - 1) * sizeof(*t->receipts));
+	t->n_receipts--;
+}
+
+static int inbound_proof(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw,
+			 size_t len, const tr_iface *rif)
+{
+	if (t->cfg.transport_enabled) {
+		tr_reverse *rv = rnsc_tmap_del(&t->reverse, p->dest_hash);
+		if (rv) {
+			int rc = 0;
+			if (rv->outb_if == rif->id) {
+				uint8_t nr[RNSC_MTU];
+				memcpy(nr, raw, len);
+				nr[1] = p->hops;
+				t->st.forwarded++;
+				rc = transmit(t, rv->rcvd_if, nr, len);
+			}
+			rnsc_free(t->ctx, rv);
+			if (rc)
+				return rc;
+		}
+	}
+	const uint8_t *proof_hash = p->data_len == RNSC_PROOF_EXPLICIT_LEN ? p->data : NULL;
+	for (size_t i = 0; i < t->n_receipts; i++) {
+		tr_receipt *r = &t->receipts[i];
+		if (proof_hash && memcmp(r->hash, proof_hash, RNSC_HASHLEN) != 0)
+			continue;
+		uint8_t pd[HL];
+		rnsc_proof_destination(pd, r->hash);
+		if (memcmp(pd, p->dest_hash, HL) != 0)
+			continue;
+		const tr_known *k = rnsc_tmap_get(&t->known, r->dest, NULL);
+		if (!k)
+			continue;
+		rnsc_identity id;
+		if (rnsc_identity_from_public(t->ctx, &id, k->pub, RNSC_KEYSIZE))
+			continue;
+		int ok = rnsc_proof_validate(&id, r->hash, p->data, p->data_len) == 0;
+		rnsc_identity_free(&id);
+		if (!ok)
+			continue;
+		uint8_t h[RNSC_HASHLEN];
+		memcpy(h, r->hash, RNSC_HASHLEN);
+		receipt_remove(t, i);
+		t->st.proofs_valid++;
+		if (t->cb.on_receipt)
+			t->cb.on_receipt(t->cb.ud, h, 1);
+		break;
+	}
+	return 0;
+}
+
+/* ---- inbound ------------------------------------------------------------------------------ */
+
+/* Transport.packet_filter: 1 to process, 0 to drop. */
+static int packet_filter(rnsc_transport *t, const rnsc_packet *p,
+			 const uint8_t hash[RNSC_HASHLEN])
+{
+	if (p->header_type == RNSC_HEADER_2 && p->packet_type != RNSC_PKT_ANNOUNCE &&
+	    memcmp(p->transport_id, t->ident.hash, HL) != 0)
+		return 0; /* in transport for another transport instance */
+	switch (p->context) {
+	case RNSC_CTX_KEEPALIVE:
+	case RNSC_CTX_RESOURCE_REQ:
+	case RNSC_CTX_RESOURCE_PRF:
+	case RNSC_CTX_RESOURCE:
+	case RNSC_CTX_CACHE_REQUEST:
+	case RNSC_CTX_CHANNEL:
+		return 1;
+	default:
+		break;
+	}
+	if (p->dest_type == RNSC_DEST_PLAIN || p->dest_type == RNSC_DEST_GROUP) {
+		if (p->packet_type == RNSC_PKT_ANNOUNCE)
+			return 0; /* announces are for SINGLE destinations only */
+		return p->hops <= 1; /* PLAIN and GROUP packets are never transported */
+	}
+	if (!hashlist_has(t, hash))
+		return 1;
+	if (p->packet_type == RNSC_PKT_ANNOUNCE && p->dest_type == RNSC_DEST_SINGLE)
+		return 1; /* repeated announces are sorted out by the path table rules */
+	t->st.duplicates++;
+	return 0;
+}
+
+/* Forwarding of a packet addressed to this node in transport (HEADER_2, non-announce). */
+static int forward(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw, size_t len,
+		   const uint8_t hash[RNSC_HASHLEN], const tr_iface *rif, uint64_t now)
+{
+	tr_path *path = rnsc_tmap_get(&t->paths, p->dest_hash, NULL);
+	if (!path)
+		return 0; /* no path: dropped, as the reference does */
+	uint8_t nr[RNSC_MTU];
+	size_t nlen;
+	if (path->pub.hops > 1) {
+		memcpy(nr, raw, len);
+		nr[1] = p->hops;
+		memcpy(nr + 2, path->pub.next_hop, HL);
+		nlen = len;
+	} else if (path->pub.hops == 1) {
+		/* Last transport hop: strip the transport header. */
+		nr[0] = (uint8_t)(RNSC_HEADER_1 << 6 | RNSC_TRANSPORT_BROADCAST << 4 | (raw[0] & 0x0f));
+		nr[1] = p->hops;
+		memcpy(nr + 2, raw + 2 + HL, len - 2 - HL);
+		nlen = len - HL;
+	} else {
+		memcpy(nr, raw, len);
+		nr[1] = p->hops;
+		nlen = len;
+	}
+	if (p->packet_type != RNSC_PKT_LINKREQUEST) {
+		/* reverse_table[truncated packet hash] for the proof's way back */
+		tr_reverse *rv = rnsc_alloc(t->ctx, sizeof(*rv));
+		if (!rv)
+			return RNSC_ERR_NOMEM;
+		rv->rcvd_if = rif->id;
+		rv->outb_if = path->pub.iface;
+		rv->timestamp = now;
+		void *prev = NULL;
+		int rc = rnsc_tmap_put(&t->reverse, hash, rv, &prev); /* first 16 bytes = key */
+		if (rc) {
+			rnsc_free(t->ctx, rv);
+			return rc;
+		}
+		rnsc_free(t->ctx, prev);
+	}
+	t->st.forwarded++;
+	path->pub.timestamp = now;
+	return transmit(t, path->pub.iface, nr, nlen);
+}
+
+static int inbound_path_request(rnsc_transport *t, const rnsc_packet *p, const tr_iface *rif,
+				uint64_t now)
+{
+	rnsc_pathreq r;
+	if (rnsc_pathreq_parse(&r, p->data, p->data_len) != 0)
+		return 0; /* short or tagless: ignored (a protocol violation in the reference) */
+	/* unique_tag = destination_hash + tag, remembered in two generations */
+	uint8_t key[RNSC_HASHLEN], ut[2 * HL];
+	memcpy(ut, r.dest_hash, HL);
+	memcpy(ut + HL, r.tag, r.tag_len);
+	int rc = rnsc_sha256(t->ctx, key, ut, HL + r.tag_len);
+	if (rc)
+		return rc;
+	if (rnsc_tmap_has(&t->pr_tags, key) || rnsc_tmap_has(&t->pr_tags_prev, key)) {
+		t->st.pr_duplicate++;
+		return 0;
+	}
+	rc = rnsc_tmap_put(&t->pr_tags, key, NULL, NULL);
+	if (rc)
+		return rc;
+	t->st.pr_received++;
+	return path_request(t, &r, rif, now);
+}
+
+int rnsc_transport_ingest(rnsc_transport *t, uint32_t iface, const uint8_t *frame, size_t len,
+			  uint64_t now)
+{
+	if (!t || !frame)
+		return RNSC_ERR_INVAL;
+	const tr_iface *rif = iface_find(t, iface);
+	if (!rif)
+		return RNSC_ERR_NOTFOUND;
+	t->st.rx++;
+	if (len > 2 && (frame[0] & RNSC_PACKET_IFAC_FLAG)) {
+		t->st.malformed++;
+		return RNSC_ERR_IFAC_UNEXPECTED;
+	}
+	if (len > rif->hw_mtu) {
+		t->st.malformed++;
+		return RNSC_ERR_TOOBIG;
+	}
+	rnsc_packet p;
+	int rc = rnsc_packet_unpack(&p, frame, len);
+	if (rc) {
+		t->st.malformed++;
+		return rc;
+	}
+	uint8_t hash[RNSC_HASHLEN];
+	rc = rnsc_packet_hash(t->ctx, hash, frame, len);
+	if (rc)
+		return rc;
+	if (!packet_filter(t, &p, hash)) {
+		t->st.filtered++;
+		return 0;
+	}
+	p.hops++;
+	if (p.packet_type == RNSC_PKT_ANNOUNCE && len > RNSC_MTU) {
+		t->st.malformed++; /* excessive announce frame size */
+		return 0;
+	}
+	if (p.packet_type == RNSC_PKT_DATA && memcmp(p.dest_hash, t->pr_dest, HL) == 0) {
+		/* path requests are remembered in the hashlist like everything else */
+		rc = hashlist_add(t, hash);
+		if (rc)
+			return rc;
+		return inbound_path_request(t, &p, rif, now);
+	}
+
+	/* LRPROOFs are only remembered once their place in the chain is known (link
+	 * transport, not implemented); everything else right away. */
+	if (!(p.packet_type == RNSC_PKT_PROOF && p.context == RNSC_CTX_LRPROOF)) {
+		rc = hashlist_add(t, hash);
+		if (rc)
+			return rc;
+	}
+
+	if (t->cfg.transport_enabled && p.header_type == RNSC_HEADER_2 &&
+	    p.packet_type != RNSC_PKT_ANNOUNCE) {
+		/* packet_filter already dropped transport ids other than ours. As in the
+		 * reference, processing goes on below (local delivery) after forwarding. */
+		rc = forward(t, &p, frame, len, hash, rif, now);
+		if (rc)
+			return rc;
+	}
+	switch (p.packet_type) {
+	case RNSC_PKT_ANNOUNCE:
+		return inbound_announce(t, &p, frame, len, hash, rif, now);
+	case RNSC_PKT_DATA:
+		return deliver(t, &p, hash, rif, now);
+	case RNSC_PKT_PROOF:
+		return inbound_proof(t, &p, frame, len, rif);
+	default:
+		return 0; /* link requests: links are not implemented yet */
+	}
+}
+
+/* ---- jobs --------------------------------------------------------------------------------- */
+
+static int process_announce_table(rnsc_transport *t, uint64_t now)
+{
+	rnsc_tmap *m = &t->announces;
+	uint8_t(*done)[HL] = NULL;
+	size_t n_done = 0;
+	int rc = 0;
+	if (m->n) {
+		done = rnsc_alloc(t->ctx, m->n * HL);
+		if (!done)
+			return RNSC_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < m->cap && rc == 0; i++) {
+		if (!rnsc_tmap_slot_used(m, i))
+			continue;
+		tr_announce *ae = rnsc_tmap_slot_val(m, i);
+		const uint8_t *dest = rnsc_tmap_slot_key(m, i);
+		if (ae->retries > 0 && ae->retries >= RNSC_LOCAL_REBROADCASTS_MAX) {
+			memcpy(done[n_done++], dest, HL); /* local rebroadcast limit reached */
+		} else if (ae->retries > RNSC_PATHFINDER_R) {
+			memcpy(done[n_done++], dest, HL); /* retry limit reached */
+		} else if (now > ae->rtrns_tmo) {
+			ae->rtrns_tmo = now + RNSC_PATHFINDER_G_MS + RNSC_PATHFINDER_RW_MS;
+			ae->retries++;
+			if (!rnsc_tmap_has(&t->known, dest))
+				memcpy(done[n_done++], dest, HL); /* identity forgotten meanwhile */
+			else
+				rc = send_stored_announce(t, ae, now);
+		}
+	}
+	for (size_t i = 0; i < n_done; i++)
+		rnsc_free(t->ctx, rnsc_tmap_del(m, done[i]));
+	rnsc_free(t->ctx, done);
+	return rc;
+}
+
+static void cull_receipts(rnsc_transport *t, uint64_t now)
+{
+	while (t->n_receipts > RNSC_MAX_RECEIPTS) { /* Transport.MAX_RECEIPTS: oldest culled */
+		uint8_t h[RNSC_HASHLEN];
+		memcpy(h, t->receipts[0].hash, RNSC_HASHLEN);
+		receipt_remove(t, 0);
+		t->st.receipts_timed_out++;
+		if (t->cb.on_receipt)
+			t->cb.on_receipt(t->cb.ud, h, 0);
+	}
+	for (size_t i = 0; i < t->n_receipts;) {
+		if (now > t->receipts[i].timeout) {
+			uint8_t h[RNSC_HASHLEN];
+			memcpy(h, t->receipts[i].hash, RNSC_HASHLEN);
+			receipt_remove(t, i);
+			t->st.receipts_timed_out++;
+			if (t->cb.on_receipt)
+				t->cb.on_receipt(t->cb.ud, h, 0);
+		} else {
+			i++;
+		}
+	}
+}
+
+/* Removes every entry of m for which stale(t, val, now) holds. */
+static int cull_map(rnsc_transport *t, rnsc_tmap *m, uint64_t now,
+		    int (*stale)(const rnsc_transport *, const void *, uint64_t))
+{
+	if (!m->n)
+		return 0;
+	uint8_t(*gone)[HL] = rnsc_alloc(t->ctx, m->n * HL);
+	if (!gone)
+		return RNSC_ERR_NOMEM;
+	size_t n = 0;
+	for (size_t i = 0; i < m->cap; i++)
+		if (rnsc_tmap_slot_used(m, i) && stale(t, rnsc_tmap_slot_val(m, i), now))
+			memcpy(gone[n++], rnsc_tmap_slot_key(m, i), HL);
+	for (size_t i = 0; i < n; i++)
+		rnsc_free(t->ctx, rnsc_tmap_del(m, gone[i]));
+	rnsc_free(t->ctx, gone);
+	return 0;
+}
+
+static int path_stale(const rnsc_transport *t, const void *v, uint64_t now)
+{
+	const tr_path *p = v;
+	const tr_iface *f = iface_find(t, p->pub.iface);
+	if (!f)
+		return 1; /* attached interface no longer exists */
+	/* Expiry from the entry's timestamp, by the receiving interface's mode. */
+	uint64_t ttl = RNSC_DESTINATION_TIMEOUT_MS; /* Transport.DESTINATION_TIMEOUT */
+	if (f->mode == RNSC_TRANSPORT_MODE_ACCESS_POINT)
+		ttl = RNSC_AP_PATH_TIME_MS;
+	else if (f->mode == RNSC_TRANSPORT_MODE_ROAMING)
+		ttl = RNSC_ROAMING_PATH_TIME_MS;
+	return now > p->pub.timestamp + ttl;
+}
+
+static int reverse_stale(const rnsc_transport *t, const void *v, uint64_t now)
+{
+	const tr_reverse *r = v;
+	return now > r->timestamp + RNSC_REVERSE_TIMEOUT_MS || !iface_find(t, r->outb_if) ||
+	       !iface_find(t, r->rcvd_if);
+}
+
+static int pr_stale(const rnsc_transport *t, const void *v, uint64_t now)
+{
+	(void)t;
+	return now > *(const uint64_t *)v + RNSC_PATH_REQUEST_GATE_TIMEOUT_MS;
+}
+
+int rnsc_transport_tick(rnsc_transport *t, uint64_t now)
+{
+	if (!t)
+		return RNSC_ERR_INVAL;
+	int rc = 0;
+	if (now > t->receipts_last_checked + RNSC_RECEIPTS_CHECK_INTERVAL_MS) {
+		cull_receipts(t, now);
+		t->receipts_last_checked = now;
+	}
+	if (now > t->announces_last_checked + RNSC_ANNOUNCES_CHECK_INTERVAL_MS) {
+		rc = process_announce_table(t, now);
+		if (rc)
+			return rc;
+		t->announces_last_checked = now;
+	}
+	if (t->hashlist.n > t->cfg.hashlist_maxsize / 2) {
+		/* packet_hashlist_prev = packet_hashlist; packet_hashlist = set() */
+		rnsc_tmap_free(&t->hashlist_prev, NULL);
+		t->hashlist_prev = t->hashlist;
+		rnsc_tmap_init(&t->hashlist, t->ctx, RNSC_HASHLEN);
+		t->st.hashlist_rotations++;
+	}
+	if (t->pr_tags.n > RNSC_MAX_PR_TAGS) {
+		rnsc_tmap_free(&t->pr_tags_prev, NULL);
+		t->pr_tags_prev = t->pr_tags;
+		rnsc_tmap_init(&t->pr_tags, t->ctx, RNSC_HASHLEN);
+	}
+	if (now > t->tables_last_culled + RNSC_TABLES_CULL_INTERVAL_MS) {
+		rc = cull_map(t, &t->paths, now, path_stale);
+		if (rc == 0)
+			rc = cull_map(t, &t->reverse, now, reverse_stale);
+		if (rc == 0)
+			rc = cull_map(t, &t->path_requests, now, pr_stale);
+		if (rc)
+			return rc;
+		t->tables_last_culled = now;
+	}
+	return 0;
+}
+
+uint64_t rnsc_transport_next_deadline(const rnsc_transport *t)
+{
+	uint64_t d = UINT64_MAX;
+	if (t->announces.n)
+		d = t->announces_last_checked + RNSC_ANNOUNCES_CHECK_INTERVAL_MS + 1;
+	if (t->n_receipts) {
+		uint64_t r = t->receipts_last_checked + RNSC_RECEIPTS_CHECK_INTERVAL_MS + 1;
+		d = r < d ? r : d;
+	}
+	if (t->paths.n || t->reverse.n || t->path_requests.n) {
+		uint64_t c = t->tables_last_culled + RNSC_TABLES_CULL_INTERVAL_MS + 1;
+		d = c < d ? c : d;
+	}
+	return d;
+}
+
+/* ---- outbox and queries ------------------------------------------------------------------- */
+
+int rnsc_transport_outbox_pop(rnsc_transport *t, uint32_t *iface, uint8_t *buf, size_t cap)
+{
+	if (!t || !iface || !buf)
+		return RNSC_ERR_INVAL;
+	tr_frame *f = t->out_head;
+	if (!f)
+		return 0;
+	if (f->len > cap)
+		return RNSC_ERR_BUFSIZE;
+	*iface = f->iface;
+	memcpy(buf, f->data, f->len);
+	int n = (int)f->len;
+	t->out_head = f->next;
+	if (!t->out_head)
+		t->out_tail = NULL;
+	t->n_out--;
+	rnsc_free(t->ctx, f);
+	return n;
+}
+
+size_t rnsc_transport_outbox_count(const rnsc_transport *t)
+{
+	return t->n_out;
+}
+
+int rnsc_transport_has_path(const rnsc_transport *t, const uint8_t dest_hash[HL])
+{
+	return rnsc_tmap_has(&t->paths, dest_hash);
+}
+
+int rnsc_transport_path_get(const rnsc_transport *t, const uint8_t dest_hash[HL],
+			    rnsc_transport_path *out)
+{
+	const tr_path *p = rnsc_tmap_get(&t->paths, dest_hash, NULL);
+	if (!p)
+		return RNSC_ERR_NOTFOUND;
+	if (out)
+		*out = p->pub;
+	return 0;
+}
+
+size_t rnsc_transport_path_count(const rnsc_transport *t)
+{
+	return t->paths.n;
+}
+
+int rnsc_transport_expire_path(rnsc_transport *t, const uint8_t dest_hash[HL])
+{
+	tr_path *p = rnsc_tmap_get(&t->paths, dest_hash, NULL);
+	if (!p)
+		return RNSC_ERR_NOTFOUND;
+	p->pub.timestamp = 0;
+	return 0;
+}
+
+int rnsc_transport_recall(const rnsc_transport *t, const uint8_t dest_hash[HL],
+			  rnsc_identity *id, const uint8_t **app_data, size_t *app_data_len)
+{
+	const tr_known *k = rnsc_tmap_get(&t->known, dest_hash, NULL);
+	if (!k)
+		return RNSC_ERR_NOTFOUND;
+	if (app_data)
+		*app_data = k->app_data;
+	if (app_data_len)
+		*app_data_len = k->app_len;
+	return id ? rnsc_identity_from_public(t->ctx, id, k->pub, RNSC_KEYSIZE) : 0;
+}
+
+int rnsc_transport_ratchet_get(const rnsc_transport *t, const uint8_t dest_hash[HL],
+			       uint8_t ratchet_pub[RNSC_RATCHETSIZE])
+{
+	const tr_known *k = rnsc_tmap_get(&t->known, dest_hash, NULL);
+	if (!k || !k->has_ratchet)
+		return RNSC_ERR_NOTFOUND;
+	memcpy(ratchet_pub, k->ratchet, RNSC_RATCHETSIZE);
+	return 0;
+}
+
+size_t rnsc_transport_hashlist_count(const rnsc_transport *t)
+{
+	return t->hashlist.n + t->hashlist_prev.n;
+}

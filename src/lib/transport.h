@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The transport engine (mirrors the reference's Transport.py, rns 1.5.4): packet filter and
+ * duplicate suppression, announce validation and the path table, known destinations,
+ * announce rebroadcast (transport nodes), path requests and path responses, delivery of DATA
+ * to local destinations with proofs, and proof validation against receipts.
+ *
+ * Sans-I/O (DESIGN.md §1): frames come in through rnsc_transport_ingest() after the
+ * interface layer removed HDLC/KISS framing and IFAC; frames go out through an outbox of
+ * (interface id, frame) pairs that the runtime drains with rnsc_transport_outbox_pop();
+ * time is passed in (`now`: milliseconds since the UNIX epoch; announce random hashes carry
+ * now / 1000); randomness comes from the context's crypto backend. Nothing here blocks,
+ * sleeps, reads a clock or touches a socket. Timers are driven by rnsc_transport_tick().
+ *
+ * Interfaces are opaque ids chosen by the runtime, registered with their mode
+ * (RNSC_TRANSPORT_MODE_*, the reference's Interface.MODE_* values), bitrate and hardware MTU.
+ *
+ * Not implemented in this slice (see transport.c's header for the detail): link table and link
+ * transport, tunnels, shared-instance/local-client handling, announce rate limiting and ingress
+ * control, per-interface announce caps and queues, recursive (discovery) path requests, the
+ * packet cache, held announces, persistence, ratchets on local destinations.
+ *
+ * Ownership: the engine is owned by its creator and freed with rnsc_transport_del(); it keeps
+ * copies of identities and app data it is given. The context must outlive the engine.
+ * Threading: an engine is touched by one thread at a time (the loop that owns it); callbacks
+ * run synchronously on that thread from inside ingest/tick/send and must not re-enter the
+ * engine except to read (path_get, recall, stats) or to send/announce (which only append to
+ * the outbox). Two engines on one context may live on different threads as long as the crypto
+ * backends are thread-safe.
+ */
+#ifndef RNSC_TRANSPORT_H
+#define RNSC_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ctx.h"
+#include "identity.h"
+
+/* Interface.MODE_* (Interfaces/Interface.py). */
+enum rnsc_transport_mode {
+	RNSC_TRANSPORT_MODE_FULL = 0x01,
+	RNSC_TRANSPORT_MODE_POINT_TO_POINT = 0x02,
+	RNSC_TRANSPORT_MODE_ACCESS_POINT = 0x03,
+	RNSC_TRANSPORT_MODE_ROAMING = 0x04,
+	RNSC_TRANSPORT_MODE_BOUNDARY = 0x05,
+	RNSC_TRANSPORT_MODE_GATEWAY = 0x06,
+	RNSC_TRANSPORT_MODE_INTERNAL = 0x07,
+};
+
+/* Timing constants of Transport.py, in milliseconds. */
+#define RNSC_PATHFINDER_R 1                         /* Transport.PATHFINDER_R: retransmit retries */
+#define RNSC_PATHFINDER_G_MS 5000u                  /* Transport.PATHFINDER_G: retry grace period */
+#define RNSC_PATHFINDER_RW_MS 500u                  /* Transport.PATHFINDER_RW: random window */
+#define RNSC_PATHFINDER_E_MS (7ull * 24 * 3600000)  /* Transport.PATHFINDER_E: one week */
+#define RNSC_AP_PATH_TIME_MS (24ull * 3600000)      /* Transport.AP_PATH_TIME: one day */
+#define RNSC_ROAMING_PATH_TIME_MS (6ull * 3600000)  /* Transport.ROAMING_PATH_TIME: 6 hours */
+#define RNSC_DESTINATION_TIMEOUT_MS (7ull * 24 * 3600000) /* Transport.DESTINATION_TIMEOUT */
+#define RNSC_LOCAL_REBROADCASTS_MAX 2               /* Transport.LOCAL_REBROADCASTS_MAX */
+#define RNSC_PATH_REQUEST_GRACE_MS 400u             /* Transport.PATH_REQUEST_GRACE */
+#define RNSC_PATH_REQUEST_RG_MS 1500u               /* Transport.PATH_REQUEST_RG */
+#define RNSC_PATH_REQUEST_GATE_TIMEOUT_MS 45000u    /* Transport.PATH_REQUEST_GATE_TIMEOUT */
+#define RNSC_REVERSE_TIMEOUT_MS (8u * 60000)        /* Transport.REVERSE_TIMEOUT */
+#define RNSC_MAX_RECEIPTS 1024                      /* Transport.MAX_RECEIPTS */
+#define RNSC_MAX_RANDOM_BLOBS 64                    /* Transport.MAX_RANDOM_BLOBS */
+#define RNSC_HASHLIST_MAXSIZE 1000000u              /* Transport.hashlist_maxsize */
+#define RNSC_MAX_PR_TAGS 16000u                     /* Transport.max_pr_tags */
+#define RNSC_ANNOUNCES_CHECK_INTERVAL_MS 1000u      /* Transport.announces_check_interval */
+#define RNSC_RECEIPTS_CHECK_INTERVAL_MS 1000u       /* Transport.receipts_check_interval */
+#define RNSC_TABLES_CULL_INTERVAL_MS 5000u          /* Transport.tables_cull_interval */
+#define RNSC_PER_HOP_TIMEOUT_MS 6000u               /* Reticulum.DEFAULT_PER_HOP_TIMEOUT */
+
+typedef struct rnsc_transport rnsc_transport;
+
+typedef struct rnsc_transport_config {
+	/* Reticulum.transport_enabled(): forward packets in transport and rebroadcast announces. */
+	int transport_enabled;
+	/* Reticulum.should_use_implicit_proof() (default in the reference: on). */
+	int use_implicit_proof;
+	/* Transport.hashlist_maxsize; 0 selects RNSC_HASHLIST_MAXSIZE. Tests lower it to see the
+	 * culling. */
+	size_t hashlist_maxsize;
+} rnsc_transport_config;
+
+/* Callbacks, all optional, run on the engine's thread. Pointers passed in are only valid for
+ * the duration of the call. */
+typedef struct rnsc_transport_callbacks {
+	void *ud;
+	/* DATA for a registered destination: decrypted for SINGLE, as received for PLAIN. */
+	void (*on_data)(void *ud, const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+			const uint8_t *data, size_t len, const uint8_t packet_hash[RNSC_HASHLEN],
+			uint32_t iface);
+	/* A receipt was proved (proved = 1) or timed out / was culled (proved = 0). */
+	void (*on_receipt)(void *ud, const uint8_t packet_hash[RNSC_HASHLEN], int proved);
+	/* A valid announce updated the path table (the reference's announce handlers). */
+	void (*on_announce)(void *ud, const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+			    const uint8_t *app_data, size_t app_data_len, unsigned hops);
+} rnsc_transport_callbacks;
+
+typedef struct rnsc_transport_stats {
+	uint64_t rx;                /* frames ingested */
+	uint64_t tx;                /* frames put in the outbox */
+	uint64_t malformed;         /* frames that did not parse or exceeded an MTU */
+	uint64_t filtered;          /* packet_filter() hits (duplicates included) */
+	uint64_t duplicates;        /* filter hits because the hash was in the hashlist */
+	uint64_t announces_valid;   /* announces that passed validate_announce */
+	uint64_t announces_invalid; /* bad signature, hash mismatch, known-key conflict */
+	uint64_t paths_added;       /* path table inserts and replacements */
+	uint64_t announces_ignored; /* valid announces the replacement rules did not take */
+	uint64_t rebroadcasts;      /* announce retransmissions from the announce table */
+	uint64_t forwarded;         /* packets forwarded in transport (incl. proofs) */
+	uint64_t delivered;         /* DATA delivered to local destinations */
+	uint64_t decrypt_failed;    /* DATA for a local SINGLE destination that did not decrypt */
+	uint64_t proofs_sent;
+	uint64_t proofs_valid;      /* receipts proved */
+	uint64_t receipts_timed_out;
+	uint64_t pr_received;       /* path requests accepted (unique tag) */
+	uint64_t pr_duplicate;      /* path requests dropped for a tag already seen */
+	uint64_t pr_answered;
+	uint64_t hashlist_rotations;
+} rnsc_transport_stats;
+
+/* A path table entry (Transport.path_table, IDX_PT_*). */
+typedef struct rnsc_transport_path {
+	uint64_t timestamp; /* IDX_PT_TIMESTAMP, ms */
+	uint8_t next_hop[RNSC_TRUNCATED_HASHLEN]; /* IDX_PT_NEXT_HOP: transport id or the dest */
+	unsigned hops;      /* IDX_PT_HOPS */
+	uint64_t expires;   /* IDX_PT_EXPIRES, ms */
+	size_t n_random_blobs; /* IDX_PT_RANDBLOBS */
+	uint32_t iface;     /* IDX_PT_RVCD_IF */
+	uint8_t packet_hash[RNSC_HASHLEN]; /* IDX_PT_PACKET */
+} rnsc_transport_path;
+
+/* Creates an engine. transport_identity (private key needed only for path responses as a
+ * transport node; its hash is the transport id) is copied. cfg may be NULL (defaults:
+ * transport disabled, implicit proofs). Returns 0, RNSC_ERR_INVAL, RNSC_ERR_NOMEM, or crypto
+ * errors (hashing the path request destination). */
+RNSC_API int rnsc_transport_new(rnsc_ctx *ctx, rnsc_transport **out,
+				const rnsc_identity *transport_identity,
+				const rnsc_transport_config *cfg);
+/* Frees everything, wiping identities. NULL is fine. */
+RNSC_API void rnsc_transport_del(rnsc_transport *t);
+RNSC_API void rnsc_transport_set_callbacks(rnsc_transport *t, const rnsc_transport_callbacks *cb);
+RNSC_API const rnsc_transport_stats *rnsc_transport_get_stats(const rnsc_transport *t);
+/* The transport id (the transport identity's hash). */
+RNSC_API const uint8_t *rnsc_transport_id(const rnsc_transport *t);
+
+/* Attaches an interface. hw_mtu 0 means the base MTU (RNSC_MTU); bitrate 0 means unknown.
+ * Returns 0, RNSC_ERR_INVAL (mode out of range), RNSC_ERR_STATE (id already attached),
+ * RNSC_ERR_NOMEM. */
+RNSC_API int rnsc_transport_iface_add(rnsc_transport *t, uint32_t id, int mode, uint64_t bitrate,
+				      size_t hw_mtu);
+/* Detaches it; paths and reverse entries through it go at the next table cull, as in the
+ * reference. Returns 0 or RNSC_ERR_NOTFOUND. */
+RNSC_API int rnsc_transport_iface_remove(rnsc_transport *t, uint32_t id);
+
+/* Registers a local IN destination: SINGLE with identity id (private key required, copied),
+ * or PLAIN with id NULL. prove_all selects Destination.PROVE_ALL (else PROVE_NONE).
+ * out_hash (may be NULL) receives the destination hash.
+ * Returns 0, RNSC_ERR_INVAL (type/identity mismatch), RNSC_ERR_NOKEY, RNSC_ERR_NAME,
+ * RNSC_ERR_STATE (hash already registered), RNSC_ERR_NOMEM, crypto errors. */
+RNSC_API int rnsc_transport_dest_add(rnsc_transport *t, int dest_type, const rnsc_identity *id,
+				     const char *app_name, const char *const *aspects,
+				     size_t n_aspects, int prove_all,
+				     uint8_t out_hash[RNSC_TRUNCATED_HASHLEN]);
+
+/* Destination.announce for a local SINGLE destination: queues the announce on every interface
+ * the reference would use. Returns 0, RNSC_ERR_NOTFOUND (not registered), RNSC_ERR_INVAL
+ * (not SINGLE), RNSC_ERR_TOOBIG (app data does not fit the MTU), RNSC_ERR_NOMEM, crypto
+ * errors. */
+RNSC_API int rnsc_transport_announce(rnsc_transport *t, const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+				     const uint8_t *app_data, size_t app_data_len, uint64_t now);
+
+/* Transport.request_path: a path request with a fresh random tag on every interface (or on
+ * iface only when iface_only is set). Returns 0, RNSC_ERR_NOTFOUND (iface_only names an
+ * unknown interface), RNSC_ERR_NOMEM, crypto errors. */
+RNSC_API int rnsc_transport_request_path(rnsc_transport *t,
+					 const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+					 int iface_only, uint32_t iface, uint64_t now);
+
+/* Sends one DATA packet to a remote SINGLE destination (encrypted to its recalled identity,
+ * or its latest ratchet when one was announced) and registers a receipt. packet_hash (may be
+ * NULL) receives the packet hash that a proof will name.
+ * Returns 0, RNSC_ERR_NOTFOUND (identity unknown: no announce seen), RNSC_ERR_TOOBIG (over
+ * RNSC_ENCRYPTED_MDU), RNSC_ERR_NOMEM, crypto errors. */
+RNSC_API int rnsc_transport_send(rnsc_transport *t, const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+				 const uint8_t *data, size_t len,
+				 uint8_t packet_hash[RNSC_HASHLEN], uint64_t now);
+
+/* One frame received on interface iface (framing and IFAC already removed).
+ * Returns 0 when the frame was processed, dropped by policy or filtered (see the stats), or
+ *   RNSC_ERR_INVAL            NULL arguments,
+ *   RNSC_ERR_NOTFOUND         iface is not attached,
+ *   RNSC_ERR_IFAC_UNEXPECTED  the IFAC bit is still set,
+ *   RNSC_ERR_TOOBIG           longer than the interface's hardware MTU,
+ *   RNSC_ERR_TRUNCATED / RNSC_ERR_HOPS  the frame does not parse,
+ *   RNSC_ERR_NOMEM, crypto errors. */
+RNSC_API int rnsc_transport_ingest(rnsc_transport *t, uint32_t iface, const uint8_t *frame,
+				   size_t len, uint64_t now);
+
+/* Timers (Transport.jobs): announce retransmissions, receipt timeouts, hashlist and tag-list
+ * culling, path/reverse/path-request table expiry. Call it at least every 250 ms
+ * (Transport.job_interval) for reference-like timing; calling it more often is harmless.
+ * Returns 0, RNSC_ERR_NOMEM, crypto errors. */
+RNSC_API int rnsc_transport_tick(rnsc_transport *t, uint64_t now);
+/* The earliest time tick() has work to do (for the runtime's timer); UINT64_MAX if none. */
+RNSC_API uint64_t rnsc_transport_next_deadline(const rnsc_transport *t);
+
+/* Outbox: frames in FIFO order. pop copies the oldest frame into buf and removes it.
+ * Returns the frame length, 0 when the outbox is empty, RNSC_ERR_BUFSIZE (frame kept) when
+ * cap is too small, RNSC_ERR_INVAL. */
+RNSC_API int rnsc_transport_outbox_pop(rnsc_transport *t, uint32_t *iface, uint8_t *buf,
+				       size_t cap);
+RNSC_API size_t rnsc_transport_outbox_count(const rnsc_transport *t);
+
+/* Path table lookups. path_get returns 0 or RNSC_ERR_NOTFOUND. */
+RNSC_API int rnsc_transport_has_path(const rnsc_transport *t,
+				     const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN]);
+RNSC_API int rnsc_transport_path_get(const rnsc_transport *t,
+				     const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+				     rnsc_transport_path *out);
+RNSC_API size_t rnsc_transport_path_count(const rnsc_transport *t);
+/* Transport.expire_path: sets the entry's timestamp to 0 so the next cull removes it.
+ * Returns 0 or RNSC_ERR_NOTFOUND. */
+RNSC_API int rnsc_transport_expire_path(rnsc_transport *t,
+					const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN]);
+
+/* Identity.recall: the public identity remembered for a destination (from an announce).
+ * app_data / app_data_len (may be NULL) receive a pointer into the engine's memory, valid
+ * until the next ingest/tick/del. Returns 0 or RNSC_ERR_NOTFOUND, or RNSC_ERR_KEYLEN. */
+RNSC_API int rnsc_transport_recall(const rnsc_transport *t,
+				   const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+				   rnsc_identity *id, const uint8_t **app_data, size_t *app_data_len);
+/* The latest ratchet public key announced for dest (Identity.get_ratchet); 0 or
+ * RNSC_ERR_NOTFOUND. */
+RNSC_API int rnsc_transport_ratchet_get(const rnsc_transport *t,
+					const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+					uint8_t ratchet_pub[RNSC_RATCHETSIZE]);
+/* Number of entries in the packet hashlist (current + previous generation). */
+RNSC_API size_t rnsc_transport_hashlist_count(const rnsc_transport *t);
+
+#endif

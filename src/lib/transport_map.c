@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: MIT */
+/* Hash map for the transport tables (see transport_map.h). */
+#include <string.h>
+
+#include "transport_map.h"
+
+/* Grow at 3/4 load: probing stays short and the table at most doubles the entries' memory. */
+#define RNSC_TMAP_MIN_CAP 16
+
+void rnsc_tmap_init(rnsc_tmap *m, rnsc_ctx *ctx, size_t key_len)
+{
+	memset(m, 0, sizeof(*m));
+	m->ctx = ctx;
+	m->key_len = key_len;
+}
+
+static size_t slot_of(const rnsc_tmap *m, const uint8_t *key)
+{
+	uint64_t h = 0;
+	memcpy(&h, key, sizeof(h)); /* keys are hashes already: uniform bits */
+	return (size_t)h & (m->cap - 1);
+}
+
+static int find(const rnsc_tmap *m, const uint8_t *key, size_t *at)
+{
+	if (m->cap == 0)
+		return 0;
+	size_t i = slot_of(m, key);
+	while (m->used[i]) {
+		if (memcmp(m->keys + i * m->key_len, key, m->key_len) == 0) {
+			*at = i;
+			return 1;
+		}
+		i = (i + 1) & (m->cap - 1);
+	}
+	*at = i;
+	return 0;
+}
+
+static int grow(rnsc_tmap *m)
+{
+	size_t ncap = m->cap ? m->cap * 2 : RNSC_TMAP_MIN_CAP;
+	rnsc_tmap n = *m;
+	n.cap = ncap;
+	n.n = 0;
+	n.keys = rnsc_alloc(m->ctx, ncap * m->key_len);
+	n.vals = rnsc_calloc(m->ctx, ncap, sizeof(void *));
+	n.used = rnsc_calloc(m->ctx, ncap, 1);
+	if (!n.keys || !n.vals || !n.used) {
+		rnsc_free(m->ctx, n.keys);
+		rnsc_free(m->ctx, n.vals);
+		rnsc_free(m->ctx, n.used);
+		return RNSC_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < m->cap; i++) {
+		if (!m->used[i])
+			continue;
+		size_t at;
+		(void)find(&n, m->keys + i * m->key_len, &at);
+		memcpy(n.keys + at * m->key_len, m->keys + i * m->key_len, m->key_len);
+		n.vals[at] = m->vals[i];
+		n.used[at] = 1;
+		n.n++;
+	}
+	rnsc_free(m->ctx, m->keys);
+	rnsc_free(m->ctx, m->vals);
+	rnsc_free(m->ctx, m->used);
+	*m = n;
+	return 0;
+}
+
+void *rnsc_tmap_get(const rnsc_tmap *m, const uint8_t *key, int *found)
+{
+	size_t at;
+	int f = find(m, key, &at);
+	if (found)
+		*found = f;
+	return f ? m->vals[at] : NULL;
+}
+
+int rnsc_tmap_has(const rnsc_tmap *m, const uint8_t *key)
+{
+	size_t at;
+	return find(m, key, &at);
+}
+
+int rnsc_tmap_put(rnsc_tmap *m, const uint8_t *key, void *val, void **old)
+{
+	size_t at;
+	if (old)
+		*old = NULL;
+	if (find(m, key, &at)) {
+		if (old)
+			*old = m->vals[at];
+		m->vals[at] = val;
+		return 0;
+	}
+	if ((m->n + 1) * 4 > m->cap * 3) {
+		int rc = grow(m);
+		if (rc)
+			return rc;
+		(void)find(m, key, &at);
+	}
+	memcpy(m->keys + at * m->key_len, key, m->key_len);
+	m->vals[at] = val;
+	m->used[at] = 1;
+	m->n++;
+	return 0;
+}
+
+void *rnsc_tmap_del(rnsc_tmap *m, const uint8_t *key)
+{
+	size_t at;
+	if (!find(m, key, &at))
+		return NULL;
+	void *val = m->vals[at];
+	size_t mask = m->cap - 1, hole = at, i = at;
+	/* Backward shift: move later members of the probe run into the hole when their home
+	 * slot does not lie cyclically in (hole, i]. */
+	for (;;) {
+		i = (i + 1) & mask;
+		if (!m->used[i])
+			break;
+		size_t home = slot_of(m, m->keys + i * m->key_len);
+		int in_range = hole <= i ? (home > hole && home <= i) : (home > hole || home <= i);
+		if (in_range)
+			continue;
+		memcpy(m->keys + hole * m->key_len, m->keys + i * m->key_len, m->key_len);
+		m->vals[hole] = m->vals[i];
+		hole = i;
+	}
+	m->used[hole] = 0;
+	m->vals[hole] = NULL;
+	m->n--;
+	return val;
+}
+
+void rnsc_tmap_clear(rnsc_tmap *m)
+{
+	rnsc_free(m->ctx, m->keys);
+	rnsc_free(m->ctx, m->vals);
+	rnsc_free(m->ctx, m->used);
+	m->keys = NULL;
+	m->vals = NULL;
+	m->used = NULL;
+	m->cap = 0;
+	m->n = 0;
+}
+
+void rnsc_tmap_free(rnsc_tmap *m, void (*free_val)(rnsc_ctx *ctx, void *val))
+{
+	if (free_val)
+		for (size_t i = 0; i < m->cap; i++)
+			if (m->used[i] && m->vals[i])
+				free_val(m->ctx, m->vals[i]);
+	rnsc_tmap_clear(m);
+}

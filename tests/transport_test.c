@@ -1,0 +1,464 @@
+/* SPDX-License-Identifier: MIT */
+/* The transport engine: several engines in one process, wired through their outboxes
+ * (sans-I/O makes the network a loop over rnsc_transport_outbox_pop()). */
+#include <stdio.h>
+#include <string.h>
+
+#include "announce.h"
+#include "crypto.h"
+#include "cu_run.h"
+#include "destination.h"
+#include "packet.h"
+#include "plugin_host.h"
+#include "transport.h"
+
+static rnsc_ctx *C;
+static rnsc_plugin_host *H;
+
+static uint64_t rng_state = 0x2545F4914F6CDD1Du;
+static int test_rng(void *ud, uint8_t *out, size_t len)
+{
+	(void)ud;
+	for (size_t i = 0; i < len; i++) {
+		rng_state ^= rng_state << 13;
+		rng_state ^= rng_state >> 7;
+		rng_state ^= rng_state << 17;
+		out[i] = (uint8_t)rng_state;
+	}
+	return 0;
+}
+
+/* ---- a tiny network: point-to-point wires between (engine, iface) pairs ---- */
+
+#define MAXN 4
+#define MAXW 4
+typedef struct wire {
+	int a, b;
+	uint32_t ia, ib;
+} wire;
+
+typedef struct node {
+	rnsc_transport *t;
+	rnsc_identity tid;
+	/* observations */
+	int data_n;
+	uint8_t data[512];
+	size_t data_len;
+	int proved, timed_out;
+	int announces;
+	int last_ctx; /* context of the last announce frame delivered to this node */
+	int last_header;
+} node;
+
+static node N[MAXN];
+static wire W[MAXW];
+static int n_nodes, n_wires;
+static uint64_t NOW = 1700000000000ull;
+
+static void on_data(void *ud, const uint8_t *dest, const uint8_t *data, size_t len,
+		    const uint8_t *ph, uint32_t iface)
+{
+	(void)dest, (void)ph, (void)iface;
+	node *n = ud;
+	n->data_n++;
+	memcpy(n->data, data, len < sizeof(n->data) ? len : sizeof(n->data));
+	n->data_len = len;
+}
+
+static void on_receipt(void *ud, const uint8_t *ph, int proved)
+{
+	(void)ph;
+	node *n = ud;
+	if (proved)
+		n->proved++;
+	else
+		n->timed_out++;
+}
+
+static void on_announce(void *ud, const uint8_t *dest, const uint8_t *app, size_t len,
+			unsigned hops)
+{
+	(void)dest, (void)app, (void)len, (void)hops;
+	((node *)ud)->announces++;
+}
+
+static void net_reset(void)
+{
+	for (int i = 0; i < n_nodes; i++) {
+		rnsc_transport_del(N[i].t);
+		rnsc_identity_free(&N[i].tid);
+	}
+	memset(N, 0, sizeof(N));
+	n_nodes = n_wires = 0;
+}
+
+static int add_node(int transport_enabled)
+{
+	node *n = &N[n_nodes];
+	memset(n, 0, sizeof(*n));
+	CU_ASSERT_EQUAL_FATAL(rnsc_identity_generate(C, &n->tid), 0);
+	rnsc_transport_config cfg = {.transport_enabled = transport_enabled,
+				     .use_implicit_proof = 1};
+	CU_ASSERT_EQUAL_FATAL(rnsc_transport_new(C, &n->t, &n->tid, &cfg), 0);
+	rnsc_transport_callbacks cb = {.ud = n, .on_data = on_data, .on_receipt = on_receipt,
+				       .on_announce = on_announce};
+	rnsc_transport_set_callbacks(n->t, &cb);
+	return n_nodes++;
+}
+
+static void wire_up(int a, uint32_t ia, int b, uint32_t ib, int mode_b)
+{
+	(void)rnsc_transport_iface_add(N[a].t, ia, RNSC_TRANSPORT_MODE_FULL, 10000000, 0);
+	(void)rnsc_transport_iface_add(N[b].t, ib, mode_b, 10000000, 0);
+	W[n_wires++] = (wire){a, b, ia, ib};
+}
+
+/* Delivers every queued frame until the network is quiet. Returns frames moved. */
+static int pump(void)
+{
+	int moved = 0;
+	for (int round = 0; round < 100; round++) {
+		int any = 0;
+		for (int i = 0; i < n_nodes; i++) {
+			uint8_t buf[600];
+			uint32_t ifc;
+			int len;
+			while ((len = rnsc_transport_outbox_pop(N[i].t, &ifc, buf, sizeof(buf))) > 0) {
+				any = 1;
+				moved++;
+				for (int w = 0; w < n_wires; w++) {
+					int peer = -1;
+					uint32_t pif = 0;
+					if (W[w].a == i && W[w].ia == ifc)
+						peer = W[w].b, pif = W[w].ib;
+					else if (W[w].b == i && W[w].ib == ifc)
+						peer = W[w].a, pif = W[w].ia;
+					if (peer < 0)
+						continue;
+					if ((buf[0] & 0x03) == RNSC_PKT_ANNOUNCE) {
+						N[peer].last_header = (buf[0] >> 6) & 1;
+						N[peer].last_ctx = buf[(N[peer].last_header ? 34 : 18)];
+					}
+					CU_ASSERT_EQUAL(rnsc_transport_ingest(N[peer].t, pif, buf,
+									     (size_t)len, NOW),
+							0);
+				}
+			}
+		}
+		if (!any)
+			break;
+	}
+	return moved;
+}
+
+static void tick_all(uint64_t until, uint64_t step)
+{
+	while (NOW < until) {
+		NOW += step;
+		for (int i = 0; i < n_nodes; i++)
+			CU_ASSERT_EQUAL(rnsc_transport_tick(N[i].t, NOW), 0);
+		pump();
+	}
+}
+
+static const char *const ASP[] = {"transport", "test"};
+
+static void add_single(int node_i, rnsc_identity *id, uint8_t hash[16])
+{
+	CU_ASSERT_EQUAL_FATAL(rnsc_identity_generate(C, id), 0);
+	CU_ASSERT_EQUAL_FATAL(rnsc_transport_dest_add(N[node_i].t, RNSC_DEST_SINGLE, id, "rnsc",
+						      ASP, 2, 1, hash),
+			      0);
+}
+
+/* ---- tests ---- */
+
+static void test_announce_and_duplicates(void)
+{
+	int a = add_node(0), b = add_node(0);
+	wire_up(a, 1, b, 1, RNSC_TRANSPORT_MODE_FULL);
+	rnsc_identity ida;
+	uint8_t da[16];
+	add_single(a, &ida, da);
+	CU_ASSERT_EQUAL(rnsc_transport_dest_add(N[a].t, RNSC_DEST_SINGLE, &ida, "rnsc", ASP, 2, 1,
+						NULL),
+			RNSC_ERR_STATE);
+	CU_ASSERT_EQUAL(rnsc_transport_announce(N[a].t, da, (const uint8_t *)"hi", 2, NOW), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_outbox_count(N[a].t), 1);
+	/* keep a copy of the announce frame to replay it */
+	uint8_t frame[600];
+	uint32_t ifc;
+	int len = rnsc_transport_outbox_pop(N[a].t, &ifc, frame, sizeof(frame));
+	CU_ASSERT_FATAL(len > 0);
+	CU_ASSERT_EQUAL(ifc, 1);
+	CU_ASSERT_EQUAL(rnsc_transport_ingest(N[b].t, 1, frame, (size_t)len, NOW), 0);
+
+	rnsc_transport_path p;
+	CU_ASSERT_EQUAL_FATAL(rnsc_transport_path_get(N[b].t, da, &p), 0);
+	CU_ASSERT_EQUAL(p.hops, 1);
+	CU_ASSERT_EQUAL(memcmp(p.next_hop, da, 16), 0); /* HEADER_1: received from the dest */
+	CU_ASSERT_EQUAL(p.iface, 1);
+	CU_ASSERT_EQUAL(p.expires, NOW + RNSC_PATHFINDER_E_MS);
+	CU_ASSERT_EQUAL(p.n_random_blobs, 1);
+	CU_ASSERT_EQUAL(N[b].announces, 1);
+	rnsc_identity rec;
+	const uint8_t *app;
+	size_t app_len;
+	CU_ASSERT_EQUAL_FATAL(rnsc_transport_recall(N[b].t, da, &rec, &app, &app_len), 0);
+	CU_ASSERT_EQUAL(memcmp(rec.hash, ida.hash, 16), 0);
+	CU_ASSERT_EQUAL(app_len, 2);
+	CU_ASSERT(app && memcmp(app, "hi", 2) == 0);
+	rnsc_identity_free(&rec);
+
+	/* The same announce again: passes the filter (announces always do) but the path
+	 * table rules ignore the known random blob. */
+	CU_ASSERT_EQUAL(rnsc_transport_ingest(N[b].t, 1, frame, (size_t)len, NOW), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[b].t)->announces_ignored, 1);
+	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[b].t)->paths_added, 1);
+	/* A tampered announce is invalid. */
+	frame[len - 1] ^= 1;
+	CU_ASSERT_EQUAL(rnsc_transport_ingest(N[b].t, 1, frame, (size_t)len, NOW), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[b].t)->announces_invalid, 1);
+
+	/* DATA duplicates are dropped and counted. */
+	CU_ASSERT_EQUAL(rnsc_transport_send(N[b].t, da, (const uint8_t *)"x", 1, NULL, NOW), 0);
+	len = rnsc_transport_outbox_pop(N[b].t, &ifc, frame, sizeof(frame));
+	CU_ASSERT_FATAL(len > 0);
+	CU_ASSERT_EQUAL(rnsc_transport_ingest(N[a].t, 1, frame, (size_t)len, NOW), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_ingest(N[a].t, 1, frame, (size_t)len, NOW), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_ingest(N[a].t, 1, frame, (size_t)len, NOW), 0);
+	CU_ASSERT_EQUAL(N[a].data_n, 1);
+	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[a].t)->duplicates, 2);
+	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[a].t)->filtered, 2);
+	/* Bad frames */
+	CU_ASSERT_EQUAL(rnsc_transport_ingest(N[a].t, 9, frame, (size_t)len, NOW), RNSC_ERR_NOTFOUND);
+	frame[0] |= 0x80;
+	CU_ASSERT_EQUAL(rnsc_transport_ingest(N[a].t, 1, frame, (size_t)len, NOW),
+			RNSC_ERR_IFAC_UNEXPECTED);
+	CU_ASSERT_EQUAL(rnsc_transport_ingest(N[a].t, 1, frame, 5, NOW), RNSC_ERR_IFAC_UNEXPECTED);
+	frame[0] &= 0x7f;
+	CU_ASSERT_EQUAL(rnsc_transport_ingest(N[a].t, 1, frame, 5, NOW), RNSC_ERR_TRUNCATED);
+	rnsc_identity_free(&ida);
+	net_reset();
+}
+
+static void test_path_request_and_data(void)
+{
+	int a = add_node(0), b = add_node(0);
+	wire_up(a, 1, b, 1, RNSC_TRANSPORT_MODE_FULL);
+	rnsc_identity ida;
+	uint8_t da[16];
+	add_single(a, &ida, da);
+	CU_ASSERT_FALSE(rnsc_transport_has_path(N[b].t, da));
+	CU_ASSERT_EQUAL(rnsc_transport_send(N[b].t, da, (const uint8_t *)"x", 1, NULL, NOW),
+			RNSC_ERR_NOTFOUND);
+	CU_ASSERT_EQUAL(rnsc_transport_request_path(N[b].t, da, 0, 0, NOW), 0);
+	pump();
+	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[a].t)->pr_received, 1);
+	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[a].t)->pr_answered, 1);
+	CU_ASSERT_EQUAL(N[b].last_ctx, RNSC_CTX_PATH_RESPONSE);
+	rnsc_transport_path p;
+	CU_ASSERT_EQUAL_FATAL(rnsc_transport_path_get(N[b].t, da, &p), 0);
+	CU_ASSERT_EQUAL(p.hops, 1);
+
+	/* DATA B -> A: delivered decrypted, proved, B validates the proof. */
+	const char *msg = "hello over transport";
+	uint8_t ph[32];
+	CU_ASSERT_EQUAL(rnsc_transport_send(N[b].t, da, (const uint8_t *)msg, strlen(msg), ph, NOW),
+			0);
+	pump();
+	CU_ASSERT_EQUAL(N[a].data_n, 1);
+	CU_ASSERT_EQUAL(N[a].data_len, strlen(msg));
+	CU_ASSERT_EQUAL(memcmp(N[a].data, msg, strlen(msg)), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[a].t)->proofs_sent, 1);
+	CU_ASSERT_EQUAL(N[b].proved, 1);
+	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[b].t)->proofs_valid, 1);
+
+	/* An unproved packet times out: first hop (6 s + MTU at 10 Mbps) + 6 s per hop. */
+	CU_ASSERT_EQUAL(rnsc_transport_send(N[b].t, da, (const uint8_t *)"y", 1, NULL, NOW), 0);
+	uint8_t buf[600];
+	uint32_t ifc;
+	while (rnsc_transport_outbox_pop(N[b].t, &ifc, buf, sizeof(buf)) > 0)
+		; /* lost on the wire */
+	tick_all(NOW + 11000, 500);
+	CU_ASSERT_EQUAL(N[b].timed_out, 0);
+	tick_all(NOW + 2000, 500);
+	CU_ASSERT_EQUAL(N[b].timed_out, 1);
+
+	/* A repeated path request tag is dropped. */
+	CU_ASSERT_EQUAL(rnsc_transport_request_path(N[b].t, da, 1, 1, NOW), 0);
+	int len = rnsc_transport_outbox_pop(N[b].t, &ifc, buf, sizeof(buf));
+	CU_ASSERT_FATAL(len > 0);
+	CU_ASSERT_EQUAL(rnsc_transport_ingest(N[a].t, 1, buf, (size_t)len, NOW), 0);
+	/* PLAIN packets bypass the hashlist in packet_filter; the tag list catches it. */
+	CU_ASSERT_EQUAL(rnsc_transport_ingest(N[a].t, 1, buf, (size_t)len, NOW), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[a].t)->pr_received, 2);
+	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[a].t)->pr_duplicate, 1);
+	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[a].t)->duplicates, 0);
+	/* A PLAIN packet that arrives having travelled more than one hop is filtered. */
+	buf[1] = 2;
+	CU_ASSERT_EQUAL(rnsc_transport_ingest(N[a].t, 1, buf, (size_t)len, NOW), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[a].t)->filtered, 1);
+	rnsc_identity_free(&ida);
+	net_reset();
+}
+
+static void test_path_expiry(void)
+{
+	int a = add_node(0), b = add_node(0), c = add_node(0);
+	wire_up(a, 1, b, 1, RNSC_TRANSPORT_MODE_FULL);
+	wire_up(c, 1, b, 2, RNSC_TRANSPORT_MODE_ACCESS_POINT);
+	rnsc_identity ida, idc;
+	uint8_t da[16], dc[16];
+	add_single(a, &ida, da);
+	add_single(c, &idc, dc);
+	CU_ASSERT_EQUAL(rnsc_transport_announce(N[a].t, da, NULL, 0, NOW), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_announce(N[c].t, dc, NULL, 0, NOW), 0);
+	pump();
+	CU_ASSERT_EQUAL(rnsc_transport_path_count(N[b].t), 2);
+	rnsc_transport_path p;
+	CU_ASSERT_EQUAL(rnsc_transport_path_get(N[b].t, dc, &p), 0);
+	CU_ASSERT_EQUAL(p.expires, NOW + RNSC_AP_PATH_TIME_MS);
+	uint64_t t0 = NOW;
+	/* Access-point path: gone after AP_PATH_TIME (one day), the other stays. */
+	NOW = t0 + RNSC_AP_PATH_TIME_MS - 1000;
+	CU_ASSERT_EQUAL(rnsc_transport_tick(N[b].t, NOW), 0);
+	CU_ASSERT_TRUE(rnsc_transport_has_path(N[b].t, dc));
+	NOW = t0 + RNSC_AP_PATH_TIME_MS + RNSC_TABLES_CULL_INTERVAL_MS + 1;
+	CU_ASSERT_EQUAL(rnsc_transport_tick(N[b].t, NOW), 0);
+	CU_ASSERT_FALSE(rnsc_transport_has_path(N[b].t, dc));
+	CU_ASSERT_TRUE(rnsc_transport_has_path(N[b].t, da));
+	/* Full-mode path: DESTINATION_TIMEOUT (one week) after its timestamp. */
+	NOW = t0 + RNSC_DESTINATION_TIMEOUT_MS - 1000;
+	CU_ASSERT_EQUAL(rnsc_transport_tick(N[b].t, NOW), 0);
+	CU_ASSERT_TRUE(rnsc_transport_has_path(N[b].t, da));
+	NOW = t0 + RNSC_DESTINATION_TIMEOUT_MS + RNSC_TABLES_CULL_INTERVAL_MS + 1;
+	CU_ASSERT_EQUAL(rnsc_transport_tick(N[b].t, NOW), 0);
+	CU_ASSERT_FALSE(rnsc_transport_has_path(N[b].t, da));
+	/* expire_path and interface removal */
+	CU_ASSERT_EQUAL(rnsc_transport_announce(N[a].t, da, NULL, 0, NOW), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_announce(N[c].t, dc, NULL, 0, NOW), 0);
+	pump();
+	CU_ASSERT_EQUAL(rnsc_transport_path_count(N[b].t), 2);
+	CU_ASSERT_EQUAL(rnsc_transport_expire_path(N[b].t, da), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_iface_remove(N[b].t, 2), 0);
+	NOW += RNSC_TABLES_CULL_INTERVAL_MS + 1;
+	CU_ASSERT_EQUAL(rnsc_transport_tick(N[b].t, NOW), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_path_count(N[b].t), 0);
+	rnsc_identity_free(&ida);
+	rnsc_identity_free(&idc);
+	net_reset();
+}
+
+static void test_relay(void)
+{
+	int a = add_node(0), r = add_node(1), b = add_node(0);
+	wire_up(a, 1, r, 1, RNSC_TRANSPORT_MODE_FULL);
+	wire_up(b, 1, r, 2, RNSC_TRANSPORT_MODE_FULL);
+	rnsc_identity ida;
+	uint8_t da[16];
+	add_single(a, &ida, da);
+	CU_ASSERT_EQUAL(rnsc_transport_announce(N[a].t, da, NULL, 0, NOW), 0);
+	pump();
+	rnsc_transport_path p;
+	CU_ASSERT_EQUAL_FATAL(rnsc_transport_path_get(N[r].t, da, &p), 0);
+	CU_ASSERT_EQUAL(p.hops, 1);
+	CU_ASSERT_FALSE(rnsc_transport_has_path(N[b].t, da)); /* not yet rebroadcast */
+	/* The rebroadcast happens after the random window and the 1 s check interval. */
+	tick_all(NOW + 2000, 250);
+	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[r].t)->rebroadcasts, 1);
+	CU_ASSERT_EQUAL_FATAL(rnsc_transport_path_get(N[b].t, da, &p), 0);
+	CU_ASSERT_EQUAL(p.hops, 2);
+	CU_ASSERT_EQUAL(memcmp(p.next_hop, rnsc_transport_id(N[r].t), 16), 0);
+	CU_ASSERT_EQUAL(N[b].last_header, RNSC_HEADER_2);
+	/* Second try after PATHFINDER_G, then done (PATHFINDER_R = 1 retry). */
+	tick_all(NOW + 20000, 250);
+	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[r].t)->rebroadcasts, 2);
+	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[b].t)->announces_ignored, 1);
+
+	/* DATA B -> A through the relay, and the proof back along the reverse table. */
+	const char *msg = "via relay";
+	CU_ASSERT_EQUAL(rnsc_transport_send(N[b].t, da, (const uint8_t *)msg, strlen(msg), NULL, NOW),
+			0);
+	pump();
+	CU_ASSERT_EQUAL(N[a].data_n, 1);
+	CU_ASSERT_EQUAL(memcmp(N[a].data, msg, strlen(msg)), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[r].t)->forwarded, 2);
+	CU_ASSERT_EQUAL(N[b].proved, 1);
+
+	/* A path request from a new node C behind the relay is answered by the relay. */
+	int c = add_node(0);
+	wire_up(c, 1, r, 3, RNSC_TRANSPORT_MODE_FULL);
+	CU_ASSERT_EQUAL(rnsc_transport_request_path(N[c].t, da, 0, 0, NOW), 0);
+	pump();
+	CU_ASSERT_FALSE(rnsc_transport_has_path(N[c].t, da)); /* PATH_REQUEST_GRACE first */
+	tick_all(NOW + 2000, 250);
+	CU_ASSERT_EQUAL_FATAL(rnsc_transport_path_get(N[c].t, da, &p), 0);
+	CU_ASSERT_EQUAL(p.hops, 2);
+	CU_ASSERT_EQUAL(N[c].last_ctx, RNSC_CTX_PATH_RESPONSE);
+	rnsc_identity_free(&ida);
+	net_reset();
+}
+
+static void test_hashlist_rotation(void)
+{
+	int a = add_node(0), b = add_node(0);
+	wire_up(a, 1, b, 1, RNSC_TRANSPORT_MODE_FULL);
+	rnsc_transport_del(N[b].t);
+	rnsc_transport_config cfg = {.hashlist_maxsize = 4, .use_implicit_proof = 1};
+	CU_ASSERT_EQUAL_FATAL(rnsc_transport_new(C, &N[b].t, &N[b].tid, &cfg), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_iface_add(N[b].t, 1, RNSC_TRANSPORT_MODE_FULL, 0, 0), 0);
+	uint8_t dest[16] = {1}, frames[4][64];
+	for (int i = 0; i < 4; i++) {
+		uint8_t data[8] = {(uint8_t)i};
+		rnsc_packet p = {.dest_type = RNSC_DEST_SINGLE, .packet_type = RNSC_PKT_DATA,
+				 .data = data, .data_len = sizeof(data)};
+		memcpy(p.dest_hash, dest, 16);
+		CU_ASSERT_EQUAL(rnsc_packet_pack(frames[i], 64, &p, RNSC_MTU), 27);
+		CU_ASSERT_EQUAL(rnsc_transport_ingest(N[b].t, 1, frames[i], 27, NOW), 0);
+	}
+	CU_ASSERT_EQUAL(rnsc_transport_hashlist_count(N[b].t), 4);
+	/* more than hashlist_maxsize / 2: the list becomes the previous generation */
+	CU_ASSERT_EQUAL(rnsc_transport_tick(N[b].t, NOW), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[b].t)->hashlist_rotations, 1);
+	CU_ASSERT_EQUAL(rnsc_transport_ingest(N[b].t, 1, frames[0], 27, NOW), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[b].t)->duplicates, 1); /* prev still filters */
+	for (int i = 0; i < 3; i++) {
+		uint8_t f[64];
+		memcpy(f, frames[i], 27);
+		f[26] = 0x80; /* new distinct packets */
+		f[25] = (uint8_t)i;
+		CU_ASSERT_EQUAL(rnsc_transport_ingest(N[b].t, 1, f, 27, NOW), 0);
+	}
+	CU_ASSERT_EQUAL(rnsc_transport_tick(N[b].t, NOW), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[b].t)->hashlist_rotations, 2);
+	/* two generations old: forgotten */
+	CU_ASSERT_EQUAL(rnsc_transport_ingest(N[b].t, 1, frames[1], 27, NOW), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[b].t)->duplicates, 1);
+	net_reset();
+}
+
+int main(void)
+{
+	if (rnsc_ctx_new(&C) || rnsc_plugin_host_new(C, &H) || rnsc_plugin_host_add_default_dirs(H))
+		return 1;
+	rnsc_plugin_host_scan(H);
+	if (rnsc_crypto_set_order(C, "openssl") != 0) {
+		fprintf(stderr, "transport_test: FAILED: openssl plugin did not load\n");
+		return 1;
+	}
+	rnsc_crypto_set_rng(C, test_rng, NULL);
+	rnsc_ctx_set_log_level(C, RNSC_LOG_WARNING);
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	CU_pSuite s = CU_add_suite("transport", NULL, NULL);
+	CU_add_test(s, "announce, path, duplicates", test_announce_and_duplicates);
+	CU_add_test(s, "path request, data, proof, receipt timeout", test_path_request_and_data);
+	CU_add_test(s, "path expiry by interface mode", test_path_expiry);
+	CU_add_test(s, "relay: rebroadcast, forwarding, path response", test_relay);
+	CU_add_test(s, "hashlist rotation", test_hashlist_rotation);
+	int rc = rnsc_cu_run();
+	rnsc_plugin_host_del(H);
+	rnsc_ctx_del(C);
+	return rc;
+}
