@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "crypto.h"
+#include "iface_abi.h"
 
 #define MAX_DIRS 16
 
@@ -326,6 +327,21 @@ static int handshake(rnsc_plugin_host *h, rnsc_plugin_rec *r, rnsc_plugin_init_f
 				    rnsc_strerror(rc));
 		}
 	}
+	if (d->kind == RNSC_PLUGIN_IFACE) {
+		/* Reject a table the runtime could not drive rather than crash later. */
+		const rnsc_iface_ops *ops = d->ops;
+		if (!RNSC_OPS_HAS(ops, rnsc_iface_ops, types) || !ops->types[0] ||
+		    !RNSC_OPS_HAS(ops, rnsc_iface_ops, open) ||
+		    !RNSC_OPS_HAS(ops, rnsc_iface_ops, send) ||
+		    !RNSC_OPS_HAS(ops, rnsc_iface_ops, stats) ||
+		    !RNSC_OPS_HAS(ops, rnsc_iface_ops, close)) {
+			if (d->fini)
+				d->fini(r->inst);
+			return fail(h, r, RNSC_ERR_PLUGIN_DESC,
+				    "interface plugin '%s' lacks types, open, send, stats or close",
+				    d->name);
+		}
+	}
 	r->status = 0;
 	rnsc_log(h->ctx, RNSC_LOG_VERBOSE, "plugins", "loaded %s %s (%s) from %s", d->name,
 		 d->version, rnsc_plugin_kind_name(d->kind), r->file);
@@ -413,4 +429,20 @@ size_t rnsc_plugin_host_count(const rnsc_plugin_host *h)
 const rnsc_plugin_rec *rnsc_plugin_host_at(const rnsc_plugin_host *h, size_t i)
 {
 	return i < h->n_recs ? &h->recs[i] : NULL;
+}
+
+const rnsc_plugin_rec *rnsc_plugin_host_find_iface(const rnsc_plugin_host *h, const char *type)
+{
+	if (!h || !type)
+		return NULL;
+	for (size_t i = 0; i < h->n_recs; i++) {
+		const rnsc_plugin_rec *r = &h->recs[i];
+		if (r->status != 0 || !r->desc || r->desc->kind != RNSC_PLUGIN_IFACE)
+			continue;
+		const rnsc_iface_ops *ops = r->desc->ops;
+		for (const char *const *t = ops->types; *t; t++)
+			if (strcmp(*t, type) == 0)
+				return r;
+	}
+	return NULL;
 }

@@ -55,6 +55,11 @@ RNSC_API size_t rnsc_plugin_host_count(const rnsc_plugin_host *h);
 RNSC_API const rnsc_plugin_rec *rnsc_plugin_host_at(const rnsc_plugin_host *h, size_t i);
 /* The active plugin of that name, or NULL. */
 RNSC_API const rnsc_plugin_rec *rnsc_plugin_host_find(const rnsc_plugin_host *h, const char *name);
+/* The first active interface plugin (load order) whose ops->types lists `type`
+ * ("TCPClientInterface", ...), or NULL. Its desc->ops is a validated rnsc_iface_ops
+ * (iface_abi.h) and its inst the instance to pass to ops->open. */
+RNSC_API const rnsc_plugin_rec *rnsc_plugin_host_find_iface(const rnsc_plugin_host *h,
+							    const char *type);
 /* Sets a configuration value plugins can read through host->config_get. Copies both. */
 RNSC_API int rnsc_plugin_host_set_config(rnsc_plugin_host *h, const char *plugin, const char *key,
 					 const char *value);
