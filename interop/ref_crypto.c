@@ -243,5 +243,6 @@ const rnsc_crypto_ops *rnsc_pyref_crypto_ops(void)
 
 uint64_t rnsc_pyref_crypto_prims(void)
 {
-	return RNSC_PRIM_BIT(RNSC_PRIM_COUNT) - 1;
+	/* Every general primitive; the reference has no RandomX (and no randomx_* slots). */
+	return (RNSC_PRIM_BIT(RNSC_PRIM_COUNT) - 1) & ~RNSC_PRIM_BIT(RNSC_PRIM_RANDOMX);
 }

@@ -38,5 +38,6 @@ int cmd_plugins(int argc, char **argv);
 int cmd_conform(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_id(int argc, char **argv);
+int cmd_timelock(int argc, char **argv);
 
 #endif

@@ -14,6 +14,7 @@ static const struct {
 	{"conform", cmd_conform, "cross-check rnsc against the embedded reference and vectors"},
 	{"bench", cmd_bench, "benchmarks (bench crypto: primitives per backend vs reference)"},
 	{"id", cmd_id, "identity tool: generate, inspect, sign, verify, encrypt, decrypt"},
+	{"timelock", cmd_timelock, "RandomX time-lock: calibrate the sequential chain, seal, open"},
 };
 
 static void usage(FILE *f)

@@ -2,6 +2,7 @@
 #include "crypto.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <string.h>
 
 #include "ctx_internal.h"
@@ -11,7 +12,7 @@ static const char *const prim_names[RNSC_PRIM_COUNT] = {
 	[RNSC_PRIM_SHA512] = "sha512",	     [RNSC_PRIM_HASH_STREAM] = "hash-stream",
 	[RNSC_PRIM_HMAC_SHA256] = "hmac-sha256", [RNSC_PRIM_HKDF_SHA256] = "hkdf-sha256",
 	[RNSC_PRIM_AES256_CBC] = "aes256-cbc", [RNSC_PRIM_X25519] = "x25519",
-	[RNSC_PRIM_ED25519] = "ed25519",
+	[RNSC_PRIM_ED25519] = "ed25519",	     [RNSC_PRIM_RANDOMX] = "randomx",
 };
 
 const char *rnsc_prim_name(enum rnsc_prim prim)
@@ -43,6 +44,10 @@ static int slots_present(const rnsc_crypto_ops *o, uint64_t prims)
 	NEED(RNSC_PRIM_ED25519, ed25519_public)
 	NEED(RNSC_PRIM_ED25519, ed25519_sign)
 	NEED(RNSC_PRIM_ED25519, ed25519_verify)
+	NEED(RNSC_PRIM_RANDOMX, randomx_new)
+	NEED(RNSC_PRIM_RANDOMX, randomx_hash)
+	NEED(RNSC_PRIM_RANDOMX, randomx_info)
+	NEED(RNSC_PRIM_RANDOMX, randomx_del)
 #undef NEED
 	return 1;
 }
@@ -353,4 +358,69 @@ int rnsc_pkcs7_unpad_len(const uint8_t *in, size_t len)
 	if (bad)
 		return RNSC_ERR_PADDING;
 	return (int)(len - n);
+}
+
+/* ---- RandomX machines ------------------------------------------------------------------ */
+
+struct rnsc_randomx {
+	rnsc_ctx *ctx;
+	/* The serving backend's table and instance, copied rather than pointed to: the
+	 * backend array moves when another backend is unregistered. */
+	const rnsc_crypto_ops *ops;
+	void *inst;
+	void *vm;
+};
+
+int rnsc_randomx_new(rnsc_ctx *ctx, rnsc_randomx **out, uint32_t flags, const uint8_t *key,
+		     size_t key_len, unsigned init_threads)
+{
+	if (!ctx || !out || (key_len && !key))
+		return RNSC_ERR_INVAL;
+	*out = NULL;
+	SERVED(ctx, RNSC_PRIM_RANDOMX, be);
+	rnsc_randomx *rx = rnsc_calloc(ctx, 1, sizeof(*rx));
+	if (!rx)
+		return RNSC_ERR_NOMEM;
+	rx->ctx = ctx;
+	rx->ops = be->ops;
+	rx->inst = be->inst;
+	int rc = be->ops->randomx_new(be->inst, flags, key, key_len, init_threads, &rx->vm);
+	if (rc != 0 || !rx->vm) {
+		int e = errno; /* the backend's reason for RNSC_ERR_NOMEM, kept for the caller */
+		rnsc_free(ctx, rx);
+		errno = e;
+		return rc ? rc : RNSC_ERR_CRYPTO;
+	}
+	*out = rx;
+	return 0;
+}
+
+int rnsc_randomx_hash(rnsc_randomx *rx, uint8_t out[32], const uint8_t *in, size_t len)
+{
+	if (!rx || !out || (len && !in))
+		return RNSC_ERR_INVAL;
+	return rx->ops->randomx_hash(rx->inst, rx->vm, out, in, len);
+}
+
+int rnsc_randomx_info(rnsc_randomx *rx, char *buf, size_t cap)
+{
+	if (!rx || !buf || !cap)
+		return RNSC_ERR_INVAL;
+	return rx->ops->randomx_info(rx->inst, rx->vm, buf, cap);
+}
+
+int rnsc_randomx_backend_info(rnsc_ctx *ctx, char *buf, size_t cap)
+{
+	if (!ctx || !buf || !cap)
+		return RNSC_ERR_INVAL;
+	SERVED(ctx, RNSC_PRIM_RANDOMX, be);
+	return be->ops->randomx_info(be->inst, NULL, buf, cap);
+}
+
+void rnsc_randomx_del(rnsc_randomx *rx)
+{
+	if (!rx)
+		return;
+	rx->ops->randomx_del(rx->inst, rx->vm);
+	rnsc_free(rx->ctx, rx);
 }

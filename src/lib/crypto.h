@@ -94,6 +94,29 @@ RNSC_API int rnsc_ed25519_sign(rnsc_ctx *ctx, uint8_t sig[64], const uint8_t see
 RNSC_API int rnsc_ed25519_verify(rnsc_ctx *ctx, const uint8_t sig[64], const uint8_t pub[32],
 				 const uint8_t *msg, size_t len) RNSC_MUST_CHECK;
 
+/*
+ * RandomX machines (served by the backend of RNSC_PRIM_RANDOMX, e.g. the randomx plugin).
+ * rnsc_randomx_new builds the cache for key and, with RNSC_RANDOMX_FULL, the 2080 MiB dataset
+ * using init_threads threads (0: all online CPUs); flags are enum rnsc_randomx_flags. The
+ * backend serving at creation time keeps serving this machine even if the order changes; it
+ * must stay loaded until rnsc_randomx_del. *out is owned by the caller.
+ * Returns 0, RNSC_ERR_INVAL, RNSC_ERR_NOPRIM (no backend, or the implementation/version/engine
+ * asked for is not available), RNSC_ERR_NOMEM (errno holds the system's reason when a large
+ * mapping failed), RNSC_ERR_SYS. A machine is used by one thread at a time.
+ */
+typedef struct rnsc_randomx rnsc_randomx;
+RNSC_API int rnsc_randomx_new(rnsc_ctx *ctx, rnsc_randomx **out, uint32_t flags,
+			      const uint8_t *key, size_t key_len, unsigned init_threads);
+/* out receives the 32-byte RandomX hash of in[0..len). */
+RNSC_API int rnsc_randomx_hash(rnsc_randomx *rx, uint8_t out[32], const uint8_t *in, size_t len);
+/* The machine's description (space-separated key=value pairs: impl, version, mode, jit, aes,
+ * pages, thp_kb, init_threads, cache_s, dataset_s). Returns the length or a negative code. */
+RNSC_API int rnsc_randomx_info(rnsc_randomx *rx, char *buf, size_t cap);
+/* What the serving backend offers (impls=..., jit=..., aes=...), without building anything. */
+RNSC_API int rnsc_randomx_backend_info(rnsc_ctx *ctx, char *buf, size_t cap);
+/* Frees the machine and all its memory; NULL is a no-op. */
+RNSC_API void rnsc_randomx_del(rnsc_randomx *rx);
+
 /* PKCS#7 for 16-byte blocks. pad: writes len + (16 - len % 16) bytes to out, returns that
  * length. unpad: returns the unpadded length or RNSC_ERR_PADDING (strict: 1..16, all pad
  * bytes equal). */

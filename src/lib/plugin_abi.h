@@ -91,6 +91,7 @@ enum rnsc_prim {
 	RNSC_PRIM_AES256_CBC,
 	RNSC_PRIM_X25519,
 	RNSC_PRIM_ED25519,
+	RNSC_PRIM_RANDOMX, /* RandomX hashing machines (randomx_* slots) */
 	RNSC_PRIM_COUNT
 };
 #define RNSC_PRIM_BIT(p) (UINT64_C(1) << (p))
@@ -105,6 +106,23 @@ typedef union rnsc_hash_state {
 	void *align_ptr;
 	long double align_ld;
 } rnsc_hash_state;
+
+/*
+ * RandomX machine flags (the flags argument of randomx_new). The zero value asks for the
+ * default: rnsc's own implementation, RandomX v1, light mode (256 MiB cache), the fastest
+ * engine the machine has (JIT, hardware AES) and huge pages when the system grants them.
+ */
+enum rnsc_randomx_flags {
+	RNSC_RANDOMX_V2 = 1u << 0,        /* RandomX v2 (else v1) */
+	RNSC_RANDOMX_FULL = 1u << 1,      /* full-memory mode: 2080 MiB dataset (else light) */
+	RNSC_RANDOMX_INTERP = 1u << 2,    /* force the portable interpreter (else JIT when available) */
+	RNSC_RANDOMX_SOFT_AES = 1u << 3,  /* force software AES (else hardware AES when present) */
+	RNSC_RANDOMX_NO_HUGE = 1u << 4,   /* never ask for huge pages (4 KiB pages only) */
+	/* Implementation select (a 4-bit field): which code computes the hashes. */
+	RNSC_RANDOMX_IMPL_OWN = 0u << 8,        /* rnsc's own (v1 and v2) */
+	RNSC_RANDOMX_IMPL_LIBRANDOMX = 1u << 8, /* the system's librandomx (v1 only) */
+	RNSC_RANDOMX_IMPL_MASK = 15u << 8,
+};
 
 /*
  * Every function returns 0 or a negative rnsc_err. Output buffers have the
@@ -145,6 +163,31 @@ typedef struct rnsc_crypto_ops {
 	/* 0 when valid, RNSC_ERR_SIGNATURE when not, RNSC_ERR_BADKEY for an unusable key. */
 	int (*ed25519_verify)(void *inst, const uint8_t sig[64], const uint8_t pub[32],
 			      const uint8_t *msg, size_t len);
+	/*
+	 * RandomX (RNSC_PRIM_RANDOMX). A "machine" is everything one key needs: the cache, the
+	 * dataset in full mode, and one VM. randomx_new builds it: the cache from key, then (full
+	 * mode) the dataset with init_threads threads (0: one per online CPU). It can take tens of
+	 * seconds in full mode. *vm is owned by the caller and released with randomx_del.
+	 * Returns 0, RNSC_ERR_INVAL, RNSC_ERR_NOPRIM (implementation, version, JIT or hardware AES
+	 * not available), RNSC_ERR_NOMEM (memory could not be mapped; errno says why) or
+	 * RNSC_ERR_SYS (a worker thread could not be started).
+	 * A machine is used by one thread at a time; different machines are independent.
+	 */
+	int (*randomx_new)(void *inst, uint32_t flags, const uint8_t *key, size_t key_len,
+			   unsigned init_threads, void **vm);
+	/* RandomX hash of in[0..len) under the machine's key. The caller's floating-point
+	 * environment is preserved. Returns 0 or RNSC_ERR_INVAL. */
+	int (*randomx_hash)(void *inst, void *vm, uint8_t out[32], const uint8_t *in, size_t len);
+	/*
+	 * One line of space-separated key=value pairs describing the machine (vm != NULL):
+	 * impl, version, mode, jit, aes, pages (4k|thp|hugetlb), thp_kb (memory really on huge
+	 * pages), init_threads, cache_s, dataset_s; or the implementations on offer (vm NULL).
+	 * Values contain no spaces. Returns the length written (NUL excluded; truncated to cap)
+	 * or a negative rnsc_err.
+	 */
+	int (*randomx_info)(void *inst, void *vm, char *buf, size_t cap);
+	/* Releases the machine and all its memory; NULL is a no-op. */
+	void (*randomx_del)(void *inst, void *vm);
 } rnsc_crypto_ops;
 
 /* True when an ops table of reported size `sz` contains slot `field`. */
