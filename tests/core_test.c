@@ -260,8 +260,11 @@ static void test_identity_ops(void)
 	CU_ASSERT_EQUAL(rnsc_identity_decrypt(&a, out, sizeof(out), tok, (size_t)n,
 					      (const uint8_t(*)[32])r, 3, 0, &used), 5);
 	CU_ASSERT_EQUAL(used, -1);
-	uint8_t rh[16];
+	uint8_t rh[16], full[32], direct[32];
 	CU_ASSERT_EQUAL(rnsc_random_hash(C, rh), 0);
+	CU_ASSERT_EQUAL(rnsc_full_hash(C, full, msg, 10), 0);
+	CU_ASSERT_EQUAL(rnsc_sha256(C, direct, msg, 10), 0);
+	CU_ASSERT_EQUAL(memcmp(full, direct, 32), 0);
 	rnsc_identity_free(&a);
 	rnsc_identity_free(&pubonly);
 }
@@ -293,6 +296,8 @@ static void test_identity_file(void)
 	CU_ASSERT_EQUAL(rnsc_identity_load_file(C, &b, path), RNSC_ERR_KEYLEN);
 	unlink(path);
 	CU_ASSERT_EQUAL(rnsc_identity_load_file(C, &b, path), RNSC_ERR_NOENT);
+	/* A folder opens but cannot be read: an I/O error, not a key. */
+	CU_ASSERT_EQUAL(rnsc_identity_load_file(C, &b, dir), RNSC_ERR_IO);
 	snprintf(path, sizeof(path), "%s/missing/identity", dir);
 	CU_ASSERT_EQUAL(rnsc_identity_save_file(&a, path), RNSC_ERR_NOENT);
 	rmdir(dir);
