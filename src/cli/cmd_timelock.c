@@ -69,6 +69,9 @@ static void usage(FILE *f)
 "  --pages auto|4k|both   huge pages when the system grants them (auto), never (4k), or\n"
 "                         calibrate each configuration both ways (both). Always reported.\n"
 "  --interp               use the portable interpreter instead of the JIT\n"
+"  --secure-jit           keep JIT code pages W^X (never writable and executable at once;\n"
+"                         two page-protection changes per program, a little slower). Also\n"
+"                         asks librandomx for its secure JIT.\n"
 "  --init-threads N       threads for the dataset (default: all online CPUs)\n"
 "  --workers 1            chain workers; a sequential chain has exactly one\n"
 "  --samples N            calibration samples (default 5)\n"
@@ -102,6 +105,7 @@ typedef struct tl_opts {
 	int impl;         /* -1 default/all, 0 own, 1 librandomx */
 	int pages;        /* 0 auto, 1 4k, 2 both */
 	int interp;
+	int secure_jit; /* W^X JIT pages for every machine of the run */
 	unsigned init_threads;
 	unsigned samples;
 	unsigned hashes;
@@ -141,13 +145,14 @@ static int parse_opts(tl_opts *o, int argc, char **argv)
 {
 	enum { O_MODE = 256, O_ALGO, O_IMPL, O_PAGES, O_INTERP, O_THREADS, O_WORKERS, O_SAMPLES,
 	       O_HASHES, O_JSON, O_OUTPUT, O_SECONDS, O_RATE, O_STEPS, O_CKPT, O_MAX, O_NORESUME,
-	       O_CRYPTO };
+	       O_CRYPTO, O_SECURE_JIT };
 	static const struct option opts[] = {
 		{"mode", required_argument, NULL, O_MODE},
 		{"algo", required_argument, NULL, O_ALGO},
 		{"impl", required_argument, NULL, O_IMPL},
 		{"pages", required_argument, NULL, O_PAGES},
 		{"interp", no_argument, NULL, O_INTERP},
+		{"secure-jit", no_argument, NULL, O_SECURE_JIT},
 		{"init-threads", required_argument, NULL, O_THREADS},
 		{"workers", required_argument, NULL, O_WORKERS},
 		{"samples", required_argument, NULL, O_SAMPLES},
@@ -206,6 +211,7 @@ static int parse_opts(tl_opts *o, int argc, char **argv)
 				return bad("--pages", optarg);
 			break;
 		case O_INTERP: o->interp = 1; break;
+		case O_SECURE_JIT: o->secure_jit = 1; break;
 		case O_THREADS:
 			if (parse_u64(optarg, &v, 1, 1024))
 				return bad("--init-threads", optarg);
@@ -302,6 +308,8 @@ static uint32_t machine_flags(const tl_opts *o, int algo, int impl, int mode, in
 		f |= RNSC_RANDOMX_FULL;
 	if (o->interp)
 		f |= RNSC_RANDOMX_INTERP;
+	if (o->secure_jit)
+		f |= RNSC_RANDOMX_SECURE_JIT;
 	if (no_huge)
 		f |= RNSC_RANDOMX_NO_HUGE;
 	f |= impl == 1 ? RNSC_RANDOMX_IMPL_LIBRANDOMX : RNSC_RANDOMX_IMPL_OWN;
@@ -711,7 +719,7 @@ static void print_json(FILE *f, const tl_opts *o, const env_info *e, const cal_r
 		json_kv_str(f, "algo", r->algo == 2 ? "v2" : "v1", 1);
 		json_kv_str(f, "huge_pages_requested", r->no_huge ? "no" : "yes", 1);
 		fprintf(f, ", \"ok\": %s", r->ok ? "true" : "false");
-		static const char *const keys[] = {"impl_version", "pages", "cache_pages", "jit", "aes"};
+		static const char *const keys[] = {"impl_version", "pages", "cache_pages", "jit", "jit_pages", "aes"};
 		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
 			kv(r->info, keys[k], v, sizeof(v));
 			json_kv_str(f, keys[k], v, 1);

@@ -118,6 +118,7 @@ enum rnsc_randomx_flags {
 	RNSC_RANDOMX_INTERP = 1u << 2,    /* force the portable interpreter (else JIT when available) */
 	RNSC_RANDOMX_SOFT_AES = 1u << 3,  /* force software AES (else hardware AES when present) */
 	RNSC_RANDOMX_NO_HUGE = 1u << 4,   /* never ask for huge pages (4 KiB pages only) */
+	RNSC_RANDOMX_SECURE_JIT = 1u << 5, /* JIT code pages kept W^X (else RWX, no syscalls per program) */
 	/* Implementation select (a 4-bit field): which code computes the hashes. */
 	RNSC_RANDOMX_IMPL_OWN = 0u << 8,        /* rnsc's own (v1 and v2) */
 	RNSC_RANDOMX_IMPL_LIBRANDOMX = 1u << 8, /* the system's librandomx (v1 only) */

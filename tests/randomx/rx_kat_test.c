@@ -46,6 +46,9 @@ static const impl impls[] = {
 	{ "interpreter/soft-aes", RX_FLAG_SOFT_AES },
 	{ "jit/aes-ni", RX_FLAG_JIT },
 	{ "jit/soft-aes", RX_FLAG_JIT | RX_FLAG_SOFT_AES },
+	/* The default JIT maps its code pages writable and executable; this keeps the W^X path
+	 * (an mprotect pair per program) under the same vectors. */
+	{ "jit-secure/aes-ni", RX_FLAG_JIT | RX_FLAG_SECURE_JIT },
 };
 #define N_IMPLS (sizeof(impls) / sizeof(impls[0]))
 

@@ -45,6 +45,12 @@ enum rx_flags {
 	RX_FLAG_JIT = 1u << 2,           /* x86-64 JIT (else the portable interpreter) */
 	RX_FLAG_SOFT_AES = 1u << 3,      /* software AES rounds (else AES-NI) */
 	RX_FLAG_NO_HUGE_PAGES = 1u << 4, /* do not ask for huge pages */
+	/* Keep the VM's JIT code pages W^X: writable while a program is emitted, executable only
+	 * after that (two mprotect calls per program, 16 per hash). Without it the code pages are
+	 * mapped writable and executable once, like upstream's default, and each program is
+	 * emitted without a system call; where the system refuses such pages the JIT falls back to
+	 * W^X by itself. */
+	RX_FLAG_SECURE_JIT = 1u << 5,
 };
 
 /* What backs a large allocation, as reported by rx_cache_pages()/rx_dataset_pages(). */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Interface between the VM driver (rx_vm.c) and the x86-64 JIT (rx_jit_x86.c). One rx_jit
- * belongs to one VM and is used by that VM's thread only. Its code pages follow W^X: they are
- * writable while a program is emitted and executable (read-only) while it runs.
+ * belongs to one VM and is used by that VM's thread only. Its code pages are writable and
+ * executable at once by default; with RX_FLAG_SECURE_JIT (or where the system refuses that)
+ * they follow W^X: writable while a program is emitted and executable (read-only) while it runs.
  */
 #ifndef RNSC_RX_JIT_H
 #define RNSC_RX_JIT_H

@@ -9,7 +9,10 @@
  *   xmm13/xmm14 = group E mantissa/exponent masks; xmm15 = memory operand.
  *   rsi = scratchpad, rdi = rx_jit_ctx, rbx = mx:ma (high:low), ebp = iteration counter;
  *   rax, rcx, rdx are scratch. The stack holds the context pointer and spAddr0/spAddr1.
- * Code pages follow W^X: mapped read-write while emitting, switched to read-execute to run.
+ * VM code pages are mapped read-write-execute once and programs are emitted without system
+ * calls (two mprotect calls per program cost a measurable share of a hash); RX_FLAG_SECURE_JIT,
+ * or a system that refuses such pages, keeps them W^X: read-write while emitting, switched to
+ * read-execute to run. SuperscalarHash code is written once per cache and is always W^X.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -19,6 +22,9 @@
 #include "rx_jit.h"
 
 #if defined(__x86_64__)
+
+/* The emitter helpers run for every byte of 16 programs per hash: keep them inlined. */
+#define EMIT static inline __attribute__((always_inline))
 
 #define VM_CODE_SIZE ((size_t)64 * 1024)
 #define SS_CODE_SIZE ((size_t)64 * 1024)
@@ -38,6 +44,7 @@ struct rx_jit {
 	size_t cap;
 	size_t len;
 	unsigned flags;
+	int rwx; /* mapped writable and executable: no protection changes */
 	int writable;
 	int overflow;
 	uint32_t ins_off[RX_PROGRAM_MAX_SIZE + 1];
@@ -51,7 +58,7 @@ typedef struct asm_buf {
 	int overflow;
 } asm_buf;
 
-static void b1(asm_buf *a, unsigned v)
+EMIT void b1(asm_buf *a, unsigned v)
 {
 	if (a->len < a->cap)
 		a->p[a->len] = (uint8_t)v;
@@ -60,33 +67,33 @@ static void b1(asm_buf *a, unsigned v)
 	a->len++;
 }
 
-static void d32(asm_buf *a, uint32_t v)
+EMIT void d32(asm_buf *a, uint32_t v)
 {
 	for (int i = 0; i < 4; i++)
 		b1(a, (v >> (8 * i)) & 0xff);
 }
 
-static void d64(asm_buf *a, uint64_t v)
+EMIT void d64(asm_buf *a, uint64_t v)
 {
 	for (int i = 0; i < 8; i++)
 		b1(a, (unsigned)(v >> (8 * i)) & 0xff);
 }
 
-static void rex(asm_buf *a, int w, int r, int x, int b)
+EMIT void rex(asm_buf *a, int w, int r, int x, int b)
 {
 	unsigned v = 0x40u | (w ? 8u : 0u) | ((r & 8) ? 4u : 0u) | ((x & 8) ? 2u : 0u) | ((b & 8) ? 1u : 0u);
 	if (v != 0x40)
 		b1(a, v);
 }
 
-static void opcode(asm_buf *a, const uint8_t *op, int n)
+EMIT void opcode(asm_buf *a, const uint8_t *op, int n)
 {
 	for (int i = 0; i < n; i++)
 		b1(a, op[i]);
 }
 
 /* Register-direct form: [prefix] [REX] opcode modrm(11, reg, rm). */
-static void ins_r(asm_buf *a, unsigned prefix, int w, const uint8_t *op, int n, int reg, int rm)
+EMIT void ins_r(asm_buf *a, unsigned prefix, int w, const uint8_t *op, int n, int reg, int rm)
 {
 	if (prefix)
 		b1(a, prefix);
@@ -96,7 +103,7 @@ static void ins_r(asm_buf *a, unsigned prefix, int w, const uint8_t *op, int n, 
 }
 
 /* Memory form [base + index * 2^scale + disp] (index < 0: none). */
-static void ins_m(asm_buf *a, unsigned prefix, int w, const uint8_t *op, int n, int reg, int base,
+EMIT void ins_m(asm_buf *a, unsigned prefix, int w, const uint8_t *op, int n, int reg, int base,
 		  int index, int scale, int32_t disp)
 {
 	if (prefix)
@@ -125,19 +132,19 @@ static void ins_m(asm_buf *a, unsigned prefix, int w, const uint8_t *op, int n, 
 
 #define OP(...) (const uint8_t[]){ __VA_ARGS__ }, (int)sizeof((const uint8_t[]){ __VA_ARGS__ })
 
-static void push(asm_buf *a, int r)
+EMIT void push(asm_buf *a, int r)
 {
 	rex(a, 0, 0, 0, r);
 	b1(a, 0x50u + (unsigned)(r & 7));
 }
 
-static void pop(asm_buf *a, int r)
+EMIT void pop(asm_buf *a, int r)
 {
 	rex(a, 0, 0, 0, r);
 	b1(a, 0x58u + (unsigned)(r & 7));
 }
 
-static void mov_imm64(asm_buf *a, int r, uint64_t v)
+EMIT void mov_imm64(asm_buf *a, int r, uint64_t v)
 {
 	rex(a, 1, 0, 0, r);
 	b1(a, 0xB8u + (unsigned)(r & 7));
@@ -149,6 +156,29 @@ static void call_abs(asm_buf *a, const void *fn)
 	mov_imm64(a, RAX, (uint64_t)(uintptr_t)fn);
 	b1(a, 0xFF);
 	b1(a, 0xD0); /* call rax */
+}
+
+/* Pad with the recommended multi-byte NOPs up to a multiple of align bytes (a power of two),
+ * so the program loop starts on a fresh fetch block and decodes from its first byte. */
+static void align_nops(asm_buf *a, size_t align)
+{
+	static const uint8_t nops[9][9] = {
+		{ 0x90 },
+		{ 0x66, 0x90 },
+		{ 0x0F, 0x1F, 0x00 },
+		{ 0x0F, 0x1F, 0x40, 0x00 },
+		{ 0x0F, 0x1F, 0x44, 0x00, 0x00 },
+		{ 0x66, 0x0F, 0x1F, 0x44, 0x00, 0x00 },
+		{ 0x0F, 0x1F, 0x80, 0x00, 0x00, 0x00, 0x00 },
+		{ 0x0F, 0x1F, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00 },
+		{ 0x66, 0x0F, 0x1F, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00 },
+	};
+	size_t pad = (align - (a->len & (align - 1))) & (align - 1);
+	while (pad) {
+		size_t k = pad > 9 ? 9 : pad;
+		opcode(a, nops[k - 1], (int)k);
+		pad -= k;
+	}
 }
 
 #define CTX(field) ((int32_t)offsetof(rx_jit_ctx, field))
@@ -286,6 +316,11 @@ int rx_jit_new(rx_jit **out, unsigned flags)
 	j->cap = VM_CODE_SIZE;
 	j->writable = 1;
 	j->flags = flags;
+	/* Fast path: make the pages executable too, once. Hardened systems (SELinux execmem, PaX)
+	 * refuse this; the JIT then stays W^X, which costs speed but not correctness. */
+	if (!(flags & RX_FLAG_SECURE_JIT) &&
+	    mprotect(j->code, j->cap, PROT_READ | PROT_WRITE | PROT_EXEC) == 0)
+		j->rwx = 1;
 	*out = j;
 	return 0;
 }
@@ -550,7 +585,7 @@ static void emit_body(rx_jit *j, asm_buf *a, unsigned n)
 
 static int begin(rx_jit *j)
 {
-	if (!j->writable) {
+	if (!j->rwx && !j->writable) {
 		if (mprotect(j->code, j->cap, PROT_READ | PROT_WRITE) != 0)
 			return RNSC_ERR_SYS;
 		j->writable = 1;
@@ -562,10 +597,12 @@ static int finish(rx_jit *j, asm_buf *a)
 {
 	if (a->overflow)
 		return RNSC_ERR_FATAL;
+	j->len = a->len;
+	if (j->rwx)
+		return 0;
 	if (mprotect(j->code, j->cap, PROT_READ | PROT_EXEC) != 0)
 		return RNSC_ERR_SYS;
 	j->writable = 0;
-	j->len = a->len;
 	return 0;
 }
 
@@ -594,6 +631,7 @@ int rx_jit_compile(rx_jit *j, const uint8_t *program, unsigned n, const rx_prog_
 	b1(&a, 0xBD); /* mov ebp, iterations */
 	d32(&a, RX_PROGRAM_ITERATIONS);
 
+	align_nops(&a, 64);
 	const size_t loop_top = a.len;
 	/* spAddr0/1 ^= low/high half of r[readReg0] ^ r[readReg1], masked to L3 lines. */
 	ins_r(&a, 0, 1, OP(0x8B), RAX, VR(cfg->read_reg[0]));

@@ -53,6 +53,7 @@ typedef struct rxp_vm {
 	uint32_t flags; /* RNSC_RANDOMX_* as asked */
 	int impl;       /* 0 own, 1 librandomx */
 	int jit, soft_aes;
+	int secure_jit; /* JIT code pages kept W^X (RNSC_RANDOMX_SECURE_JIT) */
 	int cache_pages, ds_pages; /* enum rx_pages */
 	unsigned threads;
 	double cache_s, dataset_s;
@@ -142,6 +143,10 @@ static int own_new(rxp_inst *in, rxp_vm *m, const uint8_t *key, size_t key_len)
 	int full = (m->flags & RNSC_RANDOMX_FULL) != 0;
 	m->jit = (f & RX_FLAG_JIT) != 0;
 	m->soft_aes = (f & RX_FLAG_SOFT_AES) != 0;
+	if (m->jit && (m->flags & RNSC_RANDOMX_SECURE_JIT)) {
+		f |= RX_FLAG_SECURE_JIT;
+		m->secure_jit = 1;
+	}
 
 	double t0 = now_s();
 	int rc = rx_cache_new(&m->cache, f & (RX_FLAG_JIT | RX_FLAG_NO_HUGE_PAGES));
@@ -265,6 +270,10 @@ static int lib_new(rxp_inst *in, rxp_vm *m, const uint8_t *key, size_t key_len)
 	int huge = !(m->flags & RNSC_RANDOMX_NO_HUGE);
 	m->jit = (f & RANDOMX_FLAG_JIT) != 0;
 	m->soft_aes = !(f & RANDOMX_FLAG_HARD_AES);
+	if (m->jit && (m->flags & RNSC_RANDOMX_SECURE_JIT)) {
+		f |= RANDOMX_FLAG_SECURE; /* like for like with own's W^X JIT */
+		m->secure_jit = 1;
+	}
 
 	double t0 = now_s();
 	/* librandomx's "large pages" are reserved (hugetlb) pages only: try them, then fall back. */
@@ -450,13 +459,14 @@ static int rxp_info(void *inst, void *vmp, char *buf, size_t cap)
 	long thp = thp_kb(mem, len);
 	n = snprintf(buf, cap,
 		     "impl=%s impl_version=%s%s version=%d mode=%s jit=%s aes=%s pages=%s thp_kb=%ld "
-		     "cache_pages=%s init_threads=%u cache_s=%.3f dataset_s=%.3f",
+		     "cache_pages=%s init_threads=%u cache_s=%.3f dataset_s=%.3f jit_pages=%s",
 		     m->impl ? "librandomx" : "own", m->impl ? "librandomx-" : "rnsc-",
 		     m->impl ? LIBRANDOMX_VERSION : PACKAGE_VERSION,
 		     (m->flags & RNSC_RANDOMX_V2) ? 2 : 1, full ? "full" : "light",
 		     m->jit ? "on" : "off", m->soft_aes ? "soft" : "hw",
 		     rx_pages_name(full ? m->ds_pages : m->cache_pages), thp, rx_pages_name(m->cache_pages),
-		     full ? m->threads : 0, m->cache_s, m->dataset_s);
+		     full ? m->threads : 0, m->cache_s, m->dataset_s,
+		     !m->jit ? "none" : m->secure_jit ? "wx" : "rwx");
 	if (n < 0)
 		return RNSC_ERR_FATAL;
 	return n >= (int)cap ? (int)cap - 1 : n;

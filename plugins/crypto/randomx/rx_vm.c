@@ -143,9 +143,16 @@ void rx_interp_compile(rx_bc *bc, const uint8_t *program, unsigned n)
 	int32_t last_mod[8];
 	for (int i = 0; i < 8; i++)
 		last_mod[i] = -1;
+	/* rx_opcode_class searches the frequency table; this runs for every program of every
+	 * hash (16 per hash with the JIT), so expand the table once per program instead. */
+	uint8_t cls_of[256];
+	for (unsigned c = 0, op = 0; c < RX_I_COUNT; c++)
+		for (unsigned k = 0; k < rx_freq[c]; k++)
+			cls_of[op++] = (uint8_t)c;
 
 	for (unsigned i = 0; i < n; i++) {
 		const uint8_t *w = program + 8 * i;
+		const int cls = cls_of[w[0]];
 		const unsigned d = w[1] % 8, s = w[2] % 8, mod = w[3];
 		const uint32_t imm32 = rx_load32(w + 4);
 		const uint32_t mem_mask = (mod % 4) ? RX_L1_MASK : RX_L2_MASK;
@@ -154,7 +161,7 @@ void rx_interp_compile(rx_bc *bc, const uint8_t *program, unsigned n)
 		b->dst = (uint8_t)d;
 		b->src = (uint8_t)s;
 
-		switch (rx_opcode_class(w[0])) {
+		switch (cls) {
 		case RX_I_IADD_RS:
 			b->op = RX_BC_IADD_RS;
 			b->shift = (uint8_t)((mod >> 2) % 4);
@@ -173,7 +180,7 @@ void rx_interp_compile(rx_bc *bc, const uint8_t *program, unsigned n)
 				[RX_I_IMUL_M] = RX_BC_IMUL_M,	  [RX_I_IMULH_M] = RX_BC_IMULH_M,
 				[RX_I_ISMULH_M] = RX_BC_ISMULH_M, [RX_I_IXOR_M] = RX_BC_IXOR_M,
 			};
-			b->op = ops[rx_opcode_class(w[0])];
+			b->op = ops[cls];
 			b->imm = rx_sext32(imm32);
 			if (s != d) {
 				b->mask = mem_mask;
@@ -188,7 +195,6 @@ void rx_interp_compile(rx_bc *bc, const uint8_t *program, unsigned n)
 		case RX_I_ISUB_R:
 		case RX_I_IMUL_R:
 		case RX_I_IXOR_R: {
-			const int cls = rx_opcode_class(w[0]);
 			if (s != d) {
 				b->op = cls == RX_I_ISUB_R ? RX_BC_ISUB_R : cls == RX_I_IMUL_R ? RX_BC_IMUL_R : RX_BC_IXOR_R;
 			} else {
@@ -221,7 +227,7 @@ void rx_interp_compile(rx_bc *bc, const uint8_t *program, unsigned n)
 			break;
 		case RX_I_IROR_R:
 		case RX_I_IROL_R: {
-			const int ror = rx_opcode_class(w[0]) == RX_I_IROR_R;
+			const int ror = cls == RX_I_IROR_R;
 			if (s != d) {
 				b->op = ror ? RX_BC_IROR_R : RX_BC_IROL_R;
 			} else {
@@ -245,13 +251,13 @@ void rx_interp_compile(rx_bc *bc, const uint8_t *program, unsigned n)
 			break;
 		case RX_I_FADD_R:
 		case RX_I_FSUB_R:
-			b->op = rx_opcode_class(w[0]) == RX_I_FADD_R ? RX_BC_FADD_R : RX_BC_FSUB_R;
+			b->op = cls == RX_I_FADD_R ? RX_BC_FADD_R : RX_BC_FSUB_R;
 			b->dst = (uint8_t)RX_FREG_F(d % 4);
 			b->src = (uint8_t)RX_FREG_A(s % 4);
 			break;
 		case RX_I_FADD_M:
 		case RX_I_FSUB_M:
-			b->op = rx_opcode_class(w[0]) == RX_I_FADD_M ? RX_BC_FADD_M : RX_BC_FSUB_M;
+			b->op = cls == RX_I_FADD_M ? RX_BC_FADD_M : RX_BC_FSUB_M;
 			b->dst = (uint8_t)RX_FREG_F(d % 4);
 			b->mask = mem_mask;
 			b->imm = rx_sext32(imm32);
