@@ -128,6 +128,14 @@ for path in sys.argv[1:]:
     assert r["hs_min"] > 0 and r["cache_init_s"] > 0 and r["dataset_init_s"] == 0, r
     assert r["jit"] in ("on", "off") and r["pages"] in ("4k", "thp", "hugetlb"), r
 ' "$tmp/cal_stdout.json" "$tmp/cal.json"
+check "calibrate with the W^X JIT" 0 $TL calibrate --mode light --workers 1 --samples 1 --hashes 2 \
+  --algo v1 --impl own --secure-jit --json --output "$tmp/calw.json"
+check "secure JIT reported" 0 "$PY" -c '
+import json, sys
+(r,) = json.load(open(sys.argv[1]))["runs"]
+assert r["ok"], r
+assert r.get("jit_pages") in ("wx", "none"), r
+' "$tmp/calw.json"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

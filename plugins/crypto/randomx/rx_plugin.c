@@ -363,7 +363,8 @@ static int rxp_new(void *inst, uint32_t flags, const uint8_t *key, size_t key_le
 		return RNSC_ERR_INVAL;
 	*out = NULL;
 	const uint32_t known = RNSC_RANDOMX_V2 | RNSC_RANDOMX_FULL | RNSC_RANDOMX_INTERP |
-			       RNSC_RANDOMX_SOFT_AES | RNSC_RANDOMX_NO_HUGE | RNSC_RANDOMX_IMPL_MASK;
+			       RNSC_RANDOMX_SOFT_AES | RNSC_RANDOMX_NO_HUGE | RNSC_RANDOMX_SECURE_JIT |
+			       RNSC_RANDOMX_IMPL_MASK;
 	if (flags & ~known)
 		return RNSC_ERR_INVAL;
 	uint32_t impl = flags & RNSC_RANDOMX_IMPL_MASK;
