@@ -1179,6 +1179,12 @@ static int process_announce_table(rnsc_transport *t, uint64_t now)
 				memcpy(done[n_done++], dest, HL); /* identity forgotten meanwhile */
 			else
 				rc = send_stored_announce(t, ae, now);
+			/* A rebroadcast that cannot be sent (hops reached PATHFINDER_M, or the
+			 * HEADER_2 re-send of a full-size announce exceeds the MTU) is dropped as
+			 * the reference's _outbound / Packet.pack drop it; it must not fail the
+			 * whole tick (tables would go unculled while it waits out its retries). */
+			if (rc == RNSC_ERR_HOPS || rc == RNSC_ERR_TOOBIG)
+				rc = 0;
 		}
 	}
 	for (size_t i = 0; i < n_done; i++)

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 #
 # Builds the libFuzzer targets (HDLC, KISS, MessagePack, packet, announce,
-# proof, IFAC and the config reader) with clang -fsanitize=fuzzer,address,undefined and
+# proof, IFAC, the config reader and the transport engine) with clang
+# -fsanitize=fuzzer,address,undefined and
 # runs each for SECONDS (default 60) on a scratch copy of its seed corpus, so
 # the corpus in the source tree never changes. Exits non-zero if any target
 # crashes, leaks, hits undefined behaviour or times out; crash inputs are kept
@@ -45,6 +46,12 @@ sources() {
 		# The runtime's config reader: its sources, the ctx allocator and err.c.
 		echo "$top/src/runtime/cfgfile.c $top/src/runtime/store.c $top/src/lib/ctx.c $top/src/lib/err.c -lpthread"
 		;;
+	transport)
+		# The transport engine on top of every wire-format module, with the OpenSSL
+		# crypto plugin compiled in (fuzz_wire.h).
+		for m in $core transport transport_map; do printf '%s ' "$top/src/lib/$m.c"; done
+		echo "$top/plugins/crypto/openssl/openssl.c -lcrypto"
+		;;
 	*)
 		for m in $core; do printf '%s ' "$top/src/lib/$m.c"; done
 		echo "$top/plugins/crypto/openssl/openssl.c -lcrypto"
@@ -53,7 +60,7 @@ sources() {
 }
 
 status=0
-for t in ${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config}; do
+for t in ${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport}; do
 	exe=$work/fuzz_$t
 	# shellcheck disable=SC2046 # the source list is meant to split
 	if ! "$cc" -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \

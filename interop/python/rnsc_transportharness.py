@@ -1,0 +1,411 @@
+# SPDX-License-Identifier: MIT
+"""The reference's Transport logic for rnsc's transport cross-check
+(conformance/transport_xcheck_test.c).
+
+The C side imports this module into the embedded interpreter (after rnsc_refharness set the
+reference up) and calls install(), which makes one dispatcher reachable through the generic
+wire bridge (interop/ref_wire.h) as rnsc_wireharness.transport(name, *args). Same result
+conventions as rnsc_wireharness: ints, bytes, None or a flat tuple of them; anything that goes
+wrong raises (RNSC_ERR_PYTHON on the C side, so the test fails loudly).
+
+What runs is the reference's own code: RNS.Transport.inbound (preprocess_inbound,
+packet_filter, _inbound with its announce handling and path table replacement rules,
+path_request_handler / path_request), RNS.Identity.validate_announce / remember /
+_remember_ratchet, RNS.Destination (receive, announce for path responses). RNS.Reticulum() is
+never started, so the state a running instance would provide is set up by hand, per session,
+and swapped into the reference only for the duration of each call (_session below), then
+restored, so the other harnesses see the reference exactly as before. The stand-ins:
+
+  * Transport's tables (path_table, announce_table, packet_hashlist(_prev), reverse_table,
+    link_table, destinations(_map), discovery_pr_tags(_prev), path_requests,
+    inflight_path_requests, ...) and Identity.known_destinations / known_ratchets are the
+    session's own fresh containers;
+  * Transport.identity is a namespace carrying the transport id the test chose (only .hash is
+    read on these paths), Transport.owner says "not connected to a shared instance",
+    Transport.ready is True, USE_INBOUND_QUEUE is False so _inbound runs synchronously inside
+    inbound() instead of on the (never started) inbound worker thread;
+  * the private Reticulum flags read by transport_enabled() / should_use_implicit_proof() are
+    set per session; Reticulum.get_instance() returns _Instance (no PHY stats, nothing
+    blackholed, _used_destination_data does nothing);
+  * `time` inside RNS.Transport, RNS.Identity and RNS.Destination is a clock pinned to the
+    `now` the caller passes (milliseconds, as rnsc's engine takes it);
+  * `os` inside RNS.Identity hands out scripted 16-byte blobs for os.urandom(16) (the only
+    draw Identity.get_random_hash makes), so a path response's random hash is byte-comparable;
+  * `threading` inside RNS.Identity runs no threads: _remember_ratchet's persist job (which
+    writes to the ratchet directory of a storage path that does not exist here) is dropped;
+  * Transport.cache / get_cached_packet keep announces in the session (the reference writes
+    them under Reticulum.cachepath) so a transport node can answer path requests from it;
+  * RNS.Packet.send records the packet (raw bytes and attached interface) instead of handing
+    it to Transport.outbound: these are the frames the reference would transmit;
+  * RNS.trace_exception records the exception Transport.inbound would only log, and the
+    call re-raises it;
+  * interfaces are _Iface objects: mode and HW_MTU as the test chose, no IFAC, online, no
+    PHY stats, no gravity, no announce rate target, never ingress/egress limited; the
+    callbacks the reference makes on them (protocol_violation, packet_filter_hit, ...) are
+    counted.
+Transport.packet_filter is wrapped to record its verdict for the duplicate-filter check.
+"""
+
+import contextlib
+import sys
+import types
+
+import rnsc_refharness as _h
+
+RNS = None
+_M = {}
+_S = None  # the current session
+
+
+def _mods():
+    global RNS
+    if RNS is None:
+        RNS = _h.RNS
+        if RNS is None:
+            raise RuntimeError("rnsc_refharness.setup() has not run")
+        for short in ("Identity", "Destination", "Packet", "Transport", "Reticulum",
+                      "Interfaces.Interface"):
+            __import__("RNS." + short)
+            _M[short] = sys.modules["RNS." + short]
+    return RNS
+
+
+class _Clock:
+    def __init__(self, now):
+        self.now = now
+
+    def time(self):
+        return self.now
+
+    def __getattr__(self, name):
+        import time
+        return getattr(time, name)
+
+
+class _ScriptedOs:
+    def __init__(self):
+        self.blobs = []
+
+    def urandom(self, n):
+        if n != 16 or not self.blobs:
+            raise AssertionError(f"unscripted os.urandom({n}) in Identity")
+        return self.blobs.pop(0)
+
+    def __getattr__(self, name):
+        import os
+        return getattr(os, name)
+
+
+class _NoThread:
+    def __init__(self, *a, **kw):
+        pass
+
+    def start(self):
+        pass
+
+
+class _NoThreading:
+    Thread = _NoThread
+
+    def __getattr__(self, name):
+        import threading
+        return getattr(threading, name)
+
+
+class _Instance:
+    def get_packet_rssi(self, packet_hash):
+        return None
+
+    def get_packet_snr(self, packet_hash):
+        return None
+
+    def get_packet_q(self, packet_hash):
+        return None
+
+    def is_blackholed(self, identity_hash):
+        return False
+
+    def _used_destination_data(self, destination_hash):
+        return None
+
+    def get_first_hop_timeout(self, destination_hash):
+        return RNS.Reticulum.DEFAULT_PER_HOP_TIMEOUT
+
+
+class _Iface:
+    """An attached interface as far as Transport reads it."""
+
+    def __init__(self, idx, mode, hw_mtu):
+        self.idx = idx
+        self.mode = mode
+        self.HW_MTU = hw_mtu
+        self.ifac_identity = None
+        self.ifac_size = 0
+        self.online = True
+        self.reports_phy_stats = False
+        self.gravity = None
+        self.announce_rate_target = None
+        self.recursive_prs = False
+        self.AUTOCONFIGURE_MTU = False
+        self.FIXED_MTU = False
+        self.bitrate = 62500
+        self.violations = 0
+        self.filter_hits = 0
+
+    def __str__(self):
+        return f"rnsc-xcheck-iface-{self.idx}"
+
+    def protocol_violation(self, what=None):
+        self.violations += 1
+
+    def ifac_violation(self, what=None):
+        self.violations += 1
+
+    def packet_filter_hit(self):
+        self.filter_hits += 1
+
+    def received_announce(self, size=0):
+        pass
+
+    def received_path_request(self, size=0):
+        pass
+
+    def should_ingress_limit(self):
+        return False
+
+    def should_ingress_limit_pr(self):
+        return False
+
+    def should_egress_limit_pr(self):
+        return False
+
+    def hold_announce(self, packet):
+        raise AssertionError("announce held although ingress limiting is off")
+
+
+_TABLES_DICT = ("destinations_map", "announce_table", "path_table", "reverse_table",
+                "link_table", "held_announces", "tunnels", "announce_rate_table",
+                "path_requests", "inflight_path_requests", "path_states",
+                "blackholed_identities", "discovery_path_requests", "pending_links_map",
+                "active_links_map", "pending_local_path_requests")
+_TABLES_LIST = ("interfaces", "destinations", "receipts", "announce_handlers", "pending_links",
+                "active_links", "control_destinations", "control_hashes",
+                "mgmt_destinations", "mgmt_hashes", "local_client_interfaces")
+_TABLES_SET = ("packet_hashlist", "packet_hashlist_prev", "discovery_pr_tags",
+               "discovery_pr_tags_prev")
+
+
+class _Session:
+    def __init__(self, transport_enabled, transport_id):
+        self.transport_enabled = bool(transport_enabled)
+        self.tid = bytes(transport_id)
+        self.t = {n: {} for n in _TABLES_DICT}
+        self.t.update({n: [] for n in _TABLES_LIST})
+        self.t.update({n: set() for n in _TABLES_SET})
+        self.known_destinations = {}
+        self.known_ratchets = {}
+        self.cache = {}
+        self.ifaces = []
+        self.sent = []
+        self.filter_verdicts = []
+        self.exceptions = []
+        self.clock = _Clock(0.0)
+        self.os = _ScriptedOs()
+        self.pr_hash = None
+        self.keep = []  # destinations (the reference keeps them in its lists too)
+
+
+_UNSET = object()
+
+
+@contextlib.contextmanager
+def _session(s):
+    """Swaps the session's state into the reference for one call."""
+    R = _mods()
+    T, I, P, Ret = R.Transport, R.Identity, R.Packet, R.Reticulum
+    saved = []
+
+    def patch(target, name, value):
+        saved.append((target, name, target.__dict__.get(name, _UNSET)
+                      if isinstance(target, type) else getattr(target, name, _UNSET)))
+        setattr(target, name, value)
+
+    orig_filter = T.__dict__["packet_filter"].__func__
+
+    def packet_filter(packet):
+        v = orig_filter(packet)
+        s.filter_verdicts.append(bool(v))
+        return v
+
+    def send(self):
+        if not self.packed:
+            self.pack()
+        s.sent.append((bytes(self.raw), self.attached_interface))
+        return None
+
+    def cache(packet, force_cache=False, packet_type=None):
+        if force_cache:
+            s.cache[packet.get_hash()] = (bytes(packet.raw), packet.receiving_interface)
+
+    def get_cached_packet(packet_hash, packet_type=None):
+        if packet_hash not in s.cache:
+            return None
+        raw, iface = s.cache[packet_hash]
+        pkt = R.Packet(None, raw)
+        pkt.receiving_interface = iface
+        return pkt
+
+    try:
+        for n, v in s.t.items():
+            patch(T, n, v)
+        patch(T, "identity", types.SimpleNamespace(hash=s.tid))
+        patch(T, "owner", types.SimpleNamespace(is_connected_to_shared_instance=False))
+        patch(T, "ready", True)
+        patch(T, "USE_INBOUND_QUEUE", False)
+        patch(T, "local_hops_delta", 0)
+        patch(T, "pr_destination_hash", s.pr_hash)
+        patch(T, "packet_filter", staticmethod(packet_filter))
+        patch(T, "cache", staticmethod(cache))
+        patch(T, "get_cached_packet", staticmethod(get_cached_packet))
+        patch(I, "known_destinations", s.known_destinations)
+        patch(I, "known_ratchets", s.known_ratchets)
+        patch(P, "send", send)
+        patch(Ret, "get_instance", staticmethod(lambda: _Instance()))
+        patch(Ret, "_Reticulum__transport_enabled", s.transport_enabled)
+        patch(Ret, "_Reticulum__use_implicit_proof", True)
+        patch(R, "trace_exception", lambda e: s.exceptions.append(e))
+        patch(_M["Transport"], "time", s.clock)
+        patch(_M["Identity"], "time", s.clock)
+        patch(_M["Destination"], "time", s.clock)
+        patch(_M["Identity"], "os", s.os)
+        patch(_M["Identity"], "threading", _NoThreading())
+        yield s
+    finally:
+        while saved:
+            target, name, prev = saved.pop()
+            if prev is _UNSET:
+                delattr(target, name)
+            else:
+                setattr(target, name, prev)
+
+
+def _cur():
+    if _S is None:
+        raise RuntimeError("no transport session (call reset first)")
+    return _S
+
+
+# ---------------------------------------------------------------------------------------------
+# Operations (reached as rnsc_wireharness.transport(name, *args))
+
+
+def reset(transport_enabled, transport_id):
+    """A fresh node: empty tables, the path request destination registered as
+    Transport.start() does (PLAIN IN rnstransport.path.request, callback
+    path_request_handler, listed in control_hashes)."""
+    global _S
+    R = _mods()
+    _S = _Session(transport_enabled, transport_id)
+    with _session(_S):
+        D = R.Destination
+        prd = D(None, D.IN, D.PLAIN, R.Transport.APP_NAME, "path", "request")
+        prd.set_packet_callback(R.Transport.path_request_handler)
+        _S.pr_hash = prd.hash
+        _S.t["control_destinations"].append(prd)
+        _S.t["control_hashes"].append(prd.hash)
+        _S.keep.append(prd)
+    return _S.pr_hash
+
+
+def iface_add(mode, hw_mtu):
+    s = _cur()
+    f = _Iface(len(s.ifaces), mode, hw_mtu)
+    s.ifaces.append(f)
+    s.t["interfaces"].append(f)
+    return f.idx
+
+
+def dest_add(prv, app_name, aspect):
+    """A local SINGLE IN destination (PROVE_NONE) of the identity prv -> its hash."""
+    s = _cur()
+    with _session(s):
+        D = RNS.Destination
+        d = D(_h._identity_from_private(prv), D.IN, D.SINGLE, app_name, aspect)
+        s.keep.append(d)
+    return d.hash
+
+
+def inbound(raw, iface, now_ms, rand16):
+    """Transport.inbound(raw, interface) at time now_ms; rand16 (or None) is scripted for
+    the one random hash a path response draws.
+    -> (filter verdict: -1 not reached / 0 passed / 1 dropped, violations, frames sent,
+        first sent raw | None, its attached interface index | -1)"""
+    s = _cur()
+    f = s.ifaces[iface]
+    s.clock.now = now_ms / 1000.0
+    s.os.blobs = [bytes(rand16)] if rand16 is not None else []
+    s.sent, s.filter_verdicts, s.exceptions = [], [], []
+    v0 = f.violations
+    with _session(s):
+        RNS.Transport.inbound(bytes(raw), f)
+    if s.exceptions:
+        raise s.exceptions[0]
+    if len(s.filter_verdicts) > 1:
+        raise AssertionError("packet_filter ran more than once for one frame")
+    verdict = -1 if not s.filter_verdicts else (0 if s.filter_verdicts[0] else 1)
+    first, att = None, -1
+    if s.sent:
+        first = s.sent[0][0]
+        att = s.sent[0][1].idx if isinstance(s.sent[0][1], _Iface) else -1
+    return (verdict, f.violations - v0, len(s.sent), first, att)
+
+
+def _ms(t):
+    return int(round(t * 1000))
+
+
+def path(dest):
+    """The path table entry -> (timestamp ms, next hop, hops, expires ms, number of random
+    blobs, receiving interface index, packet hash, random blobs concatenated) or None."""
+    s = _cur()
+    e = s.t["path_table"].get(bytes(dest))
+    if e is None:
+        return None
+    return (_ms(e[0]), e[1], e[2], _ms(e[3]), len(e[4]), e[5].idx, e[6], b"".join(e[4]))
+
+
+def known(dest):
+    """Identity.known_destinations / known_ratchets -> (public key, app data | None,
+    ratchet | None, packet hash, timestamp ms) or None."""
+    s = _cur()
+    e = s.known_destinations.get(bytes(dest))
+    if e is None:
+        return None
+    return (e[2], e[3], s.known_ratchets.get(bytes(dest)), e[1], _ms(e[0]))
+
+
+def hashlist_count():
+    s = _cur()
+    return len(s.t["packet_hashlist"]) + len(s.t["packet_hashlist_prev"])
+
+
+def pr_tag_count():
+    s = _cur()
+    return len(s.t["discovery_pr_tags"]) + len(s.t["discovery_pr_tags_prev"])
+
+
+_OPS = {f.__name__: f for f in (reset, iface_add, dest_add, inbound, path, known,
+                                hashlist_count, pr_tag_count)}
+
+
+def dispatch(name, *args):
+    return _OPS[name](*args)
+
+
+def install():
+    """Makes dispatch reachable through the generic bridge as rnsc_wireharness.transport."""
+    _mods()
+    import rnsc_wireharness
+    rnsc_wireharness._mods()
+    rnsc_wireharness.transport = dispatch
+    return 0
