@@ -83,6 +83,9 @@ static void test_ctx(void)
 	uint8_t out[32];
 	CU_ASSERT_EQUAL(rnsc_sha256(c, out, x, 4), RNSC_ERR_NOPRIM);
 	CU_ASSERT_EQUAL(rnsc_random(c, out, 4), RNSC_ERR_NOPRIM);
+	rnsc_identity none;
+	CU_ASSERT_EQUAL(rnsc_identity_generate(c, &none), RNSC_ERR_NOPRIM);
+	CU_ASSERT_FALSE(none.has_private);
 	CU_ASSERT_PTR_NULL(rnsc_crypto_provider(c, RNSC_PRIM_SHA256));
 	CU_ASSERT_STRING_EQUAL(rnsc_prim_name(RNSC_PRIM_X25519), "x25519");
 	CU_ASSERT_STRING_EQUAL(rnsc_prim_name(RNSC_PRIM_COUNT), "unknown");

@@ -42,19 +42,15 @@ static int update_hash(rnsc_identity *id)
 
 int rnsc_identity_generate(rnsc_ctx *ctx, rnsc_identity *id)
 {
-	memset(id, 0, sizeof(*id));
-	id->ctx = ctx;
-	int rc = rnsc_x25519_generate(ctx, id->x_priv, id->x_pub);
+	/* A private key is 64 random bytes (X25519 key, Ed25519 seed), as the reference makes. */
+	uint8_t prv[RNSC_KEYSIZE];
+	int rc = rnsc_random(ctx, prv, sizeof(prv));
 	if (rc == 0)
-		rc = rnsc_ed25519_generate(ctx, id->ed_seed, id->ed_pub);
-	if (rc == 0)
-		rc = update_hash(id);
-	if (rc) {
-		rnsc_identity_free(id);
-		return rc;
-	}
-	id->has_private = 1;
-	return 0;
+		rc = rnsc_identity_from_private(ctx, id, prv, sizeof(prv));
+	else
+		memset(id, 0, sizeof(*id));
+	rnsc_memzero(prv, sizeof(prv));
+	return rc;
 }
 
 int rnsc_identity_from_private(rnsc_ctx *ctx, rnsc_identity *id, const uint8_t *prv, size_t len)
