@@ -26,6 +26,7 @@
  *   - a KISS payload longer than the hardware MTU: rnsc drops it, the reference delivers the
  *     first HW_MTU bytes.
  */
+#include "conf_rng.h"
 #include "matrix.h"
 
 #include <errno.h>
@@ -70,35 +71,16 @@ typedef struct mx {
 	uint8_t pt[BUF], a[BUF], b[BUF], c[BUF], d[BUF];
 } mx;
 
-/* ---- generators (same construction as xcheck.c) -------------------------------------------- */
-
-static uint64_t next64(uint64_t *s)
-{
-	uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
-}
-
-static void gen_bytes(uint64_t *s, uint8_t *p, size_t n)
-{
-	while (n) {
-		uint64_t v = next64(s);
-		size_t k = n < 8 ? n : 8;
-		memcpy(p, &v, k);
-		p += k;
-		n -= k;
-	}
-}
+/* ---- generators (conf_rng.h, shared with xcheck.c) ------------------------------------------ */
 
 static void rnd(mx *x, void *p, size_t n)
 {
-	gen_bytes(&x->in, p, n);
+	conf_gen_bytes(&x->in, p, n);
 }
 
 static size_t below(mx *x, size_t n)
 {
-	return n ? (size_t)(next64(&x->in) % n) : 0;
+	return n ? (size_t)(conf_next64(&x->in) % n) : 0;
 }
 
 static int mx_rng(void *ud, uint8_t *out, size_t len)
@@ -109,7 +91,7 @@ static int mx_rng(void *ud, uint8_t *out, size_t len)
 	memcpy(out, x->script + x->script_pos, take);
 	x->script_pos += take;
 	if (take < len) {
-		gen_bytes(&x->fill, out + take, len - take);
+		conf_gen_bytes(&x->fill, out + take, len - take);
 		x->unscripted += len - take;
 	}
 	return 0;

@@ -14,6 +14,7 @@
  *
  * Single-threaded (static scratch for hex dumps); see xcheck_engine.h.
  */
+#include "conf_rng.h"
 #include "xcheck.h"
 
 #include <errno.h>
@@ -52,34 +53,14 @@ typedef struct xc {
 
 /* ---- generators --------------------------------------------------------------------------- */
 
-/* splitmix64: tiny, full-period, and good enough to spread test inputs */
-static uint64_t next64(uint64_t *s)
-{
-	uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
-}
-
-static void gen_bytes(uint64_t *s, uint8_t *p, size_t n)
-{
-	while (n) {
-		uint64_t v = next64(s);
-		size_t k = n < 8 ? n : 8;
-		memcpy(p, &v, k);
-		p += k;
-		n -= k;
-	}
-}
-
 static void rnd(xc *x, void *p, size_t n)
 {
-	gen_bytes(&x->in, p, n);
+	conf_gen_bytes(&x->in, p, n);
 }
 
 static size_t below(xc *x, size_t n)
 {
-	return n ? (size_t)(next64(&x->in) % n) : 0;
+	return n ? (size_t)(conf_next64(&x->in) % n) : 0;
 }
 
 /* Lengths that hit the edges more often than uniform draws would: empty, whole AES blocks,
@@ -111,7 +92,7 @@ static int xc_rng(void *ud, uint8_t *out, size_t len)
 	memcpy(out, x->script + x->script_pos, take);
 	x->script_pos += take;
 	if (take < len) {
-		gen_bytes(&x->fill, out + take, len - take);
+		conf_gen_bytes(&x->fill, out + take, len - take);
 		x->unscripted += len - take;
 	}
 	return 0;
