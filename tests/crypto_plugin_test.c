@@ -153,6 +153,62 @@ static void test_edges_sodium(void)
 	edge_cases("sodium");
 }
 
+/* Ed25519 with a small-order key: a signature (R small order, S = 0) that OpenSSL accepts for
+ * some messages exists for every canonical blocklisted key; libsodium refuses them all, and
+ * so does rnsc_ed25519_verify, whichever backend serves it. */
+static void test_small_order_ed25519(void)
+{
+	const rnsc_plugin_rec *o = plugin("openssl"), *s = plugin("sodium");
+	if (!o || !s)
+		return;
+	static const uint8_t y1[32] = { 0x01 };
+	uint8_t keys[8][32];
+	size_t nkeys = 0;
+	/* identity, order 2 (y = p - 1), order 4 (y = 0), and the two order-8 y values */
+	memcpy(keys[nkeys++], y1, 32);
+	memset(keys[nkeys], 0xff, 32);
+	keys[nkeys][0] = 0xec, keys[nkeys][31] = 0x7f, nkeys++;
+	memset(keys[nkeys++], 0, 32);
+	static const char *o8[2] = {
+		"c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a",
+		"26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05"
+	};
+	for (int k = 0; k < 2; k++, nkeys++)
+		for (int i = 0; i < 32; i++) {
+			unsigned v;
+			CU_ASSERT_EQUAL(sscanf(o8[k] + 2 * i, "%2x", &v), 1);
+			keys[nkeys][i] = (uint8_t)v;
+		}
+	const rnsc_crypto_ops *oo = o->desc->ops, *so = s->desc->ops;
+	for (size_t a = 0; a < nkeys; a++) {
+		CU_ASSERT(rnsc_ed25519_small_order(keys[a]));
+		uint8_t flipped[32];
+		memcpy(flipped, keys[a], 32);
+		flipped[31] ^= 0x80; /* the sign bit does not matter */
+		CU_ASSERT(rnsc_ed25519_small_order(flipped));
+		int forged = 0;
+		for (size_t r = 0; r < nkeys; r++)
+			for (int sign = 0; sign < 2; sign++)
+				for (uint8_t m = 0; m < 16; m++) {
+					uint8_t sig[64] = { 0 };
+					memcpy(sig, keys[r], 32);
+					sig[31] |= (uint8_t)(sign << 7);
+					if (oo->ed25519_verify(o->inst, sig, keys[a], &m, 1) == 0)
+						forged++;
+					CU_ASSERT_NOT_EQUAL(
+						so->ed25519_verify(s->inst, sig, keys[a], &m, 1), 0);
+					CU_ASSERT_EQUAL(rnsc_ed25519_verify(C, sig, keys[a], &m, 1),
+							RNSC_ERR_SIGNATURE);
+				}
+		CU_ASSERT(forged > 0);
+	}
+	/* an ordinary key is not on the list */
+	uint8_t seed[32], pub[32];
+	fill(seed, 32, 9);
+	CU_ASSERT_EQUAL(rnsc_ed25519_public(C, pub, seed), 0);
+	CU_ASSERT(!rnsc_ed25519_small_order(pub));
+}
+
 static int quiet_log_count;
 static void quiet_log(void *hc, int level, const char *plugin_name, const char *msg)
 {
@@ -274,6 +330,8 @@ int main(void)
 	CU_add_test(s, "openssl edge arguments", test_edges_openssl);
 	CU_add_test(s, "sodium edge arguments", test_edges_sodium);
 	CU_add_test(s, "openssl under allocation failure", test_openssl_alloc_failures);
+	CU_add_test(s, "small-order Ed25519 keys refused by every backend",
+		    test_small_order_ed25519);
 	int failures = rnsc_cu_run();
 	rnsc_plugin_host_del(H);
 	rnsc_ctx_del(C);

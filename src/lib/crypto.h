@@ -14,6 +14,7 @@
 #ifndef RNSC_CRYPTO_H
 #define RNSC_CRYPTO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -91,8 +92,11 @@ RNSC_API int rnsc_ed25519_generate(rnsc_ctx *ctx, uint8_t seed[32], uint8_t pub[
 RNSC_API int rnsc_ed25519_public(rnsc_ctx *ctx, uint8_t pub[32], const uint8_t seed[32]);
 RNSC_API int rnsc_ed25519_sign(rnsc_ctx *ctx, uint8_t sig[64], const uint8_t seed[32],
 			       const uint8_t pub[32], const uint8_t *msg, size_t len);
+/* RNSC_ERR_SIGNATURE also when the key or R is a small-order point, whatever the backend. */
 RNSC_API int rnsc_ed25519_verify(rnsc_ctx *ctx, const uint8_t sig[64], const uint8_t pub[32],
 				 const uint8_t *msg, size_t len) RNSC_MUST_CHECK;
+/* True for the encodings of the eight small-order points (sign bit ignored). */
+RNSC_API bool rnsc_ed25519_small_order(const uint8_t enc[32]);
 
 /*
  * RandomX machines (served by the backend of RNSC_PRIM_RANDOMX, e.g. the randomx plugin).
