@@ -33,10 +33,13 @@ void cli_env_close(cli_env *env);
 void cli_hex(char *out, const uint8_t *p, size_t len); /* out holds 2*len+1 */
 int cli_unhex(uint8_t *out, size_t cap, const char *hex); /* returns length or -1 */
 void cli_json_str(FILE *f, const char *s);
+/* "environment": {cpu, kernel, compiler, rnsc_version} (no trailing comma). */
+void cli_env_json(FILE *f);
 
 int cmd_plugins(int argc, char **argv);
 int cmd_conform(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_bench_echo(int argc, char **argv); /* bench/echo/echo_matrix.c */
 int cmd_id(int argc, char **argv);
 int cmd_timelock(int argc, char **argv);
 

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdlib.h>
+#include <sys/utsname.h>
 #include <string.h>
 
 #include "cli.h"
+#include "config.h"
 #include "crypto.h"
 
 /* openssl first (the default), then sodium, then anything else that loaded. */
@@ -122,4 +124,34 @@ void cli_json_str(FILE *f, const char *s)
 			fputc(c, f);
 	}
 	fputc('"', f);
+}
+
+void cli_env_json(FILE *f)
+{
+	struct utsname u;
+	uname(&u);
+	char cpu[256] = "unknown";
+	FILE *ci = fopen("/proc/cpuinfo", "r");
+	if (ci) {
+		char line[512];
+		while (fgets(line, sizeof(line), ci))
+			if (!strncmp(line, "model name", 10)) {
+				char *p = strchr(line, ':');
+				if (p) {
+					snprintf(cpu, sizeof(cpu), "%s", p + 2);
+					cpu[strcspn(cpu, "\n")] = '\0';
+				}
+				break;
+			}
+		fclose(ci);
+	}
+	fprintf(f, "\"environment\": {\"cpu\": ");
+	cli_json_str(f, cpu);
+	fprintf(f, ", \"kernel\": ");
+	cli_json_str(f, u.release);
+	fprintf(f, ", \"compiler\": ");
+	cli_json_str(f, __VERSION__);
+	fprintf(f, ", \"rnsc_version\": ");
+	cli_json_str(f, PACKAGE_VERSION);
+	fprintf(f, "}");
 }

@@ -161,7 +161,8 @@ static double time_op(rnsc_ctx *ctx, const bench_op *op, double seconds)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: rnsc bench crypto [--seconds S] [--quick] [--json FILE] [--no-reference]\n\n"
+		"Usage: rnsc bench crypto [--seconds S] [--quick] [--json FILE] [--no-reference]\n"
+		"       rnsc bench echo [OPTIONS]   (see rnsc bench echo --help)\n\n"
 		"Measures operations per second of every crypto primitive on every loaded crypto\n"
 		"backend and on the embedded reference (RNS, in-process), in the same run, and\n"
 		"prints the rnsc/reference ratio. This is the crypto bound later benchmarks are\n"
@@ -173,44 +174,17 @@ static void usage(FILE *f)
 		"  -h, --help      show this help\n");
 }
 
-static void env_json(FILE *f)
-{
-	struct utsname u;
-	uname(&u);
-	char cpu[256] = "unknown";
-	FILE *ci = fopen("/proc/cpuinfo", "r");
-	if (ci) {
-		char line[512];
-		while (fgets(line, sizeof(line), ci))
-			if (!strncmp(line, "model name", 10)) {
-				char *p = strchr(line, ':');
-				if (p) {
-					snprintf(cpu, sizeof(cpu), "%s", p + 2);
-					cpu[strcspn(cpu, "\n")] = '\0';
-				}
-				break;
-			}
-		fclose(ci);
-	}
-	fprintf(f, "\"environment\": {\"cpu\": ");
-	cli_json_str(f, cpu);
-	fprintf(f, ", \"kernel\": ");
-	cli_json_str(f, u.release);
-	fprintf(f, ", \"compiler\": ");
-	cli_json_str(f, __VERSION__);
-	fprintf(f, ", \"rnsc_version\": ");
-	cli_json_str(f, PACKAGE_VERSION);
-	fprintf(f, "}");
-}
-
 int cmd_bench(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? CLI_USAGE : CLI_OK;
 	}
+	if (strcmp(argv[1], "echo") == 0)
+		return cmd_bench_echo(argc - 1, argv + 1);
 	if (strcmp(argv[1], "crypto") != 0) {
-		fprintf(stderr, "rnsc bench: unknown benchmark '%s' (available: crypto)\n", argv[1]);
+		fprintf(stderr, "rnsc bench: unknown benchmark '%s' (available: crypto, echo)\n",
+			argv[1]);
 		return CLI_USAGE;
 	}
 	static const struct option opts[] = {{"seconds", required_argument, NULL, 's'},
@@ -329,7 +303,7 @@ int cmd_bench(int argc, char **argv)
 			rc = CLI_SETUP;
 		} else {
 			fprintf(f, "{");
-			env_json(f);
+			cli_env_json(f);
 			fprintf(f, ", \"seconds_per_cell\": %.3f, \"reference_version\": ", seconds);
 			cli_json_str(f, ref ? rnsc_pyref_version(ref) : NULL);
 			fprintf(f, ", \"results\": [");
