@@ -32,21 +32,23 @@
 
 typedef struct srv srv;
 
+/* A TCP connection or a UDP socket of the server. */
 typedef struct srv_conn {
 	srv *s;
 	rnsc_loop *loop;
 	rnsc_watch *w;
 	int fd;
 	int is_udp;
-	uint8_t *buf;   /* bytes read and not yet written back */
-	size_t len, off;
-	int busy;       /* a pool job holds buf */
+	uint8_t *buf;            /* receive buffer (SRV_BUF) */
+	uint8_t *out;            /* bytes to write back (TCP), out_off..out_len pending */
+	size_t out_len, out_off, out_cap;
+	unsigned jobs;           /* pool jobs in flight for this connection */
 	struct srv_conn *next;
 } srv_conn;
 
 struct srv {
 	const echo_opts *o;
-	int lfd;                  /* TCP listener or the first UDP socket */
+	int lfd;                  /* TCP listener */
 	uint16_t port;
 	rnsc_loop *loop;          /* single / pool */
 	rnsc_pool *pool;
@@ -55,9 +57,11 @@ struct srv {
 	int thr_started;
 	pthread_mutex_t mu;       /* guards conns (appended from shard threads) */
 	srv_conn *conns;
-	int udp_fds[256];
-	unsigned n_udp;
+	struct pool_job *free_jobs; /* recycled on the loop thread (pool model) */
 };
+
+/* Backpressure: a TCP connection stops reading while this much waits to be written. */
+#define OUT_HIGH (1u << 20)
 
 static void srv_track(srv *s, srv_conn *c)
 {
@@ -77,34 +81,159 @@ static void srv_drop(srv_conn *c)
 	c->fd = -1;
 }
 
-/* Writes what is pending; returns 1 when all of it went out, 0 when the socket is full,
- * -1 on error. */
+static void srv_interest(srv_conn *c)
+{
+	if (!c->w)
+		return;
+	size_t pending = c->out_len - c->out_off;
+	unsigned ev = (pending < OUT_HIGH ? RNSC_EV_READ : 0u) | (pending ? RNSC_EV_WRITE : 0u);
+	if (ev != rnsc_loop_watch_events(c->w))
+		rnsc_loop_watch_modify(c->loop, c->w, ev);
+}
+
+/* Writes what is queued; -1 when the connection failed (it is dropped then). */
 static int srv_flush(srv_conn *c)
 {
-	while (c->off < c->len) {
-		ssize_t n = send(c->fd, c->buf + c->off, c->len - c->off, MSG_NOSIGNAL);
+	while (c->out_off < c->out_len) {
+		ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return errno == EAGAIN ? 0 : -1;
+			if (errno == EAGAIN)
+				break;
+			srv_drop(c);
+			return -1;
 		}
-		c->off += (size_t)n;
+		c->out_off += (size_t)n;
 	}
-	c->off = c->len = 0;
-	return 1;
+	if (c->out_off == c->out_len)
+		c->out_off = c->out_len = 0;
+	srv_interest(c);
+	return 0;
 }
 
+static int srv_queue(srv_conn *c, const uint8_t *p, size_t n)
+{
+	if (c->out_off && c->out_len + n > c->out_cap) {
+		memmove(c->out, c->out + c->out_off, c->out_len - c->out_off);
+		c->out_len -= c->out_off, c->out_off = 0;
+	}
+	if (c->out_len + n > c->out_cap) {
+		size_t cap = c->out_cap ? c->out_cap : SRV_BUF;
+		while (cap < c->out_len + n)
+			cap *= 2;
+		uint8_t *q = realloc(c->out, cap);
+		if (!q)
+			return -1;
+		c->out = q, c->out_cap = cap;
+	}
+	memcpy(c->out + c->out_len, p, n);
+	c->out_len += n;
+	return 0;
+}
+
+/* Sends bytes back: straight from the caller's buffer when nothing is queued. */
+static void srv_echo_tcp(srv_conn *c, const uint8_t *p, size_t n)
+{
+	if (c->out_len == c->out_off) {
+		while (n) {
+			ssize_t k = send(c->fd, p, n, MSG_NOSIGNAL);
+			if (k < 0) {
+				if (errno == EINTR)
+					continue;
+				if (errno != EAGAIN) {
+					srv_drop(c);
+					return;
+				}
+				break;
+			}
+			p += k, n -= (size_t)k;
+		}
+	}
+	if (n && srv_queue(c, p, n) != 0) {
+		srv_drop(c);
+		return;
+	}
+	srv_interest(c);
+}
+
+/* Up to UDP_BATCH datagrams per recvmmsg and one sendmmsg back: one syscall pair per
+ * batch instead of per datagram. */
+#define UDP_BATCH 32
+#define UDP_SLOT (SRV_BUF / UDP_BATCH) /* larger datagrams are received one by one */
+
+typedef struct udp_batch {
+	struct mmsghdr m[UDP_BATCH];
+	struct iovec iov[UDP_BATCH];
+	struct sockaddr_in from[UDP_BATCH];
+	unsigned n;
+} udp_batch;
+
+/* Receives into buf (slots of `slot` bytes); returns the count, 0 when none waits. */
+static unsigned udp_recv(int fd, udp_batch *b, uint8_t *buf, size_t slot, unsigned max)
+{
+	for (unsigned i = 0; i < max; i++) {
+		b->iov[i].iov_base = buf + (size_t)i * slot;
+		b->iov[i].iov_len = slot;
+		memset(&b->m[i].msg_hdr, 0, sizeof(b->m[i].msg_hdr));
+		b->m[i].msg_hdr.msg_iov = &b->iov[i];
+		b->m[i].msg_hdr.msg_iovlen = 1;
+		b->m[i].msg_hdr.msg_name = &b->from[i];
+		b->m[i].msg_hdr.msg_namelen = sizeof(b->from[i]);
+	}
+	int n = recvmmsg(fd, b->m, max, MSG_DONTWAIT, NULL);
+	if (n <= 0)
+		return 0;
+	for (int i = 0; i < n; i++)
+		b->iov[i].iov_len = b->m[i].msg_len; /* echo exactly what came */
+	return b->n = (unsigned)n;
+}
+
+static void udp_send(int fd, udp_batch *b)
+{
+	for (unsigned sent = 0; sent < b->n;) {
+		int k = sendmmsg(fd, b->m + sent, b->n - sent, 0);
+		if (k <= 0)
+			break;
+		sent += (unsigned)k;
+	}
+}
+
+/* ---- the pool model: the copy of every received buffer runs on a worker ---------- */
+
 typedef struct pool_job {
+	struct pool_job *next_free;
 	srv_conn *c;
-	uint8_t *in;
 	size_t len;
-	struct sockaddr_in from; /* UDP */
+	udp_batch ub; /* UDP */
+	uint8_t in[SRV_BUF];
+	uint8_t out[SRV_BUF];
 } pool_job;
+
+/* Jobs are large (two receive buffers): recycle them instead of mapping fresh memory. */
+static pool_job *job_get(srv *s)
+{
+	pool_job *j = s->free_jobs;
+	if (j) {
+		s->free_jobs = j->next_free;
+		return j;
+	}
+	return malloc(sizeof(*j));
+}
+
+static void job_put(srv *s, pool_job *j)
+{
+	j->next_free = s->free_jobs;
+	s->free_jobs = j;
+}
 
 static int pool_work(void *ud)
 {
 	pool_job *j = ud;
-	memcpy(j->c->buf, j->in, j->len);
+	memcpy(j->out, j->in, j->len);
+	if (j->c->is_udp) /* the replies point into out */
+		for (unsigned i = 0; i < j->ub.n; i++)
+			j->ub.iov[i].iov_base = j->out + ((uint8_t *)j->ub.iov[i].iov_base - j->in);
 	return 0;
 }
 
@@ -113,45 +242,23 @@ static void pool_done(rnsc_loop *loop, void *ud, int result)
 	(void)loop;
 	pool_job *j = ud;
 	srv_conn *c = j->c;
-	c->busy = 0;
+	c->jobs--;
 	if (result == 0 && c->fd >= 0) {
-		if (c->is_udp) {
-			(void)sendto(c->fd, c->buf, j->len, 0, (struct sockaddr *)&j->from,
-				     sizeof(j->from));
-		} else {
-			c->len = j->len, c->off = 0;
-			int f = srv_flush(c);
-			if (f < 0)
-				srv_drop(c);
-			else
-				rnsc_loop_watch_modify(c->loop, c->w, f ? RNSC_EV_READ : RNSC_EV_WRITE);
-		}
-		if (c->is_udp && c->w)
-			rnsc_loop_watch_modify(c->loop, c->w, RNSC_EV_READ);
+		if (c->is_udp)
+			udp_send(c->fd, &j->ub);
+		else
+			srv_echo_tcp(c, j->out, j->len);
 	}
-	free(j->in);
-	free(j);
+	job_put(c->s, j);
 }
 
-static int srv_offload(srv_conn *c, const uint8_t *data, size_t n, const struct sockaddr_in *from)
+static int srv_submit(srv_conn *c, pool_job *j)
 {
-	pool_job *j = malloc(sizeof(*j));
-	if (!j)
-		return -1;
-	j->c = c, j->len = n, j->in = malloc(n);
-	if (!j->in) {
-		free(j);
-		return -1;
-	}
-	memcpy(j->in, data, n);
-	if (from)
-		j->from = *from;
-	c->busy = 1;
-	rnsc_loop_watch_modify(c->loop, c->w, 0);
+	j->c = c;
+	c->jobs++;
 	if (rnsc_pool_submit(c->s->pool, pool_work, pool_done, j) != 0) {
-		free(j->in);
-		free(j);
-		c->busy = 0;
+		c->jobs--;
+		job_put(c->s, j);
 		return -1;
 	}
 	return 0;
@@ -161,38 +268,63 @@ static void srv_tcp_io(rnsc_loop *loop, rnsc_watch *w, int fd, unsigned ev, void
 {
 	(void)loop, (void)w;
 	srv_conn *c = ud;
-	if (ev & RNSC_EV_WRITE) {
-		int f = srv_flush(c);
-		if (f < 0) {
-			srv_drop(c);
-			return;
-		}
-		if (f)
-			rnsc_loop_watch_modify(c->loop, c->w, RNSC_EV_READ);
+	if ((ev & RNSC_EV_WRITE) && srv_flush(c) != 0)
+		return;
+	if (!(ev & (RNSC_EV_READ | RNSC_EV_ERROR)))
+		return;
+	pool_job *j = NULL;
+	if (c->s->pool && !(j = job_get(c->s))) {
+		srv_drop(c);
 		return;
 	}
-	if (!(ev & (RNSC_EV_READ | RNSC_EV_ERROR)) || c->busy)
-		return;
-	uint8_t tmp[SRV_BUF];
-	uint8_t *dst = c->s->pool ? tmp : c->buf;
+	uint8_t *dst = j ? j->in : c->buf;
 	ssize_t n = recv(fd, dst, SRV_BUF, 0);
+	if (n <= 0 && j)
+		job_put(c->s, j);
 	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
 		srv_drop(c);
 		return;
 	}
 	if (n < 0)
 		return;
-	if (c->s->pool) {
-		if (srv_offload(c, tmp, (size_t)n, NULL) != 0)
+	if (j) {
+		j->len = (size_t)n;
+		if (srv_submit(c, j) != 0)
 			srv_drop(c);
 		return;
 	}
-	c->len = (size_t)n, c->off = 0;
-	int f = srv_flush(c);
-	if (f < 0)
-		srv_drop(c);
-	else if (f == 0)
-		rnsc_loop_watch_modify(c->loop, c->w, RNSC_EV_WRITE);
+	srv_echo_tcp(c, c->buf, (size_t)n);
+}
+
+static void srv_udp_io(rnsc_loop *loop, rnsc_watch *w, int fd, unsigned ev, void *ud)
+{
+	(void)loop, (void)w, (void)ev;
+	srv_conn *c = ud;
+	size_t p = c->s->o->payload;
+	unsigned max = p <= UDP_SLOT ? UDP_BATCH : 1;
+	size_t slot = p <= UDP_SLOT ? UDP_SLOT : SRV_BUF;
+	for (int round = 0; round < 8; round++) {
+		if (c->s->pool) {
+			pool_job *j = job_get(c->s);
+			if (!j)
+				return;
+			if (!udp_recv(fd, &j->ub, j->in, slot, max)) {
+				job_put(c->s, j);
+				return;
+			}
+			j->len = (size_t)(j->ub.n - 1) * slot + j->ub.iov[j->ub.n - 1].iov_len;
+			if (srv_submit(c, j) != 0)
+				return;
+			continue;
+		}
+		udp_batch b;
+		unsigned n = udp_recv(fd, &b, c->buf, slot, max);
+		if (!n)
+			return;
+		udp_send(fd, &b);
+		if (n < max)
+			return;
+	}
 }
 
 static srv_conn *srv_conn_new(srv *s, rnsc_loop *loop, int fd, int is_udp)
@@ -241,26 +373,6 @@ static void srv_accept(rnsc_loop *loop, rnsc_watch *w, int fd, unsigned ev, void
 		} else {
 			srv_attach(loop, c);
 		}
-	}
-}
-
-static void srv_udp_io(rnsc_loop *loop, rnsc_watch *w, int fd, unsigned ev, void *ud)
-{
-	(void)loop, (void)w, (void)ev;
-	srv_conn *c = ud;
-	for (int batch = 0; batch < 64 && !c->busy; batch++) {
-		struct sockaddr_in from;
-		socklen_t fl = sizeof(from);
-		uint8_t tmp[SRV_BUF];
-		ssize_t n = recvfrom(fd, c->s->pool ? tmp : c->buf, SRV_BUF, 0,
-				     (struct sockaddr *)&from, &fl);
-		if (n < 0)
-			return;
-		if (c->s->pool) {
-			(void)srv_offload(c, tmp, (size_t)n, &from);
-			return;
-		}
-		(void)sendto(fd, c->buf, (size_t)n, 0, (struct sockaddr *)&from, fl);
 	}
 }
 
@@ -324,7 +436,6 @@ static int srv_start(srv *s)
 				return -1;
 			int big = 4 << 20;
 			setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
-			s->udp_fds[s->n_udp++] = fd;
 			s->port = p;
 			rnsc_loop *l = s->shards ? rnsc_shards_loop(s->shards, i) : s->loop;
 			srv_conn *c = srv_conn_new(s, l, fd, 1);
@@ -351,10 +462,15 @@ static void srv_stop(srv *s)
 	/* every loop is owned by this thread again */
 	if (s->pool)
 		rnsc_pool_del(s->pool);
+	for (pool_job *j = s->free_jobs, *n; j; j = n) {
+		n = j->next_free;
+		free(j);
+	}
 	for (srv_conn *c = s->conns, *n; c; c = n) {
 		n = c->next;
 		srv_drop(c);
 		free(c->buf);
+		free(c->out);
 		free(c);
 	}
 	if (s->lfd >= 0)
