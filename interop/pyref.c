@@ -840,3 +840,13 @@ unsigned long rnsc_pyref_swap_calls(const rnsc_pyref *ref, enum rnsc_prim prim)
 {
 	return ref && ref->swap ? rnsc_ffi_binding_calls(ref->swap, prim) : 0;
 }
+
+const char *rnsc_pyref_venv_dir(void)
+{
+	return venv_dir();
+}
+
+const char *rnsc_pyref_src_dir(void)
+{
+	return src_dir();
+}

@@ -40,6 +40,11 @@ int rnsc_pyref_open(rnsc_ctx *ctx, rnsc_pyref **out);
 void rnsc_pyref_close(rnsc_pyref *ref);
 /* The imported reference's version string, e.g. "1.5.4". Owned by ref. */
 const char *rnsc_pyref_version(const rnsc_pyref *ref);
+/* The venv holding the pinned reference ($RNSC_VENV, else the build's default), or NULL. */
+const char *rnsc_pyref_venv_dir(void);
+/* The tree holding interop/python and bench/participants ($RNSC_SRCDIR, else the source tree
+ * rnsc was built from, else the installed copy), or NULL. */
+const char *rnsc_pyref_src_dir(void);
 /* The context ref logs through (the one given to open). */
 rnsc_ctx *rnsc_pyref_ctx(const rnsc_pyref *ref);
 /* Flushes the interpreter's stdio buffers. The reference's output (RNS.log, stray prints) is

@@ -39,7 +39,8 @@ void cli_env_json(FILE *f);
 int cmd_plugins(int argc, char **argv);
 int cmd_conform(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
-int cmd_bench_echo(int argc, char **argv); /* bench/echo/echo_matrix.c */
+int cmd_bench_echo(int argc, char **argv);      /* bench/echo/echo_matrix.c */
+int cmd_bench_scenarios(int argc, char **argv); /* bench/runner/scenario_run.c */
 int cmd_id(int argc, char **argv);
 int cmd_timelock(int argc, char **argv);
 

@@ -176,14 +176,13 @@ static void usage(FILE *f)
 
 int cmd_bench(int argc, char **argv)
 {
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? CLI_USAGE : CLI_OK;
-	}
+	if (argc < 2 || argv[1][0] == '-')
+		return cmd_bench_scenarios(argc, argv);
 	if (strcmp(argv[1], "echo") == 0)
 		return cmd_bench_echo(argc - 1, argv + 1);
 	if (strcmp(argv[1], "crypto") != 0) {
-		fprintf(stderr, "rnsc bench: unknown benchmark '%s' (available: crypto, echo)\n",
+		fprintf(stderr, "rnsc bench: unknown benchmark '%s' (available: crypto, echo; without a\n"
+			"name: the scenarios, see rnsc bench --help)\n",
 			argv[1]);
 		return CLI_USAGE;
 	}

@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The reference participant of `rnsc bench`: the stock pinned RNS, driven only through
+its public API in its own process, speaking the runner's line protocol.
+
+  rnsc_bench_ref.py --role responder --scenario single --config DIR
+  rnsc_bench_ref.py --role initiator --scenario single --config DIR --dest HEX
+
+Line protocol (one line each way, words separated by spaces, values key=value):
+  participant -> runner  "ready [dest=HEX]"   set-up, discovery and warm-up are done
+  runner -> participant  "start seconds=S drain=D"   (the responder first)
+  participant -> runner  "started"            (responder: counters zeroed; only then is the
+                                               initiator started)
+  participant -> runner  "done"               timed traffic and drain are over (initiator)
+  runner -> participant  "collect"
+  participant -> runner  "result key=value ..."
+  runner -> participant  "quit"
+  either side            "error reason=..."   then exit non-zero
+Anything the reference logs goes to stderr; stdout carries the protocol only.
+
+Scenarios: single (SINGLE-destination DATA packets, no link, each proved, 16 outstanding).
+The payload sizes and bytes come from bench/participants/bench_gen.py, the same
+generators as rnsc's bench/scenario/bench_gen.h.
+"""
+import argparse
+import os
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_gen  # noqa: E402
+
+# The protocol gets its own copy of stdout; fd 1 then points at stderr so that nothing the
+# reference prints can interleave with protocol lines.
+PROTO = os.fdopen(os.dup(1), "w", buffering=1)
+os.dup2(2, 1)
+
+import RNS  # noqa: E402
+
+APP = "bench"
+SIZES = {"single": (60, 380)}
+OUTSTANDING = 16
+ANNOUNCE_EVERY = 0.5
+
+
+def say(line):
+    PROTO.write(line + "\n")
+    PROTO.flush()
+
+
+def fail(reason):
+    say("error reason=" + reason.replace(" ", "_"))
+    sys.stderr.flush()
+    os._exit(1)
+
+
+def expect(word):
+    line = sys.stdin.readline()
+    if not line:
+        fail("runner closed stdin")
+    parts = line.split()
+    if not parts or parts[0] != word:
+        fail("expected %s, got %r" % (word, line.strip()))
+    return dict(p.split("=", 1) for p in parts[1:] if "=" in p)
+
+
+class Responder:
+    def __init__(self, scenario):
+        self.lock = threading.Lock()
+        self.delivered = 0
+        self.bytes = 0
+        self.first = threading.Event()
+        self.identity = RNS.Identity()
+        self.dest = RNS.Destination(self.identity, RNS.Destination.IN, RNS.Destination.SINGLE,
+                                    APP, scenario)
+        self.dest.set_proof_strategy(RNS.Destination.PROVE_ALL)
+        self.dest.set_packet_callback(self.on_packet)
+
+    def on_packet(self, data, packet):
+        with self.lock:
+            self.delivered += 1
+            self.bytes += len(data)
+        self.first.set()
+
+    def announce_until_traffic(self):
+        while not self.first.is_set():
+            self.dest.announce()
+            self.first.wait(ANNOUNCE_EVERY)
+
+    def run(self):
+        threading.Thread(target=self.announce_until_traffic, daemon=True).start()
+        say("ready dest=" + self.dest.hash.hex())
+        expect("start")
+        with self.lock:  # the warm-up was proved before the initiator said ready
+            self.delivered = self.bytes = 0
+        say("started")
+        expect("collect")
+        with self.lock:
+            say("result delivered=%d bytes=%d" % (self.delivered, self.bytes))
+
+
+class Initiator:
+    def __init__(self, scenario, dest_hex, path_timeout):
+        self.scenario = scenario
+        self.dest_hash = bytes.fromhex(dest_hex)
+        self.path_timeout = path_timeout
+        self.lo, self.hi = SIZES[scenario]
+        self.sizes = bench_gen.Sizes(self.lo, self.hi)
+        self.stream = bench_gen.Payload()
+        self.cv = threading.Condition()
+        self.inflight = {}
+        self.sent = self.proved = self.timeouts = 0
+        self.bytes_proved = 0
+        self.rtts = []
+        self.last_proof = None
+
+    def find_destination(self):
+        deadline = time.monotonic() + self.path_timeout
+        if not RNS.Transport.has_path(self.dest_hash):
+            RNS.Transport.request_path(self.dest_hash)
+        while time.monotonic() < deadline:
+            ident = RNS.Identity.recall(self.dest_hash)
+            if ident is not None and RNS.Transport.has_path(self.dest_hash):
+                return RNS.Destination(ident, RNS.Destination.OUT, RNS.Destination.SINGLE, APP,
+                                       self.scenario)
+            time.sleep(0.05)
+        fail("no path to the responder within %.0f s" % self.path_timeout)
+
+    def on_proof(self, receipt):
+        now = time.monotonic()
+        with self.cv:
+            entry = self.inflight.pop(receipt.hash, None)
+            if entry is not None:
+                sent_at, size = entry
+                self.proved += 1
+                self.bytes_proved += size
+                if self.timing:
+                    self.rtts.append(now - sent_at)
+                self.last_proof = now
+            self.cv.notify()
+
+    def on_timeout(self, receipt):
+        with self.cv:
+            if self.inflight.pop(receipt.hash, None) is not None:
+                self.timeouts += 1
+            self.cv.notify()
+
+    def send_one(self, dest):
+        size = self.sizes.next()
+        data = self.stream.take(size)
+        packet = RNS.Packet(dest, data)
+        with self.cv:
+            receipt = packet.send()
+            if not receipt:
+                fail("the reference refused to send a packet")
+            self.inflight[receipt.hash] = (time.monotonic(), size)
+            self.sent += 1
+        receipt.set_delivery_callback(self.on_proof)
+        receipt.set_timeout_callback(self.on_timeout)
+        # a proof that came back before the callbacks were set is accounted here
+        if receipt.status == RNS.PacketReceipt.DELIVERED:
+            self.on_proof(receipt)
+        elif receipt.status == RNS.PacketReceipt.FAILED:
+            self.on_timeout(receipt)
+
+    def pump(self, dest, until):
+        while time.monotonic() < until:
+            with self.cv:
+                while len(self.inflight) >= OUTSTANDING and time.monotonic() < until:
+                    self.cv.wait(0.05)
+                if time.monotonic() >= until:
+                    break
+            self.send_one(dest)
+
+    def drain(self, seconds):
+        deadline = time.monotonic() + seconds
+        with self.cv:
+            while self.inflight and time.monotonic() < deadline:
+                self.cv.wait(0.05)
+
+    def run(self):
+        dest = self.find_destination()
+        # warm-up: the first packets stop the responder's announces and fill caches
+        self.timing = False
+        self.pump(dest, time.monotonic() + 0.5)
+        self.drain(10)
+        if self.inflight:
+            fail("warm-up packets were never proved")
+        self.sent = self.proved = self.timeouts = self.bytes_proved = 0
+        say("ready")
+        args = expect("start")
+        seconds = float(args.get("seconds", "30"))
+        drain = float(args.get("drain", "30"))
+        self.timing = True
+        t0 = time.monotonic()
+        self.pump(dest, t0 + seconds)
+        self.drain(drain)
+        end = time.monotonic()
+        with self.cv:
+            unproved = len(self.inflight)
+            elapsed = end - t0
+        say("done")
+        expect("collect")
+        rtts = sorted(self.rtts)
+
+        def pct(p):
+            if not rtts:
+                return 0.0
+            k = max(1, min(len(rtts), int(-(-p * len(rtts) // 100))))
+            return rtts[k - 1] * 1e6
+
+        say("result sent=%d proved=%d timeouts=%d unproved=%d bytes=%d elapsed_s=%.6f "
+            "rtt_p50_us=%.1f rtt_p99_us=%.1f" % (self.sent, self.proved, self.timeouts,
+                                                 unproved, self.bytes_proved, elapsed,
+                                                 pct(50), pct(99)))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--role", choices=("responder", "initiator"), required=True)
+    ap.add_argument("--scenario", choices=tuple(SIZES), required=True)
+    ap.add_argument("--config", required=True, help="Reticulum config directory")
+    ap.add_argument("--dest", help="responder destination hash (initiator)")
+    ap.add_argument("--path-timeout", type=float, default=30.0)
+    a = ap.parse_args()
+    if a.role == "initiator" and not a.dest:
+        ap.error("--dest is required for the initiator")
+    try:
+        RNS.Reticulum(configdir=a.config, loglevel=RNS.LOG_ERROR)
+    except Exception as e:  # the reference raises plain exceptions for config problems
+        fail("reference start failed: %s" % e)
+    if a.role == "responder":
+        Responder(a.scenario).run()
+    else:
+        Initiator(a.scenario, a.dest, a.path_timeout).run()
+    expect("quit")
+    sys.stderr.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# rnsc bench (the scenario runner): command line, the Python generators against the golden
+# values of tests/bench_gen_test.c, and a quick reference -> reference single-packet run
+# whose accounting must hold exactly (the runner's own checks), with its reports.
+set -u
+B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
+S=${RNSC_SRCDIR:?RNSC_SRCDIR must point at the source tree}
+RNSC="$B/src/cli/rnsc"
+PY=${RNSC_VENV:-$B/.venv}/bin/python
+pass=0 fail=0
+check() { # check NAME EXPECTED_STATUS COMMAND...
+  local name=$1 want=$2; shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err"; local got=$?
+  if [ "$got" = "$want" ]; then pass=$((pass+1)); echo "ok   $name"
+  else fail=$((fail+1)); echo "FAIL $name: exit $got, want $want"; sed 's/^/     /' "$tmp/err" | tail -12; fi
+}
+expect_grep() { # expect_grep NAME PATTERN FILE
+  if grep -q -- "$2" "$3"; then pass=$((pass+1)); echo "ok   $1"
+  else fail=$((fail+1)); echo "FAIL $1: '$2' not in $3"; head -20 "$3" | sed 's/^/     /'; fi
+}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+check "help" 0 "$RNSC" bench --help
+expect_grep "help names the pairings" "ref-rnsc" "$tmp/out"
+check "unknown pairing" 2 "$RNSC" bench --pairing ref-nobody
+check "unknown scenario" 2 "$RNSC" bench --scenario teleport
+check "bad samples" 2 "$RNSC" bench --samples 0
+check "missing venv is a setup error" 3 env RNSC_VENV="$tmp/none" "$RNSC" bench --quick
+
+check "python generators match the golden values" 0 "$PY" -c '
+import sys
+sys.path.insert(0, sys.argv[1])
+import bench_gen as g
+s = g.Sizes(16, 300)
+assert [s.next() for _ in range(8)] == [84, 208, 175, 156, 212, 233, 190, 250]
+p = g.Payload()
+got = p.take(5) + p.take(27)
+assert got.hex() == "ad4df30bae771bdc76606e02b9eef064366190e591ce077b74cc8d360c055f30", got.hex()
+' "$S/bench/participants"
+
+check "quick ref -> ref single-packet run" 0 "$RNSC" bench --quick --scenario single \
+  --pairing ref-ref --report "$tmp/rep"
+check "report JSON: conformant, exact accounting" 0 "$PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+(c,) = d["cells"]
+assert c["scenario"] == "single" and c["initiator"] == "reference" and c["responder"] == "reference"
+assert c["conformant"] is True
+(s,) = c["samples"]
+assert s["ok"] and s["sent"] == s["proved"] == s["delivered"] > 0
+assert s["timeouts"] == 0 and s["unproved"] == 0
+assert c["rate"]["median"] > 0 and c["rate"]["unit"] == "packets/s"
+assert c["rss_kib"]["initiator"] > 0 and c["rss_kib"]["responder"] > 0
+' "$tmp/rep/scenarios.json"
+expect_grep "markdown at-a-glance table" "At a glance" "$tmp/rep/scenarios.md"
+expect_grep "svg chart" "<svg" "$tmp/rep/scenarios.svg"
+
+echo "bench_scenarios_test: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
