@@ -228,12 +228,36 @@ static void test_aliases(void)
 	CU_ASSERT(run_until(have_rx, &one, 5000));
 	CU_ASSERT(nrx == 1 && rx[0].iface == last_child && rx[0].len == 100 &&
 		  memcmp(rx[0].data, f, 100) == 0);
+	/* IPv6 on both sides; the reference's str() brackets the address. */
+	rnsc_iface *v6 = open_iface("v6", "BackboneInterface", "    listen_ip = ::1\n    port = 0\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(v6);
+	char d[128], want[96];
+	snprintf(want, sizeof(want), "BackboneInterface[v6/[::1]:%u]", port_of(v6));
+	rnsc_iface_describe(v6, d, sizeof(d));
+	CU_ASSERT_STRING_EQUAL(d, want);
+	snprintf(opts, sizeof(opts), "    target_host = ::1\n    target_port = %u\n"
+				     "    prefer_ipv6 = yes\n", port_of(v6));
+	rnsc_iface *c6 = open_iface("c6", "BackboneClientInterface", opts);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c6);
+	CU_ASSERT(run_until(is_online, c6, 5000));
+	CU_ASSERT(run_until(child_online, NULL, 5000));
+	CU_ASSERT_PTR_EQUAL(rnsc_iface_parent(last_child), v6);
+	rx_clear();
+	CU_ASSERT_EQUAL(rnsc_iface_send(last_child, f, make_frame(3, f)), 0);
+	CU_ASSERT(run_until(have_rx, &one, 5000));
+	CU_ASSERT(nrx == 1 && rx[0].iface == c6 && rx[0].len == 100 &&
+		  memcmp(rx[0].data, f, 100) == 0);
 	/* A listener bound through device = lo takes lo's IPv4 address. */
 	rnsc_iface *dev = open_iface("dev", "BackboneInterface", "    device = lo\n    port = 0\n");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(dev);
-	char d[128];
 	rnsc_iface_describe(dev, d, sizeof(d));
 	CU_ASSERT(strncmp(d, "BackboneInterface[dev/127.0.0.1:", 32) == 0);
+	/* ... and its IPv6 address when prefer_ipv6 is set. */
+	rnsc_iface *dev6 = open_iface("dev6", "BackboneInterface",
+				      "    device = lo\n    port = 0\n    prefer_ipv6 = yes\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dev6);
+	rnsc_iface_describe(dev6, d, sizeof(d));
+	CU_ASSERT(strncmp(d, "BackboneInterface[dev6/[::1]:", 29) == 0);
 	tu_teardown();
 }
 
