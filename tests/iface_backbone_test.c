@@ -484,8 +484,47 @@ static void test_fd_exhaustion(void)
 	tu_teardown();
 }
 
-/* A peer that stops reading: the 4 MiB queue bound drops and counts, and after 12 s
- * without drain progress the connection is torn down (DP_EC_DEAD_TIME). */
+/* Reads everything the peer has for fd (pumping the loop so the listener keeps writing)
+ * until nothing more comes for a few rounds or budget_ms passes. Returns bytes read. */
+static size_t raw_drain(int fd, unsigned budget_ms)
+{
+	static uint8_t b[1 << 16];
+	size_t total = 0;
+	int idle = 0;
+	uint64_t end = mono_ms() + budget_ms;
+	while (idle < 5 && mono_ms() < end) {
+		ssize_t n = recv(fd, b, sizeof(b), MSG_DONTWAIT);
+		if (n > 0) {
+			total += (size_t)n;
+			idle = 0;
+		} else {
+			idle++;
+		}
+		rnsc_loop_run_once(L, n > 0 ? 0 : 2);
+	}
+	return total;
+}
+
+/* Offers 32 KiB frames to a connection whose peer does not read until one is refused. */
+static int fill_until_refused(rnsc_iface *child)
+{
+	static uint8_t f[MAXF];
+	size_t len = make_frame(NFRAMES - 1, f);
+	for (int k = 0; k < 2000; k++) { /* at most ~65 MiB offered */
+		int rc = rnsc_iface_send(child, f, len);
+		if (rc == RNSC_ERR_TOOBIG)
+			return 1;
+		CU_ASSERT_EQUAL(rc, 0);
+		rnsc_loop_run_once(L, 0);
+	}
+	return 0;
+}
+
+/* A peer that stops reading: the 4 MiB queue bound refuses frames; after 3 one-second
+ * ticks without progress egress control gates the queue, so even once the peer has
+ * drained everything a new frame is refused until the next tick sees the queue clear;
+ * and after 12 s without drain progress the connection is torn down (DP_EC_DEAD_TIME).
+ * The gating check relies on tick timing: the drain happens half-way between ticks. */
 static void test_stalled_peer(void)
 {
 	CU_ASSERT_FATAL(tu_setup() == 0);
@@ -495,17 +534,20 @@ static void test_stalled_peer(void)
 	CU_ASSERT_FATAL(fd >= 0);
 	CU_ASSERT_FATAL(run_until(child_online, NULL, 5000));
 	rnsc_iface *child = last_child;
-	static uint8_t f[MAXF];
-	size_t len = make_frame(NFRAMES - 1, f);
-	int refused = 0;
-	for (int k = 0; k < 2000 && !refused; k++) { /* at most ~65 MiB offered */
-		int rc = rnsc_iface_send(child, f, len);
-		CU_ASSERT(rc == 0 || rc == RNSC_ERR_TOOBIG);
-		refused = rc == RNSC_ERR_TOOBIG;
-		rnsc_loop_run_once(L, 0);
-	}
-	CU_ASSERT(refused);
+	CU_ASSERT_FATAL(fill_until_refused(child));
+	uint64_t t0 = mono_ms(); /* ticks fall at most a little before t0 + k s */
 	CU_ASSERT_EQUAL(status_of(child, RNSC_IFACE_DROP_TXQUEUE, NULL), 1);
+	while (mono_ms() < t0 + 3500)
+		rnsc_loop_run_once(L, 10);
+	CU_ASSERT(raw_drain(fd, 300) > ((size_t)4 << 20));
+	uint8_t small[20];
+	CU_ASSERT_EQUAL(rnsc_iface_send(child, small, make_frame(0, small)), RNSC_ERR_TOOBIG);
+	CU_ASSERT_EQUAL(status_of(child, RNSC_IFACE_DROP_TXQUEUE, NULL), 2);
+	run_for(1500); /* the next tick finds the queue drained and releases the gate */
+	raw_drain(fd, 300);
+	CU_ASSERT_EQUAL(rnsc_iface_send(child, small, make_frame(0, small)), 0);
+
+	CU_ASSERT(fill_until_refused(child));
 	size_t only_srv = 1;
 	CU_ASSERT(run_until(host_count_is, &only_srv, 16000));
 	CU_ASSERT_PTR_NULL(last_child);

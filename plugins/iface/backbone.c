@@ -27,9 +27,13 @@
  *    IP; beyond fast_flapping_grace flaps (5) further connections from that IP are
  *    closed at once until fast_flapping_block_time minutes (720) pass without a flap.
  *    The reference keeps this table per process; rnsc per listener (no global state).
- *  - Egress: a connection's send queue holds at most 4 MiB (tx_hwm); beyond it frames
- *    are dropped and counted. A connection whose queue has made no progress for 12 s
- *    (DP_EC_DEAD_TIME) is torn down.
+ *  - Egress control, per connection (children and clients, as the reference's
+ *    control thread sees every socket in its epoll set): the send queue holds at most
+ *    4 MiB (tx_hwm); a queue above 128 KiB that the measured drain rate would not
+ *    clear within 10 s, or that has not moved for 3 one-second ticks, gates new frames
+ *    until it would clear within 5 s or falls to 128 KiB; refused frames are dropped
+ *    and counted (RNSC_IFACE_DROP_TXQUEUE). No drain progress for 12 s
+ *    (DP_EC_DEAD_TIME) tears the connection down (a client then reconnects).
  *  - Client: a connect attempt times out after 5 s; after a failure or a lost
  *    connection it waits 5 s (RECONNECT_WAIT) before every further attempt, no
  *    backoff; max_reconnect_tries caps one reconnect round. prefer_ipv6 picks the
@@ -44,7 +48,7 @@
  *
  * Not done: the reference's dataplane ingress control (it gates reading from the
  * busiest connection when Transport's inbound queue is deep; rnsc has no such queue
- * at this layer) and its ETA-based egress gating below the 4 MiB limit.
+ * at this layer).
  *
  * The reference refuses to construct BackboneInterface outside Linux and Android (it
  * is built on epoll); rnsc's loop is epoll too, so the plugin is Linux-only as well.
@@ -81,6 +85,10 @@
 #define CONNECT_TIMEOUT_NS (5 * NS_PER_S)
 #define EC_DEAD_NS (12 * NS_PER_S) /* DP_EC_DEAD_TIME */
 #define EC_TICK_NS (1 * NS_PER_S)   /* DP_EC_INTERVAL */
+#define EC_MID_WM ((size_t)128 << 10) /* DP_EC_MID_WM */
+#define EC_STALL_TICKS 3            /* DP_EC_STALL_TICKS */
+#define EC_MAX_ETA 10.0             /* DP_EC_MAX_ETA, seconds */
+#define EC_RELEASE_ETA 5.0          /* DP_EC_RELEASE_ETA */
 #define ACCEPT_PAUSE_NS (250 * UINT64_C(1000000))
 #define TXQ_MAX ((size_t)4 << 20)   /* Interface.tx_hwm */
 #define READ_CHUNK 16384
@@ -114,7 +122,7 @@ struct bb_if {
 	unsigned interest;
 	int connecting;
 	int online;
-	rnsc_iface_timer *timer; /* client: connect/reconnect; child: egress check; listener: accept pause */
+	rnsc_iface_timer *timer; /* client: connect/reconnect; listener: accept pause */
 	uint64_t reconnect_wait_ns;
 	int64_t max_tries; /* -1: unlimited */
 	int64_t attempts;
@@ -129,8 +137,13 @@ struct bb_if {
 	/* transmit queue: bytes [tx_off, tx_len) are pending */
 	uint8_t *tx;
 	size_t tx_off, tx_len, tx_cap;
-	uint64_t last_drain_ns;
+	/* egress control (clients and children): the reference's 1 s evaluation */
+	rnsc_iface_timer *ec_timer;
 	int ec_armed;
+	int tx_stalled;
+	unsigned ec_zero_ticks;
+	uint64_t last_drain_ns;
+	uint64_t tx_sent, ec_prev_sent;
 	/* stats */
 	uint64_t rxb, txb, rxp, txp;
 	uint32_t reconnects;
@@ -332,8 +345,10 @@ static void drop_conn(bb_if *t)
 	}
 	t->tx_off = t->tx_len = 0;
 	t->connecting = 0;
-	if (t->kind == K_CHILD && t->timer) {
-		t->host->timer_stop(t->host->hctx, t->timer);
+	t->tx_stalled = 0;
+	t->ec_zero_ticks = 0;
+	if (t->ec_timer) {
+		t->host->timer_stop(t->host->hctx, t->ec_timer);
 		t->ec_armed = 0;
 	}
 	if (t->online) {
@@ -418,12 +433,14 @@ static void do_read(bb_if *t)
 	}
 }
 
-/* Egress dead-time check, every second while a child's queue is not empty. */
+/* Egress control runs every second while the queue is not empty (with an empty queue
+ * the reference's evaluation only resets its state). */
 static void ec_arm(bb_if *t)
 {
-	if (t->kind != K_CHILD || t->ec_armed || !t->timer)
+	if (t->ec_armed || !t->ec_timer)
 		return;
-	if (t->host->timer_start(t->host->hctx, t->timer, EC_TICK_NS, EC_TICK_NS) == 0)
+	t->ec_prev_sent = t->tx_sent;
+	if (t->host->timer_start(t->host->hctx, t->ec_timer, EC_TICK_NS, EC_TICK_NS) == 0)
 		t->ec_armed = 1;
 }
 
@@ -434,9 +451,9 @@ static void do_write(bb_if *t)
 		if (n > 0) {
 			t->tx_off += (size_t)n;
 			t->txb += (uint64_t)n;
+			t->tx_sent += (uint64_t)n;
 			if (t->parent)
 				t->parent->txb += (uint64_t)n;
-			t->last_drain_ns = t->host->now_ns(t->host->hctx);
 			continue;
 		}
 		if (n < 0 && errno == EINTR)
@@ -591,19 +608,55 @@ static void schedule_reconnect(bb_if *t)
 
 /* ---- children -------------------------------------------------------------------------- */
 
-static void child_timer_cb(void *ud)
+/* BackboneInterface._dp_ec_evaluate: no drain progress for 12 s tears the connection
+ * down; a queue above 128 KiB that would take more than 10 s to clear at the measured
+ * rate, or that has not moved for 3 ticks, gates new frames (dropped and counted) until
+ * the rate would clear it within 5 s or it falls to 128 KiB. */
+static void ec_timer_cb(void *ud)
 {
 	bb_if *t = ud;
-	if (t->fd < 0 || t->tx_off >= t->tx_len) {
-		t->host->timer_stop(t->host->hctx, t->timer);
+	uint64_t now = t->host->now_ns(t->host->hctx);
+	uint64_t drained = t->tx_sent - t->ec_prev_sent;
+	size_t buffered = t->tx_len - t->tx_off;
+	t->ec_prev_sent = t->tx_sent;
+	if (t->fd < 0 || buffered == 0) {
+		t->ec_zero_ticks = 0;
+		t->tx_stalled = 0;
+		t->host->timer_stop(t->host->hctx, t->ec_timer);
 		t->ec_armed = 0;
 		return;
 	}
-	uint64_t now = t->host->now_ns(t->host->hctx);
 	if (now - t->last_drain_ns >= EC_DEAD_NS) {
 		blog(t, RNSC_LOG_NOTICE, "No egress control drain progress for 12s on %s, tearing down",
 		     t->name);
 		lost(t, "egress stalled", 0);
+		return;
+	}
+	if (drained > 0) {
+		t->last_drain_ns = now;
+		t->ec_zero_ticks = 0;
+		double eta = (double)buffered / ((double)drained / ((double)EC_TICK_NS / 1e9));
+		if (buffered > EC_MID_WM && eta > EC_MAX_ETA) {
+			if (!t->tx_stalled)
+				blog(t, RNSC_LOG_DEBUG, "Egress control drain ETA of %.1fs exceeds maximum on %s, gating outbound",
+				     eta, t->name);
+			t->tx_stalled = 1;
+		} else if (eta < EC_RELEASE_ETA || buffered <= EC_MID_WM) {
+			if (t->tx_stalled)
+				blog(t, RNSC_LOG_DEBUG, "Egress control drain recovered on %s, resuming outbound",
+				     t->name);
+			t->tx_stalled = 0;
+		}
+	} else if (buffered > EC_MID_WM) {
+		if (++t->ec_zero_ticks >= EC_STALL_TICKS) {
+			if (!t->tx_stalled)
+				blog(t, RNSC_LOG_DEBUG, "No egress control drain progress on %s, gating outbound",
+				     t->name);
+			t->tx_stalled = 1;
+		}
+	} else {
+		t->ec_zero_ticks = 0;
+		t->tx_stalled = 0;
 	}
 }
 
@@ -690,7 +743,7 @@ static void accept_one(bb_if *s, int cfd, const struct sockaddr *sa)
 	s->n_children++;
 	c->fd = cfd;
 	c->spawned_ns = now;
-	if (c->host->timer_new(c->host->hctx, child_timer_cb, c, &c->timer) != 0) {
+	if (c->host->timer_new(c->host->hctx, ec_timer_cb, c, &c->ec_timer) != 0) {
 		lost(c, "cannot create a timer", 0);
 		return;
 	}
@@ -1026,7 +1079,8 @@ static int open_client(bb_if *t, const rnsc_iface_config *cfg)
 	}
 	if ((rc = rx_setup(t)))
 		return cfg->fail(cfg->cctx, NULL, rc, "out of memory");
-	if ((rc = t->host->timer_new(t->host->hctx, client_timer_cb, t, &t->timer)))
+	if ((rc = t->host->timer_new(t->host->hctx, client_timer_cb, t, &t->timer)) ||
+	    (rc = t->host->timer_new(t->host->hctx, ec_timer_cb, t, &t->ec_timer)))
 		return cfg->fail(cfg->cctx, NULL, rc, "cannot create a timer");
 	/* The reference connects synchronously in its constructor; rnsc makes the first
 	 * attempt on the next loop tick so start-up never blocks on the network. */
@@ -1097,6 +1151,8 @@ fail:
 		host->watch_remove(host->hctx, t->w);
 	if (t->timer)
 		host->timer_del(host->hctx, t->timer);
+	if (t->ec_timer)
+		host->timer_del(host->hctx, t->ec_timer);
 	if (t->fd >= 0)
 		close(t->fd);
 	free_if(t);
@@ -1114,7 +1170,7 @@ static int bb_send(void *handle, const uint8_t *frame, size_t len)
 	}
 	size_t need = rnsc_hdlc_encoded_len(frame, len);
 	size_t pending = t->tx_len - t->tx_off;
-	if (need > TXQ_MAX || pending + need > TXQ_MAX) {
+	if (t->tx_stalled || need > TXQ_MAX || pending + need > TXQ_MAX) {
 		t->host->drop(t->host->hctx, RNSC_IFACE_DROP_TXQUEUE, 1);
 		return RNSC_ERR_TOOBIG;
 	}
@@ -1179,6 +1235,10 @@ static void bb_close(void *handle)
 	if (t->timer) {
 		t->host->timer_del(t->host->hctx, t->timer);
 		t->timer = NULL;
+	}
+	if (t->ec_timer) {
+		t->host->timer_del(t->host->hctx, t->ec_timer);
+		t->ec_timer = NULL;
 	}
 	if (t->w) {
 		t->host->watch_remove(t->host->hctx, t->w);
