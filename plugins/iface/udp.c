@@ -25,8 +25,10 @@
  * Differences, on purpose: a section that configures neither a complete receive side
  * nor a complete send side, or half of one (listen_ip without a port, ...), fails to
  * open naming the missing option, where the reference builds an interface that
- * silently does nothing; forward_ip is resolved once at open. A forward-only interface
- * is online (the reference leaves it offline but transmits on it anyway).
+ * silently does nothing; "port" alone may leave one side unused. forward_ip is
+ * resolved once at open. A forward-only interface is online here; the reference leaves
+ * it offline, so its Transport broadcasts nothing there and only uses it along paths
+ * already known through it.
  *
  * Threading and ownership: iface_abi.h. One udp_if per section; it owns both sockets.
  */
