@@ -465,7 +465,7 @@ static void test_fd_exhaustion(void)
 	/* Descriptors below top that are free would still be handed out: fill them. */
 	int fill[64], nfill = 0;
 	while (nfill < 64) {
-		int f = dup(0);
+		int f = open("/dev/null", O_RDONLY | O_CLOEXEC);
 		if (f < 0)
 			break;
 		fill[nfill++] = f;
