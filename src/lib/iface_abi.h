@@ -56,6 +56,7 @@ enum rnsc_iface_drop {
 	RNSC_IFACE_DROP_PARTIAL = 3, /* frame cut short by a disconnect */
 	RNSC_IFACE_DROP_OFFLINE = 4, /* outbound frame while the interface is offline */
 	RNSC_IFACE_DROP_TXQUEUE = 5, /* outbound frame refused: the send queue is full */
+	RNSC_IFACE_DROP_REFUSED = 6, /* incoming connection closed at once: a client limit or a block */
 	RNSC_IFACE_DROP_COUNT
 };
 

@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Scaffolding shared by the interface-plugin tests that run real sockets through the
+ * runtime (iface_udp_test, iface_backbone_test): one loop + interface host per test,
+ * captured inbound frames, bounded waits, the frame generator the python peers also
+ * use, and a python peer process (the venv's interpreter running a tests/ script that
+ * drives the reference's own interface classes). Single-threaded; the globals belong to
+ * the one test binary that includes this header.
+ */
+#ifndef RNSC_TESTS_IFACE_TEST_UTIL_H
+#define RNSC_TESTS_IFACE_TEST_UTIL_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cu_run.h"
+#include "iface_host.h"
+
+static rnsc_ctx *C;
+static rnsc_plugin_host *P;
+static rnsc_loop *L;
+static rnsc_iface_host *H;
+
+/* Frame i of a test run: LENGTHS-driven, with bytes that need HDLC escaping (and a
+ * lookalike) at 1..3. The python peers generate the same bytes. */
+static inline size_t tu_make_frame(const size_t *lengths, unsigned i, uint8_t *out)
+{
+	size_t n = lengths[i];
+	for (size_t j = 0; j < n; j++)
+		out[j] = (uint8_t)((i * 31 + j * 7) & 0xFF);
+	out[1] = 0x7E;
+	out[2] = 0x7D;
+	out[3] = 0x5E;
+	return n;
+}
+
+#define TU_MAXRX 1024
+static struct {
+	rnsc_iface *iface;
+	uint8_t *data;
+	size_t len;
+} rx[TU_MAXRX];
+static size_t nrx;
+
+static inline void rx_clear(void)
+{
+	for (size_t k = 0; k < nrx; k++)
+		free(rx[k].data);
+	nrx = 0;
+}
+
+static inline void tu_on_rx(void *ud, rnsc_iface *iface, const uint8_t *frame, size_t len,
+			    uint64_t now)
+{
+	(void)ud;
+	(void)now;
+	if (nrx >= TU_MAXRX)
+		return;
+	rx[nrx].iface = iface;
+	rx[nrx].data = malloc(len ? len : 1);
+	memcpy(rx[nrx].data, frame, len);
+	rx[nrx].len = len;
+	nrx++;
+}
+
+static rnsc_iface *last_child;
+static int added_children;
+
+static inline void tu_on_event(void *ud, rnsc_iface *iface, int ev)
+{
+	(void)ud;
+	if (ev == RNSC_IFACE_ADDED && rnsc_iface_parent(iface)) {
+		last_child = iface;
+		added_children++;
+	}
+	if (ev == RNSC_IFACE_REMOVED && iface == last_child)
+		last_child = NULL;
+}
+
+static inline uint64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+typedef int (*pred_fn)(void *);
+
+/* Runs the loop until pred holds or timeout_ms passes; returns pred's final value. */
+static inline int run_until(pred_fn pred, void *arg, unsigned timeout_ms)
+{
+	uint64_t end = mono_ms() + timeout_ms;
+	while (!pred(arg)) {
+		if (mono_ms() >= end)
+			return 0;
+		rnsc_loop_run_once(L, 10);
+	}
+	return 1;
+}
+
+static inline void run_for(unsigned ms)
+{
+	uint64_t end = mono_ms() + ms;
+	while (mono_ms() < end)
+		rnsc_loop_run_once(L, 10);
+}
+
+static inline int is_online(void *a)
+{
+	return rnsc_iface_online(a);
+}
+static inline int is_offline(void *a)
+{
+	return !rnsc_iface_online(a);
+}
+static inline int child_online(void *a)
+{
+	(void)a;
+	return last_child && rnsc_iface_online(last_child);
+}
+static inline int have_rx(void *a)
+{
+	return nrx >= *(size_t *)a;
+}
+static inline int host_count_is(void *a)
+{
+	return rnsc_iface_host_count(H) == *(size_t *)a;
+}
+
+static inline int open_text(const char *text, rnsc_config_error *err)
+{
+	rnsc_config *cfg = NULL;
+	int rc = rnsc_config_parse(C, text, strlen(text), "test", &cfg, err);
+	if (rc)
+		return rc;
+	rc = rnsc_iface_host_open_config(H, cfg, err);
+	rnsc_config_del(cfg);
+	return rc;
+}
+
+/* Opens [[name]] of type with the given option lines; returns it or NULL (logged). */
+static inline rnsc_iface *open_iface(const char *name, const char *type, const char *opts)
+{
+	char text[2048];
+	rnsc_config_error err;
+	snprintf(text, sizeof(text), "[interfaces]\n  [[%s]]\n    type = %s\n    enabled = yes\n%s",
+		 name, type, opts ? opts : "");
+	int rc = open_text(text, &err);
+	if (rc != 1)
+		fprintf(stderr, "open %s: %d %s\n", name, rc, err.msg);
+	return rnsc_iface_host_find(H, name);
+}
+
+static inline unsigned port_of(rnsc_iface *i)
+{
+	rnsc_iface_status st;
+	rnsc_iface_status_get(i, &st);
+	return st.stats.local_port;
+}
+
+static inline int tu_setup(void)
+{
+	rx_clear();
+	last_child = NULL;
+	added_children = 0;
+	if (rnsc_loop_new(C, &L) || rnsc_iface_host_new(C, P, L, &H))
+		return 1;
+	rnsc_iface_host_set_rx(H, tu_on_rx, NULL);
+	rnsc_iface_host_set_event(H, tu_on_event, NULL);
+	return 0;
+}
+
+static inline void tu_teardown(void)
+{
+	rnsc_iface_host_del(H);
+	H = NULL;
+	rnsc_loop_del(L);
+	L = NULL;
+	rx_clear();
+}
+
+static inline void tu_expect_error(const char *text, int code, const char *needle1,
+				   const char *needle2)
+{
+	rnsc_config_error err = {0};
+	int rc = open_text(text, &err);
+	CU_ASSERT_EQUAL(rc, code);
+	if (rc != code || !strstr(err.msg, needle1) || (needle2 && !strstr(err.msg, needle2)))
+		fprintf(stderr, "unexpected error %d (%s) for:\n%s\n", rc, err.msg, text);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, needle1));
+	if (needle2)
+		CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, needle2));
+}
+
+/* Loads plugins/iface/.libs/<so> into a fresh plugin host. */
+static inline int tu_suite_init(const char *so)
+{
+	char path[4096];
+	if (rnsc_ctx_new(&C) || rnsc_plugin_host_new(C, &P))
+		return 1;
+	snprintf(path, sizeof(path), "%s/plugins/iface/.libs/%s", RNSC_BUILDDIR, so);
+	return rnsc_plugin_host_load_file(P, path) != 0;
+}
+
+static inline int tu_suite_fini(void)
+{
+	rnsc_plugin_host_del(P);
+	rnsc_ctx_del(C);
+	return 0;
+}
+
+/* ---- the python peer ------------------------------------------------------------------ */
+
+typedef struct peer {
+	pid_t pid;
+	int in_fd;  /* its stdin */
+	int out_fd; /* its stdout, non-blocking */
+	char buf[8192];
+	size_t len;
+} peer;
+
+/* Starts `python tests/<script> mode [arg]`. A peer that cannot start exits 127 and
+ * says why on stderr; the caller's bounded wait for its first line then fails. */
+static inline int peer_start(peer *p, const char *script, const char *mode, const char *arg)
+{
+	const char *venv = getenv("RNSC_VENV");
+	const char *src = getenv("RNSC_SRCDIR");
+	char py[1024], path[1024];
+	snprintf(py, sizeof(py), "%s/bin/python", venv && *venv ? venv : RNSC_DEFAULT_VENV);
+	snprintf(path, sizeof(path), "%s/tests/%s", src && *src ? src : RNSC_SRCDIR, script);
+	int in[2], out[2];
+	if (pipe(in))
+		return -1;
+	if (pipe(out)) {
+		close(in[0]);
+		close(in[1]);
+		return -1;
+	}
+	memset(p, 0, sizeof(*p));
+	p->pid = fork();
+	if (p->pid < 0)
+		return -1;
+	if (p->pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[0]);
+		close(in[1]);
+		close(out[0]);
+		close(out[1]);
+		execl(py, py, path, mode, arg, (char *)NULL);
+		fprintf(stderr, "cannot run %s: %s\n", py, strerror(errno));
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	p->in_fd = in[1];
+	p->out_fd = out[0];
+	fcntl(p->out_fd, F_SETFL, fcntl(p->out_fd, F_GETFL) | O_NONBLOCK);
+	return 0;
+}
+
+/* Collects the peer's output; true once a complete line starting with prefix is there. */
+static inline int peer_has(peer *p, const char *prefix)
+{
+	ssize_t n;
+	while (p->len + 1 < sizeof(p->buf) &&
+	       (n = read(p->out_fd, p->buf + p->len, sizeof(p->buf) - 1 - p->len)) > 0)
+		p->len += (size_t)n;
+	p->buf[p->len] = 0;
+	for (const char *l = p->buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (strncmp(l, prefix, strlen(prefix)) == 0 && strchr(l, '\n'))
+			return 1;
+	return 0;
+}
+
+static inline const char *peer_line(peer *p, const char *prefix)
+{
+	for (const char *l = p->buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (strncmp(l, prefix, strlen(prefix)) == 0)
+			return l;
+	return "";
+}
+
+static inline void peer_say(peer *p, const char *line)
+{
+	size_t n = strlen(line);
+	if (write(p->in_fd, line, n) != (ssize_t)n)
+		fprintf(stderr, "cannot write to the peer: %s\n", strerror(errno));
+}
+
+static inline void peer_stop(peer *p)
+{
+	close(p->in_fd); /* the peer exits when its stdin closes */
+	int status = 0;
+	for (int k = 0; k < 300; k++) {
+		if (waitpid(p->pid, &status, WNOHANG) == p->pid) {
+			close(p->out_fd);
+			return;
+		}
+		rnsc_loop_run_once(L, 10);
+	}
+	kill(p->pid, SIGKILL);
+	waitpid(p->pid, &status, 0);
+	close(p->out_fd);
+}
+
+static peer *cur_peer;
+static inline int peer_done(void *a)
+{
+	size_t want = *(size_t *)a;
+	return nrx >= want && peer_has(cur_peer, "RESULT");
+}
+static inline int peer_port(void *a)
+{
+	(void)a;
+	return peer_has(cur_peer, "PORT ") || peer_has(cur_peer, "RESULT");
+}
+
+#endif
