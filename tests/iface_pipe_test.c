@@ -8,6 +8,8 @@
  * reference's own PipeInterface class (two PipeInterface children joined by a Unix
  * socket bridge). Every wait is bounded.
  */
+#include <sys/stat.h>
+
 #include "iface_helpers.h"
 #include "hdlc.h"
 #include "shlex.h"
@@ -240,6 +242,135 @@ static void test_cloexec(void)
 	teardown();
 }
 
+/* A child that never reads: the pipe fills, the queue grows to its limit, further
+ * frames are dropped and counted; closing ends a child that ignores SIGTERM. */
+static void test_stuck_child(void)
+{
+	CU_ASSERT_FATAL(setup() == 0);
+	rnsc_iface *p = open_pipe("stuck", "/bin/sh -c 'trap \"\" TERM; exec sleep 30'",
+				  "    bitrate = 9600\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	static uint8_t f[1064];
+	memset(f, 0x42, sizeof(f));
+	int refused = 0;
+	for (int k = 0; k < 1200 && !refused; k++) {
+		int rc = rnsc_iface_send(p, f, sizeof(f));
+		if (rc == RNSC_ERR_TOOBIG)
+			refused = 1;
+		else
+			CU_ASSERT_EQUAL(rc, 0);
+		if (k % 64 == 0)
+			rnsc_loop_run_once(L, 1);
+	}
+	CU_ASSERT(refused);
+	rnsc_iface_status st;
+	rnsc_iface_status_get(p, &st);
+	CU_ASSERT_EQUAL(st.drops[RNSC_IFACE_DROP_TXQUEUE], 1);
+	CU_ASSERT_EQUAL(st.stats.bitrate, 9600);
+	/* The pipe took what it could hold, the rest waits in the queue. */
+	CU_ASSERT(st.stats.tx_bytes > 0);
+	CU_ASSERT(st.stats.tx_bytes < (uint64_t)st.stats.tx_packets * sizeof(f));
+	CU_ASSERT(rnsc_iface_online(p));
+	uint64_t t0 = mono_ms();
+	teardown(); /* SIGTERM is ignored: the plugin must insist */
+	CU_ASSERT(mono_ms() - t0 < 5000);
+	int live, zombies;
+	child_census(&live, &zombies);
+	CU_ASSERT_EQUAL(live + zombies, 0);
+}
+
+/* A child that closes its stdin but keeps running: the broken pipe takes the
+ * interface down, the child is killed and reaped, and a new one is started. */
+static void test_child_closes_input(void)
+{
+	CU_ASSERT_FATAL(setup() == 0);
+	rnsc_iface *p = open_pipe("noinput", "/bin/sh -c 'exec 0<&- ; exec sleep 30'",
+				  "    respawn_delay = 0.2\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	uint8_t f[64];
+	run_for(200);
+	(void)rnsc_iface_send(p, f, make_frame(2, f)); /* may meet the broken pipe */
+	CU_ASSERT_FATAL(run_until(reconnects_at_least, p, 10000));
+	int live, zombies;
+	child_census(&live, &zombies);
+	CU_ASSERT_EQUAL(zombies, 0);
+	CU_ASSERT(live <= 1);
+	teardown();
+	child_census(&live, &zombies);
+	CU_ASSERT_EQUAL(live + zombies, 0);
+}
+
+/* The pid of this process's only live child (0 if none or several). */
+static pid_t only_child(void)
+{
+	pid_t found = 0;
+	int n = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		char path[300], buf[512];
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		FILE *f = isdigit((unsigned char)e->d_name[0]) ? fopen(path, "r") : NULL;
+		if (!f)
+			continue;
+		size_t k = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[k] = 0;
+		char *rp = strrchr(buf, ')'), state;
+		int ppid;
+		if (rp && sscanf(rp + 1, " %c %d", &state, &ppid) == 2 && ppid == getpid() &&
+		    state != 'Z') {
+			found = (pid_t)atoi(e->d_name);
+			n++;
+		}
+	}
+	if (d)
+		closedir(d);
+	return n == 1 ? found : 0;
+}
+
+/* The command disappears after the first start: each respawn fails with a clear error
+ * and is retried (backing off) until the program is back. */
+static void test_respawn_command_missing(void)
+{
+	CU_ASSERT_FATAL(setup() == 0);
+	char prog[] = "/tmp/rnsc-pipe-prog.XXXXXX";
+	int fd = mkstemp(prog);
+	CU_ASSERT_FATAL(fd >= 0);
+	static const char body[] = "#!/bin/sh\nexec cat\n";
+	CU_ASSERT_FATAL(write(fd, body, sizeof(body) - 1) == (ssize_t)(sizeof(body) - 1));
+	close(fd);
+	chmod(prog, 0755);
+	rnsc_iface *p = open_pipe("vanishing", prog, "    respawn_delay = 0.1\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	uint8_t f[64];
+	memcpy(f, "hello through cat.......", 24);
+	CU_ASSERT_EQUAL(rnsc_iface_send(p, f, 24), 0);
+	size_t want = 1;
+	CU_ASSERT(run_until(have_rx, &want, 10000)); /* the script runs: now take it away */
+	unlink(prog);
+	/* End the running cat from outside; respawning now fails. */
+	pid_t cat = only_child();
+	CU_ASSERT_FATAL(cat > 0);
+	kill(cat, SIGTERM);
+	CU_ASSERT_FATAL(run_until(is_offline, p, 10000));
+	run_for(800);
+	CU_ASSERT(!rnsc_iface_online(p));
+	rnsc_iface_status st;
+	rnsc_iface_status_get(p, &st);
+	CU_ASSERT_EQUAL(st.stats.reconnects, 0);
+	fd = open(prog, O_WRONLY | O_CREAT | O_EXCL, 0755);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(write(fd, body, sizeof(body) - 1) == (ssize_t)(sizeof(body) - 1));
+	close(fd);
+	CU_ASSERT(run_until(reconnects_at_least, p, 10000));
+	teardown();
+	unlink(prog);
+	int live, zombies;
+	child_census(&live, &zombies);
+	CU_ASSERT_EQUAL(live + zombies, 0);
+}
+
 static void test_config_errors(void)
 {
 	CU_ASSERT_FATAL(setup() == 0);
@@ -418,6 +549,9 @@ int main(void)
 	CU_add_test(s, "respawn after the child exits", test_respawn);
 	CU_add_test(s, "backoff when the child keeps dying", test_backoff);
 	CU_add_test(s, "the child inherits no stray fds", test_cloexec);
+	CU_add_test(s, "a child that never reads: queue limit, SIGKILL at close", test_stuck_child);
+	CU_add_test(s, "a child that closes its input is replaced", test_child_closes_input);
+	CU_add_test(s, "respawn when the command has vanished", test_respawn_command_missing);
 	CU_add_test(s, "config errors, command not found", test_config_errors);
 	CU_add_test(s, "command splitting matches Python's shlex", test_shlex_matches_python);
 	CU_add_test(s, "interop: rnsc pipe to reference pipe", test_interop_reference);
