@@ -314,8 +314,21 @@ static void exchange_and_noise(int kiss)
 	CU_ASSERT_EQUAL(nrx, NFRAMES);
 	CU_ASSERT(frames_match(i, 1));
 
+	/* Half a frame, then silence: forgotten after 100 ms, as the reference does, so the
+	 * next frame is not glued to it. */
+	int e = encode(kiss, enc, sizeof(enc), f, make_frame(4, f));
+	pty_write(&a, enc, (size_t)e / 2);
+	run_for(300);
+	pty_write(&a, enc, (size_t)e);
+	want = NFRAMES + 1;
+	CU_ASSERT(run_until(have_rx, &want, 5000));
+	CU_ASSERT(nrx == NFRAMES + 1 && rx[NFRAMES].len == LENGTHS[4] &&
+		  memcmp(rx[NFRAMES].data, f, LENGTHS[4]) == 0);
+	uint64_t rx_payload = payload + LENGTHS[4];
+
 	rnsc_iface_status st;
 	rnsc_iface_status_get(i, &st);
+	CU_ASSERT_EQUAL(st.drops[RNSC_IFACE_DROP_PARTIAL], 1);
 	uint64_t drops = st.drops[RNSC_IFACE_DROP_RUNT] + st.drops[RNSC_IFACE_DROP_OVERSIZE] +
 			 st.drops[RNSC_IFACE_DROP_GARBAGE];
 	fprintf(stderr, "%s noise: runt %llu oversize %llu garbage %llu\n", type,
@@ -324,9 +337,9 @@ static void exchange_and_noise(int kiss)
 		(unsigned long long)st.drops[RNSC_IFACE_DROP_GARBAGE]);
 	CU_ASSERT(drops > 0);
 	CU_ASSERT(st.drops[RNSC_IFACE_DROP_OVERSIZE] >= 1);
-	CU_ASSERT_EQUAL(st.stats.rx_packets, NFRAMES);
+	CU_ASSERT_EQUAL(st.stats.rx_packets, NFRAMES + 1);
 	CU_ASSERT_EQUAL(st.stats.tx_packets, NFRAMES);
-	CU_ASSERT_EQUAL(st.stats.rx_bytes, payload);
+	CU_ASSERT_EQUAL(st.stats.rx_bytes, rx_payload);
 	/* txb as the reference: framed bytes for Serial, payload bytes for KISS */
 	CU_ASSERT_EQUAL(st.stats.tx_bytes, kiss ? payload : wire);
 	CU_ASSERT_EQUAL(st.stats.hw_mtu, 564);
@@ -425,7 +438,8 @@ static void test_kiss_flow_control(void)
 	CU_ASSERT_FATAL(pty_new(&a) == 0);
 	far = &a;
 	rnsc_iface *i = open_serial("KISSInterface", "fc", pty_link(&a, "tty2"),
-				    "    flow_control = yes\n");
+				    "    flow_control = yes\n    parity = odd\n"
+				    "    reconnect_wait = 0.2\n");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(i);
 	CU_ASSERT_FATAL(run_until(is_online, i, 10000));
 	size_t want = 20;
@@ -455,8 +469,150 @@ static void test_kiss_flow_control(void)
 	uint64_t waited = mono_ms() - t0;
 	CU_ASSERT(waited >= 4000);
 	CU_ASSERT(memcmp(got + e[0] + e[1], enc[2], (size_t)e[2]) == 0);
+	/* The unlocked frame locked the interface again: these wait for READY, and are lost
+	 * (and counted) when the cable goes. */
+	for (unsigned k = 0; k < 3; k++)
+		CU_ASSERT_EQUAL(rnsc_iface_send(i, f, make_frame(k, f)), 0);
+	run_for(100);
+	far = NULL;
+	pty_close(&a);
+	CU_ASSERT(run_until(is_offline, i, 5000));
+	rnsc_iface_status st;
+	rnsc_iface_status_get(i, &st);
+	CU_ASSERT_EQUAL(st.drops[RNSC_IFACE_DROP_OFFLINE], 3);
+	CU_ASSERT_EQUAL(st.stats.tx_packets, 3);
+	test_teardown();
+	pty_link(NULL, "tty2");
+}
+
+static peer *cur_peer;
+static int peer_said(void *a);
+
+static size_t count_seq(const uint8_t *h, size_t n, const uint8_t *needle, size_t m)
+{
+	size_t c = 0;
+	for (size_t k = 0; k + m <= n; k++)
+		if (memcmp(h + k, needle, m) == 0)
+			c++;
+	return c;
+}
+
+/* Station identification: id_interval after traffic the callsign goes out padded to 15
+ * bytes; a short callsign makes it repeat (the reference's comparison of the escaped
+ * frame with the callsign), checked against the reference itself. */
+static void test_kiss_id_beacon(void)
+{
+	test_setup();
+	pty a, b;
+	CU_ASSERT_FATAL(pty_new(&a) == 0);
+	far = &a;
+	rnsc_iface *i = open_serial("KISSInterface", "id", pty_link(&a, "tty9"),
+				    "    id_interval = 1\n    id_callsign = N0CALL\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(i);
+	CU_ASSERT_FATAL(run_until(is_online, i, 10000));
+	size_t want = 20;
+	CU_ASSERT(run_until(got_at_least, &want, 5000));
+	ngot = 0;
+	static const uint8_t beacon[] = {0xC0, 0x00, 'N', '0', 'C', 'A', 'L', 'L', 0, 0, 0,
+					 0,    0,    0,   0,               0,   0,   0xC0};
+	uint8_t f[600];
+	run_for(1300); /* no traffic yet: no identification */
+	CU_ASSERT_EQUAL(ngot, 0);
+	CU_ASSERT_EQUAL(rnsc_iface_send(i, f, make_frame(0, f)), 0);
+	uint64_t t0 = mono_ms();
+	run_for(2600);
+	size_t n_rnsc = count_seq(got, ngot, beacon, sizeof(beacon));
+	fprintf(stderr, "rnsc: %zu identifications in 2.6 s\n", n_rnsc);
+	CU_ASSERT_EQUAL(n_rnsc, 2); /* at 1 s and 2 s: the short callsign repeats */
+	CU_ASSERT(mono_ms() - t0 >= 2600);
+	rnsc_iface_status st;
+	rnsc_iface_status_get(i, &st);
+	CU_ASSERT_EQUAL(st.stats.tx_packets, 1 + n_rnsc);
 	test_teardown();
 	pty_close(&a);
+
+	/* The reference with the same settings: its frames, then the same repetition. */
+	test_setup();
+	CU_ASSERT_FATAL(pty_new(&b) == 0);
+	far = &b;
+	peer pr;
+	const char *args[] = {"kiss", pty_link(&b, "tty9"), "id_interval=1", "id_callsign=N0CALL",
+			      NULL};
+	CU_ASSERT_FATAL(peer_start(&pr, src_file("tests/iface_serial_peer.py"), args) == 0);
+	cur_peer = &pr;
+	CU_ASSERT(run_until(peer_said, (void *)"ONLINE", 30000));
+	ngot = 0;
+	peer_send(&pr, "SEND\n");
+	run_for(2600);
+	size_t n_ref = count_seq(got, ngot, beacon, sizeof(beacon));
+	fprintf(stderr, "reference: %zu identifications in 2.6 s\n", n_ref);
+	CU_ASSERT_EQUAL(n_ref, n_rnsc);
+	peer_stop(&pr);
+	test_teardown();
+	pty_close(&b);
+
+	/* A callsign of 15 bytes or more is recognised: one identification per burst. */
+	test_setup();
+	CU_ASSERT_FATAL(pty_new(&a) == 0);
+	far = &a;
+	i = open_serial("KISSInterface", "id2", pty_link(&a, "tty9"),
+			"    id_interval = 1\n    id_callsign = N0CALL-7 RNSC ID\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(i);
+	CU_ASSERT_FATAL(run_until(is_online, i, 10000));
+	CU_ASSERT(run_until(got_at_least, &want, 5000));
+	ngot = 0;
+	CU_ASSERT_EQUAL(rnsc_iface_send(i, f, make_frame(0, f)), 0);
+	run_for(2600);
+	static const uint8_t long_id[] = "\xC0\x00N0CALL-7 RNSC ID\xC0";
+	CU_ASSERT_EQUAL(count_seq(got, ngot, long_id, sizeof(long_id) - 1), 1);
+	test_teardown();
+	pty_close(&a);
+	pty_link(NULL, "tty9");
+}
+
+/* The far end stops reading: the device buffer fills, the queue grows to its limit and
+ * further frames are dropped and counted; once read again, everything queued arrives. */
+static void test_serial_backpressure(void)
+{
+	test_setup();
+	pty a;
+	CU_ASSERT_FATAL(pty_new(&a) == 0);
+	rnsc_iface *i = open_serial("SerialInterface", "slow", pty_link(&a, "tty8"), NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(i);
+	CU_ASSERT_FATAL(run_until(is_online, i, 10000)); /* far == NULL: nobody reads */
+	uint8_t f[600];
+	memset(f, 0x55, sizeof(f));
+	int refused = 0, sent = 0;
+	for (int k = 0; k < 2000 && !refused; k++) {
+		int rc = rnsc_iface_send(i, f, 564);
+		if (rc == RNSC_ERR_TOOBIG)
+			refused = 1;
+		else if (rc == 0)
+			sent++;
+		if (k % 32 == 0)
+			rnsc_loop_run_once(L, 1);
+	}
+	CU_ASSERT(refused);
+	rnsc_iface_status st;
+	rnsc_iface_status_get(i, &st);
+	CU_ASSERT_EQUAL(st.drops[RNSC_IFACE_DROP_TXQUEUE], 1);
+	CU_ASSERT(st.stats.tx_bytes < (uint64_t)sent * 566);
+	far = &a; /* read again: the queue drains through write readiness */
+	size_t want = (size_t)sent * 566;
+	static uint8_t all[1 << 20];
+	size_t nall = 0;
+	uint64_t end = mono_ms() + 20000;
+	while (nall < want && mono_ms() < end) {
+		rnsc_loop_run_once(L, 1);
+		nall += pty_read(&a, all + nall, sizeof(all) - nall);
+	}
+	CU_ASSERT_EQUAL(nall, want);
+	rnsc_iface_status_get(i, &st);
+	CU_ASSERT_EQUAL(st.stats.tx_bytes, want);
+	far = NULL;
+	test_teardown();
+	pty_close(&a);
+	pty_link(NULL, "tty8");
 }
 
 static void test_config_errors(void)
@@ -486,8 +642,11 @@ static void test_config_errors(void)
 		     " port = /dev/null\n preamble = long\n",
 		     RNSC_ERR_CONFIG_VALUE, "preamble", NULL);
 	expect_error("[interfaces]\n [[K]]\n type = KISSInterface\n enabled = yes\n"
-		     " port = /dev/null\n id_interval = 600\n",
-		     RNSC_ERR_CONFIG_VALUE, "\"id_interval\"", "not supported");
+		     " port = /dev/null\n reconnect_wait = 0\n",
+		     RNSC_ERR_CONFIG_VALUE, "\"reconnect_wait\"", NULL);
+	expect_error("[interfaces]\n [[K]]\n type = KISSInterface\n enabled = yes\n"
+		     " port = /dev/null\n id_interval = -5\n",
+		     RNSC_ERR_CONFIG_VALUE, "\"id_interval\"", NULL);
 	CU_ASSERT_EQUAL(rnsc_iface_host_count(H), 0);
 
 	/* Line settings the reference accepts: parity names, 7E2; bitrate override. */
@@ -518,7 +677,6 @@ static void test_config_errors(void)
 
 /* ---- interop ------------------------------------------------------------------------- */
 
-static peer *cur_peer;
 static int peer_said(void *a)
 {
 	return peer_has(cur_peer, (const char *)a) || peer_has(cur_peer, "RESULT fail");
@@ -645,6 +803,8 @@ int main(void)
 	CU_add_test(s, "kiss: cable pull, reconnect and reconfigure", test_kiss_cable_pull);
 	CU_add_test(s, "kiss: flow control waits for READY, unlocks after 5 s",
 		    test_kiss_flow_control);
+	CU_add_test(s, "serial: back-pressure, queue limit, drain", test_serial_backpressure);
+	CU_add_test(s, "kiss: station identification, as the reference", test_kiss_id_beacon);
 	CU_add_test(s, "config errors and line settings", test_config_errors);
 	CU_add_test(s, "interop: reference SerialInterface", test_interop_serial);
 	CU_add_test(s, "interop: reference KISSInterface", test_interop_kiss);

@@ -38,8 +38,12 @@
  *  - Byte counts follow the reference's rxb/txb: de-framed bytes in; out, SerialInterface
  *    counts framed bytes written, KISSInterface the data frames' payload bytes.
  *
- * Not supported yet (open fails naming the option): id_interval / id_callsign (the
- * KISS station identification beacon).
+ *  - KISS station identification (`id_interval` seconds, `id_callsign`): id_interval
+ *    seconds after the first data frame sent since the last identification, the callsign
+ *    (UTF-8, padded with zero bytes to 15) is sent as a data frame. As in the reference, a
+ *    frame counts as the identification only when its escaped payload equals the
+ *    callsign, so a callsign shorter than 15 bytes (whose padded frame never equals it)
+ *    makes the identification repeat every id_interval seconds once traffic has started.
  *
  * Threading: everything runs on the interface's loop thread (iface_abi.h); no locks.
  * Ownership: the plugin owns the handle, the device fd and every queued frame.
@@ -109,6 +113,12 @@ typedef struct ser_if {
 	int state;
 	rnsc_iface_timer *timer;    /* reconnect, then settle */
 	rnsc_iface_timer *fc_timer; /* flow-control unlock */
+	/* KISS identification beacon */
+	rnsc_iface_timer *id_timer;
+	int64_t id_interval; /* seconds; < 0: off */
+	uint8_t id_call[128];
+	size_t id_len;
+	int id_pending; /* the reference's first_tx != None */
 	uint64_t last_rx_ns;
 	int ever_online;
 	/* receive */
@@ -557,9 +567,23 @@ static int transmit(ser_if *s, const uint8_t *frame, size_t len)
 	int n = s->kind == K_KISS ? rnsc_kiss_encode(out, max, frame, len)
 				  : rnsc_hdlc_encode(out, max, frame, len);
 	int rc = n < 0 ? n : queue_bytes(s, out, (size_t)n);
+	/* The reference compares the escaped payload (FEND 00 <escaped> FEND) with the
+	 * callsign to tell its identification from traffic. */
+	int is_id = rc == 0 && s->kind == K_KISS && (size_t)n - 3 == s->id_len &&
+		    memcmp(out + 2, s->id_call, s->id_len) == 0;
 	xfree(s->inst, big);
 	if (rc)
 		return rc;
+	if (s->kind == K_KISS && s->id_interval >= 0) {
+		if (is_id) {
+			s->id_pending = 0;
+			s->host->timer_stop(s->host->hctx, s->id_timer);
+		} else if (!s->id_pending) {
+			s->id_pending = 1;
+			s->host->timer_start(s->host->hctx, s->id_timer,
+					     (uint64_t)s->id_interval * NS_PER_S, 0);
+		}
+	}
 	s->txp++;
 	if (s->kind == K_KISS) {
 		s->txb += len;
@@ -602,6 +626,24 @@ static void fc_timer_cb(void *ud)
 	fc_release(s);
 }
 
+static int ser_send(void *handle, const uint8_t *frame, size_t len);
+
+static void id_timer_cb(void *ud)
+{
+	ser_if *s = ud;
+	if (!s->id_pending)
+		return;
+	s->id_pending = 0;
+	uint8_t frame[sizeof(s->id_call) > 15 ? sizeof(s->id_call) : 15];
+	size_t n = s->id_len;
+	memcpy(frame, s->id_call, n);
+	while (n < 15) /* padded to the 15 bytes the reference sends at least */
+		frame[n++] = 0x00;
+	slog(s, RNSC_LOG_DEBUG, "Interface KISSInterface[%s] is transmitting beacon data: %.*s",
+	     s->name, (int)s->id_len, (const char *)s->id_call);
+	(void)ser_send(s, frame, n);
+}
+
 /* ---- ops -------------------------------------------------------------------------------- */
 
 static const char *const ser_types[] = {"SerialInterface", "KISSInterface", NULL};
@@ -630,6 +672,8 @@ static void ser_close(void *handle)
 		s->host->timer_del(s->host->hctx, s->timer);
 	if (s->fc_timer)
 		s->host->timer_del(s->host->hctx, s->fc_timer);
+	if (s->id_timer)
+		s->host->timer_del(s->host->hctx, s->id_timer);
 	free_if(s);
 }
 
@@ -711,15 +755,26 @@ static int ser_open(void *instp, const rnsc_iface_config *cfg, const rnsc_iface_
 		if ((rc = cfg->get_bool(cfg->cctx, "flow_control", &s->flow_control)) &&
 		    rc != RNSC_ERR_NOTFOUND)
 			goto fail;
-		const char *unsupported[] = {"id_interval", "id_callsign"};
-		for (int k = 0; k < 2; k++) {
-			const char *x;
-			if (cfg->get_str(cfg->cctx, unsupported[k], &x) == 0) {
-				rc = cfg->fail(cfg->cctx, unsupported[k], RNSC_ERR_CONFIG_VALUE,
-					       "the KISS identification beacon is not supported yet");
+		s->id_interval = -1;
+		if ((rc = cfg->get_int(cfg->cctx, "id_interval", &s->id_interval)) == 0) {
+			if (s->id_interval < 0 || s->id_interval > 86400 * 365) {
+				rc = cfg->fail(cfg->cctx, "id_interval", RNSC_ERR_CONFIG_VALUE,
+					       "must be between 0 and 31536000 seconds");
 				goto fail;
 			}
+		} else if (rc != RNSC_ERR_NOTFOUND) {
+			goto fail;
 		}
+		const char *call = "";
+		if ((rc = cfg->get_str(cfg->cctx, "id_callsign", &call)) && rc != RNSC_ERR_NOTFOUND)
+			goto fail;
+		if (strlen(call) > sizeof(s->id_call)) {
+			rc = cfg->fail(cfg->cctx, "id_callsign", RNSC_ERR_CONFIG_VALUE,
+				       "longer than 128 bytes");
+			goto fail;
+		}
+		s->id_len = strlen(call);
+		memcpy(s->id_call, call, s->id_len);
 	}
 	s->reconnect_wait_ns = RECONNECT_WAIT_NS;
 	double wait;
@@ -738,7 +793,8 @@ static int ser_open(void *instp, const rnsc_iface_config *cfg, const rnsc_iface_
 	else
 		rnsc_hdlc_decoder_init(&s->hdec, s->rxbuf, sizeof(s->rxbuf));
 	if ((rc = host->timer_new(host->hctx, timer_cb, s, &s->timer)) ||
-	    (rc = host->timer_new(host->hctx, fc_timer_cb, s, &s->fc_timer))) {
+	    (rc = host->timer_new(host->hctx, fc_timer_cb, s, &s->fc_timer)) ||
+	    (rc = host->timer_new(host->hctx, id_timer_cb, s, &s->id_timer))) {
 		rc = cfg->fail(cfg->cctx, NULL, rc, "cannot create a timer");
 		goto fail;
 	}
@@ -767,6 +823,8 @@ fail:
 		host->timer_del(host->hctx, s->timer);
 	if (s->fc_timer)
 		host->timer_del(host->hctx, s->fc_timer);
+	if (s->id_timer)
+		host->timer_del(host->hctx, s->id_timer);
 	free_if(s);
 	return rc;
 }
