@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdlib.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "cli.h"
@@ -153,5 +154,16 @@ void cli_env_json(FILE *f)
 	cli_json_str(f, __VERSION__);
 	fprintf(f, ", \"rnsc_version\": ");
 	cli_json_str(f, PACKAGE_VERSION);
+	/* the machine is shared: the load when the report was written says how quiet it was */
+	char load[64] = "unknown";
+	FILE *la = fopen("/proc/loadavg", "r");
+	if (la) {
+		if (fgets(load, sizeof(load), la))
+			load[strcspn(load, "\n")] = '\0';
+		fclose(la);
+	}
+	fprintf(f, ", \"loadavg\": ");
+	cli_json_str(f, load);
+	fprintf(f, ", \"online_cpus\": %ld", sysconf(_SC_NPROCESSORS_ONLN));
 	fprintf(f, "}");
 }
