@@ -39,5 +39,7 @@ int cmd_conform(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_id(int argc, char **argv);
 int cmd_timelock(int argc, char **argv);
+int cmd_daemon(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
 
 #endif
