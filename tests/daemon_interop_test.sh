@@ -1,23 +1,25 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Live interop of `rnsc daemon` and `rnsc probe` with the pinned reference's rnsd, rnpath
-# and rnprobe, as real processes on 127.0.0.1 with ephemeral ports and private config
-# folders (the reference's shared instance gets a unique instance name, so parallel runs
-# never meet). Topology:
+# Live interop of `rnsc daemon`, `rnsc probe` and `rnsc path` with the pinned reference's
+# rnsd, rnpath and rnprobe, as real processes on 127.0.0.1 with ephemeral ports and private
+# config folders (the reference's shared instance gets a unique instance name, so
+# parallel runs never meet). Topology:
 #
-#   rnsd (A: TCPServer :P1, transport, probes)  <-- TCP --  rnsc daemon (B: TCPClient to P1,
-#        ^ rnpath/rnprobe --config A (shared instance)        TCPServer :P2, transport, probes)
-#        ^ rnsc probe --config D (TCPClient to P1)             ^ rnprobe --config C (TCPClient to P2)
+#   rnsd (A: TCPServer :P1, IFAC TCPServer :P3,   <-- TCP --  rnsc daemon (B: TCPClient to P1,
+#         transport, probes)                                   TCPServer :P2, transport, probes)
+#     ^ rnpath/rnprobe --config A (shared instance)           ^ rnprobe --config C (TCPClient to P2)
+#     ^ rnsc probe/path --config D (TCPClient to P1); E, F: TCPClient to P3 with right/wrong IFAC
 #
-# Checked: (a) each side's probe announce lands in the other's path table (rnsc's log,
-# the reference's rnpath); (b) the reference's rnprobe gets replies from rnsc's probe
-# destination, both through rnsd and directly; (c) rnsc probe gets a reply from rnsd's;
+# Checked: (a) each side's probe announce lands in the other's path table (rnsc's log, the
+# reference's rnpath -t); (b) the reference's rnprobe gets replies from rnsc's probe
+# destination, through rnsd and directly; (c) rnsc probe gets replies from rnsd's, also
+# over IFAC, and nothing with a wrong passphrase; rnsc path lookups and -t listing;
 # garbage, runt and oversized frames on rnsc's TCP server are counted and dropped while the
-# daemon keeps working; clean shutdown on SIGTERM; known destinations persisted in the
-# reference's formats (known destinations, path table, announce cache), reloaded, and
-# corrupt files tolerated on restart; bad configs rejected with a
-# message naming section and option. Every wait is bounded; a reference that cannot start
-# fails the test.
+# daemon keeps working; clean shutdown on SIGTERM; known destinations, path table and
+# announce cache written in the reference's layouts (read back with the reference's own
+# umsgpack and Packet), reloaded, and truncated files tolerated on restart; bad configs
+# rejected with one line naming section and option. Every wait is bounded; a reference
+# that cannot start fails the test.
 set -u
 B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
 RNSC="$B/src/cli/rnsc"
@@ -45,9 +47,9 @@ trap cleanup EXIT
 [ -n "${KEEP:-}" ] && trap "for p in \"\${pids[@]}\"; do kill \$p 2>/dev/null; done" EXIT
 
 # Two free TCP ports chosen by the kernel.
-read -r P1 P2 < <("$PY" -c '
+read -r P1 P2 P3 < <("$PY" -c '
 import socket
-s = [socket.socket() for _ in range(2)]
+s = [socket.socket() for _ in range(3)]
 for x in s: x.bind(("127.0.0.1", 0))
 print(*[x.getsockname()[1] for x in s])')
 inst="rnsctest$$"
@@ -75,6 +77,14 @@ cat >"$tmp/A/config" <<EOF
     enabled = yes
     listen_ip = 127.0.0.1
     listen_port = $P1
+  [[Reference IFAC Server]]
+    type = TCPServerInterface
+    enabled = yes
+    listen_ip = 127.0.0.1
+    listen_port = $P3
+    network_name = rnsc test net
+    passphrase = not so secret
+    ifac_size = 64
 EOF
 cat >"$tmp/B/config" <<EOF
 [reticulum]
@@ -111,6 +121,11 @@ EOF
 }
 client_cfg "$tmp/C" "$P2"
 client_cfg "$tmp/D" "$P1"
+mkdir -p "$tmp/E" "$tmp/F"
+client_cfg "$tmp/E" "$P3"
+printf '    networkname = rnsc test net\n    pass_phrase = not so secret\n    ifac_size = 64\n' >>"$tmp/E/config"
+client_cfg "$tmp/F" "$P3"
+printf '    network_name = rnsc test net\n    passphrase = wrong\n    ifac_size = 64\n' >>"$tmp/F/config"
 
 # ---- bad configurations: one line naming the section and option, non-zero exit ----------
 mkdir -p "$tmp/bad1" "$tmp/bad2"
@@ -193,6 +208,26 @@ timeout 60 "$RNSC" probe --config "$tmp/D" rnstransport.probe "$RNSC_PROBE" -t 1
 if [ $rc = 0 ] && grep -qs "over 2 hops" "$tmp/probe_d2.out"; then
   ok "(c) rnsc probe reaches rnsc daemon through rnsd (2 hops)"
 else bad "(c) rnsc probe over 2 hops (exit $rc)" "$tmp/probe_d2.out" "$tmp/rnsc.log"; fi
+# rnsc path: a lookup answered by rnsd (a transport node) for rnsc's daemon, and a miss.
+timeout 60 "$RNSC" path --config "$tmp/D" "$RNSC_PROBE" -w 15 >"$tmp/path_d.out" 2>&1; rc=$?
+if [ $rc = 0 ] && grep -qs "Path found, destination <$RNSC_PROBE> is 2 hops away via <[0-9a-f]*> on TCPInterface\[Client/127.0.0.1:$P1\]" "$tmp/path_d.out"; then
+  ok "rnsc path finds rnsc's daemon through rnsd: $(tail -1 "$tmp/path_d.out")"
+else bad "rnsc path lookup (exit $rc)" "$tmp/path_d.out"; fi
+timeout 30 "$RNSC" path --config "$tmp/D" 00112233445566778899aabbccddeeff -w 2 >"$tmp/path_none.out" 2>&1; rc=$?
+if [ $rc = 1 ] && grep -qs "Path not found" "$tmp/path_none.out"; then ok "rnsc path: unknown destination (exit 1)"
+else bad "rnsc path unknown destination (exit $rc)" "$tmp/path_none.out"; fi
+
+# IFAC: an 8-byte access code from network name and passphrase (the alternative spellings
+# networkname/pass_phrase on rnsc's side); a wrong passphrase gets nothing through.
+timeout 60 "$RNSC" probe --config "$tmp/E" rnstransport.probe "$REF_PROBE" -t 15 >"$tmp/probe_e.out" 2>&1; rc=$?
+if [ $rc = 0 ] && grep -qs "Valid reply from <$REF_PROBE>" "$tmp/probe_e.out"; then
+  ok "(c) rnsc probe over an IFAC interface of rnsd gets a reply"
+else bad "(c) rnsc probe over IFAC (exit $rc)" "$tmp/probe_e.out" "$tmp/rnsd.log"; fi
+timeout 60 "$RNSC" probe --config "$tmp/F" rnstransport.probe "$REF_PROBE" -t 4 >"$tmp/probe_f.out" 2>&1; rc=$?
+if [ $rc = 1 ] && grep -qs "Path request timed out" "$tmp/probe_f.out"; then
+  ok "wrong IFAC passphrase: nothing gets through (exit 1)"
+else bad "wrong IFAC passphrase (exit $rc)" "$tmp/probe_f.out"; fi
+
 # A destination nobody announces: the path request times out with rnprobe's exit code 1.
 timeout 30 "$RNSC" probe --config "$tmp/D" rnstransport.probe 00112233445566778899aabbccddeeff -t 2 >"$tmp/probe_none.out" 2>&1; rc=$?
 if [ $rc = 1 ] && grep -qs "Path request timed out" "$tmp/probe_none.out"; then ok "probe of an unknown destination times out (exit 1)"
@@ -241,6 +276,12 @@ print(len(table), "paths")
 EOF
 if [ $? = 0 ]; then ok "destination_table and announce cache readable by the reference ($(cat "$tmp/paths.out"))"
 else bad "destination_table not in the reference's layout" "$tmp/paths.out"; fi
+
+# The persisted table, listed by rnsc path -t on a node started from the same folder.
+timeout 30 "$RNSC" path --config "$tmp/B" -t -w 0 >"$tmp/path_t.out" 2>&1; rc=$?
+if [ $rc = 0 ] && grep -qs "^<$REF_PROBE> is 1 hop  away via <[0-9a-f]*> on TCPInterface\[To Reference/127.0.0.1:$P1\] expires 20" "$tmp/path_t.out"; then
+  ok "rnsc path -t lists the restored table: $(grep "$REF_PROBE" "$tmp/path_t.out")"
+else bad "rnsc path -t (exit $rc)" "$tmp/path_t.out"; fi
 
 # Restart: the remembered identity lets a probe go out before any new announce; then a
 # corrupt file is logged and ignored.

@@ -41,5 +41,6 @@ int cmd_id(int argc, char **argv);
 int cmd_timelock(int argc, char **argv);
 int cmd_daemon(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
+int cmd_path(int argc, char **argv);
 
 #endif
