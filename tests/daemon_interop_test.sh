@@ -142,6 +142,21 @@ timeout 10 "$RNSC" daemon --nope >/dev/null 2>&1; rc=$?
 timeout 10 "$RNSC" daemon --help >"$tmp/help" 2>&1 && grep -q -- "--service" "$tmp/help" \
   && ok "daemon --help" || bad "daemon --help" "$tmp/help"
 
+timeout 10 "$RNSC" daemon --version >"$tmp/ver" 2>&1 && grep -qs "^rnsc daemon " "$tmp/ver" \
+  && ok "daemon --version" || bad "daemon --version" "$tmp/ver"
+# Service mode: logs go to DIR/logfile, nothing to stdout; SIGINT stops it cleanly.
+mkdir -p "$tmp/S"
+printf '[reticulum]\n  share_instance = no\n[logging]\n  loglevel = 4\n' >"$tmp/S/config"
+"$RNSC" daemon -s --config "$tmp/S" >"$tmp/S.out" 2>&1 &
+pids+=($!); P=$!
+if wait_for 20 grep -qs "started rnsc daemon" "$tmp/S/logfile"; then
+  kill -INT "$P"
+  if wait_for 15 eval '! alive $P' && wait "$P" && grep -qs "stopped" "$tmp/S/logfile" && [ ! -s "$tmp/S.out" ] \
+     && [ -f "$tmp/S/storage/transport_identity" ]; then
+    ok "service mode logs to DIR/logfile and stops on SIGINT"
+  else bad "service mode shutdown" "$tmp/S/logfile" "$tmp/S.out"; fi
+else bad "service mode did not log to DIR/logfile" "$tmp/S.out"; fi
+
 # ---- start both daemons --------------------------------------------------------------------
 "$VENV/bin/rnsd" --config "$tmp/A" >"$tmp/rnsd.log" 2>&1 &
 pids+=($!); RNSD_PID=$!
