@@ -243,6 +243,12 @@ if [ $rc = 1 ] && grep -qs "Path request timed out" "$tmp/probe_f.out"; then
   ok "wrong IFAC passphrase: nothing gets through (exit 1)"
 else bad "wrong IFAC passphrase (exit $rc)" "$tmp/probe_f.out"; fi
 
+# A probe larger than the MTU allows: rnprobe's message and exit code 3.
+timeout 60 "$RNSC" probe --config "$tmp/D" rnstransport.probe "$REF_PROBE" -s 600 -t 15 >"$tmp/probe_big.out" 2>&1; rc=$?
+if [ $rc = 3 ] && grep -qs "Error: Probe packet size of [0-9]* bytes exceed MTU of 500 bytes" "$tmp/probe_big.out"; then
+  ok "oversized probe refused (exit 3)"
+else bad "oversized probe (exit $rc)" "$tmp/probe_big.out"; fi
+
 # A destination nobody announces: the path request times out with rnprobe's exit code 1.
 timeout 30 "$RNSC" probe --config "$tmp/D" rnstransport.probe 00112233445566778899aabbccddeeff -t 2 >"$tmp/probe_none.out" 2>&1; rc=$?
 if [ $rc = 1 ] && grep -qs "Path request timed out" "$tmp/probe_none.out"; then ok "probe of an unknown destination times out (exit 1)"

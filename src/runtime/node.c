@@ -387,7 +387,8 @@ static void cb_announce(void *ud, const uint8_t dest[RNSC_TRUNCATED_HASHLEN],
 	(void)app;
 	(void)app_len;
 	rnsc_node *n = ud;
-	if (rnsc_ctx_log_level(n->ctx) >= RNSC_LOG_VERBOSE) {
+	/* The reference logs new paths at LOG_DEBUG too ("is now N hops away via"). */
+	if (rnsc_ctx_log_level(n->ctx) >= RNSC_LOG_DEBUG) {
 		char hx[33];
 		hexstr(hx, dest, RNSC_TRUNCATED_HASHLEN);
 		rnsc_transport_path p;
@@ -397,7 +398,7 @@ static void cb_announce(void *ud, const uint8_t dest[RNSC_TRUNCATED_HASHLEN],
 			if (nm)
 				via = nm;
 		}
-		rnsc_log(n->ctx, RNSC_LOG_VERBOSE, WHO, "path to <%s> is %u hop%s via %s", hx, hops,
+		rnsc_log(n->ctx, RNSC_LOG_DEBUG, WHO, "path to <%s> is %u hop%s via %s", hx, hops,
 			 hops == 1 ? "" : "s", via);
 	}
 	if (n->hooks.on_announce)
