@@ -304,6 +304,21 @@ if [ $rc = 0 ] && grep -qs "^<$REF_PROBE> is 1 hop  away via <[0-9a-f]*> on TCPI
   ok "rnsc path -t lists the restored table: $(grep "$REF_PROBE" "$tmp/path_t.out")"
 else bad "rnsc path -t (exit $rc)" "$tmp/path_t.out"; fi
 
+# The reference's own rnsd started on a copy of rnsc's storage restores the path from
+# rnsc's destination_table and announce cache: rnpath -t shows the same entry (same
+# expiry) that rnsc path -t listed.
+cp -R "$tmp/B" "$tmp/G"
+sed -i -e "s/share_instance = no/share_instance = yes\n  instance_name = ${inst}g/" \
+  -e '/\[\[rnsc Server\]\]/,$d' "$tmp/G/config"
+"$VENV/bin/rnsd" --config "$tmp/G" >"$tmp/rnsd_g.log" 2>&1 &
+pids+=($!); G_PID=$!
+ref_g_table() { timeout 20 "$VENV/bin/rnpath" --config "$tmp/G" -t >"$tmp/rnpath_g.out" 2>&1 && grep -qs "<$REF_PROBE>" "$tmp/rnpath_g.out"; }
+want=$(grep -o "expires .*" "$tmp/path_t.out" | head -1)
+if wait_for 30 ref_g_table && grep -qs "<$REF_PROBE> is 1 hop  away via .* on TCPInterface\[To Reference/127.0.0.1:$P1\] $want" "$tmp/rnpath_g.out"; then
+  ok "reference rnsd restores rnsc's persisted path: $(grep "$REF_PROBE" "$tmp/rnpath_g.out")"
+else bad "reference rnsd did not restore rnsc's path table (want '$want')" "$tmp/rnpath_g.out" "$tmp/rnsd_g.log" "$tmp/G/config"; fi
+kill -TERM "$G_PID"; wait_for 15 eval '! alive $G_PID'
+
 # Restart: the remembered identity lets a probe go out before any new announce; then a
 # corrupt file is logged and ignored.
 "$RNSC" daemon --config "$tmp/B" -v >"$tmp/rnsc2.log" 2>&1 &
