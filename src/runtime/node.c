@@ -478,6 +478,9 @@ static int setup_signals(rnsc_node *n)
 	sigaddset(&set, SIGTERM);
 	if (pthread_sigmask(SIG_BLOCK, &set, &n->oldmask) != 0)
 		return RNSC_ERR_SYS;
+	/* A peer closing its socket must cost an interface, not the process (plugins should
+	 * use MSG_NOSIGNAL; this covers any that do not). */
+	signal(SIGPIPE, SIG_IGN);
 	n->sig_blocked = 1;
 	n->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (n->sigfd < 0)
@@ -633,6 +636,9 @@ int rnsc_node_new(rnsc_ctx *ctx, rnsc_plugin_host *plugins, const rnsc_node_opti
 	if (created)
 		rnsc_log(ctx, RNSC_LOG_NOTICE, WHO, "created a default configuration in %s/config",
 			 n->dir);
+	if (n->set.share_instance)
+		rnsc_log(ctx, RNSC_LOG_NOTICE, WHO, "share_instance is set, but rnsc has no shared "
+			 "instance interface yet: running as a standalone instance");
 	snprintf(n->storage, sizeof(n->storage), "%.*s/storage", (int)(sizeof(n->storage) - 9),
 		 n->dir);
 	if ((rc = rnsc_store_mkdirs(n->storage))) {

@@ -29,7 +29,9 @@
  * Threading: the node and everything in it belong to the thread calling
  * rnsc_node_run(); rnsc_node_stop() may be called from any thread. Signals: with
  * handle_signals set, SIGINT and SIGTERM are blocked in the calling thread and read
- * through a signalfd on the loop, so they stop the node cleanly.
+ * through a signalfd on the loop, so they stop the node cleanly, and SIGPIPE is ignored
+ * process-wide. A shared instance (share_instance) is not provided yet: the node always
+ * runs standalone and says so at start.
  */
 #ifndef RNSC_NODE_H
 #define RNSC_NODE_H
