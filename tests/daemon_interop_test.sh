@@ -215,7 +215,8 @@ else bad "(b) rnprobe direct to rnsc (exit $rc)" "$tmp/rnprobe_c.out" "$tmp/rnsc
 # ---- (c) rnsc probe reaches rnsd's probe destination ---------------------------------------
 timeout 60 "$RNSC" probe --config "$tmp/D" rnstransport.probe "$REF_PROBE" -t 15 -n 2 -v >"$tmp/probe_d.out" 2>&1; rc=$?
 if [ $rc = 0 ] && [ "$(grep -c "Valid reply from <$REF_PROBE>" "$tmp/probe_d.out")" = 2 ] \
-   && grep -qs "Sent 2, received 2, packet loss 0.0%" "$tmp/probe_d.out" && grep -qs "over 1 hop$" "$tmp/probe_d.out"; then
+   && grep -qs "Sent 2, received 2, packet loss 0.0%" "$tmp/probe_d.out" && grep -qs "over 1 hop$" "$tmp/probe_d.out" \
+   && grep -qs "^Sent probe 1 (16 bytes) to <$REF_PROBE> via <$REF_PROBE> on TCPInterface\[Client/127.0.0.1:$P1\]" "$tmp/probe_d.out"; then
   ok "(c) rnsc probe gets 2 of 2 replies from rnsd"
 else bad "(c) rnsc probe (exit $rc)" "$tmp/probe_d.out" "$tmp/rnsd.log"; fi
 # ... and, through rnsd, rnsc's own daemon two hops away.

@@ -312,9 +312,15 @@ int cmd_probe(int argc, char **argv)
 			if (rnsc_transport_path_get(t, dest, &p) == 0) {
 				char nh[2 * RNSC_TRUNCATED_HASHLEN + 3];
 				pretty(nh, p.next_hop);
+				/* rnprobe names the interface by its str(), as rnpath does */
 				const char *ifn = rnsc_node_iface_name(n, p.iface);
-				snprintf(more, sizeof(more), " via %s%s%s", nh, ifn ? " on " : "",
-					 ifn ? ifn : "");
+				rnsc_iface *f = ifn ? rnsc_iface_host_find(rnsc_node_ifaces(n), ifn)
+						    : NULL;
+				char desc[96] = "";
+				if (f && rnsc_iface_describe(f, desc, sizeof(desc)) <= 0)
+					snprintf(desc, sizeof(desc), "%s", ifn);
+				snprintf(more, sizeof(more), " via %s%s%s", nh, desc[0] ? " on " : "",
+					 desc);
 			}
 		}
 		printf("Sent probe %ld (%ld bytes) to %s%s  \n", sent, size, ph, more);
