@@ -326,6 +326,9 @@ kill -TERM "$G_PID"; wait_for 15 eval '! alive $G_PID'
 pids+=($!); P=$!
 if wait_for 20 grep -qs "loaded [1-9][0-9]* known destination" "$tmp/rnsc2.log"; then ok "known destinations reloaded at start"
 else bad "known destinations not reloaded" "$tmp/rnsc2.log"; fi
+if wait_for 20 grep -qs "loaded [1-9][0-9]* packet hashes" "$tmp/rnsc2.log" \
+   && [ $(( $(stat -c %s "$tmp/B/storage/packet_hashlist.raw") % 32 )) = 0 ]; then ok "packet hashlist persisted (32-byte hashes) and reloaded"
+else bad "packet hashlist not reloaded" "$tmp/rnsc2.log"; fi
 if wait_for 20 grep -qs "loaded 1 path table entry" "$tmp/rnsc2.log"; then ok "path through To Reference restored at start (spawned clients' paths are not, as in the reference)"
 else bad "path table not restored" "$tmp/rnsc2.log"; fi
 kill -TERM "$P"; wait_for 15 eval '! alive $P' || bad "restarted daemon did not stop"

@@ -1532,3 +1532,26 @@ int rnsc_transport_path_import(rnsc_transport *t, const uint8_t dest_hash[HL],
 		rnsc_free(t->ctx, e);
 	return rc;
 }
+
+int rnsc_transport_hashlist_next(const rnsc_transport *t, size_t *cursor,
+				 uint8_t hash[RNSC_HASHLEN])
+{
+	if (!t || !cursor || !hash)
+		return 0;
+	for (size_t i = *cursor; i < t->hashlist.cap; i++) {
+		if (!rnsc_tmap_slot_used(&t->hashlist, i))
+			continue;
+		memcpy(hash, rnsc_tmap_slot_key(&t->hashlist, i), RNSC_HASHLEN);
+		*cursor = i + 1;
+		return 1;
+	}
+	*cursor = t->hashlist.cap;
+	return 0;
+}
+
+int rnsc_transport_hashlist_add(rnsc_transport *t, const uint8_t hash[RNSC_HASHLEN])
+{
+	if (!t || !hash)
+		return RNSC_ERR_INVAL;
+	return hashlist_add(t, hash);
+}

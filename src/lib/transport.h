@@ -263,6 +263,14 @@ RNSC_API int rnsc_transport_path_import(rnsc_transport *t,
 					const rnsc_transport_path *p, const uint8_t blobs[][10],
 					size_t n_blobs, const uint8_t *raw, size_t raw_len);
 
+/* The current generation of the packet hashlist, which is what the reference persists
+ * (packet_hashlist.raw). Iteration as rnsc_transport_path_next(). */
+RNSC_API int rnsc_transport_hashlist_next(const rnsc_transport *t, size_t *cursor,
+					  uint8_t hash[RNSC_HASHLEN]);
+/* Adds a packet hash loaded from storage to the current generation (rotation happens at
+ * the next tick as usual). Returns 0, RNSC_ERR_INVAL or RNSC_ERR_NOMEM. */
+RNSC_API int rnsc_transport_hashlist_add(rnsc_transport *t, const uint8_t hash[RNSC_HASHLEN]);
+
 /* One Identity.known_destinations entry, for persistence (the reference's
  * [timestamp, packet_hash, public_key, app_data] record). */
 typedef struct rnsc_transport_known {

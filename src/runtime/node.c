@@ -706,8 +706,9 @@ int rnsc_node_new(rnsc_ctx *ctx, rnsc_plugin_host *plugins, const rnsc_node_opti
 		goto out;
 	if ((rc = open_ifaces(n, err)))
 		goto out;
-	if (n->set.enable_transport) { /* Transport.start loads paths only when routing */
+	if (n->set.enable_transport) { /* Transport.start loads these only when routing */
 		node_store_ifaces si = {.ud = n, .describe = store_describe, .find = store_find};
+		node_store_load_hashlist(ctx, n->t, n->storage);
 		node_store_load_paths(ctx, n->t, n->storage, &si);
 	}
 	if ((rc = rnsc_loop_timer_add(n->loop, MGMT_FIRST_MS * RNSC_NS_PER_MS,
@@ -884,5 +885,6 @@ int rnsc_node_save(rnsc_node *n)
 	node_store_ifaces si = {.ud = n, .describe = store_describe, .find = store_find};
 	int rc = node_store_save_known(n->ctx, n->t, n->storage);
 	int rc2 = node_store_save_paths(n->ctx, n->t, n->storage, &si);
-	return rc ? rc : rc2;
+	int rc3 = n->set.enable_transport ? node_store_save_hashlist(n->ctx, n->t, n->storage) : 0;
+	return rc ? rc : rc2 ? rc2 : rc3;
 }

@@ -21,8 +21,9 @@
  *   - known destinations (storage/known_destinations) and the path table
  *     (storage/destination_table with storage/cache/announces/) are persisted in the
  *     reference's msgpack layouts (known_file.h, path_file.h) on shutdown and every 5
- *     minutes; paths are reloaded only with enable_transport, as in the reference; an
- *     unreadable or corrupt file is logged and ignored.
+ *     minutes, with the packet hashlist (storage/packet_hashlist.raw) on transport
+ *     nodes; paths and the hashlist are reloaded only with enable_transport, as in the
+ *     reference; an unreadable or corrupt file is logged and ignored.
  *
  * Ownership: the caller owns the context and the plugin host (both must outlive the
  * node); the node owns its loop, interface host, engine and config.

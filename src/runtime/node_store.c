@@ -256,3 +256,62 @@ fail:
 		 rnsc_strerror(rc));
 	return rc;
 }
+
+/* ---- packet hashlist ---------------------------------------------------------------------- */
+
+int node_store_load_hashlist(rnsc_ctx *ctx, rnsc_transport *t, const char *storage)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/packet_hashlist.raw", storage);
+	rnsc_store_cleanup_temps(path);
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	/* Twice the engine's largest hashlist generation is more than it ever writes. */
+	int rc = rnsc_store_read_file(ctx, path, (size_t)RNSC_HASHLIST_MAXSIZE * RNSC_HASHLEN,
+				      &buf, &len);
+	if (rc == RNSC_ERR_NOENT)
+		return 0;
+	if (rc) {
+		rnsc_log(ctx, RNSC_LOG_ERROR, WHO, "cannot read %s (%s); starting with an empty "
+			 "packet hashlist", path, rnsc_strerror(rc));
+		return rc;
+	}
+	size_t n = len / RNSC_HASHLEN;
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = rnsc_transport_hashlist_add(t, buf + i * RNSC_HASHLEN);
+	rnsc_free(ctx, buf);
+	if (rc) {
+		rnsc_log(ctx, RNSC_LOG_ERROR, WHO, "loading %s: %s", path, rnsc_strerror(rc));
+		return rc;
+	}
+	rnsc_log(ctx, RNSC_LOG_VERBOSE, WHO, "loaded %zu packet hashes from %s%s", n, path,
+		 len % RNSC_HASHLEN ? " (a partial last hash ignored)" : "");
+	return n > (size_t)INT32_MAX ? INT32_MAX : (int)n;
+}
+
+int node_store_save_hashlist(rnsc_ctx *ctx, rnsc_transport *t, const char *storage)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/packet_hashlist.raw", storage);
+	size_t n = 0, cur = 0;
+	uint8_t h[RNSC_HASHLEN];
+	while (rnsc_transport_hashlist_next(t, &cur, h))
+		n++;
+	uint8_t *buf = rnsc_alloc(ctx, n ? n * RNSC_HASHLEN : 1);
+	int rc = RNSC_ERR_NOMEM;
+	if (buf) {
+		size_t k = 0;
+		cur = 0;
+		while (k < n && rnsc_transport_hashlist_next(t, &cur, buf + k * RNSC_HASHLEN))
+			k++;
+		rc = rnsc_store_write_atomic(path, buf, k * RNSC_HASHLEN, 0644);
+		rnsc_free(ctx, buf);
+	}
+	if (rc) {
+		rnsc_log(ctx, RNSC_LOG_ERROR, WHO, "cannot save the packet hashlist to %s: %s", path,
+			 rnsc_strerror(rc));
+		return rc;
+	}
+	rnsc_log(ctx, RNSC_LOG_DEBUG, WHO, "saved %zu packet hashes to %s", n, path);
+	return 0;
+}

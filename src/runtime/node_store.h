@@ -36,4 +36,10 @@ int node_store_load_paths(rnsc_ctx *ctx, rnsc_transport *t, const char *storage,
 int node_store_save_paths(rnsc_ctx *ctx, rnsc_transport *t, const char *storage,
 			  const node_store_ifaces *ifs);
 
+/* <storage>/packet_hashlist.raw: the packet hashes back to back, 32 bytes each (the
+ * reference's format; a partial last hash is ignored, as the reference ignores it).
+ * Returns the number loaded or a negative code (logged); 0 or an error for save. */
+int node_store_load_hashlist(rnsc_ctx *ctx, rnsc_transport *t, const char *storage);
+int node_store_save_hashlist(rnsc_ctx *ctx, rnsc_transport *t, const char *storage);
+
 #endif
