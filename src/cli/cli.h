@@ -43,5 +43,8 @@ int cmd_bench_echo(int argc, char **argv);      /* bench/echo/echo_matrix.c */
 int cmd_bench_scenarios(int argc, char **argv); /* bench/runner/scenario_run.c */
 int cmd_id(int argc, char **argv);
 int cmd_timelock(int argc, char **argv);
+int cmd_daemon(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
+int cmd_path(int argc, char **argv);
 
 #endif

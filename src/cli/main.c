@@ -14,6 +14,9 @@ static const struct {
 	{"conform", cmd_conform, "cross-check rnsc against the embedded reference and vectors"},
 	{"bench", cmd_bench, "benchmarks (bench crypto: primitives per backend vs reference)"},
 	{"id", cmd_id, "identity tool: generate, inspect, sign, verify, encrypt, decrypt"},
+	{"daemon", cmd_daemon, "run a Reticulum node from the configuration (like rnsd)"},
+	{"path", cmd_path, "show or request paths (like rnpath: -t, or one destination hash)"},
+	{"probe", cmd_probe, "probe a destination and report round-trip times (like rnprobe)"},
 	{"timelock", cmd_timelock, "RandomX time-lock: calibrate the sequential chain, seal, open"},
 };
 

@@ -1404,3 +1404,154 @@ size_t rnsc_transport_hashlist_count(const rnsc_transport *t)
 {
 	return t->hashlist.n + t->hashlist_prev.n;
 }
+
+/* ---- export / import for the runtime's persistence ---------------------------------------- */
+
+int rnsc_transport_path_next(const rnsc_transport *t, size_t *cursor, uint8_t dest_hash[HL],
+			     rnsc_transport_path *out)
+{
+	if (!t || !cursor)
+		return 0;
+	for (size_t i = *cursor; i < t->paths.cap; i++) {
+		if (!rnsc_tmap_slot_used(&t->paths, i))
+			continue;
+		const tr_path *p = rnsc_tmap_slot_val(&t->paths, i);
+		if (dest_hash)
+			memcpy(dest_hash, rnsc_tmap_slot_key(&t->paths, i), HL);
+		if (out)
+			*out = p->pub;
+		*cursor = i + 1;
+		return 1;
+	}
+	*cursor = t->paths.cap;
+	return 0;
+}
+
+int rnsc_transport_known_next(const rnsc_transport *t, size_t *cursor, rnsc_transport_known *out)
+{
+	if (!t || !cursor || !out)
+		return 0;
+	for (size_t i = *cursor; i < t->known.cap; i++) {
+		if (!rnsc_tmap_slot_used(&t->known, i))
+			continue;
+		const tr_known *k = rnsc_tmap_slot_val(&t->known, i);
+		memcpy(out->dest_hash, rnsc_tmap_slot_key(&t->known, i), HL);
+		out->timestamp = k->timestamp;
+		memcpy(out->packet_hash, k->packet_hash, RNSC_HASHLEN);
+		memcpy(out->public_key, k->pub, RNSC_KEYSIZE);
+		out->app_data = k->app_data;
+		out->app_data_len = k->app_len;
+		*cursor = i + 1;
+		return 1;
+	}
+	*cursor = t->known.cap;
+	return 0;
+}
+
+size_t rnsc_transport_known_count(const rnsc_transport *t)
+{
+	return t ? t->known.n : 0;
+}
+
+int rnsc_transport_known_import(rnsc_transport *t, const rnsc_transport_known *k)
+{
+	if (!t || !k || (k->app_data_len && !k->app_data))
+		return RNSC_ERR_INVAL;
+	if (rnsc_tmap_has(&t->known, k->dest_hash))
+		return 0;
+	tr_known *e = rnsc_calloc(t->ctx, 1, sizeof(*e));
+	if (!e)
+		return RNSC_ERR_NOMEM;
+	/* An empty bytes value is kept distinct from None, as the reference does. */
+	if (k->app_data) {
+		e->app_data = rnsc_alloc(t->ctx, k->app_data_len ? k->app_data_len : 1);
+		if (!e->app_data) {
+			rnsc_free(t->ctx, e);
+			return RNSC_ERR_NOMEM;
+		}
+		memcpy(e->app_data, k->app_data, k->app_data_len);
+		e->app_len = k->app_data_len;
+	}
+	e->timestamp = k->timestamp;
+	memcpy(e->packet_hash, k->packet_hash, RNSC_HASHLEN);
+	memcpy(e->pub, k->public_key, RNSC_KEYSIZE);
+	int rc = rnsc_tmap_put(&t->known, k->dest_hash, e, NULL);
+	if (rc)
+		free_known(t->ctx, e);
+	return rc;
+}
+
+int rnsc_transport_path_detail(const rnsc_transport *t, const uint8_t dest_hash[HL],
+			       uint8_t blobs[][RNSC_ANNOUNCE_RANDOM_LEN], size_t *n_blobs,
+			       const uint8_t **raw, size_t *raw_len)
+{
+	const tr_path *p = t && dest_hash ? rnsc_tmap_get(&t->paths, dest_hash, NULL) : NULL;
+	if (!p)
+		return RNSC_ERR_NOTFOUND;
+	if (blobs)
+		memcpy(blobs, p->blobs, p->pub.n_random_blobs * RNSC_ANNOUNCE_RANDOM_LEN);
+	if (n_blobs)
+		*n_blobs = p->pub.n_random_blobs;
+	if (raw)
+		*raw = p->raw;
+	if (raw_len)
+		*raw_len = p->raw_len;
+	return 0;
+}
+
+int rnsc_transport_path_import(rnsc_transport *t, const uint8_t dest_hash[HL],
+			       const rnsc_transport_path *p,
+			       const uint8_t blobs[][RNSC_ANNOUNCE_RANDOM_LEN], size_t n_blobs,
+			       const uint8_t *raw, size_t raw_len)
+{
+	if (!t || !dest_hash || !p || !raw || (n_blobs && !blobs) ||
+	    n_blobs > RNSC_MAX_RANDOM_BLOBS || p->hops >= RNSC_PATHFINDER_M)
+		return RNSC_ERR_INVAL;
+	if (raw_len > RNSC_MTU)
+		return RNSC_ERR_TOOBIG;
+	if (!iface_find(t, p->iface))
+		return RNSC_ERR_NOTFOUND;
+	rnsc_packet pk;
+	int rc = rnsc_packet_unpack(&pk, raw, raw_len);
+	if (rc)
+		return rc;
+	if (pk.packet_type != RNSC_PKT_ANNOUNCE || memcmp(pk.dest_hash, dest_hash, HL) != 0)
+		return RNSC_ERR_MALFORMED;
+	if (rnsc_tmap_has(&t->paths, dest_hash))
+		return 0;
+	tr_path *e = rnsc_calloc(t->ctx, 1, sizeof(*e));
+	if (!e)
+		return RNSC_ERR_NOMEM;
+	e->pub = *p;
+	e->pub.n_random_blobs = n_blobs;
+	if (n_blobs)
+		memcpy(e->blobs, blobs, n_blobs * RNSC_ANNOUNCE_RANDOM_LEN);
+	memcpy(e->raw, raw, raw_len);
+	e->raw_len = raw_len;
+	if ((rc = rnsc_tmap_put(&t->paths, dest_hash, e, NULL)))
+		rnsc_free(t->ctx, e);
+	return rc;
+}
+
+int rnsc_transport_hashlist_next(const rnsc_transport *t, size_t *cursor,
+				 uint8_t hash[RNSC_HASHLEN])
+{
+	if (!t || !cursor || !hash)
+		return 0;
+	for (size_t i = *cursor; i < t->hashlist.cap; i++) {
+		if (!rnsc_tmap_slot_used(&t->hashlist, i))
+			continue;
+		memcpy(hash, rnsc_tmap_slot_key(&t->hashlist, i), RNSC_HASHLEN);
+		*cursor = i + 1;
+		return 1;
+	}
+	*cursor = t->hashlist.cap;
+	return 0;
+}
+
+int rnsc_transport_hashlist_add(rnsc_transport *t, const uint8_t hash[RNSC_HASHLEN])
+{
+	if (!t || !hash)
+		return RNSC_ERR_INVAL;
+	return hashlist_add(t, hash);
+}

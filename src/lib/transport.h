@@ -18,7 +18,8 @@
  * Not implemented in this slice (see transport.c's header for the detail): link table and link
  * transport, tunnels, shared-instance/local-client handling, announce rate limiting and ingress
  * control, per-interface announce caps and queues, recursive (discovery) path requests, the
- * packet cache, held announces, persistence, ratchets on local destinations.
+ * packet cache, held announces, ratchets on local destinations. Persistence is the runtime's:
+ * the engine only exports and imports its tables (rnsc_transport_known_next/_import).
  *
  * Ownership: the engine is owned by its creator and freed with rnsc_transport_del(); it keeps
  * copies of identities and app data it is given. The context must outlive the engine.
@@ -236,6 +237,61 @@ RNSC_API int rnsc_transport_recall(const rnsc_transport *t,
 RNSC_API int rnsc_transport_ratchet_get(const rnsc_transport *t,
 					const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
 					uint8_t ratchet_pub[RNSC_RATCHETSIZE]);
+/* Iteration over the path table in no particular order: start with *cursor = 0; each call
+ * fills *dest_hash and *out (either may be NULL) and returns 1, or 0 at the end. The table
+ * must not change between calls (no ingest/tick in between). */
+RNSC_API int rnsc_transport_path_next(const rnsc_transport *t, size_t *cursor,
+				      uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+				      rnsc_transport_path *out);
+
+/* The parts of a path entry the reference persists beside the public fields: the random
+ * blobs (IDX_PT_RANDBLOBS, oldest first, each RNSC_ANNOUNCE_RANDOM_LEN = 10 bytes) and the
+ * announce as received (the reference keeps it in its packet cache). blobs may be NULL;
+ * *raw points into the engine, valid until the next ingest/tick/import/del.
+ * Returns 0 or RNSC_ERR_NOTFOUND. */
+RNSC_API int rnsc_transport_path_detail(const rnsc_transport *t,
+					const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+					uint8_t blobs[][10], size_t *n_blobs, const uint8_t **raw,
+					size_t *raw_len);
+/* Restores a path entry loaded from storage (Transport.start): p->iface must be attached,
+ * raw must be an announce for dest_hash of at most RNSC_MTU bytes, n_blobs at most
+ * RNSC_MAX_RANDOM_BLOBS. An entry the engine already holds is kept. Returns 0,
+ * RNSC_ERR_INVAL, RNSC_ERR_NOTFOUND (interface not attached), RNSC_ERR_TOOBIG,
+ * RNSC_ERR_MALFORMED (raw is not an announce for dest_hash), parse errors, RNSC_ERR_NOMEM. */
+RNSC_API int rnsc_transport_path_import(rnsc_transport *t,
+					const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+					const rnsc_transport_path *p, const uint8_t blobs[][10],
+					size_t n_blobs, const uint8_t *raw, size_t raw_len);
+
+/* The current generation of the packet hashlist, which is what the reference persists
+ * (packet_hashlist.raw). Iteration as rnsc_transport_path_next(). */
+RNSC_API int rnsc_transport_hashlist_next(const rnsc_transport *t, size_t *cursor,
+					  uint8_t hash[RNSC_HASHLEN]);
+/* Adds a packet hash loaded from storage to the current generation (rotation happens at
+ * the next tick as usual). Returns 0, RNSC_ERR_INVAL or RNSC_ERR_NOMEM. */
+RNSC_API int rnsc_transport_hashlist_add(rnsc_transport *t, const uint8_t hash[RNSC_HASHLEN]);
+
+/* One Identity.known_destinations entry, for persistence (the reference's
+ * [timestamp, packet_hash, public_key, app_data] record). */
+typedef struct rnsc_transport_known {
+	uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN];
+	uint64_t timestamp; /* ms since the epoch */
+	uint8_t packet_hash[RNSC_HASHLEN];
+	uint8_t public_key[RNSC_KEYSIZE];
+	const uint8_t *app_data; /* NULL: none (the reference's None) */
+	size_t app_data_len;
+} rnsc_transport_known;
+/* Iteration like rnsc_transport_path_next(); app_data points into the engine and is valid
+ * until the next ingest/tick/import/del. */
+RNSC_API int rnsc_transport_known_next(const rnsc_transport *t, size_t *cursor,
+				       rnsc_transport_known *out);
+RNSC_API size_t rnsc_transport_known_count(const rnsc_transport *t);
+/* Adds a remembered identity (loaded from storage). An entry the engine already holds is
+ * kept (it is newer than the file). app_data is copied. The key is not validated here:
+ * recall() and send() check it when it is used, as the reference does. Returns 0,
+ * RNSC_ERR_INVAL (NULL) or RNSC_ERR_NOMEM. */
+RNSC_API int rnsc_transport_known_import(rnsc_transport *t, const rnsc_transport_known *k);
+
 /* Number of entries in the packet hashlist (current + previous generation). */
 RNSC_API size_t rnsc_transport_hashlist_count(const rnsc_transport *t);
 

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 #
 # Builds the libFuzzer targets (HDLC, KISS, MessagePack, packet, announce,
-# proof, IFAC, the config reader, the transport engine and the PipeInterface
-# command splitter) with clang
+# proof, IFAC, the config reader, the transport engine, the persisted
+# known-destinations and path tables and the PipeInterface command splitter) with clang
 # -fsanitize=fuzzer,address,undefined and
 # runs each for SECONDS (default 60) on a scratch copy of its seed corpus, so
 # the corpus in the source tree never changes. Exits non-zero if any target
@@ -47,6 +47,11 @@ sources() {
 		# The PipeInterface command splitter (compiled into the pipe plugin).
 		echo "$top/plugins/iface/shlex.c $top/src/lib/err.c"
 		;;
+	known | pathfile)
+		# The persistence file parsers: msgpack and err.c, no crypto needed.
+		f=known_file; [ "$1" = pathfile ] && f=path_file
+		echo "$top/src/runtime/$f.c $top/src/lib/msgpack.c $top/src/lib/err.c -lm"
+		;;
 	config)
 		# The runtime's config reader: its sources, the ctx allocator and err.c.
 		echo "$top/src/runtime/cfgfile.c $top/src/runtime/store.c $top/src/lib/ctx.c $top/src/lib/err.c -lpthread"
@@ -65,7 +70,7 @@ sources() {
 }
 
 status=0
-for t in ${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport shlex}; do
+for t in ${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport known pathfile shlex}; do
 	exe=$work/fuzz_$t
 	# shellcheck disable=SC2046 # the source list is meant to split
 	if ! "$cc" -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \

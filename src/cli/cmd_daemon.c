@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/* rnsc daemon: the rnsd of rnsc. Runs a node from the Reticulum configuration until
+ * SIGINT or SIGTERM. */
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "config.h"
+#include "node.h"
+#include "store.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: rnsc daemon [--config DIR] [-v ...] [-q ...] [-s] [--version] [-h]\n\n"
+		"Runs a Reticulum node (the counterpart of the reference's rnsd): reads the\n"
+		"configuration, opens the configured interfaces, routes when enable_transport is\n"
+		"set, answers probes when respond_to_probes is also set, and keeps running until\n"
+		"it receives SIGINT or SIGTERM, when it saves its tables and exits cleanly.\n\n"
+		"Options:\n"
+		"      --config DIR    configuration folder; without it the first of\n"
+		"                      /etc/reticulum, ~/.config/reticulum (each only if it holds\n"
+		"                      a file named config) and ~/.reticulum is used. A missing\n"
+		"                      config file is created with the reference's defaults.\n"
+		"  -v, --verbose       log more (repeatable): raises [logging] loglevel by one\n"
+		"  -q, --quiet         log less (repeatable): lowers it by one\n"
+		"  -s, --service       log to DIR/logfile instead of standard output, at the\n"
+		"                      configured loglevel (-v and -q are then ignored, as in rnsd)\n"
+		"      --version       print the version and exit\n"
+		"  -h, --help          show this help\n\n"
+		"Files (in the configuration folder):\n"
+		"  config                          the reference's configuration format\n"
+		"  storage/transport_identity      the node's identity (created on first start)\n"
+		"  storage/known_destinations      identities learnt from announces (msgpack,\n"
+		"                                  the reference's layout; rewritten every 5 min)\n\n"
+		"Exit status: 0 after a clean shutdown, 3 when the configuration or an interface\n"
+		"cannot be used (the message names the section and option), 1 on a runtime error.\n");
+}
+
+typedef struct log_sink {
+	FILE *f;
+} log_sink;
+
+static const char *level_name(int level)
+{
+	static const char *const names[] = {"Critical", "Error", "Warning", "Notice",
+					    "Info",     "Verbose", "Debug", "Extra"};
+	return level >= 0 && level < 8 ? names[level] : "Debug";
+}
+
+/* The reference's "[timestamp] [Level] message" lines. */
+static void sink(void *ud, int level, const char *who, const char *msg)
+{
+	log_sink *s = ud;
+	char ts[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	localtime_r(&now, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%d %H:%M:%S", &tm);
+	fprintf(s->f, "[%s] [%s] %s: %s\n", ts, level_name(level), who ? who : "rnsc", msg);
+	fflush(s->f);
+}
+
+int cmd_daemon(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"config", required_argument, NULL, 'c'}, {"verbose", no_argument, NULL, 'v'},
+		{"quiet", no_argument, NULL, 'q'},	  {"service", no_argument, NULL, 's'},
+		{"version", no_argument, NULL, 'V'},	  {"help", no_argument, NULL, 'h'},
+		{0, 0, 0, 0}};
+	const char *dir = NULL;
+	int verbose = 0, quiet = 0, service = 0, c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "vqsh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c': dir = optarg; break;
+		case 'v': verbose++; break;
+		case 'q': quiet++; break;
+		case 's': service = 1; break;
+		case 'V': printf("rnsc daemon %s\n", PACKAGE_VERSION); return CLI_OK;
+		case 'h': usage(stdout); return CLI_OK;
+		default: usage(stderr); return CLI_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "rnsc daemon: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return CLI_USAGE;
+	}
+	cli_env env;
+	int rc = cli_env_open(&env, NULL, 0);
+	if (rc)
+		return rc;
+	log_sink ls = {.f = stdout};
+	if (service) {
+		char cdir[PATH_MAX], path[PATH_MAX + 16];
+		if ((rc = rnsc_config_locate(dir, cdir, sizeof(cdir))) == 0) {
+			snprintf(path, sizeof(path), "%s/logfile", cdir);
+			rnsc_store_mkdirs(cdir);
+			if (!(ls.f = fopen(path, "a"))) {
+				fprintf(stderr, "rnsc daemon: cannot open %s for logging\n", path);
+				cli_env_close(&env);
+				return CLI_SETUP;
+			}
+		}
+		if (!ls.f)
+			ls.f = stdout;
+	}
+	rnsc_ctx_set_log(env.ctx, sink, &ls, RNSC_LOG_NOTICE);
+	rnsc_node_options no = {
+		.config_dir = dir,
+		.handle_signals = 1,
+		.apply_loglevel = 1,
+		.verbosity = service ? 0 : verbose - quiet,
+	};
+	rnsc_node *n = NULL;
+	rnsc_config_error err;
+	rc = rnsc_node_new(env.ctx, env.host, &no, &n, &err);
+	int ret = CLI_OK;
+	if (rc) {
+		fprintf(stderr, "rnsc daemon: %s\n", err.msg[0] ? err.msg : rnsc_strerror(rc));
+		ret = CLI_SETUP;
+		goto out;
+	}
+	rnsc_log(env.ctx, RNSC_LOG_NOTICE, "daemon", "started rnsc daemon version %s",
+		 PACKAGE_VERSION);
+	if ((rc = rnsc_node_run(n))) {
+		rnsc_log(env.ctx, RNSC_LOG_ERROR, "daemon", "event loop failed: %s",
+			 rnsc_strerror(rc));
+		ret = CLI_FAIL;
+	}
+	rnsc_node_log_stats(n);
+	rnsc_node_del(n);
+	rnsc_log(env.ctx, RNSC_LOG_NOTICE, "daemon", "stopped");
+out:
+	rnsc_ctx_set_log(env.ctx, NULL, NULL, 0);
+	cli_env_close(&env);
+	if (ls.f && ls.f != stdout)
+		fclose(ls.f);
+	return ret;
+}

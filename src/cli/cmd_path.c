@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: MIT */
+/* rnsc path: the path-table subset of the reference's rnpath on an in-process node (a
+ * shared instance is not attached yet): -t lists the node's table (the persisted one
+ * when enable_transport is set, plus what arrives while it runs), HASH looks one path up
+ * and requests it when it is unknown. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "config.h"
+#include "node.h"
+
+#define PATH_REQUEST_TIMEOUT_S 15.0 /* Transport.PATH_REQUEST_TIMEOUT */
+#define IFACE_WAIT_MS 5000u
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: rnsc path [--config DIR] [-t [-m HOPS]] [-w SECONDS] [--version] [-h]\n"
+		"                 [DESTINATION_HASH]\n\n"
+		"Reticulum path utility (the table and lookup parts of the reference's rnpath),\n"
+		"running its own node from the configuration.\n\n"
+		"  DESTINATION_HASH          show the path to it; request one if none is known and\n"
+		"                            wait up to -w seconds for the answer\n"
+		"  -t, --table               list the known paths (with DESTINATION_HASH: only it)\n"
+		"  -m, --max HOPS            with -t, only paths of at most HOPS hops\n"
+		"  -w SECONDS                how long to wait for a path or for interfaces to come\n"
+		"                            up before listing (default %.0f)\n"
+		"      --config DIR          configuration folder (default: the reference's search)\n"
+		"      --version             print the version and exit\n"
+		"  -h, --help                show this help\n\n"
+		"Exit status (as rnpath): 0 found / listed, 1 no path (or a bad hash), 2 usage,\n"
+		"3 the node could not start.\n",
+		PATH_REQUEST_TIMEOUT_S);
+}
+
+static void pretty(char *out, const uint8_t *h)
+{
+	out[0] = '<';
+	cli_hex(out + 1, h, RNSC_TRUNCATED_HASHLEN);
+	strcat(out, ">");
+}
+
+static void iface_str(rnsc_node *n, uint32_t id, char *buf, size_t cap)
+{
+	rnsc_iface_host *ih = rnsc_node_ifaces(n);
+	const char *name = rnsc_node_iface_name(n, id);
+	rnsc_iface *f = name ? rnsc_iface_host_find(ih, name) : NULL;
+	if (!f || rnsc_iface_describe(f, buf, cap) <= 0)
+		snprintf(buf, cap, "%s", name ? name : "None");
+}
+
+typedef struct row {
+	uint8_t dest[RNSC_TRUNCATED_HASHLEN];
+	rnsc_transport_path p;
+	char iface[256];
+} row;
+
+static int row_cmp(const void *a, const void *b)
+{
+	const row *x = a, *y = b;
+	int c = strcmp(x->iface, y->iface);
+	return c ? c : (x->p.hops > y->p.hops) - (x->p.hops < y->p.hops);
+}
+
+static void run_for(rnsc_node *n, uint64_t ms, const uint8_t *dest)
+{
+	uint64_t end = rnsc_monotonic_ns() + ms * RNSC_NS_PER_MS;
+	while (rnsc_monotonic_ns() < end && !rnsc_node_stopping(n)) {
+		if (dest && rnsc_transport_has_path(rnsc_node_transport(n), dest))
+			return;
+		rnsc_node_run_once(n, 50);
+	}
+}
+
+static int ifaces_ready(rnsc_node *n)
+{
+	rnsc_iface_host *ih = rnsc_node_ifaces(n);
+	for (size_t i = 0; i < rnsc_iface_host_count(ih); i++) {
+		rnsc_iface *f = rnsc_iface_host_at(ih, i);
+		if (!rnsc_iface_parent(f) && !rnsc_iface_online(f))
+			return 0;
+	}
+	return 1;
+}
+
+static int print_table(rnsc_node *n, const uint8_t *only, long max_hops)
+{
+	rnsc_transport *t = rnsc_node_transport(n);
+	size_t cnt = rnsc_transport_path_count(t), k = 0, cur = 0;
+	row *rows = calloc(cnt ? cnt : 1, sizeof(*rows));
+	if (!rows)
+		return CLI_SETUP;
+	while (k < cnt && rnsc_transport_path_next(t, &cur, rows[k].dest, &rows[k].p)) {
+		if ((only && memcmp(only, rows[k].dest, RNSC_TRUNCATED_HASHLEN) != 0) ||
+		    (max_hops >= 0 && rows[k].p.hops > (unsigned long)max_hops))
+			continue;
+		iface_str(n, rows[k].p.iface, rows[k].iface, sizeof(rows[k].iface));
+		k++;
+	}
+	qsort(rows, k, sizeof(*rows), row_cmp);
+	for (size_t i = 0; i < k; i++) {
+		char d[40], v[40], ts[32];
+		pretty(d, rows[i].dest);
+		pretty(v, rows[i].p.next_hop);
+		time_t e = (time_t)(rows[i].p.expires / 1000);
+		struct tm tm;
+		localtime_r(&e, &tm);
+		strftime(ts, sizeof(ts), "%Y-%m-%d %H:%M:%S", &tm);
+		/* rnpath's spacing: "1 hop  away", "2 hops away" */
+		printf("%s is %u hop%s away via %s on %s expires %s\n", d, rows[i].p.hops,
+		       rows[i].p.hops == 1 ? " " : "s", v, rows[i].iface, ts);
+	}
+	free(rows);
+	if (only && k == 0) {
+		printf("No path known\n");
+		return CLI_FAIL;
+	}
+	return CLI_OK;
+}
+
+int cmd_path(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"config", required_argument, NULL, 'c'}, {"table", no_argument, NULL, 't'},
+		{"max", required_argument, NULL, 'm'},	  {"version", no_argument, NULL, 'V'},
+		{"help", no_argument, NULL, 'h'},	  {0, 0, 0, 0}};
+	const char *dir = NULL;
+	int table = 0, c;
+	long max_hops = -1;
+	double wait = PATH_REQUEST_TIMEOUT_S;
+	char *end;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "tm:w:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c': dir = optarg; break;
+		case 't': table = 1; break;
+		case 'm':
+			max_hops = strtol(optarg, &end, 10);
+			if (*end || end == optarg || max_hops < 0) {
+				fprintf(stderr, "rnsc path: invalid hop count '%s'\n", optarg);
+				return CLI_USAGE;
+			}
+			break;
+		case 'w':
+			wait = strtod(optarg, &end);
+			if (*end || end == optarg || !(wait >= 0 && wait < 1e6)) {
+				fprintf(stderr, "rnsc path: invalid timeout '%s'\n", optarg);
+				return CLI_USAGE;
+			}
+			break;
+		case 'V': printf("rnsc path %s\n", PACKAGE_VERSION); return CLI_OK;
+		case 'h': usage(stdout); return CLI_OK;
+		default: usage(stderr); return CLI_USAGE;
+		}
+	}
+	if (argc - optind > 1) {
+		fprintf(stderr, "rnsc path: unexpected argument '%s'\n", argv[optind + 1]);
+		return CLI_USAGE;
+	}
+	const char *hexhash = optind < argc ? argv[optind] : NULL;
+	uint8_t dest[RNSC_TRUNCATED_HASHLEN];
+	if (hexhash) {
+		if (strlen(hexhash) != 2 * RNSC_TRUNCATED_HASHLEN) {
+			printf("Destination length is invalid, must be %d hexadecimal characters (%d "
+			       "bytes).\n", 2 * RNSC_TRUNCATED_HASHLEN, RNSC_TRUNCATED_HASHLEN);
+			return CLI_FAIL;
+		}
+		if (cli_unhex(dest, sizeof(dest), hexhash) != RNSC_TRUNCATED_HASHLEN) {
+			printf("Invalid destination entered. Check your input.\n");
+			return CLI_FAIL;
+		}
+	} else if (!table) {
+		printf("\n");
+		usage(stdout);
+		printf("\n");
+		return CLI_OK;
+	}
+	cli_env env;
+	int rc = cli_env_open(&env, NULL, 0);
+	if (rc)
+		return rc;
+	rnsc_ctx_set_log_level(env.ctx, RNSC_LOG_WARNING);
+	rnsc_node_options no = {.config_dir = dir, .handle_signals = 1};
+	rnsc_node *n = NULL;
+	rnsc_config_error err;
+	int ret = CLI_OK;
+	if ((rc = rnsc_node_new(env.ctx, env.host, &no, &n, &err))) {
+		fprintf(stderr, "rnsc path: %s\n", err.msg[0] ? err.msg : rnsc_strerror(rc));
+		ret = CLI_SETUP;
+		goto out;
+	}
+	uint64_t wait_ms = (uint64_t)(wait * 1000.0);
+	uint64_t up = wait_ms < IFACE_WAIT_MS ? wait_ms : IFACE_WAIT_MS;
+	uint64_t t0 = rnsc_monotonic_ns();
+	while (!ifaces_ready(n) && rnsc_monotonic_ns() - t0 < up * RNSC_NS_PER_MS &&
+	       !rnsc_node_stopping(n))
+		rnsc_node_run_once(n, 50);
+	if (table) {
+		ret = print_table(n, hexhash ? dest : NULL, max_hops);
+		goto out;
+	}
+	rnsc_transport *t = rnsc_node_transport(n);
+	char ph[40];
+	pretty(ph, dest);
+	if (!rnsc_transport_has_path(t, dest)) {
+		if ((rc = rnsc_transport_request_path(t, dest, 0, 0, rnsc_node_now_ms()))) {
+			fprintf(stderr, "rnsc path: path request failed: %s\n", rnsc_strerror(rc));
+			ret = CLI_FAIL;
+			goto out;
+		}
+		rnsc_node_flush(n);
+		printf("Path to %s requested  \n", ph);
+		fflush(stdout);
+		run_for(n, wait_ms, dest);
+	}
+	rnsc_transport_path p;
+	if (rnsc_transport_path_get(t, dest, &p) == 0) {
+		char nh[40], ifs[256];
+		pretty(nh, p.next_hop);
+		iface_str(n, p.iface, ifs, sizeof(ifs));
+		printf("Path found, destination %s is %u hop%s away via %s on %s\n", ph, p.hops,
+		       p.hops == 1 ? "" : "s", nh, ifs);
+	} else {
+		printf("Path not found\n");
+		ret = CLI_FAIL;
+	}
+out:
+	rnsc_node_del(n);
+	cli_env_close(&env);
+	return ret;
+}

@@ -1,0 +1,890 @@
+/* SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE
+#include "node.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "destination.h"
+#include "ifac.h"
+#include "node_store.h"
+#include "store.h"
+
+/* Transport.mgmt_announce_interval and the 15 s start-up deferral (Transport.start). */
+#define MGMT_FIRST_MS 15000u
+#define MGMT_INTERVAL_MS (2u * 3600u * 1000u)
+/* Known destinations are saved this often, and at shutdown. */
+#define SAVE_INTERVAL_MS (5u * 60u * 1000u)
+/* Upper bound on the tick timer, so a missed deadline never stalls the engine for long. */
+#define TICK_MAX_MS 1000u
+
+typedef struct node_if {
+	struct node_if *next;
+	rnsc_node *n;
+	rnsc_iface *iface;
+	uint32_t id;
+	int mode;
+	int attached;
+	/* IFAC settings as configured, kept so spawned children derive the same code. */
+	char *netname, *passphrase;
+	size_t ifac_size;
+	int has_ifac;
+	rnsc_ifac ifac;
+	rnsc_ifac_stats ifac_stats;
+} node_if;
+
+/* Interface options read before rnsc_iface_host_open(); the ADDED event picks them up. */
+typedef struct node_pending {
+	int set;
+	int mode;
+	const char *netname, *passphrase;
+	size_t ifac_size;
+} node_pending;
+
+struct rnsc_node {
+	rnsc_ctx *ctx;
+	rnsc_plugin_host *plugins;
+	rnsc_config *cfg;
+	rnsc_config_settings set;
+	char dir[PATH_MAX];
+	char storage[PATH_MAX];
+	rnsc_loop *loop;
+	rnsc_iface_host *ih;
+	rnsc_transport *t;
+	rnsc_timer *tick_timer, *mgmt_timer, *save_timer;
+	int sigfd;
+	rnsc_watch *sigw;
+	sigset_t oldmask;
+	int sig_blocked;
+	atomic_int stopping;
+	node_if *ifs;
+	uint32_t next_id;
+	node_pending pend;
+	int has_probe;
+	uint8_t probe_hash[RNSC_TRUNCATED_HASHLEN];
+	rnsc_node_hooks hooks;
+	rnsc_node_stats st;
+	uint8_t *rxbuf, *txbuf, *ifacbuf;
+	size_t rxcap, txcap, ifaccap;
+	int flushing;
+	int started; /* set once start-up succeeded: only then are the tables saved */
+};
+
+static const char *WHO = "node";
+
+uint64_t rnsc_node_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static int grow(rnsc_ctx *ctx, uint8_t **buf, size_t *cap, size_t need)
+{
+	if (*cap >= need)
+		return 0;
+	size_t c = *cap ? *cap : 2048;
+	while (c < need)
+		c *= 2;
+	uint8_t *b = rnsc_alloc(ctx, c);
+	if (!b)
+		return RNSC_ERR_NOMEM;
+	rnsc_free(ctx, *buf);
+	*buf = b;
+	*cap = c;
+	return 0;
+}
+
+static char *dupstr(rnsc_ctx *ctx, const char *s)
+{
+	if (!s || !*s)
+		return NULL;
+	size_t l = strlen(s) + 1;
+	char *d = rnsc_alloc(ctx, l);
+	if (d)
+		memcpy(d, s, l);
+	return d;
+}
+
+static void hexstr(char *out, const uint8_t *p, size_t len)
+{
+	static const char dg[] = "0123456789abcdef";
+	for (size_t i = 0; i < len; i++) {
+		out[2 * i] = dg[p[i] >> 4];
+		out[2 * i + 1] = dg[p[i] & 15];
+	}
+	out[2 * len] = '\0';
+}
+
+static node_if *find_id(const rnsc_node *n, uint32_t id)
+{
+	for (node_if *r = n->ifs; r; r = r->next)
+		if (r->id == id)
+			return r;
+	return NULL;
+}
+
+/* ---- engine <-> interfaces ---------------------------------------------------------------- */
+
+static void tick_cb(rnsc_loop *loop, rnsc_timer *tm, void *ud);
+
+static void arm_tick(rnsc_node *n)
+{
+	uint64_t now = rnsc_node_now_ms(), dl = rnsc_transport_next_deadline(n->t);
+	uint64_t delay = dl == UINT64_MAX ? TICK_MAX_MS : dl > now ? dl - now : 0;
+	if (delay > TICK_MAX_MS)
+		delay = TICK_MAX_MS;
+	if (n->tick_timer && rnsc_loop_timer_rearm(n->loop, n->tick_timer, delay * RNSC_NS_PER_MS,
+						   0) == 0)
+		return;
+	n->tick_timer = NULL;
+	if (rnsc_loop_timer_add(n->loop, delay * RNSC_NS_PER_MS, 0, tick_cb, n, &n->tick_timer))
+		rnsc_log(n->ctx, RNSC_LOG_ERROR, WHO, "cannot arm the transport timer");
+}
+
+void rnsc_node_flush(rnsc_node *n)
+{
+	if (!n || n->flushing)
+		return;
+	n->flushing = 1;
+	for (;;) {
+		uint32_t id;
+		int len = rnsc_transport_outbox_pop(n->t, &id, n->txbuf, n->txcap);
+		if (len == RNSC_ERR_BUFSIZE) {
+			/* The engine keeps the frame; grow until it fits (frames are bounded by the
+			 * largest interface MTU). */
+			if (grow(n->ctx, &n->txbuf, &n->txcap, n->txcap * 2)) {
+				rnsc_log(n->ctx, RNSC_LOG_ERROR, WHO, "out of memory sending a frame");
+				break;
+			}
+			continue;
+		}
+		if (len <= 0)
+			break;
+		node_if *r = find_id(n, id);
+		if (!r || !r->attached) {
+			n->st.tx_errors++;
+			continue;
+		}
+		const uint8_t *out = n->txbuf;
+		size_t olen = (size_t)len;
+		if (r->has_ifac) {
+			if (grow(n->ctx, &n->ifacbuf, &n->ifaccap, olen + r->ifac.size)) {
+				n->st.tx_errors++;
+				continue;
+			}
+			int m = rnsc_ifac_apply(&r->ifac, n->ifacbuf, n->ifaccap, n->txbuf, olen);
+			if (m < 0) {
+				rnsc_log(n->ctx, RNSC_LOG_WARNING, WHO, "IFAC on %s failed: %s",
+					 rnsc_iface_name(r->iface), rnsc_strerror(m));
+				n->st.tx_errors++;
+				continue;
+			}
+			out = n->ifacbuf;
+			olen = (size_t)m;
+		}
+		if (rnsc_iface_send(r->iface, out, olen) == 0)
+			n->st.tx_frames++;
+		else
+			n->st.tx_errors++;
+	}
+	n->flushing = 0;
+	arm_tick(n);
+}
+
+static void tick_cb(rnsc_loop *loop, rnsc_timer *tm, void *ud)
+{
+	(void)loop;
+	(void)tm;
+	rnsc_node *n = ud;
+	n->tick_timer = NULL; /* a fired one-shot is freed when this returns */
+	int rc = rnsc_transport_tick(n->t, rnsc_node_now_ms());
+	if (rc)
+		rnsc_log(n->ctx, RNSC_LOG_WARNING, WHO, "transport jobs: %s", rnsc_strerror(rc));
+	rnsc_node_flush(n);
+}
+
+static void on_rx(void *ud, rnsc_iface *iface, const uint8_t *frame, size_t len, uint64_t now_ns)
+{
+	(void)now_ns;
+	rnsc_node *n = ud;
+	node_if *r = rnsc_iface_user(iface);
+	n->st.rx_frames++;
+	if (!r || !r->attached) {
+		n->st.ingest_errors++;
+		return;
+	}
+	if (grow(n->ctx, &n->rxbuf, &n->rxcap, len)) {
+		n->st.ingest_errors++;
+		return;
+	}
+	int plen = rnsc_ifac_check(r->has_ifac ? &r->ifac : NULL, &r->ifac_stats, n->rxbuf,
+				   n->rxcap, frame, len);
+	if (plen < 0) {
+		n->st.ifac_dropped++;
+		rnsc_log(n->ctx, RNSC_LOG_DEBUG, WHO, "dropped a frame on %s: %s",
+			 rnsc_iface_name(iface), rnsc_strerror(plen));
+		return;
+	}
+	int rc = rnsc_transport_ingest(n->t, r->id, n->rxbuf, (size_t)plen, rnsc_node_now_ms());
+	if (rc) {
+		n->st.ingest_errors++;
+		rnsc_log(n->ctx, RNSC_LOG_DEBUG, WHO, "frame of %d bytes on %s refused: %s", plen,
+			 rnsc_iface_name(iface), rnsc_strerror(rc));
+	}
+	rnsc_node_flush(n);
+}
+
+static void attach(rnsc_node *n, node_if *r)
+{
+	if (r->attached)
+		return;
+	rnsc_iface_status st;
+	uint64_t bitrate = 0;
+	size_t mtu = 0;
+	if (rnsc_iface_status_get(r->iface, &st) == 0) {
+		bitrate = st.stats.bitrate;
+		mtu = st.stats.hw_mtu;
+	}
+	int rc = rnsc_transport_iface_add(n->t, r->id, r->mode, bitrate, mtu);
+	if (rc) {
+		rnsc_log(n->ctx, RNSC_LOG_ERROR, WHO, "cannot attach %s to transport: %s",
+			 rnsc_iface_name(r->iface), rnsc_strerror(rc));
+		return;
+	}
+	r->attached = 1;
+	rnsc_log(n->ctx, RNSC_LOG_VERBOSE, WHO, "%s attached (mode %d, %llu bps, MTU %zu%s)",
+		 rnsc_iface_name(r->iface), r->mode, (unsigned long long)bitrate, mtu,
+		 r->has_ifac ? ", IFAC" : "");
+}
+
+static void detach(rnsc_node *n, node_if *r)
+{
+	if (!r->attached)
+		return;
+	rnsc_transport_iface_remove(n->t, r->id);
+	r->attached = 0;
+}
+
+static void rec_free(rnsc_node *n, node_if *r)
+{
+	if (r->has_ifac)
+		rnsc_ifac_free(&r->ifac);
+	rnsc_free(n->ctx, r->netname);
+	if (r->passphrase)
+		rnsc_free_secret(n->ctx, r->passphrase, strlen(r->passphrase));
+	rnsc_free(n->ctx, r);
+}
+
+static node_if *rec_new(rnsc_node *n, rnsc_iface *iface)
+{
+	node_if *r = rnsc_calloc(n->ctx, 1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->n = n;
+	r->iface = iface;
+	r->id = ++n->next_id;
+	r->mode = RNSC_TRANSPORT_MODE_FULL;
+	r->ifac_size = RNSC_IFAC_DEFAULT_SIZE;
+	const char *netname = NULL, *pass = NULL;
+	rnsc_iface *parent = rnsc_iface_parent(iface);
+	node_if *pr = parent ? rnsc_iface_user(parent) : NULL;
+	if (pr) { /* spawned: the parent's mode and access code */
+		r->mode = pr->mode;
+		r->ifac_size = pr->ifac_size;
+		netname = pr->netname;
+		pass = pr->passphrase;
+	} else if (n->pend.set) {
+		if (n->pend.mode)
+			r->mode = n->pend.mode;
+		if (n->pend.ifac_size)
+			r->ifac_size = n->pend.ifac_size;
+		netname = n->pend.netname;
+		pass = n->pend.passphrase;
+	}
+	if ((netname && *netname && !(r->netname = dupstr(n->ctx, netname))) ||
+	    (pass && *pass && !(r->passphrase = dupstr(n->ctx, pass)))) {
+		rec_free(n, r);
+		return NULL;
+	}
+	if (r->netname || r->passphrase) {
+		int rc = rnsc_ifac_init(&r->ifac, n->ctx, r->netname, r->passphrase, r->ifac_size);
+		if (rc) {
+			rnsc_log(n->ctx, RNSC_LOG_ERROR, WHO, "IFAC for %s: %s",
+				 rnsc_iface_name(iface), rnsc_strerror(rc));
+			rec_free(n, r);
+			return NULL;
+		}
+		r->has_ifac = 1;
+	}
+	return r;
+}
+
+static void on_event(void *ud, rnsc_iface *iface, int ev)
+{
+	rnsc_node *n = ud;
+	node_if *r = rnsc_iface_user(iface);
+	switch (ev) {
+	case RNSC_IFACE_ADDED:
+		if (r)
+			return;
+		if (!(r = rec_new(n, iface))) {
+			rnsc_log(n->ctx, RNSC_LOG_ERROR, WHO, "cannot track %s; closing it",
+				 rnsc_iface_name(iface));
+			rnsc_iface_close(iface);
+			return;
+		}
+		r->next = n->ifs;
+		n->ifs = r;
+		rnsc_iface_set_user(iface, r);
+		/* Like Transport.interfaces: an interface belongs to the engine from the moment
+		 * it exists, online or not, until it is removed; paths through a client that is
+		 * reconnecting survive (and restored paths can name it before it connects). */
+		attach(n, r);
+		break;
+	case RNSC_IFACE_ONLINE:
+	case RNSC_IFACE_OFFLINE:
+		if (r)
+			attach(n, r); /* no-op when attached; retries a failed attach */
+		break;
+	case RNSC_IFACE_REMOVED:
+		if (!r)
+			return;
+		detach(n, r);
+		for (node_if **pp = &n->ifs; *pp; pp = &(*pp)->next)
+			if (*pp == r) {
+				*pp = r->next;
+				break;
+			}
+		rnsc_iface_set_user(iface, NULL);
+		rec_free(n, r);
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- engine callbacks ------------------------------------------------------------------- */
+
+static void cb_receipt(void *ud, const uint8_t packet_hash[RNSC_HASHLEN], int proved)
+{
+	rnsc_node *n = ud;
+	if (n->hooks.on_receipt)
+		n->hooks.on_receipt(n->hooks.ud, packet_hash, proved);
+}
+
+static void cb_announce(void *ud, const uint8_t dest[RNSC_TRUNCATED_HASHLEN],
+			const uint8_t *app, size_t app_len, unsigned hops)
+{
+	(void)app;
+	(void)app_len;
+	rnsc_node *n = ud;
+	/* The reference logs new paths at LOG_DEBUG too ("is now N hops away via"). */
+	if (rnsc_ctx_log_level(n->ctx) >= RNSC_LOG_DEBUG) {
+		char hx[33];
+		hexstr(hx, dest, RNSC_TRUNCATED_HASHLEN);
+		rnsc_transport_path p;
+		const char *via = "?";
+		if (rnsc_transport_path_get(n->t, dest, &p) == 0) {
+			const char *nm = rnsc_node_iface_name(n, p.iface);
+			if (nm)
+				via = nm;
+		}
+		rnsc_log(n->ctx, RNSC_LOG_DEBUG, WHO, "path to <%s> is %u hop%s via %s", hx, hops,
+			 hops == 1 ? "" : "s", via);
+	}
+	if (n->hooks.on_announce)
+		n->hooks.on_announce(n->hooks.ud, dest, hops);
+}
+
+/* ---- persistence ------------------------------------------------------------------------ */
+
+static int store_describe(void *ud, uint32_t id, char *buf, size_t cap)
+{
+	node_if *r = find_id(ud, id);
+	if (!r)
+		return -1;
+	int len = rnsc_iface_describe(r->iface, buf, cap);
+	return len > 0 && (size_t)len < cap ? 0 : -1;
+}
+
+static uint32_t store_find(void *ud, const uint8_t h[32])
+{
+	rnsc_node *n = ud;
+	char desc[512];
+	uint8_t dh[RNSC_HASHLEN];
+	for (node_if *r = n->ifs; r; r = r->next) {
+		if (!r->attached || store_describe(n, r->id, desc, sizeof(desc)) ||
+		    rnsc_full_hash(n->ctx, dh, (const uint8_t *)desc, strlen(desc)))
+			continue;
+		if (memcmp(dh, h, RNSC_HASHLEN) == 0)
+			return r->id;
+	}
+	return 0;
+}
+
+/* ---- timers and signals ----------------------------------------------------------------- */
+
+static void mgmt_cb(rnsc_loop *loop, rnsc_timer *tm, void *ud)
+{
+	(void)loop;
+	(void)tm;
+	rnsc_node *n = ud;
+	if (!n->has_probe)
+		return;
+	int rc = rnsc_transport_announce(n->t, n->probe_hash, NULL, 0, rnsc_node_now_ms());
+	if (rc)
+		rnsc_log(n->ctx, RNSC_LOG_WARNING, WHO, "probe announce failed: %s",
+			 rnsc_strerror(rc));
+	else
+		rnsc_log(n->ctx, RNSC_LOG_DEBUG, WHO, "announced the probe destination");
+	rnsc_node_flush(n);
+}
+
+static void save_cb(rnsc_loop *loop, rnsc_timer *tm, void *ud)
+{
+	(void)loop;
+	(void)tm;
+	rnsc_node_save(ud);
+}
+
+static void sig_cb(rnsc_loop *loop, rnsc_watch *w, int fd, unsigned events, void *ud)
+{
+	(void)w;
+	(void)events;
+	rnsc_node *n = ud;
+	struct signalfd_siginfo si;
+	while (read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		rnsc_log(n->ctx, RNSC_LOG_NOTICE, WHO, "signal %u received, shutting down",
+			 si.ssi_signo);
+		atomic_store(&n->stopping, 1);
+		rnsc_loop_stop(loop);
+	}
+}
+
+static int setup_signals(rnsc_node *n)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	if (pthread_sigmask(SIG_BLOCK, &set, &n->oldmask) != 0)
+		return RNSC_ERR_SYS;
+	/* A peer closing its socket must cost an interface, not the process (plugins should
+	 * use MSG_NOSIGNAL; this covers any that do not). */
+	signal(SIGPIPE, SIG_IGN);
+	n->sig_blocked = 1;
+	n->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (n->sigfd < 0)
+		return RNSC_ERR_SYS;
+	return rnsc_loop_watch_add(n->loop, n->sigfd, RNSC_EV_READ, sig_cb, n, &n->sigw);
+}
+
+/* ---- set-up ------------------------------------------------------------------------------- */
+
+/* Fills err with a message (paths may be long: the message is cut, never overflowed). */
+__attribute__((format(printf, 3, 4))) static int fail(rnsc_config_error *err, int code,
+						      const char *fmt, ...)
+{
+	if (err) {
+		va_list ap;
+		va_start(ap, fmt);
+		err->code = code;
+		err->line = 0;
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+/* Reticulum.py: the stored identity is loaded or created; an unreadable one is replaced. */
+static int load_identity(rnsc_node *n, rnsc_identity *id, rnsc_config_error *err)
+{
+	char path[PATH_MAX + 32];
+	snprintf(path, sizeof(path), "%s/transport_identity", n->storage);
+	int rc = rnsc_identity_load_file(n->ctx, id, path);
+	if (rc == 0) {
+		rnsc_log(n->ctx, RNSC_LOG_VERBOSE, WHO, "loaded transport identity from %s", path);
+		return 0;
+	}
+	if (rc != RNSC_ERR_NOENT)
+		rnsc_log(n->ctx, RNSC_LOG_ERROR, WHO, "transport identity %s unusable (%s); creating "
+			 "a new one", path, rnsc_strerror(rc));
+	if ((rc = rnsc_identity_generate(n->ctx, id)) || (rc = rnsc_identity_save_file(id, path)))
+		return fail(err, rc, "cannot create the transport identity %s: %s", path,
+			    rnsc_strerror(rc));
+	rnsc_log(n->ctx, RNSC_LOG_VERBOSE, WHO, "created transport identity %s", path);
+	return 0;
+}
+
+static int read_iface_opts(rnsc_node *n, const rnsc_config_section *s, rnsc_config_error *err)
+{
+	memset(&n->pend, 0, sizeof(n->pend));
+	n->pend.set = 1;
+	const char *v;
+	int rc;
+	/* interface_mode wins over mode, as in Reticulum._synthesize_interface. */
+	const char *mkey = rnsc_config_has(s, "interface_mode") ? "interface_mode"
+			   : rnsc_config_has(s, "mode")		 ? "mode"
+								 : NULL;
+	if (mkey) {
+		if ((rc = rnsc_config_get_str(s, mkey, &v, err)))
+			return rc;
+		int m = rnsc_config_iface_mode_from_name(v);
+		if (m != RNSC_IFMODE_UNSET)
+			n->pend.mode = m;
+	}
+	/* Later spellings override earlier ones; empty values count as unset. */
+	static const char *const names[] = {"networkname", "network_name"};
+	static const char *const passes[] = {"passphrase", "pass_phrase"};
+	for (int i = 0; i < 2; i++) {
+		if (rnsc_config_has(s, names[i])) {
+			if ((rc = rnsc_config_get_str(s, names[i], &v, err)))
+				return rc;
+			if (*v)
+				n->pend.netname = v;
+		}
+		if (rnsc_config_has(s, passes[i])) {
+			if ((rc = rnsc_config_get_str(s, passes[i], &v, err)))
+				return rc;
+			if (*v)
+				n->pend.passphrase = v;
+		}
+	}
+	int64_t bits;
+	if (rnsc_config_has(s, "ifac_size")) {
+		if ((rc = rnsc_config_get_int(s, "ifac_size", &bits, err)))
+			return rc;
+		size_t sz = rnsc_ifac_size_from_bits((long)(bits > 8 * 512 ? 8 * 512 + 8 : bits));
+		if (sz > RNSC_IFAC_MAX_SIZE) {
+			char p[128];
+			rnsc_config_section_path(s, p, sizeof(p));
+			return fail(err, RNSC_ERR_CONFIG_VALUE,
+				    "%s ifac_size: %lld bits is beyond the 512-bit maximum", p,
+				    (long long)bits);
+		}
+		n->pend.ifac_size = sz;
+	}
+	return 0;
+}
+
+static int open_ifaces(rnsc_node *n, rnsc_config_error *err)
+{
+	size_t cnt = rnsc_config_iface_count(n->cfg);
+	int opened = 0;
+	for (size_t k = 0; k < cnt; k++) {
+		rnsc_config_iface ci;
+		int rc = rnsc_config_iface_at(n->cfg, k, &ci, err);
+		if (rc)
+			return rc;
+		if (!ci.enabled)
+			continue;
+		if ((rc = read_iface_opts(n, ci.section, err)))
+			return rc;
+		rc = rnsc_iface_host_open(n->ih, ci.section, ci.name, ci.type, NULL, err);
+		n->pend.set = 0;
+		if (rc)
+			return rc;
+		opened++;
+	}
+	rnsc_log(n->ctx, RNSC_LOG_VERBOSE, WHO, "%d interface%s opened", opened,
+		 opened == 1 ? "" : "s");
+	return 0;
+}
+
+int rnsc_node_new(rnsc_ctx *ctx, rnsc_plugin_host *plugins, const rnsc_node_options *opt,
+		  rnsc_node **out, rnsc_config_error *err)
+{
+	if (err)
+		memset(err, 0, sizeof(*err));
+	if (!ctx || !plugins || !out)
+		return RNSC_ERR_INVAL;
+	*out = NULL;
+	rnsc_node_options defaults = {0};
+	if (!opt)
+		opt = &defaults;
+	rnsc_node *n = rnsc_calloc(ctx, 1, sizeof(*n));
+	if (!n)
+		return RNSC_ERR_NOMEM;
+	n->ctx = ctx;
+	n->plugins = plugins;
+	n->sigfd = -1;
+	atomic_init(&n->stopping, 0);
+	rnsc_identity stored, ident;
+	memset(&stored, 0, sizeof(stored));
+	memset(&ident, 0, sizeof(ident));
+	int created = 0, rc;
+	if ((rc = rnsc_config_open(ctx, opt->config_dir, n->dir, sizeof(n->dir), &created, &n->cfg,
+				   err)))
+		goto out;
+	if ((rc = rnsc_config_read_settings(n->cfg, &n->set, err)))
+		goto out;
+	if (opt->apply_loglevel) {
+		int64_t lv = n->set.loglevel_raw + opt->verbosity;
+		if (!n->set.loglevel_set)
+			lv = n->set.loglevel + opt->verbosity;
+		rnsc_ctx_set_log_level(ctx, lv < 0 ? 0 : lv > 7 ? 7 : (int)lv);
+	}
+	if (created)
+		rnsc_log(ctx, RNSC_LOG_NOTICE, WHO, "created a default configuration in %s/config",
+			 n->dir);
+	if (n->set.share_instance)
+		rnsc_log(ctx, RNSC_LOG_NOTICE, WHO, "share_instance is set, but rnsc has no shared "
+			 "instance interface yet: running as a standalone instance");
+	snprintf(n->storage, sizeof(n->storage), "%.*s/storage", (int)(sizeof(n->storage) - 9),
+		 n->dir);
+	if ((rc = rnsc_store_mkdirs(n->storage))) {
+		rc = fail(err, rc, "cannot create the storage folder %s: %s", n->storage,
+			  rnsc_strerror(rc));
+		goto out;
+	}
+	if ((rc = load_identity(n, &stored, err)))
+		goto out;
+	/* Transport.start: a node that does not route uses a throw-away identity. */
+	if (!n->set.enable_transport && !n->set.static_transport_identity) {
+		if ((rc = rnsc_identity_generate(ctx, &ident))) {
+			rc = fail(err, rc, "cannot create an ephemeral transport identity: %s",
+				  rnsc_strerror(rc));
+			goto out;
+		}
+	} else {
+		ident = stored;
+	}
+	rnsc_transport_config tc = {
+		.transport_enabled = n->set.enable_transport,
+		.use_implicit_proof = n->set.use_implicit_proof,
+	};
+	if ((rc = rnsc_transport_new(ctx, &n->t, &ident, &tc))) {
+		rc = fail(err, rc, "cannot start the transport engine: %s", rnsc_strerror(rc));
+		goto out;
+	}
+	rnsc_transport_callbacks cb = {.ud = n, .on_receipt = cb_receipt,
+				       .on_announce = cb_announce};
+	rnsc_transport_set_callbacks(n->t, &cb);
+	node_store_load_known(n->ctx, n->t, n->storage);
+
+	if (n->set.enable_transport && n->set.respond_to_probes) {
+		/* Transport.start: rnstransport.probe on the stored identity, PROVE_ALL. */
+		static const char *const aspects[] = {"probe"};
+		if ((rc = rnsc_transport_dest_add(n->t, RNSC_DEST_SINGLE, &stored, "rnstransport",
+						  aspects, 1, 1, n->probe_hash))) {
+			rc = fail(err, rc, "cannot register the probe destination: %s",
+				  rnsc_strerror(rc));
+			goto out;
+		}
+		n->has_probe = 1;
+		char hx[33];
+		hexstr(hx, n->probe_hash, RNSC_TRUNCATED_HASHLEN);
+		rnsc_log(ctx, RNSC_LOG_NOTICE, WHO,
+			 "transport instance will respond to probe requests on <%s>", hx);
+	}
+
+	if ((rc = rnsc_loop_new(ctx, &n->loop))) {
+		rc = fail(err, rc, "cannot create the event loop: %s", rnsc_strerror(rc));
+		goto out;
+	}
+	if (opt->handle_signals && (rc = setup_signals(n))) {
+		rc = fail(err, rc, "cannot set up signal handling: %s (%s)", rnsc_strerror(rc),
+			  strerror(errno));
+		goto out;
+	}
+	if ((rc = rnsc_iface_host_new(ctx, plugins, n->loop, &n->ih))) {
+		rc = fail(err, rc, "cannot create the interface host: %s", rnsc_strerror(rc));
+		goto out;
+	}
+	rnsc_iface_host_set_rx(n->ih, on_rx, n);
+	rnsc_iface_host_set_event(n->ih, on_event, n);
+	if ((rc = grow(ctx, &n->txbuf, &n->txcap, 4096)))
+		goto out;
+	if ((rc = open_ifaces(n, err)))
+		goto out;
+	if (n->set.enable_transport) { /* Transport.start loads these only when routing */
+		node_store_ifaces si = {.ud = n, .describe = store_describe, .find = store_find};
+		node_store_load_hashlist(ctx, n->t, n->storage);
+		node_store_load_paths(ctx, n->t, n->storage, &si);
+	}
+	if ((rc = rnsc_loop_timer_add(n->loop, MGMT_FIRST_MS * RNSC_NS_PER_MS,
+				      (uint64_t)MGMT_INTERVAL_MS * RNSC_NS_PER_MS, mgmt_cb, n,
+				      &n->mgmt_timer)) ||
+	    (rc = rnsc_loop_timer_add(n->loop, (uint64_t)SAVE_INTERVAL_MS * RNSC_NS_PER_MS,
+				      (uint64_t)SAVE_INTERVAL_MS * RNSC_NS_PER_MS, save_cb, n,
+				      &n->save_timer)))
+		goto out;
+	rnsc_node_flush(n);
+	char hx[33];
+	hexstr(hx, rnsc_transport_id(n->t), RNSC_TRUNCATED_HASHLEN);
+	rnsc_log(ctx, RNSC_LOG_VERBOSE, WHO, "transport instance <%s> started from %s", hx, n->dir);
+	n->started = 1;
+out:
+	if (ident.has_private && memcmp(&ident, &stored, sizeof(ident)) != 0)
+		rnsc_identity_free(&ident);
+	rnsc_identity_free(&stored);
+	if (rc) {
+		if (err && !err->code)
+			fail(err, rc, "node start-up failed: %s", rnsc_strerror(rc));
+		rnsc_node_del(n);
+		return rc;
+	}
+	*out = n;
+	return 0;
+}
+
+void rnsc_node_del(rnsc_node *n)
+{
+	if (!n)
+		return;
+	if (n->started)
+		rnsc_node_save(n);
+	/* Interfaces first: their REMOVED events detach them from the engine. */
+	rnsc_iface_host_del(n->ih);
+	n->ih = NULL;
+	while (n->ifs) { /* records of interfaces removed without an event */
+		node_if *r = n->ifs;
+		n->ifs = r->next;
+		rec_free(n, r);
+	}
+	if (n->loop) {
+		if (n->sigw)
+			rnsc_loop_watch_remove(n->loop, n->sigw);
+		rnsc_loop_del(n->loop);
+	}
+	if (n->sigfd >= 0)
+		close(n->sigfd);
+	if (n->sig_blocked)
+		pthread_sigmask(SIG_SETMASK, &n->oldmask, NULL);
+	rnsc_transport_del(n->t);
+	rnsc_config_del(n->cfg);
+	rnsc_free(n->ctx, n->rxbuf);
+	rnsc_free(n->ctx, n->txbuf);
+	rnsc_free(n->ctx, n->ifacbuf);
+	rnsc_free(n->ctx, n);
+}
+
+int rnsc_node_run(rnsc_node *n)
+{
+	if (!n)
+		return RNSC_ERR_INVAL;
+	if (atomic_load(&n->stopping))
+		return 0;
+	return rnsc_loop_run(n->loop);
+}
+
+int rnsc_node_run_once(rnsc_node *n, int timeout_ms)
+{
+	return n ? rnsc_loop_run_once(n->loop, timeout_ms) : RNSC_ERR_INVAL;
+}
+
+void rnsc_node_stop(rnsc_node *n)
+{
+	if (!n)
+		return;
+	atomic_store(&n->stopping, 1);
+	rnsc_loop_stop(n->loop);
+}
+
+int rnsc_node_stopping(const rnsc_node *n)
+{
+	return n ? atomic_load(&((rnsc_node *)n)->stopping) : 0;
+}
+
+void rnsc_node_set_hooks(rnsc_node *n, const rnsc_node_hooks *hooks)
+{
+	if (!n)
+		return;
+	if (hooks)
+		n->hooks = *hooks;
+	else
+		memset(&n->hooks, 0, sizeof(n->hooks));
+}
+
+rnsc_transport *rnsc_node_transport(rnsc_node *n)
+{
+	return n ? n->t : NULL;
+}
+
+rnsc_iface_host *rnsc_node_ifaces(rnsc_node *n)
+{
+	return n ? n->ih : NULL;
+}
+
+rnsc_loop *rnsc_node_loop(rnsc_node *n)
+{
+	return n ? n->loop : NULL;
+}
+
+const rnsc_config_settings *rnsc_node_settings(const rnsc_node *n)
+{
+	return n ? &n->set : NULL;
+}
+
+const char *rnsc_node_config_dir(const rnsc_node *n)
+{
+	return n ? n->dir : NULL;
+}
+
+const uint8_t *rnsc_node_probe_hash(const rnsc_node *n)
+{
+	return n && n->has_probe ? n->probe_hash : NULL;
+}
+
+const char *rnsc_node_iface_name(const rnsc_node *n, uint32_t id)
+{
+	node_if *r = n ? find_id(n, id) : NULL;
+	return r ? rnsc_iface_name(r->iface) : NULL;
+}
+
+void rnsc_node_stats_get(const rnsc_node *n, rnsc_node_stats *out)
+{
+	if (n && out)
+		*out = n->st;
+}
+
+void rnsc_node_log_stats(rnsc_node *n)
+{
+	if (!n)
+		return;
+	const rnsc_transport_stats *ts = rnsc_transport_get_stats(n->t);
+	rnsc_log(n->ctx, RNSC_LOG_NOTICE, WHO,
+		 "stats: rx %llu frames (%llu IFAC drops, %llu refused by transport: %llu "
+		 "malformed), tx %llu (%llu failed), %zu paths, %zu known destinations, "
+		 "%llu delivered, %llu proofs sent",
+		 (unsigned long long)n->st.rx_frames, (unsigned long long)n->st.ifac_dropped,
+		 (unsigned long long)n->st.ingest_errors, (unsigned long long)ts->malformed,
+		 (unsigned long long)n->st.tx_frames, (unsigned long long)n->st.tx_errors,
+		 rnsc_transport_path_count(n->t), rnsc_transport_known_count(n->t),
+		 (unsigned long long)ts->delivered, (unsigned long long)ts->proofs_sent);
+	for (size_t i = 0; i < rnsc_iface_host_count(n->ih); i++) {
+		rnsc_iface_status st;
+		rnsc_iface *f = rnsc_iface_host_at(n->ih, i);
+		if (rnsc_iface_status_get(f, &st))
+			continue;
+		rnsc_log(n->ctx, RNSC_LOG_NOTICE, WHO,
+			 "stats: %s: rx %llu tx %llu packets, drops: runt %llu oversize %llu "
+			 "garbage %llu bytes, partial %llu",
+			 st.name, (unsigned long long)st.stats.rx_packets,
+			 (unsigned long long)st.stats.tx_packets,
+			 (unsigned long long)st.drops[RNSC_IFACE_DROP_RUNT],
+			 (unsigned long long)st.drops[RNSC_IFACE_DROP_OVERSIZE],
+			 (unsigned long long)st.drops[RNSC_IFACE_DROP_GARBAGE],
+			 (unsigned long long)st.drops[RNSC_IFACE_DROP_PARTIAL]);
+	}
+}
+
+int rnsc_node_save(rnsc_node *n)
+{
+	if (!n || !n->t)
+		return RNSC_ERR_INVAL;
+	node_store_ifaces si = {.ud = n, .describe = store_describe, .find = store_find};
+	int rc = node_store_save_known(n->ctx, n->t, n->storage);
+	int rc2 = node_store_save_paths(n->ctx, n->t, n->storage, &si);
+	int rc3 = n->set.enable_transport ? node_store_save_hashlist(n->ctx, n->t, n->storage) : 0;
+	return rc ? rc : rc2 ? rc2 : rc3;
+}

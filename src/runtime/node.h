@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A running Reticulum node: the reference's Reticulum() start-up and Transport.start()
+ * wired from rnsc's parts. It finds and reads the configuration folder, loads the
+ * transport identity (<configdir>/storage/transport_identity, the reference's 64-byte
+ * private key file, created on first start), creates the sans-I/O transport engine,
+ * opens [interfaces] through the interface host, applies IFAC per interface, moves
+ * frames between interfaces and the engine, drives the engine's timers from the loop,
+ * runs the probe responder (rnstransport.probe) and persists the tables it keeps.
+ *
+ * Behaviour copied from the reference (Reticulum.py, Transport.py, rns 1.5.4):
+ *   - without enable_transport (and without static_transport_identity) the engine runs
+ *     on an ephemeral identity; the stored one is still created and kept;
+ *   - the probe destination exists only when transport and respond_to_probes are both
+ *     on; management destinations announce 15 s after start, then every 2 hours;
+ *   - interface options read by the node (the plugin reads the rest): interface_mode /
+ *     mode, network_name / networkname, passphrase / pass_phrase, ifac_size (bits);
+ *     a spawned interface inherits its parent's mode and IFAC.
+ *   - an interface is attached to the engine from the moment it exists until it is
+ *     removed (the reference's Transport.interfaces), online or not;
+ *   - known destinations (storage/known_destinations) and the path table
+ *     (storage/destination_table with storage/cache/announces/) are persisted in the
+ *     reference's msgpack layouts (known_file.h, path_file.h) on shutdown and every 5
+ *     minutes, with the packet hashlist (storage/packet_hashlist.raw) on transport
+ *     nodes; paths and the hashlist are reloaded only with enable_transport, as in the
+ *     reference; an unreadable or corrupt file is logged and ignored.
+ *
+ * Ownership: the caller owns the context and the plugin host (both must outlive the
+ * node); the node owns its loop, interface host, engine and config.
+ * Threading: the node and everything in it belong to the thread calling
+ * rnsc_node_run(); rnsc_node_stop() may be called from any thread. Signals: with
+ * handle_signals set, SIGINT and SIGTERM are blocked in the calling thread and read
+ * through a signalfd on the loop, so they stop the node cleanly, and SIGPIPE is ignored
+ * process-wide. A shared instance (share_instance) is not provided yet: the node always
+ * runs standalone and says so at start.
+ */
+#ifndef RNSC_NODE_H
+#define RNSC_NODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cfgfile.h"
+#include "ctx.h"
+#include "iface_host.h"
+#include "loop.h"
+#include "plugin_host.h"
+#include "transport.h"
+
+typedef struct rnsc_node rnsc_node;
+
+typedef struct rnsc_node_options {
+	const char *config_dir; /* --config; NULL: the reference's search order */
+	int handle_signals;     /* stop on SIGINT/SIGTERM (daemon) */
+	/* Set the context's log level from [logging] loglevel plus verbosity (-v/-q), clamped
+	 * to 0..7, as rnsd does. Otherwise the caller's level stays. */
+	int apply_loglevel;
+	int verbosity;
+} rnsc_node_options;
+
+/* Application hooks (a client tool such as probe): called after the node's own handling,
+ * on the node's thread. Pointers are valid for the call only. */
+typedef struct rnsc_node_hooks {
+	void *ud;
+	void (*on_receipt)(void *ud, const uint8_t packet_hash[RNSC_HASHLEN], int proved);
+	void (*on_announce)(void *ud, const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+			    unsigned hops);
+} rnsc_node_hooks;
+
+/*
+ * Reads the config and sets everything up, opening the interfaces. Nothing runs until
+ * rnsc_node_run()/run_once(). On failure *out is NULL and err (may be NULL) carries a
+ * one-line message naming the file, section and option at fault. Returns 0,
+ * RNSC_ERR_INVAL, RNSC_ERR_NOMEM, the config reader's codes, the store's codes for the
+ * storage folder and identity file, RNSC_ERR_NOTFOUND (no plugin serves an interface
+ * type), the interface plugins' open errors, RNSC_ERR_SYS (loop, signalfd) or crypto
+ * errors.
+ */
+RNSC_API int rnsc_node_new(rnsc_ctx *ctx, rnsc_plugin_host *plugins, const rnsc_node_options *opt,
+			   rnsc_node **out, rnsc_config_error *err);
+/* Saves the tables, closes every interface and frees. NULL is a no-op. */
+RNSC_API void rnsc_node_del(rnsc_node *n);
+
+/* Runs until rnsc_node_stop() or a handled signal. Returns 0 or RNSC_ERR_SYS. */
+RNSC_API int rnsc_node_run(rnsc_node *n);
+/* One loop iteration (timeout_ms as rnsc_loop_run_once). Returns >= 0 or a loop error. */
+RNSC_API int rnsc_node_run_once(rnsc_node *n, int timeout_ms);
+/* Any thread. */
+RNSC_API void rnsc_node_stop(rnsc_node *n);
+/* 1 once a handled signal or rnsc_node_stop() asked the node to stop. */
+RNSC_API int rnsc_node_stopping(const rnsc_node *n);
+
+RNSC_API void rnsc_node_set_hooks(rnsc_node *n, const rnsc_node_hooks *hooks);
+
+/* Borrowed handles, valid until rnsc_node_del(). Use them on the node's thread only; after
+ * calling into the engine (send, announce, request_path) call rnsc_node_flush(). */
+RNSC_API rnsc_transport *rnsc_node_transport(rnsc_node *n);
+RNSC_API rnsc_iface_host *rnsc_node_ifaces(rnsc_node *n);
+RNSC_API rnsc_loop *rnsc_node_loop(rnsc_node *n);
+RNSC_API const rnsc_config_settings *rnsc_node_settings(const rnsc_node *n);
+RNSC_API const char *rnsc_node_config_dir(const rnsc_node *n);
+/* The probe destination's hash, or NULL when the node does not respond to probes. */
+RNSC_API const uint8_t *rnsc_node_probe_hash(const rnsc_node *n);
+/* The interface name of an engine interface id, or NULL. */
+RNSC_API const char *rnsc_node_iface_name(const rnsc_node *n, uint32_t id);
+
+/* Sends what the engine queued and re-arms its timer. */
+RNSC_API void rnsc_node_flush(rnsc_node *n);
+/* Wall-clock milliseconds since the epoch, the engine's time base. */
+RNSC_API uint64_t rnsc_node_now_ms(void);
+
+/* Frames refused before or by the engine (IFAC failures, frames that do not parse). */
+typedef struct rnsc_node_stats {
+	uint64_t rx_frames;
+	uint64_t ifac_dropped;
+	uint64_t ingest_errors;
+	uint64_t tx_frames;
+	uint64_t tx_errors;
+} rnsc_node_stats;
+RNSC_API void rnsc_node_stats_get(const rnsc_node *n, rnsc_node_stats *out);
+/* Logs a summary (engine counters, each interface's drops) at NOTICE. */
+RNSC_API void rnsc_node_log_stats(rnsc_node *n);
+
+/* Writes the persisted tables now (atomically). Returns 0 or the store's errors. */
+RNSC_API int rnsc_node_save(rnsc_node *n);
+
+#endif

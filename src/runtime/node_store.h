@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The node's persistence glue: known destinations to and from
+ * <storage>/known_destinations (format: known_file.h), written with
+ * rnsc_store_write_atomic(). Internal to the runtime; used by node.c.
+ * Threading: the node's thread (the engine is read or filled).
+ */
+#ifndef RNSC_NODE_STORE_H
+#define RNSC_NODE_STORE_H
+
+#include "ctx.h"
+#include "transport.h"
+
+/* Loads the file into the engine. A missing file is normal; an unreadable or corrupt
+ * one is logged (naming the file and the reason) and ignored, leaving the engine empty.
+ * Returns the number of entries imported or a negative code (already logged). */
+int node_store_load_known(rnsc_ctx *ctx, rnsc_transport *t, const char *storage);
+/* Writes every known destination. Returns 0 or the store's/writer's error (logged). */
+int node_store_save_known(rnsc_ctx *ctx, rnsc_transport *t, const char *storage);
+
+/* How the path table names interfaces on disk: the SHA-256 of their str(). */
+typedef struct node_store_ifaces {
+	void *ud;
+	/* Writes str() of engine interface id into buf; returns 0, or < 0 when unknown. */
+	int (*describe)(void *ud, uint32_t id, char *buf, size_t cap);
+	/* The engine id of the attached interface whose str() hashes to h; 0 when none. */
+	uint32_t (*find)(void *ud, const uint8_t h[32]);
+} node_store_ifaces;
+
+/* <storage>/destination_table and <storage>/cache/announces/ (path_file.h). Entries whose
+ * interface or cached announce is gone are skipped, as the reference skips them; a
+ * corrupt table is logged and ignored. Returns the number restored or a negative code. */
+int node_store_load_paths(rnsc_ctx *ctx, rnsc_transport *t, const char *storage,
+			  const node_store_ifaces *ifs);
+/* Writes the table and any missing announce cache files. Returns 0 or an error (logged). */
+int node_store_save_paths(rnsc_ctx *ctx, rnsc_transport *t, const char *storage,
+			  const node_store_ifaces *ifs);
+
+/* <storage>/packet_hashlist.raw: the packet hashes back to back, 32 bytes each (the
+ * reference's format; a partial last hash is ignored, as the reference ignores it).
+ * Returns the number loaded or a negative code (logged); 0 or an error for save. */
+int node_store_load_hashlist(rnsc_ctx *ctx, rnsc_transport *t, const char *storage);
+int node_store_save_hashlist(rnsc_ctx *ctx, rnsc_transport *t, const char *storage);
+
+#endif
