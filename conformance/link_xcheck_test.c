@@ -1,0 +1,793 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The link state machine (src/lib/link.c) against live reference links: the actual packet
+ * bytes go back and forth between an rnsc link and an RNS.Link of the embedded reference,
+ * driven through interop/python/rnsc_linkharness.py (which documents the stand-ins it uses
+ * for a running RNS.Reticulum()):
+ *
+ *   rnsc -> ref   an rnsc initiator against a reference responder (RNS.Destination.receive
+ *                 of rnsc's LINKREQUEST): proof, RTT, equal session keys and RTT, data both
+ *                 ways, a reference proof of an rnsc packet, identify, keepalive answer,
+ *                 tampered ciphertext ignored, teardown with the reason the reference gives;
+ *   ref -> rnsc   a reference initiator (RNS.Link(destination)) against an rnsc responder:
+ *                 the same in the other direction, identify towards rnsc, teardown by rnsc;
+ *   MTU           signalled and clamped link MTUs agree, a large packet crosses;
+ *   bad proofs    a forged or wrong-mode LRPROOF leaves both initiators in the same state;
+ *   timers        the reference's own watchdog (one iteration per step, its clock pinned)
+ *                 and rnsc_link_tick() take the same decisions on the same schedule:
+ *                 establishment timeout, keepalives, STALE, close after the 5 s nap.
+ *
+ * The reference is mandatory: when it cannot be imported the test fails (never skips).
+ */
+#include "pyref_internal.h" /* <Python.h> first: only to install the harness dispatcher */
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends.h"
+#include "crypto.h"
+#include "cu_run.h"
+#include "destination.h"
+#include "identity.h"
+#include "link.h"
+#include "packet.h"
+#include "ref_wire.h"
+
+#define APP "rnsc"
+#define ASPECT "xlink"
+
+static unsigned g_fail_msgs, g_frames;
+static const char *g_case = "";
+
+static void failf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void failf(const char *fmt, ...)
+{
+	if (g_fail_msgs++ < 40) {
+		va_list ap;
+		va_start(ap, fmt);
+		fprintf(stderr, "  link_xcheck [%s]: ", g_case);
+		vfprintf(stderr, fmt, ap);
+		fputc('\n', stderr);
+		va_end(ap);
+	}
+}
+
+#define CHECK(cond, ...)                                                                      \
+	do {                                                                                  \
+		int ok_ = !!(cond);                                                           \
+		if (!ok_)                                                                     \
+			failf(__VA_ARGS__);                                                   \
+		CU_assertImplementation(ok_ ? CU_TRUE : CU_FALSE, __LINE__, #cond, __FILE__, \
+					"", CU_FALSE);                                        \
+	} while (0)
+
+#define BY(p, n) (const uint8_t *)(p), (size_t)(n)
+#define LL(v) (long long)(v)
+
+/* ---- the reference side ------------------------------------------------------------------ */
+
+static int install_harness(void)
+{
+	rnsc_pyref *ref = conf_ref();
+	pyref_gil st = pyref_enter(ref);
+	int rc = 0;
+	PyObject *m = PyImport_ImportModule("rnsc_linkharness");
+	PyObject *r = m ? PyObject_CallMethod(m, "install", NULL) : NULL;
+	if (!r)
+		rc = pyref_exc(ref, "rnsc_linkharness.install");
+	Py_XDECREF(r);
+	Py_XDECREF(m);
+	pyref_leave(st);
+	return rc;
+}
+
+/* Frames the reference sent in one call. */
+typedef struct frames {
+	int n;
+	uint8_t f[8][4096];
+	size_t len[8];
+	long long extra; /* watchdog: the nap in ms */
+} frames;
+
+static frames F;
+
+/* Every harness call goes through rnsc_wireharness.link(op, ...). */
+#define XL(res, op, fmt, ...) rnsc_refwire_call(conf_ref(), (res), "link", "s" fmt, op, __VA_ARGS__)
+#define XL0(res, op) rnsc_refwire_call(conf_ref(), (res), "link", "s", op)
+
+/* Copies the frame items of res (count at index first, frames after it) into F. */
+static int take_frames(const rnsc_refwire_res *res, int first)
+{
+	memset(&F, 0, sizeof(F));
+	if (res->n < (size_t)first + 9 || res->item[first].kind != RNSC_RW_INT) {
+		failf("harness returned %zu items", res->n);
+		return -1;
+	}
+	F.n = (int)res->item[first].i;
+	for (int i = 0; i < F.n && i < 8; i++) {
+		const rnsc_refwire_item *it = &res->item[first + 1 + i];
+		if (it->kind != RNSC_RW_BYTES || it->len > sizeof(F.f[0]))
+			return -1;
+		memcpy(F.f[i], it->p, it->len);
+		F.len[i] = it->len;
+		g_frames++;
+	}
+	if (first > 0 && res->item[0].kind == RNSC_RW_INT)
+		F.extra = res->item[0].i;
+	return 0;
+}
+
+/* Runs an op that returns frames; 0 or a negative code (reported). */
+#define XF(op, fmt, ...)                                                                      \
+	({                                                                                    \
+		rnsc_refwire_res r_;                                                          \
+		int rc_ = XL(&r_, op, fmt, __VA_ARGS__);                                      \
+		CHECK(rc_ == 0, "%s: harness call failed: %s", op, rnsc_err_name(rc_));       \
+		if (rc_ == 0 && take_frames(&r_, strcmp(op, "watchdog") == 0 ? 1 : 0))        \
+			rc_ = RNSC_ERR_PYTHON;                                                \
+		rnsc_refwire_res_free(&r_);                                                   \
+		rc_;                                                                          \
+	})
+
+/* The reference link's state (rnsc_linkharness.state). */
+typedef struct ref_state {
+	int status, reason, established, closed;
+	long long mtu, rtt_us, keepalive_ms, received;
+	int has_key, has_remote, has_identified;
+	uint8_t key[64], link_id[16], remote[64], identified[64];
+} ref_state;
+
+static int ref_state_get(ref_state *s)
+{
+	rnsc_refwire_res r;
+	memset(s, 0, sizeof(*s));
+	int rc = XL0(&r, "state");
+	CHECK(rc == 0 && r.n == 12, "state: %s, %zu items", rnsc_err_name(rc), r.n);
+	if (rc == 0 && r.n == 12) {
+		s->status = (int)r.item[0].i;
+		s->reason = (int)r.item[1].i;
+		s->mtu = r.item[2].i;
+		s->rtt_us = r.item[3].i;
+		if ((s->has_key = r.item[4].kind == RNSC_RW_BYTES && r.item[4].len == 64))
+			memcpy(s->key, r.item[4].p, 64);
+		if (r.item[5].len == 16)
+			memcpy(s->link_id, r.item[5].p, 16);
+		s->keepalive_ms = r.item[6].i;
+		s->established = (int)r.item[7].i;
+		s->closed = (int)r.item[8].i;
+		if ((s->has_remote = r.item[9].kind == RNSC_RW_BYTES && r.item[9].len == 64))
+			memcpy(s->remote, r.item[9].p, 64);
+		if ((s->has_identified = r.item[10].kind == RNSC_RW_BYTES && r.item[10].len == 64))
+			memcpy(s->identified, r.item[10].p, 64);
+		s->received = r.item[11].i;
+	} else if (rc == 0) {
+		rc = RNSC_ERR_PYTHON;
+	}
+	rnsc_refwire_res_free(&r);
+	return rc;
+}
+
+/* The i-th message the reference application received. */
+static int ref_message(long long i, int *context, uint8_t *out, size_t cap, size_t *len)
+{
+	rnsc_refwire_res r;
+	int rc = XL(&r, "message", "i", LL(i));
+	CHECK(rc == 0 && r.n == 2, "message: %s", rnsc_err_name(rc));
+	if (rc == 0 && r.n == 2 && r.item[1].len <= cap) {
+		*context = (int)r.item[0].i;
+		memcpy(out, r.item[1].p, r.item[1].len);
+		*len = r.item[1].len;
+	} else if (rc == 0) {
+		rc = RNSC_ERR_PYTHON;
+	}
+	rnsc_refwire_res_free(&r);
+	return rc;
+}
+
+/* ---- the rnsc side ----------------------------------------------------------------------- */
+
+typedef struct side {
+	int established, closed, identified, packets, last_ctx;
+	uint8_t last[4096];
+	size_t last_len;
+	uint8_t who[16];
+} side;
+
+static void cb_est(void *ud, rnsc_link *l)
+{
+	(void)l;
+	((side *)ud)->established++;
+}
+
+static void cb_closed(void *ud, rnsc_link *l)
+{
+	(void)l;
+	((side *)ud)->closed++;
+}
+
+static void cb_packet(void *ud, rnsc_link *l, int context, const uint8_t *d, size_t n,
+		      const rnsc_packet *pk, const uint8_t *raw, size_t raw_len)
+{
+	(void)l, (void)pk, (void)raw, (void)raw_len;
+	side *s = ud;
+	s->packets++;
+	s->last_ctx = context;
+	s->last_len = n < sizeof(s->last) ? n : sizeof(s->last);
+	memcpy(s->last, d, s->last_len);
+}
+
+static void cb_ident(void *ud, rnsc_link *l, const rnsc_identity *who)
+{
+	(void)l;
+	side *s = ud;
+	s->identified++;
+	memcpy(s->who, who->hash, 16);
+}
+
+static const rnsc_link_callbacks CBS = {cb_est, cb_closed, cb_packet, cb_ident, NULL};
+
+static rnsc_ctx *g_ctx;
+
+static int pop(rnsc_link *l, uint8_t *f, size_t cap)
+{
+	int n = rnsc_link_outbox_pop(l, f, cap);
+	CHECK(n > 0, "rnsc sent nothing (%d)", n);
+	return n;
+}
+
+static void ref_status_is(int status, int reason, const char *what)
+{
+	ref_state rs;
+	if (ref_state_get(&rs) == 0)
+		CHECK(rs.status == status && rs.reason == reason,
+		      "%s: reference link is %s/%d, expected %s/%d", what,
+		      rnsc_link_status_name(rs.status), rs.reason, rnsc_link_status_name(status),
+		      reason);
+}
+
+/* An rnsc initiator at t0 against a reference responder; returns the link, ACTIVE on both
+ * sides (proof at t0 + 100, RTT at t0 + 150), or NULL. */
+static rnsc_link *rnsc_to_ref(rnsc_identity *dest, side *s, uint32_t hw_mtu, int prove_all,
+			      uint64_t t0)
+{
+	uint8_t prv[64], dh[16], f[8192];
+	CHECK(rnsc_identity_generate(g_ctx, dest) == 0, "identity");
+	rnsc_identity_private_bytes(dest, prv);
+	rnsc_refwire_res r;
+	int rc = XL(&r, "responder", "bssi", BY(prv, 64), APP, ASPECT,
+		    LL(prove_all ? RNSC_PROVE_ALL : RNSC_PROVE_NONE));
+	CHECK(rc == 0 && r.n == 1 && r.item[0].len == 16, "responder: %s", rnsc_err_name(rc));
+	if (rc || r.n != 1 || r.item[0].len != 16) {
+		rnsc_refwire_res_free(&r);
+		return NULL;
+	}
+	memcpy(dh, r.item[0].p, 16);
+	rnsc_refwire_res_free(&r);
+	uint8_t mine[16];
+	const char *asp[] = {ASPECT};
+	CHECK(rnsc_destination_hash(g_ctx, mine, dest->hash, APP, asp, 1) == 0 &&
+		      memcmp(mine, dh, 16) == 0,
+	      "destination hashes differ");
+
+	rnsc_link *l = NULL;
+	rnsc_link_initiate_params p = {.hw_mtu = hw_mtu, .hops = 1};
+	CHECK(rnsc_link_initiate(g_ctx, &l, dh, dest, &p, t0) == 0, "initiate");
+	if (!l)
+		return NULL;
+	rnsc_link_set_callbacks(l, &CBS, s);
+	int n = pop(l, f, sizeof(f));
+	if (XF("request", "bi", BY(f, n), LL(t0 + 40)) || F.n != 1) {
+		CHECK(0, "the reference answered the link request with %d frames", F.n);
+		rnsc_link_del(l);
+		return NULL;
+	}
+	ref_state rs;
+	if (ref_state_get(&rs) == 0) {
+		CHECK(rs.status == RNSC_LINK_HANDSHAKE, "reference responder in %d", rs.status);
+		CHECK(memcmp(rs.link_id, rnsc_link_id(l), 16) == 0, "link ids differ");
+	}
+	rc = rnsc_link_receive(l, F.f[0], F.len[0], t0 + 100);
+	CHECK(rc == 0, "rnsc refused the reference's LRPROOF: %s", rnsc_err_name(rc));
+	CHECK(rnsc_link_status(l) == RNSC_LINK_ACTIVE && s->established == 1,
+	      "rnsc initiator not established");
+	n = pop(l, f, sizeof(f));
+	if (n <= 0 || XF("receive", "bi", BY(f, n), LL(t0 + 150))) {
+		rnsc_link_del(l);
+		return NULL;
+	}
+	CHECK(F.n == 0, "the reference answered the RTT packet");
+	if (ref_state_get(&rs) == 0) {
+		CHECK(rs.status == RNSC_LINK_ACTIVE && rs.established == 1,
+		      "reference responder not established (%d)", rs.status);
+		CHECK(rs.has_key && rnsc_link_derived_key(l) &&
+			      memcmp(rs.key, rnsc_link_derived_key(l), 64) == 0,
+		      "session keys differ");
+		CHECK(rs.rtt_us == 110000, "reference rtt %lld us, expected max(110 ms, 100 ms)",
+		      rs.rtt_us);
+		CHECK(rs.mtu == (long long)rnsc_link_mtu(l), "MTU: reference %lld, rnsc %u", rs.mtu,
+		      rnsc_link_mtu(l));
+	}
+	CHECK(rnsc_link_rtt(l) > 0.0999 && rnsc_link_rtt(l) < 0.1001, "rnsc rtt %f",
+	      rnsc_link_rtt(l));
+	return l;
+}
+
+/* A reference initiator at t0 against an rnsc responder (proof back at t0 + 100, RTT at
+ * t0 + 150); returns the responder link or NULL. */
+static rnsc_link *ref_to_rnsc(rnsc_identity *dest, side *s, uint32_t hw_mtu, uint32_t nh_mtu,
+			      uint64_t t0)
+{
+	uint8_t pub[64], dh[16];
+	CHECK(rnsc_identity_generate(g_ctx, dest) == 0, "identity");
+	rnsc_identity_public_bytes(dest, pub);
+	const char *asp[] = {ASPECT};
+	CHECK(rnsc_destination_hash(g_ctx, dh, dest->hash, APP, asp, 1) == 0, "hash");
+	if (XF("initiator", "bbssiii", BY(dh, 16), BY(pub, 64), APP, ASPECT, LL(1), LL(hw_mtu),
+	       LL(t0)) ||
+	    F.n != 1)
+		return NULL;
+	CHECK(F.len[0] == 19 + 67, "reference link request of %zu bytes", F.len[0]);
+	rnsc_link *l = NULL;
+	int rc = rnsc_link_accept(g_ctx, &l, dest, F.f[0], F.len[0], nh_mtu, t0 + 40);
+	CHECK(rc == 0, "rnsc refused the reference's link request: %s", rnsc_err_name(rc));
+	if (rc)
+		return NULL;
+	rnsc_link_set_callbacks(l, &CBS, s);
+	ref_state rs;
+	if (ref_state_get(&rs) == 0)
+		CHECK(memcmp(rs.link_id, rnsc_link_id(l), 16) == 0, "link ids differ");
+	uint8_t f[8192];
+	int n = pop(l, f, sizeof(f));
+	if (n <= 0 || XF("receive", "bi", BY(f, n), LL(t0 + 100)) || F.n != 1) {
+		CHECK(0, "the reference sent %d frames for the proof", F.n);
+		rnsc_link_del(l);
+		return NULL;
+	}
+	if (ref_state_get(&rs) == 0) {
+		CHECK(rs.status == RNSC_LINK_ACTIVE && rs.established == 1,
+		      "reference initiator not established (%d)", rs.status);
+		CHECK(rs.has_key && memcmp(rs.key, rnsc_link_derived_key(l), 64) == 0,
+		      "session keys differ");
+		CHECK(rs.rtt_us == 100000, "reference rtt %lld us", rs.rtt_us);
+		CHECK(rs.has_remote, "reference initiator has no remote identity");
+	}
+	rc = rnsc_link_receive(l, F.f[0], F.len[0], t0 + 150);
+	CHECK(rc == 0, "rnsc refused the reference's RTT packet: %s", rnsc_err_name(rc));
+	CHECK(rnsc_link_status(l) == RNSC_LINK_ACTIVE && s->established == 1,
+	      "rnsc responder not established");
+	CHECK(rnsc_link_rtt(l) > 0.1099 && rnsc_link_rtt(l) < 0.1101, "rnsc rtt %f",
+	      rnsc_link_rtt(l));
+	if (ref_state_get(&rs) == 0)
+		CHECK(rs.mtu == (long long)rnsc_link_mtu(l), "MTU: reference %lld, rnsc %u",
+		      rs.mtu, rnsc_link_mtu(l));
+	return l;
+}
+
+/* ---- cases ------------------------------------------------------------------------------- */
+
+static void test_rnsc_initiator(void)
+{
+	g_case = "rnsc->ref";
+	rnsc_identity dest;
+	side s = {0};
+	rnsc_link *l = rnsc_to_ref(&dest, &s, 0, 1, 1000);
+	CU_ASSERT_FATAL(l != NULL);
+	uint8_t f[4096], got[4096];
+	size_t gl;
+	int ctxv, n;
+
+	/* rnsc -> ref, proved by the reference (PROVE_ALL) */
+	static const char ping[] = "ping from rnsc";
+	uint8_t h[32];
+	CHECK(rnsc_link_send(l, RNSC_CTX_NONE, BY(ping, sizeof(ping)), h, 1200) > 0, "send");
+	n = pop(l, f, sizeof(f));
+	if (XF("receive", "bi", BY(f, n), LL(1210)) == 0) {
+		CHECK(F.n == 1, "no proof from the reference (%d frames)", F.n);
+		rnsc_packet pk;
+		if (F.n == 1 && rnsc_packet_unpack(&pk, F.f[0], F.len[0]) == 0) {
+			CHECK(pk.packet_type == RNSC_PKT_PROOF, "proof type");
+			int rc = rnsc_link_validate_proof(l, h, pk.data, pk.data_len);
+			CHECK(rc == 0, "reference proof rejected: %s", rnsc_err_name(rc));
+		}
+	}
+	CHECK(ref_message(0, &ctxv, got, sizeof(got), &gl) == 0 && ctxv == RNSC_CTX_NONE &&
+		      gl == sizeof(ping) && memcmp(got, ping, gl) == 0,
+	      "reference got another message");
+
+	/* ref -> rnsc, NONE and REQUEST */
+	static const char pong[] = "pong from the reference";
+	if (XF("send", "ibi", LL(RNSC_CTX_NONE), BY(pong, sizeof(pong)), LL(1300)) == 0 &&
+	    F.n == 1) {
+		int rc = rnsc_link_receive(l, F.f[0], F.len[0], 1310);
+		CHECK(rc == 0 && s.packets == 1 && s.last_ctx == RNSC_CTX_NONE &&
+			      s.last_len == sizeof(pong) && memcmp(s.last, pong, sizeof(pong)) == 0,
+		      "rnsc did not get the reference's message (%s)", rnsc_err_name(rc));
+	}
+	static const uint8_t req[] = {0x93, 0xcb, 0x41, 0xd9, 0, 0, 0, 0, 0, 0, 0xc4, 0x01, 0x00, 0xc0};
+	if (XF("send", "ibi", LL(RNSC_CTX_REQUEST), BY(req, sizeof(req)), LL(1320)) == 0 &&
+	    F.n == 1) {
+		int rc = rnsc_link_receive(l, F.f[0], F.len[0], 1330);
+		CHECK(rc == 0 && s.last_ctx == RNSC_CTX_REQUEST && s.last_len == sizeof(req) &&
+			      memcmp(s.last, req, sizeof(req)) == 0,
+		      "request plaintext differs (%s)", rnsc_err_name(rc));
+	}
+
+	/* identify */
+	rnsc_identity me;
+	uint8_t mepub[64];
+	CHECK(rnsc_identity_generate(g_ctx, &me) == 0, "identity");
+	rnsc_identity_public_bytes(&me, mepub);
+	CHECK(rnsc_link_identify(l, &me, 1400) > 0, "identify");
+	n = pop(l, f, sizeof(f));
+	if (XF("receive", "bi", BY(f, n), LL(1410)) == 0) {
+		ref_state rs;
+		if (ref_state_get(&rs) == 0)
+			CHECK(rs.has_identified && memcmp(rs.identified, mepub, 64) == 0 &&
+				      rs.has_remote && memcmp(rs.remote, mepub, 64) == 0,
+			      "the reference did not learn rnsc's identity");
+	}
+
+	/* tampered ciphertext: the reference drops it, the link stays up */
+	CHECK(rnsc_link_send(l, RNSC_CTX_NONE, BY("x", 1), NULL, 1500) > 0, "send");
+	n = pop(l, f, sizeof(f));
+	f[n - 5] ^= 0x10;
+	if (XF("receive", "bi", BY(f, n), LL(1510)) == 0) {
+		CHECK(F.n == 0, "the reference proved a forged packet");
+		ref_state rs;
+		if (ref_state_get(&rs) == 0)
+			CHECK(rs.received == 1 && rs.status == RNSC_LINK_ACTIVE,
+			      "forged packet delivered (%lld)", rs.received);
+	}
+
+	/* keepalive: rnsc asks, the reference (quiet for its keepalive) answers */
+	uint64_t t = 1500 + 22629 + 100;
+	CHECK(rnsc_link_tick(l, t) == 0, "tick");
+	n = pop(l, f, sizeof(f));
+	CHECK(n == 20 && f[18] == RNSC_CTX_KEEPALIVE && f[19] == 0xFF, "keepalive request");
+	if (XF("receive", "bi", BY(f, n), LL(t + 5)) == 0) {
+		CHECK(F.n == 1 && F.len[0] == 20 && F.f[0][19] == 0xFE, "no keepalive answer");
+		if (F.n == 1)
+			CHECK(rnsc_link_receive(l, F.f[0], F.len[0], t + 10) == 0, "answer refused");
+	}
+
+	/* teardown by rnsc (initiator) */
+	CHECK(rnsc_link_teardown(l, t + 100) == 0, "teardown");
+	n = pop(l, f, sizeof(f));
+	if (XF("receive", "bi", BY(f, n), LL(t + 110)) == 0)
+		ref_status_is(RNSC_LINK_CLOSED, RNSC_LINK_INITIATOR_CLOSED, "after rnsc's teardown");
+	CHECK(rnsc_link_reason(l) == RNSC_LINK_INITIATOR_CLOSED && s.closed == 1, "rnsc side");
+	rnsc_link_del(l);
+	rnsc_identity_free(&me);
+	rnsc_identity_free(&dest);
+}
+
+static void test_ref_initiator(void)
+{
+	g_case = "ref->rnsc";
+	rnsc_identity dest;
+	side s = {0};
+	rnsc_link *l = ref_to_rnsc(&dest, &s, 0, RNSC_MTU, 1000);
+	CU_ASSERT_FATAL(l != NULL);
+	uint8_t f[4096], got[4096];
+	size_t gl;
+	int ctxv, n;
+
+	static const char hello[] = "hello from the reference initiator";
+	if (XF("send", "ibi", LL(RNSC_CTX_NONE), BY(hello, sizeof(hello)), LL(1200)) == 0 &&
+	    F.n == 1) {
+		int rc = rnsc_link_receive(l, F.f[0], F.len[0], 1210);
+		CHECK(rc == 0 && s.packets == 1 && s.last_len == sizeof(hello) &&
+			      memcmp(s.last, hello, sizeof(hello)) == 0,
+		      "rnsc did not get it (%s)", rnsc_err_name(rc));
+	}
+	static const char back[] = "and back from the rnsc responder";
+	CHECK(rnsc_link_send(l, RNSC_CTX_NONE, BY(back, sizeof(back)), NULL, 1300) > 0, "send");
+	n = pop(l, f, sizeof(f));
+	if (XF("receive", "bi", BY(f, n), LL(1310)) == 0)
+		CHECK(ref_message(0, &ctxv, got, sizeof(got), &gl) == 0 && gl == sizeof(back) &&
+			      memcmp(got, back, gl) == 0,
+		      "the reference got another message");
+
+	/* the reference identifies itself to rnsc */
+	rnsc_identity me;
+	uint8_t prv[64];
+	CHECK(rnsc_identity_generate(g_ctx, &me) == 0, "identity");
+	rnsc_identity_private_bytes(&me, prv);
+	if (XF("identify", "bi", BY(prv, 64), LL(1400)) == 0 && F.n == 1) {
+		int rc = rnsc_link_receive(l, F.f[0], F.len[0], 1410);
+		CHECK(rc == 0 && s.identified == 1 && memcmp(s.who, me.hash, 16) == 0,
+		      "rnsc did not learn the reference's identity (%s)", rnsc_err_name(rc));
+	}
+
+	/* a keepalive from the reference initiator, answered by rnsc once due */
+	ref_state rs;
+	ref_state_get(&rs);
+	uint64_t t = 1500 + (uint64_t)rs.keepalive_ms + 100;
+	rnsc_refwire_res r;
+	if (XL(&r, "watchdog", "i", LL(t)) == 0 && take_frames(&r, 1) == 0) {
+		CHECK(F.n == 1 && F.len[0] == 20 && F.f[0][19] == 0xFF,
+		      "reference watchdog sent %d frames", F.n);
+		if (F.n == 1) {
+			int rc = rnsc_link_receive(l, F.f[0], F.len[0],
+						   1300 + rnsc_link_keepalive_ms(l) + 1);
+			CHECK(rc == 0, "keepalive refused: %s", rnsc_err_name(rc));
+			n = pop(l, f, sizeof(f));
+			CHECK(n == 20 && f[19] == 0xFE, "rnsc did not answer");
+			if (n > 0 && XF("receive", "bi", BY(f, n), LL(t + 20)) == 0)
+				CHECK(F.n == 0, "the reference answered an answer");
+		}
+	}
+	rnsc_refwire_res_free(&r);
+
+	/* teardown by rnsc (responder): the reference initiator sees DESTINATION_CLOSED */
+	CHECK(rnsc_link_teardown(l, 24000) == 0, "teardown");
+	n = pop(l, f, sizeof(f));
+	if (XF("receive", "bi", BY(f, n), LL(24010)) == 0)
+		ref_status_is(RNSC_LINK_CLOSED, RNSC_LINK_DESTINATION_CLOSED, "after rnsc's teardown");
+	rnsc_link_del(l);
+
+	/* and the other way: the reference tears down, rnsc sees INITIATOR_CLOSED */
+	side s2 = {0};
+	l = ref_to_rnsc(&dest, &s2, 0, RNSC_MTU, 5000);
+	CU_ASSERT_FATAL(l != NULL);
+	if (XF("teardown", "i", LL(6000)) == 0 && F.n == 1) {
+		int rc = rnsc_link_receive(l, F.f[0], F.len[0], 6010);
+		CHECK(rc == 0 && rnsc_link_reason(l) == RNSC_LINK_INITIATOR_CLOSED && s2.closed == 1,
+		      "rnsc did not close (%s)", rnsc_err_name(rc));
+	}
+	ref_status_is(RNSC_LINK_CLOSED, RNSC_LINK_INITIATOR_CLOSED, "after its own teardown");
+	rnsc_link_del(l);
+	rnsc_identity_free(&me);
+	rnsc_identity_free(&dest);
+}
+
+static void test_mtu(void)
+{
+	g_case = "mtu";
+	rnsc_identity dest;
+	side s = {0};
+	/* the reference signals its interface's 8192, rnsc's interface clamps to 4096 */
+	rnsc_link *l = ref_to_rnsc(&dest, &s, 8192, 4096, 1000);
+	CU_ASSERT_FATAL(l != NULL);
+	CHECK(rnsc_link_mtu(l) == 4096, "rnsc MTU %u", rnsc_link_mtu(l));
+	uint8_t big[3000];
+	for (size_t i = 0; i < sizeof(big); i++)
+		big[i] = (uint8_t)(i * 7);
+	if (XF("send", "ibi", LL(RNSC_CTX_NONE), BY(big, sizeof(big)), LL(1200)) == 0 &&
+	    F.n == 1) {
+		CHECK(F.len[0] > RNSC_MTU, "not a large packet");
+		int rc = rnsc_link_receive(l, F.f[0], F.len[0], 1210);
+		CHECK(rc == 0 && s.last_len == sizeof(big) && memcmp(s.last, big, sizeof(big)) == 0,
+		      "large packet lost (%s)", rnsc_err_name(rc));
+	}
+	rnsc_link_del(l);
+	rnsc_identity_free(&dest);
+	/* rnsc signals 8192; the reference responder (no transport clamp here) confirms it */
+	side s2 = {0};
+	l = rnsc_to_ref(&dest, &s2, 8192, 0, 2000);
+	CU_ASSERT_FATAL(l != NULL);
+	CHECK(rnsc_link_mtu(l) == 8192, "rnsc MTU %u", rnsc_link_mtu(l));
+	CHECK(rnsc_link_send(l, RNSC_CTX_NONE, big, sizeof(big), NULL, 2200) > RNSC_MTU, "send");
+	uint8_t f[4096];
+	int n = pop(l, f, sizeof(f));
+	if (XF("receive", "bi", BY(f, n), LL(2210)) == 0) {
+		uint8_t got[4096];
+		size_t gl = 0;
+		int ctxv;
+		CHECK(ref_message(0, &ctxv, got, sizeof(got), &gl) == 0 && gl == sizeof(big) &&
+			      memcmp(got, big, gl) == 0,
+		      "the reference lost the large packet");
+	}
+	rnsc_link_del(l);
+	rnsc_identity_free(&dest);
+}
+
+/* A reference responder's proof, forged, to an rnsc initiator; an rnsc responder's proof,
+ * forged, to a reference initiator: both end in the same state. */
+static void test_bad_proofs(void)
+{
+	g_case = "bad proofs";
+	for (int kind = 0; kind < 2; kind++) {
+		int want = kind == 0 ? RNSC_LINK_HANDSHAKE : RNSC_LINK_CLOSED;
+		/* rnsc initiator, reference responder */
+		rnsc_identity dest;
+		uint8_t prv[64], dh[16] = {0}, f[4096];
+		CHECK(rnsc_identity_generate(g_ctx, &dest) == 0, "identity");
+		rnsc_identity_private_bytes(&dest, prv);
+		rnsc_refwire_res r;
+		int rc = XL(&r, "responder", "bssi", BY(prv, 64), APP, ASPECT, LL(RNSC_PROVE_NONE));
+		CHECK(rc == 0 && r.n == 1, "responder");
+		if (rc == 0 && r.n == 1)
+			memcpy(dh, r.item[0].p, 16);
+		rnsc_refwire_res_free(&r);
+		rnsc_link *l = NULL;
+		rnsc_link_initiate_params p = {.hops = 1};
+		CHECK(rnsc_link_initiate(g_ctx, &l, dh, &dest, &p, 1000) == 0, "initiate");
+		CU_ASSERT_FATAL(l != NULL);
+		int n = pop(l, f, sizeof(f));
+		if (XF("request", "bi", BY(f, n), LL(1040)) == 0 && F.n == 1) {
+			uint8_t pf[4096];
+			memcpy(pf, F.f[0], F.len[0]);
+			if (kind == 0)
+				pf[19 + 5] ^= 0x20; /* signature */
+			else
+				pf[19 + 96] = (uint8_t)((pf[19 + 96] & 0x1F) | 0x40); /* mode */
+			rc = rnsc_link_receive(l, pf, F.len[0], 1100);
+			CHECK(rc == (kind == 0 ? RNSC_ERR_SIGNATURE : RNSC_ERR_LINK_MODE),
+			      "forged proof: %s", rnsc_err_name(rc));
+			CHECK(rnsc_link_status(l) == want, "rnsc initiator %s after a forged proof",
+			      rnsc_link_status_name(rnsc_link_status(l)));
+			/* the genuine proof after the forged one */
+			rc = rnsc_link_receive(l, F.f[0], F.len[0], 1101);
+			CHECK(rc == RNSC_ERR_STATE, "late proof: %s", rnsc_err_name(rc));
+			CHECK(rnsc_link_status(l) == want, "rnsc initiator %s after the real proof",
+			      rnsc_link_status_name(rnsc_link_status(l)));
+		}
+		rnsc_link_del(l);
+
+		/* reference initiator, rnsc responder */
+		uint8_t pub[64];
+		rnsc_identity_public_bytes(&dest, pub);
+		const char *asp[] = {ASPECT};
+		CHECK(rnsc_destination_hash(g_ctx, dh, dest.hash, APP, asp, 1) == 0, "hash");
+		if (XF("initiator", "bbssiii", BY(dh, 16), BY(pub, 64), APP, ASPECT, LL(1), LL(0),
+		       LL(1000)) == 0 &&
+		    F.n == 1) {
+			rc = rnsc_link_accept(g_ctx, &l, &dest, F.f[0], F.len[0], RNSC_MTU, 1040);
+			CHECK(rc == 0, "accept: %s", rnsc_err_name(rc));
+			if (rc == 0) {
+				n = pop(l, f, sizeof(f));
+				uint8_t pf[4096];
+				memcpy(pf, f, (size_t)n);
+				if (kind == 0)
+					pf[19 + 5] ^= 0x20;
+				else
+					pf[19 + 96] = (uint8_t)((pf[19 + 96] & 0x1F) | 0x40);
+				if (XF("receive", "bi", BY(pf, n), LL(1100)) == 0)
+					CHECK(F.n == 0, "the reference sent an RTT after a forged proof");
+				ref_status_is(want, 0, "reference initiator after a forged proof");
+				if (XF("receive", "bi", BY(f, n), LL(1101)) == 0)
+					CHECK(F.n == 0, "the reference took the real proof late");
+				ref_status_is(want, 0, "reference initiator after the real proof");
+				rnsc_link_del(l);
+			}
+		}
+		rnsc_identity_free(&dest);
+	}
+}
+
+/* The reference initiator's watchdog and rnsc's tick on one schedule. */
+static void compare_step(rnsc_link *l, uint64_t now, const char *what)
+{
+	g_case = what;
+	rnsc_refwire_res r;
+	int rc = XL(&r, "watchdog", "i", LL(now));
+	CHECK(rc == 0, "watchdog: %s", rnsc_err_name(rc));
+	if (rc || take_frames(&r, 1)) {
+		rnsc_refwire_res_free(&r);
+		return;
+	}
+	rnsc_refwire_res_free(&r);
+	frames ref = F;
+	CHECK(rnsc_link_tick(l, now) == 0, "tick");
+	int n = 0;
+	uint8_t f[8][600];
+	size_t fl[8];
+	int k;
+	while (n < 8 && (k = rnsc_link_outbox_pop(l, f[n], sizeof(f[n]))) > 0)
+		fl[n++] = (size_t)k;
+	CHECK(n == ref.n, "at %llu: rnsc sent %d frames, the reference %d",
+	      (unsigned long long)now, n, ref.n);
+	for (int i = 0; i < n && i < ref.n; i++)
+		CHECK(fl[i] == ref.len[i] && f[i][18] == ref.f[i][18] &&
+			      (f[i][18] != RNSC_CTX_KEEPALIVE || f[i][19] == ref.f[i][19]),
+		      "at %llu: frame %d differs (context %02x/%02x, %zu/%zu bytes)",
+		      (unsigned long long)now, i, f[i][18], ref.f[i][18], fl[i], ref.len[i]);
+	ref_state rs;
+	if (ref_state_get(&rs) == 0)
+		CHECK(rs.status == rnsc_link_status(l) && rs.reason == rnsc_link_reason(l),
+		      "at %llu: reference %s/%d, rnsc %s/%d", (unsigned long long)now,
+		      rnsc_link_status_name(rs.status), rs.reason,
+		      rnsc_link_status_name(rnsc_link_status(l)), rnsc_link_reason(l));
+	if (rs.status == RNSC_LINK_STALE)
+		CHECK(ref.extra == (long long)(rnsc_link_next_deadline(l) - now),
+		      "stale nap: reference %lld ms, rnsc %llu ms", ref.extra,
+		      (unsigned long long)(rnsc_link_next_deadline(l) - now));
+	if (rs.status == RNSC_LINK_PENDING)
+		CHECK(ref.extra == (long long)(rnsc_link_next_deadline(l) - now) ||
+			      (ref.extra == 5000 && rnsc_link_next_deadline(l) - now > 5000),
+		      "pending nap: reference %lld ms, rnsc %llu ms", ref.extra,
+		      (unsigned long long)(rnsc_link_next_deadline(l) - now));
+}
+
+static void test_timers(void)
+{
+	/* establishment timeout: a reference and an rnsc initiator, one hop, no answer */
+	rnsc_identity dest;
+	uint8_t pub[64], dh[16], f[600];
+	CHECK(rnsc_identity_generate(g_ctx, &dest) == 0, "identity");
+	rnsc_identity_public_bytes(&dest, pub);
+	const char *asp[] = {ASPECT};
+	CHECK(rnsc_destination_hash(g_ctx, dh, dest.hash, APP, asp, 1) == 0, "hash");
+	g_case = "establishment";
+	CU_ASSERT_FATAL(XF("initiator", "bbssiii", BY(dh, 16), BY(pub, 64), APP, ASPECT, LL(1),
+			   LL(0), LL(1000)) == 0);
+	rnsc_link *l = NULL;
+	rnsc_link_initiate_params p = {.hops = 1};
+	CU_ASSERT_FATAL(rnsc_link_initiate(g_ctx, &l, dh, &dest, &p, 1000) == 0);
+	(void)pop(l, f, sizeof(f));
+	compare_step(l, 2000, "pending +1s");
+	compare_step(l, 12999, "pending, 1 ms before the timeout");
+	compare_step(l, 13000, "establishment timeout");
+	CHECK(rnsc_link_reason(l) == RNSC_LINK_TIMEOUT, "reason");
+	rnsc_link_del(l);
+
+	/* an established initiator left alone: keepalives, STALE, close */
+	side s = {0}, sr = {0};
+	rnsc_link *resp = ref_to_rnsc(&dest, &sr, 0, RNSC_MTU, 1000);
+	CU_ASSERT_FATAL(resp != NULL);
+	rnsc_link_del(resp);
+	/* the rnsc twin of the reference initiator: same times (request 1000, proof 1100) */
+	rnsc_identity d2;
+	CHECK(rnsc_identity_generate(g_ctx, &d2) == 0, "identity");
+	CU_ASSERT_FATAL(rnsc_link_initiate(g_ctx, &l, dh, &d2, &p, 1000) == 0);
+	rnsc_link_set_callbacks(l, &CBS, &s);
+	int n = pop(l, f, sizeof(f));
+	rnsc_link *twin = NULL;
+	CU_ASSERT_FATAL(rnsc_link_accept(g_ctx, &twin, &d2, f, (size_t)n, RNSC_MTU, 1040) == 0);
+	n = pop(twin, f, sizeof(f));
+	CU_ASSERT_FATAL(rnsc_link_receive(l, f, (size_t)n, 1100) == 0);
+	(void)pop(l, f, sizeof(f)); /* its RTT packet */
+	rnsc_link_del(twin);
+	uint64_t ka = rnsc_link_keepalive_ms(l), st = rnsc_link_stale_time_ms(l);
+	ref_state rs;
+	if (ref_state_get(&rs) == 0)
+		CHECK(rs.keepalive_ms == (long long)ka || rs.keepalive_ms + 1 == (long long)ka,
+		      "keepalive: reference %lld ms, rnsc %llu ms", rs.keepalive_ms,
+		      (unsigned long long)ka);
+	compare_step(l, 1100 + ka - 2, "1 ms before the first keepalive");
+	compare_step(l, 1100 + ka + 1, "first keepalive");
+	compare_step(l, 1100 + ka + 500, "no second keepalive yet");
+	compare_step(l, 1100 + st - 2, "just before stale and the second keepalive");
+	compare_step(l, 1100 + st + 1, "second keepalive, stale");
+	compare_step(l, 1100 + st + 1 + 5000, "closed after the nap");
+	CHECK(rnsc_link_reason(l) == RNSC_LINK_TIMEOUT, "reason");
+	rnsc_link_del(l);
+	rnsc_identity_free(&d2);
+	rnsc_identity_free(&dest);
+}
+
+int main(void)
+{
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	int rc = conf_setup();
+	if (rc == 0)
+		rc = install_harness();
+	const rnsc_crypto_backend *be = rc == 0 ? conf_backend(0) : NULL;
+	if (rc == 0 && (!be || strcmp(be->name, "reference") == 0))
+		rc = RNSC_ERR_NOPRIM; /* rnsc's side must run on an rnsc crypto plugin */
+	if (rc == 0 && !(g_ctx = conf_ctx_for(be->name)))
+		rc = RNSC_ERR_NOMEM;
+	if (rc != 0) {
+		fprintf(stderr, "link_xcheck_test: FAILED: set-up failed: %s\n", rnsc_strerror(rc));
+		CU_cleanup_registry();
+		return 1;
+	}
+	CU_pSuite s = CU_add_suite("link vs reference Link", NULL, NULL);
+	CU_add_test(s, "rnsc initiator, reference responder", test_rnsc_initiator);
+	CU_add_test(s, "reference initiator, rnsc responder", test_ref_initiator);
+	CU_add_test(s, "link MTU signalling", test_mtu);
+	CU_add_test(s, "forged proofs", test_bad_proofs);
+	CU_add_test(s, "watchdog timers", test_timers);
+	fprintf(stderr, "link_xcheck_test: rns %s embedded; rnsc crypto: %s\n",
+		rnsc_pyref_version(conf_ref()), be->name);
+	int failures = rnsc_cu_run();
+	fprintf(stderr, "link_xcheck_test: %u reference frames exchanged; %d failures\n", g_frames,
+		failures);
+	rnsc_ctx_del(g_ctx);
+	conf_teardown();
+	return failures;
+}
