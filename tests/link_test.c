@@ -193,8 +193,11 @@ static void t_data_both_ways(void)
 	CU_ASSERT_EQUAL(rnsc_link_validate_proof(A.l, h1, bad, 96), RNSC_ERR_SIGNATURE);
 	h1[0] ^= 1;
 	CU_ASSERT_EQUAL(rnsc_link_validate_proof(A.l, h1, pk.data, 96), RNSC_ERR_PROOF_HASH);
-	/* handing the proof to the link itself is taken quietly */
+	/* the proof handed to the link reaches the packet callback, for the receipts */
+	unsigned before = A.packets;
 	CU_ASSERT_EQUAL(rnsc_link_receive(A.l, f, (size_t)n, 2020), 0);
+	CU_ASSERT_EQUAL(A.packets, before + 1);
+	CU_ASSERT(A.last_ctx == RNSC_CTX_NONE && A.last_len == 96 && memcmp(A.last, pk.data, 96) == 0);
 
 	CU_ASSERT(rnsc_link_send(B.l, RNSC_CTX_NONE, m2, sizeof(m2), NULL, 2100) > 0);
 	CU_ASSERT_EQUAL(shuttle(&B, &A, 2110), 0);

@@ -723,7 +723,8 @@ int rnsc_link_receive(rnsc_link *l, const uint8_t *raw, size_t len, uint64_t now
 		l->status = RNSC_LINK_ACTIVE;
 	if (pk.packet_type == RNSC_PKT_DATA)
 		return on_data(l, &pk, raw, len, now);
-	if (pk.context == RNSC_CTX_RESOURCE_PRF)
+	/* PROOF: resource proofs, and packet proofs for the receipts of what this side sent */
+	if (pk.context == RNSC_CTX_RESOURCE_PRF || pk.context == RNSC_CTX_NONE)
 		deliver(l, pk.context, pk.data, pk.data_len, &pk, raw, len);
 	return 0;
 }
@@ -874,6 +875,11 @@ int rnsc_link_validate_proof(const rnsc_link *l, const uint8_t packet_hash[RNSC_
 }
 
 /* ---- accessors ------------------------------------------------------------------------ */
+
+rnsc_ctx *rnsc_link_context(const rnsc_link *l)
+{
+	return l ? l->ctx : NULL;
+}
 
 int rnsc_link_status(const rnsc_link *l)
 {

@@ -106,7 +106,9 @@ typedef struct rnsc_link_callbacks {
 	void (*established)(void *ud, rnsc_link *link);
 	void (*closed)(void *ud, rnsc_link *link);
 	/* DATA with context NONE, REQUEST, RESPONSE, CHANNEL (only while channel delivery is on),
-	 * RESOURCE and RESOURCE_* contexts, and PROOF packets with context RESOURCE_PRF.
+	 * RESOURCE and RESOURCE_* contexts; PROOF packets (pkt->packet_type) with context NONE
+	 * (packet proofs: check them with rnsc_link_validate_proof or rnsc_channel_proof) or
+	 * RESOURCE_PRF.
 	 * pkt->data still holds the packet's data as received; raw is the whole packet (a
 	 * request's id is its truncated packet hash). */
 	void (*packet)(void *ud, rnsc_link *link, int context, const uint8_t *data, size_t len,
@@ -217,6 +219,7 @@ RNSC_API size_t rnsc_link_outbox_count(const rnsc_link *link);
 RNSC_API size_t rnsc_link_outbox_peek_len(const rnsc_link *link);
 
 /* State. Pointers are owned by the link and valid until rnsc_link_del(). */
+RNSC_API rnsc_ctx *rnsc_link_context(const rnsc_link *link);
 RNSC_API int rnsc_link_status(const rnsc_link *link);
 RNSC_API int rnsc_link_reason(const rnsc_link *link);
 RNSC_API int rnsc_link_is_initiator(const rnsc_link *link);
