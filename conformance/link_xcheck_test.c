@@ -15,7 +15,12 @@
  *   bad proofs    a forged or wrong-mode LRPROOF leaves both initiators in the same state;
  *   timers        the reference's own watchdog (one iteration per step, its clock pinned)
  *                 and rnsc_link_tick() take the same decisions on the same schedule:
- *                 establishment timeout, keepalives, STALE, close after the 5 s nap.
+ *                 establishment timeout, keepalives, STALE, close after the 5 s nap;
+ *   channel       rnsc's Channel against RNS.Channel on both link roles: envelopes
+ *                 byte-identical, ordered delivery both ways with proofs through the
+ *                 reference's receipts, windows growing alike, reordering, unregistered
+ *                 types, and the reference's retransmission time matching the formula
+ *                 rnsc uses.
  *
  * The reference is mandatory: when it cannot be imported the test fails (never skips).
  */
@@ -27,6 +32,7 @@
 #include <string.h>
 
 #include "backends.h"
+#include "channel.h"
 #include "crypto.h"
 #include "cu_run.h"
 #include "destination.h"
@@ -119,12 +125,17 @@ static int take_frames(const rnsc_refwire_res *res, int first)
 	return 0;
 }
 
+static void xf_check(int rc, const char *op)
+{
+	CHECK(rc == 0, "%s: harness call failed: %s", op, rnsc_err_name(rc));
+}
+
 /* Runs an op that returns frames; 0 or a negative code (reported). */
 #define XF(op, fmt, ...)                                                                      \
 	({                                                                                    \
 		rnsc_refwire_res r_;                                                          \
 		int rc_ = XL(&r_, op, fmt, __VA_ARGS__);                                      \
-		CHECK(rc_ == 0, "%s: harness call failed: %s", op, rnsc_err_name(rc_));       \
+		xf_check(rc_, op);                                                            \
 		if (rc_ == 0 && take_frames(&r_, strcmp(op, "watchdog") == 0 ? 1 : 0))        \
 			rc_ = RNSC_ERR_PYTHON;                                                \
 		rnsc_refwire_res_free(&r_);                                                   \
@@ -388,7 +399,7 @@ static void test_rnsc_initiator(void)
 		rnsc_packet pk;
 		if (F.n == 1 && rnsc_packet_unpack(&pk, F.f[0], F.len[0]) == 0) {
 			CHECK(pk.packet_type == RNSC_PKT_PROOF, "proof type");
-			int rc = rnsc_link_validate_proof(l, h, pk.data, pk.data_len);
+			int rc = rnsc_link_validate_proof(l, h, pk.data, pk.data_len, 1215);
 			CHECK(rc == 0, "reference proof rejected: %s", rnsc_err_name(rc));
 		}
 	}
@@ -759,6 +770,292 @@ static void test_timers(void)
 	rnsc_identity_free(&dest);
 }
 
+
+/* ---- channel ----------------------------------------------------------------------------- */
+
+typedef struct chside {
+	rnsc_channel *ch;
+	unsigned got;
+	uint16_t last_type, last_seq;
+	uint8_t last[512], last_pt[600];
+	size_t last_len, last_pt_len;
+	int proof_rc, receive_rc;
+} chside;
+
+static uint64_t g_ch_now;
+
+static void ch_packet(void *ud, rnsc_link *l, int context, const uint8_t *d, size_t n,
+		      const rnsc_packet *pk, const uint8_t *raw, size_t raw_len)
+{
+	(void)l, (void)raw, (void)raw_len;
+	chside *c = ud;
+	if (pk->packet_type == RNSC_PKT_PROOF && context == RNSC_CTX_NONE) {
+		c->proof_rc = rnsc_channel_proof(c->ch, d, n, g_ch_now);
+	} else if (context == RNSC_CTX_CHANNEL) {
+		c->last_pt_len = n < sizeof(c->last_pt) ? n : sizeof(c->last_pt);
+		memcpy(c->last_pt, d, c->last_pt_len);
+		c->receive_rc = rnsc_channel_receive(c->ch, d, n, g_ch_now);
+	}
+}
+
+static int ch_handler(void *ud, rnsc_channel *ch, uint16_t type, uint16_t seq, const uint8_t *p,
+		      size_t n)
+{
+	(void)ch;
+	chside *c = ud;
+	c->got++;
+	c->last_type = type;
+	c->last_seq = seq;
+	c->last_len = n < sizeof(c->last) ? n : sizeof(c->last);
+	memcpy(c->last, p, c->last_len);
+	return 0;
+}
+
+static const rnsc_link_callbacks CH_CBS = {NULL, NULL, ch_packet, NULL, NULL};
+
+typedef struct ref_ch {
+	long long window, window_max, window_min, next_seq, next_rx, outstanding, held, received;
+} ref_ch;
+
+static int ref_ch_state(ref_ch *r)
+{
+	rnsc_refwire_res res;
+	memset(r, 0, sizeof(*r));
+	int rc = XL0(&res, "channel_state");
+	CHECK(rc == 0 && res.n == 8, "channel_state: %s", rnsc_err_name(rc));
+	if (rc == 0 && res.n == 8) {
+		r->window = res.item[0].i;
+		r->window_max = res.item[1].i;
+		r->window_min = res.item[2].i;
+		r->next_seq = res.item[3].i;
+		r->next_rx = res.item[4].i;
+		r->outstanding = res.item[5].i;
+		r->held = res.item[6].i;
+		r->received = res.item[7].i;
+	}
+	rnsc_refwire_res_free(&res);
+	return rc;
+}
+
+/* rnsc -> reference: one message, its proof back; returns 0 when both sides agree. */
+static void ch_rnsc_to_ref(rnsc_link *l, chside *c, const char *msg, uint64_t now)
+{
+	g_ch_now = now;
+	uint16_t seq = 0;
+	int rc = rnsc_channel_send(c->ch, 0x0101, BY(msg, strlen(msg)), &seq, now);
+	CHECK(rc == 0, "rnsc channel send: %s", rnsc_err_name(rc));
+	uint8_t f[600];
+	int n = rnsc_link_outbox_pop(l, f, sizeof(f));
+	if (n <= 0 || XF("receive", "bi", BY(f, n), LL(now + 5)) || F.n != 1) {
+		CHECK(0, "the reference did not prove rnsc's channel packet (%d frames)", F.n);
+		return;
+	}
+	rnsc_refwire_res r;
+	ref_ch rc_;
+	if (ref_ch_state(&rc_) == 0 && rc_.received > 0 &&
+	    XL(&r, "channel_message", "i", LL(rc_.received - 1)) == 0) {
+		CHECK(r.n == 2 && r.item[0].i == 0x0101 && r.item[1].len == strlen(msg) &&
+			      memcmp(r.item[1].p, msg, strlen(msg)) == 0,
+		      "the reference channel got another message");
+		rnsc_refwire_res_free(&r);
+		CHECK(rc_.next_rx == (long long)((seq + 1) & 0xFFFF), "reference next rx %lld",
+		      rc_.next_rx);
+	}
+	g_ch_now = now + 10;
+	rc = rnsc_link_receive(l, F.f[0], F.len[0], now + 10);
+	CHECK(rc == 0 && c->proof_rc == 0, "the reference's proof: %s / %s", rnsc_err_name(rc),
+	      rnsc_err_name(c->proof_rc));
+}
+
+/* reference -> rnsc: one message, rnsc's proof back to the reference's receipt. expect_rc is
+ * the channel's verdict; 1 means taken but held (no delivery yet). */
+static void ch_ref_to_rnsc(rnsc_link *l, chside *c, uint16_t type, const char *msg,
+			   uint64_t now, int expect_rc)
+{
+	g_ch_now = now + 5;
+	unsigned before = c->got;
+	if (XF("channel_send", "ibi", LL(type), BY(msg, strlen(msg)), LL(now)) || F.n != 1) {
+		CHECK(0, "the reference channel sent %d frames", F.n);
+		return;
+	}
+	int rc = rnsc_link_receive(l, F.f[0], F.len[0], now + 5);
+	CHECK(rc == 0 && c->receive_rc == (expect_rc == 1 ? 0 : expect_rc),
+	      "rnsc took the reference's envelope: %s / %s", rnsc_err_name(rc),
+	      rnsc_err_name(c->receive_rc));
+	if (expect_rc == 0) {
+		CHECK(c->got == before + 1 && c->last_type == type && c->last_len == strlen(msg) &&
+			      memcmp(c->last, msg, strlen(msg)) == 0,
+		      "rnsc's channel got another message");
+		/* the envelope itself: type, sequence, length, payload, as rnsc would pack it */
+		uint8_t e[600];
+		int en = rnsc_channel_envelope_pack(e, sizeof(e), type, c->last_seq,
+						    BY(msg, strlen(msg)));
+		CHECK(en > 0 && (size_t)en == c->last_pt_len && memcmp(e, c->last_pt, (size_t)en) == 0,
+		      "the reference's envelope differs from rnsc's packing");
+	}
+	uint8_t f[600];
+	int n = rnsc_link_outbox_pop(l, f, sizeof(f));
+	CHECK(n > 0, "rnsc did not prove the channel packet");
+	if (n > 0 && XF("receive", "bi", BY(f, n), LL(now + 10)) == 0)
+		CHECK(F.n == 0, "the reference answered a proof");
+}
+
+static void test_channel(void)
+{
+	g_case = "channel rnsc->ref";
+	rnsc_identity dest;
+	side s = {0};
+	rnsc_link *l = rnsc_to_ref(&dest, &s, 0, 0, 1000);
+	CU_ASSERT_FATAL(l != NULL);
+	chside c = {0};
+	rnsc_link_set_callbacks(l, &CH_CBS, &c);
+	CU_ASSERT_FATAL(rnsc_channel_new(&c.ch, l) == 0);
+	CHECK(rnsc_channel_register_type(c.ch, 0x0101, 0) == 0, "register");
+	CHECK(rnsc_channel_add_handler(c.ch, ch_handler, &c) == 0, "handler");
+	rnsc_refwire_res r;
+	int rc = XL(&r, "channel_open", "i", LL(0x0101));
+	CHECK(rc == 0 && r.n == 4, "channel_open: %s", rnsc_err_name(rc));
+	if (rc == 0 && r.n == 4) {
+		CHECK(r.item[0].i == rnsc_channel_window(c.ch) &&
+			      r.item[1].i == rnsc_channel_window_max(c.ch) &&
+			      r.item[2].i == rnsc_channel_window_min(c.ch),
+		      "initial windows differ: reference %lld/%lld/%lld", r.item[0].i, r.item[1].i,
+		      r.item[2].i);
+		CHECK(r.item[3].i == (long long)rnsc_channel_mdu(c.ch), "channel MDU %lld vs %zu",
+		      r.item[3].i, rnsc_channel_mdu(c.ch));
+	}
+	rnsc_refwire_res_free(&r);
+
+	/* twelve messages each way, one at a time: the windows grow alike (fast rate) */
+	uint64_t t = 2000;
+	for (int i = 0; i < 12; i++, t += 100) {
+		char m[32];
+		snprintf(m, sizeof(m), "rnsc message %d", i);
+		ch_rnsc_to_ref(l, &c, m, t);
+		snprintf(m, sizeof(m), "reference message %d", i);
+		ch_ref_to_rnsc(l, &c, 0x0101, m, t + 50, 0);
+	}
+	ref_ch rs;
+	if (ref_ch_state(&rs) == 0) {
+		CHECK(rs.window == rnsc_channel_window(c.ch) &&
+			      rs.window_max == rnsc_channel_window_max(c.ch) &&
+			      rs.window_min == rnsc_channel_window_min(c.ch),
+		      "windows after 12 deliveries: reference %lld/%lld/%lld, rnsc %u/%u/%u",
+		      rs.window, rs.window_max, rs.window_min, rnsc_channel_window(c.ch),
+		      rnsc_channel_window_max(c.ch), rnsc_channel_window_min(c.ch));
+		CHECK(rs.window_max == 48, "the reference did not reach the fast window");
+		CHECK(rs.outstanding == 0 && rnsc_channel_outstanding(c.ch) == 0, "outstanding");
+		CHECK(rs.next_seq == 12 && rnsc_channel_next_sequence(c.ch) == 12 &&
+			      rs.next_rx == 12 && rnsc_channel_next_rx_sequence(c.ch) == 12,
+		      "sequences");
+	}
+
+	/* reordering: two reference envelopes arrive swapped */
+	g_case = "channel reorder";
+	uint8_t f1[600], f2[600];
+	size_t n1 = 0, n2 = 0;
+	if (XF("channel_send", "ibi", LL(0x0101), BY("first", 5), LL(t)) == 0 && F.n == 1) {
+		memcpy(f1, F.f[0], F.len[0]);
+		n1 = F.len[0];
+	}
+	if (XF("channel_send", "ibi", LL(0x0101), BY("second", 6), LL(t + 1)) == 0 && F.n == 1) {
+		memcpy(f2, F.f[0], F.len[0]);
+		n2 = F.len[0];
+	}
+	g_ch_now = t + 10;
+	unsigned before = c.got;
+	CHECK(n2 && rnsc_link_receive(l, f2, n2, t + 10) == 0 && c.got == before &&
+		      rnsc_channel_held(c.ch) == 1,
+	      "the second envelope was not held");
+	CHECK(n1 && rnsc_link_receive(l, f1, n1, t + 11) == 0 && c.got == before + 2 &&
+		      c.last_len == 6 && memcmp(c.last, "second", 6) == 0,
+	      "not delivered in order");
+	uint8_t f[600];
+	int n;
+	while ((n = rnsc_link_outbox_pop(l, f, sizeof(f))) > 0)
+		CHECK(XF("receive", "bi", BY(f, n), LL(t + 20)) == 0 && F.n == 0, "proof");
+	if (ref_ch_state(&rs) == 0)
+		CHECK(rs.outstanding == 0, "the reference still waits for %lld proofs", rs.outstanding);
+
+	/* the reference's retransmission time: 1.5^0 * max(rtt * 2.5, 0.025) * (1 + 1.5) */
+	g_case = "channel retransmission";
+	ref_state st;
+	ref_state_get(&st);
+	uint64_t t0 = t + 1000;
+	if (XF("channel_send", "ibi", LL(0x0101), BY("lost", 4), LL(t0)) == 0 && F.n == 1) {
+		double rtt = (double)st.rtt_us / 1e6;
+		double to = (rtt * 2.5 > 0.025 ? rtt * 2.5 : 0.025) * 2.5;
+		uint64_t due = t0 + (uint64_t)(to * 1000.0) + 1;
+		CHECK(XF("receipts_check", "i", LL(due - 1)) == 0 && F.n == 0,
+		      "the reference resent early (rtt %f, due %llu)", rtt, (unsigned long long)due);
+		CHECK(XF("receipts_check", "i", LL(due)) == 0 && F.n == 1,
+		      "the reference did not resend at %llu", (unsigned long long)due);
+		if (F.n == 1) {
+			g_ch_now = due + 5;
+			before = c.got;
+			rc = rnsc_link_receive(l, F.f[0], F.len[0], due + 5);
+			CHECK(rc == 0 && c.got == before + 1, "the resent envelope was not delivered");
+			while ((n = rnsc_link_outbox_pop(l, f, sizeof(f))) > 0)
+				CHECK(XF("receive", "bi", BY(f, n), LL(due + 10)) == 0, "proof");
+			/* 14 deliveries (window 9, minimum 16 since the fast upgrade at the 10th),
+			 * so the timeout could not shrink it; this delivery makes it 10 */
+			if (ref_ch_state(&rs) == 0)
+				CHECK(rs.outstanding == 0 && rs.window == 10 && rs.window_min == 16,
+				      "after a timeout: reference window %lld, outstanding %lld",
+				      rs.window, rs.outstanding);
+		}
+	}
+	/* a type rnsc has not registered: dropped by rnsc's channel, still proved by its link */
+	g_case = "channel unregistered";
+	rc = XL(&r, "channel_open", "i", LL(0x0202));
+	rnsc_refwire_res_free(&r);
+	ch_ref_to_rnsc(l, &c, 0x0202, "nobody listens", t0 + 100, RNSC_ERR_NOTFOUND);
+	CHECK(rnsc_channel_next_rx_sequence(c.ch) == 15, "rnsc took the unregistered envelope");
+	/* as in the reference, the sequence it used now stalls the channel: the next message is
+	 * held, never delivered */
+	before = c.got;
+	ch_ref_to_rnsc(l, &c, 0x0101, "stalled", t0 + 200, 1);
+	CHECK(c.got == before && rnsc_channel_held(c.ch) == 1, "a message after the gap was delivered");
+
+	/* and rnsc's own timer, from the same formula with its own RTT */
+	g_ch_now = t0 + 5000;
+	CHECK(rnsc_channel_send(c.ch, 0x0101, BY("timer", 5), NULL, t0 + 5000) == 0, "send");
+	{
+		double rtt = rnsc_link_rtt(l);
+		double to = (rtt * 2.5 > 0.025 ? rtt * 2.5 : 0.025) * 2.5;
+		CHECK(rnsc_channel_next_deadline(c.ch) == t0 + 5000 + (uint64_t)(to * 1000.0) + 1,
+		      "rnsc deadline");
+	}
+	rnsc_channel_del(c.ch);
+	rnsc_link_del(l);
+	rnsc_identity_free(&dest);
+
+	/* the other role: a reference initiator's channel and an rnsc responder's */
+	g_case = "channel ref->rnsc";
+	side s2 = {0};
+	l = ref_to_rnsc(&dest, &s2, 0, RNSC_MTU, 1000);
+	CU_ASSERT_FATAL(l != NULL);
+	chside c2 = {0};
+	rnsc_link_set_callbacks(l, &CH_CBS, &c2);
+	CU_ASSERT_FATAL(rnsc_channel_new(&c2.ch, l) == 0);
+	CHECK(rnsc_channel_register_type(c2.ch, 0x0101, 0) == 0, "register");
+	CHECK(rnsc_channel_add_handler(c2.ch, ch_handler, &c2) == 0, "handler");
+	rc = XL(&r, "channel_open", "i", LL(0x0101));
+	rnsc_refwire_res_free(&r);
+	t = 2000;
+	for (int i = 0; i < 3; i++, t += 100) {
+		ch_ref_to_rnsc(l, &c2, 0x0101, "to the responder", t, 0);
+		ch_rnsc_to_ref(l, &c2, "to the initiator", t + 50);
+	}
+	if (ref_ch_state(&rs) == 0)
+		CHECK(rs.window == rnsc_channel_window(c2.ch) && rs.received == 3 && c2.got == 3,
+		      "reference window %lld, rnsc %u; received %lld / %u", rs.window,
+		      rnsc_channel_window(c2.ch), rs.received, c2.got);
+	rnsc_channel_del(c2.ch);
+	rnsc_link_del(l);
+	rnsc_identity_free(&dest);
+}
+
 int main(void)
 {
 	if (CU_initialize_registry() != CUE_SUCCESS)
@@ -782,6 +1079,7 @@ int main(void)
 	CU_add_test(s, "link MTU signalling", test_mtu);
 	CU_add_test(s, "forged proofs", test_bad_proofs);
 	CU_add_test(s, "watchdog timers", test_timers);
+	CU_add_test(s, "channel", test_channel);
 	fprintf(stderr, "link_xcheck_test: rns %s embedded; rnsc crypto: %s\n",
 		rnsc_pyref_version(conf_ref()), be->name);
 	int failures = rnsc_cu_run();

@@ -186,13 +186,13 @@ static void t_data_both_ways(void)
 	CU_ASSERT_FATAL(rnsc_packet_unpack(&pk, f, (size_t)n) == 0);
 	CU_ASSERT_EQUAL(pk.packet_type, RNSC_PKT_PROOF);
 	CU_ASSERT_EQUAL(pk.dest_type, RNSC_DEST_LINK);
-	CU_ASSERT_EQUAL(rnsc_link_validate_proof(A.l, h1, pk.data, pk.data_len), 0);
+	CU_ASSERT_EQUAL(rnsc_link_validate_proof(A.l, h1, pk.data, pk.data_len, 2015), 0);
 	uint8_t bad[96];
 	memcpy(bad, pk.data, 96);
 	bad[70] ^= 1;
-	CU_ASSERT_EQUAL(rnsc_link_validate_proof(A.l, h1, bad, 96), RNSC_ERR_SIGNATURE);
+	CU_ASSERT_EQUAL(rnsc_link_validate_proof(A.l, h1, bad, 96, 2015), RNSC_ERR_SIGNATURE);
 	h1[0] ^= 1;
-	CU_ASSERT_EQUAL(rnsc_link_validate_proof(A.l, h1, pk.data, 96), RNSC_ERR_PROOF_HASH);
+	CU_ASSERT_EQUAL(rnsc_link_validate_proof(A.l, h1, pk.data, 96, 2015), RNSC_ERR_PROOF_HASH);
 	/* the proof handed to the link reaches the packet callback, for the receipts */
 	unsigned before = A.packets;
 	CU_ASSERT_EQUAL(rnsc_link_receive(A.l, f, (size_t)n, 2020), 0);

@@ -23,8 +23,10 @@ RNS.Reticulum() is never started; for the duration of each call (_env) and only 
     reference's own watchdog loop (its `sleep` raises after recording the nap it asked for);
   * `time` inside RNS.Link and RNS.Packet is a clock pinned to the `now` the caller passes
     (milliseconds, as rnsc's link takes it);
-  * `threading` inside RNS.Link runs thread targets synchronously (callbacks happen inside
-    the call that caused them, as in rnsc);
+  * `threading` inside RNS.Link and RNS.Packet runs thread targets synchronously (callbacks,
+    receipt timeouts, happen inside the call that caused them, as in rnsc);
+  * Transport.outbound's receipts are kept per session; proofs coming in are matched against
+    them as Transport does, and receipts_check(now) is Transport's receipt timeout job;
   * Reticulum.get_instance() returns a stand-in: no PHY stats, nothing blackholed, the
     default first-hop timeout; link MTU discovery is on (the default).
 All packets arrive on one stand-in interface, so Link's attached-interface check passes.
@@ -47,7 +49,8 @@ def _mods():
         RNS = _h.RNS
         if RNS is None:
             raise RuntimeError("rnsc_refharness.setup() has not run")
-        for short in ("Identity", "Destination", "Packet", "Transport", "Link", "Reticulum"):
+        for short in ("Identity", "Destination", "Packet", "Transport", "Link", "Reticulum",
+                      "Channel"):
             __import__("RNS." + short)
             _M[short] = sys.modules["RNS." + short]
     return RNS
@@ -131,7 +134,10 @@ class _Session:
         self.established = 0
         self.closed = 0
         self.identified = None
-        self.proofs = []      # (packet hash, proof data) sent back for packets
+        self.receipts = []    # PacketReceipts of what the reference sent
+        self.channel = None
+        self.msg_classes = {}
+        self.ch_rx = []       # (msgtype, payload) the channel handler got
 
 
 @contextlib.contextmanager
@@ -147,7 +153,17 @@ def _env(s, now_ms):
         setattr(target, name, value)
 
     def outbound(packet):
+        # Transport.outbound's bookkeeping for a sent packet, receipts included (only DATA,
+        # never for link-control or resource contexts)
         s.sent.append(bytes(packet.raw))
+        packet.sent = True
+        packet.sent_at = s.clock.now
+        P = RNS.Packet
+        if (packet.create_receipt and packet.packet_type == P.DATA and
+                not (P.KEEPALIVE <= packet.context <= P.LRPROOF) and
+                not (P.RESOURCE <= packet.context <= P.RESOURCE_RCL)):
+            packet.receipt = RNS.PacketReceipt(packet)
+            s.receipts.append(packet.receipt)
         return True
 
     def nap(t):
@@ -167,6 +183,7 @@ def _env(s, now_ms):
         patch(_M["Link"], "time", s.clock)
         patch(_M["Packet"], "time", s.clock)
         patch(_M["Link"], "threading", _SyncThreading())
+        patch(_M["Packet"], "threading", _SyncThreading())
         patch(_M["Link"], "sleep", nap)
         yield s
     finally:
@@ -276,17 +293,94 @@ def initiator(dest_hash, dest_pub, app_name, aspect, hops, hw_mtu, now_ms):
 
 
 def receive(raw, now_ms):
-    """A frame addressed to the link, through the entry point Transport would use."""
+    """A frame addressed to the link, through the entry point Transport would use: LRPROOF to
+    Link.validate_proof, other proofs to the outstanding receipts (PacketReceipt.
+    validate_proof_packet), everything else to Link.receive."""
     s = _cur()
     pkt = _unpacked(raw)
     P = RNS.Packet
     with _env(s, now_ms):
         if pkt.packet_type == P.PROOF and pkt.context == P.LRPROOF:
             s.link.validate_proof(pkt)
+        elif pkt.packet_type == P.PROOF and pkt.context != P.RESOURCE_PRF:
+            pkt.link = s.link
+            for r in list(s.receipts):
+                if r.status == RNS.PacketReceipt.SENT and r.validate_proof_packet(pkt):
+                    break
+            s.receipts = [r for r in s.receipts if r.status == RNS.PacketReceipt.SENT]
         else:
             pkt.link = s.link
             s.link.receive(pkt)
     return _sent(s)
+
+
+def receipts_check(now_ms):
+    """Transport's receipt job at now_ms: PacketReceipt.check_timeout on every outstanding
+    receipt (a channel resends from its timeout callback) -> frames."""
+    s = _cur()
+    with _env(s, now_ms):
+        for r in list(s.receipts):
+            r.check_timeout()
+        s.receipts = [r for r in s.receipts if r.status == RNS.PacketReceipt.SENT]
+    return _sent(s)
+
+
+def _msg_class(s, msgtype):
+    if msgtype not in s.msg_classes:
+        base = _M["Channel"].MessageBase
+
+        class _Msg(base):
+            MSGTYPE = msgtype
+
+            def __init__(self, data=b""):
+                self.data = data
+
+            def pack(self):
+                return self.data
+
+            def unpack(self, raw):
+                self.data = bytes(raw)
+
+        s.msg_classes[msgtype] = _Msg
+    return s.msg_classes[msgtype]
+
+
+def channel_open(msgtype):
+    """Link.get_channel() with one message type registered and a handler recording what it
+    gets -> (window, window_max, window_min, mdu)."""
+    s = _cur()
+    with _env(s, int(s.clock.now * 1000)):
+        ch = s.link.get_channel()
+        ch.register_message_type(_msg_class(s, msgtype))
+        if s.channel is None:
+            ch.add_message_handler(lambda m: s.ch_rx.append((m.MSGTYPE, m.data)) and False)
+        s.channel = ch
+    return (ch.window, ch.window_max, ch.window_min, ch.mdu)
+
+
+def channel_send(msgtype, data, now_ms):
+    """Channel.send -> frames, or the verdict for ChannelException."""
+    s = _cur()
+    CE = _M["Channel"].CEType
+    with _env(s, now_ms):
+        try:
+            s.channel.send(_msg_class(s, msgtype)(bytes(data)))
+        except _M["Channel"].ChannelException as e:
+            return "RNSC_ERR_TOOBIG" if e.type == CE.ME_TOO_BIG else "RNSC_ERR_STATE"
+    return _sent(s)
+
+
+def channel_state():
+    """-> (window, window_max, window_min, next sequence, next rx sequence, outstanding,
+    held, messages received)."""
+    ch = _cur().channel
+    return (ch.window, ch.window_max, ch.window_min, ch._next_sequence, ch._next_rx_sequence,
+            len(ch._tx_ring), len(ch._rx_ring), len(_cur().ch_rx))
+
+
+def channel_message(i):
+    """-> (msgtype, payload) of the i-th message the channel delivered."""
+    return _cur().ch_rx[i]
 
 
 def send(context, data, now_ms):
@@ -345,7 +439,8 @@ def message(i):
 
 
 _OPS = {f.__name__: f for f in (responder, request, initiator, receive, send, identify,
-                                teardown, watchdog, state, message)}
+                                teardown, watchdog, state, message, receipts_check,
+                                channel_open, channel_send, channel_state, channel_message)}
 
 
 def dispatch(name, *args):

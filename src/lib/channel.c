@@ -419,7 +419,6 @@ static void delivered(rnsc_channel *ch, size_t i)
 
 int rnsc_channel_proof(rnsc_channel *ch, const uint8_t *proof, size_t len, uint64_t now)
 {
-	(void)now;
 	if (!ch || (!proof && len))
 		return RNSC_ERR_INVAL;
 	if (link_gone(ch) || len < RNSC_HASHLEN)
@@ -427,7 +426,7 @@ int rnsc_channel_proof(rnsc_channel *ch, const uint8_t *proof, size_t len, uint6
 	for (size_t i = 0; i < ch->ntx; i++) {
 		if (memcmp(ch->tx[i]->hash, proof, RNSC_HASHLEN) != 0)
 			continue;
-		int rc = rnsc_link_validate_proof(ch->link, ch->tx[i]->hash, proof, len);
+		int rc = rnsc_link_validate_proof(ch->link, ch->tx[i]->hash, proof, len, now);
 		if (rc)
 			return rc;
 		delivered(ch, i);

@@ -711,6 +711,12 @@ int rnsc_link_receive(rnsc_link *l, const uint8_t *raw, size_t len, uint64_t now
 		return RNSC_ERR_STATE;
 	if (pk.packet_type != RNSC_PKT_DATA && pk.packet_type != RNSC_PKT_PROOF)
 		return RNSC_ERR_MALFORMED;
+	if (pk.packet_type == RNSC_PKT_PROOF && pk.context == RNSC_CTX_NONE) {
+		/* a packet proof goes to the receipts (Transport), not through Link.receive: it is
+		 * not inbound traffic; a valid one refreshes last_proof (rnsc_link_validate_proof) */
+		deliver(l, pk.context, pk.data, pk.data_len, &pk, raw, len);
+		return 0;
+	}
 	if (l->initiator && pk.context == RNSC_CTX_KEEPALIVE && pk.data_len == 1 &&
 	    pk.data[0] == RNSC_LINK_KEEPALIVE_REQUEST)
 		return 0; /* an initiator never answers keepalives, and does not count them */
@@ -723,8 +729,7 @@ int rnsc_link_receive(rnsc_link *l, const uint8_t *raw, size_t len, uint64_t now
 		l->status = RNSC_LINK_ACTIVE;
 	if (pk.packet_type == RNSC_PKT_DATA)
 		return on_data(l, &pk, raw, len, now);
-	/* PROOF: resource proofs, and packet proofs for the receipts of what this side sent */
-	if (pk.context == RNSC_CTX_RESOURCE_PRF || pk.context == RNSC_CTX_NONE)
+	if (pk.context == RNSC_CTX_RESOURCE_PRF)
 		deliver(l, pk.context, pk.data, pk.data_len, &pk, raw, len);
 	return 0;
 }
@@ -864,14 +869,17 @@ int rnsc_link_prove_packet(rnsc_link *l, const uint8_t *raw, size_t len, uint64_
 	return emit(l, RNSC_PKT_PROOF, RNSC_CTX_NONE, proof, (size_t)rc, NULL, 0, now);
 }
 
-int rnsc_link_validate_proof(const rnsc_link *l, const uint8_t packet_hash[RNSC_HASHLEN],
-			     const uint8_t *proof, size_t len)
+int rnsc_link_validate_proof(rnsc_link *l, const uint8_t packet_hash[RNSC_HASHLEN],
+			     const uint8_t *proof, size_t len, uint64_t now)
 {
 	if (!l || !packet_hash || (!proof && len))
 		return RNSC_ERR_INVAL;
 	if (!l->have_peer)
 		return RNSC_ERR_STATE;
-	return rnsc_proof_validate_link(l->ctx, l->peer_sig_pub, packet_hash, proof, len);
+	int rc = rnsc_proof_validate_link(l->ctx, l->peer_sig_pub, packet_hash, proof, len);
+	if (rc == 0)
+		l->last_proof = now;
+	return rc;
 }
 
 /* ---- accessors ------------------------------------------------------------------------ */

@@ -204,11 +204,13 @@ RNSC_API int rnsc_link_teardown(rnsc_link *link, uint64_t now);
 RNSC_API int rnsc_link_prove_packet(rnsc_link *link, const uint8_t *raw, size_t len,
 				    uint64_t now);
 /* A proof that came back for a packet this side sent on the link (packet_hash), checked with
- * the peer's link signing key (PacketReceipt.validate_link_proof). 0, RNSC_ERR_MALFORMED,
- * RNSC_ERR_PROOF_HASH, RNSC_ERR_SIGNATURE, RNSC_ERR_STATE (no peer key yet). */
-RNSC_API int rnsc_link_validate_proof(const rnsc_link *link,
-				      const uint8_t packet_hash[RNSC_HASHLEN],
-				      const uint8_t *proof, size_t len) RNSC_MUST_CHECK;
+ * the peer's link signing key (PacketReceipt.validate_link_proof). A valid proof counts as
+ * inbound for the keepalive and stale timers (Link.last_proof), as in the reference.
+ * 0, RNSC_ERR_MALFORMED, RNSC_ERR_PROOF_HASH, RNSC_ERR_SIGNATURE, RNSC_ERR_STATE (no peer key
+ * yet). */
+RNSC_API int rnsc_link_validate_proof(rnsc_link *link, const uint8_t packet_hash[RNSC_HASHLEN],
+				      const uint8_t *proof, size_t len,
+				      uint64_t now) RNSC_MUST_CHECK;
 
 /* Outbox: frames the link wants sent, oldest first. pop copies the oldest into out and drops
  * it; returns its length, 0 when empty, RNSC_ERR_BUFSIZE (nothing dropped) when cap is too

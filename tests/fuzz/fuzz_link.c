@@ -14,12 +14,15 @@
  *   dt advances the clock by dt * 2^(kind >> 2) seconds.
  * mode % 4: 0 pending initiator (its responder's genuine proof is offered first when
  * mode & 4), 1 established initiator, 2 established responder, 3 the first record's bytes go
- * to rnsc_link_accept; mode & 8 turns on PROVE_ALL and channel delivery. The handshake is deterministic (fixed RNG per input).
+ * to rnsc_link_accept; mode & 8 turns on PROVE_ALL and channel delivery; mode & 16 puts a
+ * Channel (src/lib/channel.c) on the link under test, fed from the link's packet callback
+ * (CHANNEL plaintexts and proofs), which first sends one message of its own. The handshake is deterministic (fixed RNG per input).
  * Checked beyond "no crash, no UB, no leak": every code is one the header documents, the
  * status stays a Link.py state, a closed link takes nothing and sends nothing.
  */
 #include "fuzz_wire.h"
 
+#include "channel.h"
 #include "destination.h"
 #include "link.h"
 
@@ -38,6 +41,35 @@ static int fixed_rng(void *ud, uint8_t *out, size_t len)
 }
 
 static uint8_t frame[1 << 16];
+static rnsc_channel *fch;
+static uint64_t fnow;
+
+static void on_packet(void *ud, rnsc_link *l, int context, const uint8_t *d, size_t n,
+		      const rnsc_packet *pk, const uint8_t *raw, size_t raw_len)
+{
+	(void)ud, (void)l, (void)raw, (void)raw_len;
+	if (!fch)
+		return;
+	if (pk->packet_type == RNSC_PKT_PROOF && context == RNSC_CTX_NONE) {
+		int rc = rnsc_channel_proof(fch, d, n, fnow);
+		FUZZ_CODE(rc, RNSC_ERR_NOTFOUND, RNSC_ERR_MALFORMED, RNSC_ERR_PROOF_HASH,
+			  RNSC_ERR_SIGNATURE);
+	} else if (context == RNSC_CTX_CHANNEL) {
+		int rc = rnsc_channel_receive(fch, d, n, fnow);
+		FUZZ_CODE(rc, RNSC_ERR_TRUNCATED, RNSC_ERR_NOTFOUND, RNSC_ERR_RANGE, RNSC_ERR_STATE);
+		FUZZ_CHECK(rnsc_channel_held(fch) <= RNSC_CHANNEL_WINDOW_MAX + 1);
+	}
+}
+
+static int on_message(void *ud, rnsc_channel *ch, uint16_t type, uint16_t seq, const uint8_t *p,
+		      size_t n)
+{
+	(void)ud, (void)ch, (void)seq, (void)p, (void)n;
+	FUZZ_CHECK(type == 0x0101 || type == RNSC_CHANNEL_SMT_STREAM_DATA);
+	return 0;
+}
+
+static const rnsc_link_callbacks fcbs = {NULL, NULL, on_packet, NULL, NULL};
 
 static void drain(rnsc_link *l)
 {
@@ -118,6 +150,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			peer = (mode & 3) == 1 ? resp : ini;
 		}
 	}
+	fch = NULL;
+	if (under && (mode & 16) && rnsc_channel_new(&fch, under) == 0) {
+		rnsc_link_set_callbacks(under, &fcbs, NULL);
+		FUZZ_CHECK(rnsc_channel_register_type(fch, 0x0101, 0) == 0);
+		FUZZ_CHECK(rnsc_channel_register_type(fch, RNSC_CHANNEL_SMT_STREAM_DATA, 1) == 0);
+		FUZZ_CHECK(rnsc_channel_add_handler(fch, on_message, NULL) == 0);
+		int rc = rnsc_channel_send(fch, 0x0101, (const uint8_t *)"mine", 4, NULL, now);
+		FUZZ_CODE(rc, RNSC_ERR_STATE);
+		if (rc == 0 && peer)
+			FUZZ_CODE(move(under, peer, now), RECEIVE_CODES);
+	}
 	if (under && (mode & 8)) {
 		FUZZ_CHECK(rnsc_link_set_proof_strategy(under, RNSC_PROVE_ALL) == 0);
 		rnsc_link_set_channel(under, 1);
@@ -132,6 +175,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const uint8_t *b = data + 4;
 		data += 4 + len;
 		size -= 4 + len;
+		fnow = now;
 		int was_closed = rnsc_link_status(under) == RNSC_LINK_CLOSED;
 		drain(under);
 		int rc = 0;
@@ -150,6 +194,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 2:
 			rc = rnsc_link_tick(under, now);
 			FUZZ_CHECK(rc == 0);
+			if (fch) {
+				rc = rnsc_channel_tick(fch, now);
+				FUZZ_CHECK(rc == 0 || rc == RNSC_ERR_STATE);
+			}
 			if (rnsc_link_status(under) == RNSC_LINK_CLOSED)
 				FUZZ_CHECK(rnsc_link_next_deadline(under) == UINT64_MAX);
 			break;
@@ -166,9 +214,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		if (st == RNSC_LINK_CLOSED)
 			FUZZ_CHECK(rnsc_link_derived_key(under) == NULL);
-		if (peer)
-			drain(peer);
+		if (peer) {
+			/* the peer proves what it got: hand those proofs back (channel receipts) */
+			int k;
+			while ((k = rnsc_link_outbox_pop(peer, frame, sizeof(frame))) > 0) {
+				rc = rnsc_link_receive(under, frame, (size_t)k, now);
+				FUZZ_CODE(rc, RECEIVE_CODES);
+			}
+		}
+		drain(under);
 	}
+	rnsc_channel_del(fch);
+	fch = NULL;
 	rnsc_link_del(ini);
 	rnsc_link_del(resp);
 	rnsc_crypto_set_rng(ctx, NULL, NULL);

@@ -47,9 +47,9 @@ sources() {
 		echo "$top/src/runtime/cfgfile.c $top/src/runtime/store.c $top/src/lib/ctx.c $top/src/lib/err.c -lpthread"
 		;;
 	link)
-		# The link state machine on top of every wire-format module, with the OpenSSL
+		# The link state machine and Channel on top of every wire-format module, with the OpenSSL
 		# crypto plugin compiled in (fuzz_wire.h).
-		for m in $core link; do printf '%s ' "$top/src/lib/$m.c"; done
+		for m in $core link channel; do printf '%s ' "$top/src/lib/$m.c"; done
 		echo "$top/plugins/crypto/openssl/openssl.c -lcrypto"
 		;;
 	transport)
