@@ -5,6 +5,8 @@
  * driven through interop/python/rnsc_linkharness.py (which documents the stand-ins it uses
  * for a running RNS.Reticulum()):
  *
+ *   same bytes    with the ephemeral keys and IVs pinned on both sides, rnsc and the reference
+ *                 build byte-identical LINKREQUEST, LRPROOF, LRRTT, DATA and LINKCLOSE frames;
  *   rnsc -> ref   an rnsc initiator against a reference responder (RNS.Destination.receive
  *                 of rnsc's LINKREQUEST): proof, RTT, equal session keys and RTT, data both
  *                 ways, a reference proof of an rnsc packet, identify, keepalive answer,
@@ -1056,6 +1058,134 @@ static void test_channel(void)
 	rnsc_identity_free(&dest);
 }
 
+/* ---- byte-identical frames ---------------------------------------------------------------- */
+
+static uint8_t g_script[128];
+static size_t g_script_len, g_script_pos;
+
+/* Serves the scripted bytes, then refuses: a draw nobody scripted is a test failure. */
+static int script_rng(void *ud, uint8_t *out, size_t len)
+{
+	(void)ud;
+	if (g_script_pos + len > g_script_len)
+		return RNSC_ERR_RNG;
+	memcpy(out, g_script + g_script_pos, len);
+	g_script_pos += len;
+	return 0;
+}
+
+static void script(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
+{
+	memcpy(g_script, a, an);
+	if (bn)
+		memcpy(g_script + an, b, bn);
+	g_script_len = an + bn;
+	g_script_pos = 0;
+	rnsc_crypto_set_rng(g_ctx, script_rng, NULL);
+}
+
+static void unscript(void)
+{
+	CHECK(g_script_pos == g_script_len, "rnsc drew %zu of %zu scripted bytes", g_script_pos,
+	      g_script_len);
+	rnsc_crypto_set_rng(g_ctx, NULL, NULL);
+}
+
+static int pin(const uint8_t *x, const uint8_t *ed, const uint8_t *iv)
+{
+	rnsc_refwire_res r;
+	int rc = XL(&r, "pin", "bbb", x, (size_t)(x ? 32 : 0), ed, (size_t)(ed ? 32 : 0), iv,
+		    (size_t)(iv ? 16 : 0));
+	rnsc_refwire_res_free(&r);
+	CHECK(rc == 0, "pin: %s", rnsc_err_name(rc));
+	return rc;
+}
+
+static void same(const uint8_t *a, size_t an, const char *what)
+{
+	CHECK(F.n == 1 && F.len[0] == an && memcmp(F.f[0], a, an) == 0,
+	      "%s: rnsc and the reference built different frames (%zu / %zu bytes)", what, an,
+	      F.n ? F.len[0] : 0);
+}
+
+static void test_same_bytes(void)
+{
+	g_case = "same bytes";
+	rnsc_identity dest;
+	uint8_t prv[64], pub[64], dh[16], x_i[32], ed_i[32], x_r[32], iv[4][16];
+	CU_ASSERT_FATAL(rnsc_identity_generate(g_ctx, &dest) == 0);
+	rnsc_identity_private_bytes(&dest, prv);
+	rnsc_identity_public_bytes(&dest, pub);
+	const char *asp[] = {ASPECT};
+	CU_ASSERT_FATAL(rnsc_destination_hash(g_ctx, dh, dest.hash, APP, asp, 1) == 0);
+	CU_ASSERT_FATAL(rnsc_random(g_ctx, x_i, 32) == 0 && rnsc_random(g_ctx, ed_i, 32) == 0 &&
+			rnsc_random(g_ctx, x_r, 32) == 0 &&
+			rnsc_random(g_ctx, (uint8_t *)iv, sizeof(iv)) == 0);
+	uint8_t req[600], proof[600], f[600];
+	int rn, pn, n;
+
+	/* LINKREQUEST */
+	rnsc_link *li = NULL, *lr = NULL;
+	rnsc_link_initiate_params p = {.hops = 1};
+	script(x_i, 32, ed_i, 32);
+	CU_ASSERT_FATAL(rnsc_link_initiate(g_ctx, &li, dh, &dest, &p, 1000) == 0);
+	unscript();
+	rn = rnsc_link_outbox_pop(li, req, sizeof(req));
+	CU_ASSERT_FATAL(rn > 0);
+	if (pin(x_i, ed_i, NULL) == 0 &&
+	    XF("initiator", "bbssiii", BY(dh, 16), BY(pub, 64), APP, ASPECT, LL(1), LL(0),
+	       LL(1000)) == 0)
+		same(req, (size_t)rn, "LINKREQUEST");
+
+	/* LRPROOF: rnsc's responder here, the reference's below */
+	script(x_r, 32, NULL, 0);
+	int rc = rnsc_link_accept(g_ctx, &lr, &dest, req, (size_t)rn, RNSC_MTU, 1040);
+	unscript();
+	CU_ASSERT_FATAL(rc == 0);
+	pn = rnsc_link_outbox_pop(lr, proof, sizeof(proof));
+	CU_ASSERT_FATAL(pn > 0);
+
+	/* LRRTT (rtt 0.125 s, exact in binary on both sides) */
+	script(iv[0], 16, NULL, 0);
+	CHECK(rnsc_link_receive(li, proof, (size_t)pn, 1125) == 0, "proof");
+	unscript();
+	n = rnsc_link_outbox_pop(li, f, sizeof(f));
+	if (pin(NULL, NULL, iv[0]) == 0 && XF("receive", "bi", BY(proof, pn), LL(1125)) == 0)
+		same(f, (size_t)n, "LRRTT");
+	CHECK(rnsc_link_receive(lr, f, (size_t)n, 1150) == 0 &&
+		      rnsc_link_status(lr) == RNSC_LINK_ACTIVE,
+	      "rnsc responder");
+
+	/* the reference as responder to rnsc's request */
+	rnsc_refwire_res r;
+	rc = XL(&r, "responder", "bssi", BY(prv, 64), APP, ASPECT, LL(RNSC_PROVE_NONE));
+	rnsc_refwire_res_free(&r);
+	CHECK(rc == 0, "responder");
+	if (pin(x_r, NULL, NULL) == 0 && XF("request", "bi", BY(req, rn), LL(1040)) == 0)
+		same(proof, (size_t)pn, "LRPROOF");
+	if (XF("receive", "bi", BY(f, n), LL(1150)) == 0)
+		ref_status_is(RNSC_LINK_ACTIVE, 0, "reference responder");
+
+	/* DATA and LINKCLOSE from both responders */
+	static const char msg[] = "same bytes on the wire";
+	script(iv[1], 16, NULL, 0);
+	CHECK(rnsc_link_send(lr, RNSC_CTX_NONE, BY(msg, sizeof(msg)), NULL, 1200) > 0, "send");
+	unscript();
+	n = rnsc_link_outbox_pop(lr, f, sizeof(f));
+	if (pin(NULL, NULL, iv[1]) == 0 &&
+	    XF("send", "ibi", LL(RNSC_CTX_NONE), BY(msg, sizeof(msg)), LL(1200)) == 0)
+		same(f, (size_t)n, "DATA");
+	script(iv[2], 16, NULL, 0);
+	CHECK(rnsc_link_teardown(lr, 1300) == 0, "teardown");
+	unscript();
+	n = rnsc_link_outbox_pop(lr, f, sizeof(f));
+	if (pin(NULL, NULL, iv[2]) == 0 && XF("teardown", "i", LL(1300)) == 0)
+		same(f, (size_t)n, "LINKCLOSE");
+	rnsc_link_del(li);
+	rnsc_link_del(lr);
+	rnsc_identity_free(&dest);
+}
+
 int main(void)
 {
 	if (CU_initialize_registry() != CUE_SUCCESS)
@@ -1074,6 +1204,7 @@ int main(void)
 		return 1;
 	}
 	CU_pSuite s = CU_add_suite("link vs reference Link", NULL, NULL);
+	CU_add_test(s, "byte-identical frames", test_same_bytes);
 	CU_add_test(s, "rnsc initiator, reference responder", test_rnsc_initiator);
 	CU_add_test(s, "reference initiator, rnsc responder", test_ref_initiator);
 	CU_add_test(s, "link MTU signalling", test_mtu);

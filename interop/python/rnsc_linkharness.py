@@ -27,6 +27,8 @@ RNS.Reticulum() is never started; for the duration of each call (_env) and only 
     receipt timeouts, happen inside the call that caused them, as in rnsc);
   * Transport.outbound's receipts are kept per session; proofs coming in are matched against
     them as Transport does, and receipts_check(now) is Transport's receipt timeout job;
+  * pin() fixes the ephemeral X25519 / Ed25519 keys and one Token IV of the next call, so
+    frames can be compared byte for byte;
   * Reticulum.get_instance() returns a stand-in: no PHY stats, nothing blackholed, the
     default first-hop timeout; link MTU discovery is on (the default).
 All packets arrive on one stand-in interface, so Link's attached-interface check passes.
@@ -119,6 +121,7 @@ class _Iface:
 
 _IFACE = _Iface()
 _UNSET = object()
+_PIN = None  # (x25519 private, ed25519 seed, token IV) for the next call only
 
 
 class _Session:
@@ -142,6 +145,8 @@ class _Session:
 
 @contextlib.contextmanager
 def _env(s, now_ms):
+    global _PIN
+    pin, _PIN = _PIN, None
     T, L, R = RNS.Transport, RNS.Link, RNS.Reticulum
     s.clock.now = now_ms / 1000.0
     s.sent = []
@@ -185,7 +190,16 @@ def _env(s, now_ms):
         patch(_M["Link"], "threading", _SyncThreading())
         patch(_M["Packet"], "threading", _SyncThreading())
         patch(_M["Link"], "sleep", nap)
-        yield s
+        x_priv, ed_seed, iv = pin if pin else (None, None, None)
+        LM = _M["Link"]
+        if x_priv is not None:
+            patch(LM.X25519PrivateKey, "generate",
+                  classmethod(lambda c: c.from_private_bytes(bytes(x_priv))))
+        if ed_seed is not None:
+            patch(LM.Ed25519PrivateKey, "generate",
+                  classmethod(lambda c: c.from_private_bytes(bytes(ed_seed))))
+        with _h._fixed_randomness(None, bytes(iv) if iv is not None else None):
+            yield s
     finally:
         while saved:
             target, name, prev = saved.pop()
@@ -433,13 +447,21 @@ def state():
             s.identified, len(s.received))
 
 
+def pin(x_priv, ed_seed, iv):
+    """Pins the ephemeral keys Link generates and the IV of one Token encryption for the next
+    call (any may be None), so its frames can be compared byte for byte with rnsc's."""
+    global _PIN
+    _PIN = (x_priv, ed_seed, iv)
+    return 0
+
+
 def message(i):
     """The i-th message the application got -> (context, plaintext)."""
     return _cur().received[i]
 
 
 _OPS = {f.__name__: f for f in (responder, request, initiator, receive, send, identify,
-                                teardown, watchdog, state, message, receipts_check,
+                                teardown, watchdog, state, message, receipts_check, pin,
                                 channel_open, channel_send, channel_state, channel_message)}
 
 
