@@ -365,6 +365,61 @@ static void t_slow_link(void)
 	free_pair();
 }
 
+static void t_api_edges(void)
+{
+	pair();
+	uint8_t e[8];
+	CU_ASSERT_EQUAL(rnsc_channel_envelope_pack(NULL, 8, 1, 1, NULL, 0), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(rnsc_channel_envelope_pack(e, 8, 1, 1, NULL, 1), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(rnsc_channel_envelope_pack(e, 8, 1, 1, NULL, 0), 6);
+	CU_ASSERT_EQUAL(rnsc_channel_envelope_parse(NULL, 3, NULL, NULL, NULL, NULL, NULL),
+			RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(rnsc_channel_envelope_parse(e, 6, NULL, NULL, NULL, NULL, NULL), 0);
+	CU_ASSERT_EQUAL(rnsc_channel_new(NULL, A.l), RNSC_ERR_INVAL);
+	/* the type table grows */
+	for (uint16_t t = 1; t <= 40; t++)
+		CU_ASSERT_EQUAL(rnsc_channel_register_type(A.ch, t, 0), 0);
+	CU_ASSERT_EQUAL(rnsc_channel_register_type(A.ch, 7, 0), 0);
+	CU_ASSERT_EQUAL(rnsc_channel_register_type(NULL, 7, 0), RNSC_ERR_INVAL);
+	/* handler limits */
+	CU_ASSERT_EQUAL(rnsc_channel_add_handler(A.ch, handler1, &A), 0); /* already there */
+	for (int i = 0; i < RNSC_CHANNEL_MAX_HANDLERS - 1; i++)
+		CU_ASSERT_EQUAL(rnsc_channel_add_handler(A.ch, handler2, &B.seqs[i]), 0);
+	CU_ASSERT_EQUAL(rnsc_channel_add_handler(A.ch, handler2, &A), RNSC_ERR_RANGE);
+	CU_ASSERT_EQUAL(rnsc_channel_add_handler(A.ch, NULL, &A), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(rnsc_channel_remove_handler(A.ch, NULL, &A), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(rnsc_channel_send(NULL, 1, NULL, 0, NULL, now), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(rnsc_channel_receive(NULL, NULL, 0, now), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(rnsc_channel_proof(NULL, NULL, 0, now), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(rnsc_channel_proof(A.ch, e, 6, now), RNSC_ERR_NOTFOUND);
+	CU_ASSERT_EQUAL(rnsc_channel_tick(NULL, now), RNSC_ERR_INVAL);
+	/* a forged proof naming an outstanding envelope is refused */
+	uint8_t h[32];
+	CU_ASSERT_EQUAL(rnsc_channel_send(A.ch, 0x0101, (const uint8_t *)"p", 1, NULL, now), 0);
+	uint8_t f[600];
+	int n = rnsc_link_outbox_pop(A.l, f, sizeof(f));
+	CU_ASSERT_FATAL(n > 0);
+	CU_ASSERT_EQUAL(rnsc_packet_hash(C, h, f, (size_t)n), 0);
+	uint8_t forged[96];
+	memcpy(forged, h, 32);
+	memset(forged + 32, 0x11, 64);
+	CU_ASSERT_EQUAL(rnsc_channel_proof(A.ch, forged, 96, now), RNSC_ERR_SIGNATURE);
+	CU_ASSERT_EQUAL(rnsc_channel_outstanding(A.ch), 1);
+	CU_ASSERT(!rnsc_channel_window(NULL) && !rnsc_channel_window_max(NULL) &&
+		  !rnsc_channel_window_min(NULL) && !rnsc_channel_outstanding(NULL) &&
+		  !rnsc_channel_held(NULL) && !rnsc_channel_next_sequence(NULL) &&
+		  !rnsc_channel_next_rx_sequence(NULL) && rnsc_channel_is_shut_down(NULL) &&
+		  !rnsc_channel_mdu(NULL) && !rnsc_channel_ready(NULL));
+	CU_ASSERT_EQUAL(rnsc_channel_next_deadline(NULL), UINT64_MAX);
+	rnsc_channel_del(NULL);
+	/* allocation failures while sending and receiving: clean errors */
+	rnsc_ctx_fail_alloc_after(C, 1);
+	int rc = feed(&B, 0x0101, 0, "x");
+	rnsc_ctx_fail_alloc_after(C, 0);
+	CU_ASSERT_EQUAL(rc, RNSC_ERR_NOMEM);
+	free_pair();
+}
+
 int main(void)
 {
 	static const wt_test tests[] = {
@@ -374,6 +429,7 @@ int main(void)
 		{"retransmission and last try", t_retransmit},
 		{"window shrinks on timeout", t_window_shrinks},
 		{"slow link window", t_slow_link},
+		{"API edges", t_api_edges},
 	};
 	return wt_main("channel", tests, sizeof(tests) / sizeof(tests[0]));
 }

@@ -571,6 +571,74 @@ static void t_identify(void)
 	rnsc_identity_free(&me2);
 }
 
+static void t_api_edges(void)
+{
+	destination();
+	rnsc_link *l = NULL;
+	rnsc_link_initiate_params p = {.hops = 1, .mode = RNSC_LINK_MODE_AES256_GCM};
+	CU_ASSERT_EQUAL(rnsc_link_initiate(C, &l, dest_hash, &dest_id, &p, 0), RNSC_ERR_LINK_MODE);
+	p.mode = 0;
+	p.hw_mtu = RNSC_LINK_MTU_BYTEMASK + 1;
+	CU_ASSERT_EQUAL(rnsc_link_initiate(C, &l, dest_hash, &dest_id, &p, 0), RNSC_ERR_RANGE);
+	CU_ASSERT_EQUAL(rnsc_link_initiate(NULL, &l, dest_hash, &dest_id, NULL, 0), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(rnsc_link_initiate(C, &l, dest_hash, NULL, NULL, 0), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(rnsc_link_accept(C, &l, &dest_id, NULL, 0, RNSC_MTU, 0), RNSC_ERR_INVAL);
+	CU_ASSERT_PTR_NULL(l);
+	/* a packet that is not a link request */
+	uint8_t pkt[64] = {0};
+	pkt[0] = RNSC_PKT_DATA;
+	CU_ASSERT_EQUAL(rnsc_link_accept(C, &l, &dest_id, pkt, 40, RNSC_MTU, 0), RNSC_ERR_MALFORMED);
+
+	p.hw_mtu = 0;
+	CU_ASSERT_FATAL(rnsc_link_initiate(C, &l, dest_hash, &dest_id, &p, 0) == 0);
+	uint8_t small[8] = {0};
+	CU_ASSERT_EQUAL(rnsc_link_outbox_peek_len(l), 86);
+	CU_ASSERT_EQUAL(rnsc_link_outbox_pop(l, small, sizeof(small)), RNSC_ERR_BUFSIZE);
+	CU_ASSERT_EQUAL(rnsc_link_outbox_count(l), 1);
+	CU_ASSERT_EQUAL(rnsc_link_outbox_pop(l, NULL, 4), RNSC_ERR_INVAL);
+	/* nothing to send or identify while pending */
+	CU_ASSERT_EQUAL(rnsc_link_send(l, RNSC_CTX_NONE, small, 1, NULL, 1), RNSC_ERR_STATE);
+	CU_ASSERT_EQUAL(rnsc_link_send(l, 0x100, small, 1, NULL, 1), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(rnsc_link_identify(l, &dest_id, 1), RNSC_ERR_STATE);
+	CU_ASSERT_EQUAL(rnsc_link_identify(l, NULL, 1), RNSC_ERR_INVAL);
+	uint8_t h[32] = {0}, proof[96] = {0};
+	CU_ASSERT_EQUAL(rnsc_link_validate_proof(l, h, proof, 96, 1), RNSC_ERR_STATE);
+	CU_ASSERT_EQUAL(rnsc_link_validate_proof(NULL, h, proof, 96, 1), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(rnsc_link_prove_packet(l, NULL, 0, 1), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(rnsc_link_prove_packet(l, small, 3, 1), RNSC_ERR_TRUNCATED);
+	CU_ASSERT_EQUAL(rnsc_link_receive(l, NULL, 0, 1), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(rnsc_link_tick(NULL, 1), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(rnsc_link_teardown(NULL, 1), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(rnsc_link_set_proof_strategy(NULL, RNSC_PROVE_ALL), RNSC_ERR_INVAL);
+	rnsc_link_set_callbacks(l, NULL, NULL);
+	rnsc_link_set_callbacks(NULL, NULL, NULL);
+	rnsc_link_set_channel(NULL, 1);
+	CU_ASSERT_EQUAL(rnsc_link_rtt(l), -1.0);
+	CU_ASSERT_PTR_EQUAL(rnsc_link_context(l), C);
+	CU_ASSERT_EQUAL(rnsc_link_keepalive_ms(l), RNSC_LINK_KEEPALIVE_MS);
+	CU_ASSERT_EQUAL(rnsc_link_stale_time_ms(l), RNSC_LINK_STALE_TIME_MS);
+	rnsc_link_del(l);
+	/* every accessor is safe on NULL */
+	CU_ASSERT_EQUAL(rnsc_link_status(NULL), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(rnsc_link_reason(NULL), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(rnsc_link_get_mode(NULL), RNSC_ERR_INVAL);
+	CU_ASSERT(!rnsc_link_is_initiator(NULL) && !rnsc_link_id(NULL) && !rnsc_link_mtu(NULL) &&
+		  !rnsc_link_get_mdu(NULL) && rnsc_link_rtt(NULL) < 0 &&
+		  !rnsc_link_keepalive_ms(NULL) && !rnsc_link_stale_time_ms(NULL) &&
+		  !rnsc_link_establishment_timeout_ms(NULL) && !rnsc_link_remote_identity(NULL) &&
+		  !rnsc_link_derived_key(NULL) && !rnsc_link_context(NULL) &&
+		  !rnsc_link_outbox_count(NULL) && !rnsc_link_outbox_peek_len(NULL));
+	CU_ASSERT_EQUAL(rnsc_link_next_deadline(NULL), UINT64_MAX);
+	uint64_t rx = 1, rxb = 1, tx = 1, txb = 1;
+	rnsc_link_counters(NULL, &rx, &rxb, &tx, &txb);
+	CU_ASSERT(rx == 0 && rxb == 0 && tx == 0 && txb == 0);
+	CU_ASSERT_PTR_NULL(rnsc_link_status_name(5));
+	CU_ASSERT_PTR_NULL(rnsc_link_reason_name(0));
+	CU_ASSERT_STRING_EQUAL(rnsc_link_reason_name(RNSC_LINK_TIMEOUT), "TIMEOUT");
+	CU_ASSERT_STRING_EQUAL(rnsc_link_status_name(RNSC_LINK_STALE), "STALE");
+	rnsc_link_del(NULL);
+}
+
 static void t_alloc_failures(void)
 {
 	/* every allocation of a handshake failing in turn: a clean error, no leak (ASan) */
@@ -609,6 +677,7 @@ int main(void)
 		{"tampered and truncated packets", t_tampered_and_truncated},
 		{"teardown by either side", t_teardown},
 		{"identify", t_identify},
+		{"API edges", t_api_edges},
 		{"allocation failures", t_alloc_failures},
 	};
 	return wt_main("link", tests, sizeof(tests) / sizeof(tests[0]));
