@@ -770,6 +770,33 @@ static void test_timers(void)
 	rnsc_link_del(l);
 	rnsc_identity_free(&d2);
 	rnsc_identity_free(&dest);
+
+	/* a responder left alone (request 1040, RTT 1150): no keepalives of its own, STALE,
+	 * then closed with a LINKCLOSE; the reference responder against an rnsc twin */
+	side s3 = {0};
+	rnsc_link *ini = rnsc_to_ref(&dest, &s3, 0, 0, 1000);
+	CU_ASSERT_FATAL(ini != NULL);
+	rnsc_link_del(ini);
+	CU_ASSERT_FATAL(rnsc_identity_generate(g_ctx, &d2) == 0);
+	CU_ASSERT_FATAL(rnsc_link_initiate(g_ctx, &ini, dh, &d2, &p, 1000) == 0);
+	n = pop(ini, f, sizeof(f));
+	rnsc_link *resp2 = NULL;
+	CU_ASSERT_FATAL(rnsc_link_accept(g_ctx, &resp2, &d2, f, (size_t)n, RNSC_MTU, 1040) == 0);
+	n = pop(resp2, f, sizeof(f));
+	CU_ASSERT_FATAL(rnsc_link_receive(ini, f, (size_t)n, 1100) == 0);
+	n = pop(ini, f, sizeof(f));
+	CU_ASSERT_FATAL(rnsc_link_receive(resp2, f, (size_t)n, 1150) == 0);
+	rnsc_link_del(ini);
+	st = rnsc_link_stale_time_ms(resp2);
+	ka = rnsc_link_keepalive_ms(resp2);
+	compare_step(resp2, 1150 + ka + 1, "responder past its keepalive");
+	compare_step(resp2, 1150 + st - 2, "responder just before stale");
+	compare_step(resp2, 1150 + st + 1, "responder stale");
+	compare_step(resp2, 1150 + st + 1 + 5000, "responder closed after the nap");
+	CHECK(rnsc_link_reason(resp2) == RNSC_LINK_TIMEOUT, "reason");
+	rnsc_link_del(resp2);
+	rnsc_identity_free(&d2);
+	rnsc_identity_free(&dest);
 }
 
 
