@@ -167,15 +167,19 @@ RNSC_API int rnsc_link_set_proof_strategy(rnsc_link *link, int strategy);
 RNSC_API void rnsc_link_set_channel(rnsc_link *link, int on);
 
 /* Hands the link one packet addressed to its link id (raw as received, no IFAC; the transport
- * has already checked the receiving interface). Follows Link.receive (DATA and PROOF packets)
- * and Link.validate_proof (PROOF with context LRPROOF).
+ * has already checked the receiving interface). Follows Link.receive (DATA packets and
+ * resource proofs), Link.validate_proof (PROOF with context LRPROOF) and, for packet proofs
+ * (PROOF, context NONE), only passes them to the packet callback: like Transport's receipt
+ * path they are not inbound traffic for the timers.
  * Returns 0 when the packet was taken (handled or, as the reference does, silently ignored),
  * or why it was dropped: RNSC_ERR_INVAL, the errors of rnsc_packet_unpack(),
- * RNSC_ERR_NOTFOUND (addressed to another link), RNSC_ERR_STATE (link closed, or not the
- * packet this side takes in this state), RNSC_ERR_TRUNCATED / RNSC_ERR_AUTH /
- * RNSC_ERR_PADDING (undecryptable), RNSC_ERR_MALFORMED, RNSC_ERR_SIGNATURE (LRPROOF or
- * identify signature), RNSC_ERR_LINK_MODE, RNSC_ERR_NOMEM. A non-zero code never means the
- * link broke: check rnsc_link_status(). */
+ * RNSC_ERR_NOTFOUND (addressed to another link, or a LINKCLOSE naming another link),
+ * RNSC_ERR_STATE (link closed, or not the packet this side takes in this state),
+ * RNSC_ERR_TRUNCATED / RNSC_ERR_AUTH / RNSC_ERR_PADDING (undecryptable, or an RTT packet
+ * holding truncated MessagePack), RNSC_ERR_MALFORMED, RNSC_ERR_SIGNATURE (LRPROOF or
+ * identify signature), RNSC_ERR_LINK_MODE, RNSC_ERR_LOW_ORDER, RNSC_ERR_NOMEM.
+ * The code describes the packet; the link's state is rnsc_link_status(): an LRPROOF of
+ * another mode and an RTT packet that is not a number close the link, as in the reference. */
 RNSC_API int rnsc_link_receive(rnsc_link *link, const uint8_t *raw, size_t len,
 			       uint64_t now) RNSC_MUST_CHECK;
 
