@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 #
 # Builds the libFuzzer targets (HDLC, KISS, MessagePack, packet, announce,
-# proof, IFAC, the config reader, the transport engine, the persisted
-# known-destinations and path tables and the PipeInterface command splitter) with clang
+# proof, IFAC, the config reader, the transport engine, the link state machine, the
+# persisted known-destinations and path tables and the PipeInterface command splitter)
+# with clang
 # -fsanitize=fuzzer,address,undefined and
 # runs each for SECONDS (default 60) on a scratch copy of its seed corpus, so
 # the corpus in the source tree never changes. Exits non-zero if any target
@@ -56,6 +57,12 @@ sources() {
 		# The runtime's config reader: its sources, the ctx allocator and err.c.
 		echo "$top/src/runtime/cfgfile.c $top/src/runtime/store.c $top/src/lib/ctx.c $top/src/lib/err.c -lpthread"
 		;;
+	link)
+		# The link state machine and Channel on top of every wire-format module, with the OpenSSL
+		# crypto plugin compiled in (fuzz_wire.h).
+		for m in $core link channel; do printf '%s ' "$top/src/lib/$m.c"; done
+		echo "$top/plugins/crypto/openssl/openssl.c -lcrypto"
+		;;
 	transport)
 		# The transport engine on top of every wire-format module, with the OpenSSL
 		# crypto plugin compiled in (fuzz_wire.h).
@@ -70,7 +77,7 @@ sources() {
 }
 
 status=0
-for t in ${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport known pathfile shlex}; do
+for t in ${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport link known pathfile shlex}; do
 	exe=$work/fuzz_$t
 	# shellcheck disable=SC2046 # the source list is meant to split
 	if ! "$cc" -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
