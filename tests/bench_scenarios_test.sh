@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # rnsc bench (the scenario runner): command line, the Python generators against the golden
-# values of tests/bench_gen_test.c, and a quick reference -> reference single-packet run
-# whose accounting must hold exactly (the runner's own checks), with its reports.
+# values of tests/bench_gen_test.c, and a quick single-packet run in all four pairings
+# (rnsc and the reference as initiator and responder) whose accounting must hold exactly.
 set -u
 B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
 S=${RNSC_SRCDIR:?RNSC_SRCDIR must point at the source tree}
@@ -39,20 +39,25 @@ got = p.take(5) + p.take(27)
 assert got.hex() == "ad4df30bae771bdc76606e02b9eef064366190e591ce077b74cc8d360c055f30", got.hex()
 ' "$S/bench/participants"
 
-check "quick ref -> ref single-packet run" 0 "$RNSC" bench --quick --scenario single \
-  --pairing ref-ref --report "$tmp/rep"
-check "report JSON: conformant, exact accounting" 0 "$PY" -c '
+check "quick single-packet run, all four pairings" 0 "$RNSC" bench --quick --scenario single \
+  --report "$tmp/rep"
+check "report JSON: every pairing conformant, exact accounting" 0 "$PY" -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-(c,) = d["cells"]
-assert c["scenario"] == "single" and c["initiator"] == "reference" and c["responder"] == "reference"
-assert c["conformant"] is True
-(s,) = c["samples"]
-assert s["ok"] and s["sent"] == s["proved"] == s["delivered"] > 0
-assert s["timeouts"] == 0 and s["unproved"] == 0
-assert c["rate"]["median"] > 0 and c["rate"]["unit"] == "packets/s"
-assert c["rss_kib"]["initiator"] > 0 and c["rss_kib"]["responder"] > 0
+cells = d["cells"]
+pairs = {(c["initiator"], c["responder"]) for c in cells}
+assert pairs == {("rnsc", "rnsc"), ("rnsc", "reference"), ("reference", "rnsc"),
+                 ("reference", "reference")}, pairs
+for c in cells:
+    assert c["scenario"] == "single"
+    assert c["conformant"] is True, c
+    (s,) = c["samples"]
+    assert s["ok"] and s["sent"] == s["proved"] == s["delivered"] > 0
+    assert s["timeouts"] == 0 and s["unproved"] == 0
+    assert c["rate"]["median"] > 0 and c["rate"]["unit"] == "packets/s"
+    assert c["rss_kib"]["initiator"] > 0 and c["rss_kib"]["responder"] > 0
 ' "$tmp/rep/scenarios.json"
+check "participant: bad role is a usage error" 2 "$RNSC" bench participant --role boss --scenario single --config "$tmp"
 expect_grep "markdown at-a-glance table" "At a glance" "$tmp/rep/scenarios.md"
 expect_grep "svg chart" "<svg" "$tmp/rep/scenarios.svg"
 

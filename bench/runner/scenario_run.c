@@ -657,6 +657,10 @@ int cmd_bench_scenarios(int argc, char **argv)
 		return CLI_SETUP;
 	}
 	o.self = self, o.python = python, o.ref_script = script;
+	if (o.keep_dir && mkdir(o.keep_dir, 0755) != 0 && errno != EEXIST) {
+		fprintf(stderr, "rnsc bench: cannot create %s: %s\n", o.keep_dir, strerror(errno));
+		return CLI_SETUP;
+	}
 	/* the reference's version, for the reports */
 	char ref_version[64] = "unknown";
 	{

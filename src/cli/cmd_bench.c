@@ -180,6 +180,8 @@ int cmd_bench(int argc, char **argv)
 		return cmd_bench_scenarios(argc, argv);
 	if (strcmp(argv[1], "echo") == 0)
 		return cmd_bench_echo(argc - 1, argv + 1);
+	if (strcmp(argv[1], "participant") == 0)
+		return cmd_bench_participant(argc - 1, argv + 1);
 	if (strcmp(argv[1], "crypto") != 0) {
 		fprintf(stderr, "rnsc bench: unknown benchmark '%s' (available: crypto, echo; without a\n"
 			"name: the scenarios, see rnsc bench --help)\n",

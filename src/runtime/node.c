@@ -381,6 +381,15 @@ static void cb_receipt(void *ud, const uint8_t packet_hash[RNSC_HASHLEN], int pr
 		n->hooks.on_receipt(n->hooks.ud, packet_hash, proved);
 }
 
+static void cb_data(void *ud, const uint8_t dest[RNSC_TRUNCATED_HASHLEN], const uint8_t *data,
+		    size_t len, const uint8_t packet_hash[RNSC_HASHLEN], uint32_t iface)
+{
+	(void)packet_hash;
+	rnsc_node *n = ud;
+	if (n->hooks.on_data)
+		n->hooks.on_data(n->hooks.ud, dest, data, len, iface);
+}
+
 static void cb_announce(void *ud, const uint8_t dest[RNSC_TRUNCATED_HASHLEN],
 			const uint8_t *app, size_t app_len, unsigned hops)
 {
@@ -667,7 +676,7 @@ int rnsc_node_new(rnsc_ctx *ctx, rnsc_plugin_host *plugins, const rnsc_node_opti
 		goto out;
 	}
 	rnsc_transport_callbacks cb = {.ud = n, .on_receipt = cb_receipt,
-				       .on_announce = cb_announce};
+				       .on_announce = cb_announce, .on_data = cb_data};
 	rnsc_transport_set_callbacks(n->t, &cb);
 	node_store_load_known(n->ctx, n->t, n->storage);
 

@@ -65,6 +65,9 @@ typedef struct rnsc_node_hooks {
 	void (*on_receipt)(void *ud, const uint8_t packet_hash[RNSC_HASHLEN], int proved);
 	void (*on_announce)(void *ud, const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
 			    unsigned hops);
+	/* DATA delivered to a destination registered on the node's engine (decrypted). */
+	void (*on_data)(void *ud, const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+			const uint8_t *data, size_t len, uint32_t iface);
 } rnsc_node_hooks;
 
 /*

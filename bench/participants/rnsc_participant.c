@@ -1,0 +1,445 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `rnsc bench participant`: rnsc's side of the scenario runner, on an in-process node
+ * (src/runtime/node.h) built from a Reticulum config folder. It speaks the line protocol of
+ * bench/participants/rnsc_bench_ref.py (ready, start, started, done, collect, result, quit)
+ * on stdin/stdout, reading stdin through the node's own loop, so traffic and protocol share
+ * one thread and nothing here blocks. Logs go to stderr.
+ *
+ * Scenario "single": the responder registers SINGLE bench.single with prove-all and
+ * announces it every 0.5 s until the first packet arrives; the initiator keeps 16 DATA
+ * packets (sizes and bytes from bench/scenario/bench_gen.h) in flight, each proved.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench_gen.h"
+#include "cli.h"
+#include "destination.h"
+#include "identity.h"
+#include "node.h"
+
+#define OUTSTANDING 16
+#define ANNOUNCE_EVERY_NS (500 * RNSC_NS_PER_MS)
+#define WARMUP_NS (500 * RNSC_NS_PER_MS)
+#define WARMUP_DRAIN_NS (10 * RNSC_NS_PER_S)
+#define MAX_RTTS (1u << 22)
+
+enum phase { PH_SETUP, PH_WARMUP, PH_WARMUP_DRAIN, PH_READY, PH_TIMED, PH_DRAIN, PH_DONE };
+
+typedef struct inflight {
+	uint8_t hash[RNSC_HASHLEN];
+	uint64_t sent_ns;
+	uint32_t size;
+	int used;
+} inflight;
+
+typedef struct part_state {
+	rnsc_node *node;
+	rnsc_transport *t;
+	int responder;
+	int quit, failed;
+	char inbuf[1024];
+	size_t inlen;
+	/* responder */
+	uint8_t dest[RNSC_TRUNCATED_HASHLEN];
+	int got_traffic;
+	unsigned long long delivered, dbytes;
+	/* initiator */
+	enum phase phase;
+	uint64_t phase_end_ns, t0_ns, end_ns;
+	inflight fl[OUTSTANDING];
+	unsigned n_inflight;
+	bench_sizes sizes;
+	bench_payload stream;
+	unsigned long long sent, proved, timeouts, pbytes;
+	uint32_t *rtts;
+	size_t n_rtts;
+	double drain_s;
+} part_state;
+
+static void say(const char *line)
+{
+	printf("%s\n", line);
+	fflush(stdout);
+}
+
+static void fail(part_state *s, const char *why)
+{
+	printf("error reason=");
+	for (const char *p = why; *p; p++)
+		putchar(*p == ' ' ? '_' : *p);
+	printf("\n");
+	fflush(stdout);
+	s->failed = s->quit = 1;
+}
+
+/* ---- initiator ------------------------------------------------------------------------- */
+
+static void send_one(part_state *s)
+{
+	uint8_t data[512];
+	uint32_t size = bench_sizes_next(&s->sizes);
+	bench_payload_take(&s->stream, data, size);
+	inflight *f = NULL;
+	for (unsigned i = 0; i < OUTSTANDING && !f; i++)
+		if (!s->fl[i].used)
+			f = &s->fl[i];
+	if (!f)
+		return;
+	int rc = rnsc_transport_send(s->t, s->dest, data, size, f->hash, rnsc_node_now_ms());
+	if (rc) {
+		char why[128];
+		snprintf(why, sizeof(why), "send failed: %s", rnsc_strerror(rc));
+		fail(s, why);
+		return;
+	}
+	f->used = 1, f->size = size, f->sent_ns = rnsc_monotonic_ns();
+	s->n_inflight++;
+	s->sent++;
+}
+
+static void pump(part_state *s)
+{
+	while (!s->quit && s->n_inflight < OUTSTANDING)
+		send_one(s);
+	rnsc_node_flush(s->node);
+}
+
+static void on_receipt(void *ud, const uint8_t packet_hash[RNSC_HASHLEN], int proved)
+{
+	part_state *s = ud;
+	uint64_t now = rnsc_monotonic_ns();
+	for (unsigned i = 0; i < OUTSTANDING; i++) {
+		inflight *f = &s->fl[i];
+		if (!f->used || memcmp(f->hash, packet_hash, RNSC_HASHLEN) != 0)
+			continue;
+		f->used = 0;
+		s->n_inflight--;
+		if (proved) {
+			s->proved++;
+			s->pbytes += f->size;
+			if (s->phase == PH_TIMED || s->phase == PH_DRAIN) {
+				uint64_t us = (now - f->sent_ns) / 1000;
+				if (s->n_rtts < MAX_RTTS)
+					s->rtts[s->n_rtts++] = us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
+			}
+		} else {
+			s->timeouts++;
+		}
+		if (s->phase == PH_WARMUP || s->phase == PH_TIMED)
+			pump(s);
+		return;
+	}
+}
+
+static void on_data(void *ud, const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+		    const uint8_t *data, size_t len, uint32_t iface)
+{
+	(void)data, (void)iface;
+	part_state *s = ud;
+	if (!s->responder || memcmp(dest_hash, s->dest, RNSC_TRUNCATED_HASHLEN) != 0)
+		return;
+	s->got_traffic = 1;
+	s->delivered++;
+	s->dbytes += len;
+}
+
+static int u32cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double pct(const uint32_t *v, size_t n, double p)
+{
+	if (!n)
+		return 0;
+	double r = p / 100.0 * (double)n;
+	size_t k = (size_t)r;
+	if ((double)k < r)
+		k++;
+	k = k < 1 ? 1 : (k > n ? n : k);
+	return (double)v[k - 1];
+}
+
+/* Phase changes driven by time; called after every loop iteration. */
+static void initiator_tick(part_state *s)
+{
+	uint64_t now = rnsc_monotonic_ns();
+	switch (s->phase) {
+	case PH_WARMUP:
+		if (now >= s->phase_end_ns) {
+			s->phase = PH_WARMUP_DRAIN;
+			s->phase_end_ns = now + WARMUP_DRAIN_NS;
+		}
+		break;
+	case PH_WARMUP_DRAIN:
+		if (!s->n_inflight) {
+			s->sent = s->proved = s->timeouts = s->pbytes = 0;
+			s->phase = PH_READY;
+			say("ready");
+		} else if (now >= s->phase_end_ns) {
+			fail(s, "warm-up packets were never proved");
+		}
+		break;
+	case PH_TIMED:
+		if (now >= s->phase_end_ns) {
+			s->phase = PH_DRAIN;
+			s->phase_end_ns = now + (uint64_t)(s->drain_s * 1e9);
+		}
+		break;
+	case PH_DRAIN:
+		if (!s->n_inflight || now >= s->phase_end_ns) {
+			s->end_ns = now;
+			s->phase = PH_DONE;
+			say("done");
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- the protocol on stdin -------------------------------------------------------------- */
+
+static double kv(const char *line, const char *key, double dflt)
+{
+	char pat[32];
+	snprintf(pat, sizeof(pat), "%s=", key);
+	const char *p = strstr(line, pat);
+	return p ? strtod(p + strlen(pat), NULL) : dflt;
+}
+
+static void command(part_state *s, const char *line)
+{
+	char out[512];
+	if (!strncmp(line, "start", 5)) {
+		if (s->responder) {
+			s->delivered = s->dbytes = 0; /* the warm-up was proved before ready */
+			say("started");
+			return;
+		}
+		if (s->phase != PH_READY) {
+			fail(s, "start before ready");
+			return;
+		}
+		s->drain_s = kv(line, "drain", 30);
+		s->phase = PH_TIMED;
+		s->t0_ns = rnsc_monotonic_ns();
+		s->phase_end_ns = s->t0_ns + (uint64_t)(kv(line, "seconds", 30) * 1e9);
+		pump(s);
+	} else if (!strcmp(line, "collect")) {
+		if (s->responder) {
+			snprintf(out, sizeof(out), "result delivered=%llu bytes=%llu", s->delivered,
+				 s->dbytes);
+		} else {
+			qsort(s->rtts, s->n_rtts, sizeof(uint32_t), u32cmp);
+			snprintf(out, sizeof(out),
+				 "result sent=%llu proved=%llu timeouts=%llu unproved=%u bytes=%llu "
+				 "elapsed_s=%.6f rtt_p50_us=%.1f rtt_p99_us=%.1f",
+				 s->sent, s->proved, s->timeouts, s->n_inflight, s->pbytes,
+				 (double)(s->end_ns - s->t0_ns) * 1e-9, pct(s->rtts, s->n_rtts, 50),
+				 pct(s->rtts, s->n_rtts, 99));
+		}
+		say(out);
+	} else if (!strcmp(line, "quit")) {
+		s->quit = 1;
+	} else {
+		snprintf(out, sizeof(out), "unknown command %.100s", line);
+		fail(s, out);
+	}
+}
+
+static void on_stdin(rnsc_loop *loop, rnsc_watch *w, int fd, unsigned ev, void *ud)
+{
+	(void)loop, (void)w, (void)ev;
+	part_state *s = ud;
+	ssize_t n = read(fd, s->inbuf + s->inlen, sizeof(s->inbuf) - 1 - s->inlen);
+	if (n <= 0) {
+		if (n == 0 || (errno != EAGAIN && errno != EINTR))
+			fail(s, "runner closed stdin");
+		return;
+	}
+	s->inlen += (size_t)n;
+	char *nl;
+	while ((nl = memchr(s->inbuf, '\n', s->inlen))) {
+		*nl = '\0';
+		command(s, s->inbuf);
+		size_t used = (size_t)(nl - s->inbuf) + 1;
+		memmove(s->inbuf, nl + 1, s->inlen - used);
+		s->inlen -= used;
+	}
+	if (s->inlen == sizeof(s->inbuf) - 1)
+		fail(s, "command line too long");
+}
+
+static void announce_tick(rnsc_loop *loop, rnsc_timer *tm, void *ud)
+{
+	part_state *s = ud;
+	if (s->got_traffic) {
+		rnsc_loop_timer_cancel(loop, tm);
+		return;
+	}
+	int rc = rnsc_transport_announce(s->t, s->dest, NULL, 0, rnsc_node_now_ms());
+	if (rc)
+		fail(s, "announce failed");
+	rnsc_node_flush(s->node);
+}
+
+/* ---- set-up ------------------------------------------------------------------------------ */
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: rnsc bench participant --role responder|initiator --scenario single\n"
+		   "                              --config DIR [--dest HASH] [--path-timeout S]\n\n"
+		   "rnsc's participant in the benchmark scenarios (started by `rnsc bench`; speaks\n"
+		   "its line protocol on stdin/stdout).\n");
+}
+
+static int wait_path(part_state *s, double timeout_s)
+{
+	uint64_t end = rnsc_monotonic_ns() + (uint64_t)(timeout_s * 1e9);
+	uint64_t next_req = 0;
+	rnsc_identity id;
+	while (!s->quit) {
+		uint64_t now = rnsc_monotonic_ns();
+		if (now >= end)
+			return -1;
+		if (rnsc_transport_has_path(s->t, s->dest) &&
+		    rnsc_transport_recall(s->t, s->dest, &id, NULL, NULL) == 0)
+			return 0;
+		if (now >= next_req && !rnsc_transport_has_path(s->t, s->dest)) {
+			/* the first request may precede the interface coming up: repeat it */
+			if (rnsc_transport_request_path(s->t, s->dest, 0, 0, rnsc_node_now_ms()) == 0)
+				rnsc_node_flush(s->node);
+			next_req = now + 2 * RNSC_NS_PER_S;
+		}
+		rnsc_node_run_once(s->node, 50);
+	}
+	return -1;
+}
+
+int cmd_bench_participant(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"role", required_argument, NULL, 'r'},	 {"scenario", required_argument, NULL, 's'},
+		{"config", required_argument, NULL, 'c'}, {"dest", required_argument, NULL, 'd'},
+		{"path-timeout", required_argument, NULL, 't'}, {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0}};
+	const char *role = NULL, *scenario = NULL, *config = NULL, *dest = NULL;
+	double path_timeout = 30;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r': role = optarg; break;
+		case 's': scenario = optarg; break;
+		case 'c': config = optarg; break;
+		case 'd': dest = optarg; break;
+		case 't': path_timeout = strtod(optarg, NULL); break;
+		case 'h': usage(stdout); return CLI_OK;
+		default: usage(stderr); return CLI_USAGE;
+		}
+	}
+	if (optind != argc || !role || !scenario || !config ||
+	    (strcmp(role, "responder") && strcmp(role, "initiator")) ||
+	    (!strcmp(role, "initiator") && !dest) || path_timeout <= 0) {
+		usage(stderr);
+		return CLI_USAGE;
+	}
+	part_state *s = calloc(1, sizeof(*s));
+	if (!s)
+		return CLI_FAIL;
+	s->responder = !strcmp(role, "responder");
+	if (strcmp(scenario, "single") != 0) {
+		fail(s, "unknown scenario");
+		free(s);
+		return CLI_USAGE;
+	}
+	cli_env env;
+	int rc = cli_env_open(&env, NULL, 0);
+	if (rc) {
+		fail(s, "cannot load plugins");
+		free(s);
+		return rc;
+	}
+	rnsc_node_options no = {.config_dir = config};
+	rnsc_config_error err;
+	int ret = CLI_OK;
+	if ((rc = rnsc_node_new(env.ctx, env.host, &no, &s->node, &err))) {
+		fprintf(stderr, "rnsc bench participant: %s\n", err.msg[0] ? err.msg : rnsc_strerror(rc));
+		fail(s, "node start failed");
+		ret = CLI_SETUP;
+		goto out;
+	}
+	s->t = rnsc_node_transport(s->node);
+	rnsc_node_hooks hooks = {.ud = s, .on_receipt = on_receipt, .on_data = on_data};
+	rnsc_node_set_hooks(s->node, &hooks);
+	rnsc_loop *loop = rnsc_node_loop(s->node);
+	if (rnsc_loop_watch_add(loop, 0, RNSC_EV_READ, on_stdin, s, NULL) != 0) {
+		fail(s, "cannot watch stdin");
+		ret = CLI_SETUP;
+		goto out;
+	}
+	if (s->responder) {
+		rnsc_identity id;
+		static const char *const aspects[] = {"single"};
+		if (rnsc_identity_generate(env.ctx, &id) ||
+		    rnsc_transport_dest_add(s->t, RNSC_DEST_SINGLE, &id, "bench", aspects, 1, 1,
+					    s->dest)) {
+			fail(s, "cannot register bench.single");
+			ret = CLI_FAIL;
+			goto out;
+		}
+		rnsc_identity_free(&id);
+		if (rnsc_loop_timer_add(loop, 0, ANNOUNCE_EVERY_NS, announce_tick, s, NULL) != 0) {
+			fail(s, "cannot arm the announce timer");
+			ret = CLI_FAIL;
+			goto out;
+		}
+		char line[64] = "ready dest=";
+		cli_hex(line + strlen(line), s->dest, RNSC_TRUNCATED_HASHLEN);
+		say(line);
+	} else {
+		if (cli_unhex(s->dest, sizeof(s->dest), dest) != RNSC_TRUNCATED_HASHLEN) {
+			fail(s, "bad destination hash");
+			ret = CLI_USAGE;
+			goto out;
+		}
+		s->rtts = malloc(MAX_RTTS * sizeof(uint32_t));
+		if (!s->rtts) {
+			fail(s, "out of memory");
+			ret = CLI_FAIL;
+			goto out;
+		}
+		bench_sizes_init(&s->sizes, 60, 380);
+		bench_payload_init(&s->stream);
+		if (wait_path(s, path_timeout) != 0) {
+			fail(s, "no path to the responder");
+			ret = CLI_FAIL;
+			goto out;
+		}
+		s->phase = PH_WARMUP;
+		s->phase_end_ns = rnsc_monotonic_ns() + WARMUP_NS;
+		pump(s);
+	}
+	while (!s->quit) {
+		rnsc_node_run_once(s->node, 5);
+		if (!s->responder)
+			initiator_tick(s);
+	}
+	if (s->failed)
+		ret = CLI_FAIL;
+out:
+	rnsc_node_del(s->node);
+	cli_env_close(&env);
+	free(s->rtts);
+	free(s);
+	return ret;
+}
