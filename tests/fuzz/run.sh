@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 #
 # Builds the libFuzzer targets (HDLC, KISS, MessagePack, packet, announce,
-# proof, IFAC, the config reader and the transport engine) with clang
+# proof, IFAC, the config reader, the transport engine and the WebSocket
+# interface plugin's codec) with clang
 # -fsanitize=fuzzer,address,undefined and
 # runs each for SECONDS (default 60) on a scratch copy of its seed corpus, so
 # the corpus in the source tree never changes. Exits non-zero if any target
@@ -46,6 +47,10 @@ sources() {
 		# The runtime's config reader: its sources, the ctx allocator and err.c.
 		echo "$top/src/runtime/cfgfile.c $top/src/runtime/store.c $top/src/lib/ctx.c $top/src/lib/err.c -lpthread"
 		;;
+	ws)
+		# The WebSocket plugin's frame and handshake codec; libcrypto for SHA-1/base64.
+		echo "-I$top/plugins/iface $top/plugins/iface/ws_codec.c -lcrypto"
+		;;
 	transport)
 		# The transport engine on top of every wire-format module, with the OpenSSL
 		# crypto plugin compiled in (fuzz_wire.h).
@@ -60,7 +65,7 @@ sources() {
 }
 
 status=0
-for t in ${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport}; do
+for t in ${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport ws}; do
 	exe=$work/fuzz_$t
 	# shellcheck disable=SC2046 # the source list is meant to split
 	if ! "$cc" -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
