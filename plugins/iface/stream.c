@@ -346,7 +346,8 @@ static void handshake_step(rnsc_stream *t)
 static void begin_pipe(rnsc_stream *t)
 {
 	const rnsc_tlsio_peer *peer = t->kind == RNSC_STREAM_CLIENT ? &t->peer : NULL;
-	if (rnsc_tlsio_start(&t->io, t->ssl_ctx, t->fd, t->kind != RNSC_STREAM_CLIENT, peer)) {
+	if (rnsc_tlsio_start(&t->io, t->ssl_ctx, t->bio_method, t->fd,
+			     t->kind != RNSC_STREAM_CLIENT, peer)) {
 		rnsc_stream_lost(t, "cannot start TLS");
 		return;
 	}
@@ -517,6 +518,7 @@ static void free_stream(rnsc_stream *t)
 			t->proto->release(t);
 		if (t->ssl_ctx)
 			SSL_CTX_free(t->ssl_ctx);
+		rnsc_tlsio_bio_method_free(t->bio_method);
 	}
 	rnsc_stream_free(t, t->tx);
 	rnsc_stream_free(t, t);
@@ -539,6 +541,7 @@ static void accept_one(rnsc_stream *s, int cfd, const struct sockaddr *sa)
 	c->max_frame = s->max_frame;
 	c->handshake_timeout_ns = s->handshake_timeout_ns;
 	c->ssl_ctx = s->ssl_ctx;
+	c->bio_method = s->bio_method;
 	c->pcfg = s->pcfg;
 	snprintf(c->name, sizeof(c->name), "Client on %.140s", s->name);
 	sockaddr_str(sa, c->addr, sizeof(c->addr), &c->port);
@@ -789,6 +792,10 @@ int rnsc_stream_open(const rnsc_stream_proto *proto, void *instp, const rnsc_ifa
 		if (tls && (rc = rnsc_tlsio_client_ctx(cfg, t->addr, &t->ssl_ctx, &t->peer)))
 			goto fail;
 	} else if (tls && (rc = rnsc_tlsio_server_ctx(cfg, &t->ssl_ctx))) {
+		goto fail;
+	}
+	if (tls && !(t->bio_method = rnsc_tlsio_bio_method_new())) {
+		rc = cfg->fail(cfg->cctx, NULL, RNSC_ERR_NOMEM, "cannot create a TLS socket method");
 		goto fail;
 	}
 	if (proto->configure && (rc = proto->configure(t, cfg)))

@@ -80,6 +80,7 @@ struct rnsc_stream {
 	int reconnecting, never_connected, given_up;
 	/* TLS: ctx owned by clients and servers, borrowed by children */
 	SSL_CTX *ssl_ctx;
+	BIO_METHOD *bio_method;
 	rnsc_tlsio_peer peer;
 	rnsc_tlsio io;
 	/* framing */

@@ -4,7 +4,6 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -221,11 +220,9 @@ int rnsc_tlsio_client_ctx(const rnsc_iface_config *cfg, const char *target_host,
 /*
  * OpenSSL's socket BIO writes with write(2), which raises SIGPIPE on a connection the peer
  * reset, and the daemon does not ignore SIGPIPE. This BIO does the same I/O with
- * send(MSG_NOSIGNAL). The method is built once and never changes afterwards.
+ * send(MSG_NOSIGNAL). The method belongs to the interface owning the SSL_CTX (no global:
+ * the plugin may be unloaded).
  */
-static BIO_METHOD *nsp_method;
-static pthread_once_t nsp_once = PTHREAD_ONCE_INIT;
-
 static int nsp_write(BIO *b, const char *buf, int len)
 {
 	int fd = (int)(intptr_t)BIO_get_data(b);
@@ -260,17 +257,23 @@ static int nsp_create(BIO *b)
 	return 1;
 }
 
-static void nsp_build(void)
+BIO_METHOD *rnsc_tlsio_bio_method_new(void)
 {
-	BIO_METHOD *m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK, "rnsc socket");
+	BIO_METHOD *m = BIO_meth_new(BIO_TYPE_SOURCE_SINK, "rnsc socket");
 	if (m && BIO_meth_set_write(m, nsp_write) && BIO_meth_set_read(m, nsp_read) &&
 	    BIO_meth_set_ctrl(m, nsp_ctrl) && BIO_meth_set_create(m, nsp_create))
-		nsp_method = m;
-	else if (m)
-		BIO_meth_free(m);
+		return m;
+	BIO_meth_free(m);
+	return NULL;
 }
 
-int rnsc_tlsio_start(rnsc_tlsio *c, SSL_CTX *ctx, int fd, int server, const rnsc_tlsio_peer *peer)
+void rnsc_tlsio_bio_method_free(BIO_METHOD *m)
+{
+	BIO_meth_free(m);
+}
+
+int rnsc_tlsio_start(rnsc_tlsio *c, SSL_CTX *ctx, BIO_METHOD *bm, int fd, int server,
+		     const rnsc_tlsio_peer *peer)
 {
 	memset(c, 0, sizeof(*c));
 	c->fd = fd;
@@ -279,9 +282,8 @@ int rnsc_tlsio_start(rnsc_tlsio *c, SSL_CTX *ctx, int fd, int server, const rnsc
 		c->established = 1;
 		return 0;
 	}
-	pthread_once(&nsp_once, nsp_build);
 	c->ssl = SSL_new(ctx);
-	BIO *bio = nsp_method ? BIO_new(nsp_method) : NULL;
+	BIO *bio = bm ? BIO_new(bm) : NULL;
 	if (!c->ssl || !bio) {
 		BIO_free(bio);
 		goto fail;

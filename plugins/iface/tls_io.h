@@ -66,8 +66,15 @@ typedef struct rnsc_tlsio {
 	const rnsc_tlsio_peer *peer; /* clients only; borrowed */
 } rnsc_tlsio;
 
-/* Binds fd to a new SSL of ctx (ctx NULL: plain). Returns 0 or RNSC_ERR_NOMEM. */
-int rnsc_tlsio_start(rnsc_tlsio *c, SSL_CTX *ctx, int fd, int server, const rnsc_tlsio_peer *peer);
+/* A BIO method doing socket I/O with send(MSG_NOSIGNAL) (OpenSSL's own socket BIO uses
+ * write(2) and so raises SIGPIPE). Owned like the SSL_CTX it goes with; NULL on OOM. */
+BIO_METHOD *rnsc_tlsio_bio_method_new(void);
+void rnsc_tlsio_bio_method_free(BIO_METHOD *m);
+
+/* Binds fd to a new SSL of ctx doing its I/O through bm (ctx NULL: plain). Returns 0 or
+ * RNSC_ERR_NOMEM. */
+int rnsc_tlsio_start(rnsc_tlsio *c, SSL_CTX *ctx, BIO_METHOD *bm, int fd, int server,
+		     const rnsc_tlsio_peer *peer);
 /* Advances the handshake: 0 when established (pin checked), WANT_READ/WANT_WRITE, or
  * RNSC_TLSIO_ERR/EOF with why filled ("certificate has expired", "pin mismatch ..."). */
 int rnsc_tlsio_handshake(rnsc_tlsio *c, char *why, size_t cap);
