@@ -25,6 +25,7 @@
 
 #include <openssl/evp.h>
 #include <openssl/pem.h>
+#include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
@@ -792,6 +793,100 @@ static void test_tls_garbage(void)
 	teardown();
 }
 
+/* A TLS client of our own (no verification: the server side is under test). */
+static SSL *tls_raw_connect(unsigned port, SSL_CTX **ctxp)
+{
+	int fd = raw_connect(port);
+	if (fd < 0)
+		return NULL;
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+	SSL *s = ctx ? SSL_new(ctx) : NULL;
+	*ctxp = ctx;
+	if (!s || SSL_set_fd(s, fd) != 1)
+		return NULL;
+	uint64_t end = mono_ms() + 5000;
+	while (mono_ms() < end) {
+		int r = SSL_connect(s);
+		if (r == 1)
+			return s;
+		int e = SSL_get_error(s, r);
+		if (e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE)
+			break;
+		rnsc_loop_run_once(L, 10);
+	}
+	SSL_free(s);
+	close(fd);
+	return NULL;
+}
+
+static void tls_raw_send(SSL *s, const void *p, size_t n)
+{
+	uint64_t end = mono_ms() + 5000;
+	size_t put = 0;
+	while (mono_ms() < end) {
+		if (SSL_write_ex(s, p, n, &put) == 1)
+			return;
+		int e = SSL_get_error(s, 0);
+		if (e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE)
+			return;
+		rnsc_loop_run_once(L, 10);
+	}
+}
+
+static void tls_raw_close(SSL *s, SSL_CTX *ctx)
+{
+	int fd = SSL_get_fd(s);
+	SSL_free(s);
+	SSL_CTX_free(ctx);
+	close(fd);
+}
+
+/* HDLC inside TLS: garbage, runts, oversize and half frames are counted, never a crash. */
+static void test_tls_bad_hdlc(void)
+{
+	CU_ASSERT_FATAL(setup() == 0);
+	rnsc_iface *srv = tls_server("TLSServerInterface", "srv", 0, "srv", NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
+	SSL_CTX *ctx = NULL;
+	SSL *s = tls_raw_connect(port_of(srv), &ctx);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_FATAL(run_until(child_online, NULL, 5000));
+	static uint8_t payload[16401], enc[2 * 16401 + 2];
+	memset(payload, 0x41, sizeof(payload));
+	tls_raw_send(s, "hello", 5); /* garbage before any FLAG */
+	int n = rnsc_hdlc_encode(enc, sizeof(enc), payload, 10); /* runt */
+	tls_raw_send(s, enc, (size_t)n);
+	n = rnsc_hdlc_encode(enc, sizeof(enc), payload, 16401); /* HW_MTU + IFAC + 1 */
+	tls_raw_send(s, enc, (size_t)n);
+	n = rnsc_hdlc_encode(enc, sizeof(enc), payload, 16400); /* the largest accepted */
+	tls_raw_send(s, enc, (size_t)n);
+	n = rnsc_hdlc_encode(enc, sizeof(enc), payload, 20); /* the smallest accepted */
+	tls_raw_send(s, enc, (size_t)n);
+	static const uint8_t runt2[] = {0x7E, 0x7D, 0x7D, 0x7D, 0x7E};
+	tls_raw_send(s, runt2, sizeof(runt2));
+	size_t want = 2;
+	CU_ASSERT(run_until(have_rx, &want, 5000));
+	CU_ASSERT_EQUAL(nrx, 2);
+	if (nrx == 2) {
+		CU_ASSERT(rx[0].len == 16400 && memcmp(rx[0].data, payload, 16400) == 0);
+		CU_ASSERT(rx[1].len == 20 && memcmp(rx[1].data, payload, 20) == 0);
+	}
+	tls_raw_send(s, enc, 12); /* half a frame, then the peer vanishes */
+	run_for(100);
+	tls_raw_close(s, ctx);
+	CU_ASSERT(run_until(no_child, NULL, 5000));
+	rnsc_iface_status st;
+	rnsc_iface_status_get(srv, &st);
+	CU_ASSERT_EQUAL(st.drops[RNSC_IFACE_DROP_GARBAGE], 5);
+	CU_ASSERT_EQUAL(st.drops[RNSC_IFACE_DROP_RUNT], 2);
+	CU_ASSERT_EQUAL(st.drops[RNSC_IFACE_DROP_OVERSIZE], 1);
+	CU_ASSERT_EQUAL(st.drops[RNSC_IFACE_DROP_PARTIAL], 1);
+	CU_ASSERT_EQUAL(st.stats.rx_packets, 2);
+	CU_ASSERT(rnsc_iface_online(srv));
+	teardown();
+}
+
 static void expect_error(const char *text, int code, const char *needle1, const char *needle2)
 {
 	rnsc_config_error err;
@@ -1240,6 +1335,7 @@ int main(void)
 	CU_add_test(s, "tls: expired certificate refused (Python server)", test_tls_expired);
 	CU_add_test(s, "tls: Python ssl client to rnsc server", test_tls_python_client);
 	CU_add_test(s, "tls: garbage and silence instead of a handshake", test_tls_garbage);
+	CU_add_test(s, "tls: garbage, runts, oversize, half frames inside TLS", test_tls_bad_hdlc);
 	CU_add_test(s, "tls/ws: config errors name section and option", test_tls_config_errors);
 	CU_add_test(s, "ws: exchange over ws://", test_ws_exchange);
 	CU_add_test(s, "ws: exchange over wss://", test_wss_exchange);
