@@ -979,6 +979,14 @@ static void test_ws_reconnect(void)
 	reconnect("WebSocketServerInterface", "WebSocketClientInterface", NULL, NULL);
 }
 
+static void test_wss_reconnect(void)
+{
+	char o[512];
+	snprintf(o, sizeof(o), "    tls = yes\n    ca_file = %s/ca.pem\n    server_name = localhost\n",
+		 dir);
+	reconnect("WebSocketServerInterface", "WebSocketClientInterface", "    tls = yes\n", o);
+}
+
 static void test_wss_refused(void)
 {
 	CU_ASSERT_FATAL(setup() == 0);
@@ -1216,8 +1224,18 @@ static void test_ws_raw_client(void)
 	close(fd);
 	CU_ASSERT(run_until(no_child, NULL, 5000));
 
+	/* 6. The server going away says so: close 1001 to an open session. */
+	fd = ws_raw_open(port, "/rns");
+	read_http(fd, http, sizeof(http));
+	CU_ASSERT(strncmp(http, "HTTP/1.1 101 ", 13) == 0);
+	CU_ASSERT_FATAL(run_until(child_online, NULL, 5000));
+	rnsc_iface_close(last_child);
+	expect_close(fd, 1001);
+	close(fd);
+	CU_ASSERT(run_until(no_child, NULL, 5000));
 	rnsc_iface_status st;
 	rnsc_iface_status_get(srv, &st);
+
 	CU_ASSERT_EQUAL(st.drops[RNSC_IFACE_DROP_RUNT], 1);
 	CU_ASSERT_EQUAL(st.drops[RNSC_IFACE_DROP_OVERSIZE], 2);
 	CU_ASSERT_EQUAL(st.drops[RNSC_IFACE_DROP_PARTIAL], 1);
@@ -1340,6 +1358,7 @@ int main(void)
 	CU_add_test(s, "ws: exchange over ws://", test_ws_exchange);
 	CU_add_test(s, "ws: exchange over wss://", test_wss_exchange);
 	CU_add_test(s, "ws: reconnect after a server restart", test_ws_reconnect);
+	CU_add_test(s, "wss: reconnect after a server restart", test_wss_reconnect);
 	CU_add_test(s, "wss: wrong host refused", test_wss_refused);
 	CU_add_test(s, "ws: raw client: frames, ping, close codes, bad handshakes",
 		    test_ws_raw_client);

@@ -878,6 +878,13 @@ void rnsc_stream_close(void *handle)
 	}
 	if (t->fd >= 0) {
 		if (t->kind != RNSC_STREAM_SERVER) {
+			uint8_t bye[64];
+			char why[64];
+			size_t n = t->online && t->piped && t->tx_off >= t->tx_len && t->proto->bye
+					   ? t->proto->bye(t, bye, sizeof(bye))
+					   : 0;
+			if (n)
+				(void)rnsc_tlsio_write(&t->io, bye, n, why, sizeof(why));
 			rnsc_tlsio_free(&t->io);
 			shutdown(t->fd, SHUT_RDWR);
 		}

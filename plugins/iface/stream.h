@@ -57,6 +57,10 @@ typedef struct rnsc_stream_proto {
 	int (*encode)(rnsc_stream *t, const uint8_t *frame, size_t len);
 	/* The connection is gone: count a partial frame, reset for the next connection. */
 	void (*down)(rnsc_stream *t);
+	/* Optional: the interface is being closed while online; writes a last message (a
+	 * WebSocket close frame) into buf and returns its length (0: none). It is sent with one
+	 * non-blocking write, and only when nothing else is queued. */
+	size_t (*bye)(rnsc_stream *t, uint8_t *buf, size_t cap);
 } rnsc_stream_proto;
 
 struct rnsc_stream {

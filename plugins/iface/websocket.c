@@ -28,6 +28,7 @@
  *    size -> close 1009 (OVERSIZE drop). Fragmented messages are reassembled. Ping is
  *    answered with pong; close is answered with close and the connection is closed.
  *    Messages shorter than the reference's HEADER_MINSIZE are counted as RUNT drops.
+ *    Closing an interface with an open session sends close 1001 (best effort).
  *
  * Byte counts: rx counts delivered packet bytes, tx the framed bytes (WebSocket headers
  * and the HTTP handshake included) handed to the socket or TLS.
@@ -421,6 +422,21 @@ static void ws_down(rnsc_stream *t)
 	s->in_msg = 0;
 }
 
+/* Closing an open session: close 1001 "going away" (RFC 6455 7.4.1), masked from clients. */
+static size_t ws_bye(rnsc_stream *t, uint8_t *buf, size_t cap)
+{
+	ws_state *s = t->fs;
+	uint8_t mask[4], body[2] = {RNSC_WS_CLOSE_GOING_AWAY >> 8, RNSC_WS_CLOSE_GOING_AWAY & 0xFF};
+	if (s->phase != PH_OPEN || cap < RNSC_WS_MAX_HEADER + 2 ||
+	    (is_client(t) && RAND_bytes(mask, sizeof(mask)) != 1))
+		return 0;
+	size_t h = rnsc_ws_build_header(buf, 1, RNSC_WS_OP_CLOSE, 2, is_client(t) ? mask : NULL);
+	memcpy(buf + h, body, 2);
+	if (is_client(t))
+		rnsc_ws_mask(buf + h, 2, mask, 0);
+	return h + 2;
+}
+
 static const rnsc_stream_proto ws_proto = {
 	.client_type = "WebSocketClientInterface",
 	.server_type = "WebSocketServerInterface",
@@ -435,6 +451,7 @@ static const rnsc_stream_proto ws_proto = {
 	.input = ws_input,
 	.encode = ws_encode,
 	.down = ws_down,
+	.bye = ws_bye,
 };
 
 static const char *const ws_types[] = {"WebSocketClientInterface", "WebSocketServerInterface",
