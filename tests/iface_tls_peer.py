@@ -7,6 +7,8 @@
   client PORT CAFILE NAME   connects to an rnsc TLSServerInterface, verifies it against
                             CAFILE for NAME, sends one HDLC frame, reads one HDLC frame
                             back and prints "RESULT ok <version> <hex of the frame>".
+  client12 PORT CAFILE NAME the same offering TLS 1.2 at most: prints "RESULT refused
+                            <reason>" when the server will not speak it.
 
 Every output line is flushed at once; the process exits when stdin closes.
 """
@@ -53,11 +55,19 @@ def hdlc(data):
     return b"\x7e" + body + b"\x7e"
 
 
-def client(port, cafile, name):
+def client(port, cafile, name, tls12=False):
     ctx = ssl.create_default_context(cafile=cafile)
-    ctx.minimum_version = ssl.TLSVersion.TLSv1_3
+    if tls12:
+        ctx.maximum_version = ssl.TLSVersion.TLSv1_2
+    else:
+        ctx.minimum_version = ssl.TLSVersion.TLSv1_3
     s = socket.create_connection(("127.0.0.1", int(port)), timeout=10)
-    t = ctx.wrap_socket(s, server_hostname=name)
+    try:
+        t = ctx.wrap_socket(s, server_hostname=name)
+    except (ssl.SSLError, OSError) as e:
+        out("RESULT refused %s" % e)
+        sys.stdin.readline()
+        return
     t.sendall(hdlc(bytes(range(100, 140)) + b"\x7e\x7d"))
     buf = b""
     while buf.count(b"\x7e") < 2 or len(buf) < 3:
@@ -76,4 +86,4 @@ if __name__ == "__main__":
     if sys.argv[1] == "serve":
         serve(sys.argv[2], sys.argv[3])
     else:
-        client(sys.argv[2], sys.argv[3], sys.argv[4])
+        client(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[1] == "client12")

@@ -766,6 +766,30 @@ static void test_tls_python_client(void)
 	teardown();
 }
 
+/* TLS 1.3 only: a client offering at most TLS 1.2 gets no session. */
+static void test_tls_no_tls12(void)
+{
+	CU_ASSERT_FATAL(setup() == 0);
+	rnsc_iface *srv = tls_server("TLSServerInterface", "srv", 0, "srv", NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
+	char port[16], ca[512];
+	snprintf(port, sizeof(port), "%u", port_of(srv));
+	snprintf(ca, sizeof(ca), "%s/ca.pem", dir);
+	peer p;
+	char *argv[] = {"client12", port, ca, "localhost", NULL};
+	CU_ASSERT_FATAL(peer_start(&p, argv) == 0);
+	cur_peer = &p;
+	CU_ASSERT(run_until(peer_has, "RESULT ", 20000));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.buf, "RESULT refused"));
+	CU_ASSERT(run_until(log_has, "unsupported protocol", 5000));
+	if (!strstr(p.buf, "RESULT refused") || !strstr(logbuf, "unsupported protocol"))
+		fprintf(stderr, "peer said: %s\nlog:\n%s", p.buf, logbuf);
+	CU_ASSERT_EQUAL(nrx, 0);
+	peer_stop(&p);
+	CU_ASSERT(run_until(no_child, NULL, 5000));
+	teardown();
+}
+
 /* Not TLS at all, and silence: the server drops both and stays up. */
 static void test_tls_garbage(void)
 {
@@ -1352,6 +1376,7 @@ int main(void)
 	CU_add_test(s, "tls: pin mismatch refused", test_tls_pin_mismatch);
 	CU_add_test(s, "tls: expired certificate refused (Python server)", test_tls_expired);
 	CU_add_test(s, "tls: Python ssl client to rnsc server", test_tls_python_client);
+	CU_add_test(s, "tls: a TLS 1.2 client is refused", test_tls_no_tls12);
 	CU_add_test(s, "tls: garbage and silence instead of a handshake", test_tls_garbage);
 	CU_add_test(s, "tls: garbage, runts, oversize, half frames inside TLS", test_tls_bad_hdlc);
 	CU_add_test(s, "tls/ws: config errors name section and option", test_tls_config_errors);

@@ -391,7 +391,9 @@ static void io_cb(void *ud, int fd, unsigned events)
 		handshake_step(t);
 		return;
 	}
-	if (events & (RNSC_IFACE_EV_READ | RNSC_IFACE_EV_ERROR))
+	/* A TLS read that wanted the socket writable is retried on the write event too. */
+	if ((events & (RNSC_IFACE_EV_READ | RNSC_IFACE_EV_ERROR)) ||
+	    ((events & RNSC_IFACE_EV_WRITE) && t->tx_off >= t->tx_len))
 		do_read(t);
 	/* TLS may want the socket writable to finish a read, or readable to finish a write:
 	 * both directions are retried on any event while bytes are queued. */
