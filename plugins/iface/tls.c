@@ -14,8 +14,10 @@
  *   server: listen_ip, listen_port, certificate (PEM, chain allowed), private_key (PEM)
  *   client: target_host, target_port, ca_file (PEM CAs: chain, dates and host name are
  *           verified) and/or pinned_sha256 (the server certificate's SHA-256 fingerprint,
- *           hex, colons allowed), server_name (SNI and the name checked; default
- *           target_host), max_reconnect_tries, reconnect_wait (seconds, default 5)
+ *           hex, colons allowed; with a pin alone the pin is the whole check, as with
+ *           SSH host keys), server_name (SNI, and the name checked against the
+ *           certificate with ca_file; default target_host), max_reconnect_tries,
+ *           reconnect_wait (seconds, default 5, doubling per failed attempt up to 60)
  *   both:   bitrate, ifac_size (HW_MTU as the TCP interface: optimise_mtu of the
  *           bitrate), handshake_timeout (seconds, default 10)
  * Bad settings fail open() naming the option; failed handshakes (expired, untrusted or

@@ -269,6 +269,10 @@ static void feed_frames(rnsc_stream *t, const uint8_t *p, size_t n)
 		/* A frame never exceeds rcap (the header check refuses longer ones), so a full
 		 * buffer always holds a complete frame and the loop makes progress. */
 		size_t take = s->rcap - s->rlen < n ? s->rcap - s->rlen : n;
+		if (!take) { /* cannot happen (see above); never spin if it did */
+			fail_ws(t, RNSC_WS_CLOSE_TOO_BIG, "frame buffer full");
+			return;
+		}
 		memcpy(s->rbuf + s->rlen, p, take);
 		s->rlen += take;
 		p += take;
