@@ -911,6 +911,88 @@ static void test_tls_bad_hdlc(void)
 	teardown();
 }
 
+/* Frames received by the backpressure test: sequence numbers and content checked. */
+static const unsigned *bp_want; /* the accepted sequence numbers, in order */
+static size_t bp_nwant, bp_idx;
+static int bp_bad;
+static int bp_frame(void *ud, const uint8_t *f, size_t len)
+{
+	(void)ud;
+	uint32_t seq = (uint32_t)f[0] << 24 | (uint32_t)f[1] << 16 | (uint32_t)f[2] << 8 | f[3];
+	if (len != 16400 || bp_idx >= bp_nwant || seq != bp_want[bp_idx])
+		bp_bad++;
+	for (size_t j = 4; j < len && !bp_bad; j++)
+		if (f[j] != (uint8_t)(seq + j))
+			bp_bad++;
+	bp_idx++;
+	return 0;
+}
+
+/* A peer that does not read: partial TLS writes from a moving, growing queue, the 4 MiB
+ * limit counted as TXQUEUE drops; then every queued frame arrives intact and in order. */
+static void test_tls_backpressure(void)
+{
+	CU_ASSERT_FATAL(setup() == 0);
+	rnsc_iface *srv = tls_server("TLSServerInterface", "srv", 0, "srv", NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
+	SSL_CTX *ctx = NULL;
+	SSL *s = tls_raw_connect(port_of(srv), &ctx);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_FATAL(run_until(child_online, NULL, 5000));
+	static uint8_t f[16400];
+	unsigned ok = 0, dropped = 0, sent_seq[1200];
+	for (uint32_t seq = 0; seq < 1200; seq++) { /* 19.7 MB: beyond any socket buffers + 4 MiB */
+		f[0] = (uint8_t)(seq >> 24);
+		f[1] = (uint8_t)(seq >> 16);
+		f[2] = (uint8_t)(seq >> 8);
+		f[3] = (uint8_t)seq;
+		for (size_t j = 4; j < sizeof(f); j++)
+			f[j] = (uint8_t)(seq + j);
+		int rc = rnsc_iface_send(last_child, f, sizeof(f));
+		if (rc == 0)
+			sent_seq[ok++] = seq;
+		else if (rc == RNSC_ERR_TOOBIG)
+			dropped++;
+		if (seq % 100 == 99)
+			rnsc_loop_run_once(L, 0); /* some writes between bursts move the queue */
+	}
+	CU_ASSERT(dropped > 0);
+	CU_ASSERT(ok + dropped == 1200);
+	rnsc_iface_status st;
+	rnsc_iface_status_get(last_child, &st);
+	CU_ASSERT_EQUAL(st.drops[RNSC_IFACE_DROP_TXQUEUE], dropped);
+
+	static uint8_t dbuf[16400], rbuf[65536];
+	rnsc_hdlc_decoder dec;
+	rnsc_hdlc_decoder_init(&dec, dbuf, sizeof(dbuf));
+	bp_want = sent_seq;
+	bp_nwant = ok;
+	bp_idx = 0;
+	bp_bad = 0;
+	size_t frames = 0;
+	uint64_t end = mono_ms() + 20000;
+	while (mono_ms() < end && (size_t)dec.stats.frames < ok) {
+		size_t got = 0;
+		if (SSL_read_ex(s, rbuf, sizeof(rbuf), &got) == 1) {
+			rnsc_hdlc_decoder_feed(&dec, rbuf, got, bp_frame, NULL);
+			continue;
+		}
+		int e = SSL_get_error(s, 0);
+		if (e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE)
+			break;
+		rnsc_loop_run_once(L, 10);
+	}
+	frames = (size_t)dec.stats.frames;
+	CU_ASSERT_EQUAL(frames, ok);
+	CU_ASSERT_EQUAL(bp_bad, 0);
+	CU_ASSERT_EQUAL(bp_idx, ok);
+	rnsc_iface_status_get(last_child, &st);
+	CU_ASSERT_EQUAL(st.stats.tx_packets, ok);
+	tls_raw_close(s, ctx);
+	CU_ASSERT(run_until(no_child, NULL, 5000));
+	teardown();
+}
+
 static void expect_error(const char *text, int code, const char *needle1, const char *needle2)
 {
 	rnsc_config_error err;
@@ -1379,6 +1461,8 @@ int main(void)
 	CU_add_test(s, "tls: a TLS 1.2 client is refused", test_tls_no_tls12);
 	CU_add_test(s, "tls: garbage and silence instead of a handshake", test_tls_garbage);
 	CU_add_test(s, "tls: garbage, runts, oversize, half frames inside TLS", test_tls_bad_hdlc);
+	CU_add_test(s, "tls: a peer that does not read: queue limit, then all in order",
+		    test_tls_backpressure);
 	CU_add_test(s, "tls/ws: config errors name section and option", test_tls_config_errors);
 	CU_add_test(s, "ws: exchange over ws://", test_ws_exchange);
 	CU_add_test(s, "ws: exchange over wss://", test_wss_exchange);
