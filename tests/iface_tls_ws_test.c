@@ -1400,6 +1400,24 @@ static void test_ws_raw_server(void)
 			CU_ASSERT(!rnsc_iface_online(cli));
 		} else {
 			CU_ASSERT(run_until(is_online, cli, 5000));
+			/* A ping from the server: the client answers with a masked pong. */
+			raw_send(fd, "\x89\x02" "ab", 4);
+			uint8_t pg[8];
+			int peof;
+			CU_ASSERT_EQUAL(raw_recv(fd, pg, 8, 5000, &peof), 8);
+			CU_ASSERT(pg[0] == 0x8A && pg[1] == 0x82 && (pg[6] ^ pg[2]) == 'a' &&
+				  (pg[7] ^ pg[3]) == 'b');
+			/* A message from the client is masked too, and unmasks to the packet. */
+			uint8_t pkt[40];
+			for (int i = 0; i < 40; i++)
+				pkt[i] = (uint8_t)(i * 3);
+			CU_ASSERT_EQUAL(rnsc_iface_send(cli, pkt, sizeof(pkt)), 0);
+			uint8_t m[46];
+			CU_ASSERT_EQUAL(raw_recv(fd, m, sizeof(m), 5000, &peof), sizeof(m));
+			int same = m[0] == 0x82 && m[1] == (0x80 | 40);
+			for (int i = 0; i < 40 && same; i++)
+				same = (m[6 + i] ^ m[2 + (i & 3)]) == pkt[i];
+			CU_ASSERT(same);
 			uint8_t fr[64], pl[30] = {0};
 			size_t fl = ws_frame(fr, 0x82, pl, sizeof(pl), 1); /* masked: not allowed */
 			raw_send(fd, fr, fl);
