@@ -1351,49 +1351,110 @@ static void test_ws_raw_client(void)
 	teardown();
 }
 
+/* Accepts the rnsc client's connection on ls and answers its opening handshake (with a
+ * corrupted accept value when corrupt). Returns the fd or -1. */
+static int raw_ws_accept(int ls, int corrupt)
+{
+	int fd = -1;
+	uint64_t end = mono_ms() + 5000;
+	while (fd < 0 && mono_ms() < end) {
+		fd = accept(ls, NULL, NULL);
+		if (fd < 0)
+			rnsc_loop_run_once(L, 10);
+	}
+	if (fd < 0)
+		return -1;
+	char req[2048], resp[512];
+	read_http(fd, req, sizeof(req));
+	CU_ASSERT(strncmp(req, "GET / HTTP/1.1\r\n", 16) == 0);
+	const char *k = strstr(req, "Sec-WebSocket-Key: ");
+	CU_ASSERT(k != NULL);
+	if (!k) {
+		close(fd);
+		return -1;
+	}
+	char key[25] = {0};
+	memcpy(key, k + 19, 24);
+	/* The accept value, computed here independently of the plugin. */
+	char cat[80];
+	unsigned char md[20];
+	char acc[40];
+	snprintf(cat, sizeof(cat), "%s258EAFA5-E914-47DA-95CA-C5AB0DC85B11", key);
+	EVP_Digest(cat, strlen(cat), md, NULL, EVP_sha1(), NULL);
+	EVP_EncodeBlock((unsigned char *)acc, md, 20);
+	if (corrupt)
+		acc[3] ^= 1;
+	int n = snprintf(resp, sizeof(resp),
+			 "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
+			 "Connection: Upgrade\r\nSec-WebSocket-Accept: %s\r\n\r\n",
+			 acc);
+	raw_send(fd, resp, (size_t)n);
+	return fd;
+}
+
+static int raw_listen(unsigned *port)
+{
+	int ls = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	socklen_t al = sizeof(a);
+	if (ls < 0 || bind(ls, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(ls, 4) != 0)
+		return -1;
+	getsockname(ls, (struct sockaddr *)&a, &al);
+	*port = ntohs(a.sin_port);
+	return ls;
+}
+
+/* ping_interval: pings go out; answered, the session stays; unanswered, it is dropped. */
+static void test_ws_keepalive(void)
+{
+	CU_ASSERT_FATAL(setup() == 0);
+	unsigned port = 0;
+	int ls = raw_listen(&port);
+	CU_ASSERT_FATAL(ls >= 0);
+	rnsc_iface *cli = tls_client("WebSocketClientInterface", "cli", port,
+				     "    ping_interval = 0.2\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cli);
+	int fd = raw_ws_accept(ls, 0);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(run_until(is_online, cli, 5000));
+	int pings = 0, eof = 0;
+	uint64_t end = mono_ms() + 1000;
+	while (mono_ms() < end && !eof) { /* answer every ping for a second */
+		uint8_t pg[10];
+		if (raw_recv(fd, pg, 10, 100, &eof) == 10) {
+			CU_ASSERT(pg[0] == 0x89 && pg[1] == 0x84);
+			CU_ASSERT((pg[6] ^ pg[2]) == 'r' && (pg[9] ^ pg[5]) == 'c');
+			uint8_t pong[6] = {0x8A, 4, 'r', 'n', 's', 'c'};
+			raw_send(fd, pong, sizeof(pong));
+			pings++;
+		}
+	}
+	CU_ASSERT(pings >= 3);
+	CU_ASSERT(rnsc_iface_online(cli));
+	uint64_t t0 = mono_ms();
+	CU_ASSERT(raw_wait_eof(fd, 5000)); /* now silent: dropped after two intervals */
+	CU_ASSERT(mono_ms() - t0 >= 250);
+	CU_ASSERT(run_until(log_has, "did not answer pings", 5000));
+	CU_ASSERT(!rnsc_iface_online(cli));
+	close(fd);
+	close(ls);
+	teardown();
+}
+
 /* An rnsc client against a raw server: a wrong accept value is refused; a masked
  * server frame is answered with close 1002. */
 static void test_ws_raw_server(void)
 {
 	CU_ASSERT_FATAL(setup() == 0);
-	int ls = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
-	struct sockaddr_in a = {.sin_family = AF_INET};
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	socklen_t al = sizeof(a);
-	CU_ASSERT_FATAL(bind(ls, (struct sockaddr *)&a, sizeof(a)) == 0 && listen(ls, 4) == 0);
-	getsockname(ls, (struct sockaddr *)&a, &al);
-	rnsc_iface *cli = tls_client("WebSocketClientInterface", "cli", ntohs(a.sin_port), NULL);
+	unsigned port = 0;
+	int ls = raw_listen(&port);
+	CU_ASSERT_FATAL(ls >= 0);
+	rnsc_iface *cli = tls_client("WebSocketClientInterface", "cli", port, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(cli);
-	char req[2048], resp[512];
 	for (int round = 0; round < 2; round++) {
-		int fd = -1;
-		uint64_t end = mono_ms() + 5000;
-		while (fd < 0 && mono_ms() < end) {
-			fd = accept(ls, NULL, NULL);
-			if (fd < 0)
-				rnsc_loop_run_once(L, 10);
-		}
+		int fd = raw_ws_accept(ls, round == 0);
 		CU_ASSERT_FATAL(fd >= 0);
-		read_http(fd, req, sizeof(req));
-		CU_ASSERT(strncmp(req, "GET / HTTP/1.1\r\n", 16) == 0);
-		const char *k = strstr(req, "Sec-WebSocket-Key: ");
-		CU_ASSERT_FATAL(k != NULL);
-		char key[25] = {0};
-		memcpy(key, k + 19, 24);
-		/* The accept value, computed here independently of the plugin. */
-		char cat[80];
-		unsigned char md[20];
-		char acc[40];
-		snprintf(cat, sizeof(cat), "%s258EAFA5-E914-47DA-95CA-C5AB0DC85B11", key);
-		EVP_Digest(cat, strlen(cat), md, NULL, EVP_sha1(), NULL);
-		EVP_EncodeBlock((unsigned char *)acc, md, 20);
-		if (round == 0)
-			acc[3] ^= 1;
-		int n = snprintf(resp, sizeof(resp),
-				 "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
-				 "Connection: Upgrade\r\nSec-WebSocket-Accept: %s\r\n\r\n",
-				 acc);
-		raw_send(fd, resp, (size_t)n);
 		if (round == 0) {
 			CU_ASSERT(run_until(log_has, "wrong Sec-WebSocket-Accept", 5000));
 			CU_ASSERT(raw_wait_eof(fd, 5000));
@@ -1490,5 +1551,6 @@ int main(void)
 	CU_add_test(s, "ws: raw client: frames, ping, close codes, bad handshakes",
 		    test_ws_raw_client);
 	CU_add_test(s, "ws: raw server: bad accept, masked server frame", test_ws_raw_server);
+	CU_add_test(s, "ws: keepalive pings, silence drops the session", test_ws_keepalive);
 	return rnsc_cu_run();
 }

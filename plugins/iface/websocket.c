@@ -8,7 +8,9 @@
  *
  * Options: as the TLS interface (listen_ip/listen_port or target_host/target_port,
  * bitrate, ifac_size, reconnect_wait, max_reconnect_tries, handshake_timeout) plus
- * `path` (the endpoint, default "/") and `tls` (yes: wss://).
+ * `path` (the endpoint, default "/"), `tls` (yes: wss://) and `ping_interval` (seconds;
+ * default 0, off: when set, a ping goes out every interval and a session that stays
+ * silent for two intervals is dropped).
  *
  * Codec choice: a small own codec (ws_codec.c), not libwslay. wslay's event API reads
  * and writes through its own callbacks, keeps its own queues allocated outside the host
@@ -52,6 +54,7 @@ enum { PH_HANDSHAKE = 0, PH_OPEN = 1, PH_CLOSING = 2 };
 
 typedef struct ws_cfg {
 	char path[256];
+	uint64_t ping_ns; /* 0: no keepalive pings */
 } ws_cfg;
 
 typedef struct ws_state {
@@ -64,6 +67,8 @@ typedef struct ws_state {
 	int in_msg; /* a fragmented message is being reassembled */
 	size_t mlen;
 	uint8_t *msg;
+	rnsc_iface_timer *ping;
+	uint64_t last_rx_ns;
 } ws_state;
 
 static int ws_configure(rnsc_stream *t, const rnsc_iface_config *cfg)
@@ -79,10 +84,17 @@ static int ws_configure(rnsc_stream *t, const rnsc_iface_config *cfg)
 	if (!ok)
 		return cfg->fail(cfg->cctx, "path", RNSC_ERR_CONFIG_VALUE,
 				 "must start with \"/\" and hold no spaces or control characters");
+	double ping = 0;
+	if ((rc = cfg->get_float(cfg->cctx, "ping_interval", &ping)) && rc != RNSC_ERR_NOTFOUND)
+		return rc;
+	if (!(ping >= 0 && ping <= 3600))
+		return cfg->fail(cfg->cctx, "ping_interval", RNSC_ERR_CONFIG_VALUE,
+				 "must be between 0 (off) and 3600 seconds");
 	ws_cfg *c = rnsc_stream_alloc(t, sizeof(*c));
 	if (!c)
 		return cfg->fail(cfg->cctx, NULL, RNSC_ERR_NOMEM, "out of memory");
 	memcpy(c->path, path, n + 1);
+	c->ping_ns = (uint64_t)(ping * 1e9);
 	t->pcfg = c;
 	return 0;
 }
@@ -115,6 +127,8 @@ static int ws_new(rnsc_stream *t)
 static void ws_free(rnsc_stream *t)
 {
 	ws_state *s = t->fs;
+	if (s->ping)
+		t->host->timer_del(t->host->hctx, s->ping);
 	rnsc_stream_free(t, s->rbuf);
 	rnsc_stream_free(t, s->msg);
 	rnsc_stream_free(t, s);
@@ -315,6 +329,35 @@ static void refuse(rnsc_stream *t, int status, const char *why)
 	rnsc_stream_close_after_flush(t, why);
 }
 
+/* Keepalive: a ping every ping_interval; a session silent for two intervals is dead
+ * (proxies and NATs drop idle connections without telling either end). */
+static void ping_cb(void *ud)
+{
+	rnsc_stream *t = ud;
+	ws_state *s = t->fs;
+	const ws_cfg *c = t->pcfg;
+	if (s->phase != PH_OPEN || !rnsc_stream_connected(t))
+		return;
+	if (t->host->now_ns(t->host->hctx) - s->last_rx_ns > 2 * c->ping_ns) {
+		rnsc_stream_log(t, RNSC_LOG_WARNING, "WebSocket peer %s:%u of %s did not answer pings",
+				t->addr, (unsigned)t->port, t->name);
+		rnsc_stream_lost(t, "no answer to ping");
+		return;
+	}
+	(void)put_frame(t, RNSC_WS_OP_PING, (const uint8_t *)"rnsc", 4, 0);
+}
+
+static void opened(rnsc_stream *t)
+{
+	ws_state *s = t->fs;
+	const ws_cfg *c = t->pcfg;
+	s->phase = PH_OPEN;
+	s->last_rx_ns = t->host->now_ns(t->host->hctx);
+	if (c->ping_ns && (s->ping || t->host->timer_new(t->host->hctx, ping_cb, t, &s->ping) == 0))
+		t->host->timer_start(t->host->hctx, s->ping, c->ping_ns, c->ping_ns);
+	rnsc_stream_set_online(t);
+}
+
 static void handshake_input(rnsc_stream *t, const uint8_t *p, size_t n)
 {
 	ws_state *s = t->fs;
@@ -366,8 +409,7 @@ static void handshake_input(rnsc_stream *t, const uint8_t *p, size_t n)
 		if (rnsc_stream_tx(t, r, (size_t)rn) != 0)
 			return;
 	}
-	s->phase = PH_OPEN;
-	rnsc_stream_set_online(t);
+	opened(t);
 	/* Bytes after the header block (a frame sent right behind it) and what did not fit. */
 	uint8_t rest[WS_HS_MAX];
 	size_t nrest = s->hlen - end;
@@ -380,6 +422,7 @@ static void handshake_input(rnsc_stream *t, const uint8_t *p, size_t n)
 static void ws_input(rnsc_stream *t, const uint8_t *p, size_t n)
 {
 	ws_state *s = t->fs;
+	s->last_rx_ns = t->host->now_ns(t->host->hctx);
 	if (s->phase == PH_HANDSHAKE)
 		handshake_input(t, p, n);
 	else if (s->phase == PH_OPEN)
@@ -421,6 +464,8 @@ static void ws_down(rnsc_stream *t)
 	ws_state *s = t->fs;
 	if (s->phase == PH_OPEN && (s->in_msg || s->rlen))
 		rnsc_stream_drop(t, RNSC_IFACE_DROP_PARTIAL, 1);
+	if (s->ping)
+		t->host->timer_stop(t->host->hctx, s->ping);
 	s->phase = PH_HANDSHAKE;
 	s->hlen = s->rlen = s->mlen = 0;
 	s->in_msg = 0;
