@@ -4,7 +4,9 @@
 #
 #   ./run.sh main    install what is missing, build, then run the main job:
 #                    rnsc conform (cross-check against the embedded reference), the
-#                    message matrix (rnsc conform --matrix) and
+#                    message matrix (rnsc conform --matrix), a live session between
+#                    the reference's rnsd and rnsc daemon (announces, paths, probes),
+#                    rnsc bench --quick (scenarios in all four pairings) and
 #                    rnsc bench crypto (rnsc vs reference, same run)
 #   ./run.sh test    install what is missing, build, then run the full test suite
 #                    (make check: unit, CLI, vector and cross-check suites)
@@ -51,10 +53,18 @@ case "${1:-}" in
     echo "== rnsc conform --matrix: every message shape the reference defines, four ways =="
     "$build/src/cli/rnsc" conform --matrix
     echo
+    echo "== live session: the reference's rnsd and rnsc daemon on 127.0.0.1 =="
+    RNSC_BUILDDIR="$build" RNSC_VENV="$venv" RNSC_SESSION_DIR="$build/session" \
+      "$here/interop/live_session.sh"
+    echo
+    echo "== rnsc bench --quick: scenarios, rnsc and the reference in all four pairings =="
+    RNSC_VENV="$venv" "$build/src/cli/rnsc" bench --quick --report "$build/bench-scenarios"
+    echo
     echo "== rnsc bench crypto: the crypto bound, rnsc vs reference =="
     "$build/src/cli/rnsc" bench crypto --json "$build/bench-crypto.json"
     echo
-    echo "Reports: $build/conform-report.md, $build/bench-crypto.json"
+    echo "Reports: $build/conform-report.md, $build/session/ (live session logs),"
+    echo "         $build/bench-scenarios/scenarios.{md,json,svg}, $build/bench-crypto.json"
     ;;
   test)
     setup

@@ -12,7 +12,7 @@ static const struct {
 } commands[] = {
 	{"plugins", cmd_plugins, "list plugins, their kinds, versions and crypto primitives"},
 	{"conform", cmd_conform, "cross-check rnsc against the embedded reference and vectors"},
-	{"bench", cmd_bench, "benchmarks (bench crypto: primitives per backend vs reference)"},
+	{"bench", cmd_bench, "benchmarks: scenarios vs the reference; bench crypto; bench echo"},
 	{"id", cmd_id, "identity tool: generate, inspect, sign, verify, encrypt, decrypt"},
 	{"daemon", cmd_daemon, "run a Reticulum node from the configuration (like rnsd)"},
 	{"path", cmd_path, "show or request paths (like rnpath: -t, or one destination hash)"},
