@@ -30,6 +30,12 @@ check "bad reps" 2 "$RNSC" bench echo --no-peer --reps 0
 check "missing peer" 3 "$RNSC" bench echo --peer "$tmp/none"
 check "one: bad payload" 1 "$RNSC" bench echo --one tcp single 1 8 1 1 0 0.1 1
 [ -x "$PEER" ] || { fail=$((fail+1)); echo "FAIL the Asio peer $PEER was not built"; }
+LEAN="$B/bench/echo/rnsc-echo"
+[ -x "$LEAN" ] || { fail=$((fail+1)); echo "FAIL the runtime-only runner $LEAN was not built"; }
+check "rnsc-echo: bad arguments" 2 "$LEAN" --one tcp
+check "rnsc-echo: one pool run" 0 "$LEAN" --one tcp pool 2 5000 2 4 0.05 0.2 2
+expect_grep "rnsc-echo prints the result line" "^ECHO impl=rnsc proto=tcp model=pool" "$tmp/out"
+expect_grep "rnsc-echo run had no errors" "err_content=0 err_order=0 err_loss=0 err_disconnect=0 err_drain_timeout=0" "$tmp/out"
 
 for proto in tcp udp; do
   for model in "single 1" "pool 2" "sharded 2"; do
@@ -55,6 +61,7 @@ for c in cells:
         assert c[side]["valid"], (side, c["protocol"], c["io_model"])
         assert c[side]["rt_per_s"] > 0
     assert c["ratio_rt"] > 0
+assert d["settings"]["rnsc_program"].startswith("rnsc-echo"), d["settings"]
 ' "$tmp/e.json"
 expect_grep "markdown has a table per protocol" "^## udp" "$tmp/e.md"
 expect_grep "svg written" "<svg" "$tmp/e-throughput.svg"

@@ -51,6 +51,7 @@ typedef struct matrix_opts {
 	double warmup, measure, drain;
 	int reps;
 	const char *peer;
+	const char *lean; /* bench/echo/rnsc-echo, or NULL: this binary's --one */
 } matrix_opts;
 
 /* ---- one process ------------------------------------------------------------------- */
@@ -186,8 +187,8 @@ static void run_cell(cell *c, const matrix_opts *mo, const char *self)
 				continue;
 			char *argv[16];
 			int n = 0;
-			argv[n++] = (char *)(peer ? mo->peer : self);
-			if (!peer) {
+			argv[n++] = (char *)(peer ? mo->peer : mo->lean ? mo->lean : self);
+			if (!peer && !mo->lean) {
 				argv[n++] = (char *)"bench";
 				argv[n++] = (char *)"echo";
 			}
@@ -248,8 +249,9 @@ static void write_json(FILE *f, const cell *cells, size_t n, const matrix_opts *
 	fprintf(f, "{\n\"benchmark\": \"echo\",\n");
 	cli_env_json(f);
 	fprintf(f, ",\n\"settings\": {\"warmup_s\": %g, \"measure_s\": %g, \"drain_s\": %g, "
-		   "\"repetitions\": %d, \"reservoir\": %u, \"peer\": ",
-		mo->warmup, mo->measure, mo->drain, mo->reps, ECHO_RESERVOIR);
+		   "\"repetitions\": %d, \"reservoir\": %u, \"rnsc_program\": \"%s\", \"peer\": ",
+		mo->warmup, mo->measure, mo->drain, mo->reps, ECHO_RESERVOIR,
+		mo->lean ? "rnsc-echo (runtime only)" : "rnsc bench echo --one");
 	if (mo->peer)
 		cli_json_str(f, "Boost.Asio (bench/peers/asio_echo.cpp)");
 	else
@@ -413,48 +415,20 @@ static int split(char *s, char **out, int max)
 	return n;
 }
 
-static int run_one(int argc, char **argv)
-{
-	if (argc != 10) {
-		usage(stderr);
-		return CLI_USAGE;
-	}
-	echo_opts o = {0};
-	o.proto = argv[1];
-	if (rnsc_io_model_from_name(argv[2], &o.model) != 0) {
-		fprintf(stderr, "rnsc bench echo: unknown IO model '%s'\n", argv[2]);
-		return CLI_USAGE;
-	}
-	o.threads = (unsigned)strtoul(argv[3], NULL, 10);
-	if (o.model == RNSC_IO_SINGLE)
-		o.threads = 1;
-	o.payload = strtoul(argv[4], NULL, 10);
-	o.clients = (unsigned)strtoul(argv[5], NULL, 10);
-	o.window = (unsigned)strtoul(argv[6], NULL, 10);
-	o.warmup_s = strtod(argv[7], NULL);
-	o.measure_s = strtod(argv[8], NULL);
-	o.drain_s = strtod(argv[9], NULL);
-	echo_result r;
-	if (echo_run_rnsc(&o, &r) != 0)
-		return CLI_FAIL;
-	echo_result_print(stdout, "rnsc", &o, &r);
-	return CLI_OK;
-}
-
-static char *default_peer(void)
+/* A program built in this build tree (<top>/src/cli/rnsc is this binary), or NULL. */
+static char *build_tree_program(const char *rel)
 {
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n <= 0)
 		return NULL;
 	self[n] = '\0';
-	/* build tree: <top>/src/cli/rnsc or <top>/src/cli/.libs/rnsc */
 	char *p = strstr(self, "/src/cli/");
 	if (!p)
 		return NULL;
 	*p = '\0';
 	char *out = NULL;
-	if (asprintf(&out, "%s/bench/peers/asio_echo", self) < 0)
+	if (asprintf(&out, "%s/%s", self, rel) < 0)
 		return NULL;
 	if (access(out, X_OK) != 0) {
 		free(out);
@@ -466,7 +440,7 @@ static char *default_peer(void)
 int cmd_bench_echo(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--one"))
-		return run_one(argc - 1, argv + 1);
+		return echo_run_main(argc - 1, argv + 1, "rnsc bench echo");
 	static const struct option opts[] = {
 		{"protocols", required_argument, NULL, 'P'}, {"payloads", required_argument, NULL, 'p'},
 		{"loads", required_argument, NULL, 'l'},     {"models", required_argument, NULL, 'm'},
@@ -546,7 +520,7 @@ int cmd_bench_echo(int argc, char **argv)
 	char *peer_alloc = NULL;
 	if (!no_peer) {
 		if (!peer)
-			peer = peer_alloc = default_peer();
+			peer = peer_alloc = build_tree_program("bench/peers/asio_echo");
 		if (!peer || access(peer, X_OK) != 0) {
 			fprintf(stderr, "rnsc bench echo: the Boost.Asio peer is not built (install "
 					"the Debian package 'libboost-dev' and re-run configure), or pass "
@@ -555,10 +529,15 @@ int cmd_bench_echo(int argc, char **argv)
 		}
 	}
 	mo.peer = no_peer ? NULL : peer;
+	/* rnsc's runs go to the runtime-only binary when it is built (its RSS is the runtime's,
+	 * not that of a binary embedding Python); the reports say which one ran */
+	char *lean = build_tree_program("bench/echo/rnsc-echo");
+	mo.lean = lean;
 	char self[PATH_MAX];
 	ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (sl <= 0) {
 		free(peer_alloc);
+		free(lean);
 		return CLI_SETUP;
 	}
 	self[sl] = '\0';
@@ -569,6 +548,7 @@ int cmd_bench_echo(int argc, char **argv)
 	cell *cells = calloc((size_t)(npl * nsz * nld * nml) + 1, sizeof(cell));
 	if (!cells) {
 		free(peer_alloc);
+		free(lean);
 		return CLI_FAIL;
 	}
 	size_t n = 0;
@@ -588,6 +568,7 @@ int cmd_bench_echo(int argc, char **argv)
 						fprintf(stderr, "rnsc bench echo: bad list entry\n");
 						free(cells);
 						free(peer_alloc);
+						free(lean);
 						return CLI_USAGE;
 					}
 					x->threads = x->model == RNSC_IO_SINGLE ? 1 : th;
@@ -659,5 +640,6 @@ int cmd_bench_echo(int argc, char **argv)
 		fprintf(stderr, "rnsc bench echo: some runs were invalid (see the error counters)\n");
 	free(cells);
 	free(peer_alloc);
+	free(lean);
 	return rc;
 }

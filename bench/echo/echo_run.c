@@ -199,7 +199,11 @@ static void udp_send(int fd, udp_batch *b)
 	}
 }
 
-/* ---- the pool model: the copy of every received buffer runs on a worker ---------- */
+/* ---- the pool model: the copy of a received buffer runs on a worker ----------------
+ * As the runtime's pool model hands over signature checks and decryption, not every
+ * packet: a job under POOL_MIN_JOB bytes is answered on the loop thread when nothing
+ * earlier from that connection is still on a worker (order is kept either way). */
+#define POOL_MIN_JOB 4096u
 
 typedef struct pool_job {
 	struct pool_job *next_free;
@@ -289,6 +293,12 @@ static void srv_tcp_io(rnsc_loop *loop, rnsc_watch *w, int fd, unsigned ev, void
 		return;
 	if (j) {
 		j->len = (size_t)n;
+		if (j->len < POOL_MIN_JOB && !c->jobs) {
+			/* not worth a thread hop, and nothing earlier is still on a worker */
+			srv_echo_tcp(c, j->in, j->len);
+			job_put(c->s, j);
+			return;
+		}
 		if (srv_submit(c, j) != 0)
 			srv_drop(c);
 		return;
@@ -313,6 +323,14 @@ static void srv_udp_io(rnsc_loop *loop, rnsc_watch *w, int fd, unsigned ev, void
 				return;
 			}
 			j->len = (size_t)(j->ub.n - 1) * slot + j->ub.iov[j->ub.n - 1].iov_len;
+			size_t bytes = 0;
+			for (unsigned i = 0; i < j->ub.n; i++)
+				bytes += j->ub.iov[i].iov_len;
+			if (bytes < POOL_MIN_JOB && !c->jobs) {
+				udp_send(fd, &j->ub); /* small: answered on the loop thread */
+				job_put(c->s, j);
+				continue;
+			}
 			if (srv_submit(c, j) != 0)
 				return;
 			continue;
@@ -811,4 +829,34 @@ void echo_result_print(FILE *f, const char *impl, const echo_opts *o, const echo
 	for (int e = 0; e < ECHO_ERR_COUNT; e++)
 		fprintf(f, " err_%s=%llu", echo_err_names[e], (unsigned long long)r->err[e]);
 	fputc('\n', f);
+}
+
+int echo_run_main(int argc, char **argv, const char *who)
+{
+	if (argc != 10) {
+		fprintf(stderr, "usage: %s --one PROTO MODEL THREADS PAYLOAD CLIENTS WINDOW WARMUP "
+				"MEASURE DRAIN\n",
+			who);
+		return 2;
+	}
+	echo_opts o = {0};
+	o.proto = argv[1];
+	if (rnsc_io_model_from_name(argv[2], &o.model) != 0) {
+		fprintf(stderr, "%s: unknown IO model '%s'\n", who, argv[2]);
+		return 2;
+	}
+	o.threads = (unsigned)strtoul(argv[3], NULL, 10);
+	if (o.model == RNSC_IO_SINGLE)
+		o.threads = 1;
+	o.payload = strtoul(argv[4], NULL, 10);
+	o.clients = (unsigned)strtoul(argv[5], NULL, 10);
+	o.window = (unsigned)strtoul(argv[6], NULL, 10);
+	o.warmup_s = strtod(argv[7], NULL);
+	o.measure_s = strtod(argv[8], NULL);
+	o.drain_s = strtod(argv[9], NULL);
+	echo_result r;
+	if (echo_run_rnsc(&o, &r) != 0)
+		return 1;
+	echo_result_print(stdout, "rnsc", &o, &r);
+	return 0;
 }

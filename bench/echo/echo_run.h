@@ -42,6 +42,11 @@ typedef struct echo_result {
  * res->err, not returned. */
 int echo_run_rnsc(const echo_opts *o, echo_result *res);
 
+/* `--one PROTO MODEL THREADS PAYLOAD CLIENTS WINDOW WARMUP MEASURE DRAIN` (argv[0] is
+ * "--one"): one run, its result line on stdout. Returns 0, 1 (the run could not be set up)
+ * or 2 (bad arguments); who names the program in messages. */
+int echo_run_main(int argc, char **argv, const char *who);
+
 /* The result line: "ECHO impl=... proto=... key=value ...". */
 void echo_result_print(FILE *f, const char *impl, const echo_opts *o, const echo_result *r);
 
