@@ -212,6 +212,15 @@ if [ $rc = 0 ] && [ "$(grep -c "Valid reply from <$RNSC_PROBE>" "$tmp/rnprobe_c.
   ok "(b) rnprobe connected to rnsc's TCP server gets 2 of 2 replies"
 else bad "(b) rnprobe direct to rnsc (exit $rc)" "$tmp/rnprobe_c.out" "$tmp/rnsc.log"; fi
 
+# ---- rnsc as the transport node between two reference nodes -------------------------------
+# rnprobe (its own reference node, connected only to rnsc's TCP server) -> rnsc daemon ->
+# rnsd's probe destination: the path request, the data and the proof all cross rnsc.
+timeout 60 "$VENV/bin/rnprobe" --config "$tmp/C" rnstransport.probe "$REF_PROBE" -t 15 -n 2 >"$tmp/rnprobe_via.out" 2>&1; rc=$?
+if [ $rc = 0 ] && [ "$(grep -c "Valid reply from <$REF_PROBE>" "$tmp/rnprobe_via.out")" = 2 ] \
+   && grep -qs "over 2 hops" "$tmp/rnprobe_via.out"; then
+  ok "reference -> rnsc (transport) -> reference: rnprobe gets 2 of 2 replies over 2 hops"
+else bad "rnprobe through rnsc as transport node (exit $rc)" "$tmp/rnprobe_via.out" "$tmp/rnsc.log"; fi
+
 # ---- (c) rnsc probe reaches rnsd's probe destination ---------------------------------------
 timeout 60 "$RNSC" probe --config "$tmp/D" rnstransport.probe "$REF_PROBE" -t 15 -n 2 -v >"$tmp/probe_d.out" 2>&1; rc=$?
 if [ $rc = 0 ] && [ "$(grep -c "Valid reply from <$REF_PROBE>" "$tmp/probe_d.out")" = 2 ] \
