@@ -585,10 +585,16 @@ static int read_iface_opts(rnsc_node *n, const rnsc_config_section *s, rnsc_conf
 	return 0;
 }
 
+/* Failures of the world rather than of the configuration. */
+static int resource_failure(int rc)
+{
+	return rc == RNSC_ERR_NOENT || rc == RNSC_ERR_PERM || rc == RNSC_ERR_IO || rc == RNSC_ERR_SYS;
+}
+
 static int open_ifaces(rnsc_node *n, rnsc_config_error *err)
 {
 	size_t cnt = rnsc_config_iface_count(n->cfg);
-	int opened = 0;
+	int opened = 0, failed = 0;
 	for (size_t k = 0; k < cnt; k++) {
 		rnsc_config_iface ci;
 		int rc = rnsc_config_iface_at(n->cfg, k, &ci, err);
@@ -600,12 +606,24 @@ static int open_ifaces(rnsc_node *n, rnsc_config_error *err)
 			return rc;
 		rc = rnsc_iface_host_open(n->ih, ci.section, ci.name, ci.type, NULL, err);
 		n->pend.set = 0;
+		if (rc && resource_failure(rc) && !n->set.panic_on_interface_error) {
+			/* A missing device, command or address, or a port in use: the interface
+			 * host logged one clear error for it and the others keep working (the
+			 * reference panics here; panic_on_interface_error = yes restores that). */
+			if (err)
+				memset(err, 0, sizeof(*err));
+			failed++;
+			continue;
+		}
 		if (rc)
 			return rc;
 		opened++;
 	}
 	rnsc_log(n->ctx, RNSC_LOG_VERBOSE, WHO, "%d interface%s opened", opened,
 		 opened == 1 ? "" : "s");
+	if (failed)
+		rnsc_log(n->ctx, RNSC_LOG_WARNING, WHO, "%d interface%s could not be started",
+			 failed, failed == 1 ? "" : "s");
 	return 0;
 }
 

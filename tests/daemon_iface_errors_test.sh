@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# A config whose interfaces cannot all start: a serial port that does not exist, a pipe
+# command that does not exist and a TCP port already in use, beside a working TCP server.
+# rnsc daemon logs one clear error per failed interface (naming section and option) and
+# keeps running with the others: a probe through the working interface is answered. With
+# panic_on_interface_error = yes the first failure stops it (exit 3), as the reference does.
+set -u
+B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
+RNSC="$B/src/cli/rnsc"
+PY=${RNSC_VENV:-$B/.venv}/bin/python
+pass=0 fail=0
+ok() { pass=$((pass+1)); echo "ok   $1"; }
+bad() { fail=$((fail+1)); echo "FAIL $1"; shift; for f in "$@"; do [ -f "$f" ] && tail -20 "$f" | sed 's/^/     /'; done; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rnsc-iface-errors.XXXXXX")
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; sleep 0.2; for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done; rm -rf "$tmp"; }
+trap cleanup EXIT
+wait_for() { local end=$((SECONDS + $1)); shift; while [ $SECONDS -lt $end ]; do "$@" && return 0; sleep 0.2; done; return 1; }
+
+# A port held busy by a listener for the whole test, and a free one.
+"$PY" -c '
+import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
+f = socket.socket(); f.bind(("127.0.0.1", 0)); free = f.getsockname()[1]; f.close()
+print(s.getsockname()[1], free, flush=True)
+time.sleep(120)' >"$tmp/ports" &
+pids+=($!)
+wait_for 10 test -s "$tmp/ports" || { echo "FAIL could not reserve ports"; exit 1; }
+read -r BUSY FREE <"$tmp/ports"
+
+mkdir -p "$tmp/A" "$tmp/C"
+cat >"$tmp/A/config" <<EOF
+[reticulum]
+  enable_transport = yes
+  share_instance = no
+  respond_to_probes = yes
+[logging]
+  loglevel = 4
+[interfaces]
+  [[Good TCP]]
+    type = TCPServerInterface
+    enabled = yes
+    listen_ip = 127.0.0.1
+    listen_port = $FREE
+  [[Missing Serial]]
+    type = SerialInterface
+    enabled = yes
+    port = /dev/rnsc-no-such-tty-$$
+    speed = 9600
+  [[Missing Command]]
+    type = PipeInterface
+    enabled = yes
+    command = /nonexistent/rnsc-no-such-program --flag
+  [[Busy Port]]
+    type = TCPServerInterface
+    enabled = yes
+    listen_ip = 127.0.0.1
+    listen_port = $BUSY
+EOF
+cat >"$tmp/C/config" <<EOF
+[reticulum]
+  share_instance = no
+[logging]
+  loglevel = 3
+[interfaces]
+  [[Client]]
+    type = TCPClientInterface
+    enabled = yes
+    target_host = 127.0.0.1
+    target_port = $FREE
+EOF
+
+"$RNSC" daemon --config "$tmp/A" >"$tmp/daemon.log" 2>&1 &
+DPID=$!
+pids+=($DPID)
+if wait_for 20 grep -qs "respond to probe requests" "$tmp/daemon.log"; then ok "daemon started despite three failed interfaces"
+else bad "daemon did not start" "$tmp/daemon.log"; exit 1; fi
+for what in 'Missing Serial\]\] option "port"' 'Missing Command\]\] option "command"' 'Busy Port\]\] .*listen_port'; do
+  n=$(grep -c "\[Error\].*$what" "$tmp/daemon.log")
+  if [ "$n" = 1 ]; then ok "one error: $(grep "\[Error\].*$what" "$tmp/daemon.log" | sed 's/^.*\[Error\] //')"
+  else bad "expected exactly one error matching '$what', saw $n" "$tmp/daemon.log"; fi
+done
+grep -qs "3 interfaces could not be started" "$tmp/daemon.log" && ok "failed interfaces counted" \
+  || bad "no count of failed interfaces" "$tmp/daemon.log"
+
+PROBE=$("$RNSC" id -i "$tmp/A/storage/transport_identity" -H rnstransport.probe | sed -n 's/.*<\([0-9a-f]*\)>.*/\1/p')
+timeout 60 "$RNSC" probe --config "$tmp/C" rnstransport.probe "$PROBE" -t 15 >"$tmp/probe.out" 2>&1; rc=$?
+if [ $rc = 0 ] && grep -qs "Valid reply from <$PROBE>" "$tmp/probe.out"; then
+  ok "the working interface carries a probe and its reply"
+else bad "probe through the working interface (exit $rc)" "$tmp/probe.out" "$tmp/daemon.log"; fi
+kill -0 "$DPID" 2>/dev/null && ok "daemon still running" || bad "daemon died" "$tmp/daemon.log"
+kill -TERM "$DPID"; wait "$DPID" 2>/dev/null
+
+sed -i 's/^  share_instance = no$/  share_instance = no\n  panic_on_interface_error = yes/' "$tmp/A/config"
+timeout 20 "$RNSC" daemon --config "$tmp/A" >"$tmp/panic.log" 2>&1; rc=$?
+if [ $rc = 3 ] && grep -qs "Missing Serial" "$tmp/panic.log" && ! grep -qs "Missing Command" "$tmp/panic.log"; then
+  ok "panic_on_interface_error = yes: the first failure stops the daemon (exit 3)"
+else bad "panic_on_interface_error (exit $rc)" "$tmp/panic.log"; fi
+
+echo "daemon_iface_errors_test: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
