@@ -4,11 +4,13 @@
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "cli.h"
 #include "config.h"
+#include "http_status.h"
 #include "node.h"
 #include "store.h"
 
@@ -29,6 +31,11 @@ static void usage(FILE *f)
 		"  -q, --quiet         log less (repeatable): lowers it by one\n"
 		"  -s, --service       log to DIR/logfile instead of standard output, at the\n"
 		"                      configured loglevel (-v and -q are then ignored, as in rnsd)\n"
+		"      --http PORT     serve GET /status (JSON) and GET /metrics (Prometheus\n"
+		"                      text) on PORT (0: any free port, logged); off by default\n"
+		"      --http-bind ADDR  address for --http (default 127.0.0.1, loopback only)\n"
+		"      --https-cert FILE --https-key FILE\n"
+		"                      serve HTTPS instead, with this PEM certificate and key\n"
 		"      --version       print the version and exit\n"
 		"  -h, --help          show this help\n\n"
 		"Files (in the configuration folder):\n"
@@ -70,8 +77,15 @@ int cmd_daemon(int argc, char **argv)
 		{"config", required_argument, NULL, 'c'}, {"verbose", no_argument, NULL, 'v'},
 		{"quiet", no_argument, NULL, 'q'},	  {"service", no_argument, NULL, 's'},
 		{"version", no_argument, NULL, 'V'},	  {"help", no_argument, NULL, 'h'},
+		{"http", required_argument, NULL, 'H'},	  {"http-bind", required_argument, NULL, 'B'},
+		{"https-cert", required_argument, NULL, 'C'},
+		{"https-key", required_argument, NULL, 'K'},
 		{0, 0, 0, 0}};
 	const char *dir = NULL;
+	rnsc_http_status_options ho = {0};
+	int http = 0;
+	char *end;
+	long port;
 	int verbose = 0, quiet = 0, service = 0, c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "vqsh", opts, NULL)) != -1) {
@@ -80,10 +94,27 @@ int cmd_daemon(int argc, char **argv)
 		case 'v': verbose++; break;
 		case 'q': quiet++; break;
 		case 's': service = 1; break;
+		case 'H':
+			port = strtol(optarg, &end, 10);
+			if (*end || end == optarg || port < 0 || port > 65535) {
+				fprintf(stderr, "rnsc daemon: --http needs a port 0-65535, not '%s'\n",
+					optarg);
+				return CLI_USAGE;
+			}
+			ho.port = (uint16_t)port;
+			http = 1;
+			break;
+		case 'B': ho.bind = optarg; break;
+		case 'C': ho.cert_file = optarg; break;
+		case 'K': ho.key_file = optarg; break;
 		case 'V': printf("rnsc daemon %s\n", PACKAGE_VERSION); return CLI_OK;
 		case 'h': usage(stdout); return CLI_OK;
 		default: usage(stderr); return CLI_USAGE;
 		}
+	}
+	if (!http && (ho.bind || ho.cert_file || ho.key_file)) {
+		fprintf(stderr, "rnsc daemon: --http-bind and --https-* need --http PORT\n");
+		return CLI_USAGE;
 	}
 	if (optind < argc) {
 		fprintf(stderr, "rnsc daemon: unexpected argument '%s'\n", argv[optind]);
@@ -125,6 +156,21 @@ int cmd_daemon(int argc, char **argv)
 		ret = CLI_SETUP;
 		goto out;
 	}
+	rnsc_http_status *hs = NULL;
+	if (http) {
+		char herr[256];
+		if ((rc = rnsc_http_status_start(n, &ho, &hs, herr, sizeof(herr)))) {
+			fprintf(stderr, "rnsc daemon: --http: %s\n", herr);
+			rnsc_node_del(n);
+			ret = CLI_SETUP;
+			goto out;
+		}
+		rnsc_log(env.ctx, RNSC_LOG_NOTICE, "daemon",
+			 "status endpoint on %s://%s%s%s:%u/status and /metrics",
+			 ho.cert_file ? "https" : "http", strchr(ho.bind ? ho.bind : "", ':') ? "[" : "",
+			 ho.bind ? ho.bind : "127.0.0.1", strchr(ho.bind ? ho.bind : "", ':') ? "]" : "",
+			 (unsigned)rnsc_http_status_port(hs));
+	}
 	rnsc_log(env.ctx, RNSC_LOG_NOTICE, "daemon", "started rnsc daemon version %s",
 		 PACKAGE_VERSION);
 	if ((rc = rnsc_node_run(n))) {
@@ -133,6 +179,11 @@ int cmd_daemon(int argc, char **argv)
 		ret = CLI_FAIL;
 	}
 	rnsc_node_log_stats(n);
+	if (hs)
+		rnsc_log(env.ctx, RNSC_LOG_NOTICE, "daemon", "status endpoint: %llu served, %llu refused",
+			 (unsigned long long)rnsc_http_status_served(hs),
+			 (unsigned long long)rnsc_http_status_refused(hs));
+	rnsc_http_status_stop(hs);
 	rnsc_node_del(n);
 	rnsc_log(env.ctx, RNSC_LOG_NOTICE, "daemon", "stopped");
 out:

@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE
+#include "http_status.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "err.h"
+#include "loop.h"
+#include "node_status.h"
+
+/* Limits: a status endpoint needs little, and a hostile client gets no more than this. */
+#define HTTP_MAX_CONNECTIONS 16
+#define HTTP_TIMEOUT_S 10
+#define HTTP_MEMORY_PER_CONNECTION 16384 /* request line and headers must fit */
+#define HTTP_MAX_FILE (64 * 1024)        /* certificate and key files */
+
+struct rnsc_http_status {
+	rnsc_node *node;
+	rnsc_loop *loop;
+	struct MHD_Daemon *mhd;
+	rnsc_watch *w;
+	rnsc_timer *timer;
+	uint16_t port;
+	uint64_t served, refused;
+	char *cert, *key; /* PEM, kept for the daemon's lifetime */
+};
+
+static void rearm(rnsc_http_status *h);
+
+/* libmicrohttpd's log lines go to the node's log, one line each. */
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	(void)cls, (void)fmt, (void)ap; /* its messages are about clients; counted instead */
+}
+
+static enum MHD_Result reply(rnsc_http_status *h, struct MHD_Connection *c, unsigned status,
+			     const char *type, char *body, size_t len, int must_free)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(
+		len, body, must_free ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+	if (!r) {
+		if (must_free)
+			free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, "Content-Type", type);
+	MHD_add_response_header(r, "Cache-Control", "no-store");
+	if (status >= 400) {
+		MHD_add_response_header(r, "Connection", "close");
+		h->refused++;
+	} else {
+		h->served++;
+	}
+	enum MHD_Result rc = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return rc;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+				  const char *method, const char *version, const char *upload,
+				  size_t *upload_size, void **state)
+{
+	(void)version, (void)upload;
+	rnsc_http_status *h = cls;
+	static char not_found[] = "not found: GET /status or /metrics\n";
+	static char bad_method[] = "method not allowed: read-only endpoint\n";
+	static char too_large[] = "request body not accepted\n";
+	static char failed[] = "status unavailable\n";
+	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
+		if (*upload_size)
+			*upload_size = 0; /* discard, then refuse */
+		return reply(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", bad_method,
+			     sizeof(bad_method) - 1, 0);
+	}
+	if (!*state) { /* headers complete; wait for any body to be announced */
+		*state = h;
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		*upload_size = 0;
+		return reply(h, c, MHD_HTTP_CONTENT_TOO_LARGE, "text/plain", too_large,
+			     sizeof(too_large) - 1, 0);
+	}
+	char *body = NULL;
+	size_t len = 0;
+	int rc;
+	if (strcmp(url, "/status") == 0) {
+		rc = rnsc_node_status_json(h->node, &body, &len);
+		if (rc == 0)
+			return reply(h, c, MHD_HTTP_OK, "application/json", body, len, 1);
+	} else if (strcmp(url, "/metrics") == 0) {
+		rc = rnsc_node_status_metrics(h->node, &body, &len);
+		if (rc == 0)
+			return reply(h, c, MHD_HTTP_OK, "text/plain; version=0.0.4", body, len, 1);
+	} else {
+		return reply(h, c, MHD_HTTP_NOT_FOUND, "text/plain", not_found,
+			     sizeof(not_found) - 1, 0);
+	}
+	return reply(h, c, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain", failed,
+		     sizeof(failed) - 1, 0);
+}
+
+static void on_ready(rnsc_loop *loop, rnsc_watch *w, int fd, unsigned ev, void *ud)
+{
+	(void)loop, (void)w, (void)fd, (void)ev;
+	rnsc_http_status *h = ud;
+	MHD_run(h->mhd);
+	rearm(h);
+}
+
+static void on_timer(rnsc_loop *loop, rnsc_timer *t, void *ud)
+{
+	(void)loop, (void)t;
+	rnsc_http_status *h = ud;
+	MHD_run(h->mhd);
+	rearm(h);
+}
+
+/* libmicrohttpd wants MHD_run() again within its timeout even without socket activity
+ * (connection timeouts, pending work). */
+static void rearm(rnsc_http_status *h)
+{
+	MHD_UNSIGNED_LONG_LONG ms = 0;
+	uint64_t delay = 1000 * RNSC_NS_PER_MS;
+	if (MHD_get_timeout(h->mhd, &ms) == MHD_YES)
+		delay = ms < 1000 ? (uint64_t)ms * RNSC_NS_PER_MS : delay;
+	rnsc_loop_timer_rearm(h->loop, h->timer, delay, 0);
+}
+
+static int read_file(const char *path, char **out, char *err, size_t cap, const char *what)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		snprintf(err, cap, "cannot read the %s %s: %s", what, path, strerror(errno));
+		return RNSC_ERR_NOENT;
+	}
+	char *buf = malloc(HTTP_MAX_FILE + 1);
+	size_t n = buf ? fread(buf, 1, HTTP_MAX_FILE + 1, f) : 0;
+	fclose(f);
+	if (!buf)
+		return RNSC_ERR_NOMEM;
+	if (n == 0 || n > HTTP_MAX_FILE) {
+		free(buf);
+		snprintf(err, cap, "the %s %s is empty or larger than %d bytes", what, path,
+			 HTTP_MAX_FILE);
+		return RNSC_ERR_INVAL;
+	}
+	buf[n] = '\0';
+	*out = buf;
+	return 0;
+}
+
+int rnsc_http_status_start(rnsc_node *n, const rnsc_http_status_options *o,
+			   rnsc_http_status **out, char *err, size_t cap)
+{
+	if (!n || !o || !out || !err || !cap)
+		return RNSC_ERR_INVAL;
+	err[0] = '\0';
+	*out = NULL;
+	if (!o->cert_file != !o->key_file) {
+		snprintf(err, cap, "HTTPS needs both a certificate and a key");
+		return RNSC_ERR_INVAL;
+	}
+	struct sockaddr_storage ss;
+	memset(&ss, 0, sizeof(ss));
+	const char *bind_to = o->bind ? o->bind : "127.0.0.1";
+	unsigned flags = MHD_USE_EPOLL;
+	struct sockaddr_in *a4 = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&ss;
+	if (inet_pton(AF_INET, bind_to, &a4->sin_addr) == 1) {
+		a4->sin_family = AF_INET;
+		a4->sin_port = htons(o->port);
+	} else if (inet_pton(AF_INET6, bind_to, &a6->sin6_addr) == 1) {
+		a6->sin6_family = AF_INET6;
+		a6->sin6_port = htons(o->port);
+		flags |= MHD_USE_IPv6;
+	} else {
+		snprintf(err, cap, "'%s' is not an IPv4 or IPv6 address", bind_to);
+		return RNSC_ERR_INVAL;
+	}
+	rnsc_http_status *h = calloc(1, sizeof(*h));
+	if (!h)
+		return RNSC_ERR_NOMEM;
+	h->node = n;
+	h->loop = rnsc_node_loop(n);
+	int rc;
+	if (o->cert_file) {
+		if ((rc = read_file(o->cert_file, &h->cert, err, cap, "certificate")) ||
+		    (rc = read_file(o->key_file, &h->key, err, cap, "key")))
+			goto fail;
+		if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+			snprintf(err, cap, "this libmicrohttpd was built without TLS");
+			rc = RNSC_ERR_IO;
+			goto fail;
+		}
+		flags |= MHD_USE_TLS;
+	}
+	if (h->cert)
+		h->mhd = MHD_start_daemon(
+			flags, o->port, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR, &ss,
+			MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_MAX_CONNECTIONS,
+			MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_TIMEOUT_S,
+			MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_MEMORY_PER_CONNECTION,
+			MHD_OPTION_EXTERNAL_LOGGER, mhd_log, h, MHD_OPTION_STRICT_FOR_CLIENT, 1,
+			MHD_OPTION_HTTPS_MEM_CERT, h->cert,
+			MHD_OPTION_HTTPS_MEM_KEY, h->key, MHD_OPTION_END);
+	else
+		h->mhd = MHD_start_daemon(
+			flags, o->port, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR, &ss,
+			MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_MAX_CONNECTIONS,
+			MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_TIMEOUT_S,
+			MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_MEMORY_PER_CONNECTION,
+			MHD_OPTION_EXTERNAL_LOGGER, mhd_log, h, MHD_OPTION_STRICT_FOR_CLIENT, 1,
+			MHD_OPTION_END);
+	if (!h->mhd) {
+		snprintf(err, cap, "cannot serve HTTP%s on %s port %u (in use, or the certificate "
+				   "and key were refused)",
+			 h->cert ? "S" : "", bind_to, (unsigned)o->port);
+		rc = RNSC_ERR_IO;
+		goto fail;
+	}
+	const union MHD_DaemonInfo *port = MHD_get_daemon_info(h->mhd, MHD_DAEMON_INFO_BIND_PORT);
+	const union MHD_DaemonInfo *efd = MHD_get_daemon_info(h->mhd, MHD_DAEMON_INFO_EPOLL_FD);
+	if (!port || !efd) {
+		snprintf(err, cap, "libmicrohttpd did not report its port and epoll fd");
+		rc = RNSC_ERR_IO;
+		goto fail;
+	}
+	h->port = port->port;
+	if ((rc = rnsc_loop_watch_add(h->loop, efd->epoll_fd, RNSC_EV_READ, on_ready, h, &h->w)) ||
+	    (rc = rnsc_loop_timer_add(h->loop, RNSC_NS_PER_S, 0, on_timer, h, &h->timer))) {
+		snprintf(err, cap, "cannot watch the HTTP server: %s", rnsc_strerror(rc));
+		goto fail;
+	}
+	*out = h;
+	return 0;
+fail:
+	rnsc_http_status_stop(h);
+	return rc;
+}
+
+void rnsc_http_status_stop(rnsc_http_status *h)
+{
+	if (!h)
+		return;
+	if (h->w)
+		rnsc_loop_watch_remove(h->loop, h->w);
+	if (h->timer)
+		rnsc_loop_timer_cancel(h->loop, h->timer);
+	if (h->mhd)
+		MHD_stop_daemon(h->mhd);
+	free(h->cert);
+	if (h->key) {
+		explicit_bzero(h->key, strlen(h->key));
+		free(h->key);
+	}
+	free(h);
+}
+
+uint16_t rnsc_http_status_port(const rnsc_http_status *h)
+{
+	return h ? h->port : 0;
+}
+
+uint64_t rnsc_http_status_served(const rnsc_http_status *h)
+{
+	return h ? h->served : 0;
+}
+
+uint64_t rnsc_http_status_refused(const rnsc_http_status *h)
+{
+	return h ? h->refused : 0;
+}
