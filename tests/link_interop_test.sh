@@ -7,7 +7,8 @@
 # destination, opens a link through the daemon (LINKREQUEST in transport, link table entry,
 # LRPROOF checked and sent back, link MTU clamped) and sends 40 packets of 60..420 bytes
 # with receipts, at most 16 unproved at a time; the server proves each and echoes it back.
-# Checked per pairing: sent = proved = echoed, bytes equal both ways, the server saw every
+# Then directly (the server's own TCPServerInterface, no transport node): reference client to
+# rnsc server and rnsc client to reference server. Checked per pairing: sent = proved = echoed, bytes equal both ways, the server saw every
 # packet and the link close, both ends agree on the link MTU. Every wait is bounded; a
 # reference that cannot start fails the test.
 set -u
@@ -38,9 +39,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-read -r P1 < <("$PY" -c '
+read -r P1 P2 < <("$PY" -c '
 import socket
-s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+s = [socket.socket() for _ in range(2)]
+for x in s: x.bind(("127.0.0.1", 0))
+print(*[x.getsockname()[1] for x in s])')
 
 wait_for() { # wait_for SECONDS COMMAND...: polls every 0.2 s
   local end=$((SECONDS + $1)); shift
@@ -65,8 +68,40 @@ cat >"$tmp/T/config" <<EOT
     listen_ip = 127.0.0.1
     listen_port = $P1
 EOT
-peer_config() { # peer_config DIR
+peer_config() { # peer_config DIR [server]: a TCP client of the daemon, or a TCP server on P2
 mkdir -p "$1"
+if [ "${2:-}" = server ]; then
+cat >"$1/config" <<EOT
+[reticulum]
+  enable_transport = no
+  share_instance = no
+[logging]
+  loglevel = 3
+[interfaces]
+  [[Direct Server]]
+    type = TCPServerInterface
+    enabled = yes
+    listen_ip = 127.0.0.1
+    listen_port = $P2
+EOT
+return
+fi
+if [ "${2:-}" = direct ]; then
+cat >"$1/config" <<EOT
+[reticulum]
+  enable_transport = no
+  share_instance = no
+[logging]
+  loglevel = 3
+[interfaces]
+  [[Direct]]
+    type = TCPClientInterface
+    enabled = yes
+    target_host = 127.0.0.1
+    target_port = $P2
+EOT
+return
+fi
 cat >"$1/config" <<EOT
 [reticulum]
   enable_transport = no
@@ -90,10 +125,11 @@ TP=$!; pids+=("$TP")
 if wait_for 20 port_open "$P1"; then ok "rnsc daemon listens on $P1"
 else bad "rnsc daemon did not start" "$tmp/T.log"; echo "# $pass passed, $fail failed"; exit 1; fi
 
-run_pair() { # run_pair CLIENT_KIND SERVER_KIND
-  local ck=$1 sk=$2 tag="$1-to-$2"
+run_pair() { # run_pair CLIENT_KIND SERVER_KIND [direct]
+  local ck=$1 sk=$2 tag="$1-to-$2${3:+-$3}"
   local sd="$tmp/S_$tag" cd="$tmp/C_$tag"
-  peer_config "$sd"; peer_config "$cd"
+  if [ -n "${3:-}" ]; then peer_config "$sd" server; peer_config "$cd" direct
+  else peer_config "$sd"; peer_config "$cd"; fi
   $(peer_cmd "$sk") serve "$sd" "$N" 90 >"$sd.out" 2>"$sd.err" &
   local sp=$!; pids+=("$sp")
   dest_line() { grep -qs '^dest ' "$sd.out"; }
@@ -102,7 +138,9 @@ run_pair() { # run_pair CLIENT_KIND SERVER_KIND
   fi
   local dest; dest=$(sed -n 's/^dest //p' "$sd.out" | head -1)
   rnsc_has_path() { grep -qs "path to <$dest>" "$tmp/T.log"; }
-  if wait_for 20 rnsc_has_path; then ok "$tag: rnsc daemon learned the path to <$dest>"
+  if [ -n "${3:-}" ]; then
+    wait_for 20 port_open "$P2" || bad "$tag: the $sk server does not listen on $P2" "$sd.out" "$sd.err"
+  elif wait_for 20 rnsc_has_path; then ok "$tag: rnsc daemon learned the path to <$dest>"
   else bad "$tag: the server's announce did not reach the rnsc daemon" "$tmp/T.log"; fi
   timeout 80 $(peer_cmd "$ck") connect "$cd" "$dest" "$N" 60 >"$cd.out" 2>"$cd.err"; local rc=$?
   local line; line=$(grep '^client ' "$cd.out" | tail -1)
@@ -131,6 +169,9 @@ run_pair() { # run_pair CLIENT_KIND SERVER_KIND
 for pair in "ref ref" "ref rnsc" "rnsc ref" "rnsc rnsc"; do
   run_pair $pair
 done
+# Directly between an rnsc node and the reference (no transport node): the server listens.
+run_pair ref rnsc direct
+run_pair rnsc ref direct
 if alive "$TP"; then ok "rnsc daemon still running"; else bad "rnsc daemon died" "$tmp/T.log"; fi
 kill "$TP" 2>/dev/null
 echo "# $pass passed, $fail failed"
