@@ -30,7 +30,7 @@ static int test_rng(void *ud, uint8_t *out, size_t len)
 }
 
 #define MAXN 3
-#define MAXW 2
+#define MAXW 3
 typedef struct wire {
 	int a, b;
 	uint32_t ia, ib;
@@ -385,6 +385,38 @@ static void test_lost_proof(void)
 	net_reset();
 }
 
+/* Link traffic is bound to the link's interface: a link packet arriving on another
+ * interface is not delivered, and its hash is forgotten so that the same packet is still
+ * taken when it arrives on the right one. */
+static void test_interface_binding(void)
+{
+	int a = add_node(0), b = add_node(0);
+	wire_up(a, 1, 0, b, 1, 0);
+	wire_up(a, 2, 0, b, 2, 0);
+	rnsc_identity idb;
+	uint8_t db[16], lid[16];
+	dest_on(b, a, &idb, db, 1);
+	CU_ASSERT_EQUAL(rnsc_transport_link_open(N[a].t, db, lid, NOW), 0);
+	pump();
+	CU_ASSERT_FATAL(N[a].established == 1 && N[b].established == 1);
+	CU_ASSERT_EQUAL(rnsc_transport_link_send(N[b].t, lid, (const uint8_t *)"bound", 5, NULL,
+						 NOW), 0);
+	uint32_t ifc;
+	int len = rnsc_transport_outbox_pop(N[b].t, &ifc, FRAME, sizeof(FRAME));
+	CU_ASSERT_FATAL(len > 0 && (ifc == 1 || ifc == 2));
+	uint32_t wrong = ifc == 1 ? 2 : 1;
+	CU_ASSERT_EQUAL(rnsc_transport_ingest(N[a].t, wrong, FRAME, (size_t)len, NOW), 0);
+	CU_ASSERT_EQUAL(N[a].data_n, 0);
+	CU_ASSERT_EQUAL(rnsc_transport_ingest(N[a].t, ifc, FRAME, (size_t)len, NOW), 0);
+	CU_ASSERT_EQUAL(N[a].data_n, 1);
+	CU_ASSERT_EQUAL(N[a].last_len, 5);
+	/* and now it is a duplicate */
+	CU_ASSERT_EQUAL(rnsc_transport_ingest(N[a].t, ifc, FRAME, (size_t)len, NOW), 0);
+	CU_ASSERT_EQUAL(N[a].data_n, 1);
+	rnsc_identity_free(&idb);
+	net_reset();
+}
+
 int main(void)
 {
 	if (rnsc_ctx_new(&C) || rnsc_plugin_host_new(C, &H) || rnsc_plugin_host_add_default_dirs(H))
@@ -404,6 +436,7 @@ int main(void)
 	CU_add_test(s, "next hop without MTU discovery: base MTU", test_clamp_to_base);
 	CU_add_test(s, "refused request: timeout, link table expiry", test_refused_and_expiry);
 	CU_add_test(s, "lost LRPROOF: both sides time out", test_lost_proof);
+	CU_add_test(s, "link packets bound to the link's interface", test_interface_binding);
 	int rc = rnsc_cu_run();
 	rnsc_plugin_host_del(H);
 	rnsc_ctx_del(C);
