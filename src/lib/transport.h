@@ -25,8 +25,9 @@
  * copies of identities and app data it is given. The context must outlive the engine.
  * Threading: an engine is touched by one thread at a time (the loop that owns it); callbacks
  * run synchronously on that thread from inside ingest/tick/send and must not re-enter the
- * engine except to read (path_get, recall, stats) or to send/announce (which only append to
- * the outbox). Two engines on one context may live on different threads as long as the crypto
+ * engine except to read (path_get, recall, stats, link_get) or to send/announce (which only
+ * append to the outbox); link callbacks may also send on, open or close links (a link closed
+ * from inside its own callback is freed once the call that ran the callback returns). Two engines on one context may live on different threads as long as the crypto
  * backends are thread-safe.
  */
 #ifndef RNSC_TRANSPORT_H
