@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # rnsc bench (the scenario runner): command line, the Python generators against the golden
-# values of tests/bench_gen_test.c, and a quick single-packet run in all four pairings
-# (rnsc and the reference as initiator and responder) whose accounting must hold exactly.
+# values of tests/bench_gen_test.c, and quick single-packet and link runs in all four
+# pairings (rnsc and the reference as initiator and responder) whose accounting must hold
+# exactly.
 set -u
 B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
 S=${RNSC_SRCDIR:?RNSC_SRCDIR must point at the source tree}
@@ -57,6 +58,22 @@ for c in cells:
     assert c["rate"]["median"] > 0 and c["rate"]["unit"] == "packets/s"
     assert c["rss_kib"]["initiator"] > 0 and c["rss_kib"]["responder"] > 0
 ' "$tmp/rep/scenarios.json"
+check "quick link run, all four pairings" 0 "$RNSC" bench --quick --scenario link \
+  --report "$tmp/replink"
+check "link report: every pairing conformant, sent = delivered, bytes equal" 0 "$PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+cells = d["cells"]
+assert len(cells) == 4, cells
+for c in cells:
+    assert c["scenario"] == "link"
+    assert c["conformant"] is True, c
+    (s,) = c["samples"]
+    assert s["ok"] and s["sent"] == s["delivered"] > 0, s
+    assert s["proved"] + s["timeouts"] + s["unproved"] == s["sent"], s
+    if c["initiator"] == "rnsc":  # rnsc never misses a proof it was sent
+        assert s["proved"] == s["sent"], s
+' "$tmp/replink/scenarios.json"
 check "participant: bad role is a usage error" 2 "$RNSC" bench participant --role boss --scenario single --config "$tmp"
 expect_grep "markdown at-a-glance table" "At a glance" "$tmp/rep/scenarios.md"
 expect_grep "svg chart" "<svg" "$tmp/rep/scenarios.svg"

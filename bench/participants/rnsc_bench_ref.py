@@ -18,7 +18,9 @@ Line protocol (one line each way, words separated by spaces, values key=value):
   either side            "error reason=..."   then exit non-zero
 Anything the reference logs goes to stderr; stdout carries the protocol only.
 
-Scenarios: single (SINGLE-destination DATA packets, no link, each proved, 16 outstanding).
+Scenarios: single (SINGLE-destination DATA packets, no link, each proved, 16 outstanding);
+link (one link to bench.link, link packets of 60..420 bytes, each proved by the responder,
+16 outstanding; the initiator also reports sent_bytes).
 The payload sizes and bytes come from bench/participants/bench_gen.py, the same
 generators as rnsc's bench/scenario/bench_gen.h.
 """
@@ -39,7 +41,7 @@ os.dup2(2, 1)
 import RNS  # noqa: E402
 
 APP = "bench"
-SIZES = {"single": (60, 380)}
+SIZES = {"single": (60, 380), "link": (60, 420)}
 OUTSTANDING = 16
 ANNOUNCE_EVERY = 0.5
 
@@ -76,6 +78,12 @@ class Responder:
                                     APP, scenario)
         self.dest.set_proof_strategy(RNS.Destination.PROVE_ALL)
         self.dest.set_packet_callback(self.on_packet)
+        if scenario == "link":
+            self.dest.set_link_established_callback(self.on_link)
+
+    def on_link(self, link):
+        link.set_packet_callback(self.on_packet)
+        self.first.set()
 
     def on_packet(self, data, packet):
         with self.lock:
@@ -111,7 +119,8 @@ class Initiator:
         self.cv = threading.Condition()
         self.inflight = {}
         self.sent = self.proved = self.timeouts = 0
-        self.bytes_proved = 0
+        self.bytes_proved = self.bytes_sent = 0
+        self.link = None
         self.rtts = []
         self.last_proof = None
 
@@ -146,6 +155,18 @@ class Initiator:
                 self.timeouts += 1
             self.cv.notify()
 
+    def open_link(self, dest):
+        up = threading.Event()
+        self.link = RNS.Link(dest, established_callback=lambda l: up.set(),
+                             closed_callback=self.on_link_closed)
+        if not up.wait(self.path_timeout):
+            fail("the link was not established within %.0f s" % self.path_timeout)
+        return self.link
+
+    def on_link_closed(self, link):
+        if not self.finished:
+            fail("the link closed")
+
     def send_one(self, dest):
         size = self.sizes.next()
         data = self.stream.take(size)
@@ -156,6 +177,7 @@ class Initiator:
                 fail("the reference refused to send a packet")
             self.inflight[receipt.hash] = (time.monotonic(), size)
             self.sent += 1
+            self.bytes_sent += size
         receipt.set_delivery_callback(self.on_proof)
         receipt.set_timeout_callback(self.on_timeout)
         # a proof that came back before the callbacks were set is accounted here
@@ -180,14 +202,17 @@ class Initiator:
                 self.cv.wait(0.05)
 
     def run(self):
+        self.finished = False
         dest = self.find_destination()
+        if self.scenario == "link":
+            dest = self.open_link(dest)
         # warm-up: the first packets stop the responder's announces and fill caches
         self.timing = False
         self.pump(dest, time.monotonic() + 0.5)
         self.drain(10)
         if self.inflight:
             fail("warm-up packets were never proved")
-        self.sent = self.proved = self.timeouts = self.bytes_proved = 0
+        self.sent = self.proved = self.timeouts = self.bytes_proved = self.bytes_sent = 0
         say("ready")
         args = expect("start")
         seconds = float(args.get("seconds", "30"))
@@ -200,6 +225,7 @@ class Initiator:
         with self.cv:
             unproved = len(self.inflight)
             elapsed = end - t0
+        self.finished = True
         say("done")
         expect("collect")
         rtts = sorted(self.rtts)
@@ -210,10 +236,10 @@ class Initiator:
             k = max(1, min(len(rtts), int(-(-p * len(rtts) // 100))))
             return rtts[k - 1] * 1e6
 
-        say("result sent=%d proved=%d timeouts=%d unproved=%d bytes=%d elapsed_s=%.6f "
-            "rtt_p50_us=%.1f rtt_p99_us=%.1f" % (self.sent, self.proved, self.timeouts,
-                                                 unproved, self.bytes_proved, elapsed,
-                                                 pct(50), pct(99)))
+        say("result sent=%d proved=%d timeouts=%d unproved=%d bytes=%d sent_bytes=%d "
+            "elapsed_s=%.6f rtt_p50_us=%.1f rtt_p99_us=%.1f" %
+            (self.sent, self.proved, self.timeouts, unproved, self.bytes_proved,
+             self.bytes_sent, elapsed, pct(50), pct(99)))
 
 
 def main():

@@ -9,6 +9,9 @@
  * Scenario "single": the responder registers SINGLE bench.single with prove-all and
  * announces it every 0.5 s until the first packet arrives; the initiator keeps 16 DATA
  * packets (sizes and bytes from bench/scenario/bench_gen.h) in flight, each proved.
+ * Scenario "link": the responder registers SINGLE bench.link with prove-all and announces it
+ * until a link comes up; the initiator opens one link and keeps 16 link packets of 60..420
+ * bytes in flight, each proved by the responder (link packet proofs).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -40,6 +43,10 @@ typedef struct inflight {
 } inflight;
 
 typedef struct part_state {
+	int link; /* scenario "link" */
+	uint8_t link_id[RNSC_TRUNCATED_HASHLEN];
+	int link_up, link_closed;
+	unsigned long long sbytes; /* initiator: bytes sent */
 	rnsc_node *node;
 	rnsc_transport *t;
 	int responder;
@@ -92,7 +99,9 @@ static void send_one(part_state *s)
 			f = &s->fl[i];
 	if (!f)
 		return;
-	int rc = rnsc_transport_send(s->t, s->dest, data, size, f->hash, rnsc_node_now_ms());
+	int rc = s->link ? rnsc_transport_link_send(s->t, s->link_id, data, size, f->hash,
+						   rnsc_node_now_ms())
+			 : rnsc_transport_send(s->t, s->dest, data, size, f->hash, rnsc_node_now_ms());
 	if (rc) {
 		char why[128];
 		snprintf(why, sizeof(why), "send failed: %s", rnsc_strerror(rc));
@@ -102,6 +111,7 @@ static void send_one(part_state *s)
 	f->used = 1, f->size = size, f->sent_ns = rnsc_monotonic_ns();
 	s->n_inflight++;
 	s->sent++;
+	s->sbytes += size;
 }
 
 static void pump(part_state *s)
@@ -136,6 +146,48 @@ static void on_receipt(void *ud, const uint8_t packet_hash[RNSC_HASHLEN], int pr
 			pump(s);
 		return;
 	}
+}
+
+static void on_link_proof(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
+			  const uint8_t packet_hash[RNSC_HASHLEN])
+{
+	(void)link_id;
+	on_receipt(ud, packet_hash, 1);
+}
+
+static void on_link_est(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
+			const uint8_t dest[RNSC_TRUNCATED_HASHLEN], int initiator)
+{
+	(void)dest, (void)initiator;
+	part_state *s = ud;
+	memcpy(s->link_id, link_id, RNSC_TRUNCATED_HASHLEN);
+	s->link_up = 1;
+	s->got_traffic = 1; /* the responder stops announcing */
+}
+
+static void on_link_closed(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN], int reason)
+{
+	part_state *s = ud;
+	if (memcmp(link_id, s->link_id, RNSC_TRUNCATED_HASHLEN) != 0)
+		return;
+	s->link_closed = 1;
+	if (!s->responder && s->phase != PH_DONE) {
+		char why[64];
+		snprintf(why, sizeof(why), "link closed (%s)", rnsc_link_reason_name(reason));
+		fail(s, why);
+	}
+}
+
+static void on_link_data(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
+			 const uint8_t *data, size_t len, const uint8_t packet_hash[RNSC_HASHLEN])
+{
+	(void)data, (void)packet_hash;
+	part_state *s = ud;
+	if (!s->responder || !s->link)
+		return;
+	(void)link_id;
+	s->delivered++;
+	s->dbytes += len;
 }
 
 static void on_data(void *ud, const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
@@ -181,7 +233,7 @@ static void initiator_tick(part_state *s)
 		break;
 	case PH_WARMUP_DRAIN:
 		if (!s->n_inflight) {
-			s->sent = s->proved = s->timeouts = s->pbytes = 0;
+			s->sent = s->proved = s->timeouts = s->pbytes = s->sbytes = 0;
 			s->phase = PH_READY;
 			say("ready");
 		} else if (now >= s->phase_end_ns) {
@@ -242,8 +294,8 @@ static void command(part_state *s, const char *line)
 			qsort(s->rtts, s->n_rtts, sizeof(uint32_t), u32cmp);
 			snprintf(out, sizeof(out),
 				 "result sent=%llu proved=%llu timeouts=%llu unproved=%u bytes=%llu "
-				 "elapsed_s=%.6f rtt_p50_us=%.1f rtt_p99_us=%.1f",
-				 s->sent, s->proved, s->timeouts, s->n_inflight, s->pbytes,
+				 "sent_bytes=%llu elapsed_s=%.6f rtt_p50_us=%.1f rtt_p99_us=%.1f",
+				 s->sent, s->proved, s->timeouts, s->n_inflight, s->pbytes, s->sbytes,
 				 (double)(s->end_ns - s->t0_ns) * 1e-9, pct(s->rtts, s->n_rtts, 50),
 				 pct(s->rtts, s->n_rtts, 99));
 		}
@@ -296,7 +348,7 @@ static void announce_tick(rnsc_loop *loop, rnsc_timer *tm, void *ud)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: rnsc bench participant --role responder|initiator --scenario single\n"
+	fprintf(f, "Usage: rnsc bench participant --role responder|initiator --scenario single|link\n"
 		   "                              --config DIR [--dest HASH] [--path-timeout S]\n\n"
 		   "rnsc's participant in the benchmark scenarios (started by `rnsc bench`; speaks\n"
 		   "its line protocol on stdin/stdout).\n");
@@ -323,6 +375,18 @@ static int wait_path(part_state *s, double timeout_s)
 		rnsc_node_run_once(s->node, 50);
 	}
 	return -1;
+}
+
+static int open_link(part_state *s, double timeout_s)
+{
+	int rc = rnsc_transport_link_open(s->t, s->dest, s->link_id, rnsc_node_now_ms());
+	if (rc)
+		return -1;
+	rnsc_node_flush(s->node);
+	uint64_t end = rnsc_monotonic_ns() + (uint64_t)(timeout_s * 1e9);
+	while (!s->quit && !s->link_up && !s->link_closed && rnsc_monotonic_ns() < end)
+		rnsc_node_run_once(s->node, 50);
+	return s->link_up ? 0 : -1;
 }
 
 int cmd_bench_participant(int argc, char **argv)
@@ -357,7 +421,8 @@ int cmd_bench_participant(int argc, char **argv)
 	if (!s)
 		return CLI_FAIL;
 	s->responder = !strcmp(role, "responder");
-	if (strcmp(scenario, "single") != 0) {
+	s->link = !strcmp(scenario, "link");
+	if (strcmp(scenario, "single") != 0 && !s->link) {
 		fail(s, "unknown scenario");
 		free(s);
 		return CLI_USAGE;
@@ -379,7 +444,13 @@ int cmd_bench_participant(int argc, char **argv)
 		goto out;
 	}
 	s->t = rnsc_node_transport(s->node);
-	rnsc_node_hooks hooks = {.ud = s, .on_receipt = on_receipt, .on_data = on_data};
+	rnsc_node_hooks hooks = {.ud = s,
+				 .on_receipt = on_receipt,
+				 .on_data = on_data,
+				 .on_link_established = on_link_est,
+				 .on_link_closed = on_link_closed,
+				 .on_link_data = on_link_data,
+				 .on_link_proof = on_link_proof};
 	rnsc_node_set_hooks(s->node, &hooks);
 	rnsc_loop *loop = rnsc_node_loop(s->node);
 	if (rnsc_loop_watch_add(loop, 0, RNSC_EV_READ, on_stdin, s, NULL) != 0) {
@@ -389,11 +460,11 @@ int cmd_bench_participant(int argc, char **argv)
 	}
 	if (s->responder) {
 		rnsc_identity id;
-		static const char *const aspects[] = {"single"};
+		const char *const aspects[] = {scenario};
 		if (rnsc_identity_generate(env.ctx, &id) ||
 		    rnsc_transport_dest_add(s->t, RNSC_DEST_SINGLE, &id, "bench", aspects, 1, 1,
 					    s->dest)) {
-			fail(s, "cannot register bench.single");
+			fail(s, "cannot register the bench destination");
 			ret = CLI_FAIL;
 			goto out;
 		}
@@ -418,10 +489,16 @@ int cmd_bench_participant(int argc, char **argv)
 			ret = CLI_FAIL;
 			goto out;
 		}
-		bench_sizes_init(&s->sizes, 60, 380);
+		bench_sizes_init(&s->sizes, 60, s->link ? 420 : 380);
 		bench_payload_init(&s->stream);
 		if (wait_path(s, path_timeout) != 0) {
 			fail(s, "no path to the responder");
+			ret = CLI_FAIL;
+			goto out;
+		}
+		if (s->link && open_link(s, path_timeout) != 0) {
+			if (!s->failed)
+				fail(s, "the link was not established");
 			ret = CLI_FAIL;
 			goto out;
 		}

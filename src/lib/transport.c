@@ -19,7 +19,8 @@
  * paths over one hop, direct send, broadcast with the announce interface-mode rules); delivery
  * to SINGLE (decrypt) and PLAIN destinations with PROVE_ALL proofs; receipts.
  *
- * Not implemented: link table / link transport and LRPROOF handling, tunnels, shared instance
+ * Links (link table, LRPROOF transport, engine-owned links) are transport_link.c's.
+ * Not implemented: tunnels, shared instance
  * and local clients (local_hops_delta), announce rate limits, ingress limiting and held
  * announces, announce caps and queues, interface gravity, path states (unresponsive), discovery
  * (recursive) path requests, the packet cache, persistence, the INTERNAL-mode announce flags.
@@ -33,107 +34,9 @@
 #include "pathreq.h"
 #include "proof.h"
 #include "transport.h"
-#include "transport_map.h"
+#include "transport_internal.h"
 
 #define WHO "transport"
-#define HL RNSC_TRUNCATED_HASHLEN
-
-typedef struct tr_iface {
-	uint32_t id;
-	int mode;
-	uint64_t bitrate;
-	size_t hw_mtu;
-} tr_iface;
-
-typedef struct tr_local {
-	int type;
-	int prove_all;
-	int has_id;
-	rnsc_identity id;
-	uint8_t name_hash[RNSC_NAME_HASHLEN];
-	uint8_t hash[HL];
-} tr_local;
-
-typedef struct tr_path {
-	rnsc_transport_path pub;
-	uint8_t blobs[RNSC_MAX_RANDOM_BLOBS][RNSC_ANNOUNCE_RANDOM_LEN];
-	/* The announce as received: stands in for the reference's packet cache when a
-	 * transport node answers a path request. */
-	uint8_t raw[RNSC_MTU];
-	size_t raw_len;
-} tr_path;
-
-typedef struct tr_announce {
-	uint64_t timestamp;  /* IDX_AT_TIMESTAMP */
-	uint64_t rtrns_tmo;  /* IDX_AT_RTRNS_TMO */
-	int retries;         /* IDX_AT_RETRIES */
-	uint8_t rcvd_from[HL]; /* IDX_AT_RCVD_IF (the reference stores received_from there) */
-	unsigned hops;       /* IDX_AT_HOPS */
-	uint8_t raw[RNSC_MTU]; /* IDX_AT_PACKET */
-	size_t raw_len;
-	int local_rebroadcasts; /* IDX_AT_LCL_RBRD */
-	int block_rebroadcasts; /* IDX_AT_BLCK_RBRD */
-	int has_attached;       /* IDX_AT_ATTCHD_IF */
-	uint32_t attached;
-} tr_announce;
-
-typedef struct tr_known {
-	uint64_t timestamp;
-	uint8_t packet_hash[RNSC_HASHLEN];
-	uint8_t pub[RNSC_KEYSIZE];
-	uint8_t *app_data; /* NULL: none */
-	size_t app_len;
-	int has_ratchet;
-	uint8_t ratchet[RNSC_RATCHETSIZE];
-} tr_known;
-
-typedef struct tr_reverse {
-	uint32_t rcvd_if;   /* IDX_RT_RCVD_IF */
-	uint32_t outb_if;   /* IDX_RT_OUTB_IF */
-	uint64_t timestamp; /* IDX_RT_TIMESTAMP */
-} tr_reverse;
-
-typedef struct tr_receipt {
-	uint8_t hash[RNSC_HASHLEN];
-	uint8_t dest[HL];
-	uint64_t timeout; /* absolute, ms */
-} tr_receipt;
-
-typedef struct tr_frame {
-	struct tr_frame *next;
-	uint32_t iface;
-	size_t len;
-	uint8_t data[];
-} tr_frame;
-
-struct rnsc_transport {
-	rnsc_ctx *ctx;
-	rnsc_identity ident;
-	rnsc_transport_config cfg;
-	rnsc_transport_callbacks cb;
-	rnsc_transport_stats st;
-	uint8_t pr_dest[HL]; /* Transport.pr_destination_hash */
-
-	tr_iface *ifaces;
-	size_t n_ifaces, cap_ifaces;
-
-	rnsc_tmap locals;        /* destinations_map */
-	rnsc_tmap paths;         /* path_table */
-	rnsc_tmap announces;     /* announce_table */
-	rnsc_tmap known;         /* Identity.known_destinations (+ known_ratchets) */
-	rnsc_tmap reverse;       /* reverse_table */
-	rnsc_tmap path_requests; /* path_requests: dest -> uint64_t* timestamp */
-	rnsc_tmap hashlist, hashlist_prev;     /* packet_hashlist(_prev), 32-byte keys */
-	rnsc_tmap pr_tags, pr_tags_prev;       /* discovery_pr_tags(_prev), SHA-256 of the tag */
-
-	tr_receipt *receipts;
-	size_t n_receipts, cap_receipts;
-
-	tr_frame *out_head, *out_tail;
-	size_t n_out;
-
-	uint64_t announces_last_checked, receipts_last_checked, tables_last_culled;
-};
 
 /* ---- small helpers ------------------------------------------------------------------------ */
 
@@ -156,7 +59,7 @@ static void free_known(rnsc_ctx *ctx, void *v)
 	rnsc_free(ctx, k);
 }
 
-static const tr_iface *iface_find(const rnsc_transport *t, uint32_t id)
+const tr_iface *rnsc_tr_iface_find(const rnsc_transport *t, uint32_t id)
 {
 	for (size_t i = 0; i < t->n_ifaces; i++)
 		if (t->ifaces[i].id == id)
@@ -181,7 +84,7 @@ static int rand_ms(rnsc_transport *t, uint32_t window, uint64_t *out)
 	return 0;
 }
 
-static int transmit(rnsc_transport *t, uint32_t iface, const uint8_t *raw, size_t len)
+int rnsc_tr_transmit(rnsc_transport *t, uint32_t iface, const uint8_t *raw, size_t len)
 {
 	tr_frame *f = rnsc_alloc(t->ctx, sizeof(*f) + len);
 	if (!f)
@@ -201,7 +104,7 @@ static int transmit(rnsc_transport *t, uint32_t iface, const uint8_t *raw, size_
 }
 
 /* Transport.add_packet_hash */
-static int hashlist_add(rnsc_transport *t, const uint8_t hash[RNSC_HASHLEN])
+int rnsc_tr_hashlist_add(rnsc_transport *t, const uint8_t hash[RNSC_HASHLEN])
 {
 	return rnsc_tmap_put(&t->hashlist, hash, NULL, NULL);
 }
@@ -241,6 +144,8 @@ int rnsc_transport_new(rnsc_ctx *ctx, rnsc_transport **out, const rnsc_identity 
 	rnsc_tmap_init(&t->hashlist_prev, ctx, RNSC_HASHLEN);
 	rnsc_tmap_init(&t->pr_tags, ctx, RNSC_HASHLEN);
 	rnsc_tmap_init(&t->pr_tags_prev, ctx, RNSC_HASHLEN);
+	rnsc_tmap_init(&t->links, ctx, HL);
+	rnsc_tmap_init(&t->link_table, ctx, HL);
 	int rc = rnsc_pathreq_destination(ctx, t->pr_dest);
 	if (rc) {
 		rnsc_transport_del(t);
@@ -265,6 +170,8 @@ void rnsc_transport_del(rnsc_transport *t)
 	rnsc_tmap_free(&t->hashlist_prev, NULL);
 	rnsc_tmap_free(&t->pr_tags, NULL);
 	rnsc_tmap_free(&t->pr_tags_prev, NULL);
+	rnsc_tr_links_free(t);
+	rnsc_tmap_free(&t->link_table, free_plain);
 	for (tr_frame *f = t->out_head, *n; f; f = n) {
 		n = f->next;
 		rnsc_free(ctx, f);
@@ -298,7 +205,7 @@ int rnsc_transport_iface_add(rnsc_transport *t, uint32_t id, int mode, uint64_t 
 {
 	if (!t || mode < RNSC_TRANSPORT_MODE_FULL || mode > RNSC_TRANSPORT_MODE_INTERNAL)
 		return RNSC_ERR_INVAL;
-	if (iface_find(t, id))
+	if (rnsc_tr_iface_find(t, id))
 		return RNSC_ERR_STATE;
 	if (t->n_ifaces == t->cap_ifaces) {
 		size_t ncap = t->cap_ifaces ? t->cap_ifaces * 2 : 4;
@@ -351,6 +258,7 @@ int rnsc_transport_dest_add(rnsc_transport *t, int dest_type, const rnsc_identit
 		return RNSC_ERR_NOMEM;
 	l->type = dest_type;
 	l->prove_all = prove_all;
+	l->accept_links = 1;
 	if (id) {
 		l->id = *id;
 		l->id.ctx = t->ctx;
@@ -382,7 +290,7 @@ static int announce_allowed_on(const rnsc_transport *t, const tr_iface *iface,
 {
 	int local = rnsc_tmap_has(&t->locals, dest);
 	const tr_path *p = rnsc_tmap_get(&t->paths, dest, NULL);
-	const tr_iface *from = p ? iface_find(t, p->pub.iface) : NULL;
+	const tr_iface *from = p ? rnsc_tr_iface_find(t, p->pub.iface) : NULL;
 	if (!local && !from)
 		return 0;
 	if (iface->mode == RNSC_TRANSPORT_MODE_ACCESS_POINT)
@@ -399,7 +307,7 @@ static int announce_allowed_on(const rnsc_transport *t, const tr_iface *iface,
 
 /* Packs and routes one packet. attached (may be NULL) restricts a broadcast to one
  * interface. hash_out (may be NULL) receives the packet hash. */
-static int outbound(rnsc_transport *t, const rnsc_packet *p, const uint32_t *attached,
+int rnsc_tr_outbound(rnsc_transport *t, const rnsc_packet *p, const uint32_t *attached,
 		    uint64_t now, uint8_t hash_out[RNSC_HASHLEN])
 {
 	uint8_t raw[RNSC_MTU + HL];
@@ -431,9 +339,9 @@ static int outbound(rnsc_transport *t, const rnsc_packet *p, const uint32_t *att
 			memcpy(nr + 2, path->pub.next_hop, HL);
 			memcpy(nr + 2 + HL, raw + 2, (size_t)n - 2);
 			path->pub.timestamp = now;
-			return transmit(t, path->pub.iface, nr, (size_t)n + HL);
+			return rnsc_tr_transmit(t, path->pub.iface, nr, (size_t)n + HL);
 		}
-		return transmit(t, path->pub.iface, raw, (size_t)n);
+		return rnsc_tr_transmit(t, path->pub.iface, raw, (size_t)n);
 	}
 	int stored_hash = 0;
 	for (size_t i = 0; i < t->n_ifaces; i++) {
@@ -444,12 +352,12 @@ static int outbound(rnsc_transport *t, const rnsc_packet *p, const uint32_t *att
 		    !announce_allowed_on(t, f, p->dest_hash))
 			continue;
 		if (!stored_hash) {
-			rc = hashlist_add(t, hash);
+			rc = rnsc_tr_hashlist_add(t, hash);
 			if (rc)
 				return rc;
 			stored_hash = 1;
 		}
-		rc = transmit(t, f->id, raw, (size_t)n);
+		rc = rnsc_tr_transmit(t, f->id, raw, (size_t)n);
 		if (rc)
 			return rc;
 	}
@@ -480,7 +388,7 @@ static int announce_local(rnsc_transport *t, const tr_local *l, const uint8_t *a
 	memcpy(p.dest_hash, l->hash, HL);
 	p.data = data;
 	p.data_len = (size_t)n;
-	return outbound(t, &p, attached, now, NULL);
+	return rnsc_tr_outbound(t, &p, attached, now, NULL);
 }
 
 int rnsc_transport_announce(rnsc_transport *t, const uint8_t dest_hash[HL],
@@ -725,7 +633,7 @@ static int send_stored_announce(rnsc_transport *t, const tr_announce *ae, uint64
 	p.context = ae->block_rebroadcasts ? RNSC_CTX_PATH_RESPONSE : RNSC_CTX_NONE;
 	p.hops = (uint8_t)ae->hops;
 	t->st.rebroadcasts++;
-	return outbound(t, &p, ae->has_attached ? &ae->attached : NULL, now, NULL);
+	return rnsc_tr_outbound(t, &p, ae->has_attached ? &ae->attached : NULL, now, NULL);
 }
 
 /* ---- path requests ------------------------------------------------------------------------ */
@@ -735,7 +643,7 @@ int rnsc_transport_request_path(rnsc_transport *t, const uint8_t dest_hash[HL], 
 {
 	if (!t || !dest_hash)
 		return RNSC_ERR_INVAL;
-	if (iface_only && !iface_find(t, iface))
+	if (iface_only && !rnsc_tr_iface_find(t, iface))
 		return RNSC_ERR_NOTFOUND;
 	uint8_t tag[HL], data[3 * HL];
 	int rc = rnsc_random_hash(t->ctx, tag); /* RNS.Identity.get_random_hash() */
@@ -765,7 +673,7 @@ int rnsc_transport_request_path(rnsc_transport *t, const uint8_t dest_hash[HL], 
 	memcpy(p.dest_hash, t->pr_dest, HL);
 	p.data = data;
 	p.data_len = (size_t)n;
-	return outbound(t, &p, iface_only ? &iface : NULL, now, NULL);
+	return rnsc_tr_outbound(t, &p, iface_only ? &iface : NULL, now, NULL);
 }
 
 /* Transport.path_request (local destinations, and known paths on transport nodes). */
@@ -853,7 +761,7 @@ static int deliver(rnsc_transport *t, const rnsc_packet *p, const uint8_t hash[R
 	rnsc_packet pp;
 	rnsc_proof_packet(&pp, hash, proof, (size_t)n);
 	t->st.proofs_sent++;
-	return outbound(t, &pp, &rif->id, now, NULL);
+	return rnsc_tr_outbound(t, &pp, &rif->id, now, NULL);
 }
 
 int rnsc_transport_send(rnsc_transport *t, const uint8_t dest_hash[HL], const uint8_t *data,
@@ -885,7 +793,7 @@ int rnsc_transport_send(rnsc_transport *t, const uint8_t dest_hash[HL], const ui
 	p.data = ct;
 	p.data_len = (size_t)n;
 	uint8_t hash[RNSC_HASHLEN];
-	rc = outbound(t, &p, NULL, now, hash);
+	rc = rnsc_tr_outbound(t, &p, NULL, now, hash);
 	if (rc)
 		return rc;
 	if (packet_hash)
@@ -894,7 +802,7 @@ int rnsc_transport_send(rnsc_transport *t, const uint8_t dest_hash[HL], const ui
 	const tr_path *path = rnsc_tmap_get(&t->paths, dest_hash, NULL);
 	uint64_t timeout = RNSC_PER_HOP_TIMEOUT_MS;
 	if (path) {
-		const tr_iface *f = iface_find(t, path->pub.iface);
+		const tr_iface *f = rnsc_tr_iface_find(t, path->pub.iface);
 		if (f && f->bitrate)
 			timeout += (uint64_t)RNSC_MTU * 8 * 1000 / f->bitrate;
 		timeout += (uint64_t)RNSC_PER_HOP_TIMEOUT_MS * path->pub.hops;
@@ -938,7 +846,7 @@ static int inbound_proof(rnsc_transport *t, const rnsc_packet *p, const uint8_t 
 				memcpy(nr, raw, len);
 				nr[1] = p->hops;
 				t->st.forwarded++;
-				rc = transmit(t, rv->rcvd_if, nr, len);
+				rc = rnsc_tr_transmit(t, rv->rcvd_if, nr, len);
 			}
 			rnsc_free(t->ctx, rv);
 			if (rc)
@@ -1010,7 +918,8 @@ static int packet_filter(rnsc_transport *t, const rnsc_packet *p,
 
 /* Forwarding of a packet addressed to this node in transport (HEADER_2, non-announce). */
 static int forward(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw, size_t len,
-		   const uint8_t hash[RNSC_HASHLEN], const tr_iface *rif, uint64_t now)
+		   const uint8_t hash[RNSC_HASHLEN], const tr_iface *rif, uint64_t now,
+		   int *lr_handled)
 {
 	tr_path *path = rnsc_tmap_get(&t->paths, p->dest_hash, NULL);
 	if (!path)
@@ -1033,7 +942,18 @@ static int forward(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw, 
 		nr[1] = p->hops;
 		nlen = len;
 	}
-	if (p->packet_type != RNSC_PKT_LINKREQUEST) {
+	if (p->packet_type == RNSC_PKT_LINKREQUEST) {
+		const tr_iface *oif = rnsc_tr_iface_find(t, path->pub.iface);
+		if (!oif)
+			return 0;
+		int rc = rnsc_tr_lr_forward(t, raw, len, nr, &nlen, rif, oif, path->pub.next_hop,
+					    path->pub.hops, p->hops, p->dest_hash, now);
+		if (rc == RNSC_ERR_LINK_MODE || rc == RNSC_ERR_RANGE || rc == RNSC_ERR_MALFORMED)
+			return 0; /* undecodable signalling: dropped, as the reference does */
+		if (rc)
+			return rc;
+		*lr_handled = 1;
+	} else {
 		/* reverse_table[truncated packet hash] for the proof's way back */
 		tr_reverse *rv = rnsc_alloc(t->ctx, sizeof(*rv));
 		if (!rv)
@@ -1051,7 +971,7 @@ static int forward(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw, 
 	}
 	t->st.forwarded++;
 	path->pub.timestamp = now;
-	return transmit(t, path->pub.iface, nr, nlen);
+	return rnsc_tr_transmit(t, path->pub.iface, nr, nlen);
 }
 
 static int inbound_path_request(rnsc_transport *t, const rnsc_packet *p, const tr_iface *rif,
@@ -1083,7 +1003,7 @@ int rnsc_transport_ingest(rnsc_transport *t, uint32_t iface, const uint8_t *fram
 {
 	if (!t || !frame)
 		return RNSC_ERR_INVAL;
-	const tr_iface *rif = iface_find(t, iface);
+	const tr_iface *rif = rnsc_tr_iface_find(t, iface);
 	if (!rif)
 		return RNSC_ERR_NOTFOUND;
 	t->st.rx++;
@@ -1116,37 +1036,62 @@ int rnsc_transport_ingest(rnsc_transport *t, uint32_t iface, const uint8_t *fram
 	}
 	if (p.packet_type == RNSC_PKT_DATA && memcmp(p.dest_hash, t->pr_dest, HL) == 0) {
 		/* path requests are remembered in the hashlist like everything else */
-		rc = hashlist_add(t, hash);
+		rc = rnsc_tr_hashlist_add(t, hash);
 		if (rc)
 			return rc;
 		return inbound_path_request(t, &p, rif, now);
 	}
 
-	/* LRPROOFs are only remembered once their place in the chain is known (link
-	 * transport, not implemented); everything else right away. */
-	if (!(p.packet_type == RNSC_PKT_PROOF && p.context == RNSC_CTX_LRPROOF)) {
-		rc = hashlist_add(t, hash);
+	/* Packets of relayed links and LRPROOFs are only remembered once their place in the
+	 * chain is known; everything else right away. */
+	if (!rnsc_tr_link_table_has(t, p.dest_hash) &&
+	    !(p.packet_type == RNSC_PKT_PROOF && p.context == RNSC_CTX_LRPROOF)) {
+		rc = rnsc_tr_hashlist_add(t, hash);
 		if (rc)
 			return rc;
 	}
 
+	int lr_handled = 0;
 	if (t->cfg.transport_enabled && p.header_type == RNSC_HEADER_2 &&
 	    p.packet_type != RNSC_PKT_ANNOUNCE) {
 		/* packet_filter already dropped transport ids other than ours. As in the
 		 * reference, processing goes on below (local delivery) after forwarding. */
-		rc = forward(t, &p, frame, len, hash, rif, now);
+		rc = forward(t, &p, frame, len, hash, rif, now, &lr_handled);
 		if (rc)
 			return rc;
+	}
+	if (t->cfg.transport_enabled && p.packet_type != RNSC_PKT_ANNOUNCE &&
+	    p.packet_type != RNSC_PKT_LINKREQUEST && p.context != RNSC_CTX_LRPROOF) {
+		rc = rnsc_tr_link_transport(t, &p, frame, len, hash, rif, now);
+		if (rc)
+			return rc < 0 ? rc : 0;
 	}
 	switch (p.packet_type) {
 	case RNSC_PKT_ANNOUNCE:
 		return inbound_announce(t, &p, frame, len, hash, rif, now);
+	case RNSC_PKT_LINKREQUEST:
+		if (lr_handled)
+			return 0;
+		return rnsc_tr_link_request(t, &p, frame, len, rif, now);
 	case RNSC_PKT_DATA:
+		if (p.dest_type == RNSC_DEST_LINK) {
+			rc = rnsc_tr_link_packet(t, &p, frame, len, hash, rif, now);
+			return rc < 0 ? rc : 0;
+		}
 		return deliver(t, &p, hash, rif, now);
 	case RNSC_PKT_PROOF:
+		if (p.context == RNSC_CTX_LRPROOF)
+			return rnsc_tr_link_proof(t, &p, frame, len, hash, rif, now);
+		if (p.context == RNSC_CTX_RESOURCE_PRF || p.dest_type == RNSC_DEST_LINK) {
+			rc = rnsc_tr_link_packet(t, &p, frame, len, hash, rif, now);
+			if (rc < 0)
+				return rc;
+			if (p.context == RNSC_CTX_RESOURCE_PRF)
+				return 0;
+		}
 		return inbound_proof(t, &p, frame, len, rif);
 	default:
-		return 0; /* link requests: links are not implemented yet */
+		return 0;
 	}
 }
 
@@ -1239,7 +1184,7 @@ static int cull_map(rnsc_transport *t, rnsc_tmap *m, uint64_t now,
 static int path_stale(const rnsc_transport *t, const void *v, uint64_t now)
 {
 	const tr_path *p = v;
-	const tr_iface *f = iface_find(t, p->pub.iface);
+	const tr_iface *f = rnsc_tr_iface_find(t, p->pub.iface);
 	if (!f)
 		return 1; /* attached interface no longer exists */
 	/* Expiry from the entry's timestamp, by the receiving interface's mode. */
@@ -1254,8 +1199,8 @@ static int path_stale(const rnsc_transport *t, const void *v, uint64_t now)
 static int reverse_stale(const rnsc_transport *t, const void *v, uint64_t now)
 {
 	const tr_reverse *r = v;
-	return now > r->timestamp + RNSC_REVERSE_TIMEOUT_MS || !iface_find(t, r->outb_if) ||
-	       !iface_find(t, r->rcvd_if);
+	return now > r->timestamp + RNSC_REVERSE_TIMEOUT_MS || !rnsc_tr_iface_find(t, r->outb_if) ||
+	       !rnsc_tr_iface_find(t, r->rcvd_if);
 }
 
 static int pr_stale(const rnsc_transport *t, const void *v, uint64_t now)
@@ -1301,7 +1246,7 @@ int rnsc_transport_tick(rnsc_transport *t, uint64_t now)
 			return rc;
 		t->tables_last_culled = now;
 	}
-	return 0;
+	return rnsc_tr_links_tick(t, now);
 }
 
 uint64_t rnsc_transport_next_deadline(const rnsc_transport *t)
@@ -1317,7 +1262,8 @@ uint64_t rnsc_transport_next_deadline(const rnsc_transport *t)
 		uint64_t c = t->tables_last_culled + RNSC_TABLES_CULL_INTERVAL_MS + 1;
 		d = c < d ? c : d;
 	}
-	return d;
+	uint64_t l = rnsc_tr_links_deadline(t);
+	return l < d ? l : d;
 }
 
 /* ---- outbox and queries ------------------------------------------------------------------- */
@@ -1509,7 +1455,7 @@ int rnsc_transport_path_import(rnsc_transport *t, const uint8_t dest_hash[HL],
 		return RNSC_ERR_INVAL;
 	if (raw_len > RNSC_MTU)
 		return RNSC_ERR_TOOBIG;
-	if (!iface_find(t, p->iface))
+	if (!rnsc_tr_iface_find(t, p->iface))
 		return RNSC_ERR_NOTFOUND;
 	rnsc_packet pk;
 	int rc = rnsc_packet_unpack(&pk, raw, raw_len);
@@ -1553,5 +1499,5 @@ int rnsc_transport_hashlist_add(rnsc_transport *t, const uint8_t hash[RNSC_HASHL
 {
 	if (!t || !hash)
 		return RNSC_ERR_INVAL;
-	return hashlist_add(t, hash);
+	return rnsc_tr_hashlist_add(t, hash);
 }

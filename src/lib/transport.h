@@ -15,8 +15,8 @@
  * Interfaces are opaque ids chosen by the runtime, registered with their mode
  * (RNSC_TRANSPORT_MODE_*, the reference's Interface.MODE_* values), bitrate and hardware MTU.
  *
- * Not implemented in this slice (see transport.c's header for the detail): link table and link
- * transport, tunnels, shared-instance/local-client handling, announce rate limiting and ingress
+ * Not implemented in this slice (see transport.c's header for the detail): tunnels,
+ * shared-instance/local-client handling, announce rate limiting and ingress
  * control, per-interface announce caps and queues, recursive (discovery) path requests, the
  * packet cache, held announces, ratchets on local destinations. Persistence is the runtime's:
  * the engine only exports and imports its tables (rnsc_transport_known_next/_import).
@@ -25,8 +25,9 @@
  * copies of identities and app data it is given. The context must outlive the engine.
  * Threading: an engine is touched by one thread at a time (the loop that owns it); callbacks
  * run synchronously on that thread from inside ingest/tick/send and must not re-enter the
- * engine except to read (path_get, recall, stats) or to send/announce (which only append to
- * the outbox). Two engines on one context may live on different threads as long as the crypto
+ * engine except to read (path_get, recall, stats, link_get) or to send/announce (which only
+ * append to the outbox); link callbacks may also send on, open or close links (a link closed
+ * from inside its own callback is freed once the call that ran the callback returns). Two engines on one context may live on different threads as long as the crypto
  * backends are thread-safe.
  */
 #ifndef RNSC_TRANSPORT_H
@@ -37,6 +38,7 @@
 
 #include "ctx.h"
 #include "identity.h"
+#include "link.h"
 
 /* Interface.MODE_* (Interfaces/Interface.py). */
 enum rnsc_transport_mode {
@@ -96,6 +98,21 @@ typedef struct rnsc_transport_callbacks {
 	/* A valid announce updated the path table (the reference's announce handlers). */
 	void (*on_announce)(void *ud, const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
 			    const uint8_t *app_data, size_t app_data_len, unsigned hops);
+	/* Links terminating here (either side). A link became ACTIVE; dest_hash is the
+	 * destination it leads to (ours for a responder). */
+	void (*on_link_established)(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
+				    const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+				    int initiator);
+	/* A link closed (reason: enum rnsc_link_reason); its id is forgotten after the call. */
+	void (*on_link_closed)(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
+			       int reason);
+	/* DATA with context NONE on a link, decrypted. */
+	void (*on_link_data)(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
+			     const uint8_t *data, size_t len,
+			     const uint8_t packet_hash[RNSC_HASHLEN]);
+	/* A valid proof came back for a packet sent with rnsc_transport_link_send(). */
+	void (*on_link_proof)(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
+			      const uint8_t packet_hash[RNSC_HASHLEN]);
 } rnsc_transport_callbacks;
 
 typedef struct rnsc_transport_stats {
@@ -119,6 +136,10 @@ typedef struct rnsc_transport_stats {
 	uint64_t pr_duplicate;      /* path requests dropped for a tag already seen */
 	uint64_t pr_answered;
 	uint64_t hashlist_rotations;
+	uint64_t links_accepted;    /* LINKREQUESTs that made a responder link */
+	uint64_t links_refused;     /* LINKREQUESTs for local destinations not taken */
+	uint64_t links_relayed;     /* LINKREQUESTs forwarded with a link table entry */
+	uint64_t link_table_forwarded; /* link packets and LRPROOFs carried for relayed links */
 } rnsc_transport_stats;
 
 /* A path table entry (Transport.path_table, IDX_PT_*). */
@@ -291,6 +312,51 @@ RNSC_API size_t rnsc_transport_known_count(const rnsc_transport *t);
  * recall() and send() check it when it is used, as the reference does. Returns 0,
  * RNSC_ERR_INVAL (NULL) or RNSC_ERR_NOMEM. */
 RNSC_API int rnsc_transport_known_import(rnsc_transport *t, const rnsc_transport_known *k);
+
+/* ---- links (transport_link.c) ----------------------------------------------------------
+ * Links that terminate here are owned by the engine and named by their link id; the engine
+ * feeds them the packets addressed to their id on their interface, sends their frames on
+ * that interface and drives their timers from rnsc_transport_tick(). Relayed links (transport
+ * enabled) live in the link table: LINKREQUESTs in transport are forwarded with the signalled
+ * MTU clamped as Transport.py does, LRPROOFs are checked against the destination's recalled
+ * identity and sent back, link packets cross in the direction their hop count names.
+ * Not implemented: path re-balancing from LRPROOFs with unexpected hop counts (such proofs
+ * are dropped), path rediscovery when a relayed link request is never proved, shared-
+ * instance clients, channels/resources over engine-owned links. */
+
+/* Interface.AUTOCONFIGURE_MTU / FIXED_MTU for an attached interface: when on, links over it
+ * may use its hardware MTU (link MTU discovery); off (the default) keeps them at RNSC_MTU.
+ * Returns 0 or RNSC_ERR_NOTFOUND. */
+RNSC_API int rnsc_transport_iface_set_mtu_capable(rnsc_transport *t, uint32_t id, int on);
+/* Destination.accepts_links for a local destination (default on). 0 or RNSC_ERR_NOTFOUND. */
+RNSC_API int rnsc_transport_dest_accept_links(rnsc_transport *t,
+					      const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+					      int on);
+/* RNS.Link(destination): opens a link to a remote SINGLE destination through its path, to
+ * its recalled identity. link_id (may be NULL) receives the id; on_link_established or
+ * on_link_closed (timeout) follows. Returns 0, RNSC_ERR_INVAL, RNSC_ERR_NOTFOUND (no identity
+ * or no path known), RNSC_ERR_KEYLEN, RNSC_ERR_NOMEM, crypto errors. */
+RNSC_API int rnsc_transport_link_open(rnsc_transport *t,
+				      const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+				      uint8_t link_id[RNSC_TRUNCATED_HASHLEN], uint64_t now);
+/* Sends data (context NONE) on an established link. packet_hash (may be NULL) receives the
+ * hash a proof will name. Returns 0, RNSC_ERR_NOTFOUND (no such link), RNSC_ERR_STATE (not
+ * established), RNSC_ERR_TOOBIG (over the link MDU), RNSC_ERR_NOMEM. */
+RNSC_API int rnsc_transport_link_send(rnsc_transport *t,
+				      const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
+				      const uint8_t *data, size_t len,
+				      uint8_t packet_hash[RNSC_HASHLEN], uint64_t now);
+/* Link.teardown; on_link_closed runs before it returns. 0 or RNSC_ERR_NOTFOUND. */
+RNSC_API int rnsc_transport_link_close(rnsc_transport *t,
+				       const uint8_t link_id[RNSC_TRUNCATED_HASHLEN], uint64_t now);
+/* The engine's link for status queries (rnsc_link_status, _mtu, _rtt ...), NULL when none.
+ * Borrowed: valid until the next ingest/tick/link call on the engine; do not send on it or
+ * tear it down directly. */
+RNSC_API const rnsc_link *rnsc_transport_link_get(const rnsc_transport *t,
+						  const uint8_t link_id[RNSC_TRUNCATED_HASHLEN]);
+/* Links terminating here (pending and active), and entries in the link table. */
+RNSC_API size_t rnsc_transport_link_count(const rnsc_transport *t);
+RNSC_API size_t rnsc_transport_link_table_count(const rnsc_transport *t);
 
 /* Number of entries in the packet hashlist (current + previous generation). */
 RNSC_API size_t rnsc_transport_hashlist_count(const rnsc_transport *t);

@@ -32,6 +32,7 @@ typedef struct node_if {
 	rnsc_iface *iface;
 	uint32_t id;
 	int mode;
+	int mtu_capable; /* Interface.AUTOCONFIGURE_MTU or FIXED_MTU */
 	int attached;
 	/* IFAC settings as configured, kept so spawned children derive the same code. */
 	char *netname, *passphrase;
@@ -45,6 +46,7 @@ typedef struct node_if {
 typedef struct node_pending {
 	int set;
 	int mode;
+	int mtu_capable;
 	const char *netname, *passphrase;
 	size_t ifac_size;
 } node_pending;
@@ -260,6 +262,8 @@ static void attach(rnsc_node *n, node_if *r)
 			 rnsc_iface_name(r->iface), rnsc_strerror(rc));
 		return;
 	}
+	if (r->mtu_capable)
+		(void)rnsc_transport_iface_set_mtu_capable(n->t, r->id, 1);
 	r->attached = 1;
 	rnsc_log(n->ctx, RNSC_LOG_VERBOSE, WHO, "%s attached (mode %d, %llu bps, MTU %zu%s)",
 		 rnsc_iface_name(r->iface), r->mode, (unsigned long long)bitrate, mtu,
@@ -299,12 +303,14 @@ static node_if *rec_new(rnsc_node *n, rnsc_iface *iface)
 	node_if *pr = parent ? rnsc_iface_user(parent) : NULL;
 	if (pr) { /* spawned: the parent's mode and access code */
 		r->mode = pr->mode;
+		r->mtu_capable = pr->mtu_capable;
 		r->ifac_size = pr->ifac_size;
 		netname = pr->netname;
 		pass = pr->passphrase;
 	} else if (n->pend.set) {
 		if (n->pend.mode)
 			r->mode = n->pend.mode;
+		r->mtu_capable = n->pend.mtu_capable;
 		if (n->pend.ifac_size)
 			r->ifac_size = n->pend.ifac_size;
 		netname = n->pend.netname;
@@ -412,6 +418,44 @@ static void cb_announce(void *ud, const uint8_t dest[RNSC_TRUNCATED_HASHLEN],
 	}
 	if (n->hooks.on_announce)
 		n->hooks.on_announce(n->hooks.ud, dest, hops);
+}
+
+static void cb_link_est(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
+			const uint8_t dest[RNSC_TRUNCATED_HASHLEN], int initiator)
+{
+	rnsc_node *n = ud;
+	if (rnsc_ctx_log_level(n->ctx) >= RNSC_LOG_DEBUG) {
+		char hx[33], hd[33];
+		hexstr(hx, link_id, RNSC_TRUNCATED_HASHLEN);
+		hexstr(hd, dest, RNSC_TRUNCATED_HASHLEN);
+		rnsc_log(n->ctx, RNSC_LOG_DEBUG, WHO, "link <%s> to <%s> established (%s)", hx, hd,
+			 initiator ? "initiator" : "responder");
+	}
+	if (n->hooks.on_link_established)
+		n->hooks.on_link_established(n->hooks.ud, link_id, dest, initiator);
+}
+
+static void cb_link_closed(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN], int reason)
+{
+	rnsc_node *n = ud;
+	if (n->hooks.on_link_closed)
+		n->hooks.on_link_closed(n->hooks.ud, link_id, reason);
+}
+
+static void cb_link_data(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
+			 const uint8_t *data, size_t len, const uint8_t packet_hash[RNSC_HASHLEN])
+{
+	rnsc_node *n = ud;
+	if (n->hooks.on_link_data)
+		n->hooks.on_link_data(n->hooks.ud, link_id, data, len, packet_hash);
+}
+
+static void cb_link_proof(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
+			  const uint8_t packet_hash[RNSC_HASHLEN])
+{
+	rnsc_node *n = ud;
+	if (n->hooks.on_link_proof)
+		n->hooks.on_link_proof(n->hooks.ud, link_id, packet_hash);
 }
 
 /* ---- persistence ------------------------------------------------------------------------ */
@@ -591,6 +635,19 @@ static int resource_failure(int rc)
 	return rc == RNSC_ERR_NOENT || rc == RNSC_ERR_PERM || rc == RNSC_ERR_IO || rc == RNSC_ERR_SYS;
 }
 
+/* The interface classes whose AUTOCONFIGURE_MTU or FIXED_MTU is set in the reference
+ * (links over them may use the hardware MTU). */
+static int type_mtu_capable(const char *type)
+{
+	static const char *const caps[] = {"TCPClientInterface", "TCPServerInterface",
+					   "BackboneInterface", "BackboneClientInterface",
+					   "LocalInterface", "AutoInterface", "WeaveInterface"};
+	for (size_t i = 0; type && i < sizeof(caps) / sizeof(caps[0]); i++)
+		if (strcmp(type, caps[i]) == 0)
+			return 1;
+	return 0;
+}
+
 static int open_ifaces(rnsc_node *n, rnsc_config_error *err)
 {
 	size_t cnt = rnsc_config_iface_count(n->cfg);
@@ -604,6 +661,7 @@ static int open_ifaces(rnsc_node *n, rnsc_config_error *err)
 			continue;
 		if ((rc = read_iface_opts(n, ci.section, err)))
 			return rc;
+		n->pend.mtu_capable = type_mtu_capable(ci.type);
 		rc = rnsc_iface_host_open(n->ih, ci.section, ci.name, ci.type, NULL, err);
 		n->pend.set = 0;
 		if (rc && resource_failure(rc) && !n->set.panic_on_interface_error) {
@@ -693,8 +751,14 @@ int rnsc_node_new(rnsc_ctx *ctx, rnsc_plugin_host *plugins, const rnsc_node_opti
 		rc = fail(err, rc, "cannot start the transport engine: %s", rnsc_strerror(rc));
 		goto out;
 	}
-	rnsc_transport_callbacks cb = {.ud = n, .on_receipt = cb_receipt,
-				       .on_announce = cb_announce, .on_data = cb_data};
+	rnsc_transport_callbacks cb = {.ud = n,
+				       .on_receipt = cb_receipt,
+				       .on_announce = cb_announce,
+				       .on_data = cb_data,
+				       .on_link_established = cb_link_est,
+				       .on_link_closed = cb_link_closed,
+				       .on_link_data = cb_link_data,
+				       .on_link_proof = cb_link_proof};
 	rnsc_transport_set_callbacks(n->t, &cb);
 	node_store_load_known(n->ctx, n->t, n->storage);
 

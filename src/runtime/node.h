@@ -68,6 +68,18 @@ typedef struct rnsc_node_hooks {
 	/* DATA delivered to a destination registered on the node's engine (decrypted). */
 	void (*on_data)(void *ud, const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
 			const uint8_t *data, size_t len, uint32_t iface);
+	/* Links terminating at the node's engine (transport.h, links): opened with
+	 * rnsc_transport_link_open() on rnsc_node_transport() or accepted for a local
+	 * destination. Send with rnsc_transport_link_send() and then rnsc_node_flush(). */
+	void (*on_link_established)(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
+				    const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN], int initiator);
+	void (*on_link_closed)(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
+			       int reason);
+	void (*on_link_data)(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
+			     const uint8_t *data, size_t len,
+			     const uint8_t packet_hash[RNSC_HASHLEN]);
+	void (*on_link_proof)(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
+			      const uint8_t packet_hash[RNSC_HASHLEN]);
 } rnsc_node_hooks;
 
 /*

@@ -13,7 +13,8 @@
  *   op & 0x1c  clock advance (0, 1 ms .. past a week), then tick() when op & 0x20
  *   op & 0xc0  0x00/0x40: a frame follows (length prefixed, cut at the input's end);
  *              0x80: the engine acts itself (announce / request_path / send / expire_path,
- *              picked by the clock bits); 0xc0: the oldest outbox frame is looped back into
+ *              picked by the clock bits; with bit 0x10 instead of expire_path: opens a link
+ *              to the last destination seen, then sends on it or closes it); 0xc0: the oldest outbox frame is looped back into
  *              the engine on the interface named by op.
  *
  * Checked beyond "no crash, no leak, no UB": every ingest return code is one the header
@@ -117,6 +118,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t last[RNSC_MTU + RNSC_TRUNCATED_HASHLEN + 1];
 	size_t last_len = 0;
 	uint8_t remote[RNSC_TRUNCATED_HASHLEN] = {0}; /* destination of the last frame seen */
+	uint8_t lid[RNSC_TRUNCATED_HASHLEN] = {0};    /* the link the engine opened itself */
+	int have_link = 0;
 	size_t i = 1;
 	while (i < size) {
 		uint8_t op = data[i++];
@@ -170,7 +173,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				break;
 			}
 			default:
-				FUZZ_CODE(rnsc_transport_expire_path(t, remote), RNSC_ERR_NOTFOUND);
+				if (!(op & 0x10)) {
+					FUZZ_CODE(rnsc_transport_expire_path(t, remote),
+						  RNSC_ERR_NOTFOUND);
+				} else if (!have_link) {
+					int rc = rnsc_transport_link_open(t, remote, lid, now);
+					FUZZ_CODE(rc, RNSC_ERR_NOTFOUND, RNSC_ERR_KEYLEN,
+						  RNSC_ERR_LOW_ORDER, RNSC_ERR_STATE);
+					have_link = rc == 0;
+				} else if (ifc == 0) {
+					FUZZ_CODE(rnsc_transport_link_send(t, lid, data,
+									   size > 64 ? 64 : size,
+									   NULL, now),
+						  RNSC_ERR_NOTFOUND, RNSC_ERR_STATE);
+				} else {
+					FUZZ_CODE(rnsc_transport_link_close(t, lid, now),
+						  RNSC_ERR_NOTFOUND);
+					have_link = 0;
+				}
 				break;
 			}
 			break;

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What transport.c and transport_link.c share: the engine's tables and a few helpers.
+ * Internal to librnsc_core (not installed, not exported). Same threading rules as
+ * transport.h: one thread at a time per engine.
+ */
+#ifndef RNSC_TRANSPORT_INTERNAL_H
+#define RNSC_TRANSPORT_INTERNAL_H
+
+#include "announce.h"
+#include "link.h"
+#include "packet.h"
+#include "transport.h"
+#include "transport_map.h"
+
+#define HL RNSC_TRUNCATED_HASHLEN
+
+typedef struct tr_iface {
+	uint32_t id;
+	int mode;
+	uint64_t bitrate;
+	size_t hw_mtu;
+	/* Interface.AUTOCONFIGURE_MTU or FIXED_MTU: link MTU signalling uses hw_mtu */
+	int mtu_capable;
+} tr_iface;
+
+typedef struct tr_local {
+	int type;
+	int prove_all;
+	int has_id;
+	rnsc_identity id;
+	uint8_t name_hash[RNSC_NAME_HASHLEN];
+	uint8_t hash[HL];
+	int accept_links; /* Destination.accepts_links (default on) */
+} tr_local;
+
+typedef struct tr_path {
+	rnsc_transport_path pub;
+	uint8_t blobs[RNSC_MAX_RANDOM_BLOBS][RNSC_ANNOUNCE_RANDOM_LEN];
+	/* The announce as received: stands in for the reference's packet cache when a
+	 * transport node answers a path request. */
+	uint8_t raw[RNSC_MTU];
+	size_t raw_len;
+} tr_path;
+
+typedef struct tr_announce {
+	uint64_t timestamp;  /* IDX_AT_TIMESTAMP */
+	uint64_t rtrns_tmo;  /* IDX_AT_RTRNS_TMO */
+	int retries;         /* IDX_AT_RETRIES */
+	uint8_t rcvd_from[HL]; /* IDX_AT_RCVD_IF (the reference stores received_from there) */
+	unsigned hops;       /* IDX_AT_HOPS */
+	uint8_t raw[RNSC_MTU]; /* IDX_AT_PACKET */
+	size_t raw_len;
+	int local_rebroadcasts; /* IDX_AT_LCL_RBRD */
+	int block_rebroadcasts; /* IDX_AT_BLCK_RBRD */
+	int has_attached;       /* IDX_AT_ATTCHD_IF */
+	uint32_t attached;
+} tr_announce;
+
+typedef struct tr_known {
+	uint64_t timestamp;
+	uint8_t packet_hash[RNSC_HASHLEN];
+	uint8_t pub[RNSC_KEYSIZE];
+	uint8_t *app_data; /* NULL: none */
+	size_t app_len;
+	int has_ratchet;
+	uint8_t ratchet[RNSC_RATCHETSIZE];
+} tr_known;
+
+typedef struct tr_reverse {
+	uint32_t rcvd_if;   /* IDX_RT_RCVD_IF */
+	uint32_t outb_if;   /* IDX_RT_OUTB_IF */
+	uint64_t timestamp; /* IDX_RT_TIMESTAMP */
+} tr_reverse;
+
+typedef struct tr_receipt {
+	uint8_t hash[RNSC_HASHLEN];
+	uint8_t dest[HL];
+	uint64_t timeout; /* absolute, ms */
+} tr_receipt;
+
+typedef struct tr_frame {
+	struct tr_frame *next;
+	uint32_t iface;
+	size_t len;
+	uint8_t data[];
+} tr_frame;
+
+struct rnsc_transport {
+	rnsc_ctx *ctx;
+	rnsc_identity ident;
+	rnsc_transport_config cfg;
+	rnsc_transport_callbacks cb;
+	rnsc_transport_stats st;
+	uint8_t pr_dest[HL]; /* Transport.pr_destination_hash */
+
+	tr_iface *ifaces;
+	size_t n_ifaces, cap_ifaces;
+
+	rnsc_tmap locals;        /* destinations_map */
+	rnsc_tmap paths;         /* path_table */
+	rnsc_tmap announces;     /* announce_table */
+	rnsc_tmap known;         /* Identity.known_destinations (+ known_ratchets) */
+	rnsc_tmap reverse;       /* reverse_table */
+	rnsc_tmap path_requests; /* path_requests: dest -> uint64_t* timestamp */
+	rnsc_tmap hashlist, hashlist_prev;     /* packet_hashlist(_prev), 32-byte keys */
+	rnsc_tmap pr_tags, pr_tags_prev;       /* discovery_pr_tags(_prev), SHA-256 of the tag */
+
+	tr_receipt *receipts;
+	size_t n_receipts, cap_receipts;
+
+	tr_frame *out_head, *out_tail;
+	size_t n_out;
+
+	rnsc_tmap links;      /* pending_links_map + active_links_map: link id -> tr_llink* */
+	rnsc_tmap link_table; /* link_table: link id -> tr_lte* */
+	uint64_t links_last_culled;
+
+	uint64_t announces_last_checked, receipts_last_checked, tables_last_culled;
+};
+
+/* A link that terminates here (either side). */
+typedef struct tr_llink {
+	rnsc_transport *t;
+	rnsc_link *link;
+	uint8_t id[HL];
+	uint8_t dest[HL];
+	uint32_t iface;       /* Link.attached_interface */
+	int has_iface;
+	unsigned expected_hops; /* initiator: hops_to(dest) when requested */
+	int busy;     /* inside a call into the link: its deletion waits for the outer settle */
+	uint64_t now; /* the time of the call in progress (for proof checks in callbacks) */
+} tr_llink;
+
+/* A relayed link (Transport.link_table, IDX_LT_*). */
+typedef struct tr_lte {
+	uint64_t timestamp;      /* IDX_LT_TIMESTAMP */
+	uint8_t nh_trid[HL];     /* IDX_LT_NH_TRID */
+	uint32_t nh_if;          /* IDX_LT_NH_IF */
+	unsigned rem_hops;       /* IDX_LT_REM_HOPS */
+	uint32_t rcvd_if;        /* IDX_LT_RCVD_IF */
+	unsigned hops;           /* IDX_LT_HOPS */
+	uint8_t dest[HL];        /* IDX_LT_DSTHASH */
+	int validated;           /* IDX_LT_VALIDATED */
+	uint64_t proof_tmo;      /* IDX_LT_PROOF_TMO */
+} tr_lte;
+
+/* Transport._outbound for one packet (transport.c). attached (may be NULL) restricts a
+ * broadcast to one interface; hash_out (may be NULL) receives the packet hash. */
+int rnsc_tr_outbound(rnsc_transport *t, const rnsc_packet *p, const uint32_t *attached,
+		     uint64_t now, uint8_t hash_out[RNSC_HASHLEN]);
+/* Appends one frame to the outbox. */
+int rnsc_tr_transmit(rnsc_transport *t, uint32_t iface, const uint8_t *raw, size_t len);
+/* Transport.add_packet_hash */
+int rnsc_tr_hashlist_add(rnsc_transport *t, const uint8_t hash[RNSC_HASHLEN]);
+const tr_iface *rnsc_tr_iface_find(const rnsc_transport *t, uint32_t id);
+
+/* transport_link.c: links terminating here and the link table of relayed links. */
+void rnsc_tr_links_free(rnsc_transport *t);
+/* Forwarding of a LINKREQUEST in transport: clamps the signalled MTU in nr (may shorten
+ * *nlen) and records the link table entry. raw/len is the packet as received. */
+int rnsc_tr_lr_forward(rnsc_transport *t, const uint8_t *raw, size_t len, uint8_t *nr,
+		       size_t *nlen, const tr_iface *rif, const tr_iface *oif,
+		       const uint8_t next_hop[HL], unsigned remaining_hops, unsigned taken_hops,
+		       const uint8_t dest[HL], uint64_t now);
+/* Whether dest is a link id in the link table (packet hashes are then remembered late). */
+int rnsc_tr_link_table_has(const rnsc_transport *t, const uint8_t dest[HL]);
+/* Link table transport of a packet for a relayed link. Returns 1 when the packet belonged
+ * to the link table (processing stops), 0 otherwise, or an error. */
+int rnsc_tr_link_transport(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw,
+			   size_t len, const uint8_t hash[RNSC_HASHLEN], const tr_iface *rif,
+			   uint64_t now);
+/* LINKREQUEST to a local destination. */
+int rnsc_tr_link_request(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw,
+			 size_t len, const tr_iface *rif, uint64_t now);
+/* LRPROOF: relayed (transport enabled, in the link table) or for a pending local link. */
+int rnsc_tr_link_proof(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw, size_t len,
+		       const uint8_t hash[RNSC_HASHLEN], const tr_iface *rif, uint64_t now);
+/* DATA, RESOURCE_PRF proofs and packet proofs addressed to a local link. Returns 1 when a
+ * local link took the packet. */
+int rnsc_tr_link_packet(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw,
+			size_t len, const uint8_t hash[RNSC_HASHLEN], const tr_iface *rif,
+			uint64_t now);
+int rnsc_tr_links_tick(rnsc_transport *t, uint64_t now);
+uint64_t rnsc_tr_links_deadline(const rnsc_transport *t);
+
+#endif

@@ -1,0 +1,627 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Links in the transport engine (see transport.h, "links"): the links that terminate here
+ * (Transport.pending_links / active_links) and the link table of relayed links
+ * (Transport.link_table), following Transport.py of rns 1.5.4 (inbound(), outbound(),
+ * jobs()).
+ */
+#include <string.h>
+
+#include "destination.h"
+#include "linkfmt.h"
+#include "proof.h"
+#include "transport_internal.h"
+
+#define WHO "transport"
+
+/* Transport.LINK_TIMEOUT = Link.STALE_TIME * 1.25 */
+#define TR_LINK_TIMEOUT_MS (RNSC_LINK_STALE_TIME_MS * 5 / 4)
+
+static void llink_free(rnsc_ctx *ctx, void *v)
+{
+	tr_llink *ll = v;
+	rnsc_link_del(ll->link);
+	rnsc_free(ctx, ll);
+}
+
+void rnsc_tr_links_free(rnsc_transport *t)
+{
+	rnsc_tmap_free(&t->links, llink_free);
+}
+
+int rnsc_tr_link_table_has(const rnsc_transport *t, const uint8_t dest[HL])
+{
+	return rnsc_tmap_has(&t->link_table, dest);
+}
+
+/* Transport.extra_link_proof_timeout: one MTU's time on the interface, in ms. */
+static uint64_t extra_proof_timeout(const tr_iface *f)
+{
+	return f && f->bitrate ? (uint64_t)RNSC_MTU * 8 * 1000 / f->bitrate : 0;
+}
+
+/* ---- links terminating here --------------------------------------------------------------- */
+
+/* Sends what the link queued: on its interface once it has one; the initiator's
+ * LINKREQUEST (no interface yet) is routed like any packet to the destination. */
+static int drain(tr_llink *ll, uint64_t now)
+{
+	rnsc_transport *t = ll->t;
+	uint8_t buf[RNSC_MTU + HL];
+	size_t n;
+	while ((n = rnsc_link_outbox_peek_len(ll->link)) > 0) {
+		uint8_t *frame = buf;
+		if (n > sizeof(buf)) {
+			frame = rnsc_alloc(t->ctx, n);
+			if (!frame)
+				return RNSC_ERR_NOMEM;
+		}
+		int len = rnsc_link_outbox_pop(ll->link, frame, n);
+		int rc = len < 0 ? len : 0;
+		if (rc == 0 && ll->has_iface) {
+			rc = rnsc_tr_transmit(t, ll->iface, frame, (size_t)len);
+		} else if (rc == 0) {
+			rnsc_packet p;
+			rc = rnsc_packet_unpack(&p, frame, (size_t)len);
+			if (rc == 0)
+				rc = rnsc_tr_outbound(t, &p, NULL, now, NULL);
+		}
+		if (frame != buf)
+			rnsc_free(t->ctx, frame);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* After every call into a link: send its frames and forget it once closed. */
+static int settle(rnsc_transport *t, const uint8_t id[HL], uint64_t now)
+{
+	tr_llink *ll = rnsc_tmap_get(&t->links, id, NULL);
+	if (!ll)
+		return 0;
+	int rc = drain(ll, now);
+	if (!ll->busy && rnsc_link_status(ll->link) == RNSC_LINK_CLOSED)
+		llink_free(t->ctx, rnsc_tmap_del(&t->links, id));
+	return rc;
+}
+
+static void cb_established(void *ud, rnsc_link *link)
+{
+	tr_llink *ll = ud;
+	if (ll->t->cb.on_link_established)
+		ll->t->cb.on_link_established(ll->t->cb.ud, ll->id, ll->dest,
+					      rnsc_link_is_initiator(link));
+}
+
+static void cb_closed(void *ud, rnsc_link *link)
+{
+	tr_llink *ll = ud;
+	if (ll->t->cb.on_link_closed)
+		ll->t->cb.on_link_closed(ll->t->cb.ud, ll->id, rnsc_link_reason(link));
+}
+
+static void cb_packet(void *ud, rnsc_link *link, int context, const uint8_t *data, size_t len,
+		      const rnsc_packet *pkt, const uint8_t *raw, size_t raw_len)
+{
+	tr_llink *ll = ud;
+	rnsc_transport *t = ll->t;
+	if (context != RNSC_CTX_NONE)
+		return; /* requests, resources and channels are not carried by the engine yet */
+	if (pkt->packet_type == RNSC_PKT_DATA) {
+		uint8_t hash[RNSC_HASHLEN];
+		if (rnsc_packet_hash(t->ctx, hash, raw, raw_len))
+			return;
+		if (t->cb.on_link_data)
+			t->cb.on_link_data(t->cb.ud, ll->id, data, len, hash);
+	} else if (pkt->packet_type == RNSC_PKT_PROOF && pkt->data_len == RNSC_PROOF_EXPLICIT_LEN) {
+		/* Link packet proofs are explicit: the proved hash leads the proof. */
+		uint8_t hash[RNSC_HASHLEN];
+		memcpy(hash, pkt->data, RNSC_HASHLEN);
+		if (rnsc_link_validate_proof(link, hash, pkt->data, pkt->data_len,
+					     ll->now) == 0 &&
+		    t->cb.on_link_proof)
+			t->cb.on_link_proof(t->cb.ud, ll->id, hash);
+	}
+}
+
+static const rnsc_link_callbacks link_cbs = {
+	.established = cb_established,
+	.closed = cb_closed,
+	.packet = cb_packet,
+};
+
+static int adopt(rnsc_transport *t, rnsc_link *link, const uint8_t dest[HL], int has_iface,
+		 uint32_t iface, unsigned expected_hops)
+{
+	const uint8_t *id = rnsc_link_id(link);
+	if (rnsc_tmap_has(&t->links, id)) {
+		rnsc_link_del(link);
+		return RNSC_ERR_STATE;
+	}
+	tr_llink *ll = rnsc_calloc(t->ctx, 1, sizeof(*ll));
+	if (!ll) {
+		rnsc_link_del(link);
+		return RNSC_ERR_NOMEM;
+	}
+	ll->t = t;
+	ll->link = link;
+	memcpy(ll->id, id, HL);
+	memcpy(ll->dest, dest, HL);
+	ll->has_iface = has_iface;
+	ll->iface = iface;
+	ll->expected_hops = expected_hops;
+	int rc = rnsc_tmap_put(&t->links, ll->id, ll, NULL);
+	if (rc) {
+		llink_free(t->ctx, ll);
+		return rc;
+	}
+	rnsc_link_set_callbacks(link, &link_cbs, ll);
+	return 0;
+}
+
+int rnsc_tr_link_request(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw,
+			 size_t len, const tr_iface *rif, uint64_t now)
+{
+	if (p->header_type == RNSC_HEADER_2 && memcmp(p->transport_id, t->ident.hash, HL) != 0)
+		return 0;
+	tr_local *l = rnsc_tmap_get(&t->locals, p->dest_hash, NULL);
+	if (!l || l->type != p->dest_type)
+		return 0;
+	if (l->type != RNSC_DEST_SINGLE || !l->accept_links) {
+		t->st.links_refused++;
+		return 0;
+	}
+	/* The receiving interface's MTU when it autoconfigures or fixes it, else Reticulum.MTU;
+	 * rnsc_link_accept clamps a larger signalled MTU to it. */
+	uint32_t nh_mtu = rif->mtu_capable ? (uint32_t)rif->hw_mtu : RNSC_MTU;
+	uint8_t copy[RNSC_MTU + HL];
+	if (len > sizeof(copy))
+		return 0;
+	memcpy(copy, raw, len);
+	copy[1] = p->hops; /* the link's timeouts count the hops taken, as the reference's */
+	rnsc_link *link;
+	int rc = rnsc_link_accept(t->ctx, &link, &l->id, copy, len, nh_mtu, now);
+	if (rc == RNSC_ERR_NOMEM)
+		return rc;
+	if (rc) {
+		t->st.links_refused++;
+		rnsc_log(t->ctx, RNSC_LOG_DEBUG, WHO, "link request refused: %s", rnsc_strerror(rc));
+		return 0;
+	}
+	rnsc_link_set_proof_strategy(link, l->prove_all ? RNSC_PROVE_ALL : RNSC_PROVE_NONE);
+	uint8_t id[HL];
+	memcpy(id, rnsc_link_id(link), HL);
+	rc = adopt(t, link, l->hash, 1, rif->id, p->hops);
+	if (rc == RNSC_ERR_STATE)
+		return 0; /* a repeated request for a link we hold */
+	if (rc)
+		return rc;
+	t->st.links_accepted++;
+	return settle(t, id, now);
+}
+
+int rnsc_tr_link_packet(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw,
+			size_t len, const uint8_t hash[RNSC_HASHLEN], const tr_iface *rif,
+			uint64_t now)
+{
+	tr_llink *ll = rnsc_tmap_get(&t->links, p->dest_hash, NULL);
+	if (!ll)
+		return 0;
+	if (!ll->has_iface || ll->iface != rif->id) {
+		/* Link traffic is bound to the link's interface; the hash is forgotten so the
+		 * packet can still arrive over the right one. */
+		rnsc_tmap_del(&t->hashlist, hash);
+		rnsc_tmap_del(&t->hashlist_prev, hash);
+		return 0;
+	}
+	uint8_t copy[RNSC_MTU + HL];
+	uint8_t *buf = len > sizeof(copy) ? rnsc_alloc(t->ctx, len) : copy;
+	if (!buf)
+		return RNSC_ERR_NOMEM;
+	memcpy(buf, raw, len);
+	buf[1] = p->hops;
+	ll->now = now;
+	ll->busy = 1;
+	int rc = rnsc_link_receive(ll->link, buf, len, now);
+	ll->busy = 0;
+	if (buf != copy)
+		rnsc_free(t->ctx, buf);
+	if (rc && rc != RNSC_ERR_NOMEM)
+		rnsc_log(t->ctx, RNSC_LOG_DEBUG, WHO, "link packet dropped: %s", rnsc_strerror(rc));
+	uint8_t id[HL];
+	memcpy(id, p->dest_hash, HL);
+	int src = settle(t, id, now);
+	if (rc == RNSC_ERR_NOMEM)
+		return rc;
+	return src ? src : 1;
+}
+
+/* LRPROOF for a relayed link: checked against the destination's recalled identity before
+ * it goes back towards the initiator. */
+static int relay_proof(rnsc_transport *t, tr_lte *e, const rnsc_packet *p, const uint8_t *raw,
+		       size_t len, const tr_iface *rif)
+{
+	if (p->hops != e->rem_hops || rif->id != e->nh_if)
+		return 0; /* hop mismatch or wrong interface: not transported */
+	if (p->data_len != RNSC_LINK_PROOF_LEN && p->data_len != RNSC_LINK_PROOF_LEN + RNSC_LINK_MTU_SIZE)
+		return 0;
+	const tr_known *k = rnsc_tmap_get(&t->known, e->dest, NULL);
+	if (!k)
+		return 0;
+	rnsc_identity id;
+	if (rnsc_identity_from_public(t->ctx, &id, k->pub, RNSC_KEYSIZE))
+		return 0;
+	int mode = RNSC_LINK_MODE_DEFAULT;
+	if (p->data_len == RNSC_LINK_PROOF_LEN + RNSC_LINK_MTU_SIZE) {
+		uint32_t mtu;
+		rnsc_link_signalling_decode(p->data + RNSC_LINK_PROOF_LEN, &mtu, &mode);
+	}
+	rnsc_link_proof lp;
+	int rc = rnsc_link_proof_validate(t->ctx, &lp, p->data, p->data_len, p->dest_hash,
+					  id.ed_pub, mode);
+	rnsc_identity_free(&id);
+	if (rc) {
+		rnsc_log(t->ctx, RNSC_LOG_DEBUG, WHO, "invalid link request proof in transport: %s",
+			 rnsc_strerror(rc));
+		return 0;
+	}
+	uint8_t nr[RNSC_MTU + HL];
+	if (len > sizeof(nr))
+		return 0;
+	memcpy(nr, raw, len);
+	nr[1] = p->hops;
+	e->validated = 1;
+	t->st.link_table_forwarded++;
+	return rnsc_tr_transmit(t, e->rcvd_if, nr, len);
+}
+
+int rnsc_tr_link_proof(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw, size_t len,
+		       const uint8_t hash[RNSC_HASHLEN], const tr_iface *rif, uint64_t now)
+{
+	if (t->cfg.transport_enabled) {
+		tr_lte *e = rnsc_tmap_get(&t->link_table, p->dest_hash, NULL);
+		if (e)
+			return relay_proof(t, e, p, raw, len, rif);
+	}
+	tr_llink *ll = rnsc_tmap_get(&t->links, p->dest_hash, NULL);
+	if (!ll || !rnsc_link_is_initiator(ll->link) ||
+	    rnsc_link_status(ll->link) != RNSC_LINK_PENDING)
+		return 0;
+	if (p->hops != ll->expected_hops)
+		return 0; /* re-balancing is not implemented: the proof is not ours to take */
+	int rc = rnsc_tr_hashlist_add(t, hash);
+	if (rc)
+		return rc;
+	/* Link.attached_interface is the interface the proof came in on. */
+	ll->has_iface = 1;
+	ll->iface = rif->id;
+	uint8_t copy[RNSC_MTU + HL];
+	if (len > sizeof(copy))
+		return 0;
+	memcpy(copy, raw, len);
+	copy[1] = p->hops;
+	ll->now = now;
+	ll->busy = 1;
+	rc = rnsc_link_receive(ll->link, copy, len, now);
+	ll->busy = 0;
+	if (rc == RNSC_ERR_NOMEM)
+		return rc;
+	if (rnsc_link_status(ll->link) == RNSC_LINK_PENDING)
+		ll->has_iface = 0; /* ignored proof (wrong length): still routed by path */
+	uint8_t id[HL];
+	memcpy(id, p->dest_hash, HL);
+	return settle(t, id, now);
+}
+
+/* ---- the link table (transport nodes) ----------------------------------------------------- */
+
+int rnsc_tr_lr_forward(rnsc_transport *t, const uint8_t *raw, size_t len, uint8_t *nr,
+		       size_t *nlen, const tr_iface *rif, const tr_iface *oif,
+		       const uint8_t next_hop[HL], unsigned remaining_hops, unsigned taken_hops,
+		       const uint8_t dest[HL], uint64_t now)
+{
+	rnsc_packet q;
+	int rc = rnsc_packet_unpack(&q, raw, len);
+	if (rc)
+		return rc;
+	if (q.data_len == RNSC_LINK_REQUEST_LEN + RNSC_LINK_MTU_SIZE) {
+		uint32_t path_mtu;
+		int mode;
+		rnsc_link_signalling_decode(nr + *nlen - RNSC_LINK_MTU_SIZE, &path_mtu, &mode);
+		if (path_mtu) {
+			if (!oif->mtu_capable) {
+				/* the next hop cannot carry a larger MTU: signalling removed */
+				*nlen -= RNSC_LINK_MTU_SIZE;
+			} else if (oif->hw_mtu < path_mtu || rif->hw_mtu < path_mtu) {
+				uint32_t m = (uint32_t)(oif->hw_mtu < rif->hw_mtu ? oif->hw_mtu
+										   : rif->hw_mtu);
+				rc = rnsc_link_signalling(nr + *nlen - RNSC_LINK_MTU_SIZE, m, mode);
+				if (rc)
+					return rc;
+			}
+		}
+	}
+	uint8_t link_id[HL];
+	rc = rnsc_link_id_from_request(t->ctx, link_id, raw, len);
+	if (rc)
+		return rc;
+	tr_lte *e = rnsc_calloc(t->ctx, 1, sizeof(*e));
+	if (!e)
+		return RNSC_ERR_NOMEM;
+	e->timestamp = now;
+	memcpy(e->nh_trid, next_hop, HL);
+	e->nh_if = oif->id;
+	e->rem_hops = remaining_hops;
+	e->rcvd_if = rif->id;
+	e->hops = taken_hops;
+	memcpy(e->dest, dest, HL);
+	e->proof_tmo = now + extra_proof_timeout(oif) +
+		       (uint64_t)RNSC_LINK_PER_HOP_TIMEOUT_MS *
+			       (remaining_hops > 1 ? remaining_hops : 1);
+	void *old = NULL;
+	rc = rnsc_tmap_put(&t->link_table, link_id, e, &old);
+	if (rc) {
+		rnsc_free(t->ctx, e);
+		return rc;
+	}
+	rnsc_free(t->ctx, old);
+	t->st.links_relayed++;
+	return 0;
+}
+
+int rnsc_tr_link_transport(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw,
+			   size_t len, const uint8_t hash[RNSC_HASHLEN], const tr_iface *rif,
+			   uint64_t now)
+{
+	tr_lte *e = rnsc_tmap_get(&t->link_table, p->dest_hash, NULL);
+	if (!e)
+		return 0;
+	if (!e->validated)
+		return 1; /* link packet before validation: a protocol violation, dropped */
+	int have_out = 0;
+	uint32_t out = 0;
+	if (e->nh_if == e->rcvd_if) {
+		/* same interface both ways: repeat it when the hop count is one we expect */
+		if (p->hops == e->rem_hops || p->hops == e->hops) {
+			out = e->nh_if;
+			have_out = 1;
+		}
+	} else if (rif->id == e->nh_if) {
+		if (p->hops == e->rem_hops) {
+			out = e->rcvd_if;
+			have_out = 1;
+		}
+	} else if (rif->id == e->rcvd_if) {
+		if (p->hops == e->hops) {
+			out = e->nh_if;
+			have_out = 1;
+		}
+	}
+	if (!have_out)
+		return 1;
+	int rc = rnsc_tr_hashlist_add(t, hash);
+	if (rc)
+		return rc;
+	uint8_t nr[RNSC_MTU + HL];
+	uint8_t *buf = len > sizeof(nr) ? rnsc_alloc(t->ctx, len) : nr;
+	if (!buf)
+		return RNSC_ERR_NOMEM;
+	memcpy(buf, raw, len);
+	buf[1] = p->hops;
+	rc = rnsc_tr_transmit(t, out, buf, len);
+	if (buf != nr)
+		rnsc_free(t->ctx, buf);
+	if (rc)
+		return rc;
+	e->timestamp = now;
+	t->st.link_table_forwarded++;
+	return 1;
+}
+
+/* ---- timers ------------------------------------------------------------------------------- */
+
+static int lte_stale(const rnsc_transport *t, const tr_lte *e, uint64_t now)
+{
+	if (!e->validated)
+		return now > e->proof_tmo;
+	return now > e->timestamp + TR_LINK_TIMEOUT_MS || !rnsc_tr_iface_find(t, e->nh_if) ||
+	       !rnsc_tr_iface_find(t, e->rcvd_if);
+}
+
+/* Collects the keys of m whose entry pred() selects (at most m->n). */
+static size_t collect(rnsc_transport *t, rnsc_tmap *m, uint8_t (*ids)[HL], uint64_t now,
+		      int (*pred)(rnsc_transport *, void *, uint64_t))
+{
+	size_t n = 0;
+	for (size_t i = 0; i < m->cap; i++)
+		if (rnsc_tmap_slot_used(m, i) && pred(t, rnsc_tmap_slot_val(m, i), now))
+			memcpy(ids[n++], rnsc_tmap_slot_key(m, i), HL);
+	return n;
+}
+
+static int link_due(rnsc_transport *t, void *v, uint64_t now)
+{
+	(void)t;
+	const tr_llink *ll = v;
+	return rnsc_link_next_deadline(ll->link) <= now ||
+	       rnsc_link_status(ll->link) == RNSC_LINK_CLOSED;
+}
+
+static int lte_due(rnsc_transport *t, void *v, uint64_t now)
+{
+	return lte_stale(t, v, now);
+}
+
+int rnsc_tr_links_tick(rnsc_transport *t, uint64_t now)
+{
+	int rc = 0;
+	if (t->links.n) {
+		uint8_t(*ids)[HL] = rnsc_alloc(t->ctx, t->links.n * HL);
+		if (!ids)
+			return RNSC_ERR_NOMEM;
+		size_t n = collect(t, &t->links, ids, now, link_due);
+		for (size_t i = 0; i < n && rc == 0; i++) {
+			/* callbacks may open or close links: look each one up again */
+			tr_llink *ll = rnsc_tmap_get(&t->links, ids[i], NULL);
+			if (!ll)
+				continue;
+			ll->now = now;
+			ll->busy = 1;
+			rc = rnsc_link_tick(ll->link, now);
+			ll->busy = 0;
+			int src = settle(t, ids[i], now);
+			if (rc == 0)
+				rc = src;
+		}
+		rnsc_free(t->ctx, ids);
+		if (rc)
+			return rc;
+	}
+	if (t->link_table.n && now > t->links_last_culled + RNSC_TABLES_CULL_INTERVAL_MS) {
+		uint8_t(*ids)[HL] = rnsc_alloc(t->ctx, t->link_table.n * HL);
+		if (!ids)
+			return RNSC_ERR_NOMEM;
+		size_t n = collect(t, &t->link_table, ids, now, lte_due);
+		for (size_t i = 0; i < n; i++)
+			rnsc_free(t->ctx, rnsc_tmap_del(&t->link_table, ids[i]));
+		rnsc_free(t->ctx, ids);
+		t->links_last_culled = now;
+	}
+	return 0;
+}
+
+uint64_t rnsc_tr_links_deadline(const rnsc_transport *t)
+{
+	uint64_t d = UINT64_MAX;
+	const rnsc_tmap *m = &t->links;
+	for (size_t i = 0; i < m->cap; i++) {
+		if (!rnsc_tmap_slot_used(m, i))
+			continue;
+		const tr_llink *ll = rnsc_tmap_slot_val(m, i);
+		uint64_t x = rnsc_link_next_deadline(ll->link);
+		d = x < d ? x : d;
+	}
+	if (t->link_table.n) {
+		uint64_t c = t->links_last_culled + RNSC_TABLES_CULL_INTERVAL_MS + 1;
+		d = c < d ? c : d;
+	}
+	return d;
+}
+
+/* ---- the application's API ---------------------------------------------------------------- */
+
+int rnsc_transport_iface_set_mtu_capable(rnsc_transport *t, uint32_t id, int on)
+{
+	if (!t)
+		return RNSC_ERR_INVAL;
+	tr_iface *f = (tr_iface *)rnsc_tr_iface_find(t, id);
+	if (!f)
+		return RNSC_ERR_NOTFOUND;
+	f->mtu_capable = !!on;
+	return 0;
+}
+
+int rnsc_transport_dest_accept_links(rnsc_transport *t, const uint8_t dest_hash[HL], int on)
+{
+	if (!t || !dest_hash)
+		return RNSC_ERR_INVAL;
+	tr_local *l = rnsc_tmap_get(&t->locals, dest_hash, NULL);
+	if (!l)
+		return RNSC_ERR_NOTFOUND;
+	l->accept_links = !!on;
+	return 0;
+}
+
+int rnsc_transport_link_open(rnsc_transport *t, const uint8_t dest_hash[HL],
+			     uint8_t link_id[HL], uint64_t now)
+{
+	if (!t || !dest_hash)
+		return RNSC_ERR_INVAL;
+	const tr_known *k = rnsc_tmap_get(&t->known, dest_hash, NULL);
+	const tr_path *path = rnsc_tmap_get(&t->paths, dest_hash, NULL);
+	if (!k || !path)
+		return RNSC_ERR_NOTFOUND;
+	const tr_iface *f = rnsc_tr_iface_find(t, path->pub.iface);
+	if (!f)
+		return RNSC_ERR_NOTFOUND;
+	rnsc_identity id;
+	int rc = rnsc_identity_from_public(t->ctx, &id, k->pub, RNSC_KEYSIZE);
+	if (rc)
+		return rc;
+	rnsc_link_initiate_params prm = {0};
+	prm.hw_mtu = f->mtu_capable ? (uint32_t)f->hw_mtu : 0;
+	prm.hops = path->pub.hops;
+	/* Reticulum.get_first_hop_timeout: one MTU's time on the first hop + the per-hop timeout */
+	prm.first_hop_timeout_ms = RNSC_PER_HOP_TIMEOUT_MS + extra_proof_timeout(f);
+	prm.mode = RNSC_LINK_MODE_DEFAULT;
+	rnsc_link *link;
+	rc = rnsc_link_initiate(t->ctx, &link, dest_hash, &id, &prm, now);
+	rnsc_identity_free(&id);
+	if (rc)
+		return rc;
+	uint8_t lid[HL];
+	memcpy(lid, rnsc_link_id(link), HL);
+	rc = adopt(t, link, dest_hash, 0, 0, path->pub.hops);
+	if (rc)
+		return rc;
+	rc = settle(t, lid, now);
+	if (rc)
+		return rc;
+	if (link_id)
+		memcpy(link_id, lid, HL);
+	return 0;
+}
+
+int rnsc_transport_link_send(rnsc_transport *t, const uint8_t link_id[HL], const uint8_t *data,
+			     size_t len, uint8_t packet_hash[RNSC_HASHLEN], uint64_t now)
+{
+	if (!t || !link_id || (!data && len))
+		return RNSC_ERR_INVAL;
+	tr_llink *ll = rnsc_tmap_get(&t->links, link_id, NULL);
+	if (!ll)
+		return RNSC_ERR_NOTFOUND;
+	if (ll->busy)
+		ll->now = now;
+	int rc = rnsc_link_send(ll->link, RNSC_CTX_NONE, data, len, packet_hash, now);
+	if (rc < 0)
+		return rc;
+	uint8_t id[HL];
+	memcpy(id, link_id, HL);
+	return settle(t, id, now);
+}
+
+int rnsc_transport_link_close(rnsc_transport *t, const uint8_t link_id[HL], uint64_t now)
+{
+	if (!t || !link_id)
+		return RNSC_ERR_INVAL;
+	tr_llink *ll = rnsc_tmap_get(&t->links, link_id, NULL);
+	if (!ll)
+		return RNSC_ERR_NOTFOUND;
+	int outer = ll->busy;
+	ll->busy = 1;
+	int rc = rnsc_link_teardown(ll->link, now);
+	ll->busy = outer;
+	uint8_t id[HL];
+	memcpy(id, link_id, HL);
+	int src = settle(t, id, now);
+	return rc ? rc : src;
+}
+
+const rnsc_link *rnsc_transport_link_get(const rnsc_transport *t, const uint8_t link_id[HL])
+{
+	if (!t || !link_id)
+		return NULL;
+	const tr_llink *ll = rnsc_tmap_get(&t->links, link_id, NULL);
+	return ll ? ll->link : NULL;
+}
+
+size_t rnsc_transport_link_count(const rnsc_transport *t)
+{
+	return t ? t->links.n : 0;
+}
+
+size_t rnsc_transport_link_table_count(const rnsc_transport *t)
+{
+	return t ? t->link_table.n : 0;
+}

@@ -1,0 +1,150 @@
+# SPDX-License-Identifier: MIT
+"""A link peer on the reference's public API (RNS), for tests/link_interop_test.sh.
+
+  link_ref_peer.py serve CONFIGDIR N TIMEOUT
+      A SINGLE destination rnsclt.link (PROVE_ALL) that accepts links, announces every 2 s
+      until a link is up, echoes every packet it receives on the link back on it, and exits
+      when the link closes. Prints "dest <hash>" first, then "server rx=<n> bytes=<b>".
+  link_ref_peer.py connect CONFIGDIR DEST N TIMEOUT
+      Requests a path, opens a link, sends N packets of 60..420 bytes (at most 16
+      unproved at a time), each with a receipt; waits for every proof and every echo,
+      closes the link. Prints "client sent=<n> bytes=<b> proved=<p> echoed=<e> echo_bytes=<eb>
+      mtu=<link mtu>".
+Exit status 0 only when the accounting is exact; every wait is bounded by TIMEOUT seconds.
+"""
+import sys
+import threading
+import time
+
+import RNS
+
+APP, ASPECT = "rnsclt", "link"
+
+
+def payload(i):
+    n = 60 + (i * 37) % 361
+    return bytes((i * 31 + k * 7) & 0xFF for k in range(n))
+
+
+def serve(configdir, n, timeout):
+    RNS.Reticulum(configdir=configdir, loglevel=RNS.LOG_WARNING)
+    ident = RNS.Identity()
+    dest = RNS.Destination(ident, RNS.Destination.IN, RNS.Destination.SINGLE, APP, ASPECT)
+    dest.set_proof_strategy(RNS.Destination.PROVE_ALL)
+    st = {"rx": 0, "bytes": 0, "up": False, "closed": threading.Event()}
+
+    def on_packet(data, packet):
+        st["rx"] += 1
+        st["bytes"] += len(data)
+        RNS.Packet(packet.link, data).send()
+
+    def on_link(link):
+        st["up"] = True
+        print("server link up mtu=%d" % link.mtu, flush=True)
+        link.set_packet_callback(on_packet)
+        link.set_link_closed_callback(lambda l: st["closed"].set())
+
+    dest.set_link_established_callback(on_link)
+    print("dest " + dest.hash.hex(), flush=True)
+    end = time.time() + timeout
+    next_announce = 0
+    while time.time() < end and not st["closed"].is_set():
+        if not st["up"] and time.time() >= next_announce:
+            dest.announce()
+            next_announce = time.time() + 2
+        time.sleep(0.1)
+    print("server rx=%d bytes=%d" % (st["rx"], st["bytes"]), flush=True)
+    return 0 if st["closed"].is_set() and st["rx"] == n else 1
+
+
+def connect(configdir, dest_hex, n, timeout):
+    RNS.Reticulum(configdir=configdir, loglevel=RNS.LOG_WARNING)
+    dh = bytes.fromhex(dest_hex)
+    end = time.time() + timeout
+    next_req = 0
+    while not RNS.Transport.has_path(dh):
+        if time.time() > end:
+            print("client: no path", flush=True)
+            return 1
+        if time.time() >= next_req:
+            RNS.Transport.request_path(dh)
+            next_req = time.time() + 3
+        time.sleep(0.1)
+    ident = RNS.Identity.recall(dh)
+    dest = RNS.Destination(ident, RNS.Destination.OUT, RNS.Destination.SINGLE, APP, ASPECT)
+    up = threading.Event()
+    lock = threading.Lock()
+    st = {"proved": 0, "echoed": 0, "echo_bytes": 0, "sent": 0, "bytes": 0, "outstanding": 0}
+    expected = {}
+
+    def on_packet(data, packet):
+        with lock:
+            if expected.get(data, 0) > 0:
+                expected[data] -= 1
+                st["echoed"] += 1
+                st["echo_bytes"] += len(data)
+
+    counted = set()
+    receipts = []  # kept alive so id() stays unique
+
+    def on_proof(receipt):
+        with lock:
+            if id(receipt) in counted:
+                return
+            counted.add(id(receipt))
+            st["proved"] += 1
+            st["outstanding"] -= 1
+
+    link = RNS.Link(dest, established_callback=lambda l: up.set())
+    link.set_packet_callback(on_packet)
+    if not up.wait(max(1, end - time.time())):
+        print("client: link not established", flush=True)
+        return 1
+    i = 0
+    while i < n and time.time() < end:
+        with lock:
+            busy = st["outstanding"] >= 16
+        if busy:
+            time.sleep(0.005)
+            continue
+        data = payload(i)
+        with lock:
+            expected[data] = expected.get(data, 0) + 1
+            st["outstanding"] += 1
+            st["sent"] += 1
+            st["bytes"] += len(data)
+        r = RNS.Packet(link, data).send()
+        r.set_delivery_callback(on_proof)
+        # a fast proof can arrive before the callback is set
+        if r.status == RNS.PacketReceipt.DELIVERED:
+            on_proof(r)
+        receipts.append(r)
+        i += 1
+    while time.time() < end:
+        with lock:
+            if st["proved"] == n and st["echoed"] == n:
+                break
+        time.sleep(0.05)
+    mtu = link.mtu
+    link.teardown()
+    time.sleep(0.5)
+    print("client sent=%d bytes=%d proved=%d echoed=%d echo_bytes=%d mtu=%d" %
+          (st["sent"], st["bytes"], st["proved"], st["echoed"], st["echo_bytes"], mtu),
+          flush=True)
+    ok = st["sent"] == n and st["proved"] == n and st["echoed"] == n and \
+        st["echo_bytes"] == st["bytes"]
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    a = sys.argv[1:]
+    if len(a) == 4 and a[0] == "serve":
+        rc = serve(a[1], int(a[2]), float(a[3]))
+    elif len(a) == 5 and a[0] == "connect":
+        rc = connect(a[1], a[2], int(a[3]), float(a[4]))
+    else:
+        print(__doc__, file=sys.stderr)
+        rc = 2
+    sys.stdout.flush()
+    import os
+    os._exit(rc)
