@@ -22,7 +22,8 @@ _Static_assert(sizeof(drop_names) / sizeof(drop_names[0]) == RNSC_IFACE_DROP_COU
 	X(announces_invalid) X(paths_added) X(announces_ignored) X(rebroadcasts)           \
 	X(forwarded) X(delivered) X(decrypt_failed) X(proofs_sent) X(proofs_valid)         \
 	X(receipts_timed_out) X(pr_received) X(pr_duplicate) X(pr_answered)                \
-	X(hashlist_rotations)
+	X(hashlist_rotations) X(links_accepted) X(links_refused) X(links_relayed)          \
+	X(link_table_forwarded)
 
 static void json_str(FILE *f, const char *s)
 {
@@ -89,8 +90,10 @@ int rnsc_node_status_json(rnsc_node *n, char **out, size_t *len)
 	const uint8_t *id = rnsc_transport_id(t);
 	for (int i = 0; i < RNSC_TRUNCATED_HASHLEN; i++)
 		fprintf(f, "%02x", id[i]);
-	fprintf(f, "\", \"paths\": %zu, \"known_destinations\": %zu",
-		rnsc_transport_path_count(t), rnsc_transport_known_count(t));
+	fprintf(f, "\", \"paths\": %zu, \"known_destinations\": %zu, \"links\": %zu, "
+		   "\"relayed_links\": %zu",
+		rnsc_transport_path_count(t), rnsc_transport_known_count(t),
+		rnsc_transport_link_count(t), rnsc_transport_link_table_count(t));
 	fprintf(f, ",\n \"node\": {\"rx_frames\": %llu, \"ifac_dropped\": %llu, \"ingest_errors\": "
 		   "%llu, \"tx_frames\": %llu, \"tx_errors\": %llu}",
 		(unsigned long long)ns.rx_frames, (unsigned long long)ns.ifac_dropped,
@@ -166,6 +169,10 @@ int rnsc_node_status_metrics(rnsc_node *n, char **out, size_t *len)
 	fprintf(f, "rnsc_paths %zu\n", rnsc_transport_path_count(t));
 	metric_head(f, "rnsc_known_destinations", "gauge", "Identities remembered from announces.");
 	fprintf(f, "rnsc_known_destinations %zu\n", rnsc_transport_known_count(t));
+	metric_head(f, "rnsc_links", "gauge", "Links of this node's own destinations and initiators.");
+	fprintf(f, "rnsc_links %zu\n", rnsc_transport_link_count(t));
+	metric_head(f, "rnsc_relayed_links", "gauge", "Entries in the link table (links carried).");
+	fprintf(f, "rnsc_relayed_links %zu\n", rnsc_transport_link_table_count(t));
 	metric_head(f, "rnsc_node_rx_frames_total", "counter", "Frames received on all interfaces.");
 	fprintf(f, "rnsc_node_rx_frames_total %llu\n", (unsigned long long)ns.rx_frames);
 	metric_head(f, "rnsc_node_tx_frames_total", "counter", "Frames sent on all interfaces.");
