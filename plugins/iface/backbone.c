@@ -74,6 +74,7 @@
 
 #include "hdlc.h"
 #include "iface_abi.h"
+#include "iface_plugin.h"
 
 #define BB_BITRATE_GUESS 100000000u /* BackboneInterface / BackboneClientInterface.BITRATE_GUESS */
 #define BB_DEFAULT_IFAC_SIZE 16u
@@ -97,9 +98,7 @@
 
 enum { K_CLIENT = 1, K_SERVER = 2, K_CHILD = 3 };
 
-typedef struct bb_inst {
-	const rnsc_host_api *api;
-} bb_inst;
+typedef rnsc_iface_inst bb_inst;
 
 typedef struct flap {
 	char ip[64];
@@ -1261,49 +1260,5 @@ static int bb_describe(void *handle, char *buf, size_t cap)
 			t->addr, v6 ? "]" : "", (unsigned)t->port);
 }
 
-static const rnsc_iface_ops bb_ops = {
-	.struct_size = sizeof(rnsc_iface_ops),
-	.types = bb_types,
-	.open = bb_open,
-	.send = bb_send,
-	.stats = bb_stats,
-	.close = bb_close,
-	.describe = bb_describe,
-};
-
-static int bb_init(void *instp, const rnsc_host_api *host)
-{
-	bb_inst *inst = instp;
-	if (!host || host->struct_size < offsetof(rnsc_host_api, free) + sizeof(host->free) ||
-	    !host->alloc || !host->free)
-		return RNSC_ERR_ABI;
-	inst->api = host;
-	return 0;
-}
-
-static const rnsc_plugin_desc bb_desc = {
-	.struct_size = sizeof(rnsc_plugin_desc),
-	.abi_major = RNSC_PLUGIN_ABI_MAJOR,
-	.abi_minor = RNSC_PLUGIN_ABI_MINOR,
-	.kind = RNSC_PLUGIN_IFACE,
-	.name = "backbone",
-	.version = "0.1.0",
-	.description = "BackboneInterface and BackboneClientInterface (HDLC over TCP)",
-	.caps = 0,
-	.inst_size = sizeof(bb_inst),
-	.ops = &bb_ops,
-	.init = bb_init,
-	.fini = NULL,
-};
-
-__attribute__((visibility("default"))) int rnsc_plugin_init(const rnsc_host_api *host,
-							     const rnsc_plugin_desc **out);
-__attribute__((visibility("default"))) int rnsc_plugin_init(const rnsc_host_api *host,
-							     const rnsc_plugin_desc **out)
-{
-	(void)host;
-	if (!out)
-		return RNSC_ERR_INVAL;
-	*out = &bb_desc;
-	return 0;
-}
+RNSC_IFACE_PLUGIN("backbone", "BackboneInterface and BackboneClientInterface (HDLC over TCP)", bb_types, bb_open, bb_send, bb_stats, bb_close,
+		  bb_describe)

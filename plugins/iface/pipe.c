@@ -46,6 +46,7 @@
 
 #include "hdlc.h"
 #include "iface_abi.h"
+#include "iface_plugin.h"
 #include "shlex.h"
 
 extern char **environ;
@@ -62,9 +63,7 @@ extern char **environ;
 #define READ_CHUNK 16384
 #define MAX_ARGS 255
 
-typedef struct pipe_inst {
-	const rnsc_host_api *api;
-} pipe_inst;
+typedef rnsc_iface_inst pipe_inst;
 
 typedef struct pipe_if {
 	pipe_inst *inst;
@@ -708,49 +707,5 @@ static int pipe_describe(void *handle, char *buf, size_t cap)
 	return snprintf(buf, cap, "PipeInterface[%s]", p->name);
 }
 
-static const rnsc_iface_ops pipe_ops = {
-	.struct_size = sizeof(rnsc_iface_ops),
-	.types = pipe_types,
-	.open = pipe_open,
-	.send = pipe_send,
-	.stats = pipe_stats,
-	.close = pipe_close,
-	.describe = pipe_describe,
-};
-
-static int pipe_init(void *instp, const rnsc_host_api *host)
-{
-	pipe_inst *inst = instp;
-	if (!host || host->struct_size < offsetof(rnsc_host_api, free) + sizeof(host->free) ||
-	    !host->alloc || !host->free)
-		return RNSC_ERR_ABI;
-	inst->api = host;
-	return 0;
-}
-
-static const rnsc_plugin_desc pipe_desc = {
-	.struct_size = sizeof(rnsc_plugin_desc),
-	.abi_major = RNSC_PLUGIN_ABI_MAJOR,
-	.abi_minor = RNSC_PLUGIN_ABI_MINOR,
-	.kind = RNSC_PLUGIN_IFACE,
-	.name = "pipe",
-	.version = "0.1.0",
-	.description = "PipeInterface (HDLC over a subprocess's stdin and stdout)",
-	.caps = 0,
-	.inst_size = sizeof(pipe_inst),
-	.ops = &pipe_ops,
-	.init = pipe_init,
-	.fini = NULL,
-};
-
-__attribute__((visibility("default"))) int rnsc_plugin_init(const rnsc_host_api *host,
-							     const rnsc_plugin_desc **out);
-__attribute__((visibility("default"))) int rnsc_plugin_init(const rnsc_host_api *host,
-							     const rnsc_plugin_desc **out)
-{
-	if (!out)
-		return RNSC_ERR_INVAL;
-	(void)host;
-	*out = &pipe_desc;
-	return 0;
-}
+RNSC_IFACE_PLUGIN("pipe", "PipeInterface (HDLC over a subprocess's stdin and stdout)", pipe_types, pipe_open, pipe_send, pipe_stats, pipe_close,
+		  pipe_describe)

@@ -61,6 +61,7 @@
 
 #include "hdlc.h"
 #include "iface_abi.h"
+#include "iface_plugin.h"
 #include "kiss.h"
 
 #define SER_HW_MTU RNSC_HDLC_MTU_SERIAL /* SerialInterface / KISSInterface HW_MTU (564) */
@@ -81,9 +82,7 @@
 enum { K_SERIAL = 1, K_KISS = 2 };
 enum { ST_CLOSED = 0, ST_SETTLING = 1, ST_ONLINE = 2 };
 
-typedef struct ser_inst {
-	const rnsc_host_api *api;
-} ser_inst;
+typedef rnsc_iface_inst ser_inst;
 
 typedef struct fc_frame {
 	size_t len;
@@ -875,49 +874,5 @@ static int ser_describe(void *handle, char *buf, size_t cap)
 	return snprintf(buf, cap, "%s[%s]", type_name(s), s->name);
 }
 
-static const rnsc_iface_ops ser_ops = {
-	.struct_size = sizeof(rnsc_iface_ops),
-	.types = ser_types,
-	.open = ser_open,
-	.send = ser_send,
-	.stats = ser_stats,
-	.close = ser_close,
-	.describe = ser_describe,
-};
-
-static int ser_init(void *instp, const rnsc_host_api *host)
-{
-	ser_inst *inst = instp;
-	if (!host || host->struct_size < offsetof(rnsc_host_api, free) + sizeof(host->free) ||
-	    !host->alloc || !host->free)
-		return RNSC_ERR_ABI;
-	inst->api = host;
-	return 0;
-}
-
-static const rnsc_plugin_desc ser_desc = {
-	.struct_size = sizeof(rnsc_plugin_desc),
-	.abi_major = RNSC_PLUGIN_ABI_MAJOR,
-	.abi_minor = RNSC_PLUGIN_ABI_MINOR,
-	.kind = RNSC_PLUGIN_IFACE,
-	.name = "serial",
-	.version = "0.1.0",
-	.description = "SerialInterface (HDLC) and KISSInterface (KISS TNC) over serial ports",
-	.caps = 0,
-	.inst_size = sizeof(ser_inst),
-	.ops = &ser_ops,
-	.init = ser_init,
-	.fini = NULL,
-};
-
-__attribute__((visibility("default"))) int rnsc_plugin_init(const rnsc_host_api *host,
-							     const rnsc_plugin_desc **out);
-__attribute__((visibility("default"))) int rnsc_plugin_init(const rnsc_host_api *host,
-							     const rnsc_plugin_desc **out)
-{
-	if (!out)
-		return RNSC_ERR_INVAL;
-	(void)host;
-	*out = &ser_desc;
-	return 0;
-}
+RNSC_IFACE_PLUGIN("serial", "SerialInterface (HDLC) and KISSInterface (KISS TNC) over serial ports", ser_types, ser_open, ser_send, ser_stats, ser_close,
+		  ser_describe)

@@ -904,13 +904,3 @@ int rnsc_stream_describe(void *handle, char *buf, size_t cap)
 			t->kind == RNSC_STREAM_SERVER ? t->proto->server_label : t->proto->label,
 			t->name, v6 ? "[" : "", t->addr, v6 ? "]" : "", (unsigned)t->port);
 }
-
-int rnsc_stream_init(void *instp, const rnsc_host_api *host)
-{
-	rnsc_stream_inst *inst = instp;
-	if (!host || host->struct_size < offsetof(rnsc_host_api, free) + sizeof(host->free) ||
-	    !host->alloc || !host->free)
-		return RNSC_ERR_ABI;
-	inst->api = host;
-	return 0;
-}

@@ -45,6 +45,7 @@
 
 #include "hdlc.h"
 #include "iface_abi.h"
+#include "iface_plugin.h"
 
 #define TCP_HW_MTU 262144u          /* TCPInterface.HW_MTU */
 #define TCP_BITRATE_GUESS 10000000u /* TCPClientInterface / TCPServerInterface.BITRATE_GUESS */
@@ -58,9 +59,7 @@
 
 enum { K_CLIENT = 1, K_SERVER = 2, K_CHILD = 3 };
 
-typedef struct tcp_inst {
-	const rnsc_host_api *api;
-} tcp_inst;
+typedef rnsc_iface_inst tcp_inst;
 
 typedef struct tcp_if tcp_if;
 struct tcp_if {
@@ -903,49 +902,5 @@ static int tcp_describe(void *handle, char *buf, size_t cap)
 			v6 ? "[" : "", t->addr, v6 ? "]" : "", (unsigned)t->port);
 }
 
-static const rnsc_iface_ops tcp_ops = {
-	.struct_size = sizeof(rnsc_iface_ops),
-	.types = tcp_types,
-	.open = tcp_open,
-	.send = tcp_send,
-	.stats = tcp_stats,
-	.close = tcp_close,
-	.describe = tcp_describe,
-};
-
-static int tcp_init(void *instp, const rnsc_host_api *host)
-{
-	tcp_inst *inst = instp;
-	if (!host || host->struct_size < offsetof(rnsc_host_api, free) + sizeof(host->free) ||
-	    !host->alloc || !host->free)
-		return RNSC_ERR_ABI;
-	inst->api = host;
-	return 0;
-}
-
-static const rnsc_plugin_desc tcp_desc = {
-	.struct_size = sizeof(rnsc_plugin_desc),
-	.abi_major = RNSC_PLUGIN_ABI_MAJOR,
-	.abi_minor = RNSC_PLUGIN_ABI_MINOR,
-	.kind = RNSC_PLUGIN_IFACE,
-	.name = "tcp",
-	.version = "0.1.0",
-	.description = "TCPClientInterface and TCPServerInterface (HDLC over TCP)",
-	.caps = 0,
-	.inst_size = sizeof(tcp_inst),
-	.ops = &tcp_ops,
-	.init = tcp_init,
-	.fini = NULL,
-};
-
-__attribute__((visibility("default"))) int rnsc_plugin_init(const rnsc_host_api *host,
-							     const rnsc_plugin_desc **out);
-__attribute__((visibility("default"))) int rnsc_plugin_init(const rnsc_host_api *host,
-							     const rnsc_plugin_desc **out)
-{
-	if (!out)
-		return RNSC_ERR_INVAL;
-	(void)host;
-	*out = &tcp_desc;
-	return 0;
-}
+RNSC_IFACE_PLUGIN("tcp", "TCPClientInterface and TCPServerInterface (HDLC over TCP)", tcp_types, tcp_open, tcp_send, tcp_stats, tcp_close,
+		  tcp_describe)

@@ -134,39 +134,5 @@ static int tls_open(void *inst, const rnsc_iface_config *cfg, const rnsc_iface_h
 	return rnsc_stream_open(&tls_proto, inst, cfg, host, handle);
 }
 
-static const rnsc_iface_ops tls_ops = {
-	.struct_size = sizeof(rnsc_iface_ops),
-	.types = tls_types,
-	.open = tls_open,
-	.send = rnsc_stream_send,
-	.stats = rnsc_stream_stats,
-	.close = rnsc_stream_close,
-	.describe = rnsc_stream_describe,
-};
-
-static const rnsc_plugin_desc tls_desc = {
-	.struct_size = sizeof(rnsc_plugin_desc),
-	.abi_major = RNSC_PLUGIN_ABI_MAJOR,
-	.abi_minor = RNSC_PLUGIN_ABI_MINOR,
-	.kind = RNSC_PLUGIN_IFACE,
-	.name = "tls",
-	.version = "0.1.0",
-	.description = "TLSClientInterface and TLSServerInterface (HDLC over TLS 1.3; rnsc only)",
-	.caps = 0,
-	.inst_size = sizeof(rnsc_stream_inst),
-	.ops = &tls_ops,
-	.init = rnsc_stream_init,
-	.fini = NULL,
-};
-
-__attribute__((visibility("default"))) int rnsc_plugin_init(const rnsc_host_api *host,
-							     const rnsc_plugin_desc **out);
-__attribute__((visibility("default"))) int rnsc_plugin_init(const rnsc_host_api *host,
-							     const rnsc_plugin_desc **out)
-{
-	if (!out)
-		return RNSC_ERR_INVAL;
-	(void)host;
-	*out = &tls_desc;
-	return 0;
-}
+RNSC_IFACE_PLUGIN("tls", "TLSClientInterface and TLSServerInterface (HDLC over TLS 1.3; rnsc only)", tls_types, tls_open, rnsc_stream_send,
+		  rnsc_stream_stats, rnsc_stream_close, rnsc_stream_describe)
