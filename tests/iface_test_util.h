@@ -133,6 +133,36 @@ static inline void run_for(unsigned ms)
 		tick();
 }
 
+/* Every captured frame must be one of the nframes make() builds (longest maxlen bytes),
+ * on iface when it is not NULL, and each of them must have arrived exactly `times` times. */
+static inline int tu_frames_match(size_t (*make)(unsigned, uint8_t *), unsigned nframes,
+				  size_t maxlen, rnsc_iface *iface, unsigned times)
+{
+	uint8_t *want = malloc(maxlen);
+	unsigned *seen = calloc(nframes, sizeof(*seen));
+	int ok = want && seen;
+	for (size_t k = 0; ok && k < nrx; k++) {
+		if (iface && rx[k].iface != iface) {
+			ok = 0;
+			break;
+		}
+		int hit = 0;
+		for (unsigned i = 0; i < nframes && !hit; i++) {
+			size_t n = make(i, want);
+			if (n == rx[k].len && memcmp(want, rx[k].data, n) == 0) {
+				seen[i]++;
+				hit = 1;
+			}
+		}
+		ok = hit;
+	}
+	for (unsigned i = 0; ok && i < nframes; i++)
+		ok = seen[i] == times;
+	free(want);
+	free(seen);
+	return ok;
+}
+
 static inline int is_online(void *a)
 {
 	return rnsc_iface_online(a);
