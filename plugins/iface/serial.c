@@ -60,8 +60,10 @@
 #include <unistd.h>
 
 #include "hdlc.h"
+#include "hdlc_rx.h"
 #include "iface_abi.h"
 #include "iface_plugin.h"
+#include "txq.h"
 #include "kiss.h"
 
 #define SER_HW_MTU RNSC_HDLC_MTU_SERIAL /* SerialInterface / KISSInterface HW_MTU (564) */
@@ -281,7 +283,7 @@ static int rx_mid_frame(const ser_if *s)
 {
 	if (s->kind == K_KISS)
 		return s->kdec.state == 2 && (s->kdec.len > 0 || s->kdec.esc); /* KISS_FRAME */
-	return s->hdec.state == 1 && (s->hdec.len > 0 || s->hdec.esc);
+	return rnsc_hdlc_rx_partial(&s->hdec);
 }
 
 static void rx_reset(ser_if *s)
@@ -337,27 +339,10 @@ static void set_interest(ser_if *s, unsigned interest)
 /* Appends raw bytes to the write queue and starts writing. 0 or a negative code. */
 static int queue_bytes(ser_if *s, const uint8_t *p, size_t n)
 {
-	size_t pending = s->tx_len - s->tx_off;
-	if (n > TXQ_MAX || pending + n > TXQ_MAX)
-		return RNSC_ERR_TOOBIG;
-	if (s->tx_off) {
-		memmove(s->tx, s->tx + s->tx_off, pending);
-		s->tx_off = 0;
-		s->tx_len = pending;
-	}
-	if (s->tx_len + n > s->tx_cap) {
-		size_t cap = s->tx_cap ? s->tx_cap : 2048;
-		while (cap < s->tx_len + n)
-			cap *= 2;
-		uint8_t *b = xalloc(s->inst, cap);
-		if (!b)
-			return RNSC_ERR_NOMEM;
-		if (s->tx_len)
-			memcpy(b, s->tx, s->tx_len);
-		xfree(s->inst, s->tx);
-		s->tx = b;
-		s->tx_cap = cap;
-	}
+	int rc = rnsc_txq_reserve(s->inst, &s->tx, &s->tx_off, &s->tx_len, &s->tx_cap, n, TXQ_MAX,
+				  2048);
+	if (rc)
+		return rc;
 	memcpy(s->tx + s->tx_len, p, n);
 	s->tx_len += n;
 	if (!(s->interest & RNSC_IFACE_EV_WRITE))
