@@ -25,46 +25,15 @@ import time
 import RNS
 from RNS.Interfaces import BackboneInterface as BB
 
+from iface_peer_common import EchoOwner, frames, say, stub_reference, wait_stdin
+
 # Up to HW_MTU (32768 at the 100 Mbit/s guess) + the default IFAC size (16).
 LENGTHS = [20, 21, 64, 100, 500, 1000, 1064, 4096, 16383, 16400, 32767, 32768, 32784]
+EXPECTED = frames(LENGTHS)
 
 
-def frame(i):
-    b = bytearray(((i * 31 + j * 7) & 0xFF) for j in range(LENGTHS[i]))
-    b[1], b[2], b[3] = 0x7E, 0x7D, 0x5E  # bytes that need escaping, and a lookalike
-    return bytes(b)
-
-
-EXPECTED = [frame(i) for i in range(len(LENGTHS))]
-received = []
-lock = threading.Lock()
-out_lock = threading.Lock()
-
-
-def say(line):
-    with out_lock:
-        sys.stdout.write(line + "\n")
-        sys.stdout.flush()
-
-
-class _Instance:
-    """Stands in for Reticulum.get_instance(): Interface.__init__ asks it for defaults."""
-
-    def __getattr__(self, name):
-        if name.startswith("_default_"):
-            return lambda: None
-        raise AttributeError(name)
-
-
-def stub_reference():
-    RNS.logdest = RNS.LOG_CALLBACK
-    RNS.logcall = lambda s: print(s, file=sys.stderr, flush=True)
-    RNS.loglevel = RNS.LOG_DEBUG
-    RNS.Reticulum.get_instance = staticmethod(lambda: _Instance())
-    RNS.Reticulum.panic_on_interface_error = False
-    RNS.Transport.add_interface = staticmethod(on_spawned)
-    RNS.Transport.remove_interface = staticmethod(lambda iface: None)
-    RNS.Transport.synthesize_tunnel = staticmethod(lambda iface: None)
+def stub_backbone():
+    stub_reference(on_spawned=on_spawned)
     # Reticulum.__init__ derives the ingress-control water marks from the data queue
     # length; the reference's control thread needs them.
     dql = RNS.Transport.INBOUND_DA_QUEUE_LENGTH
@@ -79,21 +48,6 @@ def stub_reference():
 def send_all(iface):
     for f in EXPECTED:
         iface.process_outgoing(f)
-
-
-class Owner:
-    """The owner the interfaces report to (RNS.Transport in the reference)."""
-
-    def inbound(self, data, iface):
-        iface.process_outgoing(data)  # echo, framed by the reference
-        with lock:
-            received.append(bytes(data))
-            if len(received) == len(EXPECTED):
-                if received == EXPECTED:
-                    say("RESULT ok %d" % len(received))
-                else:
-                    bad = [i for i, (a, b) in enumerate(zip(received, EXPECTED)) if a != b]
-                    say("RESULT fail frames %s differ" % bad)
 
 
 def on_spawned(iface):
@@ -120,8 +74,8 @@ def post_init(iface):
 
 
 def main():
-    stub_reference()
-    owner = Owner()
+    stub_backbone()
+    owner = EchoOwner(EXPECTED)
     if len(sys.argv) >= 2 and sys.argv[1] == "server":
         srv = BB.BackboneInterface(
             owner, {"name": "ref backbone", "listen_ip": "127.0.0.1", "listen_port": 0})
@@ -141,14 +95,7 @@ def main():
     else:
         print(__doc__, file=sys.stderr)
         return 2
-    done = threading.Event()
-
-    def wait_stdin():
-        sys.stdin.read()
-        done.set()
-
-    threading.Thread(target=wait_stdin, daemon=True).start()
-    done.wait(60)
+    wait_stdin(60)
     return 0
 
 

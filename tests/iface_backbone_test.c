@@ -30,26 +30,7 @@ static size_t make_frame(unsigned i, uint8_t *out)
 /* Every rx frame i must appear exactly `times` times on iface. */
 static int frames_match(rnsc_iface *iface, unsigned times)
 {
-	static uint8_t want[MAXF];
-	unsigned seen[NFRAMES] = {0};
-	for (size_t k = 0; k < nrx; k++) {
-		if (iface && rx[k].iface != iface)
-			return 0;
-		int hit = 0;
-		for (unsigned i = 0; i < NFRAMES && !hit; i++) {
-			size_t n = make_frame(i, want);
-			if (n == rx[k].len && memcmp(want, rx[k].data, n) == 0) {
-				seen[i]++;
-				hit = 1;
-			}
-		}
-		if (!hit)
-			return 0;
-	}
-	for (unsigned i = 0; i < NFRAMES; i++)
-		if (seen[i] != times)
-			return 0;
-	return 1;
+	return tu_frames_match(make_frame, NFRAMES, MAXF, iface, times);
 }
 
 static rnsc_iface *open_listener(const char *name, unsigned port, const char *extra)

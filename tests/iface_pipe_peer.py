@@ -27,14 +27,10 @@ import sys
 import threading
 import time
 
+from iface_peer_common import EchoOwner, frames, say, stub_reference, wait_stdin
+
 LENGTHS = [20, 21, 64, 100, 500, 563, 564, 1000, 1063, 1064]
 FLAG, ESC, MASK = 0x7E, 0x7D, 0x20
-
-
-def frame(i):
-    b = bytearray(((i * 31 + j * 7) & 0xFF) for j in range(LENGTHS[i]))
-    b[1], b[2], b[3] = 0x7E, 0x7D, 0x5E  # bytes that need escaping, and a lookalike
-    return bytes(b)
 
 
 def hdlc(data):
@@ -110,48 +106,15 @@ def bridge(mode, path):
             d = d[os.write(1, d):]
 
 
-EXPECTED = [frame(i) for i in range(len(LENGTHS))]
+EXPECTED = frames(LENGTHS)
 
 
 def ref(path):
-    import RNS
+    stub_reference()
     from RNS.Interfaces import PipeInterface
 
-    out_lock, lock, received = threading.Lock(), threading.Lock(), []
-
-    def say(line):
-        with out_lock:
-            sys.stdout.write(line + "\n")
-            sys.stdout.flush()
-
-    class _Instance:
-        """Stands in for Reticulum.get_instance(): Interface.__init__ asks it for defaults."""
-
-        def __getattr__(self, name):
-            if name.startswith("_default_"):
-                return lambda: None
-            raise AttributeError(name)
-
-    RNS.logdest = RNS.LOG_CALLBACK
-    RNS.logcall = lambda s: print(s, file=sys.stderr, flush=True)
-    RNS.loglevel = RNS.LOG_DEBUG
-    RNS.Reticulum.get_instance = staticmethod(lambda: _Instance())
-    RNS.Reticulum.panic_on_interface_error = False
-
-    class Owner:
-        def inbound(self, data, iface):
-            iface.process_outgoing(data)  # echo, framed by the reference
-            with lock:
-                received.append(bytes(data))
-                if len(received) == len(EXPECTED):
-                    if received == EXPECTED:
-                        say("RESULT ok %d" % len(received))
-                    else:
-                        bad = [i for i, (a, b) in enumerate(zip(received, EXPECTED)) if a != b]
-                        say("RESULT fail frames %s differ" % bad)
-
     cmd = "%s %s bridge connect %s" % (sys.executable, os.path.abspath(__file__), path)
-    iface = PipeInterface.PipeInterface(Owner(), {"name": "ref pipe", "command": cmd})
+    iface = PipeInterface.PipeInterface(EchoOwner(EXPECTED), {"name": "ref pipe", "command": cmd})
     iface.optimise_mtu()
     iface.ifac_size = iface.DEFAULT_IFAC_SIZE
     if not iface.online:
@@ -160,14 +123,7 @@ def ref(path):
         say("ONLINE")
         for f in EXPECTED:
             iface.process_outgoing(f)
-    done = threading.Event()
-
-    def wait_stdin():
-        sys.stdin.read()
-        done.set()
-
-    threading.Thread(target=wait_stdin, daemon=True).start()
-    done.wait(60)
+    wait_stdin(60)
     if iface.process:
         iface.process.kill()
     return 0

@@ -10,7 +10,7 @@
  */
 #include <sys/stat.h>
 
-#include "iface_helpers.h"
+#include "iface_test_util.h"
 #include "hdlc.h"
 #include "shlex.h"
 
@@ -20,38 +20,13 @@ static const size_t LENGTHS[] = {20, 21, 64, 100, 500, 563, 564, 1000, 1063, 106
 
 static size_t make_frame(unsigned i, uint8_t *out)
 {
-	size_t n = LENGTHS[i];
-	for (size_t j = 0; j < n; j++)
-		out[j] = (uint8_t)((i * 31 + j * 7) & 0xFF);
-	out[1] = 0x7E;
-	out[2] = 0x7D;
-	out[3] = 0x5E;
-	return n;
+	return tu_make_frame(LENGTHS, i, out);
 }
 
 /* Every frame i must appear exactly `times` times among the received, nothing else. */
 static int frames_match(rnsc_iface *iface, unsigned times)
 {
-	static uint8_t want[2048];
-	unsigned seen[NFRAMES] = {0};
-	for (size_t k = 0; k < nrx; k++) {
-		if (iface && rx[k].iface != iface)
-			return 0;
-		int hit = 0;
-		for (unsigned i = 0; i < NFRAMES && !hit; i++) {
-			size_t n = make_frame(i, want);
-			if (n == rx[k].len && memcmp(want, rx[k].data, n) == 0) {
-				seen[i]++;
-				hit = 1;
-			}
-		}
-		if (!hit)
-			return 0;
-	}
-	for (unsigned i = 0; i < NFRAMES; i++)
-		if (seen[i] != times)
-			return 0;
-	return 1;
+	return tu_frames_match(make_frame, NFRAMES, 2048, iface, times);
 }
 
 static rnsc_iface *open_pipe(const char *name, const char *command, const char *extra)
@@ -92,7 +67,7 @@ static void test_plugin_found(void)
 
 static void test_echo(void)
 {
-	CU_ASSERT_FATAL(setup() == 0);
+	CU_ASSERT_FATAL(tu_setup() == 0);
 	rnsc_iface *p = open_pipe("echo", echo_command(), "    respawn_delay = 0.2\n");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
 	CU_ASSERT(rnsc_iface_online(p));
@@ -135,7 +110,7 @@ static void test_echo(void)
 	CU_ASSERT_EQUAL(st.drops[RNSC_IFACE_DROP_OVERSIZE], 1);
 	CU_ASSERT_EQUAL(st.drops[RNSC_IFACE_DROP_RUNT], 1);
 	CU_ASSERT_EQUAL(nrx, NFRAMES + 1);
-	teardown();
+	tu_teardown();
 	int live, zombies;
 	child_census(&live, &zombies);
 	CU_ASSERT_EQUAL(live, 0);
@@ -144,7 +119,7 @@ static void test_echo(void)
 
 static void test_respawn(void)
 {
-	CU_ASSERT_FATAL(setup() == 0);
+	CU_ASSERT_FATAL(tu_setup() == 0);
 	rnsc_iface *p = open_pipe("echo", echo_command(), "    respawn_delay = 0.3\n");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
 	static uint8_t f[64];
@@ -169,14 +144,14 @@ static void test_respawn(void)
 	size_t want = 1;
 	CU_ASSERT(run_until(have_rx, &want, 20000));
 	CU_ASSERT(nrx == 1 && rx[0].len == 64 && memcmp(rx[0].data, f, 64) == 0);
-	teardown();
+	tu_teardown();
 	child_census(&live, &zombies);
 	CU_ASSERT_EQUAL(live + zombies, 0);
 }
 
 static void test_backoff(void)
 {
-	CU_ASSERT_FATAL(setup() == 0);
+	CU_ASSERT_FATAL(tu_setup() == 0);
 	/* Dies at once, every time: the delays double from 0.1 s (0.1, 0.2, 0.4, 0.8, ...),
 	 * so about 5 starts fit in 2 s where a fixed delay would make 20. */
 	rnsc_iface *p = open_pipe("dying", "/bin/sh -c 'exit 3'", "    respawn_delay = 0.1\n");
@@ -190,14 +165,14 @@ static void test_backoff(void)
 	int live, zombies;
 	child_census(&live, &zombies);
 	CU_ASSERT_EQUAL(zombies, 0);
-	teardown();
+	tu_teardown();
 	child_census(&live, &zombies);
 	CU_ASSERT_EQUAL(live + zombies, 0);
 }
 
 static void test_cloexec(void)
 {
-	CU_ASSERT_FATAL(setup() == 0);
+	CU_ASSERT_FATAL(tu_setup() == 0);
 	/* An fd the host forgot to mark close-on-exec must not reach the child. */
 	int leak = open("/dev/null", O_RDONLY);
 	CU_ASSERT_FATAL(leak > 2);
@@ -239,14 +214,14 @@ static void test_cloexec(void)
 	close(leak);
 	CU_ASSERT_EQUAL(n, 3);
 	CU_ASSERT_EQUAL(bad, 0);
-	teardown();
+	tu_teardown();
 }
 
 /* A child that never reads: the pipe fills, the queue grows to its limit, further
  * frames are dropped and counted; closing ends a child that ignores SIGTERM. */
 static void test_stuck_child(void)
 {
-	CU_ASSERT_FATAL(setup() == 0);
+	CU_ASSERT_FATAL(tu_setup() == 0);
 	rnsc_iface *p = open_pipe("stuck", "/bin/sh -c 'trap \"\" TERM; exec sleep 30'",
 				  "    bitrate = 9600\n");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
@@ -272,7 +247,7 @@ static void test_stuck_child(void)
 	CU_ASSERT(st.stats.tx_bytes < (uint64_t)st.stats.tx_packets * sizeof(f));
 	CU_ASSERT(rnsc_iface_online(p));
 	uint64_t t0 = mono_ms();
-	teardown(); /* SIGTERM is ignored: the plugin must insist */
+	tu_teardown(); /* SIGTERM is ignored: the plugin must insist */
 	CU_ASSERT(mono_ms() - t0 < 5000);
 	int live, zombies;
 	child_census(&live, &zombies);
@@ -283,7 +258,7 @@ static void test_stuck_child(void)
  * interface down, the child is killed and reaped, and a new one is started. */
 static void test_child_closes_input(void)
 {
-	CU_ASSERT_FATAL(setup() == 0);
+	CU_ASSERT_FATAL(tu_setup() == 0);
 	rnsc_iface *p = open_pipe("noinput", "/bin/sh -c 'exec 0<&- ; exec sleep 30'",
 				  "    respawn_delay = 0.2\n");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
@@ -295,7 +270,7 @@ static void test_child_closes_input(void)
 	child_census(&live, &zombies);
 	CU_ASSERT_EQUAL(zombies, 0);
 	CU_ASSERT(live <= 1);
-	teardown();
+	tu_teardown();
 	child_census(&live, &zombies);
 	CU_ASSERT_EQUAL(live + zombies, 0);
 }
@@ -333,7 +308,7 @@ static pid_t only_child(void)
  * and is retried (backing off) until the program is back. */
 static void test_respawn_command_missing(void)
 {
-	CU_ASSERT_FATAL(setup() == 0);
+	CU_ASSERT_FATAL(tu_setup() == 0);
 	char prog[] = "/tmp/rnsc-pipe-prog.XXXXXX";
 	int fd = mkstemp(prog);
 	CU_ASSERT_FATAL(fd >= 0);
@@ -364,7 +339,7 @@ static void test_respawn_command_missing(void)
 	CU_ASSERT_FATAL(write(fd, body, sizeof(body) - 1) == (ssize_t)(sizeof(body) - 1));
 	close(fd);
 	CU_ASSERT(run_until(reconnects_at_least, p, 10000));
-	teardown();
+	tu_teardown();
 	unlink(prog);
 	int live, zombies;
 	child_census(&live, &zombies);
@@ -373,8 +348,8 @@ static void test_respawn_command_missing(void)
 
 static void test_config_errors(void)
 {
-	CU_ASSERT_FATAL(setup() == 0);
-	expect_error("[interfaces]\n [[P]]\n type = PipeInterface\n enabled = yes\n"
+	CU_ASSERT_FATAL(tu_setup() == 0);
+	tu_expect_error("[interfaces]\n [[P]]\n type = PipeInterface\n enabled = yes\n"
 		     " command = rnsc-no-such-program --flag\n",
 		     RNSC_ERR_NOENT, "[[P]] option \"command\"", "rnsc-no-such-program");
 	char noexec[] = "/tmp/rnsc-noexec.XXXXXX", text[256];
@@ -384,21 +359,21 @@ static void test_config_errors(void)
 	snprintf(text, sizeof(text),
 		 "[interfaces]\n [[P]]\n type = PipeInterface\n enabled = yes\n command = %s\n",
 		 noexec);
-	expect_error(text, RNSC_ERR_PERM, "[[P]] option \"command\"", "Permission denied");
+	tu_expect_error(text, RNSC_ERR_PERM, "[[P]] option \"command\"", "Permission denied");
 	unlink(noexec);
-	expect_error("[interfaces]\n [[P]]\n type = PipeInterface\n enabled = yes\n",
+	tu_expect_error("[interfaces]\n [[P]]\n type = PipeInterface\n enabled = yes\n",
 		     RNSC_ERR_CONFIG_VALUE, "[[P]]", "No command specified");
-	expect_error("[interfaces]\n [[P]]\n type = PipeInterface\n enabled = yes\n"
+	tu_expect_error("[interfaces]\n [[P]]\n type = PipeInterface\n enabled = yes\n"
 		     " command = cat 'unclosed\n",
 		     RNSC_ERR_CONFIG_VALUE, "\"command\"", "No closing quotation");
-	expect_error("[interfaces]\n [[P]]\n type = PipeInterface\n enabled = yes\n"
+	tu_expect_error("[interfaces]\n [[P]]\n type = PipeInterface\n enabled = yes\n"
 		     " command = cat\n respawn_delay = -1\n",
 		     RNSC_ERR_CONFIG_VALUE, "\"respawn_delay\"", NULL);
-	expect_error("[interfaces]\n [[P]]\n type = PipeInterface\n enabled = yes\n"
+	tu_expect_error("[interfaces]\n [[P]]\n type = PipeInterface\n enabled = yes\n"
 		     " command = cat\n respawn_delay = soon\n",
 		     RNSC_ERR_CONFIG_VALUE, "respawn_delay", NULL);
 	CU_ASSERT_EQUAL(rnsc_iface_host_count(H), 0);
-	teardown();
+	tu_teardown();
 	int live, zombies;
 	child_census(&live, &zombies);
 	CU_ASSERT_EQUAL(live + zombies, 0);
@@ -496,17 +471,10 @@ static void test_shlex_matches_python(void)
 	CU_ASSERT_EQUAL(rnsc_shlex_split(NULL, big, sizeof(big), argv, 3, NULL), RNSC_ERR_INVAL);
 }
 
-static peer *cur_peer;
-static int peer_done(void *a)
-{
-	size_t want = *(size_t *)a;
-	return nrx >= want && peer_has(cur_peer, "RESULT");
-}
-
 /* rnsc's PipeInterface <-> the reference's PipeInterface, their children bridged. */
 static void test_interop_reference(void)
 {
-	CU_ASSERT_FATAL(setup() == 0);
+	CU_ASSERT_FATAL(tu_setup() == 0);
 	char sock[] = "/tmp/rnsc-pipe-sock.XXXXXX";
 	CU_ASSERT_FATAL(mkdtemp(sock) != NULL);
 	char path[256], cmd[2400];
@@ -517,7 +485,7 @@ static void test_interop_reference(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
 	peer pr;
 	const char *args[] = {"ref", path, NULL};
-	CU_ASSERT_FATAL(peer_start(&pr, src_file("tests/iface_pipe_peer.py"), args) == 0);
+	CU_ASSERT_FATAL(peer_startv(&pr, src_file("tests/iface_pipe_peer.py"), args) == 0);
 	cur_peer = &pr;
 	static uint8_t f[2048];
 	for (unsigned i = 0; i < NFRAMES; i++)
@@ -529,7 +497,7 @@ static void test_interop_reference(void)
 	if (!strstr(pr.buf, "RESULT ok"))
 		fprintf(stderr, "reference peer said: %s\n", pr.buf);
 	peer_stop(&pr);
-	teardown();
+	tu_teardown();
 	unlink(path);
 	rmdir(sock);
 }
@@ -540,7 +508,7 @@ int main(void)
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 1;
 	CU_pSuite s = CU_add_suite("iface_pipe", NULL, NULL);
-	if (load_plugin("pipe.so")) {
+	if (tu_suite_init("pipe.so")) {
 		fprintf(stderr, "cannot load the pipe plugin\n");
 		return 1;
 	}
@@ -556,6 +524,6 @@ int main(void)
 	CU_add_test(s, "command splitting matches Python's shlex", test_shlex_matches_python);
 	CU_add_test(s, "interop: rnsc pipe to reference pipe", test_interop_reference);
 	int rc = rnsc_cu_run();
-	unload_plugin();
+	tu_suite_fini();
 	return rc;
 }

@@ -21,24 +21,12 @@ exits when its stdin closes, or after 90 s. Without pyserial it prints
 import sys
 import threading
 
+from iface_peer_common import EchoOwner, frames, say, stub_reference
+
 LENGTHS = [20, 21, 64, 100, 255, 256, 500, 563, 564]
 
-
-def frame(i):
-    b = bytearray(((i * 31 + j * 7) & 0xFF) for j in range(LENGTHS[i]))
-    # Bytes that need escaping in HDLC and in KISS, and lookalikes.
-    b[1], b[2], b[3], b[4], b[5], b[6] = 0x7E, 0x7D, 0x5E, 0xC0, 0xDB, 0xDC
-    return bytes(b)
-
-
-EXPECTED = [frame(i) for i in range(len(LENGTHS))]
-out_lock, lock, received = threading.Lock(), threading.Lock(), []
-
-
-def say(line):
-    with out_lock:
-        sys.stdout.write(line + "\n")
-        sys.stdout.flush()
+# Bytes that need escaping in HDLC and in KISS, and lookalikes.
+EXPECTED = frames(LENGTHS, marks=(0x7E, 0x7D, 0x5E, 0xC0, 0xDB, 0xDC))
 
 
 def main():
@@ -50,41 +38,15 @@ def main():
     except ImportError:
         say("RESULT fail pyserial missing (pip install -r interop/requirements.txt)")
         return 3
-    import RNS
+    stub_reference()
     from RNS.Interfaces import KISSInterface, SerialInterface
-
-    class _Instance:
-        """Stands in for Reticulum.get_instance(): Interface.__init__ asks it for defaults."""
-
-        def __getattr__(self, name):
-            if name.startswith("_default_"):
-                return lambda: None
-            raise AttributeError(name)
-
-    RNS.logdest = RNS.LOG_CALLBACK
-    RNS.logcall = lambda s: print(s, file=sys.stderr, flush=True)
-    RNS.loglevel = RNS.LOG_DEBUG
-    RNS.Reticulum.get_instance = staticmethod(lambda: _Instance())
-    RNS.Reticulum.panic_on_interface_error = False
-
-    class Owner:
-        def inbound(self, data, iface):
-            iface.process_outgoing(data)  # echo, framed by the reference
-            with lock:
-                received.append(bytes(data))
-                if len(received) == len(EXPECTED):
-                    if received == EXPECTED:
-                        say("RESULT ok %d" % len(received))
-                    else:
-                        bad = [i for i, (a, b) in enumerate(zip(received, EXPECTED)) if a != b]
-                        say("RESULT fail frames %s differ" % bad)
 
     config = {"name": "ref " + sys.argv[1], "port": sys.argv[2], "speed": "115200"}
     for kv in sys.argv[3:]:
         k, v = kv.split("=", 1)
         config[k] = v
     cls = KISSInterface.KISSInterface if sys.argv[1] == "kiss" else SerialInterface.SerialInterface
-    iface = cls(Owner(), config)
+    iface = cls(EchoOwner(EXPECTED), config)
     iface.optimise_mtu()
     iface.ifac_size = iface.DEFAULT_IFAC_SIZE
     if not iface.online:

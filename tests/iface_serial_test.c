@@ -12,7 +12,7 @@
 #include <pty.h>
 #include <termios.h>
 
-#include "iface_helpers.h"
+#include "iface_test_util.h"
 #include "hdlc.h"
 #include "kiss.h"
 
@@ -32,26 +32,7 @@ static size_t make_frame(unsigned i, uint8_t *out)
 
 static int frames_match(rnsc_iface *iface, unsigned times)
 {
-	static uint8_t want[600];
-	unsigned seen[NFRAMES] = {0};
-	for (size_t k = 0; k < nrx; k++) {
-		if (iface && rx[k].iface != iface)
-			return 0;
-		int hit = 0;
-		for (unsigned i = 0; i < NFRAMES && !hit; i++) {
-			size_t n = make_frame(i, want);
-			if (n == rx[k].len && memcmp(want, rx[k].data, n) == 0) {
-				seen[i]++;
-				hit = 1;
-			}
-		}
-		if (!hit)
-			return 0;
-	}
-	for (unsigned i = 0; i < NFRAMES; i++)
-		if (seen[i] != times)
-			return 0;
-	return 1;
+	return tu_frames_match(make_frame, NFRAMES, 600, iface, times);
 }
 
 /* ---- pseudo-terminals -------------------------------------------------------------- */
@@ -177,7 +158,7 @@ static rnsc_iface *open_serial(const char *type, const char *name, const char *p
 
 static void test_setup(void)
 {
-	CU_ASSERT_FATAL(setup() == 0);
+	CU_ASSERT_FATAL(tu_setup() == 0);
 	pump_hook = pump;
 	far = relay_a = relay_b = NULL;
 	ngot = npend_ab = npend_ba = 0;
@@ -185,7 +166,7 @@ static void test_setup(void)
 
 static void test_teardown(void)
 {
-	teardown();
+	tu_teardown();
 	far = relay_a = relay_b = NULL;
 }
 
@@ -485,7 +466,6 @@ static void test_kiss_flow_control(void)
 	pty_link(NULL, "tty2");
 }
 
-static peer *cur_peer;
 static int peer_said(void *a);
 
 static size_t count_seq(const uint8_t *h, size_t n, const uint8_t *needle, size_t m)
@@ -538,11 +518,11 @@ static void test_kiss_id_beacon(void)
 	peer pr;
 	const char *args[] = {"kiss", pty_link(&b, "tty9"), "id_interval=1", "id_callsign=N0CALL",
 			      NULL};
-	CU_ASSERT_FATAL(peer_start(&pr, src_file("tests/iface_serial_peer.py"), args) == 0);
+	CU_ASSERT_FATAL(peer_startv(&pr, src_file("tests/iface_serial_peer.py"), args) == 0);
 	cur_peer = &pr;
 	CU_ASSERT(run_until(peer_said, (void *)"ONLINE", 30000));
 	ngot = 0;
-	peer_send(&pr, "SEND\n");
+	peer_say(&pr, "SEND\n");
 	run_for(2600);
 	size_t n_ref = count_seq(got, ngot, beacon, sizeof(beacon));
 	fprintf(stderr, "reference: %zu identifications in 2.6 s\n", n_ref);
@@ -623,28 +603,28 @@ static void test_config_errors(void)
 	snprintf(text, sizeof(text),
 		 "[interfaces]\n [[S]]\n type = SerialInterface\n enabled = yes\n port = %s\n",
 		 missing);
-	expect_error(text, RNSC_ERR_NOENT, "[[S]] option \"port\"", "No such file");
-	expect_error("[interfaces]\n [[S]]\n type = SerialInterface\n enabled = yes\n"
+	tu_expect_error(text, RNSC_ERR_NOENT, "[[S]] option \"port\"", "No such file");
+	tu_expect_error("[interfaces]\n [[S]]\n type = SerialInterface\n enabled = yes\n"
 		     " port = /dev/null\n",
 		     RNSC_ERR_IO, "\"port\"", "not a serial port");
-	expect_error("[interfaces]\n [[S]]\n type = SerialInterface\n enabled = yes\n",
+	tu_expect_error("[interfaces]\n [[S]]\n type = SerialInterface\n enabled = yes\n",
 		     RNSC_ERR_CONFIG_VALUE, "[[S]]", "No port specified");
-	expect_error("[interfaces]\n [[S]]\n type = SerialInterface\n enabled = yes\n"
+	tu_expect_error("[interfaces]\n [[S]]\n type = SerialInterface\n enabled = yes\n"
 		     " port = /dev/null\n speed = 12345\n",
 		     RNSC_ERR_CONFIG_VALUE, "\"speed\"", NULL);
-	expect_error("[interfaces]\n [[S]]\n type = SerialInterface\n enabled = yes\n"
+	tu_expect_error("[interfaces]\n [[S]]\n type = SerialInterface\n enabled = yes\n"
 		     " port = /dev/null\n databits = 9\n",
 		     RNSC_ERR_CONFIG_VALUE, "\"databits\"", NULL);
-	expect_error("[interfaces]\n [[S]]\n type = SerialInterface\n enabled = yes\n"
+	tu_expect_error("[interfaces]\n [[S]]\n type = SerialInterface\n enabled = yes\n"
 		     " port = /dev/null\n stopbits = 3\n",
 		     RNSC_ERR_CONFIG_VALUE, "\"stopbits\"", NULL);
-	expect_error("[interfaces]\n [[K]]\n type = KISSInterface\n enabled = yes\n"
+	tu_expect_error("[interfaces]\n [[K]]\n type = KISSInterface\n enabled = yes\n"
 		     " port = /dev/null\n preamble = long\n",
 		     RNSC_ERR_CONFIG_VALUE, "preamble", NULL);
-	expect_error("[interfaces]\n [[K]]\n type = KISSInterface\n enabled = yes\n"
+	tu_expect_error("[interfaces]\n [[K]]\n type = KISSInterface\n enabled = yes\n"
 		     " port = /dev/null\n reconnect_wait = 0\n",
 		     RNSC_ERR_CONFIG_VALUE, "\"reconnect_wait\"", NULL);
-	expect_error("[interfaces]\n [[K]]\n type = KISSInterface\n enabled = yes\n"
+	tu_expect_error("[interfaces]\n [[K]]\n type = KISSInterface\n enabled = yes\n"
 		     " port = /dev/null\n id_interval = -5\n",
 		     RNSC_ERR_CONFIG_VALUE, "\"id_interval\"", NULL);
 	CU_ASSERT_EQUAL(rnsc_iface_host_count(H), 0);
@@ -681,11 +661,6 @@ static int peer_said(void *a)
 {
 	return peer_has(cur_peer, (const char *)a) || peer_has(cur_peer, "RESULT fail");
 }
-static int peer_done(void *a)
-{
-	size_t want = *(size_t *)a;
-	return nrx >= want && peer_has(cur_peer, "RESULT");
-}
 
 static void interop(int kiss)
 {
@@ -700,13 +675,13 @@ static void interop(int kiss)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(i);
 	peer pr;
 	const char *args[] = {kiss ? "kiss" : "serial", pty_link(&b, "tty5"), NULL};
-	CU_ASSERT_FATAL(peer_start(&pr, src_file("tests/iface_serial_peer.py"), args) == 0);
+	CU_ASSERT_FATAL(peer_startv(&pr, src_file("tests/iface_serial_peer.py"), args) == 0);
 	cur_peer = &pr;
 	CU_ASSERT(run_until(is_online, i, 10000));
 	CU_ASSERT(run_until(peer_said, (void *)"ONLINE", 30000));
 	CU_ASSERT_PTR_NULL(strstr(pr.buf, "RESULT fail"));
 	/* The reference's frames first, then ours (it echoes each of ours). */
-	peer_send(&pr, "SEND\n");
+	peer_say(&pr, "SEND\n");
 	size_t want = NFRAMES;
 	CU_ASSERT(run_until(have_rx, &want, 20000));
 	uint8_t f[600];
@@ -754,7 +729,7 @@ static void test_kiss_config_matches_reference(void)
 	peer pr;
 	const char *args[] = {"kiss", pty_link(&b, "tty7"), "preamble=1234", "txtail=5",
 			      "persistence=300", "slottime=99", NULL};
-	CU_ASSERT_FATAL(peer_start(&pr, src_file("tests/iface_serial_peer.py"), args) == 0);
+	CU_ASSERT_FATAL(peer_startv(&pr, src_file("tests/iface_serial_peer.py"), args) == 0);
 	cur_peer = &pr;
 	size_t want = 20;
 	CU_ASSERT(run_until(got_at_least, &want, 10000));
@@ -792,7 +767,7 @@ int main(void)
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 1;
 	CU_pSuite s = CU_add_suite("iface_serial", NULL, NULL);
-	if (load_plugin("serial.so")) {
+	if (tu_suite_init("serial.so")) {
 		fprintf(stderr, "cannot load the serial plugin\n");
 		return 1;
 	}
@@ -811,7 +786,7 @@ int main(void)
 	CU_add_test(s, "kiss: TNC configuration bytes match the reference",
 		    test_kiss_config_matches_reference);
 	int rc = rnsc_cu_run();
-	unload_plugin();
+	tu_suite_fini();
 	rmdir(tmpdir);
 	return rc;
 }

@@ -19,51 +19,12 @@ stdin closes, or after 60 s. Reference log lines go to stderr so stdout stays cl
 import sys
 import threading
 
-import RNS
 from RNS.Interfaces import TCPInterface
 
+from iface_peer_common import EchoOwner, frames, say, stub_reference, wait_stdin
+
 LENGTHS = [20, 21, 64, 100, 500, 1000, 4096, 16383, 16400]
-
-
-def frame(i):
-    b = bytearray(((i * 31 + j * 7) & 0xFF) for j in range(LENGTHS[i]))
-    b[1], b[2], b[3] = 0x7E, 0x7D, 0x5E  # bytes that need escaping, and a lookalike
-    return bytes(b)
-
-
-EXPECTED = [frame(i) for i in range(len(LENGTHS))]
-received = []
-lock = threading.Lock()
-out_lock = threading.Lock()
-
-
-def say(line):
-    with out_lock:
-        sys.stdout.write(line + "\n")
-        sys.stdout.flush()
-
-
-class _Instance:
-    """Stands in for Reticulum.get_instance(): Interface.__init__ asks it for defaults."""
-
-    def __getattr__(self, name):
-        if name.startswith("_default_"):
-            return lambda: None
-        raise AttributeError(name)
-
-
-def stub_reference():
-    RNS.logdest = RNS.LOG_CALLBACK
-    RNS.logcall = lambda s: print(s, file=sys.stderr, flush=True)
-    RNS.loglevel = RNS.LOG_DEBUG
-    RNS.Reticulum.get_instance = staticmethod(lambda: _Instance())
-    RNS.Reticulum.panic_on_interface_error = False
-    RNS.Transport.add_interface = staticmethod(on_spawned)
-    RNS.Transport.remove_interface = staticmethod(lambda iface: None)
-    RNS.Transport.synthesize_tunnel = staticmethod(lambda iface: None)
-    # Reticulum.py's post-init sets ifac_size = DEFAULT_IFAC_SIZE on every interface;
-    # the client's read thread starts inside its constructor, so set it up front.
-    TCPInterface.TCPClientInterface.ifac_size = TCPInterface.TCPClientInterface.DEFAULT_IFAC_SIZE
+EXPECTED = frames(LENGTHS)
 
 
 def send_all(iface):
@@ -71,28 +32,16 @@ def send_all(iface):
         iface.process_outgoing(f)
 
 
-class Owner:
-    """The owner the interfaces report to (RNS.Transport in the reference)."""
-
-    def inbound(self, data, iface):
-        iface.process_outgoing(data)  # echo, framed by the reference
-        with lock:
-            received.append(bytes(data))
-            if len(received) == len(EXPECTED):
-                if received == EXPECTED:
-                    say("RESULT ok %d" % len(received))
-                else:
-                    bad = [i for i, (a, b) in enumerate(zip(received, EXPECTED)) if a != b]
-                    say("RESULT fail frames %s differ" % bad)
-
-
 def on_spawned(iface):
     threading.Thread(target=send_all, args=(iface,), daemon=True).start()
 
 
 def main():
-    stub_reference()
-    owner = Owner()
+    stub_reference(on_spawned=on_spawned)
+    # Reticulum.py's post-init sets ifac_size = DEFAULT_IFAC_SIZE on every interface;
+    # the client's read thread starts inside its constructor, so set it up front.
+    TCPInterface.TCPClientInterface.ifac_size = TCPInterface.TCPClientInterface.DEFAULT_IFAC_SIZE
+    owner = EchoOwner(EXPECTED)
     if len(sys.argv) >= 2 and sys.argv[1] == "server":
         srv = TCPInterface.TCPServerInterface(
             owner, {"name": "ref server", "listen_ip": "127.0.0.1", "listen_port": 0})
@@ -117,14 +66,7 @@ def main():
     else:
         print(__doc__, file=sys.stderr)
         return 2
-    done = threading.Event()
-
-    def wait_stdin():
-        sys.stdin.read()
-        done.set()
-
-    threading.Thread(target=wait_stdin, daemon=True).start()
-    done.wait(60)
+    wait_stdin(60)
     return 0
 
 

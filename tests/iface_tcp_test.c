@@ -21,7 +21,7 @@
 
 #include "cu_run.h"
 #include "hdlc.h"
-#include "iface_host.h"
+#include "iface_test_util.h"
 
 /* Same generator as tests/iface_tcp_peer.py. */
 static const size_t LENGTHS[] = {20, 21, 64, 100, 500, 1000, 4096, 16383, 16400};
@@ -29,203 +29,29 @@ static const size_t LENGTHS[] = {20, 21, 64, 100, 500, 1000, 4096, 16383, 16400}
 
 static size_t make_frame(unsigned i, uint8_t *out)
 {
-	size_t n = LENGTHS[i];
-	for (size_t j = 0; j < n; j++)
-		out[j] = (uint8_t)((i * 31 + j * 7) & 0xFF);
-	out[1] = 0x7E;
-	out[2] = 0x7D;
-	out[3] = 0x5E;
-	return n;
-}
-
-static rnsc_ctx *C;
-static rnsc_plugin_host *P;
-static rnsc_loop *L;
-static rnsc_iface_host *H;
-
-#define MAXRX 256
-static struct {
-	rnsc_iface *iface;
-	uint8_t *data;
-	size_t len;
-} rx[MAXRX];
-static size_t nrx;
-
-static void rx_clear(void)
-{
-	for (size_t k = 0; k < nrx; k++)
-		free(rx[k].data);
-	nrx = 0;
-}
-
-static void on_rx(void *ud, rnsc_iface *iface, const uint8_t *frame, size_t len, uint64_t now)
-{
-	(void)ud;
-	(void)now;
-	if (nrx >= MAXRX)
-		return;
-	rx[nrx].iface = iface;
-	rx[nrx].data = malloc(len ? len : 1);
-	memcpy(rx[nrx].data, frame, len);
-	rx[nrx].len = len;
-	nrx++;
-}
-
-static rnsc_iface *last_child;
-static int removed_events;
-
-static void on_event(void *ud, rnsc_iface *iface, int ev)
-{
-	(void)ud;
-	if (ev == RNSC_IFACE_ADDED && rnsc_iface_parent(iface))
-		last_child = iface;
-	if (ev == RNSC_IFACE_REMOVED) {
-		removed_events++;
-		if (iface == last_child)
-			last_child = NULL;
-	}
-}
-
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-typedef int (*pred_fn)(void *);
-
-/* Runs the loop until pred holds or timeout_ms passes; returns pred's final value. */
-static int run_until(pred_fn pred, void *arg, unsigned timeout_ms)
-{
-	uint64_t end = mono_ms() + timeout_ms;
-	while (!pred(arg)) {
-		if (mono_ms() >= end)
-			return 0;
-		rnsc_loop_run_once(L, 10);
-	}
-	return 1;
-}
-
-static void run_for(unsigned ms)
-{
-	uint64_t end = mono_ms() + ms;
-	while (mono_ms() < end)
-		rnsc_loop_run_once(L, 10);
-}
-
-static int is_online(void *a)
-{
-	return rnsc_iface_online(a);
-}
-static int is_offline(void *a)
-{
-	return !rnsc_iface_online(a);
-}
-static int child_online(void *a)
-{
-	(void)a;
-	return last_child && rnsc_iface_online(last_child);
-}
-static int have_rx(void *a)
-{
-	return nrx >= *(size_t *)a;
-}
-static int host_count_is(void *a)
-{
-	return rnsc_iface_host_count(H) == *(size_t *)a;
-}
-
-static int open_text(const char *text, rnsc_config_error *err)
-{
-	rnsc_config *cfg = NULL;
-	int rc = rnsc_config_parse(C, text, strlen(text), "test", &cfg, err);
-	if (rc)
-		return rc;
-	rc = rnsc_iface_host_open_config(H, cfg, err);
-	rnsc_config_del(cfg);
-	return rc;
+	return tu_make_frame(LENGTHS, i, out);
 }
 
 static rnsc_iface *open_server(const char *name, unsigned port, const char *extra)
 {
-	char text[512];
-	rnsc_config_error err;
-	snprintf(text, sizeof(text),
-		 "[interfaces]\n  [[%s]]\n    type = TCPServerInterface\n    enabled = yes\n"
-		 "    listen_ip = 127.0.0.1\n    listen_port = %u\n%s",
-		 name, port, extra ? extra : "");
-	int rc = open_text(text, &err);
-	if (rc != 1)
-		fprintf(stderr, "open_server: %d %s\n", rc, err.msg);
-	return rnsc_iface_host_find(H, name);
+	char opts[512];
+	snprintf(opts, sizeof(opts), "    listen_ip = 127.0.0.1\n    listen_port = %u\n%s", port,
+		 extra ? extra : "");
+	return open_iface(name, "TCPServerInterface", opts);
 }
 
 static rnsc_iface *open_client(const char *name, unsigned port, const char *extra)
 {
-	char text[512];
-	rnsc_config_error err;
-	snprintf(text, sizeof(text),
-		 "[interfaces]\n  [[%s]]\n    type = TCPClientInterface\n    enabled = yes\n"
-		 "    target_host = 127.0.0.1\n    target_port = %u\n%s",
-		 name, port, extra ? extra : "");
-	int rc = open_text(text, &err);
-	if (rc != 1)
-		fprintf(stderr, "open_client: %d %s\n", rc, err.msg);
-	return rnsc_iface_host_find(H, name);
-}
-
-static unsigned port_of(rnsc_iface *i)
-{
-	rnsc_iface_status st;
-	rnsc_iface_status_get(i, &st);
-	return st.stats.local_port;
-}
-
-static int setup(void)
-{
-	rx_clear();
-	last_child = NULL;
-	removed_events = 0;
-	if (rnsc_loop_new(C, &L) || rnsc_iface_host_new(C, P, L, &H))
-		return 1;
-	rnsc_iface_host_set_rx(H, on_rx, NULL);
-	rnsc_iface_host_set_event(H, on_event, NULL);
-	return 0;
-}
-
-static void teardown(void)
-{
-	rnsc_iface_host_del(H);
-	H = NULL;
-	rnsc_loop_del(L);
-	L = NULL;
-	rx_clear();
+	char opts[512];
+	snprintf(opts, sizeof(opts), "    target_host = 127.0.0.1\n    target_port = %u\n%s", port,
+		 extra ? extra : "");
+	return open_iface(name, "TCPClientInterface", opts);
 }
 
 /* Every rx frame i (0..NFRAMES) must appear exactly `times` times on iface. */
 static int frames_match(rnsc_iface *iface, unsigned times)
 {
-	static uint8_t want[16400];
-	unsigned seen[NFRAMES] = {0};
-	for (size_t k = 0; k < nrx; k++) {
-		if (iface && rx[k].iface != iface)
-			return 0;
-		int hit = 0;
-		for (unsigned i = 0; i < NFRAMES && !hit; i++) {
-			size_t n = make_frame(i, want);
-			if (n == rx[k].len && memcmp(want, rx[k].data, n) == 0) {
-				seen[i]++;
-				hit = 1;
-			}
-		}
-		if (!hit)
-			return 0;
-	}
-	for (unsigned i = 0; i < NFRAMES; i++)
-		if (seen[i] != times)
-			return 0;
-	return 1;
+	return tu_frames_match(make_frame, NFRAMES, 16400, iface, times);
 }
 
 /* ---- tests --------------------------------------------------------------------------- */
@@ -242,7 +68,7 @@ static void test_plugin_found(void)
 
 static void test_exchange(void)
 {
-	CU_ASSERT_FATAL(setup() == 0);
+	CU_ASSERT_FATAL(tu_setup() == 0);
 	rnsc_iface *srv = open_server("srv", 0, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
 	CU_ASSERT(rnsc_iface_online(srv));
@@ -293,12 +119,12 @@ static void test_exchange(void)
 	CU_ASSERT_EQUAL(st.stats.children, 1);
 	CU_ASSERT_EQUAL(st.stats.rx_bytes, payload); /* a server sums its children */
 	CU_ASSERT_EQUAL(st.stats.tx_bytes, wire);
-	teardown();
+	tu_teardown();
 }
 
 static void test_reconnect(void)
 {
-	CU_ASSERT_FATAL(setup() == 0);
+	CU_ASSERT_FATAL(tu_setup() == 0);
 	rnsc_iface *srv = open_server("srv", 0, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
 	unsigned port = port_of(srv);
@@ -328,7 +154,7 @@ static void test_reconnect(void)
 	CU_ASSERT(run_until(have_rx, &want, 5000));
 	CU_ASSERT(nrx == 1 && rx[0].iface == last_child && rx[0].len == 64 &&
 		  memcmp(rx[0].data, f, 64) == 0);
-	teardown();
+	tu_teardown();
 }
 
 static int raw_connect(unsigned port)
@@ -362,7 +188,7 @@ static void raw_send(int fd, const uint8_t *p, size_t n)
 
 static void test_bad_input(void)
 {
-	CU_ASSERT_FATAL(setup() == 0);
+	CU_ASSERT_FATAL(tu_setup() == 0);
 	rnsc_iface *srv = open_server("srv", 0, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
 	int fd = raw_connect(port_of(srv));
@@ -421,45 +247,33 @@ static void test_bad_input(void)
 	CU_ASSERT(run_until(host_count_is, &one, 5000));
 	rnsc_iface_status_get(srv, &st);
 	CU_ASSERT(st.drops[RNSC_IFACE_DROP_RUNT] > 2);
-	teardown();
-}
-
-static void expect_error(const char *text, int code, const char *needle1, const char *needle2)
-{
-	rnsc_config_error err;
-	int rc = open_text(text, &err);
-	CU_ASSERT_EQUAL(rc, code);
-	if (rc != code || !strstr(err.msg, needle1) || (needle2 && !strstr(err.msg, needle2)))
-		fprintf(stderr, "unexpected error %d (%s) for:\n%s\n", rc, err.msg, text);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, needle1));
-	if (needle2)
-		CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, needle2));
+	tu_teardown();
 }
 
 static void test_config_errors(void)
 {
-	CU_ASSERT_FATAL(setup() == 0);
-	expect_error("[interfaces]\n [[Weird]]\n type = NoSuchInterface\n enabled = yes\n",
+	CU_ASSERT_FATAL(tu_setup() == 0);
+	tu_expect_error("[interfaces]\n [[Weird]]\n type = NoSuchInterface\n enabled = yes\n",
 		     RNSC_ERR_NOTFOUND, "[[Weird]]", "\"type\"");
-	expect_error("[interfaces]\n [[S]]\n type = TCPServerInterface\n enabled = yes\n"
+	tu_expect_error("[interfaces]\n [[S]]\n type = TCPServerInterface\n enabled = yes\n"
 		     " listen_ip = 127.0.0.1\n listen_port = abc\n",
 		     RNSC_ERR_CONFIG_VALUE, "[[S]] listen_port", "not an integer");
-	expect_error("[interfaces]\n [[S]]\n type = TCPServerInterface\n enabled = yes\n"
+	tu_expect_error("[interfaces]\n [[S]]\n type = TCPServerInterface\n enabled = yes\n"
 		     " listen_ip = 127.0.0.1\n listen_port = 70000\n",
 		     RNSC_ERR_CONFIG_VALUE, "\"listen_port\"", NULL);
-	expect_error("[interfaces]\n [[S]]\n type = TCPServerInterface\n enabled = yes\n"
+	tu_expect_error("[interfaces]\n [[S]]\n type = TCPServerInterface\n enabled = yes\n"
 		     " listen_port = 4242\n",
 		     RNSC_ERR_CONFIG_VALUE, "\"listen_ip\"", NULL);
-	expect_error("[interfaces]\n [[S]]\n type = TCPServerInterface\n enabled = yes\n"
+	tu_expect_error("[interfaces]\n [[S]]\n type = TCPServerInterface\n enabled = yes\n"
 		     " listen_ip = 127.0.0.1\n",
 		     RNSC_ERR_CONFIG_VALUE, "\"listen_port\"", NULL);
-	expect_error("[interfaces]\n [[C]]\n type = TCPClientInterface\n enabled = yes\n"
+	tu_expect_error("[interfaces]\n [[C]]\n type = TCPClientInterface\n enabled = yes\n"
 		     " target_host = 127.0.0.1\n",
 		     RNSC_ERR_CONFIG_VALUE, "\"target_port\"", NULL);
-	expect_error("[interfaces]\n [[C]]\n type = TCPClientInterface\n enabled = yes\n"
+	tu_expect_error("[interfaces]\n [[C]]\n type = TCPClientInterface\n enabled = yes\n"
 		     " target_host = 127.0.0.1\n target_port = 4242\n fixed_mtu = 100\n",
 		     RNSC_ERR_CONFIG_VALUE, "\"fixed_mtu\"", "too small");
-	expect_error("[interfaces]\n [[C]]\n type = TCPClientInterface\n enabled = yes\n"
+	tu_expect_error("[interfaces]\n [[C]]\n type = TCPClientInterface\n enabled = yes\n"
 		     " target_host = 127.0.0.1\n target_port = 4242\n kiss_framing = maybe\n",
 		     RNSC_ERR_CONFIG_VALUE, "[[C]] kiss_framing", "not a boolean");
 	CU_ASSERT_EQUAL(rnsc_iface_host_count(H), 0);
@@ -472,19 +286,19 @@ static void test_config_errors(void)
 		 "[interfaces]\n [[Second]]\n type = TCPServerInterface\n enabled = yes\n"
 		 " listen_ip = 127.0.0.1\n port = %u\n",
 		 port_of(srv));
-	expect_error(text, RNSC_ERR_IO, "[[Second]] option \"port\"", "in use");
+	tu_expect_error(text, RNSC_ERR_IO, "[[Second]] option \"port\"", "in use");
 	CU_ASSERT_EQUAL(rnsc_iface_host_count(H), 1);
 	/* Disabled sections are skipped. */
 	CU_ASSERT_EQUAL(open_text("[interfaces]\n [[Off]]\n type = NoSuchInterface\n"
 				  " enabled = no\n",
 				  &(rnsc_config_error){0}),
 			0);
-	teardown();
+	tu_teardown();
 }
 
 static void test_mtu_policy(void)
 {
-	CU_ASSERT_FATAL(setup() == 0);
+	CU_ASSERT_FATAL(tu_setup() == 0);
 	static const struct {
 		const char *extra;
 		int server;
@@ -515,108 +329,17 @@ static void test_mtu_policy(void)
 		CU_ASSERT_EQUAL(st.stats.bitrate, cases[k].bitrate);
 		CU_ASSERT_EQUAL(st.stats.hw_mtu, cases[k].hw_mtu);
 	}
-	teardown();
+	tu_teardown();
 }
 
 /* ---- interop with the reference --------------------------------------------------------- */
 
-typedef struct peer {
-	pid_t pid;
-	int in_fd;  /* its stdin */
-	int out_fd; /* its stdout, non-blocking */
-	char buf[4096];
-	size_t len;
-} peer;
-
-static int peer_start(peer *p, const char *mode, const char *arg)
-{
-	const char *venv = getenv("RNSC_VENV");
-	const char *src = getenv("RNSC_SRCDIR");
-	char py[1024], script[1024];
-	snprintf(py, sizeof(py), "%s/bin/python", venv && *venv ? venv : RNSC_DEFAULT_VENV);
-	snprintf(script, sizeof(script), "%s/tests/iface_tcp_peer.py", src && *src ? src : RNSC_SRCDIR);
-	int in[2], out[2];
-	if (pipe(in) || pipe(out))
-		return -1;
-	memset(p, 0, sizeof(*p));
-	p->pid = fork();
-	if (p->pid < 0)
-		return -1;
-	if (p->pid == 0) {
-		dup2(in[0], 0);
-		dup2(out[1], 1);
-		close(in[0]);
-		close(in[1]);
-		close(out[0]);
-		close(out[1]);
-		execl(py, py, script, mode, arg, (char *)NULL);
-		fprintf(stderr, "cannot run %s: %s\n", py, strerror(errno));
-		_exit(127);
-	}
-	close(in[0]);
-	close(out[1]);
-	p->in_fd = in[1];
-	p->out_fd = out[0];
-	fcntl(p->out_fd, F_SETFL, fcntl(p->out_fd, F_GETFL) | O_NONBLOCK);
-	return 0;
-}
-
-/* Collects the peer's output; true once a line starting with `prefix` is there. */
-static int peer_has(peer *p, const char *prefix)
-{
-	ssize_t n;
-	while (p->len + 1 < sizeof(p->buf) &&
-	       (n = read(p->out_fd, p->buf + p->len, sizeof(p->buf) - 1 - p->len)) > 0)
-		p->len += (size_t)n;
-	p->buf[p->len] = 0;
-	for (const char *l = p->buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
-		if (strncmp(l, prefix, strlen(prefix)) == 0 && strchr(l, '\n'))
-			return 1;
-	return 0;
-}
-
-static const char *peer_line(peer *p, const char *prefix)
-{
-	for (const char *l = p->buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
-		if (strncmp(l, prefix, strlen(prefix)) == 0)
-			return l;
-	return "";
-}
-
-static void peer_stop(peer *p)
-{
-	close(p->in_fd); /* the peer exits when its stdin closes */
-	int status = 0;
-	for (int k = 0; k < 300; k++) {
-		if (waitpid(p->pid, &status, WNOHANG) == p->pid) {
-			close(p->out_fd);
-			return;
-		}
-		rnsc_loop_run_once(L, 10);
-	}
-	kill(p->pid, SIGKILL);
-	waitpid(p->pid, &status, 0);
-	close(p->out_fd);
-}
-
-static peer *cur_peer;
-static int peer_done(void *a)
-{
-	size_t want = *(size_t *)a;
-	return nrx >= want && peer_has(cur_peer, "RESULT");
-}
-static int peer_port(void *a)
-{
-	(void)a;
-	return peer_has(cur_peer, "PORT ") || peer_has(cur_peer, "RESULT");
-}
-
 /* rnsc client -> the reference's TCPServerInterface. */
 static void test_interop_ref_server(void)
 {
-	CU_ASSERT_FATAL(setup() == 0);
+	CU_ASSERT_FATAL(tu_setup() == 0);
 	peer p;
-	CU_ASSERT_FATAL(peer_start(&p, "server", NULL) == 0);
+	CU_ASSERT_FATAL(peer_start(&p, "iface_tcp_peer.py", "server", NULL) == 0);
 	cur_peer = &p;
 	CU_ASSERT(run_until(peer_port, NULL, 30000));
 	unsigned port = 0;
@@ -640,19 +363,19 @@ static void test_interop_ref_server(void)
 	if (!strstr(p.buf, "RESULT ok"))
 		fprintf(stderr, "peer said: %s\n", p.buf);
 	peer_stop(&p);
-	teardown();
+	tu_teardown();
 }
 
 /* The reference's TCPClientInterface -> rnsc server. */
 static void test_interop_ref_client(void)
 {
-	CU_ASSERT_FATAL(setup() == 0);
+	CU_ASSERT_FATAL(tu_setup() == 0);
 	rnsc_iface *srv = open_server("srv", 0, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
 	char arg[16];
 	snprintf(arg, sizeof(arg), "%u", port_of(srv));
 	peer p;
-	CU_ASSERT_FATAL(peer_start(&p, "client", arg) == 0);
+	CU_ASSERT_FATAL(peer_start(&p, "iface_tcp_peer.py", "client", arg) == 0);
 	cur_peer = &p;
 	if (run_until(child_online, NULL, 30000)) {
 		rnsc_iface *child = last_child;
@@ -669,23 +392,12 @@ static void test_interop_ref_client(void)
 	if (!strstr(p.buf, "RESULT ok"))
 		fprintf(stderr, "peer said: %s\n", p.buf);
 	peer_stop(&p);
-	teardown();
+	tu_teardown();
 }
 
 static int suite_init(void)
 {
-	char path[4096];
-	if (rnsc_ctx_new(&C) || rnsc_plugin_host_new(C, &P))
-		return 1;
-	snprintf(path, sizeof(path), "%s/plugins/iface/.libs/tcp.so", RNSC_BUILDDIR);
-	return rnsc_plugin_host_load_file(P, path) != 0;
-}
-
-static int suite_fini(void)
-{
-	rnsc_plugin_host_del(P);
-	rnsc_ctx_del(C);
-	return 0;
+	return tu_suite_init("tcp.so");
 }
 
 int main(void)
@@ -693,7 +405,7 @@ int main(void)
 	signal(SIGPIPE, SIG_IGN);
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 1;
-	CU_pSuite s = CU_add_suite("iface_tcp", suite_init, suite_fini);
+	CU_pSuite s = CU_add_suite("iface_tcp", suite_init, tu_suite_fini);
 	CU_add_test(s, "plugin serves the TCP types", test_plugin_found);
 	CU_add_test(s, "server and client exchange frames", test_exchange);
 	CU_add_test(s, "client reconnects after a server restart", test_reconnect);

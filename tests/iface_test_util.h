@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Scaffolding shared by the interface-plugin tests that run real sockets through the
- * runtime (iface_udp_test, iface_backbone_test): one loop + interface host per test,
- * captured inbound frames, bounded waits, the frame generator the python peers also
- * use, and a python peer process (the venv's interpreter running a tests/ script that
- * drives the reference's own interface classes). Single-threaded; the globals belong to
- * the one test binary that includes this header.
+ * Scaffolding shared by the interface-plugin tests (tests/iface_*_test.c): one plugin
+ * loaded per suite, one loop + interface host per test, captured inbound frames and
+ * interface events, bounded waits that pump the loop (and an optional per-iteration
+ * hook), config helpers, the frame generator the python peers also use, a child-process
+ * census from /proc and a python peer process (the venv's interpreter running a tests/
+ * script, most of them driving the reference's own interface classes). Single-threaded;
+ * the globals belong to the one test binary that includes this header.
  */
 #ifndef RNSC_TESTS_IFACE_TEST_UTIL_H
 #define RNSC_TESTS_IFACE_TEST_UTIL_H
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -70,12 +73,18 @@ static inline void tu_on_rx(void *ud, rnsc_iface *iface, const uint8_t *frame, s
 	nrx++;
 }
 
+/* Interface events since tu_setup; last_child is the newest spawned child still there. */
+static int online_events, offline_events;
 static rnsc_iface *last_child;
 static int added_children;
 
 static inline void tu_on_event(void *ud, rnsc_iface *iface, int ev)
 {
 	(void)ud;
+	if (ev == RNSC_IFACE_ONLINE)
+		online_events++;
+	if (ev == RNSC_IFACE_OFFLINE)
+		offline_events++;
 	if (ev == RNSC_IFACE_ADDED && rnsc_iface_parent(iface)) {
 		last_child = iface;
 		added_children++;
@@ -83,6 +92,9 @@ static inline void tu_on_event(void *ud, rnsc_iface *iface, int ev)
 	if (ev == RNSC_IFACE_REMOVED && iface == last_child)
 		last_child = NULL;
 }
+
+/* Called on every loop iteration of the waits (a pty relay, for instance). */
+static void (*pump_hook)(void);
 
 static inline uint64_t mono_ms(void)
 {
@@ -93,6 +105,15 @@ static inline uint64_t mono_ms(void)
 
 typedef int (*pred_fn)(void *);
 
+/* One loop iteration. A hook pumps something outside the loop, so it gets called at
+ * least every 5 ms; without one, 10 ms (the loop wakes earlier for its own fds). */
+static inline void tick(void)
+{
+	if (pump_hook)
+		pump_hook();
+	rnsc_loop_run_once(L, pump_hook ? 5 : 10);
+}
+
 /* Runs the loop until pred holds or timeout_ms passes; returns pred's final value. */
 static inline int run_until(pred_fn pred, void *arg, unsigned timeout_ms)
 {
@@ -100,7 +121,7 @@ static inline int run_until(pred_fn pred, void *arg, unsigned timeout_ms)
 	while (!pred(arg)) {
 		if (mono_ms() >= end)
 			return 0;
-		rnsc_loop_run_once(L, 10);
+		tick();
 	}
 	return 1;
 }
@@ -109,7 +130,37 @@ static inline void run_for(unsigned ms)
 {
 	uint64_t end = mono_ms() + ms;
 	while (mono_ms() < end)
-		rnsc_loop_run_once(L, 10);
+		tick();
+}
+
+/* Every captured frame must be one of the nframes make() builds (longest maxlen bytes),
+ * on iface when it is not NULL, and each of them must have arrived exactly `times` times. */
+static inline int tu_frames_match(size_t (*make)(unsigned, uint8_t *), unsigned nframes,
+				  size_t maxlen, rnsc_iface *iface, unsigned times)
+{
+	uint8_t *want = malloc(maxlen);
+	unsigned *seen = calloc(nframes, sizeof(*seen));
+	int ok = want && seen;
+	for (size_t k = 0; ok && k < nrx; k++) {
+		if (iface && rx[k].iface != iface) {
+			ok = 0;
+			break;
+		}
+		int hit = 0;
+		for (unsigned i = 0; i < nframes && !hit; i++) {
+			size_t n = make(i, want);
+			if (n == rx[k].len && memcmp(want, rx[k].data, n) == 0) {
+				seen[i]++;
+				hit = 1;
+			}
+		}
+		ok = hit;
+	}
+	for (unsigned i = 0; ok && i < nframes; i++)
+		ok = seen[i] == times;
+	free(want);
+	free(seen);
+	return ok;
 }
 
 static inline int is_online(void *a)
@@ -168,8 +219,10 @@ static inline unsigned port_of(rnsc_iface *i)
 static inline int tu_setup(void)
 {
 	rx_clear();
+	online_events = offline_events = 0;
 	last_child = NULL;
 	added_children = 0;
+	pump_hook = NULL;
 	if (rnsc_loop_new(C, &L) || rnsc_iface_host_new(C, P, L, &H))
 		return 1;
 	rnsc_iface_host_set_rx(H, tu_on_rx, NULL);
@@ -184,6 +237,7 @@ static inline void tu_teardown(void)
 	rnsc_loop_del(L);
 	L = NULL;
 	rx_clear();
+	pump_hook = NULL;
 }
 
 static inline void tu_expect_error(const char *text, int code, const char *needle1,
@@ -216,6 +270,60 @@ static inline int tu_suite_fini(void)
 	return 0;
 }
 
+/* Children of this process from /proc: all of them, and those that are zombies. */
+static inline void child_census(int *live, int *zombies)
+{
+	*live = *zombies = 0;
+	DIR *d = opendir("/proc");
+	if (!d)
+		return;
+	struct dirent *e;
+	pid_t me = getpid();
+	while ((e = readdir(d))) {
+		if (!isdigit((unsigned char)e->d_name[0]))
+			continue;
+		char path[300], buf[512];
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			continue;
+		size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[n] = 0;
+		char *rp = strrchr(buf, ')'); /* the command name may hold anything */
+		char state;
+		int ppid;
+		if (!rp || sscanf(rp + 1, " %c %d", &state, &ppid) != 2 || ppid != me)
+			continue;
+		if (state == 'Z')
+			(*zombies)++;
+		else
+			(*live)++;
+	}
+	closedir(d);
+}
+
+/* The venv's interpreter (RNSC_VENV, else the configured one); a static buffer. */
+static inline const char *venv_python(void)
+{
+	static char py[1024];
+	const char *venv = getenv("RNSC_VENV");
+	snprintf(py, sizeof(py), "%s/bin/python", venv && *venv ? venv : RNSC_DEFAULT_VENV);
+	return py;
+}
+
+/* rel under the source tree (RNSC_SRCDIR, else the configured one); two static buffers
+ * alternate, so two results can be used together. */
+static inline const char *src_file(const char *rel)
+{
+	static char path[2][1024];
+	static int k;
+	const char *src = getenv("RNSC_SRCDIR");
+	k ^= 1;
+	snprintf(path[k], sizeof(path[k]), "%s/%s", src && *src ? src : RNSC_SRCDIR, rel);
+	return path[k];
+}
+
 /* ---- the python peer ------------------------------------------------------------------ */
 
 typedef struct peer {
@@ -226,15 +334,12 @@ typedef struct peer {
 	size_t len;
 } peer;
 
-/* Starts `python tests/<script> mode [arg]`. A peer that cannot start exits 127 and
- * says why on stderr; the caller's bounded wait for its first line then fails. */
-static inline int peer_start(peer *p, const char *script, const char *mode, const char *arg)
+/* Starts `python <script> args...` (args NULL-terminated, 12 at most) with its stdin and
+ * stdout piped to us. A peer that cannot start exits 127 and says why on stderr; the
+ * caller's bounded wait for its first line then fails. */
+static inline int peer_startv(peer *p, const char *script, const char *const *args)
 {
-	const char *venv = getenv("RNSC_VENV");
-	const char *src = getenv("RNSC_SRCDIR");
-	char py[1024], path[1024];
-	snprintf(py, sizeof(py), "%s/bin/python", venv && *venv ? venv : RNSC_DEFAULT_VENV);
-	snprintf(path, sizeof(path), "%s/tests/%s", src && *src ? src : RNSC_SRCDIR, script);
+	const char *py = venv_python();
 	int in[2], out[2];
 	if (pipe(in))
 		return -1;
@@ -254,26 +359,47 @@ static inline int peer_start(peer *p, const char *script, const char *mode, cons
 		close(in[1]);
 		close(out[0]);
 		close(out[1]);
-		execl(py, py, path, mode, arg, (char *)NULL);
+		const char *argv[16] = {py, script};
+		for (int k = 0; args[k] && k < 12; k++)
+			argv[2 + k] = args[k];
+		execv(py, (char *const *)argv);
 		fprintf(stderr, "cannot run %s: %s\n", py, strerror(errno));
 		_exit(127);
 	}
 	close(in[0]);
 	close(out[1]);
+	/* Keep our ends out of children the plugins spawn (pipe interfaces). */
+	fcntl(in[1], F_SETFD, FD_CLOEXEC);
+	fcntl(out[0], F_SETFD, FD_CLOEXEC);
 	p->in_fd = in[1];
 	p->out_fd = out[0];
 	fcntl(p->out_fd, F_SETFL, fcntl(p->out_fd, F_GETFL) | O_NONBLOCK);
 	return 0;
 }
 
-/* Collects the peer's output; true once a complete line starting with prefix is there. */
-static inline int peer_has(peer *p, const char *prefix)
+/* Starts `python tests/<script> mode [arg]`. */
+static inline int peer_start(peer *p, const char *script, const char *mode, const char *arg)
+{
+	char rel[256];
+	snprintf(rel, sizeof(rel), "tests/%s", script);
+	const char *args[] = {mode, arg, NULL};
+	return peer_startv(p, src_file(rel), args);
+}
+
+/* Collects what the peer has written so far into p->buf (NUL-terminated). */
+static inline void peer_read(peer *p)
 {
 	ssize_t n;
 	while (p->len + 1 < sizeof(p->buf) &&
 	       (n = read(p->out_fd, p->buf + p->len, sizeof(p->buf) - 1 - p->len)) > 0)
 		p->len += (size_t)n;
 	p->buf[p->len] = 0;
+}
+
+/* Collects the peer's output; true once a complete line starting with prefix is there. */
+static inline int peer_has(peer *p, const char *prefix)
+{
+	peer_read(p);
 	for (const char *l = p->buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
 		if (strncmp(l, prefix, strlen(prefix)) == 0 && strchr(l, '\n'))
 			return 1;
@@ -299,12 +425,16 @@ static inline void peer_stop(peer *p)
 {
 	close(p->in_fd); /* the peer exits when its stdin closes */
 	int status = 0;
-	for (int k = 0; k < 300; k++) {
+	uint64_t end = mono_ms() + 3000; /* then it is killed */
+	while (mono_ms() < end) {
 		if (waitpid(p->pid, &status, WNOHANG) == p->pid) {
 			close(p->out_fd);
 			return;
 		}
-		rnsc_loop_run_once(L, 10);
+		if (L)
+			tick();
+		else
+			usleep(5000);
 	}
 	kill(p->pid, SIGKILL);
 	waitpid(p->pid, &status, 0);

@@ -31,66 +31,17 @@
 
 #include "cu_run.h"
 #include "hdlc.h"
-#include "iface_host.h"
+#include "iface_test_util.h"
 
 static const size_t LENGTHS[] = {20, 21, 64, 100, 125, 126, 500, 1000, 4096, 16383, 16400};
 #define NFRAMES (sizeof(LENGTHS) / sizeof(LENGTHS[0]))
 
 static size_t make_frame(unsigned i, uint8_t *out)
 {
-	size_t n = LENGTHS[i];
-	for (size_t j = 0; j < n; j++)
-		out[j] = (uint8_t)((i * 31 + j * 7) & 0xFF);
-	out[1] = 0x7E;
-	out[2] = 0x7D;
-	out[3] = 0x5E;
-	return n;
+	return tu_make_frame(LENGTHS, i, out);
 }
 
-static rnsc_ctx *C;
-static rnsc_plugin_host *P;
-static rnsc_loop *L;
-static rnsc_iface_host *H;
 static char dir[256]; /* the certificates */
-
-#define MAXRX 256
-static struct {
-	rnsc_iface *iface;
-	uint8_t *data;
-	size_t len;
-} rx[MAXRX];
-static size_t nrx;
-
-static void rx_clear(void)
-{
-	for (size_t k = 0; k < nrx; k++)
-		free(rx[k].data);
-	nrx = 0;
-}
-
-static void on_rx(void *ud, rnsc_iface *iface, const uint8_t *frame, size_t len, uint64_t now)
-{
-	(void)ud;
-	(void)now;
-	if (nrx >= MAXRX)
-		return;
-	rx[nrx].iface = iface;
-	rx[nrx].data = malloc(len ? len : 1);
-	memcpy(rx[nrx].data, frame, len);
-	rx[nrx].len = len;
-	nrx++;
-}
-
-static rnsc_iface *last_child;
-
-static void on_event(void *ud, rnsc_iface *iface, int ev)
-{
-	(void)ud;
-	if (ev == RNSC_IFACE_ADDED && rnsc_iface_parent(iface))
-		last_child = iface;
-	if (ev == RNSC_IFACE_REMOVED && iface == last_child)
-		last_child = NULL;
-}
 
 /* Log lines are kept (and shown when RNSC_TEST_VERBOSE is set) so tests can look for
  * the error a refused handshake must produce. */
@@ -111,81 +62,14 @@ static void on_log(void *ud, int level, const char *who, const char *msg)
 		fputs(line, stderr);
 }
 
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-typedef int (*pred_fn)(void *);
-
-static int run_until(pred_fn pred, void *arg, unsigned timeout_ms)
-{
-	uint64_t end = mono_ms() + timeout_ms;
-	while (!pred(arg)) {
-		if (mono_ms() >= end)
-			return 0;
-		rnsc_loop_run_once(L, 10);
-	}
-	return 1;
-}
-
-static void run_for(unsigned ms)
-{
-	uint64_t end = mono_ms() + ms;
-	while (mono_ms() < end)
-		rnsc_loop_run_once(L, 10);
-}
-
-static int is_online(void *a)
-{
-	return rnsc_iface_online(a);
-}
-static int is_offline(void *a)
-{
-	return !rnsc_iface_online(a);
-}
-static int child_online(void *a)
-{
-	(void)a;
-	return last_child && rnsc_iface_online(last_child);
-}
 static int no_child(void *a)
 {
 	(void)a;
 	return last_child == NULL;
 }
-static int have_rx(void *a)
-{
-	return nrx >= *(size_t *)a;
-}
 static int log_has(void *a)
 {
 	return strstr(logbuf, a) != NULL;
-}
-
-static int open_text(const char *text, rnsc_config_error *err)
-{
-	rnsc_config *cfg = NULL;
-	int rc = rnsc_config_parse(C, text, strlen(text), "test", &cfg, err);
-	if (rc)
-		return rc;
-	rc = rnsc_iface_host_open_config(H, cfg, err);
-	rnsc_config_del(cfg);
-	return rc;
-}
-
-static rnsc_iface *open_iface(const char *name, const char *type, const char *opts)
-{
-	char text[2048];
-	rnsc_config_error err;
-	snprintf(text, sizeof(text), "[interfaces]\n  [[%s]]\n    type = %s\n    enabled = yes\n%s",
-		 name, type, opts);
-	int rc = open_text(text, &err);
-	if (rc != 1)
-		fprintf(stderr, "open %s: %d %s\n", name, rc, err.msg);
-	return rnsc_iface_host_find(H, name);
 }
 
 /* Servers on 127.0.0.1; cert/key are file stems in dir ("srv" -> srv.pem, srv.key). */
@@ -210,57 +94,17 @@ static rnsc_iface *tls_client(const char *type, const char *name, unsigned port,
 	return open_iface(name, type, o);
 }
 
-static unsigned port_of(rnsc_iface *i)
-{
-	rnsc_iface_status st;
-	rnsc_iface_status_get(i, &st);
-	return st.stats.local_port;
-}
-
+/* tu_setup, with the log kept from this test on. */
 static int setup(void)
 {
-	rx_clear();
-	last_child = NULL;
 	loglen = 0;
 	logbuf[0] = 0;
-	if (rnsc_loop_new(C, &L) || rnsc_iface_host_new(C, P, L, &H))
-		return 1;
-	rnsc_iface_host_set_rx(H, on_rx, NULL);
-	rnsc_iface_host_set_event(H, on_event, NULL);
-	return 0;
-}
-
-static void teardown(void)
-{
-	rnsc_iface_host_del(H);
-	H = NULL;
-	rnsc_loop_del(L);
-	L = NULL;
-	rx_clear();
+	return tu_setup();
 }
 
 static int frames_match(rnsc_iface *iface, unsigned times)
 {
-	static uint8_t want[16400];
-	unsigned seen[NFRAMES] = {0};
-	for (size_t k = 0; k < nrx; k++) {
-		if (iface && rx[k].iface != iface)
-			return 0;
-		int hit = 0;
-		for (unsigned i = 0; i < NFRAMES && !hit; i++) {
-			size_t n = make_frame(i, want);
-			if (n == rx[k].len && memcmp(want, rx[k].data, n) == 0) {
-				seen[i]++;
-				hit = 1;
-			}
-		}
-		if (!hit)
-			return 0;
-	}
-	for (unsigned i = 0; i < NFRAMES; i++)
-		if (seen[i] != times)
-			return 0;
-	return 1;
+	return tu_frames_match(make_frame, NFRAMES, 16400, iface, times);
 }
 
 /* ---- certificates ------------------------------------------------------------------- */
@@ -500,7 +344,7 @@ static void exchange(const char *stype, const char *ctype, const char *sextra,
 	rnsc_iface_status_get(srv, &st);
 	CU_ASSERT_EQUAL(st.stats.children, 1);
 	CU_ASSERT_EQUAL(st.stats.rx_bytes, payload);
-	teardown();
+	tu_teardown();
 }
 
 static void test_tls_exchange_ca(void)
@@ -557,7 +401,7 @@ static void reconnect(const char *stype, const char *ctype, const char *sextra,
 	CU_ASSERT(run_until(have_rx, &want, 5000));
 	CU_ASSERT(nrx == 1 && rx[0].iface == last_child && rx[0].len == 64 &&
 		  memcmp(rx[0].data, f, 64) == 0);
-	teardown();
+	tu_teardown();
 }
 
 static void test_tls_reconnect(void)
@@ -586,7 +430,7 @@ static void refused(const char *server_cert, const char *cextra, const char *nee
 	rnsc_iface_close(cli);
 	CU_ASSERT(run_until(no_child, NULL, 5000));
 	CU_ASSERT(rnsc_iface_online(srv));
-	teardown();
+	tu_teardown();
 }
 
 static void test_tls_wrong_host(void)
@@ -624,77 +468,18 @@ static void test_tls_pin_mismatch(void)
 
 /* ---- the Python peer ------------------------------------------------------------------- */
 
-typedef struct peer {
-	pid_t pid;
-	int in_fd, out_fd;
-	char buf[4096];
-	size_t len;
-} peer;
-
-static int peer_start(peer *p, char *const argv[])
+/* `python tests/iface_tls_peer.py argv...` */
+static int tls_peer_start(peer *p, const char *const argv[])
 {
-	const char *venv = getenv("RNSC_VENV");
-	const char *src = getenv("RNSC_SRCDIR");
-	char py[1024], script[1024];
-	snprintf(py, sizeof(py), "%s/bin/python", venv && *venv ? venv : RNSC_DEFAULT_VENV);
-	snprintf(script, sizeof(script), "%s/tests/iface_tls_peer.py",
-		 src && *src ? src : RNSC_SRCDIR);
-	int in[2], out[2];
-	if (pipe(in) || pipe(out))
-		return -1;
-	memset(p, 0, sizeof(*p));
-	p->pid = fork();
-	if (p->pid < 0)
-		return -1;
-	if (p->pid == 0) {
-		char *args[8] = {py, script};
-		for (int i = 0; argv[i] && i < 5; i++)
-			args[2 + i] = argv[i];
-		dup2(in[0], 0);
-		dup2(out[1], 1);
-		close(in[0]);
-		close(in[1]);
-		close(out[0]);
-		close(out[1]);
-		execv(py, args);
-		fprintf(stderr, "cannot run %s: %s\n", py, strerror(errno));
-		_exit(127);
-	}
-	close(in[0]);
-	close(out[1]);
-	p->in_fd = in[1];
-	p->out_fd = out[0];
-	fcntl(p->out_fd, F_SETFL, fcntl(p->out_fd, F_GETFL) | O_NONBLOCK);
-	return 0;
+	return peer_startv(p, src_file("tests/iface_tls_peer.py"), argv);
 }
 
-static peer *cur_peer;
-static int peer_has(void *prefix)
+/* A run_until predicate: the current peer has written a whole line containing needle. */
+static int peer_wrote(void *needle)
 {
-	peer *p = cur_peer;
-	ssize_t n;
-	while (p->len + 1 < sizeof(p->buf) &&
-	       (n = read(p->out_fd, p->buf + p->len, sizeof(p->buf) - 1 - p->len)) > 0)
-		p->len += (size_t)n;
-	p->buf[p->len] = 0;
-	const char *hit = strstr(p->buf, prefix);
+	peer_read(cur_peer);
+	const char *hit = strstr(cur_peer->buf, needle);
 	return hit && strchr(hit, '\n');
-}
-
-static void peer_stop(peer *p)
-{
-	close(p->in_fd);
-	int status = 0;
-	for (int k = 0; k < 300; k++) {
-		if (waitpid(p->pid, &status, WNOHANG) == p->pid) {
-			close(p->out_fd);
-			return;
-		}
-		rnsc_loop_run_once(L, 10);
-	}
-	kill(p->pid, SIGKILL);
-	waitpid(p->pid, &status, 0);
-	close(p->out_fd);
 }
 
 /* rnsc's server refuses to load an expired certificate, so Python serves one. */
@@ -705,10 +490,10 @@ static void test_tls_expired(void)
 	snprintf(cert, sizeof(cert), "%s/expired.pem", dir);
 	snprintf(key, sizeof(key), "%s/expired.key", dir);
 	peer p;
-	char *argv[] = {"serve", cert, key, NULL};
-	CU_ASSERT_FATAL(peer_start(&p, argv) == 0);
+	const char *argv[] = {"serve", cert, key, NULL};
+	CU_ASSERT_FATAL(tls_peer_start(&p, argv) == 0);
 	cur_peer = &p;
-	CU_ASSERT(run_until(peer_has, "PORT ", 20000));
+	CU_ASSERT(run_until(peer_wrote, "PORT ", 20000));
 	unsigned port = 0;
 	const char *l = strstr(p.buf, "PORT ");
 	if (l)
@@ -727,7 +512,7 @@ static void test_tls_expired(void)
 		CU_ASSERT(cli && !rnsc_iface_online(cli));
 	}
 	peer_stop(&p);
-	teardown();
+	tu_teardown();
 }
 
 /* Python's ssl module as the client of an rnsc TLS server: TLS 1.3 and HDLC both ways. */
@@ -740,8 +525,8 @@ static void test_tls_python_client(void)
 	snprintf(port, sizeof(port), "%u", port_of(srv));
 	snprintf(ca, sizeof(ca), "%s/ca.pem", dir);
 	peer p;
-	char *argv[] = {"client", port, ca, "localhost", NULL};
-	CU_ASSERT_FATAL(peer_start(&p, argv) == 0);
+	const char *argv[] = {"client", port, ca, "localhost", NULL};
+	CU_ASSERT_FATAL(tls_peer_start(&p, argv) == 0);
 	cur_peer = &p;
 	size_t one = 1;
 	CU_ASSERT(run_until(have_rx, &one, 20000));
@@ -757,13 +542,13 @@ static void test_tls_python_client(void)
 			f[i] = (uint8_t)(0xA0 + i);
 		CU_ASSERT_EQUAL(rnsc_iface_send(last_child, f, sizeof(f)), 0);
 	}
-	CU_ASSERT(run_until(peer_has, "RESULT ", 10000));
+	CU_ASSERT(run_until(peer_wrote, "RESULT ", 10000));
 	CU_ASSERT_PTR_NOT_NULL(strstr(p.buf, "RESULT ok TLSv1.3 a0a1a2a3a4a5a6a7a8a9aaabacadaeaf"
 					     "b0b1b2b3b4b5b6b7b8b9babbbcbdbebf\n"));
 	if (!strstr(p.buf, "RESULT ok"))
 		fprintf(stderr, "peer said: %s\nlog:\n%s", p.buf, logbuf);
 	peer_stop(&p);
-	teardown();
+	tu_teardown();
 }
 
 /* TLS 1.3 only: a client offering at most TLS 1.2 gets no session. */
@@ -776,10 +561,10 @@ static void test_tls_no_tls12(void)
 	snprintf(port, sizeof(port), "%u", port_of(srv));
 	snprintf(ca, sizeof(ca), "%s/ca.pem", dir);
 	peer p;
-	char *argv[] = {"client12", port, ca, "localhost", NULL};
-	CU_ASSERT_FATAL(peer_start(&p, argv) == 0);
+	const char *argv[] = {"client12", port, ca, "localhost", NULL};
+	CU_ASSERT_FATAL(tls_peer_start(&p, argv) == 0);
 	cur_peer = &p;
-	CU_ASSERT(run_until(peer_has, "RESULT ", 20000));
+	CU_ASSERT(run_until(peer_wrote, "RESULT ", 20000));
 	CU_ASSERT_PTR_NOT_NULL(strstr(p.buf, "RESULT refused"));
 	CU_ASSERT(run_until(log_has, "unsupported protocol", 5000));
 	if (!strstr(p.buf, "RESULT refused") || !strstr(logbuf, "unsupported protocol"))
@@ -787,7 +572,7 @@ static void test_tls_no_tls12(void)
 	CU_ASSERT_EQUAL(nrx, 0);
 	peer_stop(&p);
 	CU_ASSERT(run_until(no_child, NULL, 5000));
-	teardown();
+	tu_teardown();
 }
 
 /* Not TLS at all, and silence: the server drops both and stays up. */
@@ -814,7 +599,7 @@ static void test_tls_garbage(void)
 	CU_ASSERT(strstr(logbuf, "timed out") != NULL);
 	CU_ASSERT(run_until(no_child, NULL, 5000));
 	CU_ASSERT(rnsc_iface_online(srv));
-	teardown();
+	tu_teardown();
 }
 
 /* A TLS client of our own (no verification: the server side is under test). */
@@ -908,7 +693,7 @@ static void test_tls_bad_hdlc(void)
 	CU_ASSERT_EQUAL(st.drops[RNSC_IFACE_DROP_PARTIAL], 1);
 	CU_ASSERT_EQUAL(st.stats.rx_packets, 2);
 	CU_ASSERT(rnsc_iface_online(srv));
-	teardown();
+	tu_teardown();
 }
 
 /* Frames received by the backpressure test: sequence numbers and content checked. */
@@ -990,7 +775,7 @@ static void test_tls_backpressure(void)
 	CU_ASSERT_EQUAL(st.stats.tx_packets, ok);
 	tls_raw_close(s, ctx);
 	CU_ASSERT(run_until(no_child, NULL, 5000));
-	teardown();
+	tu_teardown();
 }
 
 static void expect_error(const char *text, int code, const char *needle1, const char *needle2)
@@ -1060,7 +845,7 @@ static void test_tls_config_errors(void)
 	bare[o] = 0;
 	snprintf(t, sizeof(t), "%s pinned_sha256 = %s\n", cli, bare);
 	CU_ASSERT_EQUAL(open_text(t, &(rnsc_config_error){0}), 1);
-	teardown();
+	tu_teardown();
 }
 
 /* ---- WebSocket tests ------------------------------------------------------------------- */
@@ -1105,7 +890,7 @@ static void test_wss_refused(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(cli);
 	CU_ASSERT(run_until(log_has, "hostname mismatch", 5000));
 	CU_ASSERT(!rnsc_iface_online(cli));
-	teardown();
+	tu_teardown();
 }
 
 /* The RFC 6455 section 1.3 example nonce and its accept value. */
@@ -1348,7 +1133,7 @@ static void test_ws_raw_client(void)
 	CU_ASSERT(st.drops[RNSC_IFACE_DROP_GARBAGE] >= 6 + 5);
 	CU_ASSERT_EQUAL(st.stats.children, 0);
 	CU_ASSERT(rnsc_iface_online(srv));
-	teardown();
+	tu_teardown();
 }
 
 /* Accepts the rnsc client's connection on ls and answers its opening handshake (with a
@@ -1439,7 +1224,7 @@ static void test_ws_keepalive(void)
 	CU_ASSERT(!rnsc_iface_online(cli));
 	close(fd);
 	close(ls);
-	teardown();
+	tu_teardown();
 }
 
 /* An rnsc client against a raw server: a wrong accept value is refused; a masked
@@ -1494,7 +1279,7 @@ static void test_ws_raw_server(void)
 		close(fd);
 	}
 	close(ls);
-	teardown();
+	tu_teardown();
 }
 
 static int suite_init(void)

@@ -20,73 +20,24 @@ when its stdin closes, or after 60 s. Reference log lines go to stderr.
 import sys
 import threading
 
-import RNS
 from RNS.Interfaces import UDPInterface
+
+from iface_peer_common import EchoOwner, frames, say, stub_reference
 
 # Up to HW_MTU (1064) + the default IFAC size (16): the largest datagram accepted.
 LENGTHS = [20, 21, 22, 31, 63, 64, 100, 127, 128, 255, 256, 400, 500, 501, 511, 512,
            700, 1000, 1023, 1024, 1063, 1064, 1079, 1080]
 
-
-def frame(i):
-    b = bytearray(((i * 31 + j * 7) & 0xFF) for j in range(LENGTHS[i]))
-    b[1], b[2], b[3] = 0x7E, 0x7D, 0x5E
-    return bytes(b)
-
-
-EXPECTED = [frame(i) for i in range(len(LENGTHS))]
-received = []
-lock = threading.Lock()
-out_lock = threading.Lock()
-
-
-def say(line):
-    with out_lock:
-        sys.stdout.write(line + "\n")
-        sys.stdout.flush()
-
-
-class _Instance:
-    """Stands in for Reticulum.get_instance(): Interface.__init__ asks it for defaults."""
-
-    def __getattr__(self, name):
-        if name.startswith("_default_"):
-            return lambda: None
-        raise AttributeError(name)
-
-
-def stub_reference():
-    RNS.logdest = RNS.LOG_CALLBACK
-    RNS.logcall = lambda s: print(s, file=sys.stderr, flush=True)
-    RNS.loglevel = RNS.LOG_DEBUG
-    RNS.Reticulum.get_instance = staticmethod(lambda: _Instance())
-
-
-class Owner:
-    """The owner the interface reports to (RNS.Transport in the reference)."""
-
-    iface = None
-
-    def inbound(self, data, iface):
-        iface.process_outgoing(data)  # echo
-        with lock:
-            received.append(bytes(data))
-            if len(received) == len(EXPECTED):
-                # Datagrams carry no order guarantee: compare as multisets.
-                if sorted(received) == sorted(EXPECTED):
-                    say("RESULT ok %d" % len(received))
-                else:
-                    bad = [i for i, f in enumerate(EXPECTED) if f not in received]
-                    say("RESULT fail frames %s missing" % bad)
+EXPECTED = frames(LENGTHS)
 
 
 def main():
     if len(sys.argv) < 2 or sys.argv[1] not in ("unicast", "bcast"):
         print(__doc__, file=sys.stderr)
         return 2
-    stub_reference()
+    stub_reference(quiet_panic=False)
     bcast = sys.argv[1] == "bcast"
-    owner = Owner()
+    owner = EchoOwner(EXPECTED, ordered=False)
     iface = UDPInterface.UDPInterface(owner, {
         "name": "ref udp",
         "listen_ip": "0.0.0.0" if bcast else "127.0.0.1", "listen_port": 0,

@@ -25,26 +25,7 @@ static size_t make_frame(unsigned i, uint8_t *out)
 /* Every rx frame must be one of ours, on iface, and each must appear `times` times. */
 static int frames_match(rnsc_iface *iface, unsigned times)
 {
-	uint8_t want[1080];
-	unsigned seen[NFRAMES] = {0};
-	for (size_t k = 0; k < nrx; k++) {
-		if (iface && rx[k].iface != iface)
-			return 0;
-		int hit = 0;
-		for (unsigned i = 0; i < NFRAMES && !hit; i++) {
-			size_t n = make_frame(i, want);
-			if (n == rx[k].len && memcmp(want, rx[k].data, n) == 0) {
-				seen[i]++;
-				hit = 1;
-			}
-		}
-		if (!hit)
-			return 0;
-	}
-	for (unsigned i = 0; i < NFRAMES; i++)
-		if (seen[i] != times)
-			return 0;
-	return 1;
+	return tu_frames_match(make_frame, NFRAMES, 1080, iface, times);
 }
 
 /* A port nobody uses right now (bound and released; a race only with strangers). */

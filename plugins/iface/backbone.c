@@ -73,7 +73,11 @@
 #include <unistd.h>
 
 #include "hdlc.h"
+#include "hdlc_rx.h"
 #include "iface_abi.h"
+#include "iface_plugin.h"
+#include "iface_net.h"
+#include "txq.h"
 
 #define BB_BITRATE_GUESS 100000000u /* BackboneInterface / BackboneClientInterface.BITRATE_GUESS */
 #define BB_DEFAULT_IFAC_SIZE 16u
@@ -97,9 +101,7 @@
 
 enum { K_CLIENT = 1, K_SERVER = 2, K_CHILD = 3 };
 
-typedef struct bb_inst {
-	const rnsc_host_api *api;
-} bb_inst;
+typedef rnsc_iface_inst bb_inst;
 
 typedef struct flap {
 	char ip[64];
@@ -191,22 +193,6 @@ __attribute__((format(printf, 3, 4))) static void blog(bb_if *t, int level, cons
 	t->host->log(t->host->hctx, level, msg);
 }
 
-/* Interface.optimise_mtu's tiers (rns 1.5.4). 0 stands for the reference's None. */
-static size_t optimise_mtu(uint64_t bitrate)
-{
-	static const struct {
-		uint64_t rate;
-		size_t mtu;
-	} tiers[] = {{1000000000u, 524288}, {750000000u, 262144}, {400000000u, 131072},
-		     {200000000u, 65536},   {100000000u, 32768},  {10000000u, 16384},
-		     {5000000u, 8192},      {2000000u, 4096},     {1000000u, 2048},
-		     {62500u, 1024}};
-	for (size_t k = 0; k < sizeof(tiers) / sizeof(tiers[0]); k++)
-		if (bitrate >= tiers[k].rate)
-			return tiers[k].mtu;
-	return 0;
-}
-
 static void set_timeouts(int fd)
 {
 	/* BackboneClientInterface.set_timeouts_linux (i2p_tunneled does not change it). */
@@ -216,21 +202,6 @@ static void set_timeouts(int fd)
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
-}
-
-static void sockaddr_str(const struct sockaddr *sa, char *ip, size_t cap, uint16_t *port)
-{
-	ip[0] = 0;
-	*port = 0;
-	if (sa->sa_family == AF_INET) {
-		const struct sockaddr_in *a = (const void *)sa;
-		inet_ntop(AF_INET, &a->sin_addr, ip, (socklen_t)cap);
-		*port = ntohs(a->sin_port);
-	} else if (sa->sa_family == AF_INET6) {
-		const struct sockaddr_in6 *a = (const void *)sa;
-		inet_ntop(AF_INET6, &a->sin6_addr, ip, (socklen_t)cap);
-		*port = ntohs(a->sin6_port);
-	}
 }
 
 /* get_address_for_host's choice: the first entry of the preferred family, else the first. */
@@ -329,8 +300,7 @@ static void set_interest(bb_if *t, unsigned interest)
 
 static void drop_conn(bb_if *t)
 {
-	/* A frame cut short by the disconnect (the decoder is inside a non-empty frame). */
-	if (t->dec.state == 1 && (t->dec.len > 0 || t->dec.esc))
+	if (rnsc_hdlc_rx_partial(&t->dec)) /* a frame cut short by the disconnect */
 		t->host->drop(t->host->hctx, RNSC_IFACE_DROP_PARTIAL, 1);
 	if (t->rxbuf)
 		rnsc_hdlc_decoder_reset(&t->dec);
@@ -381,19 +351,6 @@ static void lost(bb_if *t, const char *why, int peer_closed)
 	t->host->request_close(t->host->hctx);
 }
 
-static void account_rx_drops(bb_if *t)
-{
-	const rnsc_hdlc_stats *s = &t->dec.stats;
-	if (s->drop_runt != t->seen.drop_runt)
-		t->host->drop(t->host->hctx, RNSC_IFACE_DROP_RUNT, s->drop_runt - t->seen.drop_runt);
-	if (s->drop_oversize != t->seen.drop_oversize)
-		t->host->drop(t->host->hctx, RNSC_IFACE_DROP_OVERSIZE,
-			      s->drop_oversize - t->seen.drop_oversize);
-	if (s->garbage != t->seen.garbage)
-		t->host->drop(t->host->hctx, RNSC_IFACE_DROP_GARBAGE, s->garbage - t->seen.garbage);
-	t->seen = *s;
-}
-
 static int on_frame(void *ud, const uint8_t *frame, size_t len)
 {
 	bb_if *t = ud;
@@ -416,7 +373,7 @@ static void do_read(bb_if *t)
 		ssize_t n = recv(t->fd, buf, sizeof(buf), 0);
 		if (n > 0) {
 			(void)rnsc_hdlc_decoder_feed(&t->dec, buf, (size_t)n, on_frame, t);
-			account_rx_drops(t);
+			rnsc_hdlc_rx_report(t->host, &t->dec, &t->seen);
 			if ((size_t)n < sizeof(buf))
 				return;
 			continue;
@@ -481,7 +438,7 @@ static void connected(bb_if *t)
 	socklen_t sl = sizeof(ss);
 	char ip[64];
 	if (getsockname(t->fd, (struct sockaddr *)&ss, &sl) == 0)
-		sockaddr_str((struct sockaddr *)&ss, ip, sizeof(ip), &t->local_port);
+		rnsc_iface_sockaddr_str((struct sockaddr *)&ss, ip, sizeof(ip), &t->local_port);
 	if (!t->never_connected) {
 		t->reconnects++;
 		blog(t, RNSC_LOG_INFO, "Reconnected socket for %s.", t->name);
@@ -694,7 +651,7 @@ static void accept_one(bb_if *s, int cfd, const struct sockaddr *sa)
 {
 	char ip[64];
 	uint16_t port;
-	sockaddr_str(sa, ip, sizeof(ip), &port);
+	rnsc_iface_sockaddr_str(sa, ip, sizeof(ip), &port);
 	uint64_t now = s->host->now_ns(s->host->hctx);
 	if (flap_blocked(s, ip, now)) {
 		refuse(s, cfd, ip, "fast-flapping");
@@ -1014,7 +971,7 @@ static int open_server(bb_if *t, const rnsc_iface_config *cfg)
 	socklen_t bl = sizeof(bs);
 	char tmp[INET6_ADDRSTRLEN];
 	if (getsockname(fd, (struct sockaddr *)&bs, &bl) == 0)
-		sockaddr_str((struct sockaddr *)&bs, tmp, sizeof(tmp), &t->local_port);
+		rnsc_iface_sockaddr_str((struct sockaddr *)&bs, tmp, sizeof(tmp), &t->local_port);
 	snprintf(t->addr, sizeof(t->addr), "%s", ip);
 	t->port = t->local_port;
 	t->fd = fd;
@@ -1140,7 +1097,7 @@ static int bb_open(void *instp, const rnsc_iface_config *cfg, const rnsc_iface_h
 	} else if (rc != RNSC_ERR_NOTFOUND) {
 		goto fail;
 	}
-	t->hw_mtu = optimise_mtu(t->bitrate); /* AUTOCONFIGURE_MTU on both classes */
+	t->hw_mtu = rnsc_iface_optimise_mtu(t->bitrate); /* AUTOCONFIGURE_MTU on both classes */
 	rc = server ? open_server(t, cfg) : open_client(t, cfg);
 	if (rc)
 		goto fail;
@@ -1169,30 +1126,12 @@ static int bb_send(void *handle, const uint8_t *frame, size_t len)
 		return RNSC_ERR_STATE;
 	}
 	size_t need = rnsc_hdlc_encoded_len(frame, len);
-	size_t pending = t->tx_len - t->tx_off;
-	if (t->tx_stalled || need > TXQ_MAX || pending + need > TXQ_MAX) {
+	int rc = t->tx_stalled ? RNSC_ERR_TOOBIG
+			       : rnsc_txq_reserve(t->inst, &t->tx, &t->tx_off, &t->tx_len,
+						  &t->tx_cap, need, TXQ_MAX, 4096);
+	if (rc) {
 		t->host->drop(t->host->hctx, RNSC_IFACE_DROP_TXQUEUE, 1);
-		return RNSC_ERR_TOOBIG;
-	}
-	if (t->tx_off) { /* compact */
-		memmove(t->tx, t->tx + t->tx_off, pending);
-		t->tx_off = 0;
-		t->tx_len = pending;
-	}
-	if (t->tx_len + need > t->tx_cap) {
-		size_t cap = t->tx_cap ? t->tx_cap : 4096;
-		while (cap < t->tx_len + need)
-			cap *= 2;
-		uint8_t *n = xalloc(t->inst, cap);
-		if (!n) {
-			t->host->drop(t->host->hctx, RNSC_IFACE_DROP_TXQUEUE, 1);
-			return RNSC_ERR_NOMEM;
-		}
-		if (t->tx_len)
-			memcpy(n, t->tx, t->tx_len);
-		xfree(t->inst, t->tx);
-		t->tx = n;
-		t->tx_cap = cap;
+		return rc;
 	}
 	int n = rnsc_hdlc_encode(t->tx + t->tx_len, t->tx_cap - t->tx_len, frame, len);
 	if (n < 0)
@@ -1261,49 +1200,5 @@ static int bb_describe(void *handle, char *buf, size_t cap)
 			t->addr, v6 ? "]" : "", (unsigned)t->port);
 }
 
-static const rnsc_iface_ops bb_ops = {
-	.struct_size = sizeof(rnsc_iface_ops),
-	.types = bb_types,
-	.open = bb_open,
-	.send = bb_send,
-	.stats = bb_stats,
-	.close = bb_close,
-	.describe = bb_describe,
-};
-
-static int bb_init(void *instp, const rnsc_host_api *host)
-{
-	bb_inst *inst = instp;
-	if (!host || host->struct_size < offsetof(rnsc_host_api, free) + sizeof(host->free) ||
-	    !host->alloc || !host->free)
-		return RNSC_ERR_ABI;
-	inst->api = host;
-	return 0;
-}
-
-static const rnsc_plugin_desc bb_desc = {
-	.struct_size = sizeof(rnsc_plugin_desc),
-	.abi_major = RNSC_PLUGIN_ABI_MAJOR,
-	.abi_minor = RNSC_PLUGIN_ABI_MINOR,
-	.kind = RNSC_PLUGIN_IFACE,
-	.name = "backbone",
-	.version = "0.1.0",
-	.description = "BackboneInterface and BackboneClientInterface (HDLC over TCP)",
-	.caps = 0,
-	.inst_size = sizeof(bb_inst),
-	.ops = &bb_ops,
-	.init = bb_init,
-	.fini = NULL,
-};
-
-__attribute__((visibility("default"))) int rnsc_plugin_init(const rnsc_host_api *host,
-							     const rnsc_plugin_desc **out);
-__attribute__((visibility("default"))) int rnsc_plugin_init(const rnsc_host_api *host,
-							     const rnsc_plugin_desc **out)
-{
-	(void)host;
-	if (!out)
-		return RNSC_ERR_INVAL;
-	*out = &bb_desc;
-	return 0;
-}
+RNSC_IFACE_PLUGIN("backbone", "BackboneInterface and BackboneClientInterface (HDLC over TCP)", bb_types, bb_open, bb_send, bb_stats, bb_close,
+		  bb_describe)

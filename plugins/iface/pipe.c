@@ -45,7 +45,10 @@
 #include <unistd.h>
 
 #include "hdlc.h"
+#include "hdlc_rx.h"
 #include "iface_abi.h"
+#include "iface_plugin.h"
+#include "txq.h"
 #include "shlex.h"
 
 extern char **environ;
@@ -62,9 +65,7 @@ extern char **environ;
 #define READ_CHUNK 16384
 #define MAX_ARGS 255
 
-typedef struct pipe_inst {
-	const rnsc_host_api *api;
-} pipe_inst;
+typedef rnsc_iface_inst pipe_inst;
 
 typedef struct pipe_if {
 	pipe_inst *inst;
@@ -328,10 +329,7 @@ static void go_online(pipe_if *p)
 
 static void close_pipes(pipe_if *p)
 {
-	/* A frame cut short: the decoder is inside a non-empty frame. */
-	if (p->dec.state == 1 && (p->dec.len > 0 || p->dec.esc))
-		p->host->drop(p->host->hctx, RNSC_IFACE_DROP_PARTIAL, 1);
-	rnsc_hdlc_decoder_reset(&p->dec);
+	rnsc_hdlc_rx_reset(p->host, &p->dec); /* counts a frame cut short */
 	if (p->rw) {
 		p->host->watch_remove(p->host->hctx, p->rw);
 		p->rw = NULL;
@@ -417,19 +415,6 @@ static void respawn_cb(void *ud)
 
 /* ---- I/O ------------------------------------------------------------------------------- */
 
-static void account_rx_drops(pipe_if *p)
-{
-	const rnsc_hdlc_stats *s = &p->dec.stats;
-	if (s->drop_runt != p->seen.drop_runt)
-		p->host->drop(p->host->hctx, RNSC_IFACE_DROP_RUNT, s->drop_runt - p->seen.drop_runt);
-	if (s->drop_oversize != p->seen.drop_oversize)
-		p->host->drop(p->host->hctx, RNSC_IFACE_DROP_OVERSIZE,
-			      s->drop_oversize - p->seen.drop_oversize);
-	if (s->garbage != p->seen.garbage)
-		p->host->drop(p->host->hctx, RNSC_IFACE_DROP_GARBAGE, s->garbage - p->seen.garbage);
-	p->seen = *s;
-}
-
 static int on_frame(void *ud, const uint8_t *frame, size_t len)
 {
 	pipe_if *p = ud;
@@ -447,7 +432,7 @@ static void do_read(pipe_if *p)
 		ssize_t n = read(p->rfd, buf, sizeof(buf));
 		if (n > 0) {
 			(void)rnsc_hdlc_decoder_feed(&p->dec, buf, (size_t)n, on_frame, p);
-			account_rx_drops(p);
+			rnsc_hdlc_rx_report(p->host, &p->dec, &p->seen);
 			if ((size_t)n < sizeof(buf))
 				return;
 			continue;
@@ -653,30 +638,11 @@ static int pipe_send(void *handle, const uint8_t *frame, size_t len)
 		return RNSC_ERR_STATE;
 	}
 	size_t need = rnsc_hdlc_encoded_len(frame, len);
-	size_t pending = p->tx_len - p->tx_off;
-	if (need > TXQ_MAX || pending + need > TXQ_MAX) {
+	int rc = rnsc_txq_reserve(p->inst, &p->tx, &p->tx_off, &p->tx_len, &p->tx_cap, need, TXQ_MAX,
+				  4096);
+	if (rc) {
 		p->host->drop(p->host->hctx, RNSC_IFACE_DROP_TXQUEUE, 1);
-		return RNSC_ERR_TOOBIG;
-	}
-	if (p->tx_off) {
-		memmove(p->tx, p->tx + p->tx_off, pending);
-		p->tx_off = 0;
-		p->tx_len = pending;
-	}
-	if (p->tx_len + need > p->tx_cap) {
-		size_t ncap = p->tx_cap ? p->tx_cap : 4096;
-		while (ncap < p->tx_len + need)
-			ncap *= 2;
-		uint8_t *n = xalloc(p->inst, ncap);
-		if (!n) {
-			p->host->drop(p->host->hctx, RNSC_IFACE_DROP_TXQUEUE, 1);
-			return RNSC_ERR_NOMEM;
-		}
-		if (p->tx_len)
-			memcpy(n, p->tx, p->tx_len);
-		xfree(p->inst, p->tx);
-		p->tx = n;
-		p->tx_cap = ncap;
+		return rc;
 	}
 	int n = rnsc_hdlc_encode(p->tx + p->tx_len, p->tx_cap - p->tx_len, frame, len);
 	if (n < 0)
@@ -708,49 +674,5 @@ static int pipe_describe(void *handle, char *buf, size_t cap)
 	return snprintf(buf, cap, "PipeInterface[%s]", p->name);
 }
 
-static const rnsc_iface_ops pipe_ops = {
-	.struct_size = sizeof(rnsc_iface_ops),
-	.types = pipe_types,
-	.open = pipe_open,
-	.send = pipe_send,
-	.stats = pipe_stats,
-	.close = pipe_close,
-	.describe = pipe_describe,
-};
-
-static int pipe_init(void *instp, const rnsc_host_api *host)
-{
-	pipe_inst *inst = instp;
-	if (!host || host->struct_size < offsetof(rnsc_host_api, free) + sizeof(host->free) ||
-	    !host->alloc || !host->free)
-		return RNSC_ERR_ABI;
-	inst->api = host;
-	return 0;
-}
-
-static const rnsc_plugin_desc pipe_desc = {
-	.struct_size = sizeof(rnsc_plugin_desc),
-	.abi_major = RNSC_PLUGIN_ABI_MAJOR,
-	.abi_minor = RNSC_PLUGIN_ABI_MINOR,
-	.kind = RNSC_PLUGIN_IFACE,
-	.name = "pipe",
-	.version = "0.1.0",
-	.description = "PipeInterface (HDLC over a subprocess's stdin and stdout)",
-	.caps = 0,
-	.inst_size = sizeof(pipe_inst),
-	.ops = &pipe_ops,
-	.init = pipe_init,
-	.fini = NULL,
-};
-
-__attribute__((visibility("default"))) int rnsc_plugin_init(const rnsc_host_api *host,
-							     const rnsc_plugin_desc **out);
-__attribute__((visibility("default"))) int rnsc_plugin_init(const rnsc_host_api *host,
-							     const rnsc_plugin_desc **out)
-{
-	if (!out)
-		return RNSC_ERR_INVAL;
-	(void)host;
-	*out = &pipe_desc;
-	return 0;
-}
+RNSC_IFACE_PLUGIN("pipe", "PipeInterface (HDLC over a subprocess's stdin and stdout)", pipe_types, pipe_open, pipe_send, pipe_stats, pipe_close,
+		  pipe_describe)

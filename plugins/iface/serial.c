@@ -60,7 +60,10 @@
 #include <unistd.h>
 
 #include "hdlc.h"
+#include "hdlc_rx.h"
 #include "iface_abi.h"
+#include "iface_plugin.h"
+#include "txq.h"
 #include "kiss.h"
 
 #define SER_HW_MTU RNSC_HDLC_MTU_SERIAL /* SerialInterface / KISSInterface HW_MTU (564) */
@@ -81,9 +84,7 @@
 enum { K_SERIAL = 1, K_KISS = 2 };
 enum { ST_CLOSED = 0, ST_SETTLING = 1, ST_ONLINE = 2 };
 
-typedef struct ser_inst {
-	const rnsc_host_api *api;
-} ser_inst;
+typedef rnsc_iface_inst ser_inst;
 
 typedef struct fc_frame {
 	size_t len;
@@ -282,7 +283,7 @@ static int rx_mid_frame(const ser_if *s)
 {
 	if (s->kind == K_KISS)
 		return s->kdec.state == 2 && (s->kdec.len > 0 || s->kdec.esc); /* KISS_FRAME */
-	return s->hdec.state == 1 && (s->hdec.len > 0 || s->hdec.esc);
+	return rnsc_hdlc_rx_partial(&s->hdec);
 }
 
 static void rx_reset(ser_if *s)
@@ -338,27 +339,10 @@ static void set_interest(ser_if *s, unsigned interest)
 /* Appends raw bytes to the write queue and starts writing. 0 or a negative code. */
 static int queue_bytes(ser_if *s, const uint8_t *p, size_t n)
 {
-	size_t pending = s->tx_len - s->tx_off;
-	if (n > TXQ_MAX || pending + n > TXQ_MAX)
-		return RNSC_ERR_TOOBIG;
-	if (s->tx_off) {
-		memmove(s->tx, s->tx + s->tx_off, pending);
-		s->tx_off = 0;
-		s->tx_len = pending;
-	}
-	if (s->tx_len + n > s->tx_cap) {
-		size_t cap = s->tx_cap ? s->tx_cap : 2048;
-		while (cap < s->tx_len + n)
-			cap *= 2;
-		uint8_t *b = xalloc(s->inst, cap);
-		if (!b)
-			return RNSC_ERR_NOMEM;
-		if (s->tx_len)
-			memcpy(b, s->tx, s->tx_len);
-		xfree(s->inst, s->tx);
-		s->tx = b;
-		s->tx_cap = cap;
-	}
+	int rc = rnsc_txq_reserve(s->inst, &s->tx, &s->tx_off, &s->tx_len, &s->tx_cap, n, TXQ_MAX,
+				  2048);
+	if (rc)
+		return rc;
 	memcpy(s->tx + s->tx_len, p, n);
 	s->tx_len += n;
 	if (!(s->interest & RNSC_IFACE_EV_WRITE))
@@ -875,49 +859,5 @@ static int ser_describe(void *handle, char *buf, size_t cap)
 	return snprintf(buf, cap, "%s[%s]", type_name(s), s->name);
 }
 
-static const rnsc_iface_ops ser_ops = {
-	.struct_size = sizeof(rnsc_iface_ops),
-	.types = ser_types,
-	.open = ser_open,
-	.send = ser_send,
-	.stats = ser_stats,
-	.close = ser_close,
-	.describe = ser_describe,
-};
-
-static int ser_init(void *instp, const rnsc_host_api *host)
-{
-	ser_inst *inst = instp;
-	if (!host || host->struct_size < offsetof(rnsc_host_api, free) + sizeof(host->free) ||
-	    !host->alloc || !host->free)
-		return RNSC_ERR_ABI;
-	inst->api = host;
-	return 0;
-}
-
-static const rnsc_plugin_desc ser_desc = {
-	.struct_size = sizeof(rnsc_plugin_desc),
-	.abi_major = RNSC_PLUGIN_ABI_MAJOR,
-	.abi_minor = RNSC_PLUGIN_ABI_MINOR,
-	.kind = RNSC_PLUGIN_IFACE,
-	.name = "serial",
-	.version = "0.1.0",
-	.description = "SerialInterface (HDLC) and KISSInterface (KISS TNC) over serial ports",
-	.caps = 0,
-	.inst_size = sizeof(ser_inst),
-	.ops = &ser_ops,
-	.init = ser_init,
-	.fini = NULL,
-};
-
-__attribute__((visibility("default"))) int rnsc_plugin_init(const rnsc_host_api *host,
-							     const rnsc_plugin_desc **out);
-__attribute__((visibility("default"))) int rnsc_plugin_init(const rnsc_host_api *host,
-							     const rnsc_plugin_desc **out)
-{
-	if (!out)
-		return RNSC_ERR_INVAL;
-	(void)host;
-	*out = &ser_desc;
-	return 0;
-}
+RNSC_IFACE_PLUGIN("serial", "SerialInterface (HDLC) and KISSInterface (KISS TNC) over serial ports", ser_types, ser_open, ser_send, ser_stats, ser_close,
+		  ser_describe)

@@ -2,6 +2,8 @@
 /* The stream-interface connection engine; see stream.h. Modelled on plugins/iface/tcp.c. */
 #define _GNU_SOURCE /* accept4 */
 #include "stream.h"
+#include "txq.h"
+#include "iface_net.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -63,22 +65,6 @@ int rnsc_stream_connected(const rnsc_stream *t)
 	return t->fd >= 0;
 }
 
-/* Interface.optimise_mtu's tiers (rns 1.5.4), as tcp.c. 0 stands for None. */
-static size_t optimise_mtu(uint64_t bitrate)
-{
-	static const struct {
-		uint64_t min;
-		size_t mtu;
-	} tiers[] = {{1000000000u, 524288}, {750000000u, 262144}, {400000000u, 131072},
-		     {200000000u, 65536},   {100000000u, 32768},  {10000000u, 16384},
-		     {5000000u, 8192},      {2000000u, 4096},     {1000000u, 2048},
-		     {62500u, 1024}};
-	for (size_t i = 0; i < sizeof(tiers) / sizeof(tiers[0]); i++)
-		if (bitrate >= tiers[i].min)
-			return tiers[i].mtu;
-	return 0;
-}
-
 static void set_timeouts(int fd)
 {
 	/* As TCPClientInterface.set_timeouts_linux: dead peers are noticed within ~30 s. */
@@ -89,21 +75,6 @@ static void set_timeouts(int fd)
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-}
-
-static void sockaddr_str(const struct sockaddr *sa, char *ip, size_t cap, uint16_t *port)
-{
-	ip[0] = 0;
-	*port = 0;
-	if (sa->sa_family == AF_INET) {
-		const struct sockaddr_in *a = (const void *)sa;
-		inet_ntop(AF_INET, &a->sin_addr, ip, (socklen_t)cap);
-		*port = ntohs(a->sin_port);
-	} else if (sa->sa_family == AF_INET6) {
-		const struct sockaddr_in6 *a = (const void *)sa;
-		inet_ntop(AF_INET6, &a->sin6_addr, ip, (socklen_t)cap);
-		*port = ntohs(a->sin6_port);
-	}
 }
 
 static void set_interest(rnsc_stream *t, unsigned interest)
@@ -215,29 +186,9 @@ int rnsc_stream_deliver(rnsc_stream *t, const uint8_t *frame, size_t len)
 
 uint8_t *rnsc_stream_tx_reserve(rnsc_stream *t, size_t need, int count_drop)
 {
-	size_t pending = t->tx_len - t->tx_off;
-	if (need > TXQ_MAX || pending + need > TXQ_MAX)
-		goto full;
-	if (t->tx_off) { /* compact; the TLS write buffer may move (ACCEPT_MOVING_WRITE_BUFFER) */
-		memmove(t->tx, t->tx + t->tx_off, pending);
-		t->tx_off = 0;
-		t->tx_len = pending;
-	}
-	if (t->tx_len + need > t->tx_cap) {
-		size_t cap = t->tx_cap ? t->tx_cap : 4096;
-		while (cap < t->tx_len + need)
-			cap *= 2;
-		uint8_t *n = rnsc_stream_alloc(t, cap);
-		if (!n)
-			goto full;
-		if (t->tx_len)
-			memcpy(n, t->tx, t->tx_len);
-		rnsc_stream_free(t, t->tx);
-		t->tx = n;
-		t->tx_cap = cap;
-	}
-	return t->tx + t->tx_len;
-full:
+	if (rnsc_txq_reserve(t->inst, &t->tx, &t->tx_off, &t->tx_len, &t->tx_cap, need, TXQ_MAX,
+			     4096) == 0)
+		return t->tx + t->tx_len;
 	if (count_drop)
 		rnsc_stream_drop(t, RNSC_IFACE_DROP_TXQUEUE, 1);
 	return NULL;
@@ -362,7 +313,7 @@ static void tcp_connected(rnsc_stream *t)
 	socklen_t sl = sizeof(ss);
 	char ip[64];
 	if (getsockname(t->fd, (struct sockaddr *)&ss, &sl) == 0)
-		sockaddr_str((struct sockaddr *)&ss, ip, sizeof(ip), &t->local_port);
+		rnsc_iface_sockaddr_str((struct sockaddr *)&ss, ip, sizeof(ip), &t->local_port);
 	begin_pipe(t);
 }
 
@@ -546,7 +497,7 @@ static void accept_one(rnsc_stream *s, int cfd, const struct sockaddr *sa)
 	c->bio_method = s->bio_method;
 	c->pcfg = s->pcfg;
 	snprintf(c->name, sizeof(c->name), "Client on %.140s", s->name);
-	sockaddr_str(sa, c->addr, sizeof(c->addr), &c->port);
+	rnsc_iface_sockaddr_str(sa, c->addr, sizeof(c->addr), &c->port);
 	c->local_port = s->local_port;
 	c->host = s->host; /* for allocation and logging until spawned */
 	if (c->proto->conn_new(c) != 0) {
@@ -679,7 +630,7 @@ static int open_server(rnsc_stream *t, const rnsc_iface_config *cfg)
 	socklen_t sl = sizeof(ss);
 	char bound[64];
 	if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0)
-		sockaddr_str((struct sockaddr *)&ss, bound, sizeof(bound), &t->local_port);
+		rnsc_iface_sockaddr_str((struct sockaddr *)&ss, bound, sizeof(bound), &t->local_port);
 	snprintf(t->addr, sizeof(t->addr), "%s", ip);
 	t->port = t->local_port;
 	t->fd = fd;
@@ -781,7 +732,7 @@ int rnsc_stream_open(const rnsc_stream_proto *proto, void *instp, const rnsc_ifa
 	} else if (rc != RNSC_ERR_NOTFOUND) {
 		goto fail;
 	}
-	t->hw_mtu = optimise_mtu(t->bitrate);
+	t->hw_mtu = rnsc_iface_optimise_mtu(t->bitrate);
 	t->max_frame = (t->hw_mtu ? t->hw_mtu : RET_MTU) + t->ifac_size;
 	t->handshake_timeout_ns = HANDSHAKE_TIMEOUT_NS;
 	if ((rc = cfg_seconds(cfg, "handshake_timeout", &t->handshake_timeout_ns)))
@@ -903,14 +854,4 @@ int rnsc_stream_describe(void *handle, char *buf, size_t cap)
 	return snprintf(buf, cap, "%s[%s/%s%s%s:%u]",
 			t->kind == RNSC_STREAM_SERVER ? t->proto->server_label : t->proto->label,
 			t->name, v6 ? "[" : "", t->addr, v6 ? "]" : "", (unsigned)t->port);
-}
-
-int rnsc_stream_init(void *instp, const rnsc_host_api *host)
-{
-	rnsc_stream_inst *inst = instp;
-	if (!host || host->struct_size < offsetof(rnsc_host_api, free) + sizeof(host->free) ||
-	    !host->alloc || !host->free)
-		return RNSC_ERR_ABI;
-	inst->api = host;
-	return 0;
 }

@@ -27,15 +27,14 @@
 #include <stdint.h>
 
 #include "iface_abi.h"
+#include "iface_plugin.h"
 #include "tls_io.h"
 
 enum { RNSC_STREAM_CLIENT = 1, RNSC_STREAM_SERVER = 2, RNSC_STREAM_CHILD = 3 };
 
 typedef struct rnsc_stream rnsc_stream;
 
-typedef struct rnsc_stream_inst {
-	const rnsc_host_api *api;
-} rnsc_stream_inst;
+typedef rnsc_iface_inst rnsc_stream_inst;
 
 typedef struct rnsc_stream_proto {
 	const char *client_type, *server_type;
@@ -108,7 +107,6 @@ int rnsc_stream_send(void *handle, const uint8_t *frame, size_t len);
 int rnsc_stream_stats(void *handle, rnsc_iface_stats *out);
 void rnsc_stream_close(void *handle);
 int rnsc_stream_describe(void *handle, char *buf, size_t cap);
-int rnsc_stream_init(void *inst, const rnsc_host_api *host);
 
 /* For framers. */
 void *rnsc_stream_alloc(rnsc_stream *t, size_t n); /* zeroed, host allocator */

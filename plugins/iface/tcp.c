@@ -44,7 +44,11 @@
 #include <unistd.h>
 
 #include "hdlc.h"
+#include "hdlc_rx.h"
 #include "iface_abi.h"
+#include "iface_plugin.h"
+#include "iface_net.h"
+#include "txq.h"
 
 #define TCP_HW_MTU 262144u          /* TCPInterface.HW_MTU */
 #define TCP_BITRATE_GUESS 10000000u /* TCPClientInterface / TCPServerInterface.BITRATE_GUESS */
@@ -58,9 +62,7 @@
 
 enum { K_CLIENT = 1, K_SERVER = 2, K_CHILD = 3 };
 
-typedef struct tcp_inst {
-	const rnsc_host_api *api;
-} tcp_inst;
+typedef rnsc_iface_inst tcp_inst;
 
 typedef struct tcp_if tcp_if;
 struct tcp_if {
@@ -133,32 +135,6 @@ __attribute__((format(printf, 3, 4))) static void tlog(tcp_if *t, int level, con
 	t->host->log(t->host->hctx, level, msg);
 }
 
-/* Interface.optimise_mtu's tiers (rns 1.5.4). 0 stands for the reference's None. */
-static size_t optimise_mtu(uint64_t bitrate)
-{
-	if (bitrate >= 1000000000u)
-		return 524288;
-	if (bitrate >= 750000000u)
-		return 262144;
-	if (bitrate >= 400000000u)
-		return 131072;
-	if (bitrate >= 200000000u)
-		return 65536;
-	if (bitrate >= 100000000u)
-		return 32768;
-	if (bitrate >= 10000000u)
-		return 16384;
-	if (bitrate >= 5000000u)
-		return 8192;
-	if (bitrate >= 2000000u)
-		return 4096;
-	if (bitrate >= 1000000u)
-		return 2048;
-	if (bitrate >= 62500u)
-		return 1024;
-	return 0;
-}
-
 static void set_timeouts(int fd, int i2p)
 {
 	/* TCPClientInterface.set_timeouts_linux: dead peers are noticed within ~30 s. */
@@ -169,21 +145,6 @@ static void set_timeouts(int fd, int i2p)
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
-}
-
-static void sockaddr_str(const struct sockaddr *sa, char *ip, size_t cap, uint16_t *port)
-{
-	ip[0] = 0;
-	*port = 0;
-	if (sa->sa_family == AF_INET) {
-		const struct sockaddr_in *a = (const void *)sa;
-		inet_ntop(AF_INET, &a->sin_addr, ip, (socklen_t)cap);
-		*port = ntohs(a->sin_port);
-	} else if (sa->sa_family == AF_INET6) {
-		const struct sockaddr_in6 *a = (const void *)sa;
-		inet_ntop(AF_INET6, &a->sin6_addr, ip, (socklen_t)cap);
-		*port = ntohs(a->sin6_port);
-	}
 }
 
 static int rx_setup(tcp_if *t)
@@ -212,10 +173,7 @@ static void set_interest(tcp_if *t, unsigned interest)
 
 static void drop_conn(tcp_if *t)
 {
-	/* A frame cut short by the disconnect (the decoder is inside a non-empty frame). */
-	if (t->dec.state == 1 && (t->dec.len > 0 || t->dec.esc))
-		t->host->drop(t->host->hctx, RNSC_IFACE_DROP_PARTIAL, 1);
-	rnsc_hdlc_decoder_reset(&t->dec);
+	rnsc_hdlc_rx_reset(t->host, &t->dec); /* counts a frame the disconnect cut short */
 	if (t->w) {
 		t->host->watch_remove(t->host->hctx, t->w);
 		t->w = NULL;
@@ -250,19 +208,6 @@ static void lost(tcp_if *t, const char *why)
 	}
 }
 
-static void account_rx_drops(tcp_if *t)
-{
-	const rnsc_hdlc_stats *s = &t->dec.stats;
-	if (s->drop_runt != t->seen.drop_runt)
-		t->host->drop(t->host->hctx, RNSC_IFACE_DROP_RUNT, s->drop_runt - t->seen.drop_runt);
-	if (s->drop_oversize != t->seen.drop_oversize)
-		t->host->drop(t->host->hctx, RNSC_IFACE_DROP_OVERSIZE,
-			      s->drop_oversize - t->seen.drop_oversize);
-	if (s->garbage != t->seen.garbage)
-		t->host->drop(t->host->hctx, RNSC_IFACE_DROP_GARBAGE, s->garbage - t->seen.garbage);
-	t->seen = *s;
-}
-
 static int on_frame(void *ud, const uint8_t *frame, size_t len)
 {
 	tcp_if *t = ud;
@@ -285,7 +230,7 @@ static void do_read(tcp_if *t)
 		ssize_t n = recv(t->fd, buf, sizeof(buf), 0);
 		if (n > 0) {
 			(void)rnsc_hdlc_decoder_feed(&t->dec, buf, (size_t)n, on_frame, t);
-			account_rx_drops(t);
+			rnsc_hdlc_rx_report(t->host, &t->dec, &t->seen);
 			if ((size_t)n < sizeof(buf))
 				return;
 			continue;
@@ -338,7 +283,7 @@ static void connected(tcp_if *t)
 	socklen_t sl = sizeof(ss);
 	char ip[64];
 	if (getsockname(t->fd, (struct sockaddr *)&ss, &sl) == 0)
-		sockaddr_str((struct sockaddr *)&ss, ip, sizeof(ip), &t->local_port);
+		rnsc_iface_sockaddr_str((struct sockaddr *)&ss, ip, sizeof(ip), &t->local_port);
 	if (!t->never_connected) {
 		t->reconnects++;
 		tlog(t, RNSC_LOG_INFO, "Reconnected socket for %s.", t->name);
@@ -505,7 +450,7 @@ static void accept_one(tcp_if *s, int cfd, const struct sockaddr *sa)
 	c->ifac_size = s->ifac_size;
 	c->never_connected = 0;
 	snprintf(c->name, sizeof(c->name), "Client on %.140s", s->name);
-	sockaddr_str(sa, c->addr, sizeof(c->addr), &c->port);
+	rnsc_iface_sockaddr_str(sa, c->addr, sizeof(c->addr), &c->port);
 	c->local_port = s->local_port;
 	if (rx_setup(c) != 0) {
 		free_if(c);
@@ -653,7 +598,7 @@ static int open_server(tcp_if *t, const rnsc_iface_config *cfg)
 	socklen_t sl = sizeof(ss);
 	char bound[64];
 	if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0)
-		sockaddr_str((struct sockaddr *)&ss, bound, sizeof(bound), &t->local_port);
+		rnsc_iface_sockaddr_str((struct sockaddr *)&ss, bound, sizeof(bound), &t->local_port);
 	snprintf(t->addr, sizeof(t->addr), "%s", ip);
 	t->port = t->local_port;
 	t->fd = fd;
@@ -769,7 +714,7 @@ static int tcp_open(void *instp, const rnsc_iface_config *cfg, const rnsc_iface_
 	} else if (rc != RNSC_ERR_NOTFOUND) {
 		goto fail;
 	}
-	t->hw_mtu = optimise_mtu(t->bitrate);
+	t->hw_mtu = rnsc_iface_optimise_mtu(t->bitrate);
 	if (!server) { /* only TCPClientInterface reads fixed_mtu */
 		if ((rc = cfg->get_int(cfg->cctx, "fixed_mtu", &v)) == 0) {
 			if (v != 0 && v < (int64_t)RET_MTU) {
@@ -816,30 +761,11 @@ static int tcp_send(void *handle, const uint8_t *frame, size_t len)
 		return RNSC_ERR_STATE;
 	}
 	size_t need = rnsc_hdlc_encoded_len(frame, len);
-	size_t pending = t->tx_len - t->tx_off;
-	if (need > TXQ_MAX || pending + need > TXQ_MAX) {
+	int rc = rnsc_txq_reserve(t->inst, &t->tx, &t->tx_off, &t->tx_len, &t->tx_cap, need, TXQ_MAX,
+				  4096);
+	if (rc) {
 		t->host->drop(t->host->hctx, RNSC_IFACE_DROP_TXQUEUE, 1);
-		return RNSC_ERR_TOOBIG;
-	}
-	if (t->tx_off) { /* compact */
-		memmove(t->tx, t->tx + t->tx_off, pending);
-		t->tx_off = 0;
-		t->tx_len = pending;
-	}
-	if (t->tx_len + need > t->tx_cap) {
-		size_t cap = t->tx_cap ? t->tx_cap : 4096;
-		while (cap < t->tx_len + need)
-			cap *= 2;
-		uint8_t *n = xalloc(t, cap);
-		if (!n) {
-			t->host->drop(t->host->hctx, RNSC_IFACE_DROP_TXQUEUE, 1);
-			return RNSC_ERR_NOMEM;
-		}
-		if (t->tx_len)
-			memcpy(n, t->tx, t->tx_len);
-		xfree(t, t->tx);
-		t->tx = n;
-		t->tx_cap = cap;
+		return rc;
 	}
 	int n = rnsc_hdlc_encode(t->tx + t->tx_len, t->tx_cap - t->tx_len, frame, len);
 	if (n < 0)
@@ -903,49 +829,5 @@ static int tcp_describe(void *handle, char *buf, size_t cap)
 			v6 ? "[" : "", t->addr, v6 ? "]" : "", (unsigned)t->port);
 }
 
-static const rnsc_iface_ops tcp_ops = {
-	.struct_size = sizeof(rnsc_iface_ops),
-	.types = tcp_types,
-	.open = tcp_open,
-	.send = tcp_send,
-	.stats = tcp_stats,
-	.close = tcp_close,
-	.describe = tcp_describe,
-};
-
-static int tcp_init(void *instp, const rnsc_host_api *host)
-{
-	tcp_inst *inst = instp;
-	if (!host || host->struct_size < offsetof(rnsc_host_api, free) + sizeof(host->free) ||
-	    !host->alloc || !host->free)
-		return RNSC_ERR_ABI;
-	inst->api = host;
-	return 0;
-}
-
-static const rnsc_plugin_desc tcp_desc = {
-	.struct_size = sizeof(rnsc_plugin_desc),
-	.abi_major = RNSC_PLUGIN_ABI_MAJOR,
-	.abi_minor = RNSC_PLUGIN_ABI_MINOR,
-	.kind = RNSC_PLUGIN_IFACE,
-	.name = "tcp",
-	.version = "0.1.0",
-	.description = "TCPClientInterface and TCPServerInterface (HDLC over TCP)",
-	.caps = 0,
-	.inst_size = sizeof(tcp_inst),
-	.ops = &tcp_ops,
-	.init = tcp_init,
-	.fini = NULL,
-};
-
-__attribute__((visibility("default"))) int rnsc_plugin_init(const rnsc_host_api *host,
-							     const rnsc_plugin_desc **out);
-__attribute__((visibility("default"))) int rnsc_plugin_init(const rnsc_host_api *host,
-							     const rnsc_plugin_desc **out)
-{
-	if (!out)
-		return RNSC_ERR_INVAL;
-	(void)host;
-	*out = &tcp_desc;
-	return 0;
-}
+RNSC_IFACE_PLUGIN("tcp", "TCPClientInterface and TCPServerInterface (HDLC over TCP)", tcp_types, tcp_open, tcp_send, tcp_stats, tcp_close,
+		  tcp_describe)

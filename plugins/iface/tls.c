@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "hdlc.h"
+#include "hdlc_rx.h"
 #include "iface_abi.h"
 #include "stream.h"
 
@@ -65,18 +66,6 @@ static void hd_up(rnsc_stream *t)
 	rnsc_stream_set_online(t); /* HDLC needs no handshake of its own */
 }
 
-static void account(rnsc_stream *t, hdlc_state *s)
-{
-	const rnsc_hdlc_stats *n = &s->dec.stats;
-	if (n->drop_runt != s->seen.drop_runt)
-		rnsc_stream_drop(t, RNSC_IFACE_DROP_RUNT, n->drop_runt - s->seen.drop_runt);
-	if (n->drop_oversize != s->seen.drop_oversize)
-		rnsc_stream_drop(t, RNSC_IFACE_DROP_OVERSIZE, n->drop_oversize - s->seen.drop_oversize);
-	if (n->garbage != s->seen.garbage)
-		rnsc_stream_drop(t, RNSC_IFACE_DROP_GARBAGE, n->garbage - s->seen.garbage);
-	s->seen = *n;
-}
-
 static int on_frame(void *ud, const uint8_t *frame, size_t len)
 {
 	return rnsc_stream_deliver(ud, frame, len);
@@ -87,7 +76,7 @@ static void hd_input(rnsc_stream *t, const uint8_t *p, size_t n)
 	hdlc_state *s = t->fs;
 	(void)rnsc_hdlc_decoder_feed(&s->dec, p, n, on_frame, t);
 	if (t->fs == s)
-		account(t, s);
+		rnsc_hdlc_rx_report(t->host, &s->dec, &s->seen);
 }
 
 static int hd_encode(rnsc_stream *t, const uint8_t *frame, size_t len)
@@ -106,10 +95,7 @@ static int hd_encode(rnsc_stream *t, const uint8_t *frame, size_t len)
 static void hd_down(rnsc_stream *t)
 {
 	hdlc_state *s = t->fs;
-	/* A frame cut short by the disconnect (the decoder is inside a non-empty frame). */
-	if (s->dec.state == 1 && (s->dec.len > 0 || s->dec.esc))
-		rnsc_stream_drop(t, RNSC_IFACE_DROP_PARTIAL, 1);
-	rnsc_hdlc_decoder_reset(&s->dec);
+	rnsc_hdlc_rx_reset(t->host, &s->dec); /* counts a frame the disconnect cut short */
 }
 
 static const rnsc_stream_proto tls_proto = {
@@ -134,39 +120,5 @@ static int tls_open(void *inst, const rnsc_iface_config *cfg, const rnsc_iface_h
 	return rnsc_stream_open(&tls_proto, inst, cfg, host, handle);
 }
 
-static const rnsc_iface_ops tls_ops = {
-	.struct_size = sizeof(rnsc_iface_ops),
-	.types = tls_types,
-	.open = tls_open,
-	.send = rnsc_stream_send,
-	.stats = rnsc_stream_stats,
-	.close = rnsc_stream_close,
-	.describe = rnsc_stream_describe,
-};
-
-static const rnsc_plugin_desc tls_desc = {
-	.struct_size = sizeof(rnsc_plugin_desc),
-	.abi_major = RNSC_PLUGIN_ABI_MAJOR,
-	.abi_minor = RNSC_PLUGIN_ABI_MINOR,
-	.kind = RNSC_PLUGIN_IFACE,
-	.name = "tls",
-	.version = "0.1.0",
-	.description = "TLSClientInterface and TLSServerInterface (HDLC over TLS 1.3; rnsc only)",
-	.caps = 0,
-	.inst_size = sizeof(rnsc_stream_inst),
-	.ops = &tls_ops,
-	.init = rnsc_stream_init,
-	.fini = NULL,
-};
-
-__attribute__((visibility("default"))) int rnsc_plugin_init(const rnsc_host_api *host,
-							     const rnsc_plugin_desc **out);
-__attribute__((visibility("default"))) int rnsc_plugin_init(const rnsc_host_api *host,
-							     const rnsc_plugin_desc **out)
-{
-	if (!out)
-		return RNSC_ERR_INVAL;
-	(void)host;
-	*out = &tls_desc;
-	return 0;
-}
+RNSC_IFACE_PLUGIN("tls", "TLSClientInterface and TLSServerInterface (HDLC over TLS 1.3; rnsc only)", tls_types, tls_open, rnsc_stream_send,
+		  rnsc_stream_stats, rnsc_stream_close, rnsc_stream_describe)

@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include "iface_abi.h"
+#include "iface_plugin.h"
 
 #define UDP_HW_MTU 1064u             /* UDPInterface.HW_MTU */
 #define UDP_BITRATE_GUESS 10000000u  /* UDPInterface.BITRATE_GUESS */
@@ -55,9 +56,7 @@
 #define RET_MINIMUM_BITRATE 5        /* Reticulum.MINIMUM_BITRATE */
 #define RX_BURST 64                  /* datagrams per wake-up, so one sender cannot starve the loop */
 
-typedef struct udp_inst {
-	const rnsc_host_api *api;
-} udp_inst;
+typedef rnsc_iface_inst udp_inst;
 
 typedef struct udp_if {
 	udp_inst *inst;
@@ -475,49 +474,5 @@ static int udp_describe(void *handle, char *buf, size_t cap)
 			(unsigned)(u->receives ? u->bind_port : u->fwd_port));
 }
 
-static const rnsc_iface_ops udp_ops = {
-	.struct_size = sizeof(rnsc_iface_ops),
-	.types = udp_types,
-	.open = udp_open,
-	.send = udp_send,
-	.stats = udp_stats,
-	.close = udp_close,
-	.describe = udp_describe,
-};
-
-static int udp_init(void *instp, const rnsc_host_api *host)
-{
-	udp_inst *inst = instp;
-	if (!host || host->struct_size < offsetof(rnsc_host_api, free) + sizeof(host->free) ||
-	    !host->alloc || !host->free)
-		return RNSC_ERR_ABI;
-	inst->api = host;
-	return 0;
-}
-
-static const rnsc_plugin_desc udp_desc = {
-	.struct_size = sizeof(rnsc_plugin_desc),
-	.abi_major = RNSC_PLUGIN_ABI_MAJOR,
-	.abi_minor = RNSC_PLUGIN_ABI_MINOR,
-	.kind = RNSC_PLUGIN_IFACE,
-	.name = "udp",
-	.version = "0.1.0",
-	.description = "UDPInterface (one packet per datagram, unicast or broadcast)",
-	.caps = 0,
-	.inst_size = sizeof(udp_inst),
-	.ops = &udp_ops,
-	.init = udp_init,
-	.fini = NULL,
-};
-
-__attribute__((visibility("default"))) int rnsc_plugin_init(const rnsc_host_api *host,
-							     const rnsc_plugin_desc **out);
-__attribute__((visibility("default"))) int rnsc_plugin_init(const rnsc_host_api *host,
-							     const rnsc_plugin_desc **out)
-{
-	(void)host;
-	if (!out)
-		return RNSC_ERR_INVAL;
-	*out = &udp_desc;
-	return 0;
-}
+RNSC_IFACE_PLUGIN("udp", "UDPInterface (one packet per datagram, unicast or broadcast)", udp_types, udp_open, udp_send, udp_stats, udp_close,
+		  udp_describe)

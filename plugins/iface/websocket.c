@@ -512,40 +512,6 @@ static int ws_open(void *inst, const rnsc_iface_config *cfg, const rnsc_iface_ho
 	return rnsc_stream_open(&ws_proto, inst, cfg, host, handle);
 }
 
-static const rnsc_iface_ops ws_ops = {
-	.struct_size = sizeof(rnsc_iface_ops),
-	.types = ws_types,
-	.open = ws_open,
-	.send = rnsc_stream_send,
-	.stats = rnsc_stream_stats,
-	.close = rnsc_stream_close,
-	.describe = rnsc_stream_describe,
-};
-
-static const rnsc_plugin_desc ws_desc = {
-	.struct_size = sizeof(rnsc_plugin_desc),
-	.abi_major = RNSC_PLUGIN_ABI_MAJOR,
-	.abi_minor = RNSC_PLUGIN_ABI_MINOR,
-	.kind = RNSC_PLUGIN_IFACE,
-	.name = "websocket",
-	.version = "0.1.0",
-	.description = "WebSocketClientInterface and WebSocketServerInterface (RFC 6455, ws:// "
-		       "and wss://; rnsc only)",
-	.caps = 0,
-	.inst_size = sizeof(rnsc_stream_inst),
-	.ops = &ws_ops,
-	.init = rnsc_stream_init,
-	.fini = NULL,
-};
-
-__attribute__((visibility("default"))) int rnsc_plugin_init(const rnsc_host_api *host,
-							     const rnsc_plugin_desc **out);
-__attribute__((visibility("default"))) int rnsc_plugin_init(const rnsc_host_api *host,
-							     const rnsc_plugin_desc **out)
-{
-	if (!out)
-		return RNSC_ERR_INVAL;
-	(void)host;
-	*out = &ws_desc;
-	return 0;
-}
+RNSC_IFACE_PLUGIN("websocket", "WebSocketClientInterface and WebSocketServerInterface (RFC 6455, ws:// "
+		  "and wss://; rnsc only)", ws_types, ws_open, rnsc_stream_send,
+		  rnsc_stream_stats, rnsc_stream_close, rnsc_stream_describe)
