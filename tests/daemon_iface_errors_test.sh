@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # A config whose interfaces cannot all start: a serial port that does not exist, a pipe
-# command that does not exist and a TCP port already in use, beside a working TCP server.
+# command that does not exist, a TCP port already in use and a network device that does
+# not exist, beside a working TCP server.
 # rnsc daemon logs one clear error per failed interface (naming section and option) and
 # keeps running with the others: a probe through the working interface is answered. With
 # panic_on_interface_error = yes the first failure stops it (exit 3), as the reference does.
@@ -57,6 +58,11 @@ cat >"$tmp/A/config" <<EOF
     enabled = yes
     listen_ip = 127.0.0.1
     listen_port = $BUSY
+  [[Missing Device]]
+    type = UDPInterface
+    enabled = yes
+    device = rnscnodev$$
+    port = $FREE
 EOF
 cat >"$tmp/C/config" <<EOF
 [reticulum]
@@ -74,14 +80,14 @@ EOF
 "$RNSC" daemon --config "$tmp/A" >"$tmp/daemon.log" 2>&1 &
 DPID=$!
 pids+=($DPID)
-if wait_for 20 grep -qs "respond to probe requests" "$tmp/daemon.log"; then ok "daemon started despite three failed interfaces"
+if wait_for 20 grep -qs "respond to probe requests" "$tmp/daemon.log"; then ok "daemon started despite four failed interfaces"
 else bad "daemon did not start" "$tmp/daemon.log"; exit 1; fi
-for what in 'Missing Serial\]\] option "port"' 'Missing Command\]\] option "command"' 'Busy Port\]\] .*listen_port'; do
+for what in 'Missing Serial\]\] option "port"' 'Missing Command\]\] option "command"' 'Busy Port\]\] .*listen_port' 'Missing Device\]\] option "device"'; do
   n=$(grep -c "\[Error\].*$what" "$tmp/daemon.log")
   if [ "$n" = 1 ]; then ok "one error: $(grep "\[Error\].*$what" "$tmp/daemon.log" | sed 's/^.*\[Error\] //')"
   else bad "expected exactly one error matching '$what', saw $n" "$tmp/daemon.log"; fi
 done
-grep -qs "3 interfaces could not be started" "$tmp/daemon.log" && ok "failed interfaces counted" \
+grep -qs "4 interfaces could not be started" "$tmp/daemon.log" && ok "failed interfaces counted" \
   || bad "no count of failed interfaces" "$tmp/daemon.log"
 
 PROBE=$("$RNSC" id -i "$tmp/A/storage/transport_identity" -H rnstransport.probe | sed -n 's/.*<\([0-9a-f]*\)>.*/\1/p')

@@ -569,7 +569,7 @@ static void test_config_errors(void)
 	EXPECT(srv, " listen_port = 4242\n", RNSC_ERR_CONFIG_VALUE, "\"listen_ip\"", "no TCP bind IP");
 	EXPECT(srv, " listen_on = no such host.invalid\n port = 4242\n", RNSC_ERR_CONFIG_VALUE,
 	       "\"listen_on\"", "cannot resolve");
-	EXPECT(srv, " device = nosuchdev0\n port = 4242\n", RNSC_ERR_CONFIG_VALUE, "\"device\"",
+	EXPECT(srv, " device = nosuchdev0\n port = 4242\n", RNSC_ERR_NOENT, "\"device\"",
 	       "no kernel interface named");
 	EXPECT(srv, " listen_ip = 127.0.0.1\n listen_port = 70000\n", RNSC_ERR_CONFIG_VALUE,
 	       "\"listen_port\"", NULL);

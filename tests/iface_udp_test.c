@@ -294,7 +294,7 @@ static void test_config(void)
 	EXPECT(" forward_ip = 300.1.2.3\n forward_port = 4242\n", RNSC_ERR_CONFIG_VALUE,
 	       "\"forward_ip\"", "cannot resolve");
 	EXPECT(" port = 4242\n", RNSC_ERR_CONFIG_VALUE, "\"listen_ip\"", "no address");
-	EXPECT(" device = nosuchdev0\n port = 4242\n", RNSC_ERR_CONFIG_VALUE, "\"device\"",
+	EXPECT(" device = nosuchdev0\n port = 4242\n", RNSC_ERR_NOENT, "\"device\"",
 	       "no kernel interface named");
 	/* An address that is not this host's cannot be bound. */
 	EXPECT(" listen_ip = 192.0.2.77\n listen_port = 0\n", RNSC_ERR_IO, "\"listen_ip\"",

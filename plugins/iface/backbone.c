@@ -930,7 +930,7 @@ static int open_server(bb_if *t, const rnsc_iface_config *cfg)
 		ip_key = "device";
 		if (device_address(device, t->prefer_ipv6, (uint16_t)port, &ss, &sl, bound_ip,
 				   sizeof(bound_ip), msg, sizeof(msg)) != 0)
-			return cfg->fail(cfg->cctx, "device", RNSC_ERR_CONFIG_VALUE, msg);
+			return cfg->fail(cfg->cctx, "device", RNSC_ERR_NOENT, msg); /* absent, not misconfigured */
 		ip = bound_ip;
 	} else {
 		char portstr[8];

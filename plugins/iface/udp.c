@@ -306,7 +306,7 @@ static int udp_configure(udp_if *u, const rnsc_iface_config *cfg)
 	}
 	if (device && (!lip || !fip)) {
 		if (device_broadcast(device, bcast, sizeof(bcast), msg, sizeof(msg)) != 0)
-			return cfg->fail(cfg->cctx, "device", RNSC_ERR_CONFIG_VALUE, msg);
+			return cfg->fail(cfg->cctx, "device", RNSC_ERR_NOENT, msg); /* absent, not misconfigured */
 		if (!lip) {
 			lip = bcast;
 			lip_key = "device";
