@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A test node for tests/iface_auto_test.sh: opens an AutoInterface (devices = DEV)
+ * through the runtime's interface host with the "auto" plugin, inside whatever network
+ * namespace it was started in, and plays one role:
+ *
+ *   iface_auto_node echo  DEV   echo every frame back through the child it came from
+ *   iface_auto_node drive DEV   wait for a peer, send the test frames (resending the
+ *                               unanswered ones every 1.5 s), check the echoes are
+ *                               byte-exact, then wait for the peer to time out
+ *   iface_auto_node errors DEV  config checks: a missing device is one error naming
+ *                               the section and "devices"; a device without a
+ *                               link-local address leaves the interface offline
+ *
+ * Same stdout protocol as tests/iface_auto_peer.py. Every wait is bounded; the exit
+ * status is 0 only when every step passed. Single-threaded.
+ */
+#include "iface_test_util.h"
+
+/* Same list as tests/iface_auto_peer.py: up to HW_MTU 1196 + IFAC 16. */
+static const size_t LENGTHS[] = {20,  21,  22,  31,  63,  64,   100,  127,  128,  255,  256,  400,  500,
+				 501, 511, 512, 700, 1000, 1023, 1024, 1064, 1100, 1195, 1196, 1211, 1212};
+#define NFRAMES (sizeof(LENGTHS) / sizeof(LENGTHS[0]))
+
+static int echo_mode;
+static int got[NFRAMES];
+static int foreign;
+
+static void on_rx(void *ud, rnsc_iface *iface, const uint8_t *frame, size_t len, uint64_t now)
+{
+	(void)ud;
+	(void)now;
+	if (echo_mode) {
+		rnsc_iface_send(iface, frame, len);
+		return;
+	}
+	uint8_t want[1212];
+	for (unsigned i = 0; i < NFRAMES; i++) {
+		size_t n = tu_make_frame(LENGTHS, i, want);
+		if (n == len && memcmp(want, frame, n) == 0) {
+			got[i] = 1;
+			return;
+		}
+	}
+	foreign++;
+}
+
+static int have_child(void *a)
+{
+	(void)a;
+	return last_child != NULL;
+}
+static int no_child(void *a)
+{
+	(void)a;
+	return last_child == NULL;
+}
+static int all_got(void *a)
+{
+	(void)a;
+	for (unsigned i = 0; i < NFRAMES; i++)
+		if (!got[i])
+			return 0;
+	return 1;
+}
+static int never(void *a)
+{
+	(void)a;
+	return 0;
+}
+
+static int role_errors(const char *dev)
+{
+	rnsc_config_error err = {0};
+	char text[512];
+	snprintf(text, sizeof(text),
+		 "[interfaces]\n  [[Auto Bad]]\n    type = AutoInterface\n    enabled = yes\n"
+		 "    devices = %s, nosuchdev%d\n",
+		 dev, (int)getpid() % 1000);
+	int rc = open_text(text, &err);
+	int fails = 0;
+	if (rc != RNSC_ERR_CONFIG_VALUE || !strstr(err.msg, "Auto Bad") ||
+	    !strstr(err.msg, "devices") || !strstr(err.msg, "nosuchdev")) {
+		printf("ERRORS fail missing device: rc %d msg \"%s\"\n", rc, err.msg);
+		fails++;
+	}
+	/* lo has no link-local address: no usable adapter, the interface stays offline */
+	rnsc_iface *i = open_iface("Auto Lo", "AutoInterface", "    devices = lo\n");
+	if (!i) {
+		printf("ERRORS fail devices = lo did not open\n");
+		return 1;
+	}
+	run_for(2500);
+	if (rnsc_iface_online(i)) {
+		printf("ERRORS fail an AutoInterface without adapters came online\n");
+		fails++;
+	}
+	snprintf(text, sizeof(text),
+		 "[interfaces]\n  [[Auto Scope]]\n    type = AutoInterface\n    enabled = yes\n"
+		 "    devices = %s\n    discovery_scope = planet\n",
+		 dev);
+	rc = open_text(text, &err);
+	if (rc != RNSC_ERR_CONFIG_VALUE || !strstr(err.msg, "discovery_scope")) {
+		printf("ERRORS fail bad scope: rc %d msg \"%s\"\n", rc, err.msg);
+		fails++;
+	}
+	if (!fails)
+		printf("ERRORS ok\n");
+	return fails != 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3) {
+		fprintf(stderr, "usage: %s echo|drive|errors DEV\n", argv[0]);
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	echo_mode = strcmp(argv[1], "echo") == 0;
+	if (tu_suite_init("auto.so") || tu_setup()) {
+		printf("SETUP fail\n");
+		return 1;
+	}
+	rnsc_iface_host_set_rx(H, on_rx, NULL);
+	int rc = 1;
+	if (strcmp(argv[1], "errors") == 0) {
+		rc = role_errors(argv[2]);
+		goto out;
+	}
+	char opts[256];
+	snprintf(opts, sizeof(opts), "    devices = %s\n", argv[2]);
+	rnsc_iface *a = open_iface("Auto", "AutoInterface", opts);
+	if (!a) {
+		printf("OPEN fail\n");
+		goto out;
+	}
+	if (!run_until(have_child, NULL, 20000)) {
+		printf("PEER none\n");
+		goto out;
+	}
+	char d[128];
+	rnsc_iface_describe(last_child, d, sizeof(d));
+	printf("PEER %s\n", d);
+	if (echo_mode) {
+		run_until(never, NULL, 120000);
+		rc = 0;
+		goto out;
+	}
+	uint8_t f[1212];
+	uint64_t end = mono_ms() + 20000;
+	while (!all_got(NULL) && mono_ms() < end && last_child) {
+		for (unsigned i = 0; i < NFRAMES; i++)
+			if (!got[i])
+				rnsc_iface_send(last_child, f, tu_make_frame(LENGTHS, i, f));
+		run_until(all_got, NULL, 1500);
+	}
+	if (foreign || !all_got(NULL)) {
+		printf("ECHO fail foreign %d missing", foreign);
+		for (unsigned i = 0; i < NFRAMES; i++)
+			if (!got[i])
+				printf(" %zu", LENGTHS[i]);
+		printf("\n");
+		goto out;
+	}
+	printf("ECHO ok %zu\n", NFRAMES);
+	if (!run_until(no_child, NULL, 40000)) {
+		printf("TIMEOUT fail\n");
+		goto out;
+	}
+	printf("TIMEOUT ok\n");
+	rc = 0;
+out:
+	tu_teardown();
+	tu_suite_fini();
+	return rc;
+}

@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# AutoInterface live test in network namespaces (needs root and iproute2; fails, never
+# skips, without them). Each scenario gets two fresh namespaces joined by a veth pair
+# with IPv6 DAD off, so link-local addresses are usable at once:
+#
+#   1. rnsc drives  <-> the reference's AutoInterface echoes (tests/iface_auto_peer.py)
+#   2. the reference drives <-> rnsc echoes
+#   3. rnsc drives  <-> rnsc echoes
+#
+# The driver waits for discovery, sends frames of 20..1212 bytes and checks their echoes
+# byte-exact (so both directions are checked); the reference as driver also checks that
+# rnsc drops a frame that arrives twice within 0.75 s (the multi-interface filter) but
+# not one resent later. Then the echoing process is killed and the driver must see its
+# peer time out (22 s peering timeout, 4 s job interval).
+# Plus config errors (a missing device, a device without link-local address, a bad
+# scope). Names carry the PID so parallel runs never collide; a trap removes the
+# namespaces. The three scenarios run in parallel; every wait is bounded.
+set -u
+B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
+S=${RNSC_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+VENV=${RNSC_VENV:-$B/.venv}
+PY=$VENV/bin/python
+NODE="$B/tests/iface_auto_node"
+PEER="$S/tests/iface_auto_peer.py"
+ID=$$
+W=$(mktemp -d "${TMPDIR:-/tmp}/rnsc-auto.XXXXXX")
+NSLIST=""
+for t in r2p p2r r2r err; do NSLIST="$NSLIST rnsc-$t-$ID-a rnsc-$t-$ID-b"; done
+
+cleanup() {
+	for p in $(jobs -p); do kill "$p" 2>/dev/null; done
+	for ns in $NSLIST; do
+		ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null
+		ip netns del "$ns" 2>/dev/null
+	done
+	rm -rf "$W"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+die() { echo "FAIL $*"; exit 1; }
+[ "$(id -u)" = 0 ] || die "the AutoInterface test needs root (network namespaces)"
+command -v ip >/dev/null || die "iproute2 (ip) is not installed"
+[ -x "$NODE" ] || die "$NODE is not built"
+[ -x "$PY" ] || die "no python in the venv $VENV"
+
+# mkpair TAG: namespaces rnsc-TAG-ID-a/-b joined by veth a<TAG><ID> / b<TAG><ID>.
+mkpair() {
+	local t=$1 a="rnsc-$1-$ID-a" b="rnsc-$1-$ID-b" ns
+	for ns in $a $b; do
+		ip netns add "$ns" || return 1
+		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.accept_dad=0 \
+			net.ipv6.conf.default.accept_dad=0 || return 1
+		ip -n "$ns" link set lo up || return 1
+	done
+	ip link add "a$t$ID" netns "$a" type veth peer name "b$t$ID" netns "$b" || return 1
+	ip -n "$a" link set "a$t$ID" up && ip -n "$b" link set "b$t$ID" up || return 1
+	# the link-local addresses appear once the link is up; wait for them, not tentative
+	for _ in $(seq 100); do
+		if ip -n "$a" -6 addr show dev "a$t$ID" scope link | grep -q 'inet6 fe80' &&
+			ip -n "$b" -6 addr show dev "b$t$ID" scope link | grep -q 'inet6 fe80' &&
+			! ip -n "$a" -6 addr show dev "a$t$ID" | grep -q tentative &&
+			! ip -n "$b" -6 addr show dev "b$t$ID" | grep -q tentative; then
+			return 0
+		fi
+		sleep 0.1
+	done
+	echo "link-local addresses did not appear on the veth pair $t" >&2
+	return 1
+}
+
+# side KIND ROLE TAG NS DEV: the command line of one end.
+side() {
+	if [ "$1" = rnsc ]; then
+		echo ip netns exec "$4" "$NODE" "$2" "$5"
+	else
+		echo ip netns exec "$4" "$PY" "$PEER" "$2" "$5"
+	fi
+}
+
+# scenario TAG DRIVER ECHOER: prints one ok/FAIL line, returns 0 on success.
+scenario() {
+	local t=$1 drv=$2 ech=$3 a="rnsc-$1-$ID-a" b="rnsc-$1-$ID-b"
+	local dout="$W/$t.drive" eout="$W/$t.echo" dpid epid
+	if ! mkpair "$t" 2>"$W/$t.setup"; then
+		echo "FAIL $t: namespace set-up"; cat "$W/$t.setup"; return 1
+	fi
+	$(side "$ech" echo "$t" "$b" "b$t$ID") >"$eout" 2>"$eout.err" &
+	epid=$!
+	$(side "$drv" drive "$t" "$a" "a$t$ID") >"$dout" 2>"$dout.err" &
+	dpid=$!
+	# the echoer is killed once the driver needs it no more
+	local until='^ECHO'
+	[ "$drv" = ref ] && until='^\(DEDUP\|ECHO fail\)'
+	for _ in $(seq 450); do
+		grep -q "$until" "$dout" && break
+		kill -0 "$dpid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -9 "$epid" 2>/dev/null
+	wait "$epid" 2>/dev/null
+	for _ in $(seq 500); do
+		kill -0 "$dpid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -9 "$dpid" 2>/dev/null
+	wait "$dpid"
+	local rc=$?
+	if [ $rc = 0 ] && grep -q '^PEER ' "$dout" && grep -q '^ECHO ok' "$dout" &&
+		grep -q '^TIMEOUT ok' "$dout" && grep -q '^PEER ' "$eout" &&
+		{ [ "$drv" = rnsc ] || grep -q '^DEDUP ok' "$dout"; }; then
+		echo "ok   $t: $drv drives, $ech echoes: discovery, $(sed -n 's/^ECHO ok //p' "$dout") frames both ways byte-exact,$([ "$drv" = ref ] && echo " rnsc drops a doubled frame,") peer timeout"
+		return 0
+	fi
+	echo "FAIL $t: $drv drives, $ech echoes (driver exit $rc)"
+	sed 's/^/     driver: /' "$dout"; tail -20 "$dout.err" | sed 's/^/     driver err: /'
+	sed 's/^/     echoer: /' "$eout"; tail -20 "$eout.err" | sed 's/^/     echoer err: /'
+	return 1
+}
+
+fail=0
+scenario r2p rnsc ref >"$W/s1" & p1=$!
+scenario p2r ref rnsc >"$W/s2" & p2=$!
+scenario r2r rnsc rnsc >"$W/s3" & p3=$!
+wait $p1 || fail=1
+wait $p2 || fail=1
+wait $p3 || fail=1
+cat "$W/s1" "$W/s2" "$W/s3"
+
+# config errors, in a namespace of their own
+if mkpair err 2>"$W/err.setup" &&
+	ip netns exec "rnsc-err-$ID-a" "$NODE" errors "aerr$ID" >"$W/err.out" 2>&1 &&
+	grep -q '^ERRORS ok' "$W/err.out"; then
+	echo "ok   errors: missing device names section and option; no link-local: offline; bad scope"
+else
+	echo "FAIL errors"; cat "$W/err.setup" "$W/err.out" 2>/dev/null
+	fail=1
+fi
+exit $fail
