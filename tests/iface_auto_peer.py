@@ -7,7 +7,7 @@ without starting RNS.Reticulum: what its constructor needs from a running instan
 stubbed and Transport's inbound hook is this script's Owner. It is given one device
 (devices = DEV) and calls final_init() as Reticulum.py does after creating it.
 
-  iface_auto_peer.py echo  DEV   echo every frame back through the peer it came from
+  iface_auto_peer.py echo  DEV[,DEV2]  echo every frame back through the peer it came from
   iface_auto_peer.py drive DEV   wait for a peer, send the test frames (resending the
                                  unanswered ones every 1.5 s), check the echoes are
                                  byte-exact; check the other side drops a frame
@@ -95,7 +95,10 @@ def main():
     RNS.Reticulum.get_instance = staticmethod(lambda: _Instance())
     RNS.Reticulum.panic_on_interface_error = False
     echo_mode = sys.argv[1] == "echo"
-    iface = AutoInterface.AutoInterface(Owner(), {"name": "ref auto", "devices": sys.argv[2]})
+    # "a,b": two devices, a list as ConfigObj would give for "devices = a, b"
+    devs = sys.argv[2].split(",")
+    iface = AutoInterface.AutoInterface(Owner(), {"name": "ref auto",
+                                                  "devices": devs if len(devs) > 1 else devs[0]})
     iface.ifac_size = iface.DEFAULT_IFAC_SIZE
     # What Reticulum.py's interface set-up gives every interface and add_peer() copies
     # to each spawned peer (no IFAC, no announce rate limits).

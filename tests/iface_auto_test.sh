@@ -7,6 +7,8 @@
 #   1. rnsc drives  <-> the reference's AutoInterface echoes (tests/iface_auto_peer.py)
 #   2. the reference drives <-> rnsc echoes
 #   3. rnsc drives  <-> rnsc echoes
+#   4, 5. two veth pairs between the namespaces: rnsc finds a peer per adapter and
+#      reaches the reference (4) or rnsc (5) through each
 #
 # The driver waits for discovery, sends frames of 20..1212 bytes and checks their echoes
 # byte-exact (so both directions are checked); the reference as driver also checks that
@@ -15,7 +17,7 @@
 # peer time out (22 s peering timeout, 4 s job interval).
 # Plus config errors (a missing device, a device without link-local address, a bad
 # scope). Names carry the PID so parallel runs never collide; a trap removes the
-# namespaces. The three scenarios run in parallel; every wait is bounded.
+# namespaces. The scenarios run in parallel; every wait is bounded.
 set -u
 B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
 S=${RNSC_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -26,7 +28,7 @@ PEER="$S/tests/iface_auto_peer.py"
 ID=$$
 W=$(mktemp -d "${TMPDIR:-/tmp}/rnsc-auto.XXXXXX")
 NSLIST=""
-for t in r2p p2r r2r err; do NSLIST="$NSLIST rnsc-$t-$ID-a rnsc-$t-$ID-b"; done
+for t in r2p p2r r2r mr2p mr2r err; do NSLIST="$NSLIST rnsc-$t-$ID-a rnsc-$t-$ID-b"; done
 
 cleanup() {
 	for p in $(jobs -p); do kill "$p" 2>/dev/null; done
@@ -45,29 +47,41 @@ command -v ip >/dev/null || die "iproute2 (ip) is not installed"
 [ -x "$NODE" ] || die "$NODE is not built"
 [ -x "$PY" ] || die "no python in the venv $VENV"
 
-# mkpair TAG: namespaces rnsc-TAG-ID-a/-b joined by veth a<TAG><ID> / b<TAG><ID>.
+# mkpair TAG [2]: namespaces rnsc-TAG-ID-a/-b joined by veth a<TAG><ID> / b<TAG><ID>
+# (and with 2 a second pair c<TAG><ID> / d<TAG><ID>).
 mkpair() {
-	local t=$1 a="rnsc-$1-$ID-a" b="rnsc-$1-$ID-b" ns
+	local t=$1 a="rnsc-$1-$ID-a" b="rnsc-$1-$ID-b" ns x y
 	for ns in $a $b; do
 		ip netns add "$ns" || return 1
 		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.accept_dad=0 \
 			net.ipv6.conf.default.accept_dad=0 || return 1
 		ip -n "$ns" link set lo up || return 1
 	done
-	ip link add "a$t$ID" netns "$a" type veth peer name "b$t$ID" netns "$b" || return 1
-	ip -n "$a" link set "a$t$ID" up && ip -n "$b" link set "b$t$ID" up || return 1
-	# the link-local addresses appear once the link is up; wait for them, not tentative
-	for _ in $(seq 100); do
-		if ip -n "$a" -6 addr show dev "a$t$ID" scope link | grep -q 'inet6 fe80' &&
-			ip -n "$b" -6 addr show dev "b$t$ID" scope link | grep -q 'inet6 fe80' &&
-			! ip -n "$a" -6 addr show dev "a$t$ID" | grep -q tentative &&
-			! ip -n "$b" -6 addr show dev "b$t$ID" | grep -q tentative; then
-			return 0
-		fi
-		sleep 0.1
+	local pairs="a:b"
+	[ "${2:-1}" = 2 ] && pairs="a:b c:d"
+	for xy in $pairs; do
+		x=${xy%:*} y=${xy#*:}
+		ip link add "$x$t$ID" netns "$a" type veth peer name "$y$t$ID" netns "$b" || return 1
+		ip -n "$a" link set "$x$t$ID" up && ip -n "$b" link set "$y$t$ID" up || return 1
 	done
-	echo "link-local addresses did not appear on the veth pair $t" >&2
-	return 1
+	# the link-local addresses appear once the link is up; wait for them, not tentative
+	for xy in $pairs; do
+		x=${xy%:*} y=${xy#*:}
+		for _ in $(seq 101); do
+			if ip -n "$a" -6 addr show dev "$x$t$ID" scope link | grep -q 'inet6 fe80' &&
+				ip -n "$b" -6 addr show dev "$y$t$ID" scope link | grep -q 'inet6 fe80' &&
+				! ip -n "$a" -6 addr show dev "$x$t$ID" | grep -q tentative &&
+				! ip -n "$b" -6 addr show dev "$y$t$ID" | grep -q tentative; then
+				break
+			fi
+			sleep 0.1
+		done
+		ip -n "$a" -6 addr show dev "$x$t$ID" scope link | grep -q 'inet6 fe80' || {
+			echo "link-local addresses did not appear on the veth pair $x$t" >&2
+			return 1
+		}
+	done
+	return 0
 }
 
 # side KIND ROLE TAG NS DEV: the command line of one end.
@@ -119,14 +133,38 @@ scenario() {
 	return 1
 }
 
+# multi TAG ECHOER: two veth pairs; rnsc must find a peer on each adapter and reach
+# each through its own child (scope ids per adapter).
+multi() {
+	local t=$1 ech=$2 a="rnsc-$1-$ID-a" b="rnsc-$1-$ID-b"
+	local dout="$W/$t.drive" eout="$W/$t.echo" epid rc
+	if ! mkpair "$t" 2 2>"$W/$t.setup"; then
+		echo "FAIL $t: namespace set-up"; cat "$W/$t.setup"; return 1
+	fi
+	$(side "$ech" echo "$t" "$b" "b$t$ID,d$t$ID") >"$eout" 2>"$eout.err" &
+	epid=$!
+	timeout 60 ip netns exec "$a" "$NODE" multi "a$t$ID,c$t$ID" >"$dout" 2>"$dout.err"
+	rc=$?
+	kill -9 "$epid" 2>/dev/null
+	wait "$epid" 2>/dev/null
+	if [ $rc = 0 ] && grep -q '^MULTI ok' "$dout"; then
+		echo "ok   $t: two adapters, rnsc <-> $ech: a peer on each, frames through each"
+		return 0
+	fi
+	echo "FAIL $t: two adapters, rnsc <-> $ech (exit $rc)"
+	sed 's/^/     rnsc: /' "$dout"; tail -20 "$dout.err" | sed 's/^/     rnsc err: /'
+	sed 's/^/     echoer: /' "$eout"; tail -20 "$eout.err" | sed 's/^/     echoer err: /'
+	return 1
+}
+
 fail=0
 scenario r2p rnsc ref >"$W/s1" & p1=$!
 scenario p2r ref rnsc >"$W/s2" & p2=$!
 scenario r2r rnsc rnsc >"$W/s3" & p3=$!
-wait $p1 || fail=1
-wait $p2 || fail=1
-wait $p3 || fail=1
-cat "$W/s1" "$W/s2" "$W/s3"
+multi mr2p ref >"$W/s4" & p4=$!
+multi mr2r rnsc >"$W/s5" & p5=$!
+for p in $p1 $p2 $p3 $p4 $p5; do wait "$p" || fail=1; done
+cat "$W/s1" "$W/s2" "$W/s3" "$W/s4" "$W/s5"
 
 # config errors, in a namespace of their own
 if mkpair err 2>"$W/err.setup" &&
