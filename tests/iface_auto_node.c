@@ -14,7 +14,8 @@
  *                               frame through each child and check its echo
  *   iface_auto_node errors DEV  config checks: a missing device is one error naming
  *                               the section and "devices"; a device without a
- *                               link-local address leaves the interface offline
+ *                               link-local address, or only ignored devices, leave
+ *                               the interface offline; DEV allowed comes online
  *
  * Same stdout protocol as tests/iface_auto_peer.py. Every wait is bounded; the exit
  * status is 0 only when every step passed. Single-threaded.
@@ -158,6 +159,28 @@ static int role_errors(const char *dev)
 	run_for(2500);
 	if (rnsc_iface_online(i)) {
 		printf("ERRORS fail an AutoInterface without adapters came online\n");
+		fails++;
+	}
+	/* the one allowed device also ignored: nothing left, offline */
+	snprintf(text, sizeof(text), "    devices = %s\n    ignored_devices = lo, %s\n", dev, dev);
+	rnsc_iface *ig = open_iface("Auto Ignored", "AutoInterface", text);
+	if (!ig) {
+		printf("ERRORS fail devices + ignored_devices did not open\n");
+		return 1;
+	}
+	run_for(2500);
+	rnsc_iface_status st;
+	rnsc_iface_status_get(ig, &st);
+	if (rnsc_iface_online(ig) || st.stats.local_port != 0) {
+		printf("ERRORS fail an ignored device was used\n");
+		fails++;
+	}
+	/* and the same device allowed: it is adopted (the data port is bound) */
+	snprintf(text, sizeof(text), "    devices = %s\n    ignored_devices = lo\n", dev);
+	rnsc_iface *ok = open_iface("Auto Allowed", "AutoInterface", text);
+	run_for(2500);
+	if (!ok || !rnsc_iface_online(ok)) {
+		printf("ERRORS fail the allowed device was not adopted\n");
 		fails++;
 	}
 	snprintf(text, sizeof(text),

@@ -170,7 +170,7 @@ cat "$W/s1" "$W/s2" "$W/s3" "$W/s4" "$W/s5"
 if mkpair err 2>"$W/err.setup" &&
 	ip netns exec "rnsc-err-$ID-a" "$NODE" errors "aerr$ID" >"$W/err.out" 2>&1 &&
 	grep -q '^ERRORS ok' "$W/err.out"; then
-	echo "ok   errors: missing device names section and option; no link-local: offline; bad scope"
+	echo "ok   errors: missing device names section and option; no link-local or only ignored devices: offline; bad scope"
 else
 	echo "FAIL errors"; cat "$W/err.setup" "$W/err.out" 2>/dev/null
 	fail=1
