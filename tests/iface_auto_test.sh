@@ -9,6 +9,9 @@
 #   3. rnsc drives  <-> rnsc echoes
 #   4, 5. two veth pairs between the namespaces: rnsc finds a peer per adapter and
 #      reaches the reference (4) or rnsc (5) through each
+#   6. `rnsc daemon` and the reference's rnsd, each with an AutoInterface: each
+#      learns the other's probe destination (1 hop via the peer child), and the
+#      reference's rnprobe gets a reply from rnsc's probe responder
 #
 # The driver waits for discovery, sends frames of 20..1212 bytes and checks their echoes
 # byte-exact (so both directions are checked); the reference as driver also checks that
@@ -28,7 +31,7 @@ PEER="$S/tests/iface_auto_peer.py"
 ID=$$
 W=$(mktemp -d "${TMPDIR:-/tmp}/rnsc-auto.XXXXXX")
 NSLIST=""
-for t in r2p p2r r2r mr2p mr2r err; do NSLIST="$NSLIST rnsc-$t-$ID-a rnsc-$t-$ID-b"; done
+for t in r2p p2r r2r mr2p mr2r dmn err; do NSLIST="$NSLIST rnsc-$t-$ID-a rnsc-$t-$ID-b"; done
 
 cleanup() {
 	for p in $(jobs -p); do kill "$p" 2>/dev/null; done
@@ -157,22 +160,76 @@ multi() {
 	return 1
 }
 
+# daemons TAG: rnsc daemon (a) and rnsd (b) over AutoInterface.
+daemons() {
+	local t=$1 a="rnsc-$1-$ID-a" b="rnsc-$1-$ID-b" d="$W/$1" rp=""
+	if ! mkpair "$t" 2>"$W/$t.setup"; then
+		echo "FAIL $t: namespace set-up"; cat "$W/$t.setup"; return 1
+	fi
+	mkdir -p "$d/A" "$d/B"
+	printf '[reticulum]\n  enable_transport = yes\n  share_instance = no\n  respond_to_probes = yes\n[logging]\n  loglevel = 6\n[interfaces]\n  [[Auto]]\n    type = AutoInterface\n    enabled = yes\n    devices = a%s%s\n' \
+		"$t" "$ID" >"$d/A/config"
+	printf '[reticulum]\n  enable_transport = yes\n  share_instance = yes\n  instance_name = rnscauto%s\n  respond_to_probes = yes\n[logging]\n  loglevel = 6\n[interfaces]\n  [[Auto]]\n    type = AutoInterface\n    enabled = yes\n    devices = b%s%s\n' \
+		"$ID" "$t" "$ID" >"$d/B/config"
+	ip netns exec "$b" "$VENV/bin/rnsd" --config "$d/B" >"$d/rnsd.log" 2>&1 &
+	ip netns exec "$a" "$B/src/cli/rnsc" daemon --config "$d/A" -vv >"$d/rnsc.log" 2>&1 &
+	local rnsc_probe="" ref_probe="" ok=0
+	for _ in $(seq 300); do
+		rnsc_probe=$(sed -n 's/.*respond to probe requests on <\([0-9a-f]*\)>.*/\1/p' "$d/rnsc.log" | head -1)
+		[ -f "$d/B/storage/transport_identity" ] && [ -n "$rnsc_probe" ] && break
+		sleep 0.1
+	done
+	[ -f "$d/B/storage/transport_identity" ] &&
+		ref_probe=$("$B/src/cli/rnsc" id -i "$d/B/storage/transport_identity" -H rnstransport.probe |
+			sed -n 's/.*<\([0-9a-f]*\)>.*/\1/p')
+	# the management announces go out about 15 s after start
+	if [ ${#ref_probe} = 32 ] && [ ${#rnsc_probe} = 32 ]; then
+		for _ in $(seq 450); do
+			grep -qs "path to <$ref_probe> is 1 hop via AutoInterfacePeer\[" "$d/rnsc.log" &&
+				grep -qs "<$rnsc_probe> is now 1 hops away .* on AutoInterfacePeer\[" "$d/rnsd.log" &&
+				break
+			sleep 0.1
+		done
+		if grep -qs "path to <$ref_probe> is 1 hop via AutoInterfacePeer\[" "$d/rnsc.log" &&
+			timeout 40 ip netns exec "$b" "$VENV/bin/rnprobe" --config "$d/B" rnstransport.probe \
+				"$rnsc_probe" -t 15 >"$d/rnprobe.out" 2>&1 &&
+			grep -q "Valid reply from <$rnsc_probe>" "$d/rnprobe.out"; then
+			ok=1
+		fi
+	fi
+	ip netns pids "$a" | xargs -r kill 2>/dev/null
+	ip netns pids "$b" | xargs -r kill 2>/dev/null
+	if [ $ok = 1 ]; then
+		echo "ok   $t: rnsc daemon <-> rnsd over AutoInterface: probe paths both ways, rnprobe answered by rnsc"
+		return 0
+	fi
+	echo "FAIL $t: rnsc daemon <-> rnsd over AutoInterface (probes rnsc '$rnsc_probe' ref '$ref_probe')"
+	tail -20 "$d/rnsc.log" | sed 's/^/     rnsc: /'; tail -20 "$d/rnsd.log" | sed 's/^/     rnsd: /'
+	sed 's/^/     rnprobe: /' "$d/rnprobe.out" 2>/dev/null
+	return 1
+}
+
+# config errors, in a namespace of their own
+errors() {
+	if mkpair err 2>"$W/err.setup" &&
+		ip netns exec "rnsc-err-$ID-a" "$NODE" errors "aerr$ID" >"$W/err.out" 2>&1 &&
+		grep -q '^ERRORS ok' "$W/err.out"; then
+		echo "ok   errors: missing device names section and option; no link-local or only ignored devices: offline; bad scope"
+		return 0
+	fi
+	echo "FAIL errors"; cat "$W/err.setup" "$W/err.out" 2>/dev/null
+	return 1
+}
+
 fail=0
 scenario r2p rnsc ref >"$W/s1" & p1=$!
 scenario p2r ref rnsc >"$W/s2" & p2=$!
 scenario r2r rnsc rnsc >"$W/s3" & p3=$!
 multi mr2p ref >"$W/s4" & p4=$!
 multi mr2r rnsc >"$W/s5" & p5=$!
-for p in $p1 $p2 $p3 $p4 $p5; do wait "$p" || fail=1; done
-cat "$W/s1" "$W/s2" "$W/s3" "$W/s4" "$W/s5"
-
-# config errors, in a namespace of their own
-if mkpair err 2>"$W/err.setup" &&
-	ip netns exec "rnsc-err-$ID-a" "$NODE" errors "aerr$ID" >"$W/err.out" 2>&1 &&
-	grep -q '^ERRORS ok' "$W/err.out"; then
-	echo "ok   errors: missing device names section and option; no link-local or only ignored devices: offline; bad scope"
-else
-	echo "FAIL errors"; cat "$W/err.setup" "$W/err.out" 2>/dev/null
-	fail=1
-fi
+daemons dmn >"$W/s6" & p6=$!
+errors >"$W/s7" & p7=$!
+for p in $p1 $p2 $p3 $p4 $p5 $p6 $p7; do wait "$p" || fail=1; done
+cat "$W/s1" "$W/s2" "$W/s3" "$W/s4" "$W/s5" "$W/s6" "$W/s7"
 exit $fail
+
