@@ -114,6 +114,10 @@ struct auto_if {
 	uint16_t disc_port, data_port;
 	adapter ad[MAX_ADAPTERS];
 	unsigned nad;
+	/* every link-local address of the adopted adapters (an adapter may have several,
+	 * one adopted): a token from any of them is ours, never a peer */
+	struct in6_addr own[MAX_ADAPTERS * 4];
+	unsigned nown;
 	auto_peer *peers;
 	unsigned npeers;
 	int tx_fd;
@@ -182,6 +186,14 @@ static void add_peer(auto_if *a, adapter *ad, const struct in6_addr *src, const 
 			/* our own announce looped back: the adapter's carrier works */
 			a->ad[k].last_echo = t;
 			a->ad[k].echo_seen = 1;
+			return;
+		}
+	}
+	for (unsigned k = 0; k < a->nown; k++) {
+		if (memcmp(&a->own[k], src, sizeof(*src)) == 0) {
+			alog(a, RNSC_LOG_WARNING,
+			     "AutoInterface[%s] received multicast echo on unexpected interface %s",
+			     a->name, ad->ifname);
 			return;
 		}
 	}
@@ -538,6 +550,8 @@ static int find_adapters(auto_if *a, const strlist *devices, const strlist *igno
 		}
 		ad->ll = s->sin6_addr;
 		inet_ntop(AF_INET6, &ad->ll, ad->ll_text, sizeof(ad->ll_text));
+		if (a->nown < sizeof(a->own) / sizeof(a->own[0]))
+			a->own[a->nown++] = s->sin6_addr;
 	}
 	freeifaddrs(ifa);
 	return 0;
