@@ -12,6 +12,10 @@
  *                               two adapters: wait for a peer on each (the far
  *                               side's two link-local addresses), send a distinct
  *                               frame through each child and check its echo
+ *   iface_auto_node readdr DEV NEWADDR
+ *                               as drive, but after the echoes (the test script
+ *                               then moves the far side to link-local NEWADDR) wait
+ *                               for a peer at NEWADDR and exchange frames with it
  *   iface_auto_node errors DEV  config checks: a missing device is one error naming
  *                               the section and "devices"; a device without a
  *                               link-local address, or only ignored devices, leave
@@ -126,6 +130,50 @@ static int role_multi(void)
 		}
 	}
 	printf("MULTI ok\n");
+	return 0;
+}
+
+static const char *want_addr;
+static rnsc_iface *new_peer;
+static int peer_at(void *a)
+{
+	(void)a;
+	char d[128], pat[80];
+	snprintf(pat, sizeof(pat), "/%s]", want_addr);
+	for (size_t k = 0; k < nkids; k++) {
+		rnsc_iface_describe(kids[k], d, sizeof(d));
+		if (strstr(d, pat)) {
+			new_peer = kids[k];
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* After the far side's link-local address changed: its new address must be
+ * discovered (its tokens now carry it) and reached (its data socket moved). */
+static int role_readdr(const char *addr)
+{
+	want_addr = addr;
+	if (!run_until(peer_at, NULL, 40000)) {
+		printf("READDR fail no peer at %s\n", addr);
+		return 1;
+	}
+	printf("READDR peer %s\n", addr);
+	memset(got, 0, sizeof(got));
+	uint8_t f[1212];
+	uint64_t end = mono_ms() + 15000;
+	while (!all_got(NULL) && mono_ms() < end && peer_at(NULL)) {
+		for (unsigned i = 0; i < NFRAMES; i++)
+			if (!got[i])
+				rnsc_iface_send(new_peer, f, tu_make_frame(LENGTHS, i, f));
+		run_until(all_got, NULL, 1500);
+	}
+	if (!all_got(NULL) || foreign) {
+		printf("READDR fail frames through the new address (foreign %d)\n", foreign);
+		return 1;
+	}
+	printf("READDR ok\n");
 	return 0;
 }
 
@@ -262,6 +310,10 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	printf("ECHO ok %zu\n", NFRAMES);
+	if (strcmp(argv[1], "readdr") == 0) {
+		rc = role_readdr(argc > 3 ? argv[3] : "");
+		goto out;
+	}
 	if (!run_until(no_child, NULL, 40000)) {
 		printf("TIMEOUT fail\n");
 		goto out;

@@ -9,6 +9,8 @@
 #   3. rnsc drives  <-> rnsc echoes
 #   4, 5. two veth pairs between the namespaces: rnsc finds a peer per adapter and
 #      reaches the reference (4) or rnsc (5) through each
+#   7. rnsc <-> rnsc, then the echoing side's link-local address is replaced: the
+#      driver must discover it at the new address and exchange frames with it
 #   6. `rnsc daemon` and the reference's rnsd, each with an AutoInterface: each
 #      learns the other's probe destination (1 hop via the peer child), and the
 #      reference's rnprobe gets a reply from rnsc's probe responder
@@ -31,7 +33,7 @@ PEER="$S/tests/iface_auto_peer.py"
 ID=$$
 W=$(mktemp -d "${TMPDIR:-/tmp}/rnsc-auto.XXXXXX")
 NSLIST=""
-for t in r2p p2r r2r mr2p mr2r dmn err; do NSLIST="$NSLIST rnsc-$t-$ID-a rnsc-$t-$ID-b"; done
+for t in r2p p2r r2r mr2p mr2r dmn chg err; do NSLIST="$NSLIST rnsc-$t-$ID-a rnsc-$t-$ID-b"; done
 
 cleanup() {
 	for p in $(jobs -p); do kill "$p" 2>/dev/null; done
@@ -209,6 +211,42 @@ daemons() {
 	return 1
 }
 
+# readdr TAG: the echoer (rnsc, namespace b) gets a new link-local address mid-run.
+readdr() {
+	local t=$1 a="rnsc-$1-$ID-a" b="rnsc-$1-$ID-b" new=fe80::beef:$((ID % 9000 + 1000))
+	local dout="$W/$t.drive" eout="$W/$t.echo" dpid epid rc
+	if ! mkpair "$t" 2>"$W/$t.setup"; then
+		echo "FAIL $t: namespace set-up"; cat "$W/$t.setup"; return 1
+	fi
+	ip netns exec "$b" "$NODE" echo "b$t$ID" >"$eout" 2>"$eout.err" &
+	epid=$!
+	ip netns exec "$a" "$NODE" readdr "a$t$ID" "$new" >"$dout" 2>"$dout.err" &
+	dpid=$!
+	for _ in $(seq 450); do
+		grep -q '^ECHO' "$dout" && break
+		kill -0 "$dpid" 2>/dev/null || break
+		sleep 0.1
+	done
+	ip -n "$b" -6 addr flush dev "b$t$ID" scope link &&
+		ip -n "$b" -6 addr add "$new/64" dev "b$t$ID" 2>>"$eout.err"
+	for _ in $(seq 700); do
+		kill -0 "$dpid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -9 "$dpid" "$epid" 2>/dev/null
+	wait "$dpid"
+	rc=$?
+	wait "$epid" 2>/dev/null
+	if [ $rc = 0 ] && grep -q '^READDR ok' "$dout"; then
+		echo "ok   $t: rnsc's new link-local address $new discovered and used"
+		return 0
+	fi
+	echo "FAIL $t: address change (driver exit $rc)"
+	sed 's/^/     driver: /' "$dout"; tail -20 "$dout.err" | sed 's/^/     driver err: /'
+	sed 's/^/     echoer: /' "$eout"; tail -20 "$eout.err" | sed 's/^/     echoer err: /'
+	return 1
+}
+
 # config errors, in a namespace of their own
 errors() {
 	if mkpair err 2>"$W/err.setup" &&
@@ -229,7 +267,8 @@ multi mr2p ref >"$W/s4" & p4=$!
 multi mr2r rnsc >"$W/s5" & p5=$!
 daemons dmn >"$W/s6" & p6=$!
 errors >"$W/s7" & p7=$!
-for p in $p1 $p2 $p3 $p4 $p5 $p6 $p7; do wait "$p" || fail=1; done
-cat "$W/s1" "$W/s2" "$W/s3" "$W/s4" "$W/s5" "$W/s6" "$W/s7"
+readdr chg >"$W/s8" & p8=$!
+for p in $p1 $p2 $p3 $p4 $p5 $p6 $p7 $p8; do wait "$p" || fail=1; done
+cat "$W/s1" "$W/s2" "$W/s3" "$W/s4" "$W/s5" "$W/s8" "$W/s6" "$W/s7"
 exit $fail
 

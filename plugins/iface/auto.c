@@ -30,7 +30,8 @@
  * bound fails the open. The parent's send() is a no-op, as the reference's
  * process_outgoing: packets go out through the children. The "no multicast echoes"
  * error is logged once per adapter, not every 4 s. A link-local address that
- * changes while running is not re-adopted (the reference rebinds).
+ * changes while running is followed at the next peer job (every 4 s) and also moves
+ * the unicast discovery socket, which the reference leaves on the old address.
  *
  * Threading and ownership: iface_abi.h. One auto_if per section owns its adapters'
  * sockets; each auto_peer child belongs to its parent and unlinks itself in close().
@@ -315,6 +316,53 @@ static int reuse(int fd)
 	       setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
 }
 
+static void close_fd(auto_if *a, int *fd, rnsc_iface_watch **w)
+{
+	a->host->watch_remove(a->host->hctx, *w);
+	*w = NULL;
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* The sockets bound to the adapter's link-local address: unicast discovery (with
+ * address reuse) and data (socketserver's default: none). Returns 0, or -1 with why
+ * filled (and errno kept). */
+static int local_open(auto_if *a, adapter *ad, char *why, size_t cap)
+{
+	struct sockaddr_in6 s;
+	const int flags = SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC;
+	const rnsc_iface_host_api *h = a->host;
+
+	if ((ad->uc_fd = socket(AF_INET6, flags, 0)) < 0 || reuse(ad->uc_fd)) {
+		snprintf(why, cap, "unicast discovery socket: %s", strerror(errno));
+		return -1;
+	}
+	sa6(&s, &ad->ll, (uint16_t)(a->disc_port + 1), ad->ifindex);
+	if (bind(ad->uc_fd, (struct sockaddr *)&s, sizeof(s)) != 0) {
+		snprintf(why, cap, "cannot bind [%s%%%s]:%u: %s", ad->ll_text, ad->ifname,
+			 (unsigned)(a->disc_port + 1), strerror(errno));
+		return -1;
+	}
+	if ((ad->data_fd = socket(AF_INET6, flags, 0)) < 0) {
+		snprintf(why, cap, "data socket: %s", strerror(errno));
+		return -1;
+	}
+	sa6(&s, &ad->ll, a->data_port, ad->ifindex);
+	if (bind(ad->data_fd, (struct sockaddr *)&s, sizeof(s)) != 0) {
+		snprintf(why, cap, "cannot listen on [%s%%%s]:%u: %s", ad->ll_text, ad->ifname,
+			 (unsigned)a->data_port, strerror(errno));
+		return -1;
+	}
+	if (h->watch_add(h->hctx, ad->uc_fd, RNSC_IFACE_EV_READ, disc_cb, ad, &ad->uc_w) ||
+	    h->watch_add(h->hctx, ad->data_fd, RNSC_IFACE_EV_READ, data_cb, ad, &ad->data_w)) {
+		snprintf(why, cap, "cannot watch the sockets");
+		errno = ENOMEM;
+		return -1;
+	}
+	return 0;
+}
+
 /* Opens an adapter's sockets. Returns 0, or -1 with why filled (and errno kept). */
 static int adapter_open(auto_if *a, adapter *ad, char *why, size_t cap)
 {
@@ -322,16 +370,6 @@ static int adapter_open(auto_if *a, adapter *ad, char *why, size_t cap)
 	unsigned idx = ad->ifindex;
 	const int flags = SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC;
 
-	if ((ad->uc_fd = socket(AF_INET6, flags, 0)) < 0 || reuse(ad->uc_fd)) {
-		snprintf(why, cap, "unicast discovery socket: %s", strerror(errno));
-		return -1;
-	}
-	sa6(&s, &ad->ll, (uint16_t)(a->disc_port + 1), idx);
-	if (bind(ad->uc_fd, (struct sockaddr *)&s, sizeof(s)) != 0) {
-		snprintf(why, cap, "cannot bind [%s%%%s]:%u: %s", ad->ll_text, ad->ifname,
-			 (unsigned)(a->disc_port + 1), strerror(errno));
-		return -1;
-	}
 	struct ipv6_mreq mr = {.ipv6mr_multiaddr = a->mcast, .ipv6mr_interface = idx};
 	if ((ad->mc_fd = socket(AF_INET6, flags, 0)) < 0 || reuse(ad->mc_fd) ||
 	    setsockopt(ad->mc_fd, IPPROTO_IPV6, IPV6_MULTICAST_IF, &idx, sizeof(idx)) ||
@@ -351,39 +389,84 @@ static int adapter_open(auto_if *a, adapter *ad, char *why, size_t cap)
 		snprintf(why, cap, "announce socket: %s", strerror(errno));
 		return -1;
 	}
-	/* The data listener: socketserver's default, no address reuse. */
-	if ((ad->data_fd = socket(AF_INET6, flags, 0)) < 0) {
-		snprintf(why, cap, "data socket: %s", strerror(errno));
-		return -1;
-	}
-	sa6(&s, &ad->ll, a->data_port, idx);
-	if (bind(ad->data_fd, (struct sockaddr *)&s, sizeof(s)) != 0) {
-		snprintf(why, cap, "cannot listen on [%s%%%s]:%u: %s", ad->ll_text, ad->ifname,
-			 (unsigned)a->data_port, strerror(errno));
-		return -1;
-	}
 	const rnsc_iface_host_api *h = a->host;
-	if (h->watch_add(h->hctx, ad->mc_fd, RNSC_IFACE_EV_READ, disc_cb, ad, &ad->mc_w) ||
-	    h->watch_add(h->hctx, ad->uc_fd, RNSC_IFACE_EV_READ, disc_cb, ad, &ad->uc_w) ||
-	    h->watch_add(h->hctx, ad->data_fd, RNSC_IFACE_EV_READ, data_cb, ad, &ad->data_w)) {
+	if (h->watch_add(h->hctx, ad->mc_fd, RNSC_IFACE_EV_READ, disc_cb, ad, &ad->mc_w)) {
 		snprintf(why, cap, "cannot watch the sockets");
+		errno = ENOMEM;
 		return -1;
 	}
-	return 0;
+	return local_open(a, ad, why, cap);
 }
 
 static void adapter_close(auto_if *a, adapter *ad)
 {
-	const rnsc_iface_host_api *h = a->host;
-	h->watch_remove(h->hctx, ad->mc_w);
-	h->watch_remove(h->hctx, ad->uc_w);
-	h->watch_remove(h->hctx, ad->data_w);
-	ad->mc_w = ad->uc_w = ad->data_w = NULL;
-	int *fds[] = {&ad->mc_fd, &ad->uc_fd, &ad->data_fd, &ad->ann_fd};
-	for (unsigned k = 0; k < 4; k++) {
-		if (*fds[k] >= 0)
-			close(*fds[k]);
-		*fds[k] = -1;
+	close_fd(a, &ad->mc_fd, &ad->mc_w);
+	close_fd(a, &ad->uc_fd, &ad->uc_w);
+	close_fd(a, &ad->data_fd, &ad->data_w);
+	if (ad->ann_fd >= 0)
+		close(ad->ann_fd);
+	ad->ann_fd = -1;
+}
+
+/* The last link-local address the kernel lists for each adapter now (the same pick
+ * as at open); found[k] says whether adapter k still has one. */
+static void current_addresses(auto_if *a, struct in6_addr *cur, int *found)
+{
+	struct ifaddrs *ifa = NULL;
+	memset(found, 0, sizeof(int) * a->nad);
+	if (getifaddrs(&ifa) != 0)
+		return;
+	for (struct ifaddrs *e = ifa; e; e = e->ifa_next) {
+		if (!e->ifa_addr || e->ifa_addr->sa_family != AF_INET6 || !e->ifa_name)
+			continue;
+		const struct sockaddr_in6 *s = (const void *)e->ifa_addr;
+		if (s->sin6_addr.s6_addr[0] != 0xfe || s->sin6_addr.s6_addr[1] != 0x80 ||
+		    s->sin6_addr.s6_addr[2] || s->sin6_addr.s6_addr[3])
+			continue;
+		for (unsigned k = 0; k < a->nad; k++) {
+			if (strcmp(a->ad[k].ifname, e->ifa_name) == 0) {
+				cur[k] = s->sin6_addr;
+				found[k] = 1;
+			}
+		}
+	}
+	freeifaddrs(ifa);
+}
+
+/* A changed link-local address is adopted: tokens carry the new one and the
+ * address-bound sockets move to it (the reference rebinds its data listener; rnsc
+ * also moves the unicast discovery socket, so reverse peering keeps working). A bind
+ * that fails (the address not usable yet) is retried at the next peer job. */
+static void follow_addresses(auto_if *a)
+{
+	struct in6_addr cur[MAX_ADAPTERS];
+	int found[MAX_ADAPTERS];
+	char why[384];
+	current_addresses(a, cur, found);
+	for (unsigned k = 0; k < a->nad; k++) {
+		adapter *ad = &a->ad[k];
+		int changed = found[k] && memcmp(&cur[k], &ad->ll, sizeof(cur[k])) != 0;
+		if (!changed && ad->data_fd >= 0)
+			continue;
+		if (changed) {
+			char old[INET6_ADDRSTRLEN];
+			snprintf(old, sizeof(old), "%s", ad->ll_text);
+			ad->ll = cur[k];
+			inet_ntop(AF_INET6, &ad->ll, ad->ll_text, sizeof(ad->ll_text));
+			if (a->nown < sizeof(a->own) / sizeof(a->own[0]))
+				a->own[a->nown++] = ad->ll;
+			alog(a, RNSC_LOG_DEBUG, "Replacing link-local address %s for %s with %s", old,
+			     ad->ifname, ad->ll_text);
+		}
+		close_fd(a, &ad->uc_fd, &ad->uc_w);
+		close_fd(a, &ad->data_fd, &ad->data_w);
+		if (local_open(a, ad, why, sizeof(why)) != 0) {
+			close_fd(a, &ad->uc_fd, &ad->uc_w);
+			close_fd(a, &ad->data_fd, &ad->data_w);
+			alog(a, RNSC_LOG_WARNING,
+			     "AutoInterface[%s] could not start a new UDP listener on %s: %s; retrying",
+			     a->name, ad->ifname, why);
+		}
 	}
 }
 
@@ -429,6 +512,7 @@ static void job_cb(void *ud)
 			p->last_out = t;
 		}
 	}
+	follow_addresses(a);
 	for (unsigned k = 0; k < a->nad; k++) {
 		adapter *ad = &a->ad[k];
 		int out = t > ad->last_echo + AUTO_MCAST_ECHO_TIMEOUT;
