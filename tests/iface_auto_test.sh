@@ -50,6 +50,7 @@ die() { echo "FAIL $*"; exit 1; }
 [ "$(id -u)" = 0 ] || die "the AutoInterface test needs root (network namespaces)"
 command -v ip >/dev/null || die "iproute2 (ip) is not installed"
 [ -x "$NODE" ] || die "$NODE is not built"
+[ -x "$B/src/cli/rnsc" ] || die "$B/src/cli/rnsc is not built"
 [ -x "$PY" ] || die "no python in the venv $VENV"
 
 # mkpair TAG [2]: namespaces rnsc-TAG-ID-a/-b joined by veth a<TAG><ID> / b<TAG><ID>
