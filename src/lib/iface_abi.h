@@ -134,6 +134,9 @@ typedef struct rnsc_iface_config {
 	/* Records why open() fails; key names the option at fault (NULL: the section).
 	 * Returns code, so plugins write `return cfg->fail(cfg->cctx, "listen_port", rc, m);`. */
 	int (*fail)(void *cctx, const char *key, int code, const char *msg);
+	/* The reference's as_list(): "a, b" gives two items, a single value one. The items
+	 * stay valid during open() only. Same returns as the other getters. */
+	int (*get_list)(void *cctx, const char *key, const char *const **items, size_t *n);
 } rnsc_iface_config;
 
 /* What ops->stats() reports. Byte counts follow the reference's rxb/txb: rx counts

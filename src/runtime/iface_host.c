@@ -541,6 +541,13 @@ static int view_get_float(void *cctx, const char *key, double *out)
 			   &e);
 }
 
+static int view_get_list(void *cctx, const char *key, const char *const **items, size_t *n)
+{
+	rnsc_config_error e = {0};
+	return view_result(cctx, key,
+			   rnsc_config_get_list(((cfg_view *)cctx)->s, key, items, n, &e), &e);
+}
+
 static int view_fail(void *cctx, const char *key, int code, const char *msg)
 {
 	return view_err(cctx, key, code, "%s", msg ? msg : rnsc_strerror(code));
@@ -574,6 +581,7 @@ int rnsc_iface_host_open(rnsc_iface_host *h, const rnsc_config_section *s, const
 		.get_bool = view_get_bool,
 		.get_float = view_get_float,
 		.fail = view_fail,
+		.get_list = view_get_list,
 	};
 	void *handle = NULL;
 	h->depth++;

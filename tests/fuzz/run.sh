@@ -3,8 +3,9 @@
 #
 # Builds the libFuzzer targets (HDLC, KISS, MessagePack, packet, announce,
 # proof, IFAC, the config reader, the transport engine, the link state machine, the
-# persisted known-destinations and path tables, the PipeInterface command splitter and
-# the WebSocket interface plugin's codec and session logic) with clang
+# persisted known-destinations and path tables, the PipeInterface command splitter, the
+# AutoInterface discovery-packet check and the WebSocket interface plugin's codec and
+# session logic) with clang
 # -fsanitize=fuzzer,address,undefined and
 # runs each for SECONDS (default 60) on a scratch copy of its seed corpus, so
 # the corpus in the source tree never changes. Exits non-zero if any target
@@ -63,6 +64,10 @@ sources() {
 		for m in $core link channel; do printf '%s ' "$top/src/lib/$m.c"; done
 		echo "$top/plugins/crypto/openssl/openssl.c -lcrypto"
 		;;
+	auto)
+		# AutoInterface's discovery check and duplicate filter; libcrypto for SHA-256.
+		echo "$top/plugins/iface/auto_disc.c -lcrypto"
+		;;
 	ws)
 		# The WebSocket plugin's frame and handshake codec; libcrypto for SHA-1/base64.
 		echo "-I$top/plugins/iface $top/plugins/iface/ws_codec.c -lcrypto"
@@ -85,7 +90,7 @@ sources() {
 }
 
 status=0
-for t in ${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport link known pathfile shlex ws ws_session}; do
+for t in ${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport link known pathfile shlex auto ws ws_session}; do
 	exe=$work/fuzz_$t
 	# shellcheck disable=SC2046 # the source list is meant to split
 	if ! "$cc" -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
