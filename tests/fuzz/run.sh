@@ -74,7 +74,7 @@ sources() {
 		;;
 	ws_session)
 		# The WebSocket plugin itself (it includes websocket.c) on the stream engine.
-		echo "-I$top/plugins/iface $top/plugins/iface/stream.c $top/plugins/iface/tls_io.c $top/plugins/iface/ws_codec.c -lssl -lcrypto"
+		echo "-I$top/plugins/iface $top/plugins/iface/stream.c $top/plugins/iface/txq.c $top/plugins/iface/tls_io.c $top/plugins/iface/ws_codec.c -lssl -lcrypto"
 		;;
 	transport)
 		# The transport engine on top of every wire-format module, with the OpenSSL
