@@ -822,6 +822,39 @@ int rnsc_link_send(rnsc_link *l, int context, const uint8_t *data, size_t len,
 		    context == RNSC_CTX_KEEPALIVE, now);
 }
 
+int rnsc_link_send_packet(rnsc_link *l, int packet_type, int context, const uint8_t *data,
+			  size_t len, uint8_t packet_hash[RNSC_HASHLEN], uint64_t now)
+{
+	if (packet_type == RNSC_PKT_DATA)
+		return rnsc_link_send(l, context, data, len, packet_hash, now);
+	if (!l || (!data && len) || packet_type != RNSC_PKT_PROOF ||
+	    context != RNSC_CTX_RESOURCE_PRF)
+		return RNSC_ERR_INVAL;
+	if (l->status != RNSC_LINK_ACTIVE && l->status != RNSC_LINK_STALE)
+		return RNSC_ERR_STATE;
+	return emit(l, RNSC_PKT_PROOF, context, data, len, packet_hash, 0, now);
+}
+
+int rnsc_link_encrypt(const rnsc_link *l, uint8_t *out, size_t cap, const uint8_t *pt,
+		      size_t len)
+{
+	if (!l || (!pt && len) || (!out && cap))
+		return RNSC_ERR_INVAL;
+	if (!l->have_key)
+		return RNSC_ERR_STATE;
+	return rnsc_token_encrypt(&l->token, out, cap, pt, len);
+}
+
+int rnsc_link_decrypt(const rnsc_link *l, uint8_t *out, size_t cap, const uint8_t *ct,
+		      size_t len)
+{
+	if (!l || (!ct && len) || (!out && cap))
+		return RNSC_ERR_INVAL;
+	if (!l->have_key)
+		return RNSC_ERR_STATE;
+	return rnsc_token_decrypt(&l->token, out, cap, ct, len);
+}
+
 int rnsc_link_identify(rnsc_link *l, const rnsc_identity *identity, uint64_t now)
 {
 	if (!l || !identity)

@@ -197,6 +197,20 @@ RNSC_API uint64_t rnsc_link_next_deadline(const rnsc_link *link);
  * RNSC_ERR_TOOBIG (beyond the link MTU: the caller must use a resource), RNSC_ERR_NOMEM. */
 RNSC_API int rnsc_link_send(rnsc_link *link, int context, const uint8_t *data, size_t len,
 			    uint8_t packet_hash[RNSC_HASHLEN], uint64_t now);
+/* Sends any packet an application layer puts on the link: DATA with any context (as
+ * rnsc_link_send), or a PROOF with context RESOURCE_PRF (a resource proof, sent in the clear
+ * as the reference does). Other packet types / proof contexts: RNSC_ERR_INVAL. */
+RNSC_API int rnsc_link_send_packet(rnsc_link *link, int packet_type, int context,
+				   const uint8_t *data, size_t len, uint8_t packet_hash[RNSC_HASHLEN],
+				   uint64_t now);
+/* Link.encrypt / Link.decrypt with the link's token (resources encrypt their whole data this
+ * way before splitting it into parts). Output lengths: rnsc_token_len(len) for encrypt, at
+ * most len for decrypt. Return the length written, RNSC_ERR_STATE before the handshake or
+ * after close, RNSC_ERR_BUFSIZE, RNSC_ERR_AUTH / RNSC_ERR_PADDING / RNSC_ERR_TRUNCATED. */
+RNSC_API int rnsc_link_encrypt(const rnsc_link *link, uint8_t *out, size_t cap,
+			       const uint8_t *pt, size_t len) RNSC_MUST_CHECK;
+RNSC_API int rnsc_link_decrypt(const rnsc_link *link, uint8_t *out, size_t cap,
+			       const uint8_t *ct, size_t len) RNSC_MUST_CHECK;
 /* Link.identify: the initiator reveals identity (private key) over the ACTIVE link.
  * Returns the packet length, RNSC_ERR_STATE (responder, or not ACTIVE), RNSC_ERR_NOKEY, ... */
 RNSC_API int rnsc_link_identify(rnsc_link *link, const rnsc_identity *identity, uint64_t now);

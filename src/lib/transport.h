@@ -113,6 +113,18 @@ typedef struct rnsc_transport_callbacks {
 	/* A valid proof came back for a packet sent with rnsc_transport_link_send(). */
 	void (*on_link_proof)(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
 			      const uint8_t packet_hash[RNSC_HASHLEN]);
+	/* Every other packet the link hands up, for the application layer (requests,
+	 * resources, channel): DATA with context REQUEST, RESPONSE, RESOURCE, RESOURCE_ADV /
+	 * _REQ / _HMU / _ICL / _RCL, CHANNEL (once on), and PROOF with context RESOURCE_PRF.
+	 * data is the plaintext for the contexts the reference encrypts, the packet data as
+	 * received for RESOURCE and RESOURCE_PRF. packet_hash is the packet's full hash (a
+	 * request id is its first 16 bytes). */
+	void (*on_link_packet)(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
+			       int packet_type, int context, const uint8_t *data, size_t len,
+			       const uint8_t packet_hash[RNSC_HASHLEN]);
+	/* The initiator of a link to a local destination revealed its identity (first time). */
+	void (*on_link_identified)(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
+				   const rnsc_identity *who);
 } rnsc_transport_callbacks;
 
 typedef struct rnsc_transport_stats {
@@ -346,6 +358,21 @@ RNSC_API int rnsc_transport_link_send(rnsc_transport *t,
 				      const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
 				      const uint8_t *data, size_t len,
 				      uint8_t packet_hash[RNSC_HASHLEN], uint64_t now);
+/* Sends any packet on an established link (rnsc_link_send_packet): DATA with any context,
+ * or a PROOF with context RESOURCE_PRF. 0, RNSC_ERR_NOTFOUND, RNSC_ERR_STATE, RNSC_ERR_TOOBIG,
+ * RNSC_ERR_INVAL, RNSC_ERR_NOMEM. */
+RNSC_API int rnsc_transport_link_send_packet(rnsc_transport *t,
+					     const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
+					     int packet_type, int context, const uint8_t *data,
+					     size_t len, uint8_t packet_hash[RNSC_HASHLEN],
+					     uint64_t now);
+/* Link.identify on a link this side initiated. 0, RNSC_ERR_NOTFOUND, RNSC_ERR_STATE, ... */
+RNSC_API int rnsc_transport_link_identify(rnsc_transport *t,
+					  const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
+					  const rnsc_identity *identity, uint64_t now);
+/* Turns channel delivery on for a link (rnsc_link_set_channel). 0 or RNSC_ERR_NOTFOUND. */
+RNSC_API int rnsc_transport_link_set_channel(rnsc_transport *t,
+					     const uint8_t link_id[RNSC_TRUNCATED_HASHLEN], int on);
 /* Link.teardown; on_link_closed runs before it returns. 0 or RNSC_ERR_NOTFOUND. */
 RNSC_API int rnsc_transport_link_close(rnsc_transport *t,
 				       const uint8_t link_id[RNSC_TRUNCATED_HASHLEN], uint64_t now);

@@ -106,8 +106,14 @@ static void cb_packet(void *ud, rnsc_link *link, int context, const uint8_t *dat
 {
 	tr_llink *ll = ud;
 	rnsc_transport *t = ll->t;
-	if (context != RNSC_CTX_NONE)
-		return; /* requests, resources and channels are not carried by the engine yet */
+	if (context != RNSC_CTX_NONE) {
+		/* requests, resources, channel: for the application layer above the engine */
+		uint8_t hash[RNSC_HASHLEN];
+		if (t->cb.on_link_packet && rnsc_packet_hash(t->ctx, hash, raw, raw_len) == 0)
+			t->cb.on_link_packet(t->cb.ud, ll->id, pkt->packet_type, context, data, len,
+					     hash);
+		return;
+	}
 	if (pkt->packet_type == RNSC_PKT_DATA) {
 		uint8_t hash[RNSC_HASHLEN];
 		if (rnsc_packet_hash(t->ctx, hash, raw, raw_len))
@@ -125,10 +131,19 @@ static void cb_packet(void *ud, rnsc_link *link, int context, const uint8_t *dat
 	}
 }
 
+static void cb_identified(void *ud, rnsc_link *link, const rnsc_identity *who)
+{
+	(void)link;
+	tr_llink *ll = ud;
+	if (ll->t->cb.on_link_identified)
+		ll->t->cb.on_link_identified(ll->t->cb.ud, ll->id, who);
+}
+
 static const rnsc_link_callbacks link_cbs = {
 	.established = cb_established,
 	.closed = cb_closed,
 	.packet = cb_packet,
+	.identified = cb_identified,
 };
 
 static int adopt(rnsc_transport *t, rnsc_link *link, const uint8_t dest[HL], int has_iface,
@@ -589,6 +604,53 @@ int rnsc_transport_link_send(rnsc_transport *t, const uint8_t link_id[HL], const
 	uint8_t id[HL];
 	memcpy(id, link_id, HL);
 	return settle(t, id, now);
+}
+
+int rnsc_transport_link_send_packet(rnsc_transport *t, const uint8_t link_id[HL],
+				    int packet_type, int context, const uint8_t *data, size_t len,
+				    uint8_t packet_hash[RNSC_HASHLEN], uint64_t now)
+{
+	if (!t || !link_id || (!data && len))
+		return RNSC_ERR_INVAL;
+	tr_llink *ll = rnsc_tmap_get(&t->links, link_id, NULL);
+	if (!ll)
+		return RNSC_ERR_NOTFOUND;
+	if (ll->busy)
+		ll->now = now;
+	int rc = rnsc_link_send_packet(ll->link, packet_type, context, data, len, packet_hash,
+				       now);
+	if (rc < 0)
+		return rc;
+	uint8_t id[HL];
+	memcpy(id, link_id, HL);
+	return settle(t, id, now);
+}
+
+int rnsc_transport_link_identify(rnsc_transport *t, const uint8_t link_id[HL],
+				 const rnsc_identity *identity, uint64_t now)
+{
+	if (!t || !link_id || !identity)
+		return RNSC_ERR_INVAL;
+	tr_llink *ll = rnsc_tmap_get(&t->links, link_id, NULL);
+	if (!ll)
+		return RNSC_ERR_NOTFOUND;
+	int rc = rnsc_link_identify(ll->link, identity, now);
+	if (rc < 0)
+		return rc;
+	uint8_t id[HL];
+	memcpy(id, link_id, HL);
+	return settle(t, id, now);
+}
+
+int rnsc_transport_link_set_channel(rnsc_transport *t, const uint8_t link_id[HL], int on)
+{
+	if (!t || !link_id)
+		return RNSC_ERR_INVAL;
+	tr_llink *ll = rnsc_tmap_get(&t->links, link_id, NULL);
+	if (!ll)
+		return RNSC_ERR_NOTFOUND;
+	rnsc_link_set_channel(ll->link, on);
+	return 0;
 }
 
 int rnsc_transport_link_close(rnsc_transport *t, const uint8_t link_id[HL], uint64_t now)

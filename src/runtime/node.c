@@ -458,6 +458,24 @@ static void cb_link_proof(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN
 		n->hooks.on_link_proof(n->hooks.ud, link_id, packet_hash);
 }
 
+static void cb_link_packet(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
+			   int packet_type, int context, const uint8_t *data, size_t len,
+			   const uint8_t packet_hash[RNSC_HASHLEN])
+{
+	rnsc_node *n = ud;
+	if (n->hooks.on_link_packet)
+		n->hooks.on_link_packet(n->hooks.ud, link_id, packet_type, context, data, len,
+					packet_hash);
+}
+
+static void cb_link_identified(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
+			       const rnsc_identity *who)
+{
+	rnsc_node *n = ud;
+	if (n->hooks.on_link_identified)
+		n->hooks.on_link_identified(n->hooks.ud, link_id, who);
+}
+
 /* ---- persistence ------------------------------------------------------------------------ */
 
 static int store_describe(void *ud, uint32_t id, char *buf, size_t cap)
@@ -758,7 +776,9 @@ int rnsc_node_new(rnsc_ctx *ctx, rnsc_plugin_host *plugins, const rnsc_node_opti
 				       .on_link_established = cb_link_est,
 				       .on_link_closed = cb_link_closed,
 				       .on_link_data = cb_link_data,
-				       .on_link_proof = cb_link_proof};
+				       .on_link_proof = cb_link_proof,
+				       .on_link_packet = cb_link_packet,
+				       .on_link_identified = cb_link_identified};
 	rnsc_transport_set_callbacks(n->t, &cb);
 	node_store_load_known(n->ctx, n->t, n->storage);
 

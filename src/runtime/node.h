@@ -80,6 +80,13 @@ typedef struct rnsc_node_hooks {
 			     const uint8_t packet_hash[RNSC_HASHLEN]);
 	void (*on_link_proof)(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
 			      const uint8_t packet_hash[RNSC_HASHLEN]);
+	/* The application-layer packets of a link (transport.h, on_link_packet: requests,
+	 * resources, channel); reply with rnsc_transport_link_send_packet() + flush. */
+	void (*on_link_packet)(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
+			       int packet_type, int context, const uint8_t *data, size_t len,
+			       const uint8_t packet_hash[RNSC_HASHLEN]);
+	void (*on_link_identified)(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
+				   const rnsc_identity *who);
 } rnsc_node_hooks;
 
 /*
