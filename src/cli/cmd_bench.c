@@ -162,7 +162,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: rnsc bench crypto [--seconds S] [--quick] [--json FILE] [--no-reference]\n"
-		"       rnsc bench echo [OPTIONS]   (see rnsc bench echo --help)\n\n"
+		"       rnsc bench echo [OPTIONS]   (see rnsc bench echo --help)\n"
+		"       rnsc bench mesh [OPTIONS]   (see rnsc bench mesh --help)\n\n"
 		"Measures operations per second of every crypto primitive on every loaded crypto\n"
 		"backend and on the embedded reference (RNS, in-process), in the same run, and\n"
 		"prints the rnsc/reference ratio. This is the crypto bound later benchmarks are\n"
@@ -182,8 +183,10 @@ int cmd_bench(int argc, char **argv)
 		return cmd_bench_echo(argc - 1, argv + 1);
 	if (strcmp(argv[1], "participant") == 0)
 		return cmd_bench_participant(argc - 1, argv + 1);
+	if (strcmp(argv[1], "mesh") == 0)
+		return cmd_bench_mesh(argc - 1, argv + 1);
 	if (strcmp(argv[1], "crypto") != 0) {
-		fprintf(stderr, "rnsc bench: unknown benchmark '%s' (available: crypto, echo; without a\n"
+		fprintf(stderr, "rnsc bench: unknown benchmark '%s' (available: crypto, echo, mesh; without a\n"
 			"name: the scenarios, see rnsc bench --help)\n",
 			argv[1]);
 		return CLI_USAGE;

@@ -1,0 +1,555 @@
+# SPDX-License-Identifier: MIT
+"""`rnsc bench mesh`: many-node Reticulum topologies in network namespaces.
+
+Each node is a network namespace holding one daemon (`rnsc daemon` or the reference's
+`rnsd`, transport enabled) and one workload process (announcer.py, identical for both
+daemons) attached to it over a local TCP interface. Links are veth pairs between the
+namespaces, optionally shaped with tc netem. The runner announces every node's
+destinations at once and measures, per run:
+
+  convergence  time from the announce until every daemon has a path to every destination
+               (polled: rnsc over its HTTP /status, the reference over its shared-instance
+               RPC), with the curve of known (node, destination) pairs over time;
+  traffic      bytes on the mesh interfaces per node from the announce to convergence plus
+               a settle period, and per minute;
+  memory       resident set and its peak (VmRSS/VmHWM) of every daemon;
+  path tables  read from each daemon's persisted table after a clean stop: every entry's
+               hop count against the topology's shortest path (announcer -> daemon is one
+               hop), and, between runs of the same shape, whether the tables agree.
+
+Everything is bounded in time. Namespaces carry the runner's PID; a detached reaper removes
+them when the runner exits for any reason (even SIGKILL), and every daemon gets
+PR_SET_PDEATHSIG so it dies with the runner.
+"""
+import argparse
+import ctypes
+import datetime
+import hashlib
+import json
+import os
+import platform
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import topology as topo_mod  # noqa: E402
+import report as report_mod  # noqa: E402
+
+MESH_PORT = 4242      # every link's server end
+LOCAL_PORT = 4300     # the workload process's interface on the daemon
+HTTP_PORT = 8080      # rnsc daemon's status endpoint (loopback of its namespace)
+CLONE_NEWNET = 0x40000000
+PR_SET_PDEATHSIG = 1
+
+libc = ctypes.CDLL(None, use_errno=True)
+
+
+def log(msg):
+    print(f"[mesh {time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+def sh(*cmd, check=True, ns=None):
+    if ns:
+        cmd = ("ip", "netns", "exec", ns) + cmd
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if check and r.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed: {r.stderr.strip()}")
+    return r.stdout
+
+
+def die_with_parent():
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    os.setpgid(0, 0)
+
+
+class InNs:
+    """Runs the calling thread inside a namespace for the duration of a with-block: sockets
+    created there stay in it."""
+    _self = None
+
+    def __init__(self, ns):
+        self.ns = ns
+
+    def __enter__(self):
+        if InNs._self is None:
+            InNs._self = os.open("/proc/self/ns/net", os.O_RDONLY)
+        fd = os.open(f"/run/netns/{self.ns}", os.O_RDONLY)
+        try:
+            if libc.setns(fd, CLONE_NEWNET) != 0:
+                raise OSError(ctypes.get_errno(), f"setns {self.ns}")
+        finally:
+            os.close(fd)
+
+    def __exit__(self, *exc):
+        if libc.setns(InNs._self, CLONE_NEWNET) != 0:
+            raise OSError(ctypes.get_errno(), "setns back")
+
+
+def ip4(k, end):
+    """Addresses of link k: a /30 per link in 10.0.0.0/8."""
+    v = (10 << 24) | (k * 4) + end
+    return f"{v >> 24 & 255}.{v >> 16 & 255}.{v >> 8 & 255}.{v & 255}"
+
+
+class Node:
+    def __init__(self, run, i, name, impl):
+        self.run, self.i, self.name, self.impl = run, i, name, impl
+        self.ns = f"{run.prefix}-{i}"
+        self.dir = os.path.join(run.work, name)
+        self.proc = None
+        self.ann = None
+        self.dests = []
+        self.rpc_key = None
+
+    # -- config ------------------------------------------------------------------------------
+    def write_config(self):
+        t = self.run.topo
+        os.makedirs(self.dir, exist_ok=True)
+        lines = ["[reticulum]", "  enable_transport = Yes", "  respond_to_probes = No",
+                 "  share_instance = Yes", "  panic_on_interface_error = No",
+                 "[logging]", "  loglevel = 2", "[interfaces]",
+                 "  [[announcer]]", "    type = TCPServerInterface", "    enabled = Yes",
+                 "    listen_ip = 127.0.0.1", f"    listen_port = {LOCAL_PORT}"]
+        for k, (a, b, o) in enumerate(t.links):
+            if self.i not in (a, b):
+                continue
+            mine, peer = (ip4(k, 1), ip4(k, 2)) if self.i == a else (ip4(k, 2), ip4(k, 1))
+            lines += [f"  [[link{k}]]", "    enabled = Yes"]
+            if o["iface"] == "udp":
+                lines += ["    type = UDPInterface", f"    listen_ip = {mine}",
+                          f"    listen_port = {MESH_PORT}", f"    forward_ip = {peer}",
+                          f"    forward_port = {MESH_PORT}"]
+            elif self.i == a:
+                lines += ["    type = TCPServerInterface", f"    listen_ip = {mine}",
+                          f"    listen_port = {MESH_PORT}"]
+            else:
+                lines += ["    type = TCPClientInterface", f"    target_host = {peer}",
+                          f"    target_port = {MESH_PORT}"]
+        with open(os.path.join(self.dir, "config"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+        ad = os.path.join(self.dir, "announcer")
+        os.makedirs(ad, exist_ok=True)
+        with open(os.path.join(ad, "config"), "w") as f:
+            f.write("\n".join([
+                "[reticulum]", "  enable_transport = No", "  share_instance = No",
+                "[logging]", "  loglevel = 2", "[interfaces]", "  [[daemon]]",
+                "    type = TCPClientInterface", "    enabled = Yes",
+                "    target_host = 127.0.0.1", f"    target_port = {LOCAL_PORT}"]) + "\n")
+
+    # -- processes ---------------------------------------------------------------------------
+    def start(self):
+        if self.impl == "rnsc":
+            cmd = [self.run.rnsc, "daemon", "--config", self.dir, "--http", str(HTTP_PORT)]
+        else:
+            cmd = [self.run.rnsd, "--config", self.dir]
+        out = open(os.path.join(self.dir, "daemon.log"), "w")
+        self.proc = subprocess.Popen(["ip", "netns", "exec", self.ns] + cmd, stdout=out,
+                                     stderr=subprocess.STDOUT, preexec_fn=die_with_parent)
+
+    def start_announcer(self, n):
+        ad = os.path.join(self.dir, "announcer")
+        out = open(os.path.join(ad, "announcer.log"), "w")
+        self.ann = subprocess.Popen(["ip", "netns", "exec", self.ns, self.run.python,
+                                     self.run.announcer, ad, self.name, str(n)],
+                                    stdout=out, stderr=subprocess.STDOUT,
+                                    preexec_fn=die_with_parent)
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def established(self, port):
+        out = sh("ss", "-Htn", "state", "established", ns=self.ns, check=False)
+        return sum(1 for ln in out.splitlines() if f":{port} " in ln + " ")
+
+    def memory(self):
+        m = {}
+        try:
+            with open(f"/proc/{self.proc.pid}/status") as f:
+                for ln in f:
+                    k, _, v = ln.partition(":")
+                    if k in ("VmRSS", "VmHWM"):
+                        m[k] = int(v.split()[0])
+        except OSError:
+            pass
+        return m
+
+    # -- queries -----------------------------------------------------------------------------
+    def _rpc(self, req):
+        import multiprocessing.connection as mpc
+        import RNS.vendor.umsgpack as mp
+        if self.rpc_key is None:
+            with open(os.path.join(self.dir, "storage", "transport_identity"), "rb") as f:
+                self.rpc_key = hashlib.sha256(f.read()).digest()
+        with InNs(self.ns):
+            c = mpc.Client("\0rns/default/rpc", family="AF_UNIX", authkey=self.rpc_key)
+        try:
+            c.send_bytes(mp.packb(req))
+            return mp.unpackb(c.recv_bytes())
+        finally:
+            c.close()
+
+    def _status(self):
+        with InNs(self.ns):
+            conn = urllib.request.urlopen(f"http://127.0.0.1:{HTTP_PORT}/status", timeout=3)
+        with conn:
+            return json.load(conn)
+
+    def known(self, expected):
+        """How many of the expected destinations this daemon has a path to."""
+        try:
+            if self.impl == "rnsc":
+                return min(self._status()["paths"], len(expected))
+            table = self._rpc({"get": "path_table", "max_hops": None})
+            return sum(1 for e in table if e["hash"].hex() in expected)
+        except Exception:
+            return 0
+
+    def traffic(self):
+        """(rx, tx) bytes on the mesh interfaces (the workload's interface excluded)."""
+        rx = tx = 0
+        try:
+            if self.impl == "rnsc":
+                for f in self._status()["interfaces"]:
+                    if not f["name"].startswith("announcer"):
+                        rx += f["rx_bytes"]
+                        tx += f["tx_bytes"]
+            else:
+                st = self._rpc({"get": "interface_stats"})
+                for f in st["interfaces"]:
+                    if "announcer" not in f["name"]:
+                        rx += f["rxb"]
+                        tx += f["txb"]
+        except Exception as e:
+            log(f"{self.name}: traffic query failed: {e}")
+            return None
+        return rx, tx
+
+    def live_table(self):
+        """{destination hash: hops} over the shared-instance RPC (the reference's rnpath -t
+        query); None when the daemon does not answer it."""
+        try:
+            return {e["hash"].hex(): e["hops"]
+                    for e in self._rpc({"get": "path_table", "max_hops": None})}
+        except Exception:
+            return None
+
+    def persisted_table(self):
+        import RNS.vendor.umsgpack as mp
+        p = os.path.join(self.dir, "storage", "destination_table")
+        try:
+            with open(p, "rb") as f:
+                rows = mp.unpackb(f.read())
+        except (OSError, ValueError, TypeError) as e:
+            log(f"{self.name}: no readable path table ({e})")
+            return None
+        return {r[0].hex(): r[3] for r in rows}
+
+    def stop(self):
+        for p in (self.ann, self.proc):
+            if p and p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+        for p in (self.ann, self.proc):
+            if p:
+                try:
+                    p.wait(15)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+
+
+class Run:
+    def __init__(self, opts, topo, label, idx):
+        self.opts, self.topo, self.label = opts, topo, label
+        self.prefix = f"rm{os.getpid()}x{idx}"
+        self.work = tempfile.mkdtemp(prefix=f"rnsc-mesh-{label}-", dir=opts.workdir)
+        self.rnsc, self.rnsd, self.python = opts.rnsc, opts.rnsd, opts.python
+        self.announcer = os.path.join(os.path.dirname(os.path.abspath(__file__)), "announcer.py")
+        self.nodes = [Node(self, i, n, impl) for i, (n, impl) in enumerate(topo.nodes)]
+
+    def reaper(self):
+        names = " ".join(n.ns for n in self.nodes)
+        script = (f"while kill -0 {os.getpid()} 2>/dev/null; do sleep 1; done; "
+                  f"for ns in {names}; do ip netns pids $ns 2>/dev/null | xargs -r kill -9; "
+                  f"ip netns del $ns 2>/dev/null; done")
+        subprocess.Popen(["setsid", "sh", "-c", script], stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def build(self):
+        self.reaper()
+        for n in self.nodes:
+            sh("ip", "netns", "add", n.ns)
+            sh("ip", "-n", n.ns, "link", "set", "lo", "up")
+        for k, (a, b, o) in enumerate(self.topo.links):
+            na, nb = self.nodes[a], self.nodes[b]
+            sh("ip", "link", "add", f"m{k}a", "netns", na.ns, "type", "veth", "peer", "name",
+               f"m{k}b", "netns", nb.ns)
+            for node, dev, end in ((na, f"m{k}a", 1), (nb, f"m{k}b", 2)):
+                sh("ip", "-n", node.ns, "addr", "add", f"{ip4(k, end)}/30", "dev", dev)
+                sh("ip", "-n", node.ns, "link", "set", dev, "up")
+                netem = [x for kk in ("delay", "loss", "rate") if kk in o for x in (kk, o[kk])]
+                if netem:
+                    try:
+                        sh("tc", "qdisc", "add", "dev", dev, "root", "netem", *netem, ns=node.ns)
+                    except RuntimeError as e:
+                        if "unknown" in str(e):
+                            raise RuntimeError("tc netem is not available in this kernel (no "
+                                               "sch_netem): links with delay, loss or rate "
+                                               "cannot be shaped here") from None
+                        raise
+
+    def teardown(self):
+        for n in self.nodes:
+            if n.proc and n.proc.poll() is None:
+                n.proc.kill()
+            if n.ann and n.ann.poll() is None:
+                n.ann.kill()
+        for n in self.nodes:
+            sh("ip", "netns", "del", n.ns, check=False)
+
+    def wait_for(self, what, pred, timeout):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if pred():
+                return True
+            dead = [n.name for n in self.nodes if not n.alive()]
+            if dead:
+                raise RuntimeError(f"daemon(s) died while waiting for {what}: {', '.join(dead)}")
+            time.sleep(0.25)
+        raise RuntimeError(f"timed out after {timeout} s waiting for {what}")
+
+    def execute(self):
+        o, t = self.opts, self.topo
+        rec = {"label": self.label, "topology": t.name, "description": t.describe(),
+               "nodes": len(t.nodes), "links": len(t.links),
+               "impls": {i: sum(1 for _, x in t.nodes if x == i) for i in topo_mod.IMPLS},
+               "destinations_per_node": o.destinations, "ok": False}
+        t0 = time.monotonic()
+        try:
+            self.build()
+            for n in self.nodes:
+                n.write_config()
+                n.start()
+            tcp_links = [(a, b) for a, b, x in t.links if x["iface"] == "tcp"]
+
+            def links_up():
+                return all(n.established(MESH_PORT) >= sum(1 for a, b in tcp_links if n.i in (a, b))
+                           for n in self.nodes)
+            self.wait_for("every link to connect", links_up, o.setup_timeout)
+            rec["setup_s"] = round(time.monotonic() - t0, 2)
+            for n in self.nodes:
+                n.start_announcer(o.destinations)
+
+            def announcers_up():
+                for n in self.nodes:
+                    if not os.path.exists(os.path.join(n.dir, "announcer", "dests.json")):
+                        return False
+                    if n.established(LOCAL_PORT) < 2:
+                        return False
+                return True
+            self.wait_for("the workload processes", announcers_up, o.setup_timeout)
+            owner = {}
+            for n in self.nodes:
+                with open(os.path.join(n.dir, "announcer", "dests.json")) as f:
+                    n.dests = json.load(f)
+                for k, h in enumerate(n.dests):
+                    owner[h] = (n.i, k)
+            expected = set(owner)
+            base = {n.name: n.traffic() for n in self.nodes}
+            log(f"{self.label}: {len(self.nodes)} nodes, {len(t.links)} links up in "
+                f"{rec['setup_s']} s; announcing {len(expected)} destinations")
+            start = time.monotonic()
+            for n in self.nodes:
+                n.ann.send_signal(signal.SIGUSR1)
+            curve, total = [], len(expected) * len(self.nodes)
+            known = {}
+            converged = None
+            while time.monotonic() - start < o.timeout:
+                known = {n.name: n.known(expected) for n in self.nodes}
+                el = time.monotonic() - start
+                frac = sum(known.values()) / total
+                curve.append([round(el, 3), round(frac, 5)])
+                if frac >= 1.0:
+                    converged = el
+                    break
+                if not all(n.alive() for n in self.nodes):
+                    break
+                time.sleep(o.poll)
+            rec["curve"] = curve
+            rec["converged"] = converged is not None
+            rec["convergence_s"] = round(converged, 3) if converged is not None else None
+            # Traffic over the same window for every run (and at least the settle time past
+            # convergence), so bytes per minute compare across implementations.
+            time.sleep(max(o.settle, o.window - (time.monotonic() - start)))
+            window = time.monotonic() - start
+            rec["traffic_window_s"] = round(window, 2)
+            per = []
+            for n in self.nodes:
+                tr = n.traffic()
+                b0 = base[n.name]
+                row = {"name": n.name, "impl": n.impl, "alive": n.alive(),
+                       "known": known.get(n.name, 0), "expected": len(expected)}
+                mem = n.memory()
+                row["rss_kib"], row["hwm_kib"] = mem.get("VmRSS"), mem.get("VmHWM")
+                if tr and b0:
+                    row["rx_bytes"], row["tx_bytes"] = tr[0] - b0[0], tr[1] - b0[1]
+                    row["bytes_per_min"] = round((row["rx_bytes"] + row["tx_bytes"]) * 60 / window)
+                per.append(row)
+            # Tables are read live where the daemon answers the reference's RPC (a daemon
+            # that has stopped forgets paths learnt from peers already gone), else from
+            # what it persisted at a clean stop.
+            live = {n.i: n.live_table() for n in self.nodes}
+            for n in self.nodes:
+                n.stop()
+            hops = t.hops()
+            mism = 0
+            tables = {}
+            for n, row in zip(self.nodes, per):
+                tab = live[n.i]
+                row["table_source"] = "rpc" if tab is not None else "persisted"
+                if tab is None:
+                    tab = n.persisted_table()
+                if tab is None:
+                    row["table"] = None
+                    continue
+                mine = {}
+                for h, hp in tab.items():
+                    if h in owner:
+                        j, k = owner[h]
+                        mine[f"{j}.{k}"] = hp
+                        if hp != hops[n.i][j] + 1:
+                            mism += 1
+                row["table_entries"] = len(mine)
+                tables[n.i] = mine
+            rec["per_node"] = per
+            rec["tables"] = {str(k): v for k, v in tables.items()}
+            rec["tables_complete"] = all(len(v) == len(expected) for v in tables.values()) and \
+                len(tables) == len(self.nodes)
+            rec["non_shortest_entries"] = mism
+            rec["ok"] = rec["converged"] and rec["tables_complete"] and \
+                all(r["alive"] for r in per)
+        except Exception as e:
+            rec["error"] = str(e)
+            log(f"{self.label}: FAILED: {e}")
+        finally:
+            for n in self.nodes:
+                if n.proc or n.ann:
+                    try:
+                        n.stop()
+                    except Exception:
+                        pass
+            self.teardown()
+            rec["elapsed_s"] = round(time.monotonic() - t0, 2)
+            if not o.keep:
+                shutil.rmtree(self.work, ignore_errors=True)
+            else:
+                rec["workdir"] = self.work
+        return rec
+
+
+def environment(opts):
+    env = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+           "kernel": platform.release(), "cpus": os.cpu_count(), "python": platform.python_version()}
+    try:
+        with open("/proc/cpuinfo") as f:
+            env["cpu"] = next(ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    try:
+        env["load_before"] = os.getloadavg()[0]
+        env["reference"] = sh(opts.python, "-c", "import RNS; print(RNS.__version__)").strip()
+        env["rnsc"] = sh(opts.rnsc, "--version", check=False).strip().splitlines()[0]
+    except (RuntimeError, IndexError, OSError):
+        pass
+    return env
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(
+        prog="rnsc bench mesh",
+        description="Build Reticulum meshes of rnsc and reference daemons in network namespaces "
+                    "(needs root and iproute2), announce every node's destinations and measure "
+                    "convergence, traffic, memory and path tables.",
+        epilog="Topologies: line:N ring:N star:N grid:RxC random:N[:EXTRA], or --file with "
+               "'node NAME rnsc|ref' and 'link A B [iface=tcp|udp delay=.. loss=.. rate=..]' lines. "
+               "--quick runs a 10-node grid (2x5) mixed, all-reference and all-rnsc and "
+               "compares their path tables.")
+    ap.add_argument("--rnsc", required=True, help="the rnsc binary (set by `rnsc bench mesh`)")
+    ap.add_argument("--python", default=sys.executable, help="the venv's python (reference)")
+    ap.add_argument("--topology", default="grid:2x5", metavar="SPEC")
+    ap.add_argument("--file", help="a topology description file (instead of --topology)")
+    ap.add_argument("--mix", default="mixed", help="rnsc, ref, mixed or a comma list of them "
+                    "(one run each on the same shape)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--iface", default="tcp", choices=topo_mod.IFACES)
+    ap.add_argument("--destinations", type=int, default=4, metavar="N",
+                    help="destinations announced per node (default 4)")
+    ap.add_argument("--timeout", type=float, default=120, help="convergence timeout, s")
+    ap.add_argument("--setup-timeout", type=float, default=60)
+    ap.add_argument("--settle", type=float, default=5, help="traffic window after convergence, s")
+    ap.add_argument("--window", type=float, default=30,
+                    help="traffic is counted from the announce for this long (or until "
+                    "convergence plus --settle, if later), s")
+    ap.add_argument("--poll", type=float, default=0.25)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--json", metavar="FILE")
+    ap.add_argument("--report", metavar="DIR", help="write mesh.md, mesh.json and SVGs here")
+    ap.add_argument("--keep", action="store_true", help="keep the node directories")
+    ap.add_argument("--workdir", default=None, help="where node directories go (default TMPDIR)")
+    o = ap.parse_args(argv)
+    if o.quick:
+        o.topology, o.file, o.mix = "grid:2x5", None, "mixed,ref,rnsc"
+        o.destinations, o.timeout, o.settle, o.window = 2, 120, 2, 30
+    if os.geteuid() != 0:
+        print("rnsc bench mesh: network namespaces need root", file=sys.stderr)
+        return 2
+    if not shutil.which("ip") or not shutil.which("tc") or not shutil.which("ss"):
+        print("rnsc bench mesh: needs iproute2 (ip, tc, ss)", file=sys.stderr)
+        return 2
+    o.rnsd = os.path.join(os.path.dirname(o.python), "rnsd")
+    for p in (o.rnsc, o.python, o.rnsd):
+        if not os.access(p, os.X_OK):
+            print(f"rnsc bench mesh: {p} is not executable", file=sys.stderr)
+            return 2
+    runs = []
+    try:
+        mixes = o.mix.split(",")
+        for mix in mixes:
+            if o.file:
+                with open(o.file) as f:
+                    t = topo_mod.parse(f.read(), o.file)
+                label = os.path.basename(o.file)
+            else:
+                t = topo_mod.generate(o.topology, mix, o.seed, o.iface)
+                label = mix
+            runs.append((label, t))
+    except (topo_mod.TopologyError, OSError) as e:
+        print(f"rnsc bench mesh: {e}", file=sys.stderr)
+        return 2
+    env = environment(o)
+    out = {"environment": env, "settings": {k: getattr(o, k) for k in (
+        "topology", "file", "mix", "seed", "iface", "destinations", "timeout", "settle", "window", "poll",
+        "quick")},
+        "runs": []}
+    for idx, (label, t) in enumerate(runs):
+        log(f"run {label}: {t.name}")
+        rec = Run(o, t, label, idx).execute()
+        out["runs"].append(rec)
+        log(f"run {label}: {'converged in %.2f s' % rec['convergence_s'] if rec.get('converged') else 'did NOT converge'}"
+            f"{'' if rec['ok'] else ' — FAILED: ' + rec.get('error', 'incomplete tables or a dead daemon')}")
+    report_mod.compare(out)
+    if o.json:
+        with open(o.json, "w") as f:
+            json.dump(out, f, indent=1)
+    if o.report:
+        report_mod.write(out, o.report)
+    print(report_mod.markdown(out))
+    return 0 if all(r["ok"] for r in out["runs"]) and out.get("tables_agree", True) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

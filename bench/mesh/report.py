@@ -1,0 +1,145 @@
+# SPDX-License-Identifier: MIT
+"""Reports for `rnsc bench mesh`: path-table agreement between runs, Markdown, JSON, SVG."""
+import json
+import os
+
+COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
+
+
+def compare(out):
+    """Runs of the same shape (same node and link count) must end with the same paths: every
+    node reaching the same (origin node, destination index) set. Hop counts may differ: a
+    transport node takes the first copy of an announce it hears and drops later copies with
+    the same random blob even over fewer hops (the reference's rule, kept by rnsc), so which
+    copy wins depends on rebroadcast timing; the differences are reported, not judged."""
+    runs = [r for r in out["runs"] if r.get("tables")]
+    diffs = []
+    for i, a in enumerate(runs):
+        for b in runs[i + 1:]:
+            if (a["nodes"], a["links"]) != (b["nodes"], b["links"]):
+                continue
+            missing = hops = 0
+            for node in set(a["tables"]) | set(b["tables"]):
+                ta, tb = a["tables"].get(node, {}), b["tables"].get(node, {})
+                missing += len(set(ta) ^ set(tb))
+                hops += sum(1 for k in set(ta) & set(tb) if ta[k] != tb[k])
+            diffs.append({"a": a["label"], "b": b["label"], "differing_paths": missing,
+                          "differing_hop_counts": hops})
+    out["table_comparisons"] = diffs
+    out["tables_agree"] = all(d["differing_paths"] == 0 for d in diffs)
+
+
+def _mib(k):
+    return "" if k is None else f"{k / 1024:.1f}"
+
+
+def markdown(out):
+    env = out["environment"]
+    L = ["# Mesh benchmark (`rnsc bench mesh`)", "",
+         f"{env.get('date', '')} · {env.get('cpu', '?')} ({env.get('cpus', '?')} CPUs) · "
+         f"kernel {env.get('kernel', '?')} · reference rns {env.get('reference', '?')} · "
+         f"{env.get('rnsc', 'rnsc')} · load before {env.get('load_before', '?')}", "",
+         "Each node: one daemon in its own network namespace (transport on) plus the same "
+         "workload process (the reference's API, announcing the node's destinations) attached "
+         "over local TCP; links are veth pairs. Convergence = every daemon has a path to every "
+         "destination, polled every "
+         f"{out['settings'].get('poll')} s.", "",
+         "| run | topology | nodes (rnsc/ref) | links | destinations | converged | convergence s | "
+         "max RSS MiB rnsc | max RSS MiB ref | mesh bytes/node/min rnsc | ref | "
+         "longer than shortest | ok |",
+         "| --- | --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+    for r in out["runs"]:
+        per = r.get("per_node", [])
+
+        def agg(impl, key, f):
+            v = [p[key] for p in per if p["impl"] == impl and p.get(key) is not None]
+            return f(v) if v else None
+        mx = {i: agg(i, "hwm_kib", max) for i in ("rnsc", "ref")}
+        bpm = {i: agg(i, "bytes_per_min", lambda v: sum(v) / len(v)) for i in ("rnsc", "ref")}
+        L.append(f"| {r['label']} | {r['topology']} | {r['impls']['rnsc']}/{r['impls']['ref']} | "
+                 f"{r['links']} | {r['nodes'] * r['destinations_per_node']} | "
+                 f"{'yes' if r.get('converged') else '**no**'} | "
+                 f"{r.get('convergence_s') if r.get('convergence_s') is not None else '—'} | "
+                 f"{_mib(mx['rnsc'])} | {_mib(mx['ref'])} | "
+                 f"{'' if bpm['rnsc'] is None else round(bpm['rnsc'])} | "
+                 f"{'' if bpm['ref'] is None else round(bpm['ref'])} | "
+                 f"{r.get('non_shortest_entries', '—')} | {'yes' if r['ok'] else '**no**'} |")
+    L.append("")
+    for d in out.get("table_comparisons", []):
+        L.append(f"- path tables {d['a']} vs {d['b']}: {d['differing_paths']} paths differ, "
+                 f"{d['differing_hop_counts']} common paths have another hop count")
+    for r in out["runs"]:
+        if r.get("error"):
+            L.append(f"- run {r['label']} failed: {r['error']}")
+    L += ["", "Per node (peak RSS from VmHWM; traffic = bytes in and out on the mesh interfaces "
+          f"over the {out['settings'].get('window')} s after the announce, or until convergence "
+          "plus the settle time if later; the rate is bytes over that window):", ""]
+    for r in out["runs"]:
+        L += [f"### {r['label']}: {r['topology']}", "",
+              "| node | impl | paths | peak RSS MiB | rx bytes | tx bytes | bytes/min |",
+              "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+        for p in r.get("per_node", []):
+            L.append(f"| {p['name']} | {p['impl']} | {p.get('table_entries', p['known'])}/{p['expected']} | "
+                     f"{_mib(p.get('hwm_kib'))} | {p.get('rx_bytes', '')} | {p.get('tx_bytes', '')} | "
+                     f"{p.get('bytes_per_min', '')} |")
+        L.append("")
+    return "\n".join(L)
+
+
+def _svg_curves(out):
+    W, H, ml, mb = 640, 320, 50, 40
+    runs = [r for r in out["runs"] if r.get("curve")]
+    tmax = max([c[0] for r in runs for c in r["curve"]] + [1.0])
+    s = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" font-family="sans-serif" font-size="11">',
+         f'<text x="{W / 2}" y="14" text-anchor="middle" font-size="13">Convergence: share of (node, destination) paths known</text>',
+         f'<line x1="{ml}" y1="{H - mb}" x2="{W - 10}" y2="{H - mb}" stroke="black"/>',
+         f'<line x1="{ml}" y1="{H - mb}" x2="{ml}" y2="24" stroke="black"/>',
+         f'<text x="{W / 2}" y="{H - 8}" text-anchor="middle">seconds after the announce (max {tmax:.2f})</text>']
+    for f in (0, 0.5, 1):
+        y = H - mb - f * (H - mb - 30)
+        s.append(f'<text x="{ml - 4}" y="{y + 4}" text-anchor="end">{int(f * 100)}%</text>')
+    for i, r in enumerate(runs):
+        pts = " ".join(f"{ml + c[0] / tmax * (W - ml - 20):.1f},{H - mb - c[1] * (H - mb - 30):.1f}"
+                       for c in r["curve"])
+        col = COLORS[i % len(COLORS)]
+        s.append(f'<polyline fill="none" stroke="{col}" stroke-width="2" points="{pts}"/>')
+        s.append(f'<text x="{W - 150}" y="{40 + 14 * i}" fill="{col}">{r["label"]}: {r["topology"]}</text>')
+    s.append("</svg>")
+    return "\n".join(s)
+
+
+def _svg_bars(out, key, title, scale, unit):
+    rows = [(r["label"], p) for r in out["runs"] for p in r.get("per_node", [])
+            if p.get(key) is not None]
+    W, bw, H, mb = max(640, 60 + 14 * len(rows)), 12, 300, 60
+    vmax = max([p[key] * scale for _, p in rows] + [1e-9])
+    s = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" font-family="sans-serif" font-size="10">',
+         f'<text x="{W / 2}" y="14" text-anchor="middle" font-size="13">{title}</text>',
+         f'<text x="4" y="30">{vmax:.1f} {unit}</text>']
+    labels = sorted({lb for lb, _ in rows}, key=[r["label"] for r in out["runs"]].index)
+    for i, (lb, p) in enumerate(rows):
+        h = p[key] * scale / vmax * (H - mb - 40)
+        x = 50 + 14 * i
+        col = "#1f77b4" if p["impl"] == "rnsc" else "#d62728"
+        s.append(f'<rect x="{x}" y="{H - mb - h:.1f}" width="{bw}" height="{h:.1f}" fill="{col}">'
+                 f'<title>{lb} {p["name"]} ({p["impl"]}): {p[key] * scale:.2f} {unit}</title></rect>')
+        s.append(f'<text x="{x + 6}" y="{H - mb + 10}" text-anchor="end" transform="rotate(-60 {x + 6},{H - mb + 10})">{lb}/{p["name"]}</text>')
+    s.append(f'<text x="{W - 200}" y="30" fill="#1f77b4">rnsc daemon</text>')
+    s.append(f'<text x="{W - 200}" y="44" fill="#d62728">reference rnsd</text>')
+    del labels
+    s.append("</svg>")
+    return "\n".join(s)
+
+
+def write(out, d):
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "mesh.json"), "w") as f:
+        json.dump(out, f, indent=1)
+    with open(os.path.join(d, "mesh.md"), "w") as f:
+        f.write("<!-- SPDX-License-Identifier: MIT -->\n" + markdown(out) + "\n")
+    with open(os.path.join(d, "mesh-convergence.svg"), "w") as f:
+        f.write(_svg_curves(out))
+    with open(os.path.join(d, "mesh-rss.svg"), "w") as f:
+        f.write(_svg_bars(out, "hwm_kib", "Peak RSS per daemon", 1 / 1024, "MiB"))
+    with open(os.path.join(d, "mesh-traffic.svg"), "w") as f:
+        f.write(_svg_bars(out, "bytes_per_min", "Mesh traffic per node (in + out)", 1 / 1024, "KiB/min"))
