@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """The workload process of one mesh node (`rnsc bench mesh`): a non-transport reference
 instance attached to its node's daemon over a local TCP interface. It registers N SINGLE
-destinations (aspects rnscmesh.<node>.<i>, one identity), writes their hashes to
+destinations (aspects rnscmesh.<node>.<i>, one identity, proving every packet), writes their hashes to
 <dir>/dests.json and announces all of them each time it receives SIGUSR1. The same program
 serves rnsc and reference nodes, so the load is identical for both daemons.
 
@@ -22,6 +22,8 @@ def main():
     ident = RNS.Identity()
     dests = [RNS.Destination(ident, RNS.Destination.IN, RNS.Destination.SINGLE,
                              "rnscmesh", node, str(i)) for i in range(n)]
+    for d in dests:  # so a probe (rnprobe rnscmesh.<node>.<i>) gets a proof back
+        d.set_proof_strategy(RNS.Destination.PROVE_ALL)
     pending = []
     signal.signal(signal.SIGUSR1, lambda *_: pending.append(1))
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))

@@ -166,6 +166,25 @@ class Node:
         out = sh("ss", "-Htn", "state", "established", ns=self.ns, check=False)
         return sum(1 for ln in out.splitlines() if f":{port} " in ln + " ")
 
+    def probe(self, dest_node, dest_hash, timeout):
+        """The reference's rnprobe from this node's namespace (its own instance attached to
+        the daemon like the workload) to a workload destination; True on a proof."""
+        pd = os.path.join(self.dir, "probe")
+        if not os.path.exists(os.path.join(pd, "config")):
+            os.makedirs(pd, exist_ok=True)
+            with open(os.path.join(self.dir, "announcer", "config")) as f:
+                cfg = f.read()
+            with open(os.path.join(pd, "config"), "w") as f:
+                f.write(cfg)
+        try:
+            r = subprocess.run(["ip", "netns", "exec", self.ns, self.run.rnprobe, "--config", pd,
+                                f"rnscmesh.{dest_node}.0", dest_hash, "-t", str(timeout)],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               timeout=timeout + 20)
+        except subprocess.TimeoutExpired:
+            return False
+        return r.returncode == 0 and "Valid reply" in r.stdout
+
     def memory(self):
         m = {}
         try:
@@ -268,6 +287,7 @@ class Run:
         self.prefix = f"rm{os.getpid()}x{idx}"
         self.work = tempfile.mkdtemp(prefix=f"rnsc-mesh-{label}-", dir=opts.workdir)
         self.rnsc, self.rnsd, self.python = opts.rnsc, opts.rnsd, opts.python
+        self.rnprobe = os.path.join(os.path.dirname(opts.python), "rnprobe")
         self.announcer = os.path.join(os.path.dirname(os.path.abspath(__file__)), "announcer.py")
         self.nodes = [Node(self, i, n, impl) for i, (n, impl) in enumerate(topo.nodes)]
 
@@ -322,6 +342,65 @@ class Run:
             time.sleep(0.25)
         raise RuntimeError(f"timed out after {timeout} s waiting for {what}")
 
+    def recovery(self, o):
+        """Kills the daemon at the topology's centre (SIGKILL), restarts it from its stored
+        state and measures until its links are back and until a probe between two nodes whose
+        shortest path crosses it gets a proof again (after the workload re-announces)."""
+        t = self.topo
+        hops = t.hops()
+        n = len(self.nodes)
+        centre = min(range(n), key=lambda i: (max(hops[i]), -t.degree(i)))
+        pairs = [(hops[a][b], a, b) for a in range(n) for b in range(n)
+                 if a != b and centre not in (a, b) and hops[a][centre] + hops[centre][b] == hops[a][b]]
+        out = {"centre": self.nodes[centre].name, "ok": False}
+        if not pairs:
+            out["error"] = "no pair of nodes has a shortest path through the centre"
+            return out
+        _, a, b = max(pairs)
+        na, nb, nc = self.nodes[a], self.nodes[b], self.nodes[centre]
+        out.update({"from": na.name, "to": nb.name, "hops": hops[a][b]})
+        if not na.probe(nb.name, nb.dests[0], 15):
+            out["error"] = f"baseline probe {na.name} -> {nb.name} failed"
+            return out
+        nc.proc.kill()
+        nc.proc.wait()
+        time.sleep(1)
+        t0 = time.monotonic()
+        nc.start()
+        deg = sum(1 for x, y, f in t.links if centre in (x, y) and f["iface"] == "tcp")
+        end = t0 + o.timeout
+        while time.monotonic() < end and nc.established(MESH_PORT) < deg:
+            time.sleep(0.25)
+        out["links_s"] = round(time.monotonic() - t0, 2)
+        # A restarted transport node knows no paths it had not yet stored, and nodes that
+        # route through it keep their paths: nothing heals until the destinations announce
+        # again (in both implementations). The workload re-announces once the links are up,
+        # as applications do periodically.
+        for x in self.nodes:
+            x.ann.send_signal(signal.SIGUSR1)
+        end = time.monotonic() + min(o.timeout, 60)
+        while time.monotonic() < end:
+            if na.probe(nb.name, nb.dests[0], 5):
+                out["probe_s"] = round(time.monotonic() - t0, 2)
+                out["ok"] = True
+                break
+        # ... and until every daemon knows every destination again
+        while out["ok"] and time.monotonic() < end + 60:
+            if all(x.known(self.expected) >= len(self.expected) for x in self.nodes):
+                out["reconverged_s"] = round(time.monotonic() - t0, 2)
+                break
+            time.sleep(o.poll)
+        else:
+            if out["ok"]:
+                out["ok"] = False
+                out["error"] = "the mesh did not reconverge within 60 s of the probe"
+        if not out["ok"] and "error" not in out:
+            out["error"] = (f"no probe {na.name} -> {nb.name} got through within "
+                            f"{min(o.timeout, 60)} s of the re-announce")
+        log(f"{self.label}: recovery after killing {nc.name}: links {out['links_s']} s, "
+            f"probe {out.get('probe_s', 'never')}, reconverged {out.get('reconverged_s', 'never')}")
+        return out
+
     def execute(self):
         o, t = self.opts, self.topo
         rec = {"label": self.label, "topology": t.name, "description": t.describe(),
@@ -359,6 +438,7 @@ class Run:
                 for k, h in enumerate(n.dests):
                     owner[h] = (n.i, k)
             expected = set(owner)
+            self.expected = expected
             base = {n.name: n.traffic() for n in self.nodes}
             log(f"{self.label}: {len(self.nodes)} nodes, {len(t.links)} links up in "
                 f"{rec['setup_s']} s; announcing {len(expected)} destinations")
@@ -399,6 +479,8 @@ class Run:
                     row["rx_bytes"], row["tx_bytes"] = tr[0] - b0[0], tr[1] - b0[1]
                     row["bytes_per_min"] = round((row["rx_bytes"] + row["tx_bytes"]) * 60 / window)
                 per.append(row)
+            if o.recovery:
+                rec["recovery"] = self.recovery(o)
             # Tables are read live where the daemon answers the reference's RPC (a daemon
             # that has stopped forgets paths learnt from peers already gone), else from
             # what it persisted at a clean stop.
@@ -431,7 +513,7 @@ class Run:
                 len(tables) == len(self.nodes)
             rec["non_shortest_entries"] = mism
             rec["ok"] = rec["converged"] and rec["tables_complete"] and \
-                all(r["alive"] for r in per)
+                all(r["alive"] for r in per) and rec.get("recovery", {"ok": True})["ok"]
         except Exception as e:
             rec["error"] = str(e)
             log(f"{self.label}: FAILED: {e}")
@@ -494,6 +576,8 @@ def main(argv=None):
     ap.add_argument("--window", type=float, default=30,
                     help="traffic is counted from the announce for this long (or until "
                     "convergence plus --settle, if later), s")
+    ap.add_argument("--no-recovery", dest="recovery", action="store_false",
+                    help="skip killing and restarting the centre node")
     ap.add_argument("--poll", type=float, default=0.25)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--json", metavar="FILE")
@@ -532,7 +616,7 @@ def main(argv=None):
         return 2
     env = environment(o)
     out = {"environment": env, "settings": {k: getattr(o, k) for k in (
-        "topology", "file", "mix", "seed", "iface", "destinations", "timeout", "settle", "window", "poll",
+        "topology", "file", "mix", "seed", "iface", "destinations", "timeout", "settle", "window", "poll", "recovery",
         "quick")},
         "runs": []}
     for idx, (label, t) in enumerate(runs):

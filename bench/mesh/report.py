@@ -69,6 +69,15 @@ def markdown(out):
         L.append(f"- path tables {d['a']} vs {d['b']}: {d['differing_paths']} paths differ, "
                  f"{d['differing_hop_counts']} common paths have another hop count")
     for r in out["runs"]:
+        rc = r.get("recovery")
+        if rc:
+            L.append(f"- {r['label']}: centre node {rc['centre']} killed and restarted: links back in "
+                     f"{rc.get('links_s', '—')} s, probe {rc.get('from')} -> {rc.get('to')} "
+                     f"({rc.get('hops')} hops) through it answered {rc.get('probe_s', '—')} s after the restart "
+                     "(the workload re-announces once the links are back), every path known again "
+                     f"after {rc.get('reconverged_s', '—')} s"
+                     + (f" — {rc['error']}" if rc.get("error") else ""))
+    for r in out["runs"]:
         if r.get("error"):
             L.append(f"- run {r['label']} failed: {r['error']}")
     L += ["", "Per node (peak RSS from VmHWM; traffic = bytes in and out on the mesh interfaces "
