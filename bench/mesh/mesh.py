@@ -19,7 +19,8 @@ destinations at once and measures, per run:
 
 Everything is bounded in time. Namespaces carry the runner's PID; a detached reaper removes
 them when the runner exits for any reason (even SIGKILL), and every daemon gets
-PR_SET_PDEATHSIG so it dies with the runner.
+PR_SET_PDEATHSIG so it dies with the runner. --parallel runs the mixes side by side
+(separate namespaces), for a quick check rather than for measurement.
 """
 import argparse
 import ctypes
@@ -44,7 +45,6 @@ MESH_PORT = 4242      # every link's server end
 LOCAL_PORT = 4300     # the workload process's interface on the daemon
 HTTP_PORT = 8080      # rnsc daemon's status endpoint (loopback of its namespace)
 CLONE_NEWNET = 0x40000000
-PR_SET_PDEATHSIG = 1
 
 libc = ctypes.CDLL(None, use_errno=True)
 
@@ -62,22 +62,22 @@ def sh(*cmd, check=True, ns=None):
     return r.stdout
 
 
-def die_with_parent():
-    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    os.setpgid(0, 0)
+def in_ns_cmd(ns, cmd):
+    """cmd run inside namespace ns, killed when the thread that started it goes away
+    (setpriv sets PR_SET_PDEATHSIG, which survives the execs; no preexec_fn, so runs can
+    start processes from several threads)."""
+    return ["setpriv", "--pdeathsig", "KILL", "ip", "netns", "exec", ns] + list(cmd)
 
 
 class InNs:
     """Runs the calling thread inside a namespace for the duration of a with-block: sockets
     created there stay in it."""
-    _self = None
+    _root = os.open("/proc/self/ns/net", os.O_RDONLY)  # at import, from the main thread
 
     def __init__(self, ns):
         self.ns = ns
 
     def __enter__(self):
-        if InNs._self is None:
-            InNs._self = os.open("/proc/self/ns/net", os.O_RDONLY)
         fd = os.open(f"/run/netns/{self.ns}", os.O_RDONLY)
         try:
             if libc.setns(fd, CLONE_NEWNET) != 0:
@@ -86,7 +86,7 @@ class InNs:
             os.close(fd)
 
     def __exit__(self, *exc):
-        if libc.setns(InNs._self, CLONE_NEWNET) != 0:
+        if libc.setns(InNs._root, CLONE_NEWNET) != 0:
             raise OSError(ctypes.get_errno(), "setns back")
 
 
@@ -148,16 +148,15 @@ class Node:
         else:
             cmd = [self.run.rnsd, "--config", self.dir]
         out = open(os.path.join(self.dir, "daemon.log"), "w")
-        self.proc = subprocess.Popen(["ip", "netns", "exec", self.ns] + cmd, stdout=out,
-                                     stderr=subprocess.STDOUT, preexec_fn=die_with_parent)
+        self.proc = subprocess.Popen(in_ns_cmd(self.ns, cmd), stdout=out,
+                                     stderr=subprocess.STDOUT)
 
     def start_announcer(self, n):
         ad = os.path.join(self.dir, "announcer")
         out = open(os.path.join(ad, "announcer.log"), "w")
-        self.ann = subprocess.Popen(["ip", "netns", "exec", self.ns, self.run.python,
-                                     self.run.announcer, ad, self.name, str(n)],
-                                    stdout=out, stderr=subprocess.STDOUT,
-                                    preexec_fn=die_with_parent)
+        self.ann = subprocess.Popen(in_ns_cmd(self.ns, [self.run.python, self.run.announcer, ad,
+                                                        self.name, str(n)]),
+                                    stdout=out, stderr=subprocess.STDOUT)
 
     def alive(self):
         return self.proc is not None and self.proc.poll() is None
@@ -580,13 +579,15 @@ def main(argv=None):
                     help="skip killing and restarting the centre node")
     ap.add_argument("--poll", type=float, default=0.25)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--parallel", action="store_true",
+                    help="run the mixes at the same time (a check, not a measurement)")
     ap.add_argument("--json", metavar="FILE")
     ap.add_argument("--report", metavar="DIR", help="write mesh.md, mesh.json and SVGs here")
     ap.add_argument("--keep", action="store_true", help="keep the node directories")
     ap.add_argument("--workdir", default=None, help="where node directories go (default TMPDIR)")
     o = ap.parse_args(argv)
     if o.quick:
-        o.topology, o.file, o.mix = "grid:2x5", None, "mixed,ref,rnsc"
+        o.topology, o.file, o.mix, o.parallel = "grid:2x5", None, "mixed,ref,rnsc", True
         o.destinations, o.timeout, o.settle, o.window = 2, 120, 2, 30
     if os.geteuid() != 0:
         print("rnsc bench mesh: network namespaces need root", file=sys.stderr)
@@ -616,15 +617,22 @@ def main(argv=None):
         return 2
     env = environment(o)
     out = {"environment": env, "settings": {k: getattr(o, k) for k in (
-        "topology", "file", "mix", "seed", "iface", "destinations", "timeout", "settle", "window", "poll", "recovery",
+        "topology", "file", "mix", "seed", "iface", "destinations", "timeout", "settle", "window", "poll", "recovery", "parallel",
         "quick")},
         "runs": []}
-    for idx, (label, t) in enumerate(runs):
+    def one(idx):
+        label, t = runs[idx]
         log(f"run {label}: {t.name}")
         rec = Run(o, t, label, idx).execute()
-        out["runs"].append(rec)
         log(f"run {label}: {'converged in %.2f s' % rec['convergence_s'] if rec.get('converged') else 'did NOT converge'}"
             f"{'' if rec['ok'] else ' — FAILED: ' + rec.get('error', 'incomplete tables or a dead daemon')}")
+        return rec
+    if o.parallel and len(runs) > 1:
+        import concurrent.futures as cf
+        with cf.ThreadPoolExecutor(len(runs)) as ex:
+            out["runs"] = list(ex.map(one, range(len(runs))))
+    else:
+        out["runs"] = [one(i) for i in range(len(runs))]
     report_mod.compare(out)
     if o.json:
         with open(o.json, "w") as f:
