@@ -377,6 +377,11 @@ static int do_send(cli_env *env, const char *cfg, const char *idpath, int verbos
 		goto out;
 	}
 	uint64_t total = rnsc_resource_total_size(s.res);
+	rnsc_log(env->ctx, RNSC_LOG_VERBOSE, "cp",
+		 "advertised: %u segment%s, first transfer size %llu, data size %llu, flags 0x%02x",
+		 rnsc_resource_segments(s.res), rnsc_resource_segments(s.res) == 1 ? "" : "s",
+		 (unsigned long long)rnsc_resource_transfer_size(s.res), (unsigned long long)total,
+		 (unsigned)rnsc_resource_flags(s.res));
 	while (!s.res_done && s.res && rnsc_resource_status(s.res) < RNSC_RESOURCE_TRANSFERRING &&
 	       !rnsc_node_stopping(s.n)) {
 		rnsc_node_run_once(s.n, 100);
@@ -535,7 +540,14 @@ static void rx_concluded(void *ud, rnsc_resource *r)
 		unlink(x->tmp);
 		goto done;
 	}
+	rnsc_resource_stats rs;
+	rnsc_resource_stats_get(r, &rs);
 	rnsc_log(s->ctx, RNSC_LOG_INFO, "cp", "Incoming resource <%s> completed", hx);
+	rnsc_log(s->ctx, RNSC_LOG_VERBOSE, "cp",
+		 "received %llu bytes in %u segment%s: %llu part requests, %llu retries",
+		 (unsigned long long)x->bytes, rnsc_resource_segments(r),
+		 rnsc_resource_segments(r) == 1 ? "" : "s", (unsigned long long)rs.requests,
+		 (unsigned long long)rs.retries);
 	if (!x->name) {
 		rnsc_log(s->ctx, RNSC_LOG_WARNING, "cp", "Invalid data received, ignoring resource");
 		unlink(x->tmp);
@@ -602,8 +614,16 @@ static int l_advertised(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
 		cli_hex(idh + 7, who->hash, RNSC_TRUNCATED_HASHLEN);
 		strcat(idh, ">");
 	}
+	/* mkstemp's 0600 would outlive the rename: rncp's files get the umask's mode */
+	mode_t um = umask(0);
+	umask(um);
+	(void)fchmod(x->fd, 0666 & ~um);
 	cli_hex(hx, adv->h, 16);
 	rnsc_log(s->ctx, RNSC_LOG_INFO, "cp", "Starting resource transfer <%s>%s", hx, idh);
+	rnsc_log(s->ctx, RNSC_LOG_VERBOSE, "cp",
+		 "advertisement <%s>: segment %llu of %llu, transfer size %llu, data size %llu, "
+		 "flags 0x%02llx", hx, (unsigned long long)adv->i, (unsigned long long)adv->l,
+		 (unsigned long long)adv->t, (unsigned long long)adv->d, (unsigned long long)adv->f);
 	cb->write = rx_write;
 	cb->metadata = rx_metadata;
 	cb->concluded = rx_concluded;
