@@ -2,6 +2,9 @@
 # SPDX-License-Identifier: MIT
 # rnsc cp against the reference's rncp, live over TCP on loopback, both ways:
 #   rnsc cp FILE DEST  ->  rncp -l   and   rncp FILE DEST  ->  rnsc cp -l
+# The other two pairings run too (rnsc cp -> rnsc cp -l, rncp -> rncp -l) on the text and
+# 3-segment files, and rnsc cp's command line is checked against rncp's behaviour (bad
+# destination, missing file, missing save folder, -f refused with a clear message).
 # Files: 300 kB of random bytes (one segment, uncompressed), 600 kB of text (bz2-compressed),
 # 2.5 MiB of random bytes (3 segments) and, with RNSC_CP_64=1, 64 MiB of random bytes
 # (64 segments: about 3 minutes on a 2-core machine, the reference's sender being the
@@ -69,6 +72,7 @@ EOT
 # listener L2 (port P2) receives from the rnsc sender S2.
 config "$tmp/L1" server "$P1"; config "$tmp/S1" client "$P1"
 config "$tmp/L2" server "$P2"; config "$tmp/S2" client "$P2"
+config "$tmp/S3" client "$P1"; config "$tmp/S4" client "$P2" # rnsc -> rnsc, ref -> ref
 mkdir -p "$tmp/in1" "$tmp/in2" "$tmp/files"
 
 idof() { sed -n 's/^Identity *: <\(.*\)>.*/\1/p'; }
@@ -77,15 +81,17 @@ ID_S1=$("${RNCP[@]}" --config "$tmp/S1" -p 2>/dev/null | idof)
 ID_S2=$("$RNSC" cp --config "$tmp/S2" -p 2>/dev/null | idof)
 D_L1=$("$RNSC" cp --config "$tmp/L1" -p 2>/dev/null | dstof)
 D_L2=$("${RNCP[@]}" --config "$tmp/L2" -p 2>/dev/null | dstof)
+ID_S3=$("$RNSC" cp --config "$tmp/S3" -p 2>/dev/null | idof)
+ID_S4=$("${RNCP[@]}" --config "$tmp/S4" -p 2>/dev/null | idof)
 if [ ${#ID_S1} = 32 ] && [ ${#ID_S2} = 32 ] && [ ${#D_L1} = 32 ] && [ ${#D_L2} = 32 ]; then
   ok "identities: reference sender <$ID_S1>, rnsc sender <$ID_S2>; listeners <$D_L1> (rnsc), <$D_L2> (reference)"
 else
   bad "could not read identities/destinations ('$ID_S1' '$ID_S2' '$D_L1' '$D_L2')"; exit 1
 fi
 
-"$RNSC" cp --config "$tmp/L1" -l -a "$ID_S1" -s "$tmp/in1" -v >"$tmp/L1.log" 2>&1 &
+"$RNSC" cp --config "$tmp/L1" -l -a "$ID_S1" -a "$ID_S3" -s "$tmp/in1" -v >"$tmp/L1.log" 2>&1 &
 pids+=($!)
-"${RNCP[@]}" --config "$tmp/L2" -l -a "$ID_S2" -s "$tmp/in2" >"$tmp/L2.log" 2>&1 &
+"${RNCP[@]}" --config "$tmp/L2" -l -a "$ID_S2" -a "$ID_S4" -s "$tmp/in2" >"$tmp/L2.log" 2>&1 &
 pids+=($!)
 if wait_for 20 port_open "$P1" && wait_for 30 port_open "$P2"; then ok "both listeners up"
 else bad "a listener did not start" "$tmp/L1.log" "$tmp/L2.log"; exit 1; fi
@@ -139,6 +145,24 @@ for f in $FILES; do
   check_file "rncp -> rnsc cp -l: $f" "$src" "$tmp/in1/$f" "$tmp/S1_$f.log" "$tmp/L1.log"
 done
 
+# The other pairings: rnsc -> rnsc and reference -> reference (saved under another name)
+for f in text_600k.txt random_3seg.bin; do
+  src="$tmp/files/$f"
+  cp "$src" "$tmp/files/rr_$f"
+  (cd "$tmp" && timeout 120 "$RNSC" cp --config "$tmp/S3" -S "$tmp/files/rr_$f" "$D_L1" >"$tmp/S3_$f.log" 2>&1); rc=$?
+  [ $rc = 0 ] && ok "rnsc cp -> rnsc cp -l: $f" || bad "rnsc cp -> rnsc cp -l: $f (rc=$rc)" "$tmp/S3_$f.log" "$tmp/L1.log"
+  wait_for 10 saved "$tmp/in1/rr_$f" "$tmp/L1.log"
+  check_file "rnsc cp -> rnsc cp -l: $f" "$src" "$tmp/in1/rr_$f" "$tmp/S3_$f.log" "$tmp/L1.log"
+  (cd "$tmp" && timeout 120 "${RNCP[@]}" --config "$tmp/S4" -S "$tmp/files/rr_$f" "$D_L2" >"$tmp/S4_$f.log" 2>&1); rc=$?
+  [ $rc = 0 ] && ok "rncp -> rncp -l: $f" || bad "rncp -> rncp -l: $f (rc=$rc)" "$tmp/S4_$f.log" "$tmp/L2.log"
+  wait_for 10 saved "$tmp/in2/rr_$f" "$tmp/L2.log"
+  check_file "rncp -> rncp -l: $f" "$src" "$tmp/in2/rr_$f" "$tmp/S4_$f.log" "$tmp/L2.log"
+done
+# A second copy of a file is saved with a numeric suffix, as rncp does
+(cd "$tmp" && timeout 60 "$RNSC" cp --config "$tmp/S3" -S "$tmp/files/rr_text_600k.txt" "$D_L1" >"$tmp/S3_again.log" 2>&1)
+wait_for 10 saved "$tmp/in1/rr_text_600k.txt.1" "$tmp/L1.log" &&
+  ok "a second rr_text_600k.txt is saved as rr_text_600k.txt.1" || bad "no .1 suffix" "$tmp/L1.log"
+
 # What the rnsc ends saw of the reference's resources: flags of the first segment
 # (0x01 encrypted, 0x02 compressed, 0x04 split, 0x20 metadata) and segment counts.
 flags_rx() { grep "advertisement" "$tmp/L1.log" | sed -n "$1p" | sed 's/.*flags //'; }
@@ -172,8 +196,26 @@ config "$tmp/X1" client "$P1"; config "$tmp/X2" client "$P2"
 (cd "$tmp" && timeout 60 "$RNSC" cp --config "$tmp/X2" -S -w 10 "$tmp/files/random_300k.bin" "$D_L2" >"$tmp/X2.log" 2>&1); rc=$?
 [ $rc = 1 ] && ! grep -q "copied to" "$tmp/X2.log" && ok "rncp -l refuses an unknown rnsc cp sender (rc=1: $(tail -1 "$tmp/X2.log"))" ||
   bad "rncp -l accepted an unknown rnsc sender (rc=$rc)" "$tmp/X2.log"
-[ "$(ls "$tmp/in1" | wc -l)" = "$(echo $FILES | wc -w)" ] && ok "no stray files in the rnsc listener's folder" ||
+[ "$(ls -A "$tmp/in1" | wc -l)" = "$(( $(echo $FILES | wc -w) + 3 ))" ] && ok "no stray files in the rnsc listener's folder" ||
   bad "rnsc listener folder: $(ls -a "$tmp/in1")"
+
+# rnsc cp's command line, as rncp answers it
+out=$("$RNSC" cp --config "$tmp/S3" "$tmp/files/random_300k.bin" abcd 2>&1); rc=$?
+[ $rc = 1 ] && grep -q "must be 32 hexadecimal characters" <<<"$out" && ok "short destination: rc=1" || bad "short destination: rc=$rc $out"
+out=$("$RNSC" cp --config "$tmp/S3" "$tmp/files/random_300k.bin" zz0123456789abcdef0123456789abcd 2>&1); rc=$?
+[ $rc = 1 ] && grep -q "Invalid destination entered" <<<"$out" && ok "non-hex destination: rc=1" || bad "non-hex destination: rc=$rc $out"
+out=$("$RNSC" cp --config "$tmp/S3" "$tmp/nofile" "$D_L1" 2>&1); rc=$?
+[ $rc = 1 ] && grep -q "File not found" <<<"$out" && ok "missing file: rc=1" || bad "missing file: rc=$rc $out"
+out=$("$RNSC" cp --config "$tmp/S3" -l -s "$tmp/nodir" 2>&1); rc=$?
+[ $rc = 3 ] && grep -q "Output directory not found" <<<"$out" && ok "missing save folder: rc=3" || bad "missing save folder: rc=$rc $out"
+out=$("$RNSC" cp --config "$tmp/S3" -f somefile "$D_L1" 2>&1); rc=$?
+[ $rc = 2 ] && grep -q "needs requests" <<<"$out" && ok "-f refused with a clear message: rc=2" || bad "-f: rc=$rc $out"
+out=$("$RNSC" cp --config "$tmp/S3" -w 2 -S "$tmp/files/random_300k.bin" 00112233445566778899aabbccddeeff 2>&1); rc=$?
+[ $rc = 1 ] && grep -q "Path not found" <<<"$out" && ok "unknown destination: Path not found, rc=1" || bad "unknown destination: rc=$rc $out"
+out=$("$RNSC" cp 2>&1); rc=$?
+[ $rc = 0 ] && grep -q "Reticulum File Transfer Utility" <<<"$out" && ok "no arguments: help, rc=0" || bad "no arguments: rc=$rc"
+out=$("$RNSC" cp --config "$tmp/S3" -i "$tmp/files/random_300k.bin" -p 2>&1); rc=$?
+[ $rc = 2 ] && ok "unusable identity file: rc=2" || bad "unusable identity file: rc=$rc $out"
 
 echo "# $pass passed, $fail failed"
 [ $fail = 0 ]
