@@ -189,6 +189,7 @@ static void teardown_pair(void)
 
 static uint64_t hctr;
 static int faulting; /* allocation failures are being injected */
+static uint64_t step_ms; /* the clock advances this much per delivered packet */
 /* Delivers one queued packet of `from` to `to`; returns 0 when none was queued. */
 static int deliver_one(end *from, end *to)
 {
@@ -197,6 +198,7 @@ static int deliver_one(end *from, end *to)
 	qpkt p = from->q[0];
 	memmove(from->q, from->q + 1, (from->qn - 1) * sizeof(qpkt));
 	from->qn--;
+	now += step_ms;
 	uint8_t h[32] = {0};
 	hctr++;
 	memcpy(h, &hctr, sizeof(hctr)); /* a distinct packet hash per packet */
@@ -423,6 +425,46 @@ static void t_segments(void)
 	CU_ASSERT_EQUAL(R.status, RNSC_RESOURCE_COMPLETE);
 	CU_ASSERT_EQUAL(rnsc_resource_segment_index(S.r), 64);
 	expect_pattern(&R, size);
+	teardown_pair();
+}
+
+static void t_rates(void)
+{
+	/* a fast link (1 ms per packet): after FAST_RATE_THRESHOLD fast rounds the window may
+	 * grow past WINDOW_MAX_SLOW */
+	static uint8_t d[400000];
+	for (size_t i = 0; i < sizeof(d); i++)
+		d[i] = (uint8_t)(i * 7 + (i >> 9));
+	setup(500, sizeof(d));
+	step_ms = 1;
+	CU_ASSERT_EQUAL_FATAL(start(sizeof(d), d, NULL, 0), 0);
+	run();
+	CU_ASSERT_EQUAL(R.status, RNSC_RESOURCE_COMPLETE);
+	CU_ASSERT(R.sink_len == sizeof(d) && memcmp(R.sink, d, sizeof(d)) == 0);
+	CU_ASSERT(rnsc_resource_window(R.r) > RNSC_RESOURCE_WINDOW_MAX_SLOW);
+	teardown_pair();
+	/* a very slow link (3 s per packet): after VERY_SLOW_RATE_THRESHOLD slow rounds
+	 * window_max drops to WINDOW_MAX_VERY_SLOW, so the window (4, then 5 and 6 in those two
+	 * rounds: the reference grows it before measuring) grows no further */
+	setup(500, 1 << 16);
+	step_ms = 3000;
+	CU_ASSERT_EQUAL_FATAL(start(12000, d, NULL, 0), 0);
+	run();
+	CU_ASSERT_EQUAL(R.status, RNSC_RESOURCE_COMPLETE);
+	CU_ASSERT(R.sink_len == 12000 && memcmp(R.sink, d, 12000) == 0);
+	CU_ASSERT(rnsc_resource_window(R.r) <= RNSC_RESOURCE_WINDOW + 2);
+	step_ms = 0;
+	teardown_pair();
+	/* the link's defaults when it reports no RTT or handshake cost */
+	setup(500, 1 << 16);
+	S.link.rtt = 0;
+	S.link.establishment_cost = 0;
+	R.link.rtt = 0;
+	R.link.establishment_cost = 0;
+	CU_ASSERT_EQUAL_FATAL(start(3000, d, NULL, 0), 0);
+	CU_ASSERT_EQUAL(rnsc_resource_next_deadline(S.r), now + 6 + 1000);
+	run();
+	CU_ASSERT_EQUAL(R.status, RNSC_RESOURCE_COMPLETE);
 	teardown_pair();
 }
 
@@ -943,6 +985,10 @@ static void t_receiver_edges(void)
 	pump();
 	CU_ASSERT_EQUAL(rnsc_resource_status(R.r), RNSC_RESOURCE_TRANSFERRING);
 	memcpy(hmu, rnsc_resource_hash(R.r), 32);
+	memcpy(hmu + 32, "\x92\x01\xa1", 3); /* unparseable: dropped */
+	CU_ASSERT_EQUAL(rnsc_resource_packet(R.r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE_HMU, hmu, 35,
+					     NULL, now), 0);
+	CU_ASSERT_EQUAL(rnsc_resource_status(R.r), RNSC_RESOURCE_TRANSFERRING);
 	memcpy(hmu + 32, "\x92\x01\xc4\x00", 4);
 	CU_ASSERT_EQUAL(rnsc_resource_packet(R.r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE_HMU, hmu, 36,
 					     NULL, now), 0);
@@ -1076,6 +1122,7 @@ int main(void)
 		{"small transfer", t_small},
 		{"metadata, bz2, hashmap updates", t_metadata_compressed_hmu},
 		{"3 and 64 segments", t_segments},
+		{"fast and very slow rates", t_rates},
 		{"dropped first request is retried", t_dropped_first_request},
 		{"corrupt and lost parts, lost HMU", t_corrupt_and_lost_parts},
 		{"bad proofs", t_bad_proof},
