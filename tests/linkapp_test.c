@@ -207,6 +207,10 @@ static int rx_done(void)
 	return RX.done;
 }
 static xfer TX;
+static int rx_started(void)
+{
+	return RX.sink_len > 0;
+}
 static int tx_done(void)
 {
 	return TX.done;
@@ -401,19 +405,19 @@ static void test_linkapp(void)
 	p = (rnsc_resource_params){.size = 800000};
 	r = NULL;
 	CU_ASSERT_EQUAL(rnsc_linkapp_send_resource(CL, link_id, &XCB, &TX, &p, &r), 0);
-	pump(30);
-	if (!TX.done)
-		rnsc_linkapp_cancel_resource(CL, r);
+	rnsc_linkapp_cancel_resource(CL, r); /* advertisement and ICL leave together */
 	CU_ASSERT(TX.done && TX.status == RNSC_RESOURCE_FAILED);
-	pump(100);
-	CU_ASSERT(!RX.done || RX.status == RNSC_RESOURCE_FAILED);
+	CU_ASSERT(pump_until(2000, rx_done));
+	CU_ASSERT_EQUAL(RX.status, RNSC_RESOURCE_FAILED);
 
 	/* 7: the link closes mid-transfer: both ends conclude FAILED */
 	reset_xfers(sink, sizeof(sink));
 	TX.src = big;
 	p = (rnsc_resource_params){.size = sizeof(big)};
 	CU_ASSERT_EQUAL(rnsc_linkapp_send_resource(CL, link_id, &XCB, &TX, &p, NULL), 0);
-	pump(40);
+	/* closed once the first of the 3 segments has been written */
+	CU_ASSERT(pump_until(10000, rx_started));
+	CU_ASSERT(!TX.done);
 	CU_ASSERT_EQUAL(rnsc_transport_link_close(ct, link_id, rnsc_node_now_ms()), 0);
 	rnsc_node_flush(CN);
 	pump(200);
