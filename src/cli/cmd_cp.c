@@ -120,7 +120,8 @@ typedef struct cp_state {
 	uint8_t link_id[RNSC_TRUNCATED_HASHLEN];
 	int link_up, link_closed;
 	rnsc_resource *res;
-	int res_status, res_done;
+	int res_status, res_done, phy_rates;
+	uint64_t phy_bytes; /* part bytes sent, resends included (-P) */
 	/* listener */
 	int allow_all, overwrite;
 	uint8_t allowed[MAX_ALLOWED][RNSC_TRUNCATED_HASHLEN];
@@ -237,13 +238,22 @@ static void progress_line(cp_state *s, unsigned *i, uint64_t total, double start
 	double prg = done ? 1.0 : (s->res ? rnsc_resource_progress(s->res) : 0);
 	double el = (double)rnsc_monotonic_ns() / 1e9 - started;
 	double speed = el > 0 ? prg * (double)total / el : 0;
-	char cs[32], ts[32], ss[32];
+	char cs[32], ts[32], ss[32], ps[32], phy[64] = "";
+	if (s->res) {
+		rnsc_resource_stats st;
+		rnsc_resource_stats_get(s->res, &st);
+		s->phy_bytes = st.bytes;
+	}
+	if (s->phy_rates && !done) {
+		size_str(ps, sizeof(ps), el > 0 ? (double)s->phy_bytes / el : 0, 'b');
+		snprintf(phy, sizeof(phy), " (%sps at physical layer)", ps);
+	}
 	size_str(cs, sizeof(cs), floor(prg * (double)total), 'B');
 	size_str(ts, sizeof(ts), (double)total, 'B');
 	size_str(ss, sizeof(ss), speed, 'b');
 	if (!done)
-		printf(ERASE "Transferring file %s %.1f%% - %s of %s - %sps  ", syms[*i % 7],
-		       round(prg * 1000.0) / 10.0, cs, ts, ss);
+		printf(ERASE "Transferring file %s %.1f%% - %s of %s - %sps%s  ", syms[*i % 7],
+		       round(prg * 1000.0) / 10.0, cs, ts, ss, phy);
 	else
 		printf(ERASE "Transfer complete  %.1f%% - %s of %s - %sps  ", 100.0, cs, ts, ss);
 	fflush(stdout);
@@ -252,7 +262,7 @@ static void progress_line(cp_state *s, unsigned *i, uint64_t total, double start
 
 static int do_send(cli_env *env, const char *cfg, const char *idpath, int verbosity,
 		   const char *dest_hex, const char *file, double timeout, int silent,
-		   int no_compress)
+		   int no_compress, int phy_rates)
 {
 	uint8_t dest[RNSC_TRUNCATED_HASHLEN];
 	if (strlen(dest_hex) != 2 * RNSC_TRUNCATED_HASHLEN) {
@@ -270,7 +280,7 @@ static int do_send(cli_env *env, const char *cfg, const char *idpath, int verbos
 		return 1;
 	}
 	int anim = !silent && isatty(STDOUT_FILENO);
-	cp_state s = {.ctx = env->ctx, .fd = -1};
+	cp_state s = {.ctx = env->ctx, .fd = -1, .phy_rates = phy_rates};
 	s.fd = open(file, O_RDONLY | O_CLOEXEC);
 	if (s.fd < 0) {
 		printf("File not found\n");
@@ -793,7 +803,7 @@ int cmd_cp(int argc, char **argv)
 		{0, 0, 0, 0}};
 	const char *cfg = NULL, *save = NULL, *idpath = NULL;
 	int verbose = 0, quiet = 0, silent = 0, listen = 0, no_compress = 0, allow_fetch = 0;
-	int fetch = 0, overwrite = 0, no_auth = 0, print_id = 0, c;
+	int fetch = 0, overwrite = 0, no_auth = 0, print_id = 0, phy_rates = 0, c;
 	long announce = -1;
 	double wait = PATH_REQUEST_TIMEOUT_S;
 	char *allowed[MAX_ALLOWED];
@@ -836,7 +846,7 @@ int cmd_cp(int argc, char **argv)
 				return CLI_USAGE;
 			}
 			break;
-		case 'P': break; /* physical-layer rates are not tracked separately */
+		case 'P': phy_rates = 1; break;
 		case OPT_VERSION: printf("rnsc cp %s\n", PACKAGE_VERSION); return CLI_OK;
 		case 'h': usage(stdout); return CLI_OK;
 		default: usage(stderr); return CLI_USAGE;
@@ -871,7 +881,7 @@ int cmd_cp(int argc, char **argv)
 				no_auth, save, (int)announce, overwrite);
 	else
 		ret = do_send(&env, cfg, idpath, verbose - quiet, dest, file, wait, silent,
-			      no_compress);
+			      no_compress, phy_rates);
 	cli_env_close(&env);
 	return ret;
 }
