@@ -354,6 +354,29 @@ static void test_linkapp(void)
 	CU_ASSERT(RX.sink_len == sizeof(big) && memcmp(sink, big, sizeof(big)) == 0);
 	CU_ASSERT_EQUAL(CA.offered, 1); /* later segments are not offered again */
 
+	/* 2b: two resources sent back to back on one link: the second waits (QUEUED) until the
+	 * first concluded, then goes */
+	reset_xfers(sink, sizeof(sink));
+	static xfer TX2;
+	memset(&TX2, 0, sizeof(TX2));
+	SA.accept = 1;
+	TX.src = data;
+	TX2.src = data + 1000;
+	p = (rnsc_resource_params){.size = 50000};
+	rnsc_resource *r1 = NULL, *r2 = NULL;
+	CU_ASSERT_EQUAL(rnsc_linkapp_send_resource(CL, link_id, &XCB, &TX, &p, &r1), 0);
+	CU_ASSERT_EQUAL(rnsc_linkapp_send_resource(CL, link_id, &XCB, &TX2, &p, &r2), 0);
+	CU_ASSERT_EQUAL(rnsc_resource_status(r1), RNSC_RESOURCE_ADVERTISED);
+	CU_ASSERT_EQUAL(rnsc_resource_status(r2), RNSC_RESOURCE_QUEUED);
+	CU_ASSERT(pump_until(5000, tx_done));
+	CU_ASSERT_EQUAL(TX.status, RNSC_RESOURCE_COMPLETE);
+	for (int i = 0; i < 500 && !TX2.done; i++)
+		pump(10);
+	CU_ASSERT(TX2.done && TX2.status == RNSC_RESOURCE_COMPLETE);
+	/* the sink got both, in order */
+	CU_ASSERT(RX.sink_len == 100000 && memcmp(sink, data, 50000) == 0 &&
+		  memcmp(sink + 50000, data + 1000, 50000) == 0);
+
 	/* 3: rejected by the application */
 	reset_xfers(sink, sizeof(sink));
 	SA.accept = 0;

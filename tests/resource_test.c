@@ -1093,6 +1093,31 @@ static void t_api(void)
 	CU_ASSERT_EQUAL(R.status, RNSC_RESOURCE_COMPLETE);
 	teardown_pair();
 
+	/* a queued resource is prepared but waits for rnsc_resource_advertise() */
+	setup(500, 1 << 16);
+	uint8_t qd[2000];
+	wt_rng(NULL, qd, sizeof(qd));
+	S.src = qd;
+	rnsc_resource_params qp = {.size = sizeof(qd), .queued = 1};
+	CU_ASSERT_EQUAL_FATAL(rnsc_resource_send(C, &S.r, &S.link, &CB, &S, &qp, now), 0);
+	CU_ASSERT_EQUAL(rnsc_resource_status(S.r), RNSC_RESOURCE_QUEUED);
+	CU_ASSERT_EQUAL(S.qn, 0);
+	CU_ASSERT_EQUAL(rnsc_resource_next_deadline(S.r), UINT64_MAX);
+	CU_ASSERT_EQUAL(rnsc_resource_advertise(S.r, now), 0);
+	CU_ASSERT_EQUAL(rnsc_resource_advertise(S.r, now), RNSC_ERR_STATE);
+	CU_ASSERT_EQUAL(rnsc_resource_advertise(NULL, now), RNSC_ERR_INVAL);
+	run();
+	CU_ASSERT_EQUAL(R.status, RNSC_RESOURCE_COMPLETE);
+	CU_ASSERT(R.sink_len == sizeof(qd) && memcmp(R.sink, qd, sizeof(qd)) == 0);
+	teardown_pair();
+	setup(500, 1 << 16);
+	S.src = qd;
+	CU_ASSERT_EQUAL_FATAL(rnsc_resource_send(C, &S.r, &S.link, &CB, &S, &qp, now), 0);
+	S.fail_send = 1;
+	CU_ASSERT_EQUAL(rnsc_resource_advertise(S.r, now), RNSC_ERR_STATE);
+	CU_ASSERT_EQUAL(S.status, RNSC_RESOURCE_FAILED);
+	teardown_pair();
+
 	/* allocation failures anywhere in send / accept: clean errors, nothing leaks */
 	uint8_t d[30000];
 	wt_rng(NULL, d, sizeof(d));

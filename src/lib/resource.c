@@ -392,7 +392,9 @@ int rnsc_resource_send(rnsc_ctx *ctx, rnsc_resource **out, const rnsc_resource_l
 				      : (uint64_t)(r->link.rtt * RNSC_LINK_TRAFFIC_TIMEOUT_FACTOR *
 						   1000.0);
 	int rc = prepare_segment(r, 1);
-	if (!rc)
+	if (!rc && p->queued)
+		r->status = RNSC_RESOURCE_QUEUED;
+	else if (!rc)
 		rc = advertise(r, now);
 	if (rc) {
 		rnsc_resource_del(r);
@@ -400,6 +402,18 @@ int rnsc_resource_send(rnsc_ctx *ctx, rnsc_resource **out, const rnsc_resource_l
 	}
 	*out = r;
 	return 0;
+}
+
+int rnsc_resource_advertise(rnsc_resource *r, uint64_t now)
+{
+	if (!r)
+		return RNSC_ERR_INVAL;
+	if (r->status != RNSC_RESOURCE_QUEUED || r->concluded)
+		return RNSC_ERR_STATE;
+	int rc = advertise(r, now);
+	if (rc)
+		fail(r, now);
+	return rc;
 }
 
 static int req_seen(rnsc_resource *r, const uint8_t h[HL])

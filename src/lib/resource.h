@@ -154,6 +154,10 @@ typedef struct rnsc_resource_params {
 	int is_response;
 	/* advertisement timeout in ms; 0: link rtt * 6 (Link.traffic_timeout_factor) */
 	uint64_t timeout_ms;
+	/* Prepare the first segment but do not advertise it: state QUEUED until
+	 * rnsc_resource_advertise() (the reference queues a resource while its link has another
+	 * outgoing one: Link.ready_for_new_resource). */
+	int queued;
 } rnsc_resource_params;
 
 /* Sender: prepares the first segment and sends its advertisement (state ADVERTISED).
@@ -162,6 +166,10 @@ typedef struct rnsc_resource_params {
 RNSC_API int rnsc_resource_send(rnsc_ctx *ctx, rnsc_resource **out, const rnsc_resource_link *link,
 				const rnsc_resource_callbacks *cb, void *cb_ud,
 				const rnsc_resource_params *p, uint64_t now);
+
+/* Advertises a QUEUED resource (see rnsc_resource_params.queued). Returns 0,
+ * RNSC_ERR_STATE (not QUEUED), the errors of send(). */
+RNSC_API int rnsc_resource_advertise(rnsc_resource *r, uint64_t now);
 
 /* Receiver: Resource.accept for an advertisement (adv_plain is the decrypted RESOURCE_ADV
  * data): registers the hashmap and sends the first part request (state TRANSFERRING).

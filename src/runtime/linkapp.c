@@ -164,6 +164,29 @@ static void settle(rnsc_linkapp *la)
 			pp = &e->next;
 		}
 	}
+	/* Link.ready_for_new_resource: one outgoing resource per link at a time; the oldest
+	 * queued one (the list is newest first) goes when the link is free */
+	for (la_link *lk = la->links; lk; lk = lk->next) {
+		la_res *next = NULL;
+		int busy = 0;
+		for (la_res *e = la->res; e; e = e->next) {
+			if (e->lk != lk || !rnsc_resource_is_initiator(e->r) || rnsc_resource_done(e->r))
+				continue;
+			if (rnsc_resource_status(e->r) == RNSC_RESOURCE_QUEUED)
+				next = e;
+			else
+				busy = 1;
+		}
+		if (!busy && next) {
+			la->depth++;
+			(void)rnsc_resource_advertise(next->r, rnsc_node_now_ms());
+			la->depth--;
+			if (rnsc_resource_done(next->r)) {
+				settle(la); /* reap it and try the next one */
+				return;
+			}
+		}
+	}
 	rnsc_node_flush(la->n);
 	arm(la);
 }
@@ -430,8 +453,12 @@ int rnsc_linkapp_send_resource(rnsc_linkapp *la, const uint8_t link_id[HL],
 	if (rc)
 		return rc;
 	rnsc_resource *r = NULL;
+	rnsc_resource_params qp = *p;
+	for (la_res *e = la->res; e; e = e->next)
+		if (e->lk == lk && rnsc_resource_is_initiator(e->r) && !rnsc_resource_done(e->r))
+			qp.queued = 1; /* the link has an outgoing resource: wait for it */
 	la->depth++;
-	rc = rnsc_resource_send(la->ctx, &r, &rl, cb, cb_ud, p, rnsc_node_now_ms());
+	rc = rnsc_resource_send(la->ctx, &r, &rl, cb, cb_ud, &qp, rnsc_node_now_ms());
 	la->depth--;
 	if (rc == 0 && (rc = add_res(la, lk, r)) != 0)
 		rnsc_resource_del(r);

@@ -16,8 +16,9 @@
  * advertisements are ignored (ACCEPT_NONE); otherwise the callback decides (ACCEPT_APP;
  * return 1 for ACCEPT_ALL). Later segments of an accepted split resource are taken without
  * asking again (the reference asks per segment; rncp answers the same every time).
- * Outgoing resources on one link may run concurrently (the reference queues them: one
- * outgoing resource per link at a time); the request manager should keep that order itself.
+ * Outgoing resources on one link go one at a time, as the reference's
+ * Link.ready_for_new_resource has it: a resource sent while another is running on the link is
+ * prepared and QUEUED, and advertised when the link is free (oldest first).
  *
  * Ownership: linkapp borrows the node (which must outlive it) and owns the resources it runs:
  * a resource is freed right after its concluded callback returns, so pointers handed to
