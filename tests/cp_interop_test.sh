@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: MIT
 # rnsc cp against the reference's rncp, live over TCP on loopback, both ways:
 #   rnsc cp FILE DEST  ->  rncp -l   and   rncp FILE DEST  ->  rnsc cp -l
+# The 3-segment file also crosses an rnsc daemon as transport node, both ways.
 # The other two pairings run too (rnsc cp -> rnsc cp -l, rncp -> rncp -l) on the text and
 # 3-segment files, and rnsc cp's command line is checked against rncp's behaviour (bad
 # destination, missing file, missing save folder, -f refused with a clear message).
@@ -38,9 +39,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-read -r P1 P2 < <("$PY" -c '
+read -r P1 P2 P3 < <("$PY" -c '
 import socket
-s = [socket.socket() for _ in range(2)]
+s = [socket.socket() for _ in range(3)]
 for x in s: x.bind(("127.0.0.1", 0))
 print(*[x.getsockname()[1] for x in s])')
 
@@ -198,6 +199,47 @@ config "$tmp/X1" client "$P1"; config "$tmp/X2" client "$P2"
   bad "rncp -l accepted an unknown rnsc sender (rc=$rc)" "$tmp/X2.log"
 [ "$(ls -A "$tmp/in1" | wc -l)" = "$(( $(echo $FILES | wc -w) + 3 ))" ] && ok "no stray files in the rnsc listener's folder" ||
   bad "rnsc listener folder: $(ls -a "$tmp/in1")"
+
+# Through a transport node (rnsc daemon, enable_transport): both ends are TCP clients of it,
+# the link and the resource cross the daemon (link table, MTU clamping on the way).
+mkdir -p "$tmp/T" "$tmp/in5" "$tmp/in6"
+cat >"$tmp/T/config" <<EOT
+[reticulum]
+  enable_transport = yes
+  share_instance = no
+  respond_to_probes = no
+[interfaces]
+  [[Hub]]
+    type = TCPServerInterface
+    enabled = yes
+    listen_ip = 127.0.0.1
+    listen_port = $P3
+EOT
+"$RNSC" daemon --config "$tmp/T" >"$tmp/T.log" 2>&1 &
+pids+=($!)
+if wait_for 20 port_open "$P3"; then
+  for d in L5 S5 L6 S6; do config "$tmp/$d" client "$P3"; done
+  ID_S5=$("${RNCP[@]}" --config "$tmp/S5" -p 2>/dev/null | idof)
+  ID_S6=$("$RNSC" cp --config "$tmp/S6" -p 2>/dev/null | idof)
+  D_L5=$("$RNSC" cp --config "$tmp/L5" -p 2>/dev/null | dstof)
+  D_L6=$("${RNCP[@]}" --config "$tmp/L6" -p 2>/dev/null | dstof)
+  "$RNSC" cp --config "$tmp/L5" -l -a "$ID_S5" -s "$tmp/in5" -b 2 -v >"$tmp/L5.log" 2>&1 &
+  pids+=($!)
+  "${RNCP[@]}" --config "$tmp/L6" -l -a "$ID_S6" -s "$tmp/in6" -b 2 >"$tmp/L6.log" 2>&1 &
+  pids+=($!)
+  sleep 4
+  f=random_3seg.bin; src="$tmp/files/$f"
+  (cd "$tmp" && timeout 120 "${RNCP[@]}" --config "$tmp/S5" -S -w 30 "$src" "$D_L5" >"$tmp/S5.log" 2>&1); rc=$?
+  [ $rc = 0 ] && ok "rncp -> rnsc daemon -> rnsc cp -l: $f" || bad "rncp via the transport node (rc=$rc)" "$tmp/S5.log" "$tmp/L5.log" "$tmp/T.log"
+  wait_for 10 saved "$tmp/in5/$f" "$tmp/L5.log"
+  check_file "rncp -> rnsc daemon -> rnsc cp -l: $f" "$src" "$tmp/in5/$f" "$tmp/S5.log" "$tmp/L5.log"
+  (cd "$tmp" && timeout 120 "$RNSC" cp --config "$tmp/S6" -S -w 30 "$src" "$D_L6" >"$tmp/S6.log" 2>&1); rc=$?
+  [ $rc = 0 ] && ok "rnsc cp -> rnsc daemon -> rncp -l: $f" || bad "rnsc cp via the transport node (rc=$rc)" "$tmp/S6.log" "$tmp/L6.log" "$tmp/T.log"
+  wait_for 10 saved "$tmp/in6/$f" "$tmp/L6.log"
+  check_file "rnsc cp -> rnsc daemon -> rncp -l: $f" "$src" "$tmp/in6/$f" "$tmp/S6.log" "$tmp/L6.log"
+else
+  bad "the rnsc daemon did not start" "$tmp/T.log"
+fi
 
 # rnsc cp's command line, as rncp answers it
 out=$("$RNSC" cp --config "$tmp/S3" "$tmp/files/random_300k.bin" abcd 2>&1); rc=$?
