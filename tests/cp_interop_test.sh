@@ -159,6 +159,17 @@ for f in text_600k.txt random_3seg.bin; do
   wait_for 10 saved "$tmp/in2/rr_$f" "$tmp/L2.log"
   check_file "rncp -> rncp -l: $f" "$src" "$tmp/in2/rr_$f" "$tmp/S4_$f.log" "$tmp/L2.log"
 done
+# 64 segments live between rnsc ends (no compression: a few seconds); with the reference at
+# either end it is opt-in (RNSC_CP_64=1) for its runtime.
+head -c $((64 * 1048575 - 300)) /dev/urandom >"$tmp/files/rr_64seg.bin"
+t0=$SECONDS
+(cd "$tmp" && timeout 120 "$RNSC" cp --config "$tmp/S3" -S -C -v "$tmp/files/rr_64seg.bin" "$D_L1" >"$tmp/S3_64.log" 2>&1); rc=$?
+[ $rc = 0 ] && grep -q "advertised: 64 segments" "$tmp/S3_64.log" &&
+  ok "rnsc cp -C -> rnsc cp -l: 64 segments in $((SECONDS - t0)) s" || bad "rnsc 64 segments (rc=$rc)" "$tmp/S3_64.log" "$tmp/L1.log"
+wait_for 20 saved "$tmp/in1/rr_64seg.bin" "$tmp/L1.log"
+check_file "rnsc cp -> rnsc cp -l: 64 segments" "$tmp/files/rr_64seg.bin" "$tmp/in1/rr_64seg.bin" "$tmp/S3_64.log" "$tmp/L1.log"
+rm -f "$tmp/files/rr_64seg.bin" "$tmp/in1/rr_64seg.bin"
+
 # A second copy of a file is saved with a numeric suffix, as rncp does
 (cd "$tmp" && timeout 60 "$RNSC" cp --config "$tmp/S3" -S "$tmp/files/rr_text_600k.txt" "$D_L1" >"$tmp/S3_again.log" 2>&1)
 wait_for 10 saved "$tmp/in1/rr_text_600k.txt.1" "$tmp/L1.log" &&
