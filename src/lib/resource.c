@@ -650,7 +650,8 @@ static int setup_incoming(rnsc_resource *r, const rnsc_resource_adv *a)
 	r->part_timeout_factor = RNSC_RESOURCE_PART_TIMEOUT_FACTOR;
 	r->retries_left = RNSC_RESOURCE_MAX_RETRIES;
 	r->data = rnsc_alloc(r->ctx, a->t ? (size_t)a->t : 1);
-	r->hashmap = rnsc_alloc(r->ctx, r->total_parts * MH + 1);
+	/* zeroed: a hostile hashmap update can leave holes the request's "last map hash" reads */
+	r->hashmap = rnsc_calloc(r->ctx, r->total_parts * MH + 1, 1);
 	r->have = rnsc_calloc(r->ctx, r->total_parts + 1, 1);
 	r->hm_have = rnsc_calloc(r->ctx, r->total_parts + 1, 1);
 	if (!r->data || !r->hashmap || !r->have || !r->hm_have)

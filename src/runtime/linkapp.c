@@ -445,6 +445,8 @@ int rnsc_linkapp_send_resource(rnsc_linkapp *la, const uint8_t link_id[HL],
 {
 	if (!la || !link_id || !cb || !p)
 		return RNSC_ERR_INVAL;
+	if (!rnsc_transport_link_get(rnsc_node_transport(la->n), link_id))
+		return RNSC_ERR_NOTFOUND; /* before any bookkeeping for it */
 	la_link *lk = find_link(la, link_id, 1);
 	if (!lk)
 		return RNSC_ERR_NOMEM;
@@ -474,6 +476,8 @@ int rnsc_linkapp_accept_resource(rnsc_linkapp *la, const uint8_t link_id[HL],
 {
 	if (!la || !link_id || !cb)
 		return RNSC_ERR_INVAL;
+	if (!rnsc_transport_link_get(rnsc_node_transport(la->n), link_id))
+		return RNSC_ERR_NOTFOUND;
 	la_link *lk = find_link(la, link_id, 1);
 	if (!lk)
 		return RNSC_ERR_NOMEM;
