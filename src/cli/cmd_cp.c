@@ -80,6 +80,12 @@ static void usage(FILE *f)
 		"created on first use. Allowed identities are also read from\n"
 		"/etc/rncp/allowed_identities, ~/.config/rncp/allowed_identities or\n"
 		"~/.rncp/allowed_identities (the first that exists; one 32-hex-digit hash a line).\n\n"
+		"Examples:\n"
+		"  rnsc cp -l -s ~/incoming -a 5ac06657b187cc2e3dbbf6ea0f8d9bbf\n"
+		"      receive files from that identity into ~/incoming\n"
+		"  rnsc cp -p                 print this identity and its rncp.receive destination\n"
+		"  rnsc cp report.pdf 4713f8f1010810a7302e6ac993b1d398\n"
+		"      send report.pdf to the listener with that destination hash\n\n"
 		"Exit status (as rncp): 0 success, 1 failure (bad destination, file not found, no\n"
 		"path, link timeout, transfer refused or failed), 2 unusable identity file or an\n"
 		"unsupported option, 3 the save folder does not exist, 4 it is not writable.\n");

@@ -81,6 +81,8 @@
 #define RNSC_RESOURCE_RETRY_GRACE_TIME_MS 250u
 #define RNSC_RESOURCE_PER_RETRY_DELAY_MS 500u
 #define RNSC_RESOURCE_WATCHDOG_MAX_SLEEP_MS 1000u
+/* Resource.RESPONSE_MAX_GRACE_TIME (for the request manager's response timeouts) */
+#define RNSC_RESOURCE_RESPONSE_MAX_GRACE_TIME_MS 10000u
 #define RNSC_RESOURCE_HASHMAP_IS_NOT_EXHAUSTED 0x00
 #define RNSC_RESOURCE_HASHMAP_IS_EXHAUSTED 0xFF
 /* Largest decompressed segment a receiver accepts (see above). */
