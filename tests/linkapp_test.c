@@ -299,7 +299,7 @@ static void test_linkapp(void)
 	const char *asp[] = {"lapp"};
 	rnsc_transport *st = rnsc_node_transport(SN), *ct = rnsc_node_transport(CN);
 	CU_ASSERT_EQUAL_FATAL(rnsc_transport_dest_add(st, RNSC_DEST_SINGLE, &server_id, "rnsc",
-						      asp, 1, 0, dest), 0);
+						      asp, 1, 1, dest), 0);
 	CU_ASSERT_EQUAL(rnsc_transport_announce(st, dest, NULL, 0, rnsc_node_now_ms()), 0);
 	rnsc_node_flush(SN);
 	CU_ASSERT_FATAL(pump_until(5000, c_has_path));
@@ -317,6 +317,14 @@ static void test_linkapp(void)
 	rnsc_node_flush(CN);
 	pump(100);
 	CU_ASSERT_EQUAL(n_link_data, 1);
+	CU_ASSERT_EQUAL(n_proof, 1); /* PROVE_ALL: the proof reaches the client's hook */
+	/* a single packet to the destination: data hook on the server, receipt on the client */
+	CU_ASSERT_EQUAL(rnsc_transport_send(ct, dest, (const uint8_t *)"one", 3, ph,
+					    rnsc_node_now_ms()), 0);
+	rnsc_node_flush(CN);
+	pump(200);
+	CU_ASSERT_EQUAL(n_data, 1);
+	CU_ASSERT(n_receipt >= 1);
 
 	/* 1: client -> server, accepted, with metadata */
 	static uint8_t data[200000], sink[3100000];
@@ -409,6 +417,23 @@ static void test_linkapp(void)
 	CU_ASSERT(pump_until(5000, rx_done) && pump_until(5000, tx_done));
 	CU_ASSERT_EQUAL(RX.status, RNSC_RESOURCE_COMPLETE);
 	CU_ASSERT(RX.sink_len == 5000 && memcmp(sink, data, 5000) == 0);
+
+	/* 4b: nobody takes a request-flagged advertisement: the sender's watchdog, run from the
+	 * node's loop timer, advertises again after timeout + 1 s; then it is cancelled */
+	int advs = SA.req_advs;
+	reset_xfers(sink, sizeof(sink));
+	TX.src = data;
+	p = (rnsc_resource_params){.size = 2000, .request_id = rid, .request_id_len = 16,
+				   .timeout_ms = 1};
+	r = NULL;
+	CU_ASSERT_EQUAL(rnsc_linkapp_send_resource(CL, link_id, &XCB, &TX, &p, &r), 0);
+	pump(1400);
+	CU_ASSERT_EQUAL(SA.req_advs, advs + 2);
+	rnsc_resource_stats rst;
+	rnsc_resource_stats_get(r, &rst);
+	CU_ASSERT_EQUAL(rst.advertisements, 2);
+	rnsc_linkapp_cancel_resource(CL, r);
+	CU_ASSERT(TX.done && TX.status == RNSC_RESOURCE_FAILED);
 
 	/* 5: the client's application refuses: the server's resource is REJECTED */
 	reset_xfers(sink, sizeof(sink));
