@@ -16,6 +16,7 @@ static const struct {
 	{"id", cmd_id, "identity tool: generate, inspect, sign, verify, encrypt, decrypt"},
 	{"daemon", cmd_daemon, "run a Reticulum node from the configuration (like rnsd)"},
 	{"path", cmd_path, "show or request paths (like rnpath: -t, or one destination hash)"},
+	{"cp", cmd_cp, "send or receive files over links as resources (like rncp)"},
 	{"probe", cmd_probe, "probe a destination and report round-trip times (like rnprobe)"},
 	{"timelock", cmd_timelock, "RandomX time-lock: calibrate the sequential chain, seal, open"},
 };

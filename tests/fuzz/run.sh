@@ -4,7 +4,8 @@
 # Builds the libFuzzer targets (HDLC, KISS, MessagePack, packet, announce,
 # proof, IFAC, the config reader, the transport engine, the link state machine, the
 # persisted known-destinations and path tables, the PipeInterface command splitter, the
-# AutoInterface discovery-packet check and the WebSocket interface plugin's codec and
+# AutoInterface discovery-packet check, the resource advertisement parser with a receiving
+# resource, and the WebSocket interface plugin's codec and
 # session logic) with clang
 # -fsanitize=fuzzer,address,undefined and
 # runs each for SECONDS (default 60) on a scratch copy of its seed corpus, so
@@ -82,6 +83,12 @@ sources() {
 		for m in $core transport transport_map transport_link link; do printf '%s ' "$top/src/lib/$m.c"; done
 		echo "$top/plugins/crypto/openssl/openssl.c -lcrypto"
 		;;
+	resource)
+		# Resource advertisements and a receiving resource, with bzip2 and the OpenSSL
+		# crypto plugin compiled in (fuzz_wire.h).
+		for m in $core resource resource_adv; do printf '%s ' "$top/src/lib/$m.c"; done
+		echo "$top/plugins/crypto/openssl/openssl.c -lcrypto -lbz2 -lm"
+		;;
 	*)
 		for m in $core; do printf '%s ' "$top/src/lib/$m.c"; done
 		echo "$top/plugins/crypto/openssl/openssl.c -lcrypto"
@@ -90,7 +97,7 @@ sources() {
 }
 
 status=0
-for t in ${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport link known pathfile shlex auto ws ws_session}; do
+for t in ${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport link known pathfile shlex auto ws ws_session resource}; do
 	exe=$work/fuzz_$t
 	# shellcheck disable=SC2046 # the source list is meant to split
 	if ! "$cc" -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \

@@ -1,0 +1,1316 @@
+/* SPDX-License-Identifier: MIT */
+/* Resources (Resource.py, rns 1.5.4): see resource.h. The comments name the reference's
+ * steps where rnsc follows an odd-looking rule on purpose. */
+#include "resource.h"
+
+#include <bzlib.h>
+#include <math.h>
+#include <string.h>
+
+#include "crypto.h"
+#include "identity.h"
+#include "link.h"
+#include "msgpack.h"
+#include "packet.h"
+#include "token.h"
+
+#define HL 32
+#define MH RNSC_RESOURCE_MAPHASH_LEN
+#define REQ_RING 64
+
+struct rnsc_resource {
+	rnsc_ctx *ctx;
+	rnsc_resource_link link;
+	rnsc_resource_callbacks cb;
+	void *ud;
+	int initiator, status, concluded, waiting_next;
+	size_t sdu;
+
+	/* the current segment */
+	uint8_t hash[HL], original_hash[HL], expected_proof[HL];
+	uint8_t random_hash[32];
+	size_t rh_len;
+	uint64_t size, total_size;
+	size_t total_parts;
+	unsigned segment_index, total_segments;
+	int flags, compressed, split, has_metadata;
+	uint8_t request_id[32];
+	size_t request_id_len;
+	int is_response;
+	uint8_t *data;    /* sender: encrypted segment; receiver: the parts, at i * sdu */
+	uint8_t *hashmap; /* total_parts map hashes */
+	uint8_t *have;    /* sender: part sent once; receiver: part received */
+	uint8_t *hm_have; /* receiver: map hash known */
+
+	/* sender */
+	uint64_t data_size;
+	uint8_t *meta; /* 3-byte size + packed metadata */
+	size_t meta_len;
+	int auto_compress;
+	uint64_t ac_limit;
+	size_t sent_parts, rmch;
+	uint8_t req_seen[REQ_RING][HL];
+	unsigned req_seen_n, req_seen_pos;
+	uint64_t adv_sent, last_part_sent, timeout_ms;
+	double timeout_factor;
+	uint8_t adv[RNSC_RESOURCE_ADV_MAX_LEN];
+	size_t adv_len;
+
+	/* both */
+	double rtt; /* seconds, < 0: None */
+	uint64_t last_activity;
+	unsigned retries_left;
+
+	/* receiver */
+	size_t received_count, hashmap_height;
+	long outstanding_parts, cch;
+	unsigned window, window_max, window_min, window_flexibility;
+	int waiting_for_hmu;
+	uint64_t req_sent; /* 0: never */
+	int req_resp_set;
+	size_t req_sent_bytes;
+	uint64_t rtt_rxd_bytes, rtt_rxd_bytes_at_part_req;
+	double req_resp_rtt_rate, req_data_rtt_rate, eifr, previous_eifr;
+	unsigned fast_rate_rounds, very_slow_rate_rounds, part_timeout_factor;
+	int metadata_delivered;
+
+	rnsc_resource_stats st;
+};
+
+static void conclude(rnsc_resource *r)
+{
+	if (r->concluded)
+		return;
+	r->concluded = 1;
+	if (r->cb.concluded)
+		r->cb.concluded(r->ud, r);
+}
+
+static int send_pkt(rnsc_resource *r, int type, int context, const uint8_t *d, size_t len)
+{
+	return r->link.send(r->link.ud, type, context, d, len);
+}
+
+static void free_segment(rnsc_resource *r)
+{
+	rnsc_free(r->ctx, r->data);
+	rnsc_free(r->ctx, r->hashmap);
+	rnsc_free(r->ctx, r->have);
+	rnsc_free(r->ctx, r->hm_have);
+	r->data = r->hashmap = r->have = r->hm_have = NULL;
+}
+
+void rnsc_resource_del(rnsc_resource *r)
+{
+	if (!r)
+		return;
+	free_segment(r);
+	rnsc_free(r->ctx, r->meta);
+	rnsc_free(r->ctx, r);
+}
+
+static void fail(rnsc_resource *r, uint64_t now);
+
+/* ---- sender ----------------------------------------------------------------------------- */
+
+static int sha_concat(rnsc_ctx *ctx, uint8_t out[HL], const uint8_t *a, size_t alen,
+		      const uint8_t *b, size_t blen)
+{
+	rnsc_hash h;
+	int rc = rnsc_hash_init(ctx, &h, RNSC_HASH_SHA256);
+	if (rc)
+		return rc;
+	if ((rc = rnsc_hash_update(&h, a, alen)) || (rc = rnsc_hash_update(&h, b, blen))) {
+		rnsc_hash_abort(&h);
+		return rc;
+	}
+	return rnsc_hash_final(&h, out);
+}
+
+static int map_hash(rnsc_resource *r, uint8_t out[MH], const uint8_t *part, size_t len)
+{
+	uint8_t full[HL];
+	int rc = sha_concat(r->ctx, full, part, len, r->random_hash, r->rh_len);
+	if (!rc)
+		memcpy(out, full, MH);
+	return rc;
+}
+
+static int pack_adv(rnsc_resource *r)
+{
+	rnsc_resource_adv a = {.t = r->size,
+			       .d = r->total_size,
+			       .n = r->total_parts,
+			       .r_len = r->rh_len,
+			       .i = r->segment_index,
+			       .l = r->total_segments,
+			       .has_q = r->request_id_len > 0,
+			       .q_len = r->request_id_len,
+			       .f = (uint64_t)r->flags,
+			       .m = r->hashmap,
+			       .m_len = r->total_parts * MH};
+	memcpy(a.h, r->hash, HL);
+	memcpy(a.r, r->random_hash, r->rh_len);
+	memcpy(a.o, r->original_hash, HL);
+	memcpy(a.q, r->request_id, r->request_id_len);
+	int n = rnsc_resource_adv_pack(&a, 0, r->adv, sizeof(r->adv));
+	if (n < 0)
+		return n;
+	r->adv_len = (size_t)n;
+	return 0;
+}
+
+/* bz2.compress(data) (level 9). Returns the length, 0 when it does not help (or fails). */
+static size_t bz2_compress(rnsc_resource *r, uint8_t **out, const uint8_t *in, size_t len)
+{
+	size_t cap = len + len / 100 + 600;
+	if (cap > UINT32_MAX)
+		return 0;
+	uint8_t *buf = rnsc_alloc(r->ctx, cap);
+	if (!buf)
+		return 0;
+	unsigned int dlen = (unsigned int)cap;
+	if (BZ2_bzBuffToBuffCompress((char *)buf, &dlen, (char *)(uintptr_t)in,
+				     (unsigned int)len, 9, 0, 0) != BZ_OK) {
+		rnsc_free(r->ctx, buf);
+		return 0;
+	}
+	*out = buf;
+	return dlen;
+}
+
+/* Resource.__init__ for segment `index`: reads, compresses, encrypts and maps it. */
+static int prepare_segment(rnsc_resource *r, unsigned index)
+{
+	free_segment(r);
+	uint64_t off, want;
+	int with_meta = index == 1 && r->meta_len > 0;
+	if (!r->split) {
+		off = 0;
+		want = r->data_size;
+	} else {
+		uint64_t first = RNSC_RESOURCE_MAX_EFFICIENT_SIZE - r->meta_len;
+		off = index == 1 ? 0 : first + (uint64_t)(index - 2) * RNSC_RESOURCE_MAX_EFFICIENT_SIZE;
+		want = index == 1 ? first : RNSC_RESOURCE_MAX_EFFICIENT_SIZE;
+		if (off > r->data_size)
+			off = r->data_size;
+		if (want > r->data_size - off)
+			want = r->data_size - off;
+	}
+	size_t plen = (with_meta ? r->meta_len : 0) + (size_t)want;
+	uint8_t *plain = rnsc_alloc(r->ctx, plen ? plen : 1);
+	if (!plain)
+		return RNSC_ERR_NOMEM;
+	size_t mo = 0;
+	if (with_meta) {
+		memcpy(plain, r->meta, r->meta_len);
+		mo = r->meta_len;
+	}
+	int rc = 0;
+	if (want) {
+		rc = r->cb.read(r->ud, off, plain + mo, (size_t)want);
+		if (rc >= 0 && (uint64_t)rc != want)
+			rc = RNSC_ERR_IO;
+		if (rc < 0)
+			goto out;
+	}
+	rc = 0;
+	uint8_t *cdata = NULL;
+	size_t clen = 0;
+	if (r->auto_compress && r->data_size <= r->ac_limit)
+		clen = bz2_compress(r, &cdata, plain, plen);
+	r->compressed = cdata && clen < plen;
+	const uint8_t *body = r->compressed ? cdata : plain;
+	size_t blen = r->compressed ? clen : plen;
+	/* data = 4 random bytes (a random hash's head) + body, encrypted whole */
+	uint8_t *pre = rnsc_alloc(r->ctx, blen + RNSC_RESOURCE_RANDOM_HASH_SIZE);
+	uint8_t rnd[RNSC_TRUNCATED_HASHLEN];
+	if (!pre) {
+		rc = RNSC_ERR_NOMEM;
+		rnsc_free(r->ctx, cdata);
+		goto out;
+	}
+	if ((rc = rnsc_random_hash(r->ctx, rnd))) {
+		rnsc_free(r->ctx, cdata);
+		rnsc_free(r->ctx, pre);
+		goto out;
+	}
+	memcpy(pre, rnd, RNSC_RESOURCE_RANDOM_HASH_SIZE);
+	memcpy(pre + RNSC_RESOURCE_RANDOM_HASH_SIZE, body, blen);
+	rnsc_free(r->ctx, cdata);
+	size_t elen = rnsc_token_len(blen + RNSC_RESOURCE_RANDOM_HASH_SIZE);
+	r->data = rnsc_alloc(r->ctx, elen);
+	if (!r->data) {
+		rnsc_free(r->ctx, pre);
+		rc = RNSC_ERR_NOMEM;
+		goto out;
+	}
+	rc = r->link.encrypt(r->link.ud, r->data, elen, pre, blen + RNSC_RESOURCE_RANDOM_HASH_SIZE);
+	rnsc_free(r->ctx, pre);
+	if (rc < 0)
+		goto out;
+	r->size = (uint64_t)rc;
+	rc = 0;
+	r->total_parts = (size_t)((r->size + r->sdu - 1) / r->sdu);
+	r->hashmap = rnsc_alloc(r->ctx, r->total_parts * MH + 1);
+	r->have = rnsc_calloc(r->ctx, r->total_parts + 1, 1);
+	if (!r->hashmap || !r->have) {
+		rc = RNSC_ERR_NOMEM;
+		goto out;
+	}
+	for (;;) {
+		if ((rc = rnsc_random_hash(r->ctx, rnd)))
+			goto out;
+		memcpy(r->random_hash, rnd, RNSC_RESOURCE_RANDOM_HASH_SIZE);
+		r->rh_len = RNSC_RESOURCE_RANDOM_HASH_SIZE;
+		if ((rc = sha_concat(r->ctx, r->hash, plain, plen, r->random_hash, r->rh_len)) ||
+		    (rc = sha_concat(r->ctx, r->expected_proof, plain, plen, r->hash, HL)))
+			goto out;
+		if (index == 1)
+			memcpy(r->original_hash, r->hash, HL);
+		int collision = 0;
+		for (size_t i = 0; i < r->total_parts && !collision; i++) {
+			size_t po = i * r->sdu, pl = r->size - po < r->sdu ? r->size - po : r->sdu;
+			uint8_t *mh = r->hashmap + i * MH;
+			if ((rc = map_hash(r, mh, r->data + po, pl)))
+				goto out;
+			/* the reference compares with the previous COLLISION_GUARD_SIZE hashes */
+			size_t j = i > RNSC_RESOURCE_COLLISION_GUARD_SIZE
+					   ? i - RNSC_RESOURCE_COLLISION_GUARD_SIZE
+					   : 0;
+			for (; j < i; j++)
+				if (memcmp(r->hashmap + j * MH, mh, MH) == 0) {
+					collision = 1;
+					break;
+				}
+		}
+		if (!collision)
+			break;
+	}
+	r->segment_index = index;
+	r->sent_parts = 0;
+	r->rmch = 0;
+	r->req_seen_n = 0;
+	r->flags = (r->has_metadata ? RNSC_RESOURCE_F_HAS_METADATA : 0) |
+		   (r->request_id_len && r->is_response ? RNSC_RESOURCE_F_IS_RESPONSE : 0) |
+		   (r->request_id_len && !r->is_response ? RNSC_RESOURCE_F_IS_REQUEST : 0) |
+		   (r->split ? RNSC_RESOURCE_F_SPLIT : 0) |
+		   (r->compressed ? RNSC_RESOURCE_F_COMPRESSED : 0) | RNSC_RESOURCE_F_ENCRYPTED;
+	rc = pack_adv(r);
+out:
+	rnsc_free_secret(r->ctx, plain, plen ? plen : 1);
+	return rc;
+}
+
+static int advertise(rnsc_resource *r, uint64_t now)
+{
+	int rc = send_pkt(r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE_ADV, r->adv, r->adv_len);
+	if (rc < 0)
+		return rc;
+	r->st.advertisements++;
+	r->last_activity = r->adv_sent = now;
+	r->rtt = -1;
+	r->status = RNSC_RESOURCE_ADVERTISED;
+	r->retries_left = RNSC_RESOURCE_MAX_ADV_RETRIES;
+	return 0;
+}
+
+static rnsc_resource *new_resource(rnsc_ctx *ctx, const rnsc_resource_link *link,
+				   const rnsc_resource_callbacks *cb, void *ud)
+{
+	rnsc_resource *r = rnsc_calloc(ctx, 1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->ctx = ctx;
+	r->link = *link;
+	if (cb)
+		r->cb = *cb;
+	r->ud = ud;
+	r->sdu = link->mtu > RNSC_RESOURCE_SDU_OVERHEAD ? link->mtu - RNSC_RESOURCE_SDU_OVERHEAD
+							 : 1;
+	if (r->link.rtt <= 0)
+		r->link.rtt = 0.001;
+	if (!r->link.establishment_cost)
+		r->link.establishment_cost = 300; /* about one link handshake */
+	r->rtt = -1;
+	r->timeout_factor = RNSC_LINK_TRAFFIC_TIMEOUT_FACTOR;
+	r->retries_left = RNSC_RESOURCE_MAX_RETRIES;
+	return r;
+}
+
+int rnsc_resource_send(rnsc_ctx *ctx, rnsc_resource **out, const rnsc_resource_link *link,
+		       const rnsc_resource_callbacks *cb, void *cb_ud,
+		       const rnsc_resource_params *p, uint64_t now)
+{
+	if (!ctx || !out || !link || !link->send || !link->encrypt || !cb || !p ||
+	    (p->size && !cb->read) || (p->metadata_len && !p->metadata) ||
+	    (p->request_id && (p->request_id_len == 0 || p->request_id_len > 32)))
+		return RNSC_ERR_INVAL;
+	*out = NULL;
+	if (p->metadata_len > RNSC_RESOURCE_METADATA_MAX_SIZE)
+		return RNSC_ERR_TOOBIG;
+	rnsc_resource *r = new_resource(ctx, link, cb, cb_ud);
+	if (!r)
+		return RNSC_ERR_NOMEM;
+	r->initiator = 1;
+	r->data_size = p->size;
+	if (p->metadata) {
+		r->meta_len = 3 + p->metadata_len;
+		r->meta = rnsc_alloc(ctx, r->meta_len);
+		if (!r->meta) {
+			rnsc_resource_del(r);
+			return RNSC_ERR_NOMEM;
+		}
+		r->meta[0] = (uint8_t)(p->metadata_len >> 16);
+		r->meta[1] = (uint8_t)(p->metadata_len >> 8);
+		r->meta[2] = (uint8_t)p->metadata_len;
+		memcpy(r->meta + 3, p->metadata, p->metadata_len);
+		r->has_metadata = 1;
+	}
+	r->auto_compress = p->auto_compress != 0;
+	r->ac_limit = p->auto_compress_limit ? p->auto_compress_limit
+					     : RNSC_RESOURCE_AUTO_COMPRESS_MAX_SIZE;
+	if (p->request_id) {
+		memcpy(r->request_id, p->request_id, p->request_id_len);
+		r->request_id_len = p->request_id_len;
+		r->is_response = p->is_response != 0;
+	}
+	r->total_size = r->data_size + r->meta_len;
+	if (r->total_size <= RNSC_RESOURCE_MAX_EFFICIENT_SIZE) {
+		r->total_segments = 1;
+		r->split = 0;
+	} else {
+		if (r->meta_len >= RNSC_RESOURCE_MAX_EFFICIENT_SIZE) {
+			rnsc_resource_del(r);
+			return RNSC_ERR_TOOBIG;
+		}
+		r->total_segments =
+			(unsigned)((r->total_size - 1) / RNSC_RESOURCE_MAX_EFFICIENT_SIZE + 1);
+		r->split = 1;
+	}
+	r->timeout_ms = p->timeout_ms ? p->timeout_ms
+				      : (uint64_t)(r->link.rtt * RNSC_LINK_TRAFFIC_TIMEOUT_FACTOR *
+						   1000.0);
+	int rc = prepare_segment(r, 1);
+	if (!rc && p->queued)
+		r->status = RNSC_RESOURCE_QUEUED;
+	else if (!rc)
+		rc = advertise(r, now);
+	if (rc) {
+		rnsc_resource_del(r);
+		return rc;
+	}
+	*out = r;
+	return 0;
+}
+
+int rnsc_resource_advertise(rnsc_resource *r, uint64_t now)
+{
+	if (!r)
+		return RNSC_ERR_INVAL;
+	if (r->status != RNSC_RESOURCE_QUEUED || r->concluded)
+		return RNSC_ERR_STATE;
+	int rc = advertise(r, now);
+	if (rc)
+		fail(r, now);
+	return rc;
+}
+
+static int req_seen(rnsc_resource *r, const uint8_t h[HL])
+{
+	unsigned n = r->req_seen_n < REQ_RING ? r->req_seen_n : REQ_RING;
+	for (unsigned i = 0; i < n; i++)
+		if (memcmp(r->req_seen[i], h, HL) == 0)
+			return 1;
+	memcpy(r->req_seen[r->req_seen_pos], h, HL);
+	r->req_seen_pos = (r->req_seen_pos + 1) % REQ_RING;
+	r->req_seen_n++;
+	return 0;
+}
+
+/* Resource.request: a part request on the sender. */
+static void sender_request(rnsc_resource *r, const uint8_t *pt, size_t len, uint64_t now)
+{
+	if (r->status == RNSC_RESOURCE_FAILED)
+		return;
+	if (r->rtt < 0)
+		r->rtt = (double)(now - r->adv_sent) / 1000.0;
+	r->status = RNSC_RESOURCE_TRANSFERRING;
+	r->retries_left = RNSC_RESOURCE_MAX_RETRIES;
+	int more = pt[0] == RNSC_RESOURCE_HASHMAP_IS_EXHAUSTED;
+	size_t pad = more ? 1 + MH : 1;
+	const uint8_t *req = pt + pad + HL;
+	size_t nreq = (len - pad - HL) / MH;
+	size_t end = r->rmch + RNSC_RESOURCE_COLLISION_GUARD_SIZE;
+	if (end > r->total_parts)
+		end = r->total_parts;
+	for (size_t i = r->rmch; i < end; i++) {
+		const uint8_t *mh = r->hashmap + i * MH;
+		size_t k;
+		for (k = 0; k < nreq; k++)
+			if (memcmp(req + k * MH, mh, MH) == 0)
+				break;
+		if (k == nreq)
+			continue;
+		size_t po = i * r->sdu, pl = r->size - po < r->sdu ? r->size - po : r->sdu;
+		if (send_pkt(r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE, r->data + po, pl) < 0) {
+			fail(r, now);
+			return;
+		}
+		if (!r->have[i]) {
+			r->have[i] = 1;
+			r->sent_parts++;
+		} else {
+			r->st.resent_parts++;
+		}
+		r->st.parts++;
+		r->st.bytes += pl;
+		r->last_activity = r->last_part_sent = now;
+	}
+	if (more) {
+		const uint8_t *last = pt + 1;
+		size_t part_index = r->rmch;
+		for (size_t i = r->rmch; i < end; i++) {
+			part_index++;
+			if (memcmp(r->hashmap + i * MH, last, MH) == 0)
+				break;
+		}
+		r->rmch = part_index > 1 + RNSC_RESOURCE_WINDOW_MAX
+				  ? part_index - 1 - RNSC_RESOURCE_WINDOW_MAX
+				  : 0;
+		if (part_index % RNSC_RESOURCE_HASHMAP_MAX_LEN != 0) {
+			/* "Resource sequencing error" */
+			fail(r, now);
+			return;
+		}
+		size_t seg = part_index / RNSC_RESOURCE_HASHMAP_MAX_LEN;
+		size_t hs = seg * RNSC_RESOURCE_HASHMAP_MAX_LEN;
+		size_t he = hs + RNSC_RESOURCE_HASHMAP_MAX_LEN;
+		if (he > r->total_parts)
+			he = r->total_parts;
+		if (hs >= he) {
+			fail(r, now); /* "Resource HMU error" */
+			return;
+		}
+		uint8_t hmu[HL + 16 + RNSC_RESOURCE_HASHMAP_MAX_LEN * MH];
+		memcpy(hmu, r->hash, HL);
+		rnsc_mp_writer w;
+		rnsc_mp_writer_init(&w, hmu + HL, sizeof(hmu) - HL);
+		rnsc_mp_write_array(&w, 2);
+		rnsc_mp_write_uint(&w, seg);
+		rnsc_mp_write_bin(&w, r->hashmap + hs * MH, (he - hs) * MH);
+		int n = rnsc_mp_writer_finish(&w);
+		if (n < 0 || send_pkt(r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE_HMU, hmu, HL + (size_t)n) < 0) {
+			fail(r, now);
+			return;
+		}
+		r->st.hmus++;
+		r->last_activity = now;
+	}
+	if (r->sent_parts == r->total_parts) {
+		r->status = RNSC_RESOURCE_AWAITING_PROOF;
+		r->retries_left = 3;
+	}
+	if (r->cb.progress)
+		r->cb.progress(r->ud, r);
+}
+
+static void sender_proof(rnsc_resource *r, const uint8_t *d, size_t len, uint64_t now)
+{
+	if (r->status == RNSC_RESOURCE_FAILED || len != 2 * HL ||
+	    memcmp(d + HL, r->expected_proof, HL) != 0)
+		return;
+	r->status = RNSC_RESOURCE_COMPLETE;
+	if (r->segment_index == r->total_segments) {
+		free_segment(r);
+		conclude(r);
+		return;
+	}
+	int rc = prepare_segment(r, r->segment_index + 1);
+	if (!rc)
+		rc = advertise(r, now);
+	if (rc) {
+		r->status = RNSC_RESOURCE_FAILED;
+		conclude(r);
+	}
+}
+
+/* ---- receiver --------------------------------------------------------------------------- */
+
+static int hashmap_update(rnsc_resource *r, uint64_t segment, const uint8_t *m, size_t mlen)
+{
+	size_t hashes = mlen / MH;
+	uint64_t base = segment * RNSC_RESOURCE_HASHMAP_MAX_LEN;
+	if (hashes < 1)
+		return RNSC_ERR_MALFORMED;
+	if (segment > r->total_parts || base + hashes > r->total_parts)
+		return RNSC_ERR_MALFORMED; /* the reference raises an IndexError */
+	r->status = RNSC_RESOURCE_TRANSFERRING;
+	for (size_t i = 0; i < hashes; i++) {
+		size_t idx = (size_t)base + i;
+		if (!r->hm_have[idx]) {
+			r->hm_have[idx] = 1;
+			r->hashmap_height++;
+		}
+		memcpy(r->hashmap + idx * MH, m + i * MH, MH);
+	}
+	return 0;
+}
+
+static int request_next(rnsc_resource *r, uint64_t now)
+{
+	if (r->status == RNSC_RESOURCE_FAILED || r->waiting_for_hmu)
+		return 0;
+	r->outstanding_parts = 0;
+	int exhausted = 0;
+	uint8_t req[1 + MH + HL + RNSC_RESOURCE_WINDOW_MAX_FAST * MH];
+	size_t nreq = 0;
+	size_t pn = (size_t)(r->cch + 1);
+	unsigned i = 0;
+	size_t end = pn + r->window;
+	if (end > r->total_parts)
+		end = r->total_parts;
+	uint8_t *hashes = req + 1 + MH + HL;
+	for (; pn < end; pn++) {
+		if (!r->have[pn]) {
+			if (r->hm_have[pn]) {
+				memcpy(hashes + nreq * MH, r->hashmap + pn * MH, MH);
+				nreq++;
+				r->outstanding_parts++;
+				i++;
+			} else {
+				exhausted = 1;
+			}
+		}
+		if (i >= r->window || exhausted)
+			break;
+	}
+	size_t o = 0;
+	req[o++] = exhausted ? RNSC_RESOURCE_HASHMAP_IS_EXHAUSTED
+			     : RNSC_RESOURCE_HASHMAP_IS_NOT_EXHAUSTED;
+	if (exhausted) {
+		memcpy(req + o, r->hashmap + (r->hashmap_height - 1) * MH, MH);
+		o += MH;
+		r->waiting_for_hmu = 1;
+	}
+	memcpy(req + o, r->hash, HL);
+	o += HL;
+	memmove(req + o, hashes, nreq * MH);
+	o += nreq * MH;
+	int rc = send_pkt(r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE_REQ, req, o);
+	if (rc < 0) {
+		fail(r, now);
+		return rc;
+	}
+	r->st.requests++;
+	r->last_activity = r->req_sent = now;
+	r->req_sent_bytes = (size_t)rc;
+	r->rtt_rxd_bytes_at_part_req = r->rtt_rxd_bytes;
+	r->req_resp_set = 0;
+	return 0;
+}
+
+static double cur_rtt(const rnsc_resource *r)
+{
+	return r->rtt >= 0 ? r->rtt : r->link.rtt;
+}
+
+static double eifr_of(const rnsc_resource *r)
+{
+	if (r->req_data_rtt_rate != 0)
+		return r->req_data_rtt_rate * 8;
+	if (r->previous_eifr > 0)
+		return r->previous_eifr;
+	return (double)r->link.establishment_cost * 8 / cur_rtt(r);
+}
+
+static int setup_incoming(rnsc_resource *r, const rnsc_resource_adv *a)
+{
+	free_segment(r);
+	r->flags = (int)(a->f & 0xFF);
+	r->size = a->t;
+	r->total_size = a->d;
+	memcpy(r->hash, a->h, HL);
+	memcpy(r->original_hash, a->o, HL);
+	memcpy(r->random_hash, a->r, a->r_len);
+	r->rh_len = a->r_len;
+	r->compressed = (a->f >> 1) & 1;
+	r->total_parts = (size_t)((a->t + r->sdu - 1) / r->sdu);
+	r->segment_index = (unsigned)a->i;
+	r->total_segments = (unsigned)a->l;
+	r->split = a->l > 1;
+	r->has_metadata = (a->f >> 5) & 1;
+	r->received_count = 0;
+	r->outstanding_parts = 0;
+	r->hashmap_height = 0;
+	r->waiting_for_hmu = 0;
+	r->cch = -1;
+	r->req_sent = 0;
+	r->req_resp_set = 0;
+	r->part_timeout_factor = RNSC_RESOURCE_PART_TIMEOUT_FACTOR;
+	r->retries_left = RNSC_RESOURCE_MAX_RETRIES;
+	r->data = rnsc_alloc(r->ctx, a->t ? (size_t)a->t : 1);
+	/* zeroed: a hostile hashmap update can leave holes the request's "last map hash" reads */
+	r->hashmap = rnsc_calloc(r->ctx, r->total_parts * MH + 1, 1);
+	r->have = rnsc_calloc(r->ctx, r->total_parts + 1, 1);
+	r->hm_have = rnsc_calloc(r->ctx, r->total_parts + 1, 1);
+	if (!r->data || !r->hashmap || !r->have || !r->hm_have)
+		return RNSC_ERR_NOMEM;
+	return 0;
+}
+
+/* Resource.accept's window set-up, hashmap_update(0, m) and first request. */
+static int start_incoming(rnsc_resource *r, const rnsc_resource_adv *a, uint64_t now)
+{
+	int rc = setup_incoming(r, a);
+	if (rc)
+		return rc;
+	r->status = RNSC_RESOURCE_TRANSFERRING;
+	r->last_activity = now;
+	if ((rc = hashmap_update(r, 0, a->m, a->m_len)))
+		return rc;
+	return request_next(r, now);
+}
+
+int rnsc_resource_accept(rnsc_ctx *ctx, rnsc_resource **out, const rnsc_resource_link *link,
+			 const rnsc_resource_callbacks *cb, void *cb_ud, const uint8_t *adv_plain,
+			 size_t len, uint64_t now)
+{
+	if (!ctx || !out || !link || !link->send || !link->decrypt || !cb || !cb->write)
+		return RNSC_ERR_INVAL;
+	*out = NULL;
+	rnsc_resource_adv a;
+	int rc = rnsc_resource_adv_unpack(&a, adv_plain, len);
+	if (rc)
+		return rc;
+	if (a.m_len < MH)
+		return RNSC_ERR_MALFORMED;
+	rnsc_resource *r = new_resource(ctx, link, cb, cb_ud);
+	if (!r)
+		return RNSC_ERR_NOMEM;
+	r->initiator = 0;
+	if (a.has_q) {
+		memcpy(r->request_id, a.q, a.q_len);
+		r->request_id_len = a.q_len;
+		r->is_response = (a.f & RNSC_RESOURCE_F_IS_RESPONSE) != 0;
+	}
+	r->window = link->last_window ? link->last_window : RNSC_RESOURCE_WINDOW;
+	r->window_max = RNSC_RESOURCE_WINDOW_MAX_SLOW;
+	r->window_min = RNSC_RESOURCE_WINDOW_MIN;
+	r->window_flexibility = RNSC_RESOURCE_WINDOW_FLEXIBILITY;
+	r->previous_eifr = link->last_eifr;
+	if ((rc = start_incoming(r, &a, now))) {
+		rnsc_resource_del(r);
+		return rc;
+	}
+	*out = r;
+	return 0;
+}
+
+int rnsc_resource_accept_segment(rnsc_resource *r, const rnsc_resource_adv *a, uint64_t now)
+{
+	if (!r || !a)
+		return RNSC_ERR_INVAL;
+	if (r->initiator || !r->waiting_next || memcmp(a->o, r->original_hash, HL) != 0 ||
+	    a->i != (uint64_t)r->segment_index + 1 || a->l != r->total_segments)
+		return 0;
+	if (a->m_len < MH)
+		return RNSC_ERR_MALFORMED;
+	r->waiting_next = 0;
+	/* a new Resource on the same link: it starts from the link's last window and rate */
+	r->previous_eifr = r->eifr;
+	r->req_data_rtt_rate = 0;
+	r->req_resp_rtt_rate = 0;
+	r->rtt = -1;
+	r->fast_rate_rounds = r->very_slow_rate_rounds = 0;
+	r->window_max = RNSC_RESOURCE_WINDOW_MAX_SLOW;
+	r->window_min = RNSC_RESOURCE_WINDOW_MIN;
+	int rc = start_incoming(r, a, now);
+	if (rc) {
+		r->status = RNSC_RESOURCE_FAILED;
+		conclude(r);
+		return rc;
+	}
+	return 1;
+}
+
+int rnsc_resource_reject(const rnsc_resource_link *link, const uint8_t *adv_plain, size_t len)
+{
+	if (!link || !link->send)
+		return RNSC_ERR_INVAL;
+	rnsc_resource_adv a;
+	int rc = rnsc_resource_adv_unpack(&a, adv_plain, len);
+	if (rc)
+		return rc;
+	rc = link->send(link->ud, RNSC_PKT_DATA, RNSC_CTX_RESOURCE_RCL, a.h, HL);
+	return rc < 0 ? rc : 0;
+}
+
+/* bz2 decompression into at most cap bytes; the stream must end (decompressor.eof). */
+static int bz2_decompress(rnsc_resource *r, uint8_t **out, size_t *olen, const uint8_t *in,
+			  size_t len, size_t cap)
+{
+	bz_stream s;
+	memset(&s, 0, sizeof(s));
+	if (BZ2_bzDecompressInit(&s, 0, 0) != BZ_OK)
+		return RNSC_ERR_NOMEM;
+	size_t bcap = len * 4 + 1024;
+	if (bcap > cap)
+		bcap = cap;
+	uint8_t *buf = rnsc_alloc(r->ctx, bcap);
+	int rc = RNSC_ERR_MALFORMED;
+	if (!buf) {
+		BZ2_bzDecompressEnd(&s);
+		return RNSC_ERR_NOMEM;
+	}
+	s.next_in = (char *)(uintptr_t)in;
+	s.avail_in = (unsigned)len;
+	size_t have = 0;
+	for (;;) {
+		if (have == bcap) {
+			if (bcap >= cap) {
+				rc = RNSC_ERR_TOOBIG;
+				break;
+			}
+			size_t nc = bcap * 2 > cap ? cap : bcap * 2;
+			uint8_t *nb = rnsc_alloc(r->ctx, nc);
+			if (!nb) {
+				rc = RNSC_ERR_NOMEM;
+				break;
+			}
+			memcpy(nb, buf, have);
+			rnsc_free(r->ctx, buf);
+			buf = nb;
+			bcap = nc;
+		}
+		s.next_out = (char *)buf + have;
+		s.avail_out = (unsigned)(bcap - have);
+		int z = BZ2_bzDecompress(&s);
+		have = bcap - s.avail_out;
+		if (z == BZ_STREAM_END) {
+			rc = 0;
+			break;
+		}
+		if (z != BZ_OK) {
+			rc = RNSC_ERR_MALFORMED;
+			break;
+		}
+		if (s.avail_in == 0 && have < bcap) {
+			rc = RNSC_ERR_TRUNCATED; /* input ended before the stream did */
+			break;
+		}
+	}
+	BZ2_bzDecompressEnd(&s);
+	if (rc) {
+		rnsc_free(r->ctx, buf);
+		return rc;
+	}
+	*out = buf;
+	*olen = have;
+	return 0;
+}
+
+static void prove(rnsc_resource *r, const uint8_t *plain, size_t plen, uint64_t now)
+{
+	uint8_t proof[2 * HL];
+	memcpy(proof, r->hash, HL);
+	if (sha_concat(r->ctx, proof + HL, plain, plen, r->hash, HL) ||
+	    send_pkt(r, RNSC_PKT_PROOF, RNSC_CTX_RESOURCE_PRF, proof, sizeof(proof)) < 0)
+		fail(r, now);
+}
+
+/* Resource.assemble for the current segment. */
+static void assemble(rnsc_resource *r, uint64_t now)
+{
+	r->status = RNSC_RESOURCE_ASSEMBLING;
+	uint8_t *dec = rnsc_alloc(r->ctx, r->size ? (size_t)r->size : 1);
+	uint8_t *plain = NULL;
+	size_t plen = 0;
+	int ok = 0;
+	if (!dec)
+		goto corrupt;
+	int n = r->link.decrypt(r->link.ud, dec, (size_t)r->size, r->data, (size_t)r->size);
+	if (n < RNSC_RESOURCE_RANDOM_HASH_SIZE)
+		goto corrupt;
+	const uint8_t *body = dec + RNSC_RESOURCE_RANDOM_HASH_SIZE;
+	size_t blen = (size_t)n - RNSC_RESOURCE_RANDOM_HASH_SIZE;
+	if (r->compressed) {
+		int rc = bz2_decompress(r, &plain, &plen, body, blen, RNSC_RESOURCE_MAX_SEGMENT);
+		if (rc == RNSC_ERR_TOOBIG) {
+			/* "Decompressed resource exceeded maximum decompressed size": rejected,
+			 * and the reference tears the link down */
+			rnsc_free(r->ctx, dec);
+			r->status = RNSC_RESOURCE_CORRUPT;
+			(void)send_pkt(r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE_RCL, r->hash, HL);
+			if (r->link.teardown)
+				r->link.teardown(r->link.ud);
+			free_segment(r);
+			conclude(r);
+			return;
+		}
+		if (rc)
+			goto corrupt;
+	} else {
+		plain = dec;
+		plen = blen;
+		memmove(dec, body, blen);
+		dec = NULL;
+	}
+	uint8_t calc[HL];
+	if (sha_concat(r->ctx, calc, plain, plen, r->random_hash, r->rh_len) ||
+	    memcmp(calc, r->hash, HL) != 0)
+		goto corrupt;
+	const uint8_t *payload = plain;
+	size_t paylen = plen;
+	if (r->has_metadata && r->segment_index == 1) {
+		if (plen < 3)
+			goto corrupt;
+		size_t ms = (size_t)plain[0] << 16 | (size_t)plain[1] << 8 | plain[2];
+		if (ms > plen - 3)
+			ms = plen - 3; /* Python slicing */
+		if (r->cb.metadata && !r->metadata_delivered)
+			r->cb.metadata(r->ud, r, plain + 3, ms);
+		r->metadata_delivered = 1;
+		payload = plain + 3 + ms;
+		paylen = plen - 3 - ms;
+	}
+	if (r->cb.write(r->ud, payload, paylen) < 0) {
+		rnsc_free(r->ctx, dec);
+		rnsc_free(r->ctx, plain);
+		fail(r, now);
+		return;
+	}
+	r->status = RNSC_RESOURCE_COMPLETE;
+	prove(r, plain, plen, now);
+	ok = r->status == RNSC_RESOURCE_COMPLETE;
+	goto done;
+corrupt:
+	r->status = RNSC_RESOURCE_CORRUPT;
+done:
+	rnsc_free(r->ctx, dec);
+	rnsc_free(r->ctx, plain);
+	/* Link.resource_concluded: the window and rate carry over to the next resource */
+	r->eifr = eifr_of(r);
+	free_segment(r);
+	if (ok && r->segment_index < r->total_segments) {
+		r->waiting_next = 1;
+		return;
+	}
+	conclude(r);
+}
+
+static void receive_part(rnsc_resource *r, const uint8_t *part, size_t len, uint64_t now)
+{
+	if (r->status == RNSC_RESOURCE_FAILED || r->waiting_next || r->status >= RNSC_RESOURCE_ASSEMBLING)
+		return;
+	r->last_activity = now;
+	r->retries_left = RNSC_RESOURCE_MAX_RETRIES;
+	if (!r->req_resp_set) {
+		r->req_resp_set = 1;
+		double rtt = (double)(now - r->req_sent) / 1000.0;
+		r->part_timeout_factor = RNSC_RESOURCE_PART_TIMEOUT_FACTOR_AFTER_RTT;
+		if (r->rtt < 0)
+			r->rtt = r->link.rtt;
+		else if (rtt < r->rtt)
+			r->rtt = fmax(r->rtt - r->rtt * 0.05, rtt);
+		else if (rtt > r->rtt)
+			r->rtt = fmin(r->rtt + r->rtt * 0.05, rtt);
+		if (rtt > 0) {
+			/* the part's packet: header (19 bytes on a link) + data */
+			double cost = (double)(len + 19 + r->req_sent_bytes);
+			r->req_resp_rtt_rate = cost / rtt;
+			if (r->req_resp_rtt_rate > RNSC_RESOURCE_RATE_FAST &&
+			    r->fast_rate_rounds < RNSC_RESOURCE_FAST_RATE_THRESHOLD) {
+				r->fast_rate_rounds++;
+				if (r->fast_rate_rounds == RNSC_RESOURCE_FAST_RATE_THRESHOLD)
+					r->window_max = RNSC_RESOURCE_WINDOW_MAX_FAST;
+			}
+		}
+	}
+	r->status = RNSC_RESOURCE_TRANSFERRING;
+	uint8_t mh[MH];
+	if (map_hash(r, mh, part, len))
+		return;
+	size_t start = (size_t)(r->cch + 1);
+	size_t end = start + r->window;
+	if (end > r->total_parts)
+		end = r->total_parts;
+	for (size_t i = start; i < end; i++) {
+		if (!r->hm_have[i] || memcmp(r->hashmap + i * MH, mh, MH) != 0 || r->have[i])
+			continue;
+		size_t po = i * r->sdu;
+		size_t pl = r->size - po < r->sdu ? (size_t)(r->size - po) : r->sdu;
+		if (len != pl)
+			continue; /* a part of another length cannot be this one */
+		memcpy(r->data + po, part, len);
+		r->have[i] = 1;
+		r->rtt_rxd_bytes += len;
+		r->received_count++;
+		r->outstanding_parts--;
+		r->st.parts++;
+		r->st.bytes += len;
+		size_t cp = (size_t)(r->cch + 1);
+		while (cp < r->total_parts && r->have[cp]) {
+			r->cch = (long)cp;
+			cp++;
+		}
+		if (r->cb.progress)
+			r->cb.progress(r->ud, r);
+	}
+	if (r->received_count == r->total_parts) {
+		assemble(r, now);
+	} else if (r->outstanding_parts == 0) {
+		if (r->window < r->window_max) {
+			r->window++;
+			if (r->window - r->window_min > r->window_flexibility - 1)
+				r->window_min++;
+		}
+		if (r->req_sent != 0) {
+			double rtt = (double)(now - r->req_sent) / 1000.0;
+			uint64_t got = r->rtt_rxd_bytes - r->rtt_rxd_bytes_at_part_req;
+			if (rtt != 0) {
+				r->req_data_rtt_rate = (double)got / rtt;
+				r->eifr = eifr_of(r);
+				r->rtt_rxd_bytes_at_part_req = r->rtt_rxd_bytes;
+				if (r->req_data_rtt_rate > RNSC_RESOURCE_RATE_FAST &&
+				    r->fast_rate_rounds < RNSC_RESOURCE_FAST_RATE_THRESHOLD) {
+					r->fast_rate_rounds++;
+					if (r->fast_rate_rounds == RNSC_RESOURCE_FAST_RATE_THRESHOLD)
+						r->window_max = RNSC_RESOURCE_WINDOW_MAX_FAST;
+				}
+				if (r->fast_rate_rounds == 0 &&
+				    r->req_data_rtt_rate < RNSC_RESOURCE_RATE_VERY_SLOW &&
+				    r->very_slow_rate_rounds < RNSC_RESOURCE_VERY_SLOW_RATE_THRESHOLD) {
+					r->very_slow_rate_rounds++;
+					if (r->very_slow_rate_rounds ==
+					    RNSC_RESOURCE_VERY_SLOW_RATE_THRESHOLD)
+						r->window_max = RNSC_RESOURCE_WINDOW_MAX_VERY_SLOW;
+				}
+			}
+		}
+		request_next(r, now);
+	}
+}
+
+static void receive_hmu(rnsc_resource *r, const uint8_t *pt, size_t len, uint64_t now)
+{
+	if (r->status == RNSC_RESOURCE_FAILED || !r->waiting_for_hmu || r->waiting_next)
+		return;
+	rnsc_mp_reader rd;
+	rnsc_mp_reader_init(&rd, pt + HL, len - HL);
+	size_t n;
+	uint64_t seg;
+	const uint8_t *m;
+	size_t mlen;
+	if (rnsc_mp_read_array(&rd, &n) || n < 2 || rnsc_mp_read_uint(&rd, &seg) ||
+	    rnsc_mp_read_bin(&rd, &m, &mlen))
+		return; /* the reference's unpack raises: the packet is dropped */
+	r->last_activity = now;
+	r->retries_left = RNSC_RESOURCE_MAX_RETRIES;
+	if (mlen / MH < 1) {
+		fail(r, now); /* "Invalid HMU received, cancelling transfer" */
+		return;
+	}
+	if (hashmap_update(r, seg, m, mlen))
+		return;
+	r->waiting_for_hmu = 0;
+	request_next(r, now);
+}
+
+/* ---- common ------------------------------------------------------------------------------ */
+
+int rnsc_resource_packet(rnsc_resource *r, int packet_type, int context, const uint8_t *data,
+			 size_t len, const uint8_t packet_hash[32], uint64_t now)
+{
+	if (!r || (!data && len))
+		return RNSC_ERR_INVAL;
+	if (r->concluded)
+		return RNSC_ERR_NOTFOUND;
+	if (packet_type == RNSC_PKT_PROOF) {
+		if (context != RNSC_CTX_RESOURCE_PRF || !r->initiator)
+			return RNSC_ERR_NOTFOUND;
+		if (len < HL)
+			return RNSC_ERR_MALFORMED;
+		if (memcmp(data, r->hash, HL) != 0)
+			return RNSC_ERR_NOTFOUND;
+		sender_proof(r, data, len, now);
+		return 0;
+	}
+	switch (context) {
+	case RNSC_CTX_RESOURCE:
+		if (r->initiator)
+			return RNSC_ERR_NOTFOUND;
+		receive_part(r, data, len, now);
+		return 0;
+	case RNSC_CTX_RESOURCE_REQ: {
+		if (!r->initiator)
+			return RNSC_ERR_NOTFOUND;
+		if (len < 1)
+			return RNSC_ERR_MALFORMED;
+		size_t pad = data[0] == RNSC_RESOURCE_HASHMAP_IS_EXHAUSTED ? 1 + MH : 1;
+		if (len < pad + HL)
+			return RNSC_ERR_MALFORMED;
+		if (memcmp(data + pad, r->hash, HL) != 0)
+			return RNSC_ERR_NOTFOUND;
+		if (packet_hash && req_seen(r, packet_hash))
+			return 0;
+		sender_request(r, data, len, now);
+		return 0;
+	}
+	case RNSC_CTX_RESOURCE_HMU:
+	case RNSC_CTX_RESOURCE_ICL:
+		if (r->initiator)
+			return RNSC_ERR_NOTFOUND;
+		if (len < HL)
+			return RNSC_ERR_MALFORMED;
+		if (memcmp(data, r->hash, HL) != 0)
+			return RNSC_ERR_NOTFOUND;
+		if (context == RNSC_CTX_RESOURCE_HMU)
+			receive_hmu(r, data, len, now);
+		else
+			rnsc_resource_cancel(r, now);
+		return 0;
+	case RNSC_CTX_RESOURCE_RCL:
+		if (!r->initiator)
+			return RNSC_ERR_NOTFOUND;
+		if (len < HL)
+			return RNSC_ERR_MALFORMED;
+		if (memcmp(data, r->hash, HL) != 0)
+			return RNSC_ERR_NOTFOUND;
+		if (r->status < RNSC_RESOURCE_COMPLETE) { /* Resource._rejected */
+			r->status = RNSC_RESOURCE_REJECTED;
+			free_segment(r);
+			conclude(r);
+		}
+		return 0;
+	default: return RNSC_ERR_NOTFOUND;
+	}
+}
+
+static void fail(rnsc_resource *r, uint64_t now)
+{
+	(void)now;
+	if (r->concluded)
+		return;
+	if (r->status < RNSC_RESOURCE_COMPLETE || r->waiting_next) {
+		int was_waiting = r->waiting_next;
+		r->status = RNSC_RESOURCE_FAILED;
+		r->waiting_next = 0;
+		if (!was_waiting)
+			(void)send_pkt(r, RNSC_PKT_DATA,
+				       r->initiator ? RNSC_CTX_RESOURCE_ICL : RNSC_CTX_RESOURCE_RCL,
+				       r->hash, HL);
+		free_segment(r);
+		conclude(r);
+	}
+}
+
+void rnsc_resource_cancel(rnsc_resource *r, uint64_t now)
+{
+	if (r)
+		fail(r, now);
+}
+
+void rnsc_resource_link_closed(rnsc_resource *r)
+{
+	if (!r || r->concluded)
+		return;
+	if (r->status < RNSC_RESOURCE_COMPLETE || r->waiting_next)
+		r->status = RNSC_RESOURCE_FAILED;
+	r->waiting_next = 0;
+	free_segment(r);
+	conclude(r);
+}
+
+static uint64_t ms_at(uint64_t base, double seconds)
+{
+	if (seconds <= 0)
+		return base;
+	double v = (double)base + seconds * 1000.0;
+	return v >= 1.8e19 ? UINT64_MAX : (uint64_t)v;
+}
+
+/* The reference's watchdog deadlines, state by state. */
+static uint64_t deadline(const rnsc_resource *r)
+{
+	if (r->concluded || r->waiting_next)
+		return UINT64_MAX;
+	switch (r->status) {
+	case RNSC_RESOURCE_ADVERTISED:
+		return r->adv_sent + r->timeout_ms + RNSC_RESOURCE_PROCESSING_GRACE_MS;
+	case RNSC_RESOURCE_TRANSFERRING:
+		if (!r->initiator) {
+			double extra = (RNSC_RESOURCE_MAX_RETRIES - r->retries_left) *
+				       (RNSC_RESOURCE_PER_RETRY_DELAY_MS / 1000.0);
+			double eifr = eifr_of(r);
+			double sdu = (double)r->sdu;
+			double hmu = (r->waiting_for_hmu || r->outstanding_parts == 0)
+					     ? sdu * 8 * RNSC_RESOURCE_HMU_WAIT_FACTOR / eifr
+					     : 0;
+			double tof = (double)r->outstanding_parts * sdu * 8 / eifr;
+			double wait;
+			if (r->req_resp_rtt_rate != 0)
+				wait = r->part_timeout_factor * tof + hmu;
+			else
+				wait = r->part_timeout_factor * ((3 * sdu) / eifr);
+			wait += RNSC_RESOURCE_RETRY_GRACE_TIME_MS / 1000.0 + extra;
+			return ms_at(r->last_activity, wait);
+		} else {
+			/* sum((r + 1) * PER_RETRY_DELAY for r in range(MAX_RETRIES)) */
+			double extra = RNSC_RESOURCE_PER_RETRY_DELAY_MS / 1000.0 *
+				       (RNSC_RESOURCE_MAX_RETRIES * (RNSC_RESOURCE_MAX_RETRIES + 1) / 2);
+			double wait = cur_rtt(r) * r->timeout_factor * RNSC_RESOURCE_MAX_RETRIES +
+				      RNSC_RESOURCE_SENDER_GRACE_TIME_MS / 1000.0 + extra;
+			return ms_at(r->last_activity, wait);
+		}
+	case RNSC_RESOURCE_AWAITING_PROOF:
+		return ms_at(r->last_part_sent,
+			     cur_rtt(r) * RNSC_RESOURCE_PROOF_TIMEOUT_FACTOR +
+				     RNSC_RESOURCE_SENDER_GRACE_TIME_MS / 1000.0);
+	default: return UINT64_MAX;
+	}
+}
+
+uint64_t rnsc_resource_next_deadline(const rnsc_resource *r)
+{
+	return r ? deadline(r) : UINT64_MAX;
+}
+
+void rnsc_resource_tick(rnsc_resource *r, uint64_t now)
+{
+	if (!r || r->concluded || now < deadline(r))
+		return;
+	switch (r->status) {
+	case RNSC_RESOURCE_ADVERTISED:
+		if (r->retries_left == 0) {
+			fail(r, now); /* "Resource transfer timeout after sending advertisement" */
+			return;
+		}
+		r->retries_left--;
+		r->st.retries++;
+		if (send_pkt(r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE_ADV, r->adv, r->adv_len) < 0) {
+			fail(r, now);
+			return;
+		}
+		r->st.advertisements++;
+		r->last_activity = r->adv_sent = now;
+		break;
+	case RNSC_RESOURCE_TRANSFERRING:
+		if (!r->initiator) {
+			if (r->retries_left == 0) {
+				fail(r, now);
+				return;
+			}
+			/* "Timed out waiting for parts, requesting retry" */
+			if (r->window > r->window_min) {
+				r->window--;
+				if (r->window_max > r->window_min) {
+					r->window_max--;
+					if (r->window_max - r->window > r->window_flexibility - 1)
+						r->window_max--;
+				}
+			}
+			r->retries_left--;
+			r->st.retries++;
+			r->waiting_for_hmu = 0;
+			request_next(r, now);
+		} else {
+			fail(r, now); /* "Resource timed out waiting for part requests" */
+		}
+		break;
+	case RNSC_RESOURCE_AWAITING_PROOF:
+		r->timeout_factor = RNSC_RESOURCE_PROOF_TIMEOUT_FACTOR;
+		if (r->retries_left == 0) {
+			fail(r, now); /* "Resource timed out waiting for proof" */
+			return;
+		}
+		r->retries_left--;
+		r->st.retries++;
+		r->last_part_sent = now;
+		break;
+	default: break;
+	}
+}
+
+/* ---- accessors --------------------------------------------------------------------------- */
+
+int rnsc_resource_status(const rnsc_resource *r) { return r ? r->status : RNSC_ERR_INVAL; }
+int rnsc_resource_done(const rnsc_resource *r) { return r ? r->concluded : 1; }
+int rnsc_resource_is_initiator(const rnsc_resource *r) { return r ? r->initiator : 0; }
+const uint8_t *rnsc_resource_hash(const rnsc_resource *r) { return r ? r->hash : NULL; }
+const uint8_t *rnsc_resource_original_hash(const rnsc_resource *r)
+{
+	return r ? r->original_hash : NULL;
+}
+uint64_t rnsc_resource_total_size(const rnsc_resource *r) { return r ? r->total_size : 0; }
+uint64_t rnsc_resource_transfer_size(const rnsc_resource *r) { return r ? r->size : 0; }
+size_t rnsc_resource_parts(const rnsc_resource *r) { return r ? r->total_parts : 0; }
+unsigned rnsc_resource_segment_index(const rnsc_resource *r) { return r ? r->segment_index : 0; }
+unsigned rnsc_resource_segments(const rnsc_resource *r) { return r ? r->total_segments : 0; }
+int rnsc_resource_flags(const rnsc_resource *r) { return r ? r->flags : 0; }
+int rnsc_resource_compressed(const rnsc_resource *r) { return r ? r->compressed : 0; }
+unsigned rnsc_resource_window(const rnsc_resource *r) { return r ? r->window : 0; }
+double rnsc_resource_eifr(const rnsc_resource *r) { return r ? r->eifr : 0; }
+
+const uint8_t *rnsc_resource_request_id(const rnsc_resource *r, size_t *len)
+{
+	if (len)
+		*len = r ? r->request_id_len : 0;
+	return r && r->request_id_len ? r->request_id : NULL;
+}
+
+void rnsc_resource_stats_get(const rnsc_resource *r, rnsc_resource_stats *out)
+{
+	if (r && out)
+		*out = r->st;
+}
+
+static size_t done_parts(const rnsc_resource *r)
+{
+	return r->initiator ? r->sent_parts : r->received_count;
+}
+
+double rnsc_resource_progress(const rnsc_resource *r)
+{
+	if (!r)
+		return 0;
+	if (r->status == RNSC_RESOURCE_COMPLETE && r->segment_index == r->total_segments)
+		return 1.0;
+	double processed, total;
+	if (!r->split) {
+		processed = (double)done_parts(r);
+		total = (double)r->total_parts;
+	} else {
+		double maxp = ceil((double)RNSC_RESOURCE_MAX_EFFICIENT_SIZE / (double)r->sdu);
+		double prev = (double)(r->segment_index - 1) * maxp;
+		double cur = (double)r->total_parts;
+		double factor = cur > 0 && cur < maxp ? maxp / cur : 1;
+		processed = prev + (double)done_parts(r) * factor;
+		total = (double)r->total_segments * maxp;
+	}
+	if (total <= 0)
+		return 0;
+	double p = processed / total;
+	return p > 1.0 ? 1.0 : p;
+}
+
+double rnsc_resource_segment_progress(const rnsc_resource *r)
+{
+	if (!r)
+		return 0;
+	if (r->status == RNSC_RESOURCE_COMPLETE && r->segment_index == r->total_segments)
+		return 1.0;
+	if (!r->total_parts)
+		return 0;
+	double p = (double)done_parts(r) / (double)r->total_parts;
+	return p > 1.0 ? 1.0 : p;
+}
+
+const char *rnsc_resource_status_name(int s)
+{
+	static const char *const names[] = {"NONE",	    "QUEUED",	  "ADVERTISED",
+					    "TRANSFERRING", "AWAITING_PROOF", "ASSEMBLING",
+					    "COMPLETE",	    "FAILED",	  "CORRUPT",
+					    "REJECTED"};
+	return s >= 0 && s <= RNSC_RESOURCE_REJECTED ? names[s] : NULL;
+}
