@@ -55,6 +55,7 @@
 #include "link.h"
 #include "linkfmt.h"
 #include "packet.h"
+#include "wire_codec.h"
 
 #define RAW_CREDITS 256
 #define RES_CREDITS 16
@@ -66,8 +67,6 @@
 #define RBUF (1u << 18)
 #define POOL (1u << 20)
 #define MAX_RTTS (1u << 22)
-#define FLAG 0x7E
-#define ESC 0x7D
 
 enum mode { MODE_RAW, MODE_RESOURCE };
 enum phase { PH_IDLE, PH_RUN, PH_DRAIN };
@@ -77,10 +76,7 @@ typedef struct conn {
 	uint8_t *w;
 	size_t wlen, woff, wcap;
 	int want_out;
-	/* decoder */
-	uint8_t *f;
-	size_t flen;
-	int in_frame, esc, overflow;
+	wire_decoder dec;
 } conn;
 
 typedef struct flight {
@@ -162,15 +158,7 @@ static void drv_fail(driver *dv, const char *why)
 	fflush(stdout);
 }
 
-/* ---- HDLC, word at a time --------------------------------------------------------------- */
-
-#define ONES UINT64_C(0x0101010101010101)
-#define HIGHS UINT64_C(0x8080808080808080)
-static inline int has_special(uint64_t x)
-{
-	uint64_t a = x ^ (ONES * FLAG), b = x ^ (ONES * ESC);
-	return (((a - ONES) & ~a) | ((b - ONES) & ~b)) & HIGHS ? 1 : 0;
-}
+/* ---- output ------------------------------------------------------------------------------ */
 
 static int wreserve(conn *c, size_t more)
 {
@@ -192,88 +180,33 @@ static int wreserve(conn *c, size_t more)
 	return 0;
 }
 
-/* Length of the run at p that needs no escaping. */
-static size_t plain_run(const uint8_t *p, size_t n)
-{
-	size_t i = 0;
-	while (i + 8 <= n) {
-		uint64_t x;
-		memcpy(&x, p + i, 8);
-		if (has_special(x))
-			break;
-		i += 8;
-	}
-	while (i < n && p[i] != FLAG && p[i] != ESC)
-		i++;
-	return i;
-}
-
 /* Appends one HDLC frame of p to c's output. */
 static int queue_frame(conn *c, const uint8_t *p, size_t len)
 {
 	if (wreserve(c, 2 * len + 2))
 		return -1;
-	uint8_t *o = c->w + c->wlen;
-	*o++ = FLAG;
-	size_t i = 0;
-	while (i < len) {
-		size_t r = plain_run(p + i, len - i);
-		memcpy(o, p + i, r);
-		o += r, i += r;
-		if (i < len) {
-			*o++ = ESC;
-			*o++ = p[i++] ^ 0x20;
-		}
-	}
-	*o++ = FLAG;
-	c->wlen = (size_t)(o - c->w);
+	c->wlen += wire_encode(c->w + c->wlen, p, len);
 	return 0;
 }
 
 static void on_frame(driver *dv, int side, const uint8_t *f, size_t len);
 
+typedef struct rx_ctx {
+	driver *dv;
+	int side;
+} rx_ctx;
+
+static int rx_frame(void *ud, const uint8_t *f, size_t len)
+{
+	rx_ctx *r = ud;
+	on_frame(r->dv, r->side, f, len);
+	return r->dv->failed;
+}
+
 static void decode(driver *dv, int side, const uint8_t *p, size_t n)
 {
-	conn *c = &dv->c[side];
-	size_t i = 0;
-	while (i < n) {
-		if (!c->in_frame) {
-			const uint8_t *q = memchr(p + i, FLAG, n - i);
-			if (!q)
-				return;
-			i = (size_t)(q - p) + 1;
-			c->in_frame = 1, c->flen = 0, c->esc = 0, c->overflow = 0;
-			continue;
-		}
-		if (!c->esc) {
-			size_t r = plain_run(p + i, n - i);
-			if (r && c->flen + r <= MAX_FRAME) {
-				memcpy(c->f + c->flen, p + i, r);
-				c->flen += r, i += r;
-				continue;
-			}
-		}
-		uint8_t b = p[i++];
-		if (b == FLAG) {
-			if (c->flen > 0 && !c->overflow)
-				on_frame(dv, side, c->f, c->flen);
-			/* the closing flag opens the next frame */
-			c->flen = 0, c->esc = 0, c->overflow = 0;
-			if (dv->failed)
-				return;
-			continue;
-		}
-		if (b == ESC) {
-			c->esc = 1;
-			continue;
-		}
-		if (c->esc)
-			b ^= 0x20, c->esc = 0;
-		if (c->flen < MAX_FRAME)
-			c->f[c->flen++] = b;
-		else
-			c->overflow = 1;
-	}
+	rx_ctx r = {dv, side};
+	(void)wire_decode(&dv->c[side].dec, p, n, rx_frame, &r);
 }
 
 static void flush(driver *dv, int side)
@@ -316,7 +249,7 @@ static void conn_close(driver *dv, int side)
 		close(c->fd);
 	}
 	c->fd = -1;
-	c->wlen = c->woff = 0, c->want_out = 0, c->in_frame = 0, c->flen = 0;
+	c->wlen = c->woff = 0, c->want_out = 0, c->dec.in_frame = 0, c->dec.len = 0;
 }
 
 static int conn_attach(driver *dv, int side, int fd)
@@ -530,11 +463,9 @@ advance:
 }
 
 /* raw: a proof came back to the source side: return the credit */
-static void proof_raw(driver *dv, dirn *d, const uint8_t *f, size_t len)
+static void proof_raw(driver *dv, dirn *d, const uint8_t *th)
 {
-	if (len < 19)
-		return;
-	const uint8_t *th = f + 2; /* HEADER_1 proof: destination = truncated packet hash */
+	/* th: the proof's destination, the truncated hash of the packet it proves */
 	for (unsigned i = 0; i < d->count; i++) {
 		flight *x = &d->ring[(d->head + i) % RING];
 		if (memcmp(x->hash, th, RNSC_TRUNCATED_HASHLEN) != 0)
@@ -670,24 +601,21 @@ static void setup_frame(driver *dv, int side, const uint8_t *f, size_t len)
 
 static void on_frame(driver *dv, int side, const uint8_t *f, size_t len)
 {
-	if (len < 19)
-		return;
-	int type = f[0] & 3, h2 = (f[0] >> 6) & 1;
-	size_t hdr = h2 ? 34 : 18;
-	if (len < hdr + 1)
+	wire_view v;
+	if (wire_view_of(&v, f, len) != 0)
 		return;
 	if (dv->phase == PH_IDLE) {
 		setup_frame(dv, side, f, len);
 		return;
 	}
 	if (dv->mode == MODE_RAW) {
-		if (type == RNSC_PKT_DATA)
-			sink_raw(dv, &dv->d[side == 1 ? 0 : 1], f, len, hdr);
-		else if (type == RNSC_PKT_PROOF)
-			proof_raw(dv, &dv->d[side == 0 ? 0 : 1], f, len);
+		if (v.type == RNSC_PKT_DATA)
+			sink_raw(dv, &dv->d[side == 1 ? 0 : 1], f, len, v.hdr);
+		else if (v.type == RNSC_PKT_PROOF && !v.header2)
+			proof_raw(dv, &dv->d[side == 0 ? 0 : 1], v.dest);
 		return;
 	}
-	if (type == RNSC_PKT_DATA && f[hdr] == RNSC_CTX_RESOURCE)
+	if (v.type == RNSC_PKT_DATA && v.context == RNSC_CTX_RESOURCE && !v.header2)
 		sink_res(dv, &dv->d[side == 1 ? 0 : 1], f, len);
 	else if (dv->link[side] && rnsc_link_receive(dv->link[side], f, len, now_ms()) == 0)
 		link_out(dv, side); /* keepalives */
@@ -898,11 +826,12 @@ int cmd_bench_driver(int argc, char **argv)
 	dv->mode = strcmp(mode, "raw") ? MODE_RESOURCE : MODE_RAW;
 	dv->credits = dv->mode == MODE_RAW ? RAW_CREDITS : RES_CREDITS;
 	dv->c[0].fd = dv->c[1].fd = -1;
-	dv->c[0].f = malloc(MAX_FRAME), dv->c[1].f = malloc(MAX_FRAME);
+	dv->c[0].dec.buf = malloc(MAX_FRAME), dv->c[1].dec.buf = malloc(MAX_FRAME);
+	dv->c[0].dec.max = dv->c[1].dec.max = MAX_FRAME;
 	dv->rtts = malloc(MAX_RTTS * sizeof(uint32_t));
 	dv->pool = malloc(POOL);
 	dv->ep = epoll_create1(EPOLL_CLOEXEC);
-	if (!dv->c[0].f || !dv->c[1].f || !dv->rtts || !dv->pool || dv->ep < 0) {
+	if (!dv->c[0].dec.buf || !dv->c[1].dec.buf || !dv->rtts || !dv->pool || dv->ep < 0) {
 		drv_fail(dv, "out of memory");
 		goto out;
 	}
@@ -1036,7 +965,7 @@ out:
 		for (int s = 0; s < 2; s++) {
 			conn_close(dv, s);
 			free(dv->c[s].w);
-			free(dv->c[s].f);
+			free(dv->c[s].dec.buf);
 			rnsc_link_del(dv->link[s]);
 			rnsc_identity_free(&dv->id[s]);
 		}
