@@ -90,12 +90,18 @@ int rnsc_hdlc_encode(uint8_t *out, size_t cap, const uint8_t *p, size_t len)
 
 	if ((p == NULL && len > 0) || (out == NULL && cap > 0))
 		return RNSC_ERR_INVAL;
-	need = rnsc_hdlc_encoded_len(p, len);
-	/* Checked before the buffer so callers learn a frame can never be sent. */
-	if (need > (size_t)INT_MAX)
-		return RNSC_ERR_TOOBIG;
-	if (out == NULL || need > cap)
-		return RNSC_ERR_BUFSIZE;
+	/* When even the worst case fits (cap and INT_MAX), skip the counting pass: callers
+	 * usually sized the buffer with rnsc_hdlc_encoded_len() already. */
+	if (out != NULL && len <= ((size_t)INT_MAX - 2) / 2 && cap >= 2 * len + 2) {
+		need = 0;
+	} else {
+		need = rnsc_hdlc_encoded_len(p, len);
+		/* Checked before the buffer so callers learn a frame can never be sent. */
+		if (need > (size_t)INT_MAX)
+			return RNSC_ERR_TOOBIG;
+		if (out == NULL || need > cap)
+			return RNSC_ERR_BUFSIZE;
+	}
 
 	out[o++] = RNSC_HDLC_FLAG;
 	for (i = 0; i < len;) {
