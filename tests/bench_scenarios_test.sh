@@ -80,6 +80,7 @@ for c in cells:
     assert s["proved"] + s["timeouts"] + s["unproved"] == s["sent"], s
     if c["initiator"] == "rnsc":  # rnsc never misses a proof it was sent
         assert s["proved"] == s["sent"], s
+    assert c["link_mtu"] > 500, c  # the negotiated link MTU is reported per row
 ' "$tmp/replink/scenarios.json"
 check "quick relay runs: raw transport and transported resource, both relays" 0 "$RNSC" bench \
   --quick --scenario raw-transport,transported-resource --report "$tmp/reprelay"

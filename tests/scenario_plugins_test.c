@@ -149,6 +149,9 @@ static void test_endpoint_rules(void)
 			      "result delivered=10 bytes=1000", &s),
 			0);
 	CU_ASSERT(s.ok);
+	CU_ASSERT_EQUAL(judge("link", INI " link_mtu=16384", "result delivered=10 bytes=1000", &s), 0);
+	CU_ASSERT(s.ok);
+	CU_ASSERT_EQUAL(s.link_mtu, 16384);
 	/* ... but never for single packets */
 	CU_ASSERT_EQUAL(judge("single",
 			      "result sent=10 proved=9 timeouts=1 unproved=0 bytes=900 "

@@ -31,6 +31,8 @@ static int check(void *inst, const rnsc_scenario_lines *l, rnsc_scenario_sample 
 	s->delivered = scn_u(l->b, "delivered", &missing);
 	unsigned long long bytes_delivered = scn_u(l->b, "bytes", &missing);
 	unsigned long long bytes_sent = scn_u(l->a, "sent_bytes", &missing);
+	int optional = 0; /* participants older than the link_mtu field */
+	s->link_mtu = (uint32_t)scn_u(l->a, "link_mtu", &optional);
 	if (missing)
 		return scn_fail(s, "a result line lacks %d field(s): '%s' / '%s'", missing,
 				l->a ? l->a : "", l->b ? l->b : "");
