@@ -126,6 +126,7 @@ typedef struct driver {
 	size_t n_rtts;
 	int record_rtt;
 	int failed;
+	int connected; /* set-up over: a closed connection is a failure from now on */
 	char why[256];
 	uint8_t rbuf[RBUF];
 	uint8_t tmp[MAX_FRAME + 64];
@@ -665,8 +666,16 @@ static int step(driver *dv, int timeout_ms, char *line, size_t cap)
 			ssize_t r = recv(c->fd, dv->rbuf, sizeof(dv->rbuf), 0);
 			if (r > 0)
 				decode(dv, (int)who, dv->rbuf, (size_t)r);
-			else if (r == 0 || (errno != EAGAIN && errno != EINTR))
-				drv_fail(dv, who ? "side b connection closed" : "side a connection closed");
+			else if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
+				/* a relay still starting may drop a connection it accepted (the
+				 * reference's Backbone server before its interface is complete):
+				 * the set-up reconnects */
+				if (!dv->connected)
+					conn_close(dv, (int)who);
+				else
+					drv_fail(dv, who ? "side b connection closed"
+							 : "side a connection closed");
+			}
 		}
 	}
 	pump(dv);
@@ -893,7 +902,15 @@ int cmd_bench_driver(int argc, char **argv)
 			drv_fail(dv, "the relay never rebroadcast the announces");
 			goto out;
 		}
-		if (now_ns() >= next_ann) {
+		for (int s = 0; s < 2; s++)
+			if (dv->c[s].fd < 0) {
+				int fd = connect_port(s ? pb : pa, 0.2);
+				if (fd >= 0) {
+					conn_attach(dv, s, fd);
+					next_ann = 0;
+				}
+			}
+		if (now_ns() >= next_ann && dv->c[0].fd >= 0 && dv->c[1].fd >= 0) {
 			for (int s = 0; s < 2; s++) {
 				const char *const *asp = s ? asp_b : asp_a;
 				if (rnsc_name_hash(dv->ctx, dv->name_hash, "bench", asp, 2) ||
@@ -906,6 +923,7 @@ int cmd_bench_driver(int argc, char **argv)
 		}
 		(void)step(dv, 20, NULL, 0);
 	}
+	dv->connected = 1;
 	if (dv->mode == MODE_RESOURCE) {
 		rnsc_link_initiate_params lp = {.hw_mtu = BACKBONE_CLIENT_HW_MTU, .hops = 2};
 		rnsc_identity pub;
