@@ -86,6 +86,9 @@ typedef struct cell {
 	double rate_med, rate_min, rate_max, goodput_med, p50_med, p99_med;
 	long rss_med[2];
 	double cpu_med[2];
+	/* relay cells: frames carried per CPU-second of the relay (median), a figure that holds
+	 * when the machine is shared and a single-threaded relay gets a thread's share */
+	double per_cpu_med;
 } cell;
 
 typedef struct run_opts {
@@ -427,6 +430,7 @@ static void reduce(cell *c)
 {
 	double r[MAX_SAMPLES], g[MAX_SAMPLES], p5[MAX_SAMPLES], p9[MAX_SAMPLES];
 	double rs0[MAX_SAMPLES], rs1[MAX_SAMPLES], c0[MAX_SAMPLES], c1[MAX_SAMPLES];
+	double pc[MAX_SAMPLES];
 	int k = 0;
 	c->conformant = c->n > 0;
 	for (int i = 0; i < c->n; i++) {
@@ -440,6 +444,7 @@ static void reduce(cell *c)
 		r[k] = s->v.rate, g[k] = s->v.goodput, p5[k] = s->v.p50_us;
 		p9[k] = s->v.p99_us, rs0[k] = (double)s->rss_kib[0];
 		rs1[k] = (double)s->rss_kib[1], c0[k] = s->cpu_s[0], c1[k] = s->cpu_s[1];
+		pc[k] = s->cpu_s[1] > 0 ? (double)s->v.delivered / s->cpu_s[1] : 0;
 		k++;
 	}
 	c->rate_min = c->rate_max = 0;
@@ -453,6 +458,7 @@ static void reduce(cell *c)
 	c->p50_med = median(p5, k), c->p99_med = median(p9, k);
 	c->rss_med[0] = (long)median(rs0, k), c->rss_med[1] = (long)median(rs1, k);
 	c->cpu_med[0] = median(c0, k), c->cpu_med[1] = median(c1, k);
+	c->per_cpu_med = median(pc, k);
 }
 
 static int is_relay(const cell *c)
@@ -493,6 +499,8 @@ static void write_json(FILE *f, const cell *cells, size_t n, const run_opts *o,
 		else
 			fprintf(f, ", \"initiator\": \"%s\", \"responder\": \"%s\"",
 				impl_name[c->pr->initiator], impl_name[c->pr->responder]);
+		if (is_relay(c))
+			fprintf(f, ", \"frames_per_relay_cpu_s\": %.6g", c->per_cpu_med);
 		fprintf(f, ", \"interface_policy\": ");
 		cli_json_str(f, c->sc->ops->iface_policy);
 		fprintf(f, ", \"link_mtu\": %u,\n   \"conformant\": %s, \"rate\": {\"median\": %.6g, "
@@ -570,6 +578,11 @@ static void write_md(FILE *f, const cell *cells, size_t n, const run_opts *o,
 			fprintf(f, " | %.2f× |\n", a->rate_med / b->rate_med);
 		else
 			fprintf(f, " | — |\n");
+		if (sc->ops->topology == RNSC_SCENARIO_RELAY && a && b && a->conformant &&
+		    b->conformant && b->per_cpu_med > 0)
+			fprintf(f, "| %u. %s, per relay CPU-second | %.0f frames | %.0f frames | %.2f× |\n",
+				sc->ops->number, sc->name, a->per_cpu_med, b->per_cpu_med,
+				a->per_cpu_med / b->per_cpu_med);
 	}
 	for (size_t k = 0; k < N_SCENARIOS; k++) {
 		const scenario_def *sc = &SCENARIOS[k];
@@ -588,6 +601,7 @@ static void write_md(FILE *f, const cell *cells, size_t n, const run_opts *o,
 			relay ? "relay under test" : "initiator → responder",
 			relay ? "driver / relay" : "initiator / responder",
 			relay ? "driver / relay" : "initiator / responder");
+
 		for (size_t i = 0; i < n; i++) {
 			const cell *c = &cells[i];
 			if (c->sc != sc)
@@ -607,6 +621,16 @@ static void write_md(FILE *f, const cell *cells, size_t n, const run_opts *o,
 				c->rate_max, sc->ops->unit, c->goodput_med / 1024, c->p50_med, c->p99_med,
 				c->rss_med[0] / 1024.0, c->rss_med[1] / 1024.0, c->cpu_med[0],
 				c->cpu_med[1]);
+		}
+		if (relay) {
+			fprintf(f, "\nCarried frames per CPU-second of the relay (median; the CPU time "
+				   "covers the relay's whole run: set-up, the driver's calibration, "
+				   "warm-up, timed traffic):");
+			for (size_t i = 0; i < n; i++)
+				if (cells[i].sc == sc && cells[i].conformant)
+					fprintf(f, " %s %.0f;", impl_name[cells[i].relay],
+						cells[i].per_cpu_med);
+			fprintf(f, "\n");
 		}
 		for (size_t i = 0; i < n; i++)
 			for (int j = 0; j < cells[i].n; j++)
