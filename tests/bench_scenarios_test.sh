@@ -27,6 +27,13 @@ expect_grep "help names the pairings" "ref-rnsc" "$tmp/out"
 check "unknown pairing" 2 "$RNSC" bench --pairing ref-nobody
 check "unknown scenario" 2 "$RNSC" bench --scenario teleport
 check "bad samples" 2 "$RNSC" bench --samples 0
+check "unknown relay" 2 "$RNSC" bench --relay nobody
+check "driver: bad mode is a usage error" 2 "$RNSC" bench driver --mode teleport --a 1 --b 2
+check "driver: missing ports are a usage error" 2 "$RNSC" bench driver --mode raw
+check "plugins list the scenario plugins" 0 "$RNSC" plugins
+for sc in single link raw-transport transported-resource; do
+  expect_grep "scenario plugin $sc is listed" "^$sc  *scenario  *[0-9]" "$tmp/out"
+done
 check "missing venv is a setup error" 3 env RNSC_VENV="$tmp/none" "$RNSC" bench --quick
 
 check "python generators match the golden values" 0 "$PY" -c '
@@ -73,7 +80,40 @@ for c in cells:
     assert s["proved"] + s["timeouts"] + s["unproved"] == s["sent"], s
     if c["initiator"] == "rnsc":  # rnsc never misses a proof it was sent
         assert s["proved"] == s["sent"], s
+    assert c["link_mtu"] > 500, c  # the negotiated link MTU is reported per row
 ' "$tmp/replink/scenarios.json"
+check "quick relay runs: raw transport and transported resource, both relays" 0 "$RNSC" bench \
+  --quick --scenario raw-transport,transported-resource --report "$tmp/reprelay"
+check "relay report: each relay conformant, per-direction accounting exact" 0 "$PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+cells = d["cells"]
+got = {(c["scenario"], c["relay"]) for c in cells}
+assert got == {(s, r) for s in ("raw-transport", "transported-resource")
+               for r in ("rnsc", "reference")}, got
+for c in cells:
+    assert "initiator" not in c and c["driver"] == "rnsc", c
+    assert c["conformant"] is True, c
+    assert c["interface_policy"].startswith("Backbone"), c
+    assert c["rate"]["median"] > 0 and c["rate"]["unit"] == "frames/s"
+    assert c["rss_kib"]["relay"] > 0 and c["rss_kib"]["driver"] > 0, c
+    (s,) = c["samples"]
+    assert s["ok"], s
+    for k in ("ab", "ba"):
+        x = s[k]
+        assert x["sent"] == x["carried"] > 0, x
+        assert x["dup"] == x["corrupt"] == x["reordered"] == x["lost"] == 0, x
+    assert s["capacity"] >= 1.25 * s["rate"], s
+    if c["scenario"] == "raw-transport":
+        assert s["ab"]["unproved"] == s["ba"]["unproved"] == 0, s
+        assert s["proved"] == s["delivered"] == s["sent"], s
+    else:
+        assert c["link_mtu"] > 500 and s["link_mtu"] == c["link_mtu"], c
+' "$tmp/reprelay/scenarios.json"
+expect_grep "relay markdown: relay rows" "| relay rnsc | Backbone" "$tmp/reprelay/scenarios.md"
+expect_grep "relay markdown: link MTU column" "link MTU" "$tmp/reprelay/scenarios.md"
+expect_grep "relay svg per scenario" "relay reference" "$tmp/reprelay/scenarios-raw-transport.svg"
+expect_grep "relay svg per scenario (7)" "<svg" "$tmp/reprelay/scenarios-transported-resource.svg"
 check "participant: bad role is a usage error" 2 "$RNSC" bench participant --role boss --scenario single --config "$tmp"
 expect_grep "markdown at-a-glance table" "At a glance" "$tmp/rep/scenarios.md"
 expect_grep "svg chart" "<svg" "$tmp/rep/scenarios.svg"

@@ -42,7 +42,7 @@ assert {"openssl", "sodium"} <= names, names
 for p in d:
     for k in ("name", "kind", "version", "file"):
         assert k in p, (k, p)
-    assert p["kind"] in ("crypto", "iface"), p  # iface: the tcp plugin
+    assert p["kind"] in ("crypto", "iface", "scenario"), p  # iface: the tcp plugin
 so = [p for p in d if p["name"] == "sodium"][0]
 assert "aes256-cbc" not in so["primitives"]
 ' "$tmp/saved"

@@ -20,7 +20,7 @@ Anything the reference logs goes to stderr; stdout carries the protocol only.
 
 Scenarios: single (SINGLE-destination DATA packets, no link, each proved, 16 outstanding);
 link (one link to bench.link, link packets of 60..420 bytes, each proved by the responder,
-16 outstanding; the initiator also reports sent_bytes).
+16 outstanding; the initiator also reports sent_bytes and the link's negotiated link_mtu).
 The payload sizes and bytes come from bench/participants/bench_gen.py, the same
 generators as rnsc's bench/scenario/bench_gen.h.
 """
@@ -237,9 +237,10 @@ class Initiator:
             return rtts[k - 1] * 1e6
 
         say("result sent=%d proved=%d timeouts=%d unproved=%d bytes=%d sent_bytes=%d "
-            "elapsed_s=%.6f rtt_p50_us=%.1f rtt_p99_us=%.1f" %
+            "elapsed_s=%.6f rtt_p50_us=%.1f rtt_p99_us=%.1f link_mtu=%d" %
             (self.sent, self.proved, self.timeouts, unproved, self.bytes_proved,
-             self.bytes_sent, elapsed, pct(50), pct(99)))
+             self.bytes_sent, elapsed, pct(50), pct(99),
+             self.link.mtu if self.link is not None else 0))
 
 
 def main():

@@ -268,6 +268,13 @@ static double kv(const char *line, const char *key, double dflt)
 	return p ? strtod(p + strlen(pat), NULL) : dflt;
 }
 
+/* The negotiated MTU of the scenario's link (0 without one), for the report. */
+static unsigned link_mtu(const part_state *s)
+{
+	const rnsc_link *l = s->link ? rnsc_transport_link_get(s->t, s->link_id) : NULL;
+	return l ? (unsigned)rnsc_link_mtu(l) : 0;
+}
+
 static void command(part_state *s, const char *line)
 {
 	char out[512];
@@ -294,10 +301,11 @@ static void command(part_state *s, const char *line)
 			qsort(s->rtts, s->n_rtts, sizeof(uint32_t), u32cmp);
 			snprintf(out, sizeof(out),
 				 "result sent=%llu proved=%llu timeouts=%llu unproved=%u bytes=%llu "
-				 "sent_bytes=%llu elapsed_s=%.6f rtt_p50_us=%.1f rtt_p99_us=%.1f",
+				 "sent_bytes=%llu elapsed_s=%.6f rtt_p50_us=%.1f rtt_p99_us=%.1f "
+				 "link_mtu=%u",
 				 s->sent, s->proved, s->timeouts, s->n_inflight, s->pbytes, s->sbytes,
 				 (double)(s->end_ns - s->t0_ns) * 1e-9, pct(s->rtts, s->n_rtts, 50),
-				 pct(s->rtts, s->n_rtts, 99));
+				 pct(s->rtts, s->n_rtts, 99), link_mtu(s));
 		}
 		say(out);
 	} else if (!strcmp(line, "quit")) {

@@ -142,3 +142,59 @@ void part_kill(part *p)
 	}
 	close_fds(p);
 }
+
+int part_spawn_service(part *p, char *const argv[], const char *log_path)
+{
+	memset(p, 0, sizeof(*p));
+	p->in_fd = p->out_fd = -1;
+	int log = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (log < 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(log);
+		errno = e;
+		return -1;
+	}
+	if (pid == 0) {
+		int nul = open("/dev/null", O_RDONLY);
+		dup2(nul, 0);
+		dup2(log, 1);
+		dup2(log, 2);
+		execv(argv[0], argv);
+		dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(log);
+	p->pid = pid;
+	return 0;
+}
+
+int part_alive(part *p)
+{
+	if (!p->pid || p->reaped)
+		return 0;
+	if (wait4(p->pid, &p->status, WNOHANG, &p->ru) == p->pid) {
+		p->reaped = 1;
+		return 0;
+	}
+	return 1;
+}
+
+void part_stop(part *p, double timeout_s)
+{
+	if (!p->pid || p->reaped)
+		return;
+	kill(p->pid, SIGTERM);
+	double end = mono_s() + timeout_s;
+	while (mono_s() < end) {
+		if (wait4(p->pid, &p->status, WNOHANG, &p->ru) == p->pid) {
+			p->reaped = 1;
+			close_fds(p);
+			return;
+		}
+		usleep(10000);
+	}
+	part_kill(p);
+}

@@ -33,6 +33,13 @@ int part_send(part *p, const char *line);
 int part_readline(part *p, double timeout_s, char *line, size_t cap, const char **why);
 /* Sends "quit", waits up to timeout_s for the exit, then kills. Fills ru and status. */
 void part_finish(part *p, double timeout_s);
+/* Starts a service (a relay under test) that speaks no protocol: stdin /dev/null, stdout and
+ * stderr appended to log_path. Returns 0 or -1 (errno set). */
+int part_spawn_service(part *p, char *const argv[], const char *log_path);
+/* 1 while the child runs (reaps it, filling ru, once it has exited). */
+int part_alive(part *p);
+/* SIGTERM, waits up to timeout_s for the exit (ru filled), then SIGKILL. */
+void part_stop(part *p, double timeout_s);
 /* SIGKILL and reap. Safe on a part that never started (pid 0). */
 void part_kill(part *p);
 

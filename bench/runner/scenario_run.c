@@ -1,13 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `rnsc bench` (no subcommand): the scenario runner. For every scenario, pairing and sample
- * it writes two Reticulum config directories (loopback interfaces on a free port), starts
- * the responder and the initiator as separate processes (the reference participant
- * bench/participants/rnsc_bench_ref.py on the venv's python, or rnsc's own participant),
- * drives them through the line protocol (ready, start, started, done, collect, result, quit), checks
- * the scenario's accounting exactly, and takes peak RSS and CPU time per role from wait4.
+ * `rnsc bench` (no subcommand): the scenario runner. The scenarios are plugins (kind
+ * RNSC_PLUGIN_SCENARIO, ops in bench/scenario/scenario_abi.h, modules under
+ * plugins/scenario/) found through the plugin host: each says what runs, the interface
+ * sections of each role's config and the accounting rule, so the runner holds no scenario.
+ *
+ * Endpoint scenarios: for every pairing and sample it writes two Reticulum config
+ * directories (loopback interfaces on a free port), starts the responder and the initiator
+ * as separate processes (the reference participant bench/participants/rnsc_bench_ref.py on
+ * the venv's python, or rnsc's own participant) and drives them through the line protocol
+ * (ready, start, started, done, collect, result, quit).
+ * Relay scenarios: for each relay (rnsc daemon, the reference's rnsd) it writes the relay's
+ * config (transport enabled, the plugin's two server interfaces), starts it, then rnsc's
+ * wire driver (`rnsc bench driver`, bench/driver/wire_driver.c) through the same protocol.
+ * The plugin checks the accounting exactly; peak RSS and CPU time per role come from wait4.
  * Samples are never retried once timing has started; a failed sample is reported failed.
- * Reports: a terminal table, JSON (`cells`), Markdown and an SVG chart with min/max whiskers.
+ * Reports: a terminal table, JSON (`cells`), Markdown and SVG charts with min/max whiskers.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,23 +34,21 @@
 #include "cli.h"
 #include "participant.h"
 #include "pyref.h"
+#include "scenario_abi.h"
 
 #define MAX_SAMPLES 8
 
+#define MAX_SCENARIOS 32
+
+/* A scenario plugin the host loaded and the runner accepted. */
 typedef struct scenario_def {
-	const char *name;
-	const char *desc;
-	unsigned lo, hi; /* payload size range */
-	const char *unit; /* of rate */
+	const char *name, *version, *file;
+	const rnsc_scenario_ops *ops;
+	void *inst;
 } scenario_def;
 
-static const scenario_def SCENARIOS[] = {
-	{"single", "single-packet throughput: SINGLE DATA, no link, each proved, 16 outstanding",
-	 60, 380, "packets/s"},
-	{"link", "link throughput: one link, link packets each proved, 16 outstanding", 60, 420,
-	 "packets/s"},
-};
-#define N_SCENARIOS (sizeof(SCENARIOS) / sizeof(SCENARIOS[0]))
+static scenario_def SCENARIOS[MAX_SCENARIOS];
+static size_t N_SCENARIOS;
 
 enum impl { IMPL_RNSC = 0, IMPL_REF = 1 };
 static const char *const impl_name[2] = {"rnsc", "reference"};
@@ -60,25 +66,29 @@ static const pairing PAIRINGS[] = {
 };
 #define N_PAIRINGS (sizeof(PAIRINGS) / sizeof(PAIRINGS[0]))
 
+/* Relay cells: the implementation under test as relay. */
+static const char *const RELAY_NAMES[2] = {"rnsc", "ref"};
+
 typedef struct sample {
-	int ok;          /* ran to the end and met the accounting rule */
-	char why[400];   /* when not ok */
-	unsigned long long sent, proved, delivered, timeouts, unproved, bytes, bytes_delivered;
-	unsigned long long bytes_sent; /* link: what the initiator sent (proved or not) */
-	double elapsed_s, rate, goodput, p50_us, p99_us;
-	long rss_kib[2];  /* initiator, responder */
+	rnsc_scenario_sample v; /* the plugin's verdict and counters */
+	long rss_kib[2];  /* initiator / driver, responder / relay */
 	double cpu_s[2];
 } sample;
 
 typedef struct cell {
 	const scenario_def *sc;
-	const pairing *pr;
+	const pairing *pr; /* endpoint scenarios */
+	int relay;         /* relay scenarios: enum impl of the relay; -1 otherwise */
+	uint32_t link_mtu; /* as the last conformant sample reported it (0: none) */
 	sample s[MAX_SAMPLES];
 	int n;
 	int conformant;
 	double rate_med, rate_min, rate_max, goodput_med, p50_med, p99_med;
 	long rss_med[2];
 	double cpu_med[2];
+	/* relay cells: frames carried per CPU-second of the relay (median), a figure that holds
+	 * when the machine is shared and a single-threaded relay gets a thread's share */
+	double per_cpu_med;
 } cell;
 
 typedef struct run_opts {
@@ -106,8 +116,9 @@ static int free_port(void)
 	return port;
 }
 
-/* A Reticulum config (the reference's format, which rnsc reads too). */
-static int write_config(const char *dir, int server, int port)
+/* A Reticulum config (the reference's format, which rnsc reads too); the [interfaces]
+ * section comes from the scenario plugin. */
+static int write_config(const char *dir, int transport, const char *interfaces)
 {
 	char path[PATH_MAX];
 	if (mkdir(dir, 0700) != 0)
@@ -116,17 +127,18 @@ static int write_config(const char *dir, int server, int port)
 	FILE *f = fopen(path, "w");
 	if (!f)
 		return -1;
-	fprintf(f, "[reticulum]\n  enable_transport = No\n  share_instance = No\n"
-		   "  respond_to_probes = No\n\n[logging]\n  loglevel = 2\n\n[interfaces]\n");
-	if (server)
-		fprintf(f, "  [[bench server]]\n    type = TCPServerInterface\n    enabled = yes\n"
-			   "    listen_ip = 127.0.0.1\n    listen_port = %d\n",
-			port);
-	else
-		fprintf(f, "  [[bench client]]\n    type = TCPClientInterface\n    enabled = yes\n"
-			   "    target_host = 127.0.0.1\n    target_port = %d\n",
-			port);
+	fprintf(f, "[reticulum]\n  enable_transport = %s\n  share_instance = No\n"
+		   "  respond_to_probes = No\n\n[logging]\n  loglevel = 2\n\n%s",
+		transport ? "Yes" : "No", interfaces);
 	return fclose(f) == 0 ? 0 : -1;
+}
+
+static int role_config(const cell *c, const char *dir, int role, const int *ports, size_t n)
+{
+	char text[4096];
+	if (c->sc->ops->interfaces(c->sc->inst, role, ports, n, text, sizeof(text)) != 0)
+		return -1;
+	return write_config(dir, role == RNSC_SCENARIO_ROLE_RELAY, text);
 }
 
 static void part_argv(const run_opts *o, enum impl im, const char *role, const char *scenario,
@@ -154,30 +166,6 @@ static void part_argv(const run_opts *o, enum impl im, const char *role, const c
 	argv[n] = NULL;
 }
 
-static unsigned long long kv_u(const char *line, const char *key, int *missing)
-{
-	char pat[64];
-	snprintf(pat, sizeof(pat), " %s=", key);
-	const char *p = strstr(line, pat);
-	if (!p) {
-		(*missing)++;
-		return 0;
-	}
-	return strtoull(p + strlen(pat), NULL, 10);
-}
-
-static double kv_d(const char *line, const char *key, int *missing)
-{
-	char pat[64];
-	snprintf(pat, sizeof(pat), " %s=", key);
-	const char *p = strstr(line, pat);
-	if (!p) {
-		(*missing)++;
-		return 0;
-	}
-	return strtod(p + strlen(pat), NULL);
-}
-
 static double cpu_of(const struct rusage *ru)
 {
 	return (double)ru->ru_utime.tv_sec + (double)ru->ru_utime.tv_usec * 1e-6 +
@@ -190,23 +178,58 @@ static double cpu_of(const struct rusage *ru)
 		char fail_buf_[16384];                                                     \
 		snprintf(fail_buf_, sizeof(fail_buf_), __VA_ARGS__);                       \
 		size_t fail_len_ = strlen(fail_buf_);                                      \
-		if (fail_len_ >= sizeof(s->why))                                           \
-			fail_len_ = sizeof(s->why) - 1;                                    \
-		memcpy(s->why, fail_buf_, fail_len_);                                      \
-		s->why[fail_len_] = '\0';                                                 \
+		if (fail_len_ >= sizeof(s->v.why))                                         \
+			fail_len_ = sizeof(s->v.why) - 1;                                  \
+		memcpy(s->v.why, fail_buf_, fail_len_);                                    \
+		s->v.why[fail_len_] = '\0';                                               \
 		goto out;                                                                  \
 	} while (0)
 
-static void run_sample(const run_opts *o, const cell *c, int idx, sample *s)
+static void show_tail(const char *log)
 {
-	memset(s, 0, sizeof(*s));
+	/* the logs go with the temporary directory: show their tails now */
+	char tail[PATH_MAX + 64];
+	if (access(log, R_OK) != 0)
+		return;
+	fprintf(stderr, "--- last lines of %s\n", log);
+	fflush(stderr);
+	snprintf(tail, sizeof(tail), "tail -n 8 '%s' >&2", log);
+	if (system(tail) != 0)
+		fprintf(stderr, "(could not show it)\n");
+}
+
+static void rm_tree(const char *dir)
+{
+	/* the participants write storage/ under their config dirs: remove the whole tree */
+	pid_t pid = fork();
+	if (pid == 0) {
+		execl("/bin/rm", "rm", "-rf", dir, (char *)NULL);
+		_exit(127);
+	}
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+}
+
+static void judge(const cell *c, const char *a, const char *b, sample *s)
+{
+	rnsc_scenario_lines l = {.struct_size = sizeof(l), .a = a, .b = b};
+	s->v.struct_size = sizeof(s->v);
+	if (c->sc->ops->check(c->sc->inst, &l, &s->v) != 0) {
+		s->v.ok = 0;
+		snprintf(s->v.why, sizeof(s->v.why), "the scenario plugin could not judge the sample");
+	}
+}
+
+static void run_endpoints(const run_opts *o, const cell *c, int idx, sample *s)
+{
 	part ini = {0}, res = {0};
 	char tmpl[] = "/tmp/rnsc-bench.XXXXXX";
 	char *dir = mkdtemp(tmpl);
 	char rcfg[PATH_MAX], icfg[PATH_MAX], rlog[PATH_MAX], ilog[PATH_MAX], line[1024], cmd[128];
 	const char *why = "";
+	const char *scn = c->sc->ops->mode;
 	if (!dir) {
-		snprintf(s->why, sizeof(s->why), "mkdtemp: %s", strerror(errno));
+		snprintf(s->v.why, sizeof(s->v.why), "mkdtemp: %s", strerror(errno));
 		return;
 	}
 	const char *logdir = o->keep_dir ? o->keep_dir : dir;
@@ -217,11 +240,12 @@ static void run_sample(const run_opts *o, const cell *c, int idx, sample *s)
 	snprintf(ilog, sizeof(ilog), "%s/%s-%s-%d-initiator.log", logdir, c->sc->name, c->pr->name,
 		 idx);
 	int port = free_port();
-	if (port < 0 || write_config(rcfg, 1, port) || write_config(icfg, 0, port))
+	if (port < 0 || role_config(c, rcfg, RNSC_SCENARIO_ROLE_RESPONDER, &port, 1) ||
+	    role_config(c, icfg, RNSC_SCENARIO_ROLE_INITIATOR, &port, 1))
 		FAIL("cannot prepare the config directories in %s", dir);
 
 	char *argv[16];
-	part_argv(o, c->pr->responder, "responder", c->sc->name, rcfg, NULL, argv);
+	part_argv(o, c->pr->responder, "responder", scn, rcfg, NULL, argv);
 	if (part_spawn(&res, argv, rlog) != 0)
 		FAIL("cannot start the %s responder: %s", impl_name[c->pr->responder], strerror(errno));
 	if (part_readline(&res, o->setup_timeout, line, sizeof(line), &why) < 0)
@@ -233,7 +257,7 @@ static void run_sample(const run_opts *o, const cell *c, int idx, sample *s)
 	char dest[33];
 	memcpy(dest, d + 5, 33);
 
-	part_argv(o, c->pr->initiator, "initiator", c->sc->name, icfg, dest, argv);
+	part_argv(o, c->pr->initiator, "initiator", scn, icfg, dest, argv);
 	if (part_spawn(&ini, argv, ilog) != 0)
 		FAIL("cannot start the %s initiator: %s", impl_name[c->pr->initiator], strerror(errno));
 	if (part_readline(&ini, o->setup_timeout + 30, line, sizeof(line), &why) < 0)
@@ -262,81 +286,128 @@ static void run_sample(const run_opts *o, const cell *c, int idx, sample *s)
 		FAIL("%s responder: no result (%s)", impl_name[c->pr->responder], why);
 	if (part_readline(&ini, 30, line, sizeof(line), &why) < 0 || strncmp(line, "result", 6))
 		FAIL("%s initiator: no result (%s)", impl_name[c->pr->initiator], why);
-	int missing = 0;
-	s->sent = kv_u(line, "sent", &missing);
-	s->proved = kv_u(line, "proved", &missing);
-	s->timeouts = kv_u(line, "timeouts", &missing);
-	s->unproved = kv_u(line, "unproved", &missing);
-	s->bytes = kv_u(line, "bytes", &missing);
-	s->elapsed_s = kv_d(line, "elapsed_s", &missing);
-	s->p50_us = kv_d(line, "rtt_p50_us", &missing);
-	s->p99_us = kv_d(line, "rtt_p99_us", &missing);
-	s->delivered = kv_u(rres, "delivered", &missing);
-	s->bytes_delivered = kv_u(rres, "bytes", &missing);
-	int is_link = !strcmp(c->sc->name, "link");
-	if (is_link)
-		s->bytes_sent = kv_u(line, "sent_bytes", &missing);
-	if (missing)
-		FAIL("a result line lacks %d field(s): '%s' / '%s'", missing, line, rres);
 	part_finish(&res, 10);
 	part_finish(&ini, 10);
 	s->rss_kib[0] = ini.ru.ru_maxrss, s->rss_kib[1] = res.ru.ru_maxrss;
 	s->cpu_s[0] = cpu_of(&ini.ru), s->cpu_s[1] = cpu_of(&res.ru);
-	if (s->elapsed_s > 0) {
-		s->rate = (double)s->proved / s->elapsed_s;
-		s->goodput = (double)s->bytes / s->elapsed_s;
-	}
-	if (s->sent == 0)
-		FAIL("nothing was sent");
-	/* the accounting rule of the link scenario: everything sent arrived, byte for byte, and
-	 * every packet is accounted for by its proof, a receipt timeout or as unproved at the
-	 * end (the reference registers a link packet's receipt after sending it, so a very fast
-	 * proof can miss it: NOTES-reference.md) */
-	if (is_link) {
-		if (s->sent != s->delivered || s->bytes_sent != s->bytes_delivered ||
-		    s->proved + s->timeouts + s->unproved != s->sent)
-			FAIL("accounting: sent %llu, delivered %llu, proved %llu, timeouts %llu, "
-			     "unproved %llu, bytes sent %llu vs delivered %llu",
-			     s->sent, s->delivered, s->proved, s->timeouts, s->unproved,
-			     s->bytes_sent, s->bytes_delivered);
-		s->ok = 1;
-		goto out;
-	}
-	/* the accounting rule of the single-packet scenario */
-	if (s->sent != s->proved || s->proved != s->delivered || s->timeouts || s->unproved ||
-	    s->bytes != s->bytes_delivered)
-		FAIL("accounting: sent %llu, proved %llu, delivered %llu, timeouts %llu, unproved "
-		     "%llu, bytes %llu vs %llu",
-		     s->sent, s->proved, s->delivered, s->timeouts, s->unproved, s->bytes,
-		     s->bytes_delivered);
-	s->ok = 1;
+	judge(c, line, rres, s);
 out:
 	part_kill(&res);
 	part_kill(&ini);
-	if (!s->ok && !o->keep_dir)
-		for (int k = 0; k < 2; k++) {
-			/* the logs go with the temporary directory: show their tails now */
-			char tail[PATH_MAX + 64];
-			const char *log = k ? rlog : ilog;
-			if (access(log, R_OK) != 0)
-				continue;
-			fprintf(stderr, "--- last lines of %s\n", log);
-			fflush(stderr);
-			snprintf(tail, sizeof(tail), "tail -n 8 '%s' >&2", log);
-			if (system(tail) != 0)
-				fprintf(stderr, "(could not show it)\n");
-		}
+	if (!s->v.ok && !o->keep_dir)
+		show_tail(ilog), show_tail(rlog);
 	if (!o->keep_dir) {
 		unlink(rlog), unlink(ilog);
 	}
-	/* the participants write storage/ under their config dirs: remove the whole tree */
-	pid_t pid = fork();
-	if (pid == 0) {
-		execl("/bin/rm", "rm", "-rf", dir, (char *)NULL);
-		_exit(127);
+	rm_tree(dir);
+}
+
+static void run_relay(const run_opts *o, const cell *c, int idx, sample *s)
+{
+	part rel = {0}, drv = {0};
+	char tmpl[] = "/tmp/rnsc-bench.XXXXXX";
+	char *dir = mkdtemp(tmpl);
+	char cfg[PATH_MAX], rlog[PATH_MAX], dlog[PATH_MAX], line[2048], cmd[128];
+	const char *why = "";
+	const char *rname = impl_name[c->relay];
+	if (!dir) {
+		snprintf(s->v.why, sizeof(s->v.why), "mkdtemp: %s", strerror(errno));
+		return;
 	}
-	if (pid > 0)
-		waitpid(pid, NULL, 0);
+	const char *logdir = o->keep_dir ? o->keep_dir : dir;
+	snprintf(cfg, sizeof(cfg), "%s/relay", dir);
+	snprintf(rlog, sizeof(rlog), "%s/%s-%s-%d-relay.log", logdir, c->sc->name,
+		 RELAY_NAMES[c->relay], idx);
+	snprintf(dlog, sizeof(dlog), "%s/%s-%s-%d-driver.log", logdir, c->sc->name,
+		 RELAY_NAMES[c->relay], idx);
+	int ports[2] = {free_port(), -1};
+	do
+		ports[1] = free_port();
+	while (ports[1] == ports[0] && ports[1] > 0);
+	if (ports[0] < 0 || ports[1] < 0 || role_config(c, cfg, RNSC_SCENARIO_ROLE_RELAY, ports, 2))
+		FAIL("cannot prepare the relay's config directory in %s", dir);
+	char *argv[20];
+	int n = 0;
+	if (c->relay == IMPL_REF) {
+		argv[n++] = (char *)o->python;
+		argv[n++] = (char *)"-m";
+		argv[n++] = (char *)"RNS.Utilities.rnsd";
+	} else {
+		argv[n++] = (char *)o->self;
+		argv[n++] = (char *)"daemon";
+	}
+	argv[n++] = (char *)"--config";
+	argv[n++] = cfg;
+	argv[n] = NULL;
+	if (part_spawn_service(&rel, argv, rlog) != 0)
+		FAIL("cannot start the %s relay: %s", rname, strerror(errno));
+	char pa[16], pb[16], cal[32], st[32];
+	snprintf(pa, sizeof(pa), "%d", ports[0]);
+	snprintf(pb, sizeof(pb), "%d", ports[1]);
+	/* the driver's calibration: half the timed traffic, at most 5 s */
+	snprintf(cal, sizeof(cal), "%g", o->seconds < 10 ? o->seconds / 2 : 5);
+	snprintf(st, sizeof(st), "%g", o->setup_timeout);
+	n = 0;
+	argv[n++] = (char *)o->self;
+	argv[n++] = (char *)"bench";
+	argv[n++] = (char *)"driver";
+	argv[n++] = (char *)"--mode";
+	argv[n++] = (char *)c->sc->ops->mode;
+	argv[n++] = (char *)"--a";
+	argv[n++] = pa;
+	argv[n++] = (char *)"--b";
+	argv[n++] = pb;
+	argv[n++] = (char *)"--calibrate";
+	argv[n++] = cal;
+	argv[n++] = (char *)"--setup-timeout";
+	argv[n++] = st;
+	argv[n] = NULL;
+	if (part_spawn(&drv, argv, dlog) != 0)
+		FAIL("cannot start the wire driver: %s", strerror(errno));
+	if (part_readline(&drv, o->setup_timeout + o->seconds + 30, line, sizeof(line), &why) < 0)
+		FAIL("wire driver: %s before ready with the %s relay%s (logs: %s, %s)", why, rname,
+		     part_alive(&rel) ? "" : ", which exited", dlog, rlog);
+	if (strcmp(line, "ready") != 0)
+		FAIL("wire driver: expected 'ready', got '%s' (%s relay%s)", line, rname,
+		     part_alive(&rel) ? "" : ", which exited");
+
+	/* timing starts: from here a sample is never retried */
+	snprintf(cmd, sizeof(cmd), "start seconds=%g drain=%g", o->seconds, o->drain);
+	if (part_send(&drv, cmd))
+		FAIL("the wire driver went away before start");
+	if (part_readline(&drv, o->seconds + o->drain + 30, line, sizeof(line), &why) < 0 ||
+	    strcmp(line, "done") != 0)
+		FAIL("wire driver: %s while timing through the %s relay (log: %s)",
+		     *why ? why : line, rname, dlog);
+	if (part_send(&drv, "collect"))
+		FAIL("the wire driver went away before collect");
+	if (part_readline(&drv, 30, line, sizeof(line), &why) < 0 || strncmp(line, "result", 6))
+		FAIL("wire driver: no result (%s)", why);
+	part_finish(&drv, 10);
+	if (!part_alive(&rel))
+		FAIL("the %s relay exited during the sample (log: %s)", rname, rlog);
+	part_stop(&rel, 10);
+	s->rss_kib[0] = drv.ru.ru_maxrss, s->rss_kib[1] = rel.ru.ru_maxrss;
+	s->cpu_s[0] = cpu_of(&drv.ru), s->cpu_s[1] = cpu_of(&rel.ru);
+	judge(c, line, NULL, s);
+out:
+	part_kill(&drv);
+	part_stop(&rel, 5);
+	if (!s->v.ok && !o->keep_dir)
+		show_tail(dlog), show_tail(rlog);
+	if (!o->keep_dir) {
+		unlink(rlog), unlink(dlog);
+	}
+	rm_tree(dir);
+}
+
+static void run_sample(const run_opts *o, const cell *c, int idx, sample *s)
+{
+	memset(s, 0, sizeof(*s));
+	if (c->sc->ops->topology == RNSC_SCENARIO_RELAY)
+		run_relay(o, c, idx, s);
+	else
+		run_endpoints(o, c, idx, s);
 }
 
 /* ---- reduction and reports ------------------------------------------------------------ */
@@ -359,16 +430,21 @@ static void reduce(cell *c)
 {
 	double r[MAX_SAMPLES], g[MAX_SAMPLES], p5[MAX_SAMPLES], p9[MAX_SAMPLES];
 	double rs0[MAX_SAMPLES], rs1[MAX_SAMPLES], c0[MAX_SAMPLES], c1[MAX_SAMPLES];
+	double pc[MAX_SAMPLES];
 	int k = 0;
 	c->conformant = c->n > 0;
 	for (int i = 0; i < c->n; i++) {
-		if (!c->s[i].ok) {
+		const sample *s = &c->s[i];
+		if (!s->v.ok) {
 			c->conformant = 0;
 			continue;
 		}
-		r[k] = c->s[i].rate, g[k] = c->s[i].goodput, p5[k] = c->s[i].p50_us;
-		p9[k] = c->s[i].p99_us, rs0[k] = (double)c->s[i].rss_kib[0];
-		rs1[k] = (double)c->s[i].rss_kib[1], c0[k] = c->s[i].cpu_s[0], c1[k] = c->s[i].cpu_s[1];
+		if (s->v.link_mtu)
+			c->link_mtu = s->v.link_mtu;
+		r[k] = s->v.rate, g[k] = s->v.goodput, p5[k] = s->v.p50_us;
+		p9[k] = s->v.p99_us, rs0[k] = (double)s->rss_kib[0];
+		rs1[k] = (double)s->rss_kib[1], c0[k] = s->cpu_s[0], c1[k] = s->cpu_s[1];
+		pc[k] = s->cpu_s[1] > 0 ? (double)s->v.delivered / s->cpu_s[1] : 0;
 		k++;
 	}
 	c->rate_min = c->rate_max = 0;
@@ -382,6 +458,22 @@ static void reduce(cell *c)
 	c->p50_med = median(p5, k), c->p99_med = median(p9, k);
 	c->rss_med[0] = (long)median(rs0, k), c->rss_med[1] = (long)median(rs1, k);
 	c->cpu_med[0] = median(c0, k), c->cpu_med[1] = median(c1, k);
+	c->per_cpu_med = median(pc, k);
+}
+
+static int is_relay(const cell *c)
+{
+	return c->sc->ops->topology == RNSC_SCENARIO_RELAY;
+}
+
+/* "rnsc → reference" or "relay rnsc" */
+static void cell_label(const cell *c, char *out, size_t cap, const char *arrow)
+{
+	if (is_relay(c))
+		snprintf(out, cap, "relay %s", impl_name[c->relay]);
+	else
+		snprintf(out, cap, "%s %s %s", impl_name[c->pr->initiator], arrow,
+			 impl_name[c->pr->responder]);
 }
 
 static void write_json(FILE *f, const cell *cells, size_t n, const run_opts *o,
@@ -390,29 +482,44 @@ static void write_json(FILE *f, const cell *cells, size_t n, const run_opts *o,
 	fprintf(f, "{\n\"benchmark\": \"scenarios\",\n");
 	cli_env_json(f);
 	fprintf(f, ",\n\"settings\": {\"seconds\": %g, \"drain_s\": %g, \"samples\": %d, "
-		   "\"interface\": \"TCP (loopback)\", \"reference_version\": ",
+		   "\"interface\": \"loopback (per scenario: interface_policy)\", "
+		   "\"reference_version\": ",
 		o->seconds, o->drain, o->samples);
 	cli_json_str(f, ref_version);
 	fprintf(f, "},\n\"cells\": [\n");
 	for (size_t i = 0; i < n; i++) {
 		const cell *c = &cells[i];
-		fprintf(f, "  {\"scenario\": \"%s\", \"initiator\": \"%s\", \"responder\": \"%s\", "
-			   "\"conformant\": %s,\n   \"rate\": {\"median\": %.6g, \"min\": %.6g, "
-			   "\"max\": %.6g, \"unit\": \"%s\"}, \"goodput\": {\"median\": %.6g, \"unit\": "
-			   "\"B/s\"}, \"rtt_p50_us\": %.6g, \"rtt_p99_us\": %.6g,\n   \"rss_kib\": "
-			   "{\"initiator\": %ld, \"responder\": %ld}, \"cpu_s\": {\"initiator\": %.4g, "
-			   "\"responder\": %.4g},\n   \"samples\": [",
-			c->sc->name, impl_name[c->pr->initiator], impl_name[c->pr->responder],
-			c->conformant ? "true" : "false", c->rate_med, c->rate_min, c->rate_max,
-			c->sc->unit, c->goodput_med, c->p50_med, c->p99_med, c->rss_med[0], c->rss_med[1],
-			c->cpu_med[0], c->cpu_med[1]);
+		const char *r0 = is_relay(c) ? "driver" : "initiator";
+		const char *r1 = is_relay(c) ? "relay" : "responder";
+		fprintf(f, "  {\"scenario\": \"%s\", \"scenario_number\": %u, \"scenario_version\": ",
+			c->sc->name, c->sc->ops->number);
+		cli_json_str(f, c->sc->version);
+		if (is_relay(c))
+			fprintf(f, ", \"relay\": \"%s\", \"driver\": \"rnsc\"", impl_name[c->relay]);
+		else
+			fprintf(f, ", \"initiator\": \"%s\", \"responder\": \"%s\"",
+				impl_name[c->pr->initiator], impl_name[c->pr->responder]);
+		if (is_relay(c))
+			fprintf(f, ", \"frames_per_relay_cpu_s\": %.6g", c->per_cpu_med);
+		fprintf(f, ", \"interface_policy\": ");
+		cli_json_str(f, c->sc->ops->iface_policy);
+		fprintf(f, ", \"link_mtu\": %u,\n   \"conformant\": %s, \"rate\": {\"median\": %.6g, "
+			   "\"min\": %.6g, \"max\": %.6g, \"unit\": \"%s\"}, \"goodput\": {\"median\": "
+			   "%.6g, \"unit\": \"B/s\"}, \"rtt_p50_us\": %.6g, \"rtt_p99_us\": %.6g,\n   "
+			   "\"rss_kib\": {\"%s\": %ld, \"%s\": %ld}, \"cpu_s\": {\"%s\": %.4g, \"%s\": "
+			   "%.4g},\n   \"samples\": [",
+			c->link_mtu, c->conformant ? "true" : "false", c->rate_med, c->rate_min,
+			c->rate_max, c->sc->ops->unit, c->goodput_med, c->p50_med, c->p99_med, r0,
+			c->rss_med[0], r1, c->rss_med[1], r0, c->cpu_med[0], r1, c->cpu_med[1]);
 		for (int k = 0; k < c->n; k++) {
-			const sample *s = &c->s[k];
+			const rnsc_scenario_sample *s = &c->s[k].v;
 			fprintf(f, "%s{\"ok\": %s, \"sent\": %llu, \"proved\": %llu, \"delivered\": %llu, "
 				   "\"timeouts\": %llu, \"unproved\": %llu, \"bytes\": %llu, "
 				   "\"elapsed_s\": %.6g, \"rate\": %.6g",
 				k ? ", " : "", s->ok ? "true" : "false", s->sent, s->proved, s->delivered,
 				s->timeouts, s->unproved, s->bytes, s->elapsed_s, s->rate);
+			if (s->extra_json[0])
+				fprintf(f, ", %s", s->extra_json);
 			if (!s->ok) {
 				fprintf(f, ", \"failure\": ");
 				cli_json_str(f, s->why);
@@ -424,107 +531,203 @@ static void write_json(FILE *f, const cell *cells, size_t n, const run_opts *o,
 	fprintf(f, "]\n}\n");
 }
 
-static const cell *find_cell(const cell *cells, size_t n, const char *sc, enum impl a, enum impl b)
+static const cell *find_cell(const cell *cells, size_t n, const scenario_def *sc, enum impl a,
+			     enum impl b)
 {
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(cells[i].sc->name, sc) && cells[i].pr->initiator == a &&
-		    cells[i].pr->responder == b)
+	for (size_t i = 0; i < n; i++) {
+		if (cells[i].sc != sc)
+			continue;
+		if (is_relay(&cells[i]) ? (int)a == cells[i].relay
+					: cells[i].pr->initiator == a && cells[i].pr->responder == b)
 			return &cells[i];
+	}
 	return NULL;
 }
 
+static void md_rate(FILE *f, const cell *c)
+{
+	if (c && c->conformant)
+		fprintf(f, "%.1f %s", c->rate_med, c->sc->ops->unit);
+	else
+		fprintf(f, "%s", c ? "failed" : "—");
+}
+
 static void write_md(FILE *f, const cell *cells, size_t n, const run_opts *o,
-		     const char *ref_version)
+		     const char *ref_version, const char *svg_prefix)
 {
 	fprintf(f, "# rnsc bench: scenarios\n\nrnsc and the reference (RNS %s) measured in the same "
-		   "run on the same machine over loopback TCP; %g s timed traffic plus a drain of up "
-		   "to %g s counted in elapsed time; %d sample(s) per cell, medians shown.\n\n",
+		   "run on the same machine over loopback; %g s timed traffic plus a drain of up "
+		   "to %g s counted in elapsed time; %d sample(s) per cell, medians shown. Each "
+		   "scenario is a plugin (name and version in its heading).\n\n",
 		ref_version, o->seconds, o->drain, o->samples);
-	fprintf(f, "## At a glance (rnsc→rnsc / reference→reference)\n\n| scenario | rnsc | "
-		   "reference | ratio |\n|---|---:|---:|---:|\n");
+	fprintf(f, "## At a glance\n\nEndpoint scenarios: rnsc→rnsc against reference→reference; "
+		   "relay scenarios: rnsc daemon as relay against the reference's rnsd as relay, the "
+		   "same wire driver for both.\n\n| scenario | rnsc | reference | ratio |\n"
+		   "|---|---:|---:|---:|\n");
 	for (size_t k = 0; k < N_SCENARIOS; k++) {
-		const cell *a = find_cell(cells, n, SCENARIOS[k].name, IMPL_RNSC, IMPL_RNSC);
-		const cell *b = find_cell(cells, n, SCENARIOS[k].name, IMPL_REF, IMPL_REF);
+		const scenario_def *sc = &SCENARIOS[k];
+		const cell *a = find_cell(cells, n, sc, IMPL_RNSC, IMPL_RNSC);
+		const cell *b = find_cell(cells, n, sc, IMPL_REF, IMPL_REF);
 		if (!a && !b)
 			continue;
-		fprintf(f, "| %s | ", SCENARIOS[k].name);
-		if (a && a->conformant)
-			fprintf(f, "%.1f %s", a->rate_med, SCENARIOS[k].unit);
-		else
-			fprintf(f, "%s", a ? "failed" : "—");
+		fprintf(f, "| %u. %s | ", sc->ops->number, sc->name);
+		md_rate(f, a);
 		fprintf(f, " | ");
-		if (b && b->conformant)
-			fprintf(f, "%.1f %s", b->rate_med, SCENARIOS[k].unit);
-		else
-			fprintf(f, "%s", b ? "failed" : "—");
+		md_rate(f, b);
 		if (a && b && a->conformant && b->conformant && b->rate_med > 0)
 			fprintf(f, " | %.2f× |\n", a->rate_med / b->rate_med);
 		else
 			fprintf(f, " | — |\n");
+		if (sc->ops->topology == RNSC_SCENARIO_RELAY && a && b && a->conformant &&
+		    b->conformant && b->per_cpu_med > 0)
+			fprintf(f, "| %u. %s, per relay CPU-second | %.0f frames | %.0f frames | %.2f× |\n",
+				sc->ops->number, sc->name, a->per_cpu_med, b->per_cpu_med,
+				a->per_cpu_med / b->per_cpu_med);
 	}
 	for (size_t k = 0; k < N_SCENARIOS; k++) {
-		int any = 0;
+		const scenario_def *sc = &SCENARIOS[k];
+		int any = 0, relay = sc->ops->topology == RNSC_SCENARIO_RELAY;
 		for (size_t i = 0; i < n; i++)
-			any |= cells[i].sc == &SCENARIOS[k];
+			any |= cells[i].sc == sc;
 		if (!any)
 			continue;
-		fprintf(f, "\n## %s\n\n%s.\n\n| initiator → responder | conformant | rate (min–max) "
-			   "| goodput | RTT p50 / p99 (µs) | RSS initiator / responder (MiB) | CPU "
-			   "initiator / responder (s) |\n|---|---|---:|---:|---:|---:|---:|\n",
-			SCENARIOS[k].name, SCENARIOS[k].desc);
+		fprintf(f, "\n## %u. %s (%s %s)\n\n%s.\n\n", sc->ops->number, sc->ops->title, sc->name,
+			sc->version, sc->ops->desc);
+		if (svg_prefix)
+			fprintf(f, "![%s](%s-%s.svg)\n\n", sc->name, svg_prefix, sc->name);
+		fprintf(f, "| %s | interface policy | link MTU | conformant | rate (min–max) | goodput | "
+			   "RTT p50 / p99 (µs) | RSS %s (MiB) | CPU %s (s) |\n"
+			   "|---|---|---:|---|---:|---:|---:|---:|---:|\n",
+			relay ? "relay under test" : "initiator → responder",
+			relay ? "driver / relay" : "initiator / responder",
+			relay ? "driver / relay" : "initiator / responder");
+
 		for (size_t i = 0; i < n; i++) {
 			const cell *c = &cells[i];
-			if (c->sc != &SCENARIOS[k])
+			if (c->sc != sc)
 				continue;
 			int okn = 0;
 			for (int j = 0; j < c->n; j++)
-				okn += c->s[j].ok;
-			fprintf(f, "| %s → %s | %d/%d | %.1f (%.1f–%.1f) %s | %.1f KiB/s | %.0f / %.0f | "
+				okn += c->s[j].v.ok;
+			char label[64], mtu[32];
+			cell_label(c, label, sizeof(label), "→");
+			if (c->link_mtu)
+				snprintf(mtu, sizeof(mtu), "%u", c->link_mtu);
+			else
+				snprintf(mtu, sizeof(mtu), "—");
+			fprintf(f, "| %s | %s | %s | %d/%d | %.1f (%.1f–%.1f) %s | %.1f KiB/s | %.0f / %.0f | "
 				   "%.1f / %.1f | %.2f / %.2f |\n",
-				impl_name[c->pr->initiator], impl_name[c->pr->responder], okn, c->n,
-				c->rate_med, c->rate_min, c->rate_max, c->sc->unit, c->goodput_med / 1024,
-				c->p50_med, c->p99_med, c->rss_med[0] / 1024.0, c->rss_med[1] / 1024.0,
-				c->cpu_med[0], c->cpu_med[1]);
+				label, sc->ops->iface_policy, mtu, okn, c->n, c->rate_med, c->rate_min,
+				c->rate_max, sc->ops->unit, c->goodput_med / 1024, c->p50_med, c->p99_med,
+				c->rss_med[0] / 1024.0, c->rss_med[1] / 1024.0, c->cpu_med[0],
+				c->cpu_med[1]);
+		}
+		if (relay) {
+			fprintf(f, "\nCarried frames per CPU-second of the relay (median; the CPU time "
+				   "covers the relay's whole run: set-up, the driver's calibration, "
+				   "warm-up, timed traffic):");
+			for (size_t i = 0; i < n; i++)
+				if (cells[i].sc == sc && cells[i].conformant)
+					fprintf(f, " %s %.0f;", impl_name[cells[i].relay],
+						cells[i].per_cpu_med);
+			fprintf(f, "\n");
 		}
 		for (size_t i = 0; i < n; i++)
 			for (int j = 0; j < cells[i].n; j++)
-				if (cells[i].sc == &SCENARIOS[k] && !cells[i].s[j].ok)
-					fprintf(f, "\n- %s sample %d failed: %s\n", cells[i].pr->name, j + 1,
-						cells[i].s[j].why);
+				if (cells[i].sc == sc && !cells[i].s[j].v.ok) {
+					char label[64];
+					cell_label(&cells[i], label, sizeof(label), "->");
+					fprintf(f, "\n- %s sample %d failed: %s\n", label, j + 1,
+						cells[i].s[j].v.why);
+				}
 	}
 }
 
-static void write_svg(FILE *f, const cell *cells, size_t n)
+/* One bar per cell of sc (or of every scenario when sc is NULL). */
+static void write_svg(FILE *f, const cell *cells, size_t n, const scenario_def *sc)
 {
 	double max = 1;
+	size_t rows = 0;
 	for (size_t i = 0; i < n; i++)
-		if (cells[i].rate_max > max)
-			max = cells[i].rate_max;
-	const int row = 24, left = 220, width = 520, top = 34;
+		if (!sc || cells[i].sc == sc) {
+			rows++;
+			if (cells[i].rate_max > max)
+				max = cells[i].rate_max;
+		}
+	const int row = 24, left = 260, width = 520, top = 34;
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 		   "font-family=\"sans-serif\" font-size=\"11\">\n<text x=\"10\" y=\"18\" "
-		   "font-size=\"14\">Rate per cell (median, whiskers min–max)</text>\n",
-		left + width + 110, top + (int)n * row + 10);
+		   "font-size=\"14\">%s%s rate per cell (median, whiskers min–max)</text>\n",
+		left + width + 140, top + (int)rows * row + 10, sc ? sc->name : "",
+		sc ? ":" : "Scenarios:");
+	size_t r = 0;
 	for (size_t i = 0; i < n; i++) {
 		const cell *c = &cells[i];
-		int y = top + (int)i * row;
-		fprintf(f, "<text x=\"10\" y=\"%d\">%s %s → %s</text>\n", y + 14, c->sc->name,
-			impl_name[c->pr->initiator], impl_name[c->pr->responder]);
+		if (sc && c->sc != sc)
+			continue;
+		int y = top + (int)r++ * row;
+		char label[64];
+		cell_label(c, label, sizeof(label), "→");
+		fprintf(f, "<text x=\"10\" y=\"%d\">%s %s</text>\n", y + 14, c->sc->name, label);
 		double w = c->rate_med / max * width;
+		int rnsc = is_relay(c) ? c->relay == IMPL_RNSC : c->pr->initiator == IMPL_RNSC;
 		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"14\" fill=\"%s\"/>\n", left,
-			y + 3, w, c->pr->initiator == IMPL_RNSC ? "#2a6fb0" : "#c9822b");
+			y + 3, w, rnsc ? "#2a6fb0" : "#c9822b");
 		double x0 = left + c->rate_min / max * width, x1 = left + c->rate_max / max * width;
 		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#222\"/>"
 			   "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#222\"/>"
 			   "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#222\"/>\n",
 			x0, y + 10, x1, y + 10, x0, y + 5, x0, y + 15, x1, y + 5, x1, y + 15);
-		fprintf(f, "<text x=\"%.1f\" y=\"%d\">%s</text>\n", x1 + 6, y + 14,
-			c->conformant ? "" : "not conformant");
 		if (c->conformant)
 			fprintf(f, "<text x=\"%.1f\" y=\"%d\">%.0f %s</text>\n", x1 + 6, y + 14,
-				c->rate_med, c->sc->unit);
+				c->rate_med, c->sc->ops->unit);
+		else
+			fprintf(f, "<text x=\"%.1f\" y=\"%d\">not conformant</text>\n", x1 + 6, y + 14);
 	}
 	fprintf(f, "</svg>\n");
+}
+
+/* ---- scenario plugins ------------------------------------------------------------------- */
+
+/* Accepts a scenario plugin only when the runner can drive it. */
+static int scenario_usable(const rnsc_plugin_rec *r)
+{
+	const rnsc_scenario_ops *o = r->desc->ops;
+	if (!RNSC_OPS_HAS(o, rnsc_scenario_ops, interfaces) ||
+	    !RNSC_OPS_HAS(o, rnsc_scenario_ops, check) || !o->title || !o->desc || !o->unit ||
+	    !o->iface_policy || !o->mode ||
+	    (o->topology != RNSC_SCENARIO_ENDPOINTS && o->topology != RNSC_SCENARIO_RELAY)) {
+		fprintf(stderr, "rnsc bench: scenario plugin '%s' (%s) lacks ops the runner needs; "
+				"ignored\n",
+			r->desc->name, r->file);
+		return 0;
+	}
+	return 1;
+}
+
+static int scen_cmp(const void *a, const void *b)
+{
+	const scenario_def *x = a, *y = b;
+	if (x->ops->number != y->ops->number)
+		return x->ops->number < y->ops->number ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static void collect_scenarios(const rnsc_plugin_host *h)
+{
+	N_SCENARIOS = 0;
+	for (size_t i = 0; i < rnsc_plugin_host_count(h) && N_SCENARIOS < MAX_SCENARIOS; i++) {
+		const rnsc_plugin_rec *r = rnsc_plugin_host_at(h, i);
+		if (r->status != 0 || !r->desc || r->desc->kind != RNSC_PLUGIN_SCENARIO ||
+		    !scenario_usable(r))
+			continue;
+		SCENARIOS[N_SCENARIOS++] = (scenario_def){.name = r->desc->name,
+							  .version = r->desc->version,
+							  .file = r->file,
+							  .ops = r->desc->ops,
+							  .inst = r->inst};
+	}
+	qsort(SCENARIOS, N_SCENARIOS, sizeof(SCENARIOS[0]), scen_cmp);
 }
 
 /* ---- command line ----------------------------------------------------------------------- */
@@ -532,26 +735,31 @@ static void write_svg(FILE *f, const cell *cells, size_t n)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: rnsc bench [--quick] [--scenario LIST] [--pairing LIST] [--seconds S]\n"
-		"                  [--drain S] [--samples N] [--json FILE] [--report DIR]\n"
-		"                  [--keep-logs DIR]\n"
+		"Usage: rnsc bench [--quick] [--scenario LIST] [--pairing LIST] [--relay LIST]\n"
+		"                  [--seconds S] [--drain S] [--samples N] [--json FILE]\n"
+		"                  [--report DIR] [--keep-logs DIR]\n"
 		"       rnsc bench crypto|echo [OPTIONS]   (see their --help)\n\n"
 		"Runs the Reticulum benchmark scenarios with rnsc and the reference (the pinned rns\n"
 		"in the venv, driven through its public API by bench/participants/rnsc_bench_ref.py)\n"
-		"as separate processes over loopback interfaces, in every initiator/responder\n"
-		"pairing, measured in the same run. A sample counts only when the scenario's\n"
-		"accounting holds exactly; it is never retried once timing starts.\n\n"
+		"as separate processes over loopback interfaces, measured in the same run: endpoint\n"
+		"scenarios in every initiator/responder pairing, relay scenarios with rnsc's daemon\n"
+		"and the reference's rnsd as the relay under test, driven by rnsc's wire driver. A\n"
+		"sample counts only when the scenario's accounting holds exactly; it is never\n"
+		"retried once timing starts. Scenarios are plugins (kind scenario, see `rnsc\n"
+		"plugins`) found on the plugin path.\n\n"
 		"  --scenario LIST  scenarios (default all):");
 	for (size_t i = 0; i < N_SCENARIOS; i++)
 		fprintf(f, " %s", SCENARIOS[i].name);
 	fprintf(f, "\n  --pairing LIST   initiator-responder pairs (default all): rnsc-rnsc, rnsc-ref,\n"
 		   "                   ref-rnsc, ref-ref\n"
+		   "  --relay LIST     relays under test (default all): rnsc, ref\n"
 		   "  --seconds S      timed traffic per sample (default 30)\n"
 		   "  --drain S        drain limit, counted in elapsed time (default 30)\n"
 		   "  --samples N      samples per cell (default 3, at most %d)\n"
 		   "  --quick          2 s, drain 10 s, 1 sample\n"
 		   "  --json FILE      raw results (- for stdout)\n"
-		   "  --report DIR     DIR/scenarios.md, DIR/scenarios.json, DIR/scenarios.svg\n"
+		   "  --report DIR     DIR/scenarios.md, DIR/scenarios.json, DIR/scenarios.svg and\n"
+		   "                   DIR/scenarios-NAME.svg per scenario\n"
 		   "  --keep-logs DIR  keep every participant's log in DIR\n\n"
 		   "Exit status: 0 when every cell was conformant, 1 otherwise, 2 usage, 3 setup.\n",
 		MAX_SAMPLES);
@@ -572,23 +780,29 @@ static int in_list(const char *list, const char *name)
 	return 0;
 }
 
-static int list_valid(const char *list, int scen)
+enum list_kind { LIST_SCENARIO, LIST_PAIRING, LIST_RELAY };
+
+static int list_valid(const char *list, enum list_kind kind)
 {
+	static const char *const what[] = {"scenario", "pairing", "relay"};
 	if (!list)
 		return 1;
 	char *copy = strdup(list), *save = NULL;
 	int ok = copy != NULL;
 	for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
 		int found = 0;
-		if (scen) {
+		if (kind == LIST_SCENARIO) {
 			for (size_t i = 0; i < N_SCENARIOS; i++)
 				found |= !strcmp(t, SCENARIOS[i].name);
-		} else {
+		} else if (kind == LIST_PAIRING) {
 			for (size_t i = 0; i < N_PAIRINGS; i++)
 				found |= !strcmp(t, PAIRINGS[i].name);
+		} else {
+			for (size_t i = 0; i < 2; i++)
+				found |= !strcmp(t, RELAY_NAMES[i]);
 		}
 		if (!found) {
-			fprintf(stderr, "rnsc bench: unknown %s '%s'\n", scen ? "scenario" : "pairing", t);
+			fprintf(stderr, "rnsc bench: unknown %s '%s'\n", what[kind], t);
 			ok = 0;
 		}
 	}
@@ -605,17 +819,17 @@ static FILE *open_out(const char *dir, const char *name, char *path, size_t cap)
 	return f;
 }
 
-int cmd_bench_scenarios(int argc, char **argv)
+static int run(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"quick", no_argument, NULL, 'q'},	   {"scenario", required_argument, NULL, 's'},
 		{"pairing", required_argument, NULL, 'p'}, {"seconds", required_argument, NULL, 'S'},
 		{"drain", required_argument, NULL, 'D'},   {"samples", required_argument, NULL, 'n'},
 		{"json", required_argument, NULL, 'j'},    {"report", required_argument, NULL, 'r'},
-		{"keep-logs", required_argument, NULL, 'k'}, {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0}};
+		{"keep-logs", required_argument, NULL, 'k'}, {"relay", required_argument, NULL, 'R'},
+		{"help", no_argument, NULL, 'h'},	   {NULL, 0, NULL, 0}};
 	run_opts o = {.seconds = 30, .drain = 30, .setup_timeout = 60, .samples = 3};
-	const char *scen = NULL, *pair = NULL, *json = NULL, *report = NULL;
+	const char *scen = NULL, *pair = NULL, *relay = NULL, *json = NULL, *report = NULL;
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -628,6 +842,9 @@ int cmd_bench_scenarios(int argc, char **argv)
 			break;
 		case 'p':
 			pair = optarg;
+			break;
+		case 'R':
+			relay = optarg;
 			break;
 		case 'S':
 			o.seconds = strtod(optarg, NULL);
@@ -656,9 +873,15 @@ int cmd_bench_scenarios(int argc, char **argv)
 		}
 	}
 	if (optind != argc || o.seconds <= 0 || o.drain <= 0 || o.samples < 1 ||
-	    o.samples > MAX_SAMPLES || !list_valid(scen, 1) || !list_valid(pair, 0)) {
+	    o.samples > MAX_SAMPLES || !list_valid(scen, LIST_SCENARIO) ||
+	    !list_valid(pair, LIST_PAIRING) || !list_valid(relay, LIST_RELAY)) {
 		usage(stderr);
 		return CLI_USAGE;
+	}
+	if (!N_SCENARIOS) {
+		fprintf(stderr, "rnsc bench: no scenario plugin found on the plugin path (see `rnsc "
+				"plugins`)\n");
+		return CLI_SETUP;
 	}
 	char self[PATH_MAX], python[PATH_MAX], script[PATH_MAX];
 	ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -694,35 +917,48 @@ int cmd_bench_scenarios(int argc, char **argv)
 			pclose(p);
 		}
 	}
-	cell cells[N_SCENARIOS * N_PAIRINGS];
+	static cell cells[MAX_SCENARIOS * N_PAIRINGS];
 	size_t n = 0;
 	memset(cells, 0, sizeof(cells));
-	for (size_t i = 0; i < N_SCENARIOS; i++)
+	for (size_t i = 0; i < N_SCENARIOS; i++) {
+		if (!in_list(scen, SCENARIOS[i].name))
+			continue;
+		if (SCENARIOS[i].ops->topology == RNSC_SCENARIO_RELAY) {
+			for (int j = 0; j < 2; j++)
+				if (in_list(relay, RELAY_NAMES[j])) {
+					cells[n].sc = &SCENARIOS[i];
+					cells[n].relay = j;
+					n++;
+				}
+			continue;
+		}
 		for (size_t j = 0; j < N_PAIRINGS; j++)
-			if (in_list(scen, SCENARIOS[i].name) && in_list(pair, PAIRINGS[j].name)) {
+			if (in_list(pair, PAIRINGS[j].name)) {
 				cells[n].sc = &SCENARIOS[i];
 				cells[n].pr = &PAIRINGS[j];
+				cells[n].relay = -1;
 				n++;
 			}
-	printf("%-8s %-22s %-11s %16s %12s %12s\n", "scenario", "initiator -> responder",
-	       "conformant", "rate", "p50 (us)", "p99 (us)");
+	}
+	printf("%-20s %-24s %-11s %20s %12s %12s\n", "scenario", "cell", "conformant", "rate",
+	       "p50 (us)", "p99 (us)");
 	int all = 1;
 	for (size_t i = 0; i < n; i++) {
 		cell *x = &cells[i];
+		char label[64];
+		cell_label(x, label, sizeof(label), "->");
 		for (int k = 0; k < o.samples; k++) {
 			run_sample(&o, x, k, &x->s[k]);
 			x->n++;
-			if (!x->s[k].ok)
+			if (!x->s[k].v.ok)
 				fprintf(stderr, "rnsc bench: %s %s sample %d failed: %s\n", x->sc->name,
-					x->pr->name, k + 1, x->s[k].why);
+					label, k + 1, x->s[k].v.why);
 		}
 		reduce(x);
 		all &= x->conformant;
-		char pr[48];
-		snprintf(pr, sizeof(pr), "%s -> %s", impl_name[x->pr->initiator],
-			 impl_name[x->pr->responder]);
-		printf("%-8s %-22s %-11s %10.1f pkt/s %12.0f %12.0f\n", x->sc->name, pr,
-		       x->conformant ? "yes" : "NO", x->rate_med, x->p50_med, x->p99_med);
+		printf("%-20s %-24s %-11s %10.1f %-9s %12.0f %12.0f\n", x->sc->name, label,
+		       x->conformant ? "yes" : "NO", x->rate_med, x->sc->ops->unit, x->p50_med,
+		       x->p99_med);
 		fflush(stdout);
 	}
 	int rc = all ? CLI_OK : CLI_FAIL;
@@ -748,17 +984,45 @@ int cmd_bench_scenarios(int argc, char **argv)
 			rc = CLI_SETUP;
 		}
 		if ((f = open_out(report, "scenarios.md", path, sizeof(path)))) {
-			write_md(f, cells, n, &o, ref_version);
+			write_md(f, cells, n, &o, ref_version, "scenarios");
 			fclose(f);
 		} else {
 			rc = CLI_SETUP;
 		}
 		if ((f = open_out(report, "scenarios.svg", path, sizeof(path)))) {
-			write_svg(f, cells, n);
+			write_svg(f, cells, n, NULL);
 			fclose(f);
 		} else {
 			rc = CLI_SETUP;
 		}
+		for (size_t k = 0; k < N_SCENARIOS; k++) {
+			int any = 0;
+			for (size_t i = 0; i < n; i++)
+				any |= cells[i].sc == &SCENARIOS[k];
+			if (!any)
+				continue;
+			char name[128];
+			snprintf(name, sizeof(name), "scenarios-%s.svg", SCENARIOS[k].name);
+			if ((f = open_out(report, name, path, sizeof(path)))) {
+				write_svg(f, cells, n, &SCENARIOS[k]);
+				fclose(f);
+			} else {
+				rc = CLI_SETUP;
+			}
+		}
 	}
+	return rc;
+}
+
+int cmd_bench_scenarios(int argc, char **argv)
+{
+	/* the scenarios come from the plugin host, like interfaces and crypto backends */
+	cli_env env;
+	int rc = cli_env_open(&env, NULL, 0);
+	if (rc)
+		return rc;
+	collect_scenarios(env.host);
+	rc = run(argc, argv);
+	cli_env_close(&env);
 	return rc;
 }

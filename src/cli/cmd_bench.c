@@ -185,6 +185,8 @@ int cmd_bench(int argc, char **argv)
 		return cmd_bench_participant(argc - 1, argv + 1);
 	if (strcmp(argv[1], "mesh") == 0)
 		return cmd_bench_mesh(argc - 1, argv + 1);
+	if (strcmp(argv[1], "driver") == 0)
+		return cmd_bench_driver(argc - 1, argv + 1);
 	if (strcmp(argv[1], "crypto") != 0) {
 		fprintf(stderr, "rnsc bench: unknown benchmark '%s' (available: crypto, echo, mesh; without a\n"
 			"name: the scenarios, see rnsc bench --help)\n",

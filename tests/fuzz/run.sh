@@ -77,6 +77,10 @@ sources() {
 		# The WebSocket plugin itself (it includes websocket.c) on the stream engine.
 		echo "-I$top/plugins/iface $top/plugins/iface/stream.c $top/plugins/iface/txq.c $top/plugins/iface/tls_io.c $top/plugins/iface/ws_codec.c -lssl -lcrypto"
 		;;
+	wire_codec)
+		# The benchmark wire driver's framing and header view, checked against the core's HDLC.
+		echo "-I$top/bench/driver $top/src/lib/hdlc.c $top/src/lib/err.c"
+		;;
 	transport)
 		# The transport engine on top of every wire-format module, with the OpenSSL
 		# crypto plugin compiled in (fuzz_wire.h).
@@ -97,7 +101,7 @@ sources() {
 }
 
 status=0
-for t in ${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport link known pathfile shlex auto ws ws_session resource}; do
+for t in ${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport link known pathfile shlex auto ws ws_session resource wire_codec}; do
 	exe=$work/fuzz_$t
 	# shellcheck disable=SC2046 # the source list is meant to split
 	if ! "$cc" -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \

@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The benchmark scenario plugins (plugins/scenario/ modules, ops in bench/scenario/scenario_abi.h)
+ * loaded through the plugin host as `rnsc bench` loads them: their descriptors, the
+ * [interfaces] sections they write per role, and every branch of their accounting rules
+ * (conformant samples, missing fields, each failed rule) on crafted result lines.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cu_run.h"
+#include "plugin_host.h"
+#include "scenario_abi.h"
+
+static rnsc_ctx *ctx;
+static rnsc_plugin_host *host;
+
+static int setup(void)
+{
+	const char *b = getenv("RNSC_BUILDDIR");
+	char dir[4096];
+	if (!b)
+		b = RNSC_BUILDDIR;
+	snprintf(dir, sizeof(dir), "%s/plugins/scenario/.libs", b);
+	if (rnsc_ctx_new(&ctx) || rnsc_plugin_host_new(ctx, &host) ||
+	    rnsc_plugin_host_add_dir(host, dir))
+		return 1;
+	return rnsc_plugin_host_scan(host) >= 4 ? 0 : 1;
+}
+
+static int teardown(void)
+{
+	rnsc_plugin_host_del(host);
+	rnsc_ctx_del(ctx);
+	return 0;
+}
+
+static const rnsc_plugin_rec *get(const char *name, const rnsc_scenario_ops **ops)
+{
+	const rnsc_plugin_rec *r = rnsc_plugin_host_find(host, name);
+	*ops = r ? r->desc->ops : NULL;
+	return r;
+}
+
+static int judge(const char *name, const char *a, const char *b, rnsc_scenario_sample *s)
+{
+	const rnsc_scenario_ops *o;
+	const rnsc_plugin_rec *r = get(name, &o);
+	memset(s, 0, sizeof(*s));
+	s->struct_size = sizeof(*s);
+	rnsc_scenario_lines l = {.struct_size = sizeof(l), .a = a, .b = b};
+	return r ? o->check(r->inst, &l, s) : -1000;
+}
+
+static void test_descriptors(void)
+{
+	static const struct {
+		const char *name;
+		uint32_t number, topology;
+	} want[] = {{"single", 1, RNSC_SCENARIO_ENDPOINTS},
+		    {"link", 2, RNSC_SCENARIO_ENDPOINTS},
+		    {"raw-transport", 6, RNSC_SCENARIO_RELAY},
+		    {"transported-resource", 7, RNSC_SCENARIO_RELAY}};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const rnsc_scenario_ops *o;
+		const rnsc_plugin_rec *r = get(want[i].name, &o);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+		CU_ASSERT_EQUAL(r->desc->kind, RNSC_PLUGIN_SCENARIO);
+		CU_ASSERT_STRING_EQUAL(r->desc->version, "1.0.0");
+		CU_ASSERT_EQUAL(o->number, want[i].number);
+		CU_ASSERT_EQUAL(o->topology, want[i].topology);
+		CU_ASSERT(RNSC_OPS_HAS(o, rnsc_scenario_ops, check));
+		CU_ASSERT(RNSC_OPS_HAS(o, rnsc_scenario_ops, interfaces));
+		CU_ASSERT_PTR_NOT_NULL(o->title);
+		CU_ASSERT_PTR_NOT_NULL(o->mode);
+		CU_ASSERT_EQUAL(o->check(r->inst, NULL, NULL), RNSC_ERR_INVAL);
+	}
+}
+
+static void test_interfaces(void)
+{
+	char out[1024], tiny[16];
+	int ports[2] = {4242, 4343};
+	const rnsc_scenario_ops *o;
+	const rnsc_plugin_rec *r = get("single", &o);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(o->interfaces(r->inst, RNSC_SCENARIO_ROLE_RESPONDER, ports, 1, out,
+				      sizeof(out)), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "TCPServerInterface"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "listen_port = 4242"));
+	r = get("link", &o);
+	CU_ASSERT_EQUAL(o->interfaces(r->inst, RNSC_SCENARIO_ROLE_INITIATOR, ports, 1, out,
+				      sizeof(out)), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "TCPClientInterface"));
+	CU_ASSERT_EQUAL(o->interfaces(r->inst, RNSC_SCENARIO_ROLE_RELAY, ports, 2, out, sizeof(out)),
+			RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(o->interfaces(r->inst, RNSC_SCENARIO_ROLE_INITIATOR, ports, 0, out,
+				      sizeof(out)), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(o->interfaces(r->inst, RNSC_SCENARIO_ROLE_INITIATOR, ports, 1, tiny,
+				      sizeof(tiny)), RNSC_ERR_BUFSIZE);
+	for (int k = 0; k < 2; k++) {
+		r = get(k ? "transported-resource" : "raw-transport", &o);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+		CU_ASSERT_EQUAL(o->interfaces(r->inst, RNSC_SCENARIO_ROLE_RELAY, ports, 2, out,
+					      sizeof(out)), 0);
+		CU_ASSERT_PTR_NOT_NULL(strstr(out, "type = BackboneInterface"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(out, "port = 4242"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(out, "port = 4343"));
+		CU_ASSERT_EQUAL(o->interfaces(r->inst, RNSC_SCENARIO_ROLE_RESPONDER, ports, 2, out,
+					      sizeof(out)), RNSC_ERR_INVAL);
+		CU_ASSERT_EQUAL(o->interfaces(r->inst, RNSC_SCENARIO_ROLE_RELAY, ports, 1, out,
+					      sizeof(out)), RNSC_ERR_INVAL);
+	}
+}
+
+#define INI "result sent=10 proved=10 timeouts=0 unproved=0 bytes=1000 sent_bytes=1000 " \
+	    "elapsed_s=2.0 rtt_p50_us=5.0 rtt_p99_us=9.0"
+
+static void test_endpoint_rules(void)
+{
+	rnsc_scenario_sample s;
+	const char *names[2] = {"single", "link"};
+	for (int k = 0; k < 2; k++) {
+		CU_ASSERT_EQUAL(judge(names[k], INI, "result delivered=10 bytes=1000", &s), 0);
+		CU_ASSERT(s.ok);
+		CU_ASSERT_DOUBLE_EQUAL(s.rate, 5.0, 1e-9);
+		CU_ASSERT_DOUBLE_EQUAL(s.goodput, 500.0, 1e-9);
+		CU_ASSERT_EQUAL(judge(names[k], INI, "result delivered=9 bytes=1000", &s), 0);
+		CU_ASSERT(!s.ok);
+		CU_ASSERT_PTR_NOT_NULL(strstr(s.why, "accounting"));
+		CU_ASSERT_EQUAL(judge(names[k], "result sent=1", "result", &s), 0);
+		CU_ASSERT(!s.ok);
+		CU_ASSERT_PTR_NOT_NULL(strstr(s.why, "lacks"));
+		CU_ASSERT_EQUAL(judge(names[k], NULL, NULL, &s), 0);
+		CU_ASSERT(!s.ok);
+		CU_ASSERT_EQUAL(judge(names[k],
+				      "result sent=0 proved=0 timeouts=0 unproved=0 bytes=0 "
+				      "sent_bytes=0 elapsed_s=2 rtt_p50_us=0 rtt_p99_us=0",
+				      "result delivered=0 bytes=0", &s),
+				0);
+		CU_ASSERT(!s.ok);
+		CU_ASSERT_PTR_NOT_NULL(strstr(s.why, "nothing was sent"));
+	}
+	/* a link packet proved late still counts when accounted as a timeout */
+	CU_ASSERT_EQUAL(judge("link",
+			      "result sent=10 proved=9 timeouts=1 unproved=0 bytes=900 "
+			      "sent_bytes=1000 elapsed_s=2.0 rtt_p50_us=5.0 rtt_p99_us=9.0",
+			      "result delivered=10 bytes=1000", &s),
+			0);
+	CU_ASSERT(s.ok);
+	CU_ASSERT_EQUAL(judge("link", INI " link_mtu=16384", "result delivered=10 bytes=1000", &s), 0);
+	CU_ASSERT(s.ok);
+	CU_ASSERT_EQUAL(s.link_mtu, 16384);
+	/* ... but never for single packets */
+	CU_ASSERT_EQUAL(judge("single",
+			      "result sent=10 proved=9 timeouts=1 unproved=0 bytes=900 "
+			      "sent_bytes=1000 elapsed_s=2.0 rtt_p50_us=5.0 rtt_p99_us=9.0",
+			      "result delivered=10 bytes=1000", &s),
+			0);
+	CU_ASSERT(!s.ok);
+}
+
+static void relay_line(char *out, size_t cap, const char *ab_extra, double capacity)
+{
+	snprintf(out, cap,
+		 "result mode=raw elapsed_s=2.0 capacity=%g link_mtu=%s rtt_p50_us=1 rtt_p99_us=2 "
+		 "ab_sent=100 ab_carried=100 ab_dup=0 ab_corrupt=0 ab_reordered=0 ab_lost=0 "
+		 "ab_bytes=20000 ab_unproved=0 ba_sent=100 ba_carried=100 ba_dup=0 ba_corrupt=0 "
+		 "ba_reordered=0 ba_lost=0 ba_bytes=20000 ba_unproved=0%s",
+		 capacity, ab_extra && !strcmp(ab_extra, "mtu") ? "32768" : "0",
+		 ab_extra && strcmp(ab_extra, "mtu") ? ab_extra : "");
+}
+
+static void test_relay_rules(void)
+{
+	rnsc_scenario_sample s;
+	char line[1024];
+	relay_line(line, sizeof(line), NULL, 1000);
+	CU_ASSERT_EQUAL(judge("raw-transport", line, NULL, &s), 0);
+	CU_ASSERT(s.ok);
+	CU_ASSERT_DOUBLE_EQUAL(s.rate, 100.0, 1e-9);
+	CU_ASSERT_EQUAL(s.delivered, 200);
+	CU_ASSERT_EQUAL(s.proved, 200);
+	CU_ASSERT_PTR_NOT_NULL(strstr(s.extra_json, "\"ab\": {\"sent\": 100"));
+	relay_line(line, sizeof(line), "mtu", 1000);
+	CU_ASSERT_EQUAL(judge("transported-resource", line, NULL, &s), 0);
+	CU_ASSERT(s.ok);
+	CU_ASSERT_EQUAL(s.link_mtu, 32768);
+	CU_ASSERT_EQUAL(s.proved, 0);
+	/* the driver's capacity must be 1.25 x the carried rate */
+	relay_line(line, sizeof(line), NULL, 124);
+	CU_ASSERT_EQUAL(judge("raw-transport", line, NULL, &s), 0);
+	CU_ASSERT(!s.ok);
+	CU_ASSERT_PTR_NOT_NULL(strstr(s.why, "capacity"));
+	/* every failed rule of a direction; later keys override nothing, so rewrite the line */
+	static const char *const bad[] = {"ab_carried=99",   "ab_dup=1",  "ab_corrupt=1",
+					  "ab_reordered=1", "ab_lost=1", "ab_unproved=1"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		relay_line(line, sizeof(line), NULL, 1000);
+		char key[32];
+		snprintf(key, sizeof(key), " %.*s=", (int)(strchr(bad[i], '=') - bad[i]), bad[i]);
+		char *p = strstr(line, key);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+		char *v = p + strlen(key);
+		*v = *(strchr(bad[i], '=') + 1); /* 100 -> 900 / 0 -> 1 */
+		CU_ASSERT_EQUAL(judge("raw-transport", line, NULL, &s), 0);
+		CU_ASSERT(!s.ok);
+		CU_ASSERT_PTR_NOT_NULL(strstr(s.why, "accounting ab"));
+	}
+	/* an unproved frame is fine where credits come on receipt */
+	relay_line(line, sizeof(line), NULL, 1000);
+	*(strstr(line, " ba_unproved=") + strlen(" ba_unproved=")) = '3';
+	CU_ASSERT_EQUAL(judge("transported-resource", line, NULL, &s), 0);
+	CU_ASSERT(s.ok);
+	/* nothing sent in one direction */
+	relay_line(line, sizeof(line), NULL, 1000);
+	memcpy(strstr(line, " ba_sent=100") + 9, "000", 3);
+	memcpy(strstr(line, " ba_carried=100") + 12, "000", 3);
+	CU_ASSERT_EQUAL(judge("raw-transport", line, NULL, &s), 0);
+	CU_ASSERT(!s.ok);
+	CU_ASSERT_PTR_NOT_NULL(strstr(s.why, "nothing was sent ba"));
+	CU_ASSERT_EQUAL(judge("raw-transport", "result mode=raw", NULL, &s), 0);
+	CU_ASSERT(!s.ok);
+	CU_ASSERT_PTR_NOT_NULL(strstr(s.why, "lacks"));
+	CU_ASSERT_EQUAL(judge("transported-resource", NULL, NULL, &s), 0);
+	CU_ASSERT(!s.ok);
+}
+
+int main(void)
+{
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	CU_pSuite s = CU_add_suite("scenario_plugins", setup, teardown);
+	CU_add_test(s, "descriptors and ops", test_descriptors);
+	CU_add_test(s, "interfaces per role", test_interfaces);
+	CU_add_test(s, "endpoint accounting rules", test_endpoint_rules);
+	CU_add_test(s, "relay accounting rules", test_relay_rules);
+	return rnsc_cu_run();
+}
