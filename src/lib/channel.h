@@ -39,6 +39,7 @@
 
 #include "ctx.h"
 #include "link.h"
+#include "linkport.h"
 
 #define RNSC_CHANNEL_ENVELOPE_HEADER 6
 #define RNSC_CHANNEL_WINDOW 2
@@ -81,6 +82,14 @@ RNSC_API int rnsc_channel_envelope_parse(const uint8_t *in, size_t len, uint16_t
  * chosen from the link's RTT at this moment. Returns 0 (caller owns *out), RNSC_ERR_INVAL,
  * RNSC_ERR_NOMEM. */
 RNSC_API int rnsc_channel_new(rnsc_channel **out, rnsc_link *link);
+/* A channel over any link port (linkport.h), e.g. a link the transport engine owns
+ * (rnsc_linkport_on_transport): the port is copied; ctx allocates. Feed it the CHANNEL
+ * plaintexts from on_link_packet and, since the engine checks link proofs itself, the hashes
+ * on_link_proof names (rnsc_channel_delivered()). When the channel gives up on an envelope,
+ * the port's teardown runs inside rnsc_channel_tick() (for the engine: on_link_closed fires
+ * there), so delete the channel only after that call returns. Returns 0, RNSC_ERR_INVAL,
+ * RNSC_ERR_NOMEM. */
+RNSC_API int rnsc_channel_new_port(rnsc_channel **out, rnsc_ctx *ctx, const rnsc_linkport *port);
 /* Frees the channel and what it holds; NULL is fine. The link's CHANNEL delivery goes off. */
 RNSC_API void rnsc_channel_del(rnsc_channel *ch);
 
@@ -113,6 +122,12 @@ RNSC_API int rnsc_channel_receive(rnsc_channel *ch, const uint8_t *plaintext, si
  * errors of rnsc_link_validate_proof() otherwise. */
 RNSC_API int rnsc_channel_proof(rnsc_channel *ch, const uint8_t *proof, size_t len,
 				uint64_t now) RNSC_MUST_CHECK;
+/* An outstanding envelope's packet (full hash) was proved, the proof already checked by the
+ * layer below (the engine's on_link_proof). 0 when it was outstanding (now delivered),
+ * RNSC_ERR_NOTFOUND otherwise, RNSC_ERR_INVAL. rnsc_channel_proof() answers RNSC_ERR_STATE
+ * on a port that is not a bare link (it cannot check the signature there). */
+RNSC_API int rnsc_channel_delivered(rnsc_channel *ch, const uint8_t packet_hash[RNSC_HASHLEN],
+				    uint64_t now);
 /* Handles the timeouts due at now: resends, and after the last try shuts the channel down and
  * tears the link down. Returns 0 or the errors of rnsc_link_send(). */
 RNSC_API int rnsc_channel_tick(rnsc_channel *ch, uint64_t now);

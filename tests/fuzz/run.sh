@@ -61,7 +61,7 @@ sources() {
 	link)
 		# The link state machine and Channel on top of every wire-format module, with the OpenSSL
 		# crypto plugin compiled in (fuzz_wire.h).
-		for m in $core link channel; do printf '%s ' "$top/src/lib/$m.c"; done
+		for m in $core link channel linkport; do printf '%s ' "$top/src/lib/$m.c"; done
 		echo "$top/plugins/crypto/openssl/openssl.c -lcrypto"
 		;;
 	auto)
