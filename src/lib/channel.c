@@ -224,6 +224,11 @@ int rnsc_channel_remove_handler(rnsc_channel *ch, rnsc_channel_handler fn, void 
 	return RNSC_ERR_NOTFOUND;
 }
 
+rnsc_ctx *rnsc_channel_context(const rnsc_channel *ch)
+{
+	return ch ? ch->ctx : NULL;
+}
+
 size_t rnsc_channel_mdu(const rnsc_channel *ch)
 {
 	if (!ch)

@@ -101,6 +101,8 @@ RNSC_API int rnsc_channel_register_type(rnsc_channel *ch, uint16_t msgtype, int 
 RNSC_API int rnsc_channel_add_handler(rnsc_channel *ch, rnsc_channel_handler fn, void *ud);
 RNSC_API int rnsc_channel_remove_handler(rnsc_channel *ch, rnsc_channel_handler fn, void *ud);
 
+/* The context the channel allocates from (for layers on top of it, e.g. the Buffer). */
+RNSC_API rnsc_ctx *rnsc_channel_context(const rnsc_channel *ch);
 /* Largest payload of one message: the link MDU - 6, at most 0xFFFF. */
 RNSC_API size_t rnsc_channel_mdu(const rnsc_channel *ch);
 /* 1 when a message may be sent now (fewer undelivered envelopes than the window). */
