@@ -19,8 +19,14 @@
  *       bytes on stream 1, closes it, reads stream 2 to EOF. Prints "client echo=<ok>
  *       allowed=<ok> denied_failed=<d> bytes=<b> bad=<x>" and the stream line as the server.
  * Request i carries (i * 53) % 381 bytes, byte k = (i * 7 + k * 13) & 0xFF; stream byte k
- * is ((k * 31) ^ (k >> 7) ^ seed) & 0xFF with seed 0x11 (client) / 0x22 (server), so the
- * content hash is checked at both ends. Exit status 0 only when the accounting is exact.
+ * is ((k * 31) ^ (k >> 7) ^ seed) & 0xFF in even 4 KiB blocks and a hash of k ^ seed in odd
+ * ones (incompressible), seed 0x11 (client) / 0x22 (server), so the content hash is checked
+ * at both ends. Exit status 0 only when the accounting is exact.
+ * With REQ_LOSS set (a lossy interface in between): the link is opened again until it comes
+ * up, requests have a 4 s timeout and a failed /echo or /allowed request is sent again until
+ * answered (requests have no retransmission of their own), and the client ends with a /bye
+ * request (retried) after which the server lingers 3 s and stops, since a lost LINKCLOSE
+ * would leave it waiting; the server's /echo count is then at least N.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,7 +59,9 @@ typedef struct app {
 	rnsc_request_link *rl;
 	/* server counts */
 	unsigned s_echo, s_allowed, s_denied;
-	uint64_t s_bytes;
+	uint64_t s_bytes, bye_at;
+	int loss, open_failed;
+	unsigned retries;
 	/* client counts */
 	unsigned c_echo, c_allowed, c_denied_failed, c_bad, c_done, c_pending;
 	uint64_t c_bytes;
@@ -77,6 +85,13 @@ static size_t req_data(unsigned i, uint8_t *out)
 
 static inline uint8_t stream_byte(uint64_t k, unsigned seed)
 {
+	if ((k >> 12) & 1) { /* every other 4 KiB block does not compress */
+		uint32_t x = (uint32_t)(k * 2654435761u);
+		x ^= x >> 15;
+		x *= 2246822519u;
+		x ^= x >> 13;
+		return (uint8_t)((x ^ seed) & 0xFF);
+	}
 	return (uint8_t)(((k * 31) ^ (k >> 7) ^ seed) & 0xFF);
 }
 
@@ -147,6 +162,18 @@ static int h_allowed(void *ud, const rnsc_request_info *req, const uint8_t **res
 	return 1;
 }
 
+static int h_bye(void *ud, const rnsc_request_info *req, const uint8_t **resp, size_t *len)
+{
+	(void)req;
+	app *a = ud;
+	if (!a->bye_at)
+		a->bye_at = now_ms();
+	static const uint8_t yes = 0xc3;
+	*resp = &yes;
+	*len = 1;
+	return 1;
+}
+
 static int h_denied(void *ud, const rnsc_request_info *req, const uint8_t **resp, size_t *len)
 {
 	(void)req, (void)resp, (void)len;
@@ -158,8 +185,9 @@ static int h_denied(void *ud, const rnsc_request_info *req, const uint8_t **resp
 
 typedef struct reqctx {
 	app *a;
-	int kind; /* 0 echo, 1 allowed, 2 denied */
+	int kind; /* 0 echo, 1 allowed, 2 denied, 3 bye */
 	unsigned i;
+	int resend, done;
 } reqctx;
 
 static void on_response(void *ud, const rnsc_request_receipt *r)
@@ -168,6 +196,9 @@ static void on_response(void *ud, const rnsc_request_receipt *r)
 	app *a = q->a;
 	a->c_done++;
 	a->c_pending--;
+	q->done = 1;
+	if (q->kind == 3)
+		return;
 	uint8_t want[520];
 	size_t wl = req_data(q->i, want + 3);
 	memcpy(want, "ok:", 3);
@@ -193,8 +224,14 @@ static void on_failed(void *ud, const rnsc_request_receipt *r)
 {
 	(void)r;
 	reqctx *q = ud;
-	q->a->c_done++;
 	q->a->c_pending--;
+	if (q->a->loss && q->kind != 2) {
+		q->resend = 1; /* lost on the way: asked again */
+		q->a->retries++;
+		return;
+	}
+	q->a->c_done++;
+	q->done = 1;
 	if (q->kind == 2)
 		q->a->c_denied_failed++;
 	else
@@ -266,6 +303,7 @@ static int chan_open(app *a)
 	rnsc_linkport port;
 	rnsc_linkport_on_transport(&port, a->t, a->link_id);
 	if (rnsc_channel_new_port(&a->ch, a->ctx, &port) ||
+	    rnsc_channel_set_rx_span(a->ch, 250) || /* a reference sender may run ahead */
 	    rnsc_hash_init(a->ctx, &a->rx_hash, RNSC_HASH_SHA256))
 		return -1;
 	unsigned rx_id = a->server ? 1 : 2, tx_id = a->server ? 2 : 1;
@@ -307,6 +345,8 @@ static void on_closed(void *ud, const uint8_t *lid, int reason)
 	app *a = ud;
 	if (a->up && memcmp(lid, a->link_id, HL) == 0)
 		a->closed = 1;
+	else if (!a->up)
+		a->open_failed = 1;
 }
 
 static void on_packet(void *ud, const uint8_t *lid, int type, int context, const uint8_t *data,
@@ -322,8 +362,13 @@ static void on_packet(void *ud, const uint8_t *lid, int type, int context, const
 			fprintf(stderr, "request packet: %s\n", rnsc_strerror(rc));
 	}
 #ifdef REQ_PEER_BUFFER
-	if (context == RNSC_CTX_CHANNEL && a->ch)
-		(void)rnsc_channel_receive(a->ch, data, len, now_ms());
+	if (context == RNSC_CTX_CHANNEL && a->ch) {
+		int rc = rnsc_channel_receive(a->ch, data, len, now_ms());
+		if (rc && getenv("PEER_DEBUG"))
+			fprintf(stderr, "channel receive (seq %u, next %u): %s\n",
+				len >= 4 ? (unsigned)(data[2] << 8 | data[3]) : 0,
+				rnsc_channel_next_rx_sequence(a->ch), rnsc_strerror(rc));
+	}
 #endif
 }
 
@@ -389,6 +434,7 @@ int main(int argc, char **argv)
 	uint64_t end = now_ms() + 1000 * (uint64_t)atoi(argv[serve ? 6 : 8]);
 	app a = {0};
 	a.server = serve;
+	a.loss = getenv("REQ_LOSS") != NULL;
 	rnsc_plugin_host *h;
 	if (rnsc_ctx_new(&a.ctx) || rnsc_plugin_host_new(a.ctx, &h) ||
 	    rnsc_plugin_host_add_default_dirs(h))
@@ -426,7 +472,9 @@ int main(int argc, char **argv)
 						   (const uint8_t(*)[HL])allowed, 1, 1) ||
 		    rnsc_request_handlers_register(a.hs, "/denied", h_denied, &a,
 						   RNSC_REQUEST_ALLOW_LIST,
-						   (const uint8_t(*)[HL])other, 1, 1)) {
+						   (const uint8_t(*)[HL])other, 1, 1) ||
+		    rnsc_request_handlers_register(a.hs, "/bye", h_bye, &a, RNSC_REQUEST_ALLOW_ALL,
+						   NULL, 0, 1)) {
 			fprintf(stderr, "req_node_peer: handler set-up failed\n");
 			goto out;
 		}
@@ -448,7 +496,8 @@ int main(int argc, char **argv)
 		int streamed = 0;
 		uint8_t txsha[32] = {0};
 #endif
-		while (now_ms() < end && !a.closed && !rnsc_node_stopping(a.n)) {
+		while (now_ms() < end && !a.closed && !rnsc_node_stopping(a.n) &&
+		       !(a.bye_at && now_ms() > a.bye_at + 3000)) {
 			if (!a.up && now_ms() >= next_announce) {
 				(void)rnsc_transport_announce(a.t, dest, NULL, 0, now_ms());
 				next_announce = now_ms() + 2000;
@@ -464,14 +513,24 @@ int main(int argc, char **argv)
 		}
 		printf("server echo=%u allowed=%u denied=%u bytes=%llu\n", a.s_echo, a.s_allowed,
 		       a.s_denied, (unsigned long long)a.s_bytes);
-		ret = a.closed && a.s_echo == N && a.s_allowed == M && a.s_denied == 0 ? 0 : 1;
+		ret = (a.closed || a.bye_at) &&
+				      (a.loss ? a.s_echo >= N : a.s_echo == N) && a.s_allowed == M &&
+				      a.s_denied == 0
+			      ? 0
+			      : 1;
 #ifdef REQ_PEER_BUFFER
 		if (stream_bytes) {
-			uint8_t sha[32];
+			uint8_t sha[32] = {0};
 			char th[65];
-			rnsc_hash_final(&a.rx_hash, sha);
+			if (a.rd)
+				rnsc_hash_final(&a.rx_hash, sha);
 			hex(hx, sha, 32);
 			hex(th, txsha, 32);
+			if (getenv("PEER_DEBUG") && a.ch)
+				fprintf(stderr, "channel: outstanding %zu held %zu window %u next %u rx %u shut %d\n",
+					rnsc_channel_outstanding(a.ch), rnsc_channel_held(a.ch),
+					rnsc_channel_window(a.ch), rnsc_channel_next_sequence(a.ch),
+					rnsc_channel_next_rx_sequence(a.ch), rnsc_channel_is_shut_down(a.ch));
 			printf("server stream rx=%llu sha=%s tx=%llu txsha=%s\n",
 			       (unsigned long long)a.rx_bytes, hx,
 			       (unsigned long long)(streamed ? stream_bytes : 0), th);
@@ -504,13 +563,16 @@ int main(int argc, char **argv)
 		rnsc_node_run_once(a.n, 50);
 	}
 	uint8_t lid[HL];
-	if ((rc = rnsc_transport_link_open(a.t, dest, lid, now_ms()))) {
-		fprintf(stderr, "req_node_peer: link open: %s\n", rnsc_strerror(rc));
-		goto out_id;
+	while (!a.up && now_ms() < end) {
+		a.open_failed = 0;
+		if ((rc = rnsc_transport_link_open(a.t, dest, lid, now_ms()))) {
+			fprintf(stderr, "req_node_peer: link open: %s\n", rnsc_strerror(rc));
+			goto out_id;
+		}
+		rnsc_node_flush(a.n);
+		while (!a.up && !a.open_failed && now_ms() < end)
+			rnsc_node_run_once(a.n, 50);
 	}
-	rnsc_node_flush(a.n);
-	while (!a.up && !a.closed && now_ms() < end)
-		rnsc_node_run_once(a.n, 50);
 	if (!a.up) {
 		printf("client: link not established\n");
 		goto out_id;
@@ -521,22 +583,37 @@ int main(int argc, char **argv)
 	}
 	rnsc_node_flush(a.n);
 	unsigned total = N + M + D;
-	reqctx *qs = calloc(total ? total : 1, sizeof(*qs));
+	reqctx *qs = calloc(total + 1, sizeof(*qs));
 	if (!qs)
 		goto out_id;
 	unsigned sent = 0;
-	while (sent < total && !a.closed && now_ms() < end) {
+	static const char *const paths[] = {"/echo", "/allowed", "/denied", "/bye"};
+	for (;;) {
+		if (a.closed || now_ms() >= end)
+			break;
 		if (a.c_pending >= 8) {
 			turn(&a, 10);
 			continue;
 		}
-		reqctx *q = &qs[sent];
-		q->a = &a;
-		q->i = sent;
-		q->kind = sent < N ? 0 : sent < N + M ? 1 : 2;
-		static const char *const paths[] = {"/echo", "/allowed", "/denied"};
+		reqctx *q = NULL;
+		for (unsigned k = 0; k < sent && !q; k++)
+			if (qs[k].resend)
+				q = &qs[k];
+		if (!q && sent < total) {
+			q = &qs[sent++];
+			q->a = &a;
+			q->i = sent - 1;
+			q->kind = q->i < N ? 0 : q->i < N + M ? 1 : 2;
+		}
+		if (!q) {
+			if (a.c_done >= total)
+				break;
+			turn(&a, 20);
+			continue;
+		}
+		q->resend = 0;
 		uint8_t raw[400], mp[420];
-		size_t n = req_data(sent, raw);
+		size_t n = req_data(q->i, raw);
 		rnsc_mp_writer w;
 		rnsc_mp_writer_init(&w, mp, sizeof(mp));
 		rnsc_mp_write_bin(&w, raw, n);
@@ -544,6 +621,8 @@ int main(int argc, char **argv)
 		rnsc_request_params p = {.response = on_response, .failed = on_failed, .ud = q};
 		if (q->kind == 2)
 			p.timeout_ms = 3000;
+		else if (a.loss)
+			p.timeout_ms = 4000;
 		rc = ml < 0 ? ml
 			    : rnsc_request_link_send(a.rl, paths[q->kind], mp, (size_t)ml, &p, NULL,
 						     now_ms());
@@ -552,24 +631,26 @@ int main(int argc, char **argv)
 			break;
 		}
 		a.c_pending++;
-		sent++;
 		rnsc_node_flush(a.n);
 		turn(&a, 0);
 	}
-	while (a.c_done < sent && !a.closed && now_ms() < end)
-		turn(&a, 20);
 	int stream_ok = 1;
 #ifdef REQ_PEER_BUFFER
 	if (stream_bytes) {
-		uint8_t txsha[32], sha[32];
+		uint8_t txsha[32] = {0}, sha[32];
 		char th[65];
-		stream_ok = stream_out(&a, stream_bytes, 0x11, txsha, end) == 0;
+		stream_ok = a.rd && a.wr && stream_out(&a, stream_bytes, 0x11, txsha, end) == 0;
 		while (!a.rx_eof && !a.closed && now_ms() < end)
 			turn(&a, 20);
 		stream_ok = stream_ok && a.rx_eof;
 		rnsc_hash_final(&a.rx_hash, sha);
 		hex(hx, sha, 32);
 		hex(th, txsha, 32);
+		if (getenv("PEER_DEBUG"))
+			fprintf(stderr, "channel: outstanding %zu held %zu window %u next %u rx %u shut %d\n",
+				rnsc_channel_outstanding(a.ch), rnsc_channel_held(a.ch),
+				rnsc_channel_window(a.ch), rnsc_channel_next_sequence(a.ch),
+				rnsc_channel_next_rx_sequence(a.ch), rnsc_channel_is_shut_down(a.ch));
 		printf("client stream rx=%llu sha=%s tx=%llu txsha=%s\n",
 		       (unsigned long long)a.rx_bytes, hx, (unsigned long long)stream_bytes, th);
 		/* let the last proofs come back before closing */
@@ -577,8 +658,27 @@ int main(int argc, char **argv)
 			turn(&a, 25);
 	}
 #endif
-	printf("client echo=%u allowed=%u denied_failed=%u bytes=%llu bad=%u\n", a.c_echo,
-	       a.c_allowed, a.c_denied_failed, (unsigned long long)a.c_bytes, a.c_bad);
+	if (a.loss) { /* /bye, asked again until answered (at most 5 times) */
+		reqctx *q = &qs[total];
+		q->a = &a;
+		q->kind = 3;
+		for (int k = 0; k < 5 && !q->done && !a.closed && now_ms() < end; k++) {
+			rnsc_request_params p = {.response = on_response,
+						 .failed = on_failed,
+						 .ud = q,
+						 .timeout_ms = 3000};
+			q->resend = 0;
+			if (rnsc_request_link_send(a.rl, "/bye", NULL, 0, &p, NULL, now_ms()))
+				break;
+			a.c_pending++;
+			rnsc_node_flush(a.n);
+			while (!q->done && !q->resend && !a.closed && now_ms() < end)
+				turn(&a, 20);
+		}
+	}
+	printf("client echo=%u allowed=%u denied_failed=%u bytes=%llu bad=%u retries=%u\n",
+	       a.c_echo, a.c_allowed, a.c_denied_failed, (unsigned long long)a.c_bytes, a.c_bad,
+	       a.retries);
 	ret = stream_ok && sent == total && a.c_echo == N && a.c_allowed == M &&
 			      a.c_denied_failed == D && a.c_bad == 0
 		      ? 0

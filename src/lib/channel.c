@@ -6,7 +6,7 @@
 #include "linkport.h"
 #include "packet.h"
 
-#define RING_CAP 128 /* > WINDOW_MAX + 1: the window bounds both rings */
+#define RING_CAP 256 /* > the largest receive span + 1: the window / span bound both rings */
 
 typedef struct env {
 	uint16_t seq, msgtype;
@@ -36,6 +36,7 @@ struct rnsc_channel {
 	handler handlers[RNSC_CHANNEL_MAX_HANDLERS];
 	size_t nhandlers;
 	int shut;
+	unsigned rx_span; /* sequences accepted beyond the next expected one */
 };
 
 int rnsc_channel_envelope_pack(uint8_t *out, size_t cap, uint16_t msgtype, uint16_t sequence,
@@ -131,6 +132,7 @@ int rnsc_channel_new_port(rnsc_channel **out, rnsc_ctx *ctx, const rnsc_linkport
 		return RNSC_ERR_NOMEM;
 	ch->ctx = ctx;
 	ch->port = *port;
+	ch->rx_span = RNSC_CHANNEL_WINDOW_MAX;
 	if (lrtt(ch) > RNSC_CHANNEL_RTT_SLOW) {
 		ch->window = ch->window_max = ch->window_min = ch->window_flexibility = 1;
 	} else {
@@ -238,10 +240,31 @@ size_t rnsc_channel_mdu(const rnsc_channel *ch)
 	return m > 0xFFFF ? 0xFFFF : m;
 }
 
+/* How far the next sequence is ahead of the oldest undelivered envelope. */
+static unsigned tx_span(const rnsc_channel *ch)
+{
+	unsigned span = 0;
+	for (size_t i = 0; i < ch->ntx; i++) {
+		unsigned d = (uint16_t)(ch->next_seq - ch->tx[i]->seq);
+		span = d > span ? d : span;
+	}
+	return span;
+}
+
 int rnsc_channel_ready(const rnsc_channel *ch)
 {
-	/* every envelope in the tx ring is undelivered: delivered ones leave it at once */
-	return ch && !ch->shut && ch->ntx < ch->window;
+	/* every envelope in the tx ring is undelivered: delivered ones leave it at once. The
+	 * span rule is rnsc's own (see channel.h): never send a sequence the receiver would
+	 * refuse as beyond its window after proving it. */
+	return ch && !ch->shut && ch->ntx < ch->window && tx_span(ch) < RNSC_CHANNEL_WINDOW_MAX;
+}
+
+int rnsc_channel_set_rx_span(rnsc_channel *ch, unsigned span)
+{
+	if (!ch || span < RNSC_CHANNEL_WINDOW_MAX || span >= RING_CAP - 1)
+		return RNSC_ERR_RANGE;
+	ch->rx_span = span;
+	return 0;
 }
 
 /* Channel._emplace_envelope, with its ordering rule (including its use of the receive
@@ -368,10 +391,10 @@ int rnsc_channel_receive(rnsc_channel *ch, const uint8_t *pt, size_t len, uint64
 		return RNSC_ERR_NOTFOUND;
 	uint32_t next = ch->next_rx_seq;
 	if (seq < next) {
-		uint32_t overflow = (next + RNSC_CHANNEL_WINDOW_MAX) % RNSC_CHANNEL_SEQ_MODULUS;
+		uint32_t overflow = (next + ch->rx_span) % RNSC_CHANNEL_SEQ_MODULUS;
 		if (overflow >= next || seq > overflow)
 			return RNSC_ERR_RANGE;
-	} else if (seq > next + RNSC_CHANNEL_WINDOW_MAX) {
+	} else if (seq > next + ch->rx_span) {
 		return RNSC_ERR_RANGE;
 	}
 	env *e = rnsc_calloc(ch->ctx, 1, sizeof(*e) + len);

@@ -23,6 +23,16 @@
  * 0.18 s the max becomes 48 (min 16), below 0.75 s 12 (min 5).
  * Receiving: sequences more than 48 ahead, or already delivered (modulo 2^16, with the
  * reference's wrap rule), are dropped; others are held and delivered in order.
+ * A hazard of the reference's design, and what rnsc does about it: the link proves every
+ * CHANNEL packet before the channel looks at it, and a sender's window counts undelivered
+ * envelopes, not the span of sequences in flight. Under loss, one envelope retried while
+ * later ones are proved lets a sender run more than 48 sequences ahead of the receiver,
+ * which drops them after they were proved: the data is lost for good (seen at 5% loss
+ * between two reference peers). rnsc as a sender never sends a sequence 48 or more past its
+ * oldest undelivered envelope (rnsc_channel_ready() stays 0 until it is delivered), so no
+ * receiver ever refuses what rnsc sends; nothing on the wire differs. As a receiver rnsc
+ * keeps the reference's 48 unless told otherwise (rnsc_channel_set_rx_span()), so a
+ * reference sender can be received without that loss.
  *
  * Ownership: a channel borrows its link (which must outlive it) and its context; it owns
  * copies of every envelope it holds. Feed it the link's CHANNEL plaintexts
@@ -105,8 +115,13 @@ RNSC_API int rnsc_channel_remove_handler(rnsc_channel *ch, rnsc_channel_handler 
 RNSC_API rnsc_ctx *rnsc_channel_context(const rnsc_channel *ch);
 /* Largest payload of one message: the link MDU - 6, at most 0xFFFF. */
 RNSC_API size_t rnsc_channel_mdu(const rnsc_channel *ch);
-/* 1 when a message may be sent now (fewer undelivered envelopes than the window). */
+/* 1 when a message may be sent now: fewer undelivered envelopes than the window, and the
+ * next sequence less than 48 past the oldest undelivered one (see the top). */
 RNSC_API int rnsc_channel_ready(const rnsc_channel *ch);
+/* Accept sequences up to span ahead of the next expected one (default 48, the reference's
+ * rule; at most 254): a receiver that holds more never refuses an envelope its link has
+ * already proved. RNSC_ERR_RANGE outside 48..254. */
+RNSC_API int rnsc_channel_set_rx_span(rnsc_channel *ch, unsigned span);
 /* Sends one message (Channel.send). *sequence (may be NULL) receives its sequence number.
  * Returns 0, RNSC_ERR_INVAL, RNSC_ERR_STATE (link not ACTIVE, window full or channel shut
  * down: the reference's ME_LINK_NOT_READY), RNSC_ERR_TOOBIG (envelope beyond the link MDU),

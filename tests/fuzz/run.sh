@@ -64,6 +64,12 @@ sources() {
 		for m in $core link channel linkport; do printf '%s ' "$top/src/lib/$m.c"; done
 		echo "$top/plugins/crypto/openssl/openssl.c -lcrypto"
 		;;
+	request | stream)
+		# Requests / the Buffer's stream messages (request.h, buffer.h) on the link layer
+		# they sit on, OpenSSL compiled in (fuzz_wire.h), libbz2 for stream messages.
+		for m in $core link channel linkport request buffer; do printf '%s ' "$top/src/lib/$m.c"; done
+		echo "$top/plugins/crypto/openssl/openssl.c -lcrypto -lbz2 -lm"
+		;;
 	auto)
 		# AutoInterface's discovery check and duplicate filter; libcrypto for SHA-256.
 		echo "$top/plugins/iface/auto_disc.c -lcrypto"
@@ -90,7 +96,7 @@ sources() {
 }
 
 status=0
-for t in ${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport link known pathfile shlex auto ws ws_session}; do
+for t in ${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport link known pathfile shlex auto ws ws_session request stream}; do
 	exe=$work/fuzz_$t
 	# shellcheck disable=SC2046 # the source list is meant to split
 	if ! "$cc" -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
