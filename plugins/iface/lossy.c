@@ -311,11 +311,17 @@ static int configure(lossy_if *u, const rnsc_iface_config *cfg)
 		return rc == RNSC_ERR_NOTFOUND ? cfg->fail(cfg->cctx, "forward_ip", RNSC_ERR_CONFIG_VALUE,
 							   "forward_ip is required")
 					       : rc;
-	if ((rc = cfg->get_int(cfg->cctx, "listen_port", &lport)) || lport < 0 || lport > 65535)
-		return cfg->fail(cfg->cctx, "listen_port", rc ? rc : RNSC_ERR_CONFIG_VALUE,
+	rc = cfg->get_int(cfg->cctx, "listen_port", &lport);
+	if (rc && rc != RNSC_ERR_NOTFOUND)
+		return rc;
+	if (rc || lport < 0 || lport > 65535)
+		return cfg->fail(cfg->cctx, "listen_port", RNSC_ERR_CONFIG_VALUE,
 				 "listen_port (0..65535) is required");
-	if ((rc = cfg->get_int(cfg->cctx, "forward_port", &fport)) || fport < 1 || fport > 65535)
-		return cfg->fail(cfg->cctx, "forward_port", rc ? rc : RNSC_ERR_CONFIG_VALUE,
+	rc = cfg->get_int(cfg->cctx, "forward_port", &fport);
+	if (rc && rc != RNSC_ERR_NOTFOUND)
+		return rc;
+	if (rc || fport < 1 || fport > 65535)
+		return cfg->fail(cfg->cctx, "forward_port", RNSC_ERR_CONFIG_VALUE,
 				 "forward_port (1..65535) is required");
 	if ((rc = get_pct(cfg, "drop", &u->drop)) || (rc = get_pct(cfg, "duplicate", &u->dup)) ||
 	    (rc = get_pct(cfg, "reorder", &u->reorder)))
