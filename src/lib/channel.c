@@ -3,9 +3,10 @@
 
 #include <string.h>
 
+#include "linkport.h"
 #include "packet.h"
 
-#define RING_CAP 128 /* > WINDOW_MAX + 1: the window bounds both rings */
+#define RING_CAP 256 /* > the largest receive span + 1: the window / span bound both rings */
 
 typedef struct env {
 	uint16_t seq, msgtype;
@@ -24,7 +25,7 @@ typedef struct handler {
 
 struct rnsc_channel {
 	rnsc_ctx *ctx;
-	rnsc_link *link;
+	rnsc_linkport port;
 	env *tx[RING_CAP], *rx[RING_CAP];
 	size_t ntx, nrx;
 	uint16_t next_seq, next_rx_seq;
@@ -35,6 +36,7 @@ struct rnsc_channel {
 	handler handlers[RNSC_CHANNEL_MAX_HANDLERS];
 	size_t nhandlers;
 	int shut;
+	unsigned rx_span; /* sequences accepted beyond the next expected one */
 };
 
 int rnsc_channel_envelope_pack(uint8_t *out, size_t cap, uint16_t msgtype, uint16_t sequence,
@@ -93,26 +95,45 @@ static void shutdown_channel(rnsc_channel *ch)
 	ch->shut = 1;
 }
 
+/* The link's state through the port; a link the engine has forgotten reads as closed. */
+static int lstatus(const rnsc_channel *ch)
+{
+	const rnsc_link *l = ch->port.get(&ch->port);
+	return l ? rnsc_link_status(l) : RNSC_LINK_CLOSED;
+}
+
+static double lrtt(const rnsc_channel *ch)
+{
+	const rnsc_link *l = ch->port.get(&ch->port);
+	return l ? rnsc_link_rtt(l) : 0.0;
+}
+
+static size_t lmdu(const rnsc_channel *ch)
+{
+	const rnsc_link *l = ch->port.get(&ch->port);
+	return l ? rnsc_link_get_mdu(l) : 0;
+}
+
 static int link_gone(rnsc_channel *ch)
 {
-	if (!ch->shut && rnsc_link_status(ch->link) == RNSC_LINK_CLOSED)
+	if (!ch->shut && lstatus(ch) == RNSC_LINK_CLOSED)
 		shutdown_channel(ch); /* Link.link_closed shuts its channel down */
 	return ch->shut;
 }
 
-int rnsc_channel_new(rnsc_channel **out, rnsc_link *link)
+int rnsc_channel_new_port(rnsc_channel **out, rnsc_ctx *ctx, const rnsc_linkport *port)
 {
-	if (!out || !link)
+	if (!out || !ctx || !port || !port->send || !port->get || !port->teardown ||
+	    !port->set_channel)
 		return RNSC_ERR_INVAL;
 	*out = NULL;
-	/* the link's context: channels allocate where their link does */
-	rnsc_ctx *ctx = rnsc_link_context(link);
 	rnsc_channel *ch = rnsc_calloc(ctx, 1, sizeof(*ch));
 	if (!ch)
 		return RNSC_ERR_NOMEM;
 	ch->ctx = ctx;
-	ch->link = link;
-	if (rnsc_link_rtt(link) > RNSC_CHANNEL_RTT_SLOW) {
+	ch->port = *port;
+	ch->rx_span = RNSC_CHANNEL_WINDOW_MAX;
+	if (lrtt(ch) > RNSC_CHANNEL_RTT_SLOW) {
 		ch->window = ch->window_max = ch->window_min = ch->window_flexibility = 1;
 	} else {
 		ch->window = RNSC_CHANNEL_WINDOW;
@@ -120,9 +141,19 @@ int rnsc_channel_new(rnsc_channel **out, rnsc_link *link)
 		ch->window_min = RNSC_CHANNEL_WINDOW_MIN;
 		ch->window_flexibility = RNSC_CHANNEL_WINDOW_FLEXIBILITY;
 	}
-	rnsc_link_set_channel(link, 1);
+	ch->port.set_channel(&ch->port, 1);
 	*out = ch;
 	return 0;
+}
+
+int rnsc_channel_new(rnsc_channel **out, rnsc_link *link)
+{
+	if (!out || !link)
+		return RNSC_ERR_INVAL;
+	rnsc_linkport port;
+	rnsc_linkport_on_link(&port, link);
+	/* the link's context: channels allocate where their link does */
+	return rnsc_channel_new_port(out, rnsc_link_context(link), &port);
 }
 
 void rnsc_channel_del(rnsc_channel *ch)
@@ -130,7 +161,7 @@ void rnsc_channel_del(rnsc_channel *ch)
 	if (!ch)
 		return;
 	clear_rings(ch);
-	rnsc_link_set_channel(ch->link, 0);
+	ch->port.set_channel(&ch->port, 0);
 	rnsc_free(ch->ctx, ch->types);
 	rnsc_free(ch->ctx, ch);
 }
@@ -195,19 +226,45 @@ int rnsc_channel_remove_handler(rnsc_channel *ch, rnsc_channel_handler fn, void 
 	return RNSC_ERR_NOTFOUND;
 }
 
+rnsc_ctx *rnsc_channel_context(const rnsc_channel *ch)
+{
+	return ch ? ch->ctx : NULL;
+}
+
 size_t rnsc_channel_mdu(const rnsc_channel *ch)
 {
 	if (!ch)
 		return 0;
-	size_t m = rnsc_link_get_mdu(ch->link);
+	size_t m = lmdu(ch);
 	m = m > RNSC_CHANNEL_ENVELOPE_HEADER ? m - RNSC_CHANNEL_ENVELOPE_HEADER : 0;
 	return m > 0xFFFF ? 0xFFFF : m;
 }
 
+/* How far the next sequence is ahead of the oldest undelivered envelope. */
+static unsigned tx_span(const rnsc_channel *ch)
+{
+	unsigned span = 0;
+	for (size_t i = 0; i < ch->ntx; i++) {
+		unsigned d = (uint16_t)(ch->next_seq - ch->tx[i]->seq);
+		span = d > span ? d : span;
+	}
+	return span;
+}
+
 int rnsc_channel_ready(const rnsc_channel *ch)
 {
-	/* every envelope in the tx ring is undelivered: delivered ones leave it at once */
-	return ch && !ch->shut && ch->ntx < ch->window;
+	/* every envelope in the tx ring is undelivered: delivered ones leave it at once. The
+	 * span rule is rnsc's own (see channel.h): never send a sequence the receiver would
+	 * refuse as beyond its window after proving it. */
+	return ch && !ch->shut && ch->ntx < ch->window && tx_span(ch) < RNSC_CHANNEL_WINDOW_MAX;
+}
+
+int rnsc_channel_set_rx_span(rnsc_channel *ch, unsigned span)
+{
+	if (!ch || span < RNSC_CHANNEL_WINDOW_MAX || span >= RING_CAP - 1)
+		return RNSC_ERR_RANGE;
+	ch->rx_span = span;
+	return 0;
 }
 
 /* Channel._emplace_envelope, with its ordering rule (including its use of the receive
@@ -242,7 +299,7 @@ static double packet_timeout(const rnsc_channel *ch, unsigned tries)
 	double f = 1.0;
 	for (unsigned i = 1; i < tries; i++)
 		f *= 1.5;
-	double rtt = rnsc_link_rtt(ch->link) * 2.5;
+	double rtt = lrtt(ch) * 2.5;
 	return f * (rtt > 0.025 ? rtt : 0.025) * ((double)ch->ntx + 1.5);
 }
 
@@ -272,9 +329,9 @@ int rnsc_channel_send(rnsc_channel *ch, uint16_t msgtype, const uint8_t *payload
 		return RNSC_ERR_INVAL;
 	if (link_gone(ch) || !rnsc_channel_ready(ch))
 		return RNSC_ERR_STATE;
-	if (rnsc_link_status(ch->link) != RNSC_LINK_ACTIVE)
+	if (lstatus(ch) != RNSC_LINK_ACTIVE)
 		return RNSC_ERR_STATE;
-	if (len > 0xFFFF || RNSC_CHANNEL_ENVELOPE_HEADER + len > rnsc_link_get_mdu(ch->link))
+	if (len > 0xFFFF || RNSC_CHANNEL_ENVELOPE_HEADER + len > lmdu(ch))
 		return RNSC_ERR_TOOBIG;
 	size_t n = RNSC_CHANNEL_ENVELOPE_HEADER + len;
 	env *e = rnsc_calloc(ch->ctx, 1, sizeof(*e) + n);
@@ -284,7 +341,7 @@ int rnsc_channel_send(rnsc_channel *ch, uint16_t msgtype, const uint8_t *payload
 	e->msgtype = msgtype;
 	e->len = n;
 	(void)rnsc_channel_envelope_pack(e->raw, n, msgtype, e->seq, payload, len);
-	int rc = rnsc_link_send(ch->link, RNSC_CTX_CHANNEL, e->raw, n, e->hash, now);
+	int rc = ch->port.send(&ch->port, RNSC_CTX_CHANNEL, e->raw, n, e->hash, now);
 	if (rc < 0) {
 		rnsc_free(ch->ctx, e);
 		return rc;
@@ -334,10 +391,10 @@ int rnsc_channel_receive(rnsc_channel *ch, const uint8_t *pt, size_t len, uint64
 		return RNSC_ERR_NOTFOUND;
 	uint32_t next = ch->next_rx_seq;
 	if (seq < next) {
-		uint32_t overflow = (next + RNSC_CHANNEL_WINDOW_MAX) % RNSC_CHANNEL_SEQ_MODULUS;
+		uint32_t overflow = (next + ch->rx_span) % RNSC_CHANNEL_SEQ_MODULUS;
 		if (overflow >= next || seq > overflow)
 			return RNSC_ERR_RANGE;
-	} else if (seq > next + RNSC_CHANNEL_WINDOW_MAX) {
+	} else if (seq > next + ch->rx_span) {
 		return RNSC_ERR_RANGE;
 	}
 	env *e = rnsc_calloc(ch->ctx, 1, sizeof(*e) + len);
@@ -392,7 +449,7 @@ static void delivered(rnsc_channel *ch, size_t i)
 	ring_remove(ch->tx, &ch->ntx, i);
 	if (ch->window < ch->window_max)
 		ch->window++;
-	double rtt = rnsc_link_rtt(ch->link);
+	double rtt = lrtt(ch);
 	if (rtt == 0)
 		return;
 	if (rtt > RNSC_CHANNEL_RTT_FAST) {
@@ -426,11 +483,30 @@ int rnsc_channel_proof(rnsc_channel *ch, const uint8_t *proof, size_t len, uint6
 	for (size_t i = 0; i < ch->ntx; i++) {
 		if (memcmp(ch->tx[i]->hash, proof, RNSC_HASHLEN) != 0)
 			continue;
-		int rc = rnsc_link_validate_proof(ch->link, ch->tx[i]->hash, proof, len, now);
+		if (!ch->port.link)
+			return RNSC_ERR_STATE; /* the engine checks proofs itself: use _delivered */
+		int rc = rnsc_link_validate_proof(ch->port.link, ch->tx[i]->hash, proof, len, now);
 		if (rc)
 			return rc;
 		delivered(ch, i);
 		return 0;
+	}
+	return RNSC_ERR_NOTFOUND;
+}
+
+int rnsc_channel_delivered(rnsc_channel *ch, const uint8_t packet_hash[RNSC_HASHLEN],
+			   uint64_t now)
+{
+	(void)now;
+	if (!ch || !packet_hash)
+		return RNSC_ERR_INVAL;
+	if (link_gone(ch))
+		return RNSC_ERR_NOTFOUND;
+	for (size_t i = 0; i < ch->ntx; i++) {
+		if (memcmp(ch->tx[i]->hash, packet_hash, RNSC_HASHLEN) == 0) {
+			delivered(ch, i);
+			return 0;
+		}
 	}
 	return RNSC_ERR_NOTFOUND;
 }
@@ -448,7 +524,7 @@ int rnsc_channel_tick(rnsc_channel *ch, uint64_t now)
 			continue;
 		if (e->tries >= RNSC_CHANNEL_MAX_TRIES) {
 			shutdown_channel(ch);
-			return rnsc_link_teardown(ch->link, now);
+			return ch->port.teardown(&ch->port, now);
 		}
 		e->tries++;
 		if (ch->window > ch->window_min) {
@@ -457,7 +533,7 @@ int rnsc_channel_tick(rnsc_channel *ch, uint64_t now)
 				ch->window_max--;
 		}
 		/* Packet.resend packs again: a fresh IV, so a new packet hash to be proved */
-		int sr = rnsc_link_send(ch->link, RNSC_CTX_CHANNEL, e->raw, e->len, e->hash, now);
+		int sr = ch->port.send(&ch->port, RNSC_CTX_CHANNEL, e->raw, e->len, e->hash, now);
 		if (sr < 0 && rc == 0)
 			rc = sr;
 		e->sent_at = now;

@@ -23,6 +23,16 @@
  * 0.18 s the max becomes 48 (min 16), below 0.75 s 12 (min 5).
  * Receiving: sequences more than 48 ahead, or already delivered (modulo 2^16, with the
  * reference's wrap rule), are dropped; others are held and delivered in order.
+ * A hazard of the reference's design, and what rnsc does about it: the link proves every
+ * CHANNEL packet before the channel looks at it, and a sender's window counts undelivered
+ * envelopes, not the span of sequences in flight. Under loss, one envelope retried while
+ * later ones are proved lets a sender run more than 48 sequences ahead of the receiver,
+ * which drops them after they were proved: the data is lost for good (seen at 5% loss
+ * between two reference peers). rnsc as a sender never sends a sequence 48 or more past its
+ * oldest undelivered envelope (rnsc_channel_ready() stays 0 until it is delivered), so no
+ * receiver ever refuses what rnsc sends; nothing on the wire differs. As a receiver rnsc
+ * keeps the reference's 48 unless told otherwise (rnsc_channel_set_rx_span()), so a
+ * reference sender can be received without that loss.
  *
  * Ownership: a channel borrows its link (which must outlive it) and its context; it owns
  * copies of every envelope it holds. Feed it the link's CHANNEL plaintexts
@@ -39,6 +49,7 @@
 
 #include "ctx.h"
 #include "link.h"
+#include "linkport.h"
 
 #define RNSC_CHANNEL_ENVELOPE_HEADER 6
 #define RNSC_CHANNEL_WINDOW 2
@@ -81,6 +92,14 @@ RNSC_API int rnsc_channel_envelope_parse(const uint8_t *in, size_t len, uint16_t
  * chosen from the link's RTT at this moment. Returns 0 (caller owns *out), RNSC_ERR_INVAL,
  * RNSC_ERR_NOMEM. */
 RNSC_API int rnsc_channel_new(rnsc_channel **out, rnsc_link *link);
+/* A channel over any link port (linkport.h), e.g. a link the transport engine owns
+ * (rnsc_linkport_on_transport): the port is copied; ctx allocates. Feed it the CHANNEL
+ * plaintexts from on_link_packet and, since the engine checks link proofs itself, the hashes
+ * on_link_proof names (rnsc_channel_delivered()). When the channel gives up on an envelope,
+ * the port's teardown runs inside rnsc_channel_tick() (for the engine: on_link_closed fires
+ * there), so delete the channel only after that call returns. Returns 0, RNSC_ERR_INVAL,
+ * RNSC_ERR_NOMEM. */
+RNSC_API int rnsc_channel_new_port(rnsc_channel **out, rnsc_ctx *ctx, const rnsc_linkport *port);
 /* Frees the channel and what it holds; NULL is fine. The link's CHANNEL delivery goes off. */
 RNSC_API void rnsc_channel_del(rnsc_channel *ch);
 
@@ -92,10 +111,17 @@ RNSC_API int rnsc_channel_register_type(rnsc_channel *ch, uint16_t msgtype, int 
 RNSC_API int rnsc_channel_add_handler(rnsc_channel *ch, rnsc_channel_handler fn, void *ud);
 RNSC_API int rnsc_channel_remove_handler(rnsc_channel *ch, rnsc_channel_handler fn, void *ud);
 
+/* The context the channel allocates from (for layers on top of it, e.g. the Buffer). */
+RNSC_API rnsc_ctx *rnsc_channel_context(const rnsc_channel *ch);
 /* Largest payload of one message: the link MDU - 6, at most 0xFFFF. */
 RNSC_API size_t rnsc_channel_mdu(const rnsc_channel *ch);
-/* 1 when a message may be sent now (fewer undelivered envelopes than the window). */
+/* 1 when a message may be sent now: fewer undelivered envelopes than the window, and the
+ * next sequence less than 48 past the oldest undelivered one (see the top). */
 RNSC_API int rnsc_channel_ready(const rnsc_channel *ch);
+/* Accept sequences up to span ahead of the next expected one (default 48, the reference's
+ * rule; at most 254): a receiver that holds more never refuses an envelope its link has
+ * already proved. RNSC_ERR_RANGE outside 48..254. */
+RNSC_API int rnsc_channel_set_rx_span(rnsc_channel *ch, unsigned span);
 /* Sends one message (Channel.send). *sequence (may be NULL) receives its sequence number.
  * Returns 0, RNSC_ERR_INVAL, RNSC_ERR_STATE (link not ACTIVE, window full or channel shut
  * down: the reference's ME_LINK_NOT_READY), RNSC_ERR_TOOBIG (envelope beyond the link MDU),
@@ -113,6 +139,12 @@ RNSC_API int rnsc_channel_receive(rnsc_channel *ch, const uint8_t *plaintext, si
  * errors of rnsc_link_validate_proof() otherwise. */
 RNSC_API int rnsc_channel_proof(rnsc_channel *ch, const uint8_t *proof, size_t len,
 				uint64_t now) RNSC_MUST_CHECK;
+/* An outstanding envelope's packet (full hash) was proved, the proof already checked by the
+ * layer below (the engine's on_link_proof). 0 when it was outstanding (now delivered),
+ * RNSC_ERR_NOTFOUND otherwise, RNSC_ERR_INVAL. rnsc_channel_proof() answers RNSC_ERR_STATE
+ * on a port that is not a bare link (it cannot check the signature there). */
+RNSC_API int rnsc_channel_delivered(rnsc_channel *ch, const uint8_t packet_hash[RNSC_HASHLEN],
+				    uint64_t now);
 /* Handles the timeouts due at now: resends, and after the last try shuts the channel down and
  * tears the link down. Returns 0 or the errors of rnsc_link_send(). */
 RNSC_API int rnsc_channel_tick(rnsc_channel *ch, uint64_t now);

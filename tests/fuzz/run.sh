@@ -62,8 +62,14 @@ sources() {
 	link)
 		# The link state machine and Channel on top of every wire-format module, with the OpenSSL
 		# crypto plugin compiled in (fuzz_wire.h).
-		for m in $core link channel; do printf '%s ' "$top/src/lib/$m.c"; done
+		for m in $core link channel linkport; do printf '%s ' "$top/src/lib/$m.c"; done
 		echo "$top/plugins/crypto/openssl/openssl.c -lcrypto"
+		;;
+	request | stream)
+		# Requests / the Buffer's stream messages (request.h, buffer.h) on the link layer
+		# they sit on, OpenSSL compiled in (fuzz_wire.h), libbz2 for stream messages.
+		for m in $core link channel linkport request buffer; do printf '%s ' "$top/src/lib/$m.c"; done
+		echo "$top/plugins/crypto/openssl/openssl.c -lcrypto -lbz2 -lm"
 		;;
 	auto)
 		# AutoInterface's discovery check and duplicate filter; libcrypto for SHA-256.
@@ -101,7 +107,7 @@ sources() {
 }
 
 status=0
-for t in ${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport link known pathfile shlex auto ws ws_session resource wire_codec}; do
+for t in ${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport link known pathfile shlex auto ws ws_session resource wire_codec request stream}; do
 	exe=$work/fuzz_$t
 	# shellcheck disable=SC2046 # the source list is meant to split
 	if ! "$cc" -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \

@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Requests (and Buffer streams) live between rnsc and the reference, in all four pairings,
+# directly over TCP on 127.0.0.1: the server (tests/req_ref_peer.py on the pinned RNS, or
+# tests/req_node_peer on an rnsc node) registers /echo (ALLOW_ALL), /allowed (ALLOW_LIST with
+# the client's identity) and /denied (ALLOW_LIST of another identity); the client identifies
+# itself and sends N requests to /echo, M to /allowed and D to /denied. Checked: every /echo
+# and /allowed response byte-exact at the client, the server's handlers called exactly N / M
+# / 0 times, every /denied request unanswered (failed at the client). With STREAM bytes
+# (default 200000) the client then streams that many bytes to the server on a Buffer (stream
+# 1) and the server streams as many back (stream 2): both content hashes equal end to end.
+# LOSS=<percent> in the environment runs the same over datagrams with loss: rnsc peers on
+# LossyInterface (plugins/iface/lossy.c: drop LOSS %, duplicate and reorder 1 %, seeded),
+# reference peers on their own UDPInterface; requests lost on the way are asked again (they
+# have no retransmission of their own), the streams ride the channel's retransmission
+# (tests/request_loss_test.sh). The lossy interface also delays each packet by 5 ms each
+# way (LOSS_LATENCY): the reference registers a link packet's receipt only after sending
+# it, and an rnsc peer on bare loopback proves within ~100 us, so without latency most
+# proofs would race the receipt and the reference's channel would give up on a link that
+# delivered everything. Every wait is bounded; a reference that cannot start fails
+# the test.
+set -u
+B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
+S=${RNSC_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+VENV=${RNSC_VENV:-$B/.venv}
+PY=$VENV/bin/python
+PEER="$S/tests/req_ref_peer.py"
+NPEER="$B/tests/req_node_peer"
+N=${REQ_N:-30} M=${REQ_M:-5} D=${REQ_D:-3}
+STREAM=${REQ_STREAM:-200000}
+PAIRS=${REQ_PAIRS:-"ref:rnsc rnsc:ref rnsc:rnsc ref:ref"}
+[ -x "$NPEER" ] || { echo "FAIL $NPEER is not built"; exit 1; }
+pass=0 fail=0
+ok() { pass=$((pass+1)); echo "ok   $1"; }
+bad() { fail=$((fail+1)); echo "FAIL $1"; shift; for f in "$@"; do [ -f "$f" ] && tail -25 "$f" | sed 's/^/     /'; done; }
+
+if ! "$PY" -c 'import RNS' 2>/dev/null; then
+  echo "FAIL the reference (RNS) does not import with $PY (make venv)"; exit 1
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rnsc-req-test.XXXXXX")
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+  sleep 0.2
+  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+  [ -z "${KEEP:-}" ] && rm -rf "$tmp"
+}
+trap cleanup EXIT
+wait_for() { local end=$((SECONDS + $1)); shift
+  while [ $SECONDS -lt $end ]; do "$@" && return 0; sleep 0.2; done; return 1; }
+alive() { kill -0 "$1" 2>/dev/null; }
+
+# the client's identity, and its hash for the server's allow list
+WHO=$("$PY" -c 'import sys, RNS; i = RNS.Identity(); i.to_file(sys.argv[1]); print(i.hash.hex())' "$tmp/client_id")
+[ ${#WHO} = 32 ] || { echo "FAIL could not make the client identity"; exit 1; }
+
+# The interface section of a peer: TCP (server listens, client connects) or, with LOSS set,
+# datagrams: LossyInterface on an rnsc peer (drop LOSS %, duplicate and reorder 1 %, seeded),
+# the reference's own UDPInterface on a reference peer, ports crossed.
+iface() { # iface KIND ROLE PORT OTHER_PORT
+  local kind=$1 role=$2 port=$3 other=$4
+  if [ -n "${LOSS:-}" ] && [ "$kind" = rnsc ]; then
+    printf '  [[Lossy]]\n    type = LossyInterface\n    enabled = yes\n    listen_ip = 127.0.0.1\n    listen_port = %s\n    forward_ip = 127.0.0.1\n    forward_port = %s\n    drop = %s\n    duplicate = %s\n    reorder = %s\n    seed = %s\n    latency_ms = %s\n' "$port" "$other" "$LOSS" "${LOSS_DUP:-1}" "${LOSS_REORDER:-1}" "${LOSS_SEED:-7}$([ "$role" = server ] && echo 1 || echo 2)" "${LOSS_LATENCY:-5}"
+  elif [ -n "${LOSS:-}" ]; then
+    printf '  [[UDP]]\n    type = UDPInterface\n    enabled = yes\n    listen_ip = 127.0.0.1\n    listen_port = %s\n    forward_ip = 127.0.0.1\n    forward_port = %s\n' "$port" "$other"
+  elif [ "$role" = server ]; then
+    printf '  [[Direct Server]]\n    type = TCPServerInterface\n    enabled = yes\n    listen_ip = 127.0.0.1\n    listen_port = %s\n' "$port"
+  else
+    printf '  [[Direct]]\n    type = TCPClientInterface\n    enabled = yes\n    target_host = 127.0.0.1\n    target_port = %s\n' "$other"
+  fi
+}
+config() { # config DIR KIND ROLE PORT OTHER_PORT
+  mkdir -p "$1"
+  { printf '[reticulum]\n  enable_transport = no\n  share_instance = no\n[logging]\n  loglevel = 3\n[interfaces]\n'
+    iface "$2" "$3" "$4" "$5"; } >"$1/config"
+}
+peer_cmd() { if [ "$1" = ref ]; then echo "$PY $PEER"; else echo "$NPEER"; fi; }
+run_pair() { # run_pair CLIENT SERVER
+  local ck=$1 sk=$2 tag="$1-to-$2${LOSS:+-loss$LOSS}"
+  local port cport
+  read -r port cport < <("$PY" -c '
+import socket
+while True:  # two UDP ports, the first also free for TCP (the server listens there)
+    s = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(2)]
+    for x in s: x.bind(("127.0.0.1", 0))
+    try:
+        t = socket.socket(); t.bind(("127.0.0.1", s[0].getsockname()[1])); t.close()
+    except OSError:
+        continue
+    print(*[x.getsockname()[1] for x in s])
+    break')
+  local sd="$tmp/S_$tag" cd="$tmp/C_$tag"
+  config "$sd" "$sk" server "$port" "$cport"; config "$cd" "$ck" client "$cport" "$port"
+  local sarg=""; [ "$STREAM" != 0 ] && sarg=$STREAM
+  $(peer_cmd "$sk") serve "$sd" "$WHO" "$N" "$M" "${REQ_TIMEOUT:-150}" $sarg >"$sd.out" 2>"$sd.err" &
+  local sp=$!; pids+=("$sp")
+  dest_line() { grep -qs '^dest ' "$sd.out"; }
+  if ! wait_for 30 dest_line; then bad "$tag: the $sk server did not start" "$sd.out" "$sd.err"; return; fi
+  local dest; dest=$(sed -n 's/^dest //p' "$sd.out" | head -1)
+  timeout "${REQ_TIMEOUT:-150}" $(peer_cmd "$ck") request "$cd" "$dest" "$tmp/client_id" "$N" "$M" "$D" $((${REQ_TIMEOUT:-150} - 10)) $sarg >"$cd.out" 2>"$cd.err"
+  local rc=$?
+  local line; line=$(grep '^client echo' "$cd.out" | tail -1)
+  if [ $rc = 0 ]; then ok "$tag: $line"; else bad "$tag: client (rc=$rc): $line" "$cd.out" "$cd.err" "$sd.out" "$sd.err"; fi
+  srv_done() { ! alive "$sp"; }
+  if wait_for 20 srv_done; then
+    wait "$sp"; local src=$?
+    local sline; sline=$(grep '^server echo' "$sd.out" | tail -1)
+    local secho; secho=$(sed -n 's/^server echo=\([0-9]*\) .*/\1/p' <<<"$sline")
+    if [ -n "${LOSS:-}" ] && [ $src = 0 ] && [ -n "$secho" ] && [ "$secho" -ge "$N" ] &&
+       grep -q " allowed=$M denied=0 " <<<"$sline"; then
+      ok "$tag: server handlers: $sline (some answers lost and asked again)"
+    elif [ $src = 0 ] && [ "$sline" = "server echo=$N allowed=$M denied=0 $(grep -o 'bytes=[0-9]*' <<<"$sline")" ]; then
+      ok "$tag: server handlers called exactly: $sline"
+    else bad "$tag: server accounting (rc=$src): $sline" "$sd.out" "$sd.err"; fi
+    local cb sb; cb=$(grep -o ' bytes=[0-9]*' <<<"$line"); sb=$(grep -o ' bytes=[0-9]*' <<<"$sline")
+    if [ -z "${LOSS:-}" ] && [ "$ck" = rnsc ] && [ "$cb" != "$sb" ]; then bad "$tag: echoed bytes differ: client$cb server$sb"; fi
+  else
+    bad "$tag: the server did not see the link close" "$sd.out" "$sd.err"
+  fi
+  if [ "$STREAM" != 0 ]; then
+    local cs ss; cs=$(grep '^client stream' "$cd.out"); ss=$(grep '^server stream' "$sd.out")
+    local c_rx c_sha c_tx c_txsha s_rx s_sha s_tx s_txsha
+    read -r c_rx c_sha c_tx c_txsha < <(sed 's/.*rx=\([0-9]*\) sha=\([0-9a-f]*\) tx=\([0-9]*\) txsha=\([0-9a-f]*\)/\1 \2 \3 \4/' <<<"$cs")
+    read -r s_rx s_sha s_tx s_txsha < <(sed 's/.*rx=\([0-9]*\) sha=\([0-9a-f]*\) tx=\([0-9]*\) txsha=\([0-9a-f]*\)/\1 \2 \3 \4/' <<<"$ss")
+    if [ -n "$c_sha" ] && [ "$c_tx" = "$STREAM" ] && [ "$s_rx" = "$STREAM" ] && [ "$s_sha" = "$c_txsha" ] &&
+       [ "$s_tx" = "$STREAM" ] && [ "$c_rx" = "$STREAM" ] && [ "$c_sha" = "$s_txsha" ]; then
+      ok "$tag: buffer streams both ways, $STREAM bytes each, content hashes equal"
+    else
+      bad "$tag: buffer streams: client '$cs' server '$ss'" "$cd.err" "$sd.err"
+    fi
+  fi
+}
+[ -n "${LOSS:-}" ] && export REQ_LOSS=1
+for pr in $PAIRS; do run_pair "${pr%%:*}" "${pr##*:}"; done
+if [ -n "${LOSS:-}" ]; then # the loss really happened: the plugin's counts at close
+  if grep -qh 'LossyInterface\[.*tx [0-9]*/-[1-9]' "$tmp"/*.err 2>/dev/null; then
+    ok "the lossy interface dropped packets: $(grep -h 'LossyInterface\[' "$tmp"/*.err | sed 's/.*LossyInterface/LossyInterface/' | head -2 | tr '\n' ' ')"
+  else bad "no loss was injected (no LossyInterface counts in the logs)" "$tmp"/*.err; fi
+fi
+echo "# $pass passed, $fail failed"
+[ $fail = 0 ]
