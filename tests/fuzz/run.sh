@@ -106,16 +106,16 @@ sources() {
 	esac
 }
 
-status=0
-for t in ${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport link known pathfile shlex auto ws ws_session resource wire_codec request stream}; do
+# One target: build, fuzz, report (its output goes to a file so lanes do not interleave).
+run_target() {
+	t=$1
 	exe=$work/fuzz_$t
 	# shellcheck disable=SC2046 # the source list is meant to split
 	if ! "$cc" -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=undefined -I"$top/src/lib" -I"$top/src/runtime" -I"$top/plugins/crypto" -I"$top/plugins/iface" \
 		"$here/fuzz_$t.c" $(sources "$t") -o "$exe"; then
 		echo "fuzz_$t: BUILD FAILED"
-		status=1
-		continue
+		return 1
 	fi
 	cp -R "$here/corpus/fuzz_$t" "$work/corpus_$t"
 	mkdir "$work/art_$t"
@@ -129,7 +129,32 @@ for t in ${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac confi
 		mkdir -p "$artifacts"
 		cp "$work/art_$t"/* "$artifacts/" 2>/dev/null || true
 		echo "fuzz_$t: crash inputs copied to $artifacts"
-		status=1
+		return 1
 	fi
+	return 0
+}
+
+# Targets run in RNSC_FUZZ_JOBS lanes (default 2: one per core on the CI machines), each
+# lane sequential; the reports are printed in target order at the end.
+targets="${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport link known pathfile shlex auto ws ws_session resource wire_codec request stream}"
+jobs=${RNSC_FUZZ_JOBS:-2}
+lane=0
+while [ "$lane" -lt "$jobs" ]; do
+	(
+		i=0
+		for t in $targets; do
+			if [ $((i % jobs)) -eq "$lane" ]; then
+				if run_target "$t" >"$work/out_$t" 2>&1; then echo 0 >"$work/rc_$t"; else echo 1 >"$work/rc_$t"; fi
+			fi
+			i=$((i + 1))
+		done
+	) &
+	lane=$((lane + 1))
+done
+wait
+status=0
+for t in $targets; do
+	cat "$work/out_$t" 2>/dev/null
+	[ "$(cat "$work/rc_$t" 2>/dev/null)" = 0 ] || status=1
 done
 exit $status
