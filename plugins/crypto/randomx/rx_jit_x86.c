@@ -28,6 +28,10 @@
 
 #define VM_CODE_SIZE ((size_t)64 * 1024)
 #define SS_CODE_SIZE ((size_t)64 * 1024)
+/* The emitter writes without per-byte checks (it runs for every byte of 8 programs per hash):
+ * the buffer's usable capacity stops this far short of the mapping, and room() is checked
+ * between pieces that emit less than this (one instruction, one fixed block). */
+#define CODE_SLACK ((size_t)1024)
 
 enum { RAX = 0, RCX = 1, RDX = 2, RBX = 3, RSP = 4, RBP = 5, RSI = 6, RDI = 7 };
 #define VR(i) (8 + (i)) /* x86 register holding VM register ri */
@@ -52,32 +56,36 @@ struct rx_jit {
 	rx_bc bc[RX_PROGRAM_MAX_SIZE];
 };
 
-/* A tiny emitter over a caller-owned buffer. */
+/* A tiny emitter over a caller-owned buffer of cap + CODE_SLACK bytes. */
 typedef struct asm_buf {
 	uint8_t *p;
 	size_t len, cap;
 	int overflow;
 } asm_buf;
 
+/* Called between emitted pieces: false (and overflow set) once len passed cap. */
+EMIT int room(asm_buf *a)
+{
+	if (a->len > a->cap)
+		a->overflow = 1;
+	return !a->overflow;
+}
+
 EMIT void b1(asm_buf *a, unsigned v)
 {
-	if (a->len < a->cap)
-		a->p[a->len] = (uint8_t)v;
-	else
-		a->overflow = 1;
-	a->len++;
+	a->p[a->len++] = (uint8_t)v;
 }
 
 EMIT void d32(asm_buf *a, uint32_t v)
 {
-	for (int i = 0; i < 4; i++)
-		b1(a, (v >> (8 * i)) & 0xff);
+	rx_store32(a->p + a->len, v);
+	a->len += 4;
 }
 
 EMIT void d64(asm_buf *a, uint64_t v)
 {
-	for (int i = 0; i < 8; i++)
-		b1(a, (unsigned)(v >> (8 * i)) & 0xff);
+	rx_store64(a->p + a->len, v);
+	a->len += 8;
 }
 
 EMIT void rex(asm_buf *a, int w, int r, int x, int b)
@@ -201,7 +209,7 @@ static void *code_map(size_t len)
 
 static void ss_emit_program(asm_buf *a, const rx_ss_program *p)
 {
-	for (uint32_t i = 0; i < p->size; i++) {
+	for (uint32_t i = 0; i < p->size && room(a); i++) {
 		const rx_ss_instr *in = &p->ins[i];
 		const int d = VR(in->dst), s = VR(in->src);
 		switch (in->opcode) {
@@ -257,7 +265,7 @@ int rx_ss_jit_compile(rx_cache *c)
 	uint8_t *code = (uint8_t *)code_map(SS_CODE_SIZE);
 	if (!code)
 		return RNSC_ERR_NOMEM;
-	asm_buf a = { code, 0, SS_CODE_SIZE, 0 };
+	asm_buf a = { code, 0, SS_CODE_SIZE - CODE_SLACK, 0 };
 	static const int saved[6] = { RBX, RBP, 12, 13, 14, 15 };
 	for (int i = 0; i < 6; i++)
 		push(&a, saved[i]);
@@ -277,13 +285,15 @@ int rx_ss_jit_compile(rx_cache *c)
 		for (int i = 0; i < 8; i++)
 			ins_m(&a, 0, 1, OP(0x33), VR(i), RCX, -1, 0, 8 * i);
 		ins_r(&a, 0, 1, OP(0x8B), RBX, VR(c->prog[k].addr_reg));
+		if (!room(&a))
+			break;
 	}
 	for (int i = 0; i < 8; i++)
 		ins_m(&a, 0, 1, OP(0x89), VR(i), RDI, -1, 0, 8 * i);
 	for (int i = 5; i >= 0; i--)
 		pop(&a, saved[i]);
 	b1(&a, 0xC3);
-	if (a.overflow || mprotect(code, SS_CODE_SIZE, PROT_READ | PROT_EXEC) != 0) {
+	if (!room(&a) || mprotect(code, SS_CODE_SIZE, PROT_READ | PROT_EXEC) != 0) {
 		munmap(code, SS_CODE_SIZE);
 		return a.overflow ? RNSC_ERR_FATAL : RNSC_ERR_SYS;
 	}
@@ -410,7 +420,7 @@ static void epilogue(asm_buf *a)
 
 /* Memory operand of a byte-code instruction: [rsi + rcx] after computing the masked address
  * into ecx, or [rsi + constant] when the address register is the constant zero. */
-static void mem_operand(asm_buf *a, const rx_bc *b, int addr_reg, int *base, int *index, int32_t *disp)
+EMIT void mem_operand(asm_buf *a, const rx_bc *b, int addr_reg, int *base, int *index, int32_t *disp)
 {
 	if (addr_reg == 8) {
 		*base = RSI, *index = -1, *disp = (int32_t)(uint32_t)(b->imm & b->mask);
@@ -448,7 +458,7 @@ static int fits_i32(uint64_t v)
 static void emit_body(rx_jit *j, asm_buf *a, unsigned n)
 {
 	const int v2 = (j->flags & RX_FLAG_V2) != 0;
-	for (unsigned i = 0; i < n; i++) {
+	for (unsigned i = 0; i < n && room(a); i++) {
 		const rx_bc *b = &j->bc[i];
 		const int D = VR(b->dst & 7), S = VR(b->src & 7);
 		int base, index;
@@ -592,7 +602,7 @@ static void emit_body(rx_jit *j, asm_buf *a, unsigned n)
 			ins_m(a, 0, 0, OP(0x0B), RAX, RSP, -1, 0, S_MXB);
 			ins_m(a, 0, 0, OP(0x89), RAX, RSP, -1, 0, S_TMP);
 			ins_m(a, 0, 0, OP(0x0F, 0xAE), 2, RSP, -1, 0, S_TMP); /* ldmxcsr */
-			if (v2 && patch < a->cap)
+			if (v2)
 				a->p[patch] = (uint8_t)(a->len - patch - 1);
 			break;
 		}
@@ -621,7 +631,7 @@ static int begin(rx_jit *j)
 
 static int finish(rx_jit *j, asm_buf *a)
 {
-	if (a->overflow)
+	if (!room(a))
 		return RNSC_ERR_FATAL;
 	j->len = a->len;
 	if (j->rwx)
@@ -640,7 +650,7 @@ int rx_jit_compile(rx_jit *j, const uint8_t *program, unsigned n, const rx_prog_
 	const int v2 = (j->flags & RX_FLAG_V2) != 0;
 	const int full = (j->flags & RX_FLAG_FULL_MEM) != 0;
 	const int soft = (j->flags & RX_FLAG_SOFT_AES) != 0;
-	asm_buf a = { j->code, 0, j->cap, 0 };
+	asm_buf a = { j->code, 0, j->cap - CODE_SLACK, 0 };
 	rx_interp_compile(j->bc, program, n);
 
 	prologue(&a);
@@ -698,6 +708,8 @@ int rx_jit_compile(rx_jit *j, const uint8_t *program, unsigned n, const rx_prog_
 		ins_r(&a, 0, 0, OP(0x0F, 0x56), i, 14);
 
 	emit_body(j, &a, n);
+	if (!room(&a))
+		return finish(j, &a);
 
 	/* Dataset: the item at ma is read; mp (mx in v1, ma in v2) ^= low 32 bits of
 	 * r[readReg2] ^ r[readReg3] and is prefetched; ma and mx swap. */
@@ -733,6 +745,8 @@ int rx_jit_compile(rx_jit *j, const uint8_t *program, unsigned n, const rx_prog_
 		reload_all(&a);
 	}
 
+	if (!room(&a))
+		return finish(j, &a);
 	/* Next iteration's spAddr0/1 from the final registers, prefetched before the stores. */
 	const int helper_mix = v2 && soft;
 	if (!helper_mix)
@@ -759,6 +773,8 @@ int rx_jit_compile(rx_jit *j, const uint8_t *program, unsigned n, const rx_prog_
 			ins_m(&a, 0, 1, OP(0x8B), RDI, RDI, -1, 0, CTX(dataset));
 		next_sp_addr(&a, cfg);
 	}
+	if (!room(&a))
+		return finish(j, &a);
 	ins_m(&a, 0, 1, OP(0x8B), RCX, RSP, -1, 0, S_P0);
 	for (int i = 0; i < 4; i++)
 		ins_m(&a, 0x66, 0, OP(0x0F, 0x29), i, RCX, -1, 0, 16 * i); /* movapd */
@@ -775,7 +791,7 @@ int rx_jit_compile_body(rx_jit *j, const uint8_t *program, unsigned n)
 	int rc = begin(j);
 	if (rc < 0)
 		return rc;
-	asm_buf a = { j->code, 0, j->cap, 0 };
+	asm_buf a = { j->code, 0, j->cap - CODE_SLACK, 0 };
 	rx_interp_compile(j->bc, program, n);
 	prologue(&a);
 	for (int i = 0; i < 8; i++)
