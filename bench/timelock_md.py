@@ -10,14 +10,16 @@ import sys
 
 
 def table(rec):
-    out = ["| impl | algo | pages | THP MiB | JIT | AES | init threads | cache s | dataset s "
+    out = ["| set | impl | algo | pages | THP MiB | JIT | AES | init threads | cache s | dataset s "
            "| H/s median | min | max |",
-           "| --- | --- | --- | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+           "| ---: | --- | --- | --- | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for r in rec["runs"]:
         if not r["ok"]:
-            out.append(f"| {r['impl']} | {r['algo']} | (failed) | | | | | | | | | |")
+            out.append(f"| {r.get('group', 0) + 1} | {r['impl']} | {r['algo']} | (failed) "
+                       "| | | | | | | | | |")
             continue
-        out.append(f"| {r['impl']} ({r['impl_version']}) | {r['algo']} | {r['pages']} | "
+        out.append(f"| {r.get('group', 0) + 1} | {r['impl']} ({r['impl_version']}) | {r['algo']} "
+                   f"| {r['pages']} | "
                    f"{r['thp_mib']:.0f} | {r['jit']} | {r['aes']} | {r['init_threads']:.0f} | "
                    f"{r['cache_init_s']:.2f} | {r['dataset_init_s']:.2f} | "
                    f"**{r['hs_median']:.1f}** | {r['hs_min']:.1f} | {r['hs_max']:.1f} |")
@@ -34,9 +36,10 @@ def main():
           "`timelock.json`. Strict sequential chain: every hash input is the previous 32-byte "
           "result, a 4-byte little-endian step counter and a 32-byte per-run context; one worker, "
           "no pipelining; RandomX key and seed random per run; cache and dataset initialisation "
-          "timed separately and not part of H/s. All machines of a page setting are built first "
-          "and the samples are taken round-robin, so background load weighs on every "
-          "configuration alike.\n")
+          "timed separately and not part of H/s. All machines of a set (column `set`) exist "
+          "together and their samples are taken round-robin, so background load weighs on every "
+          "configuration of a set alike; every target pairs runs of one set (the huge-page set "
+          "also carries a 4 KiB librandomx machine for the v2 target).\n")
     print("## Environment\n")
     print(f"- CPU: {env['cpu_model']} ({env['cores_online']} cores online); flags: {env['cpu_flags']}")
     print(f"- kernel: {env['kernel']}; base page {env['page_size']} B; THP enabled "

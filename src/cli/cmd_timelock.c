@@ -556,6 +556,7 @@ static int read_all(const char *path, uint64_t max, uint8_t **out, size_t *len)
 
 typedef struct cal_run {
 	int impl, algo, no_huge;
+	int group; /* machines of one group exist together and are sampled round-robin */
 	int ok;
 	char info[512];
 	double *hs;
@@ -718,6 +719,7 @@ static void print_json(FILE *f, const tl_opts *o, const env_info *e, const cal_r
 		json_kv_str(f, "impl", r->impl ? "librandomx" : "own", 0);
 		json_kv_str(f, "algo", r->algo == 2 ? "v2" : "v1", 1);
 		json_kv_str(f, "huge_pages_requested", r->no_huge ? "no" : "yes", 1);
+		fprintf(f, ", \"group\": %d", r->group);
 		fprintf(f, ", \"ok\": %s", r->ok ? "true" : "false");
 		static const char *const keys[] = {"impl_version", "pages", "cache_pages", "jit", "jit_pages", "aes"};
 		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
@@ -741,13 +743,13 @@ static void print_json(FILE *f, const tl_opts *o, const env_info *e, const cal_r
 /* The issue's targets, computed from runs measured in this same process. Pairs are taken from
  * the same page setting group (machines built together, samples interleaved). */
 static const cal_run *find_run(const cal_run *runs, size_t nr, int impl, int algo, const char *pages,
-			       int no_huge)
+			       int group)
 {
 	for (size_t i = 0; i < nr; i++) {
 		char p[16];
 		kv(runs[i].info, "pages", p, sizeof(p));
 		if (runs[i].ok && runs[i].impl == impl && runs[i].algo == algo &&
-		    (no_huge < 0 || runs[i].no_huge == no_huge) && (!pages || !strcmp(p, pages)))
+		    (group < 0 || runs[i].group == group) && (!pages || !strcmp(p, pages)))
 			return &runs[i];
 	}
 	return NULL;
@@ -785,15 +787,15 @@ static void targets(const cal_run *runs, size_t nr, int full, char *json, size_t
 					   kv_d(lib->info, "dataset_s") / kv_d(own->info, "dataset_s"), 1.0);
 			}
 		}
-	/* Prefer the 4 KiB librandomx run measured alongside own's 4 KiB runs. */
-	const cal_run *lib4k = find_run(runs, nr, 1, 1, "4k", 1);
-	if (!lib4k)
-		lib4k = find_run(runs, nr, 1, 1, "4k", -1);
 	const cal_run *own2 = NULL;
 	for (size_t i = 0; i < nr; i++)
 		if (runs[i].ok && runs[i].impl == 0 && runs[i].algo == 2 &&
 		    (!own2 || runs[i].median > own2->median))
 			own2 = &runs[i];
+	/* Prefer the 4 KiB librandomx run sampled round-robin with own v2 (same group). */
+	const cal_run *lib4k = own2 ? find_run(runs, nr, 1, 1, "4k", own2->group) : NULL;
+	if (!lib4k)
+		lib4k = find_run(runs, nr, 1, 1, "4k", -1);
 	if (full && own2 && lib4k && lib4k->median > 0) {
 		char p[16];
 		kv(own2->info, "pages", p, sizeof(p));
@@ -844,7 +846,15 @@ static int cmd_calibrate(tl_opts *o)
 				continue;
 			if (cfg[i][0] == 1 && !have_lib)
 				continue;
-			runs[nr] = (cal_run){.impl = cfg[i][0], .algo = cfg[i][1], .no_huge = no_huge};
+			runs[nr] = (cal_run){.impl = cfg[i][0], .algo = cfg[i][1], .no_huge = no_huge, .group = pg};
+			nr++;
+		}
+		/* The v2 target compares own v2 on huge pages with librandomx v1 on 4 KiB pages: with
+		 * both page settings, the huge-page group also carries a 4 KiB librandomx machine so
+		 * that this pair is sampled round-robin too, not minutes apart. */
+		if (pg == 0 && o->pages == 2 && o->mode == RNSC_TL_MODE_FULL && have_lib && o->impl < 0 &&
+		    !o->algo) {
+			runs[nr] = (cal_run){.impl = 1, .algo = 1, .no_huge = 1, .group = 0};
 			nr++;
 		}
 	}
@@ -872,7 +882,7 @@ static int cmd_calibrate(tl_opts *o)
 	if (getloadavg(load0, 3) < 0)
 		load0[0] = -1;
 	for (size_t g0 = 0, g1; g0 < nr && !g_stop; g0 = g1) {
-		for (g1 = g0; g1 < nr && runs[g1].no_huge == runs[g0].no_huge; g1++)
+		for (g1 = g0; g1 < nr && runs[g1].group == runs[g0].group; g1++)
 			;
 		rnsc_randomx *rx[12] = {NULL};
 		rnsc_timelock_chain ch[12];

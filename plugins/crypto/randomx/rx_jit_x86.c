@@ -28,16 +28,21 @@
 
 #define VM_CODE_SIZE ((size_t)64 * 1024)
 #define SS_CODE_SIZE ((size_t)64 * 1024)
+/* The emitter writes without per-byte checks (it runs for every byte of 8 programs per hash):
+ * the buffer's usable capacity stops this far short of the mapping, and room() is checked
+ * between pieces that emit less than this (one instruction, one fixed block). */
+#define CODE_SLACK ((size_t)1024)
 
 enum { RAX = 0, RCX = 1, RDX = 2, RBX = 3, RSP = 4, RBP = 5, RSI = 6, RDI = 7 };
 #define VR(i) (8 + (i)) /* x86 register holding VM register ri */
 
 /* Stack frame of the VM function (rsp-relative, 16-byte aligned for helper calls). */
 #define FRAME 40
-#define S_CTX 0
-#define S_SP0 8
-#define S_SP1 12
-#define S_TMP 16
+#define S_CTX 0  /* rx_jit_ctx pointer */
+#define S_P0 8   /* scratchpad + spAddr0 of the running iteration */
+#define S_P1 16  /* scratchpad + spAddr1 of the running iteration */
+#define S_TMP 24 /* MXCSR image for ldmxcsr */
+#define S_MXB 28 /* caller's MXCSR with the rounding field cleared */
 
 struct rx_jit {
 	uint8_t *code;
@@ -51,32 +56,36 @@ struct rx_jit {
 	rx_bc bc[RX_PROGRAM_MAX_SIZE];
 };
 
-/* A tiny emitter over a caller-owned buffer. */
+/* A tiny emitter over a caller-owned buffer of cap + CODE_SLACK bytes. */
 typedef struct asm_buf {
 	uint8_t *p;
 	size_t len, cap;
 	int overflow;
 } asm_buf;
 
+/* Called between emitted pieces: false (and overflow set) once len passed cap. */
+EMIT int room(asm_buf *a)
+{
+	if (a->len > a->cap)
+		a->overflow = 1;
+	return !a->overflow;
+}
+
 EMIT void b1(asm_buf *a, unsigned v)
 {
-	if (a->len < a->cap)
-		a->p[a->len] = (uint8_t)v;
-	else
-		a->overflow = 1;
-	a->len++;
+	a->p[a->len++] = (uint8_t)v;
 }
 
 EMIT void d32(asm_buf *a, uint32_t v)
 {
-	for (int i = 0; i < 4; i++)
-		b1(a, (v >> (8 * i)) & 0xff);
+	rx_store32(a->p + a->len, v);
+	a->len += 4;
 }
 
 EMIT void d64(asm_buf *a, uint64_t v)
 {
-	for (int i = 0; i < 8; i++)
-		b1(a, (unsigned)(v >> (8 * i)) & 0xff);
+	rx_store64(a->p + a->len, v);
+	a->len += 8;
 }
 
 EMIT void rex(asm_buf *a, int w, int r, int x, int b)
@@ -200,7 +209,7 @@ static void *code_map(size_t len)
 
 static void ss_emit_program(asm_buf *a, const rx_ss_program *p)
 {
-	for (uint32_t i = 0; i < p->size; i++) {
+	for (uint32_t i = 0; i < p->size && room(a); i++) {
 		const rx_ss_instr *in = &p->ins[i];
 		const int d = VR(in->dst), s = VR(in->src);
 		switch (in->opcode) {
@@ -256,7 +265,7 @@ int rx_ss_jit_compile(rx_cache *c)
 	uint8_t *code = (uint8_t *)code_map(SS_CODE_SIZE);
 	if (!code)
 		return RNSC_ERR_NOMEM;
-	asm_buf a = { code, 0, SS_CODE_SIZE, 0 };
+	asm_buf a = { code, 0, SS_CODE_SIZE - CODE_SLACK, 0 };
 	static const int saved[6] = { RBX, RBP, 12, 13, 14, 15 };
 	for (int i = 0; i < 6; i++)
 		push(&a, saved[i]);
@@ -276,13 +285,15 @@ int rx_ss_jit_compile(rx_cache *c)
 		for (int i = 0; i < 8; i++)
 			ins_m(&a, 0, 1, OP(0x33), VR(i), RCX, -1, 0, 8 * i);
 		ins_r(&a, 0, 1, OP(0x8B), RBX, VR(c->prog[k].addr_reg));
+		if (!room(&a))
+			break;
 	}
 	for (int i = 0; i < 8; i++)
 		ins_m(&a, 0, 1, OP(0x89), VR(i), RDI, -1, 0, 8 * i);
 	for (int i = 5; i >= 0; i--)
 		pop(&a, saved[i]);
 	b1(&a, 0xC3);
-	if (a.overflow || mprotect(code, SS_CODE_SIZE, PROT_READ | PROT_EXEC) != 0) {
+	if (!room(&a) || mprotect(code, SS_CODE_SIZE, PROT_READ | PROT_EXEC) != 0) {
 		munmap(code, SS_CODE_SIZE);
 		return a.overflow ? RNSC_ERR_FATAL : RNSC_ERR_SYS;
 	}
@@ -387,6 +398,9 @@ static void prologue(asm_buf *a)
 	b1(a, FRAME);
 	ins_m(a, 0, 1, OP(0x89), RDI, RSP, -1, 0, S_CTX);
 	ins_m(a, 0, 0, OP(0x0F, 0xAE), 2, RDI, -1, 0, CTX(mxcsr_out)); /* ldmxcsr */
+	/* CFROUND ors its mode into this copy: no context pointer needed in the loop. */
+	ins_m(a, 0, 0, OP(0x8B), RAX, RDI, -1, 0, CTX(mxcsr_base));
+	ins_m(a, 0, 0, OP(0x89), RAX, RSP, -1, 0, S_MXB);
 	ins_m(a, 0, 1, OP(0x8B), RSI, RDI, -1, 0, CTX(scratchpad));
 	load_consts(a);
 }
@@ -394,6 +408,7 @@ static void prologue(asm_buf *a)
 static void epilogue(asm_buf *a)
 {
 	static const int saved[6] = { RBX, RBP, 12, 13, 14, 15 };
+	ins_m(a, 0, 1, OP(0x8B), RDI, RSP, -1, 0, S_CTX); /* rdi may point at the dataset */
 	spill_all(a);
 	ins_m(a, 0, 0, OP(0x0F, 0xAE), 3, RDI, -1, 0, CTX(mxcsr_out)); /* stmxcsr */
 	ins_r(a, 0, 1, OP(0x83), 0, RSP); /* add rsp, FRAME */
@@ -405,7 +420,7 @@ static void epilogue(asm_buf *a)
 
 /* Memory operand of a byte-code instruction: [rsi + rcx] after computing the masked address
  * into ecx, or [rsi + constant] when the address register is the constant zero. */
-static void mem_operand(asm_buf *a, const rx_bc *b, int addr_reg, int *base, int *index, int32_t *disp)
+EMIT void mem_operand(asm_buf *a, const rx_bc *b, int addr_reg, int *base, int *index, int32_t *disp)
 {
 	if (addr_reg == 8) {
 		*base = RSI, *index = -1, *disp = (int32_t)(uint32_t)(b->imm & b->mask);
@@ -417,6 +432,24 @@ static void mem_operand(asm_buf *a, const rx_bc *b, int addr_reg, int *base, int
 	*base = RSI, *index = RCX, *disp = 0;
 }
 
+/* eax = spAddr0, edx = spAddr1 of the next iteration: r[readReg0] ^ r[readReg1], low and
+ * high halves masked to L3 lines (spAddr0/1 are zero between iterations); both lines are
+ * prefetched so they arrive while this iteration stores. */
+static void next_sp_addr(asm_buf *a, const rx_prog_config *cfg)
+{
+	ins_r(a, 0, 1, OP(0x8B), RAX, VR(cfg->read_reg[0]));
+	ins_r(a, 0, 1, OP(0x33), RAX, VR(cfg->read_reg[1]));
+	ins_r(a, 0, 1, OP(0x8B), RDX, RAX);
+	ins_r(a, 0, 0, OP(0x81), 4, RAX);
+	d32(a, RX_L3_MASK64);
+	ins_m(a, 0, 0, OP(0x0F, 0x18), 1, RSI, RAX, 0, 0); /* prefetcht0 */
+	ins_r(a, 0, 1, OP(0xC1), 5, RDX); /* shr rdx, 32 */
+	b1(a, 32);
+	ins_r(a, 0, 0, OP(0x81), 4, RDX);
+	d32(a, RX_L3_MASK64);
+	ins_m(a, 0, 0, OP(0x0F, 0x18), 1, RSI, RDX, 0, 0);
+}
+
 static int fits_i32(uint64_t v)
 {
 	return (uint64_t)(int64_t)(int32_t)(uint32_t)v == v;
@@ -425,7 +458,7 @@ static int fits_i32(uint64_t v)
 static void emit_body(rx_jit *j, asm_buf *a, unsigned n)
 {
 	const int v2 = (j->flags & RX_FLAG_V2) != 0;
-	for (unsigned i = 0; i < n; i++) {
+	for (unsigned i = 0; i < n && room(a); i++) {
 		const rx_bc *b = &j->bc[i];
 		const int D = VR(b->dst & 7), S = VR(b->src & 7);
 		int base, index;
@@ -548,25 +581,28 @@ static void emit_body(rx_jit *j, asm_buf *a, unsigned n)
 			break;
 		}
 		case RX_BC_CFROUND: {
+			/* One rotate brings bits imm, imm+1 of the source to MXCSR's rounding field
+			 * (bits 13-14): rol by 13 - imm is ror by imm followed by shl 13. */
 			ins_r(a, 0, 1, OP(0x8B), RAX, S);
-			ins_r(a, 0, 1, OP(0xC1), 1, RAX);
-			b1(a, (unsigned)b->imm);
+			const unsigned rot = (13u - (unsigned)(b->imm & 63)) & 63u;
+			if (rot) {
+				ins_r(a, 0, 1, OP(0xC1), 0, RAX); /* rol rax, rot */
+				b1(a, rot);
+			}
 			size_t patch = 0;
 			if (v2) {
-				b1(a, 0xA8); /* test al, 60: bits 2-5 */
-				b1(a, 60);
+				b1(a, 0xA9); /* test eax, 60 << 13: bits 2-5 after the ror */
+				d32(a, 60u << 13);
 				b1(a, 0x75); /* jnz skip */
 				patch = a->len;
 				b1(a, 0);
 			}
-			ins_r(a, 0, 0, OP(0x83), 4, RAX); /* and eax, 3 */
-			b1(a, 3);
-			ins_r(a, 0, 0, OP(0xC1), 4, RAX); /* shl eax, 13 */
-			b1(a, 13);
-			ins_m(a, 0, 0, OP(0x0B), RAX, RDI, -1, 0, CTX(mxcsr_base));
+			b1(a, 0x25); /* and eax, 0x6000 */
+			d32(a, 0x6000);
+			ins_m(a, 0, 0, OP(0x0B), RAX, RSP, -1, 0, S_MXB);
 			ins_m(a, 0, 0, OP(0x89), RAX, RSP, -1, 0, S_TMP);
 			ins_m(a, 0, 0, OP(0x0F, 0xAE), 2, RSP, -1, 0, S_TMP); /* ldmxcsr */
-			if (v2 && patch < a->cap)
+			if (v2)
 				a->p[patch] = (uint8_t)(a->len - patch - 1);
 			break;
 		}
@@ -595,7 +631,7 @@ static int begin(rx_jit *j)
 
 static int finish(rx_jit *j, asm_buf *a)
 {
-	if (a->overflow)
+	if (!room(a))
 		return RNSC_ERR_FATAL;
 	j->len = a->len;
 	if (j->rwx)
@@ -614,90 +650,110 @@ int rx_jit_compile(rx_jit *j, const uint8_t *program, unsigned n, const rx_prog_
 	const int v2 = (j->flags & RX_FLAG_V2) != 0;
 	const int full = (j->flags & RX_FLAG_FULL_MEM) != 0;
 	const int soft = (j->flags & RX_FLAG_SOFT_AES) != 0;
-	asm_buf a = { j->code, 0, j->cap, 0 };
+	asm_buf a = { j->code, 0, j->cap - CODE_SLACK, 0 };
 	rx_interp_compile(j->bc, program, n);
 
 	prologue(&a);
 	for (int i = 0; i < 8; i++)
 		ins_r(&a, 0, 1, OP(0x33), VR(i), VR(i)); /* r = 0 */
-	/* rbx = mx << 32 | ma; spAddr0 = mx, spAddr1 = ma */
+	/* rbx = mx << 32 | ma */
 	ins_m(&a, 0, 0, OP(0x8B), RBX, RDI, -1, 0, CTX(ma));
 	ins_m(&a, 0, 0, OP(0x8B), RAX, RDI, -1, 0, CTX(mx));
-	ins_m(&a, 0, 0, OP(0x89), RAX, RSP, -1, 0, S_SP0);
 	ins_r(&a, 0, 1, OP(0xC1), 4, RAX);
 	b1(&a, 32);
 	ins_r(&a, 0, 1, OP(0x0B), RBX, RAX);
-	ins_m(&a, 0, 0, OP(0x89), RBX, RSP, -1, 0, S_SP1);
+	if (full) {
+		/* rdi = dataset from here on (the context stays on the stack); fetch the first two
+		 * items the loop reads (ma, then mx) right away. */
+		ins_m(&a, 0, 1, OP(0x8B), RDI, RDI, -1, 0, CTX(dataset));
+		ins_r(&a, 0, 0, OP(0x8B), RAX, RBX);
+		ins_r(&a, 0, 0, OP(0x81), 4, RAX);
+		d32(&a, RX_DATASET_LINE_MASK);
+		ins_m(&a, 0, 0, OP(0x0F, 0x18), 0, RDI, RAX, 0, 0); /* prefetchnta */
+		ins_r(&a, 0, 1, OP(0x8B), RAX, RBX);
+		ins_r(&a, 0, 1, OP(0xC1), 5, RAX);
+		b1(&a, 32);
+		ins_r(&a, 0, 0, OP(0x81), 4, RAX);
+		d32(&a, RX_DATASET_LINE_MASK);
+		ins_m(&a, 0, 0, OP(0x0F, 0x18), 0, RDI, RAX, 0, 0);
+	}
+	/* First iteration: spAddr0 = mx, spAddr1 = ma (r is zero, so the mix changes nothing).
+	 * Later iterations get eax/edx from the end of the previous one. */
+	ins_r(&a, 0, 1, OP(0x8B), RAX, RBX);
+	ins_r(&a, 0, 1, OP(0xC1), 5, RAX); /* shr rax, 32 */
+	b1(&a, 32);
+	ins_r(&a, 0, 0, OP(0x81), 4, RAX);
+	d32(&a, RX_L3_MASK64);
+	ins_r(&a, 0, 0, OP(0x8B), RDX, RBX);
+	ins_r(&a, 0, 0, OP(0x81), 4, RDX);
+	d32(&a, RX_L3_MASK64);
 	b1(&a, 0xBD); /* mov ebp, iterations */
 	d32(&a, RX_PROGRAM_ITERATIONS);
 
 	align_nops(&a, 64);
 	const size_t loop_top = a.len;
-	/* spAddr0/1 ^= low/high half of r[readReg0] ^ r[readReg1], masked to L3 lines. */
-	ins_r(&a, 0, 1, OP(0x8B), RAX, VR(cfg->read_reg[0]));
-	ins_r(&a, 0, 1, OP(0x33), RAX, VR(cfg->read_reg[1]));
-	ins_r(&a, 0, 1, OP(0x8B), RDX, RAX);
-	ins_r(&a, 0, 1, OP(0xC1), 5, RDX); /* shr rdx, 32 */
-	b1(&a, 32);
-	ins_m(&a, 0, 0, OP(0x33), RAX, RSP, -1, 0, S_SP0);
-	ins_r(&a, 0, 0, OP(0x81), 4, RAX);
-	d32(&a, RX_L3_MASK64);
-	ins_m(&a, 0, 0, OP(0x89), RAX, RSP, -1, 0, S_SP0);
-	ins_m(&a, 0, 0, OP(0x33), RDX, RSP, -1, 0, S_SP1);
-	ins_r(&a, 0, 0, OP(0x81), 4, RDX);
-	d32(&a, RX_L3_MASK64);
-	ins_m(&a, 0, 0, OP(0x89), RDX, RSP, -1, 0, S_SP1);
+	/* Loads: r ^= 64 bytes at spAddr0; f, e from 64 bytes at spAddr1. The line addresses go
+	 * to the stack for the stores at the end. */
+	ins_m(&a, 0, 1, OP(0x8D), RCX, RSI, RAX, 0, 0); /* lea rcx, [rsi + rax] */
+	ins_m(&a, 0, 1, OP(0x89), RCX, RSP, -1, 0, S_P0);
 	for (int i = 0; i < 8; i++)
-		ins_m(&a, 0, 1, OP(0x33), VR(i), RSI, RAX, 0, 8 * i);
-	for (int i = 0; i < 4; i++)
-		ins_m(&a, 0xF3, 0, OP(0x0F, 0xE6), i, RSI, RDX, 0, 8 * i);
-	for (int i = 0; i < 4; i++) {
-		ins_m(&a, 0xF3, 0, OP(0x0F, 0xE6), 4 + i, RSI, RDX, 0, 32 + 8 * i);
-		ins_r(&a, 0, 0, OP(0x0F, 0x54), 4 + i, 13);
-		ins_r(&a, 0, 0, OP(0x0F, 0x56), 4 + i, 14);
-	}
+		ins_m(&a, 0, 1, OP(0x33), VR(i), RCX, -1, 0, 8 * i);
+	ins_m(&a, 0, 1, OP(0x8D), RCX, RSI, RDX, 0, 0);
+	ins_m(&a, 0, 1, OP(0x89), RCX, RSP, -1, 0, S_P1);
+	for (int i = 0; i < 8; i++)
+		ins_m(&a, 0xF3, 0, OP(0x0F, 0xE6), i, RCX, -1, 0, 8 * i);
+	for (int i = 4; i < 8; i++)
+		ins_r(&a, 0, 0, OP(0x0F, 0x54), i, 13);
+	for (int i = 4; i < 8; i++)
+		ins_r(&a, 0, 0, OP(0x0F, 0x56), i, 14);
 
 	emit_body(j, &a, n);
+	if (!room(&a))
+		return finish(j, &a);
 
-	/* mt = ma (edx); mp ^= low 32 bits of r[readReg2] ^ r[readReg3] (mp = mx in v1, ma in v2) */
-	ins_r(&a, 0, 0, OP(0x8B), RDX, RBX);
-	ins_r(&a, 0, 1, OP(0x8B), RAX, VR(cfg->read_reg[2]));
-	ins_r(&a, 0, 1, OP(0x33), RAX, VR(cfg->read_reg[3]));
-	ins_r(&a, 0, 0, OP(0x8B), RAX, RAX); /* zero-extend */
-	if (!v2) {
-		ins_r(&a, 0, 1, OP(0xC1), 4, RAX);
-		b1(&a, 32);
-	}
-	ins_r(&a, 0, 1, OP(0x33), RBX, RAX);
-	ins_r(&a, 0, 0, OP(0x81), 4, RDX);
+	/* Dataset: the item at ma is read; mp (mx in v1, ma in v2) ^= low 32 bits of
+	 * r[readReg2] ^ r[readReg3] and is prefetched; ma and mx swap. */
+	ins_r(&a, 0, 0, OP(0x8B), RCX, RBX); /* ecx = ma */
+	ins_r(&a, 0, 0, OP(0x81), 4, RCX);
 	d32(&a, RX_DATASET_LINE_MASK);
+	if (full)
+		ins_m(&a, 0, 1, OP(0x33), VR(0), RDI, RCX, 0, 0);
+	ins_r(&a, 0, 0, OP(0x8B), RAX, VR(cfg->read_reg[2]));
+	ins_r(&a, 0, 0, OP(0x33), RAX, VR(cfg->read_reg[3])); /* 32-bit: zero-extends */
+	if (v2) {
+		ins_r(&a, 0, 1, OP(0x33), RBX, RAX); /* ma ^= mix */
+		ins_r(&a, 0, 0, OP(0x8B), RDX, RBX);
+		ins_r(&a, 0, 1, OP(0xC1), 1, RBX); /* ror rbx, 32: swap */
+		b1(&a, 32);
+	} else {
+		ins_r(&a, 0, 1, OP(0xC1), 1, RBX); /* swap: mx in the low half */
+		b1(&a, 32);
+		ins_r(&a, 0, 1, OP(0x33), RBX, RAX); /* mx ^= mix */
+		ins_r(&a, 0, 0, OP(0x8B), RDX, RBX);
+	}
 	if (full) {
-		ins_m(&a, 0, 1, OP(0x8B), RCX, RDI, -1, 0, CTX(dataset));
-		if (v2) {
-			ins_r(&a, 0, 0, OP(0x8B), RAX, RBX);
-		} else {
-			ins_r(&a, 0, 1, OP(0x8B), RAX, RBX);
-			ins_r(&a, 0, 1, OP(0xC1), 5, RAX);
-			b1(&a, 32);
-		}
-		ins_r(&a, 0, 0, OP(0x81), 4, RAX);
+		ins_r(&a, 0, 0, OP(0x81), 4, RDX);
 		d32(&a, RX_DATASET_LINE_MASK);
-		ins_m(&a, 0, 0, OP(0x0F, 0x18), 1, RCX, RAX, 0, 0); /* prefetcht0 */
-		for (int i = 0; i < 8; i++)
-			ins_m(&a, 0, 1, OP(0x33), VR(i), RCX, RDX, 0, 8 * i);
+		ins_m(&a, 0, 0, OP(0x0F, 0x18), 0, RDI, RDX, 0, 0); /* prefetchnta */
+		for (int i = 1; i < 8; i++)
+			ins_m(&a, 0, 1, OP(0x33), VR(i), RDI, RCX, 0, 8 * i);
 	} else {
 		spill_all(&a);
 		ins_m(&a, 0, 1, OP(0x8B), RSI, RDI, -1, 0, CTX(dataset_offset));
-		ins_r(&a, 0, 1, OP(0x03), RSI, RDX);
+		ins_r(&a, 0, 1, OP(0x03), RSI, RCX);
 		call_abs(&a, (const void *)jit_light_read);
 		reload_all(&a);
 	}
-	ins_r(&a, 0, 1, OP(0xC1), 1, RBX); /* ror rbx, 32: swap ma and mx */
-	b1(&a, 32);
 
-	ins_m(&a, 0, 0, OP(0x8B), RDX, RSP, -1, 0, S_SP1);
+	if (!room(&a))
+		return finish(j, &a);
+	/* Next iteration's spAddr0/1 from the final registers, prefetched before the stores. */
+	const int helper_mix = v2 && soft;
+	if (!helper_mix)
+		next_sp_addr(&a, cfg);
+	ins_m(&a, 0, 1, OP(0x8B), RCX, RSP, -1, 0, S_P1);
 	for (int i = 0; i < 8; i++)
-		ins_m(&a, 0, 1, OP(0x89), VR(i), RSI, RDX, 0, 8 * i);
+		ins_m(&a, 0, 1, OP(0x89), VR(i), RCX, -1, 0, 8 * i);
 	if (!v2) {
 		for (int i = 0; i < 4; i++)
 			ins_r(&a, 0x66, 0, OP(0x0F, 0x57), i, 4 + i); /* xorpd */
@@ -709,16 +765,19 @@ int rx_jit_compile(rx_jit *j, const uint8_t *program, unsigned n, const rx_prog_
 			ins_r(&a, 0x66, 0, OP(0x0F, 0x38, 0xDE), 3, k);
 		}
 	} else {
+		ins_m(&a, 0, 1, OP(0x8B), RDI, RSP, -1, 0, S_CTX);
 		spill_all(&a);
 		call_abs(&a, (const void *)jit_soft_mix);
 		reload_all(&a);
+		if (full)
+			ins_m(&a, 0, 1, OP(0x8B), RDI, RDI, -1, 0, CTX(dataset));
+		next_sp_addr(&a, cfg);
 	}
-	ins_m(&a, 0, 0, OP(0x8B), RAX, RSP, -1, 0, S_SP0);
+	if (!room(&a))
+		return finish(j, &a);
+	ins_m(&a, 0, 1, OP(0x8B), RCX, RSP, -1, 0, S_P0);
 	for (int i = 0; i < 4; i++)
-		ins_m(&a, 0x66, 0, OP(0x0F, 0x11), i, RSI, RAX, 0, 16 * i);
-	/* spAddr0 = spAddr1 = 0 */
-	ins_m(&a, 0, 1, OP(0xC7), 0, RSP, -1, 0, S_SP0);
-	d32(&a, 0);
+		ins_m(&a, 0x66, 0, OP(0x0F, 0x29), i, RCX, -1, 0, 16 * i); /* movapd */
 	ins_r(&a, 0, 0, OP(0xFF), 1, RBP); /* dec ebp */
 	b1(&a, 0x0F);
 	b1(&a, 0x85); /* jnz loop_top */
@@ -732,7 +791,7 @@ int rx_jit_compile_body(rx_jit *j, const uint8_t *program, unsigned n)
 	int rc = begin(j);
 	if (rc < 0)
 		return rc;
-	asm_buf a = { j->code, 0, j->cap, 0 };
+	asm_buf a = { j->code, 0, j->cap - CODE_SLACK, 0 };
 	rx_interp_compile(j->bc, program, n);
 	prologue(&a);
 	for (int i = 0; i < 8; i++)
