@@ -47,5 +47,6 @@ int cmd_timelock(int argc, char **argv);
 int cmd_daemon(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_path(int argc, char **argv);
+int cmd_status(int argc, char **argv);
 
 #endif

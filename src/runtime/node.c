@@ -19,6 +19,7 @@
 
 #include "destination.h"
 #include "ifac.h"
+#include "node_rpc.h"
 #include "node_store.h"
 #include "store.h"
 
@@ -88,6 +89,8 @@ struct rnsc_node {
 	int started; /* set once start-up succeeded: only then are the tables saved */
 	int shared;    /* this node is the shared instance (LocalServerInterface open) */
 	int connected; /* this node is attached to another shared instance */
+	rnsc_node_rpc *rpc;
+	uint64_t started_ms;
 };
 
 static const char *WHO = "node";
@@ -752,6 +755,10 @@ static int start_local(rnsc_node *n, rnsc_config_error *err)
 		if (rc == 0) {
 			n->shared = 1;
 			rnsc_log(n->ctx, RNSC_LOG_VERBOSE, WHO, "started the shared instance interface");
+			int rrc = rnsc_node_rpc_start(n, n->ctx, &n->rpc);
+			if (rrc)
+				rnsc_log(n->ctx, RNSC_LOG_ERROR, WHO, "cannot start the shared instance "
+					 "RPC: %s (status tools will not work)", rnsc_strerror(rrc));
 			return 0;
 		}
 		if (rc != RNSC_ERR_IO)
@@ -829,6 +836,7 @@ int rnsc_node_new(rnsc_ctx *ctx, rnsc_plugin_host *plugins, const rnsc_node_opti
 	n->ctx = ctx;
 	n->plugins = plugins;
 	n->sigfd = -1;
+	n->started_ms = rnsc_node_now_ms();
 	atomic_init(&n->stopping, 0);
 	rnsc_identity stored, ident;
 	memset(&stored, 0, sizeof(stored));
@@ -969,6 +977,8 @@ void rnsc_node_del(rnsc_node *n)
 		return;
 	if (n->started)
 		rnsc_node_save(n);
+	rnsc_node_rpc_stop(n->rpc);
+	n->rpc = NULL;
 	/* Interfaces first: their REMOVED events detach them from the engine. */
 	rnsc_iface_host_del(n->ih);
 	n->ih = NULL;
@@ -1054,6 +1064,39 @@ const rnsc_config_settings *rnsc_node_settings(const rnsc_node *n)
 const char *rnsc_node_config_dir(const rnsc_node *n)
 {
 	return n ? n->dir : NULL;
+}
+
+rnsc_ctx *rnsc_node_ctx(const rnsc_node *n)
+{
+	return n ? n->ctx : NULL;
+}
+
+uint64_t rnsc_node_started_ms(const rnsc_node *n)
+{
+	return n ? n->started_ms : 0;
+}
+
+struct rnsc_node_rpc *rnsc_node_rpc_server(const rnsc_node *n)
+{
+	return n ? n->rpc : NULL;
+}
+
+int rnsc_node_iface_mode(const rnsc_node *n, const rnsc_iface *f, const char **netname,
+			 size_t *ifac_size)
+{
+	(void)n;
+	const node_if *r = f ? rnsc_iface_user(f) : NULL;
+	if (netname)
+		*netname = r ? r->netname : NULL;
+	if (ifac_size)
+		*ifac_size = r ? r->ifac_size : 0;
+	return r ? r->mode : RNSC_TRANSPORT_MODE_FULL;
+}
+
+rnsc_iface *rnsc_node_iface_by_id(const rnsc_node *n, uint32_t id)
+{
+	node_if *r = n ? find_id(n, id) : NULL;
+	return r ? r->iface : NULL;
 }
 
 int rnsc_node_is_shared_instance(const rnsc_node *n)

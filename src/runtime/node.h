@@ -129,6 +129,16 @@ RNSC_API rnsc_iface_host *rnsc_node_ifaces(rnsc_node *n);
 RNSC_API rnsc_loop *rnsc_node_loop(rnsc_node *n);
 RNSC_API const rnsc_config_settings *rnsc_node_settings(const rnsc_node *n);
 RNSC_API const char *rnsc_node_config_dir(const rnsc_node *n);
+/* When the node was created (ms since the epoch); the shared-instance RPC server (NULL
+ * unless this node is the shared instance); an interface's transport mode, IFAC network
+ * name and IFAC size (bytes); the interface of an engine interface id (or NULL). */
+RNSC_API uint64_t rnsc_node_started_ms(const rnsc_node *n);
+RNSC_API rnsc_ctx *rnsc_node_ctx(const rnsc_node *n);
+struct rnsc_node_rpc;
+RNSC_API struct rnsc_node_rpc *rnsc_node_rpc_server(const rnsc_node *n);
+RNSC_API int rnsc_node_iface_mode(const rnsc_node *n, const rnsc_iface *f, const char **netname,
+				  size_t *ifac_size);
+RNSC_API rnsc_iface *rnsc_node_iface_by_id(const rnsc_node *n, uint32_t id);
 /* 1 when this node is the shared instance / is attached to another one. */
 RNSC_API int rnsc_node_is_shared_instance(const rnsc_node *n);
 RNSC_API int rnsc_node_connected_to_shared(const rnsc_node *n);

@@ -8,6 +8,8 @@
 
 #include "config.h"
 #include "err.h"
+#include "msgpack.h"
+#include "node_rpc.h"
 
 /* Names of enum rnsc_iface_drop, in order (iface_abi.h). */
 static const char *const drop_names[] = {"runt",    "oversize", "garbage", "partial",
@@ -24,20 +26,6 @@ _Static_assert(sizeof(drop_names) / sizeof(drop_names[0]) == RNSC_IFACE_DROP_COU
 	X(receipts_timed_out) X(pr_received) X(pr_duplicate) X(pr_answered)                \
 	X(hashlist_rotations) X(links_accepted) X(links_refused) X(links_relayed)          \
 	X(link_table_forwarded)
-
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
-}
 
 /* A Prometheus label value: backslash, double quote and newline escaped. */
 static void label_str(FILE *f, const char *s)
@@ -70,81 +58,211 @@ static int finish(FILE *f, char **out, size_t *len)
 	return 0;
 }
 
-int rnsc_node_status_json(rnsc_node *n, char **out, size_t *len)
+static void py_float(FILE *f, double v);
+
+void rnsc_py_float_repr(char *buf, size_t cap, double v)
 {
-	if (!n || !out || !len)
+	char *o = NULL;
+	size_t l = 0;
+	FILE *f = open_memstream(&o, &l);
+	if (!f) {
+		snprintf(buf, cap, "%g", v);
+		return;
+	}
+	py_float(f, v);
+	fclose(f);
+	snprintf(buf, cap, "%s", o ? o : "");
+	free(o);
+}
+
+/* A float as Python's repr() writes it (json.dumps uses repr): the shortest digits that
+ * read back to the same double, fixed notation for exponents -4..15, else d.ddde+XX. */
+static void py_float(FILE *f, double v)
+{
+	if (v != v) {
+		fputs("NaN", f);
+		return;
+	}
+	if (v > 1.7976931348623157e308 || v < -1.7976931348623157e308) {
+		fputs(v > 0 ? "Infinity" : "-Infinity", f);
+		return;
+	}
+	char buf[64];
+	int p;
+	for (p = 1; p <= 17; p++) {
+		snprintf(buf, sizeof(buf), "%.*e", p - 1, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	/* buf: [-]d[.ddd]e[+-]XX */
+	char *e = strchr(buf, 'e');
+	int exp = atoi(e + 1);
+	*e = 0;
+	const char *m = buf;
+	int neg = 0;
+	if (*m == '-') {
+		neg = 1;
+		m++;
+	}
+	char digits[32];
+	size_t nd = 0;
+	for (const char *c = m; *c; c++)
+		if (*c >= '0' && *c <= '9')
+			digits[nd++] = *c;
+	while (nd > 1 && digits[nd - 1] == '0')
+		nd--;
+	if (neg)
+		fputc('-', f);
+	if (exp >= -4 && exp < 16) {
+		if (exp < 0) {
+			fputs("0.", f);
+			for (int i = 0; i < -exp - 1; i++)
+				fputc('0', f);
+			fwrite(digits, 1, nd, f);
+		} else {
+			for (int i = 0; i <= exp; i++)
+				fputc(i < (int)nd ? digits[i] : '0', f);
+			fputc('.', f);
+			if ((int)nd > exp + 1)
+				fwrite(digits + exp + 1, 1, nd - (size_t)exp - 1, f);
+			else
+				fputc('0', f);
+		}
+	} else {
+		fputc(digits[0], f);
+		if (nd > 1) {
+			fputc('.', f);
+			fwrite(digits + 1, 1, nd - 1, f);
+		}
+		fprintf(f, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
+	}
+}
+
+static void json_strn(FILE *f, const uint8_t *p, size_t len)
+{
+	fputc('"', f);
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = p[i];
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/* One msgpack value as JSON the way rnstatus -j prints it (json.dumps with bytes turned
+ * into hex first). Recursion is bounded by RNSC_MP_MAX_DEPTH. */
+static int mp_json(FILE *f, rnsc_mp_reader *r, int depth)
+{
+	if (depth > RNSC_MP_MAX_DEPTH)
+		return RNSC_ERR_TOOBIG;
+	rnsc_mp_token t;
+	int rc = rnsc_mp_next(r, &t);
+	if (rc)
+		return rc;
+	switch (t.type) {
+	case RNSC_MP_NIL:
+		fputs("null", f);
+		return 0;
+	case RNSC_MP_BOOL:
+		fputs(t.boolean ? "true" : "false", f);
+		return 0;
+	case RNSC_MP_UINT:
+		fprintf(f, "%llu", (unsigned long long)t.u);
+		return 0;
+	case RNSC_MP_INT:
+		fprintf(f, "%lld", (long long)t.i);
+		return 0;
+	case RNSC_MP_FLOAT32:
+		py_float(f, (double)t.f32);
+		return 0;
+	case RNSC_MP_FLOAT64:
+		py_float(f, t.f64);
+		return 0;
+	case RNSC_MP_STR:
+		json_strn(f, t.p, t.len);
+		return 0;
+	case RNSC_MP_BIN:
+		fputc('"', f);
+		for (size_t i = 0; i < t.len; i++)
+			fprintf(f, "%02x", t.p[i]);
+		fputc('"', f);
+		return 0;
+	case RNSC_MP_ARRAY:
+		fputc('[', f);
+		for (size_t i = 0; i < t.len; i++) {
+			if (i)
+				fputs(", ", f);
+			if ((rc = mp_json(f, r, depth + 1)))
+				return rc;
+		}
+		fputc(']', f);
+		return 0;
+	case RNSC_MP_MAP:
+		fputc('{', f);
+		for (size_t i = 0; i < t.len; i++) {
+			if (i)
+				fputs(", ", f);
+			rnsc_mp_token k;
+			if ((rc = rnsc_mp_peek(r, &k)))
+				return rc;
+			if (k.type == RNSC_MP_STR || k.type == RNSC_MP_BIN) {
+				if ((rc = mp_json(f, r, depth + 1)))
+					return rc;
+			} else { /* json.dumps turns int, float, bool and None keys into strings */
+				fputc('"', f);
+				if ((rc = mp_json(f, r, depth + 1)))
+					return rc;
+				fputc('"', f);
+			}
+			fputs(": ", f);
+			if ((rc = mp_json(f, r, depth + 1)))
+				return rc;
+		}
+		fputc('}', f);
+		return 0;
+	default: /* ext: rns registers none */
+		fputs("null", f);
+		return 0;
+	}
+}
+
+int rnsc_status_json_from_mp(const uint8_t *p, size_t plen, char **out, size_t *len)
+{
+	if (!p || !out || !len)
 		return RNSC_ERR_INVAL;
 	*out = NULL;
 	FILE *f = open_memstream(out, len);
 	if (!f)
 		return RNSC_ERR_NOMEM;
-	rnsc_transport *t = rnsc_node_transport(n);
-	const rnsc_transport_stats *ts = rnsc_transport_get_stats(t);
-	const rnsc_config_settings *set = rnsc_node_settings(n);
-	rnsc_node_stats ns;
-	rnsc_node_stats_get(n, &ns);
-	fprintf(f, "{\"rnsc_version\": ");
-	json_str(f, PACKAGE_VERSION);
-	fprintf(f, ", \"transport_enabled\": %s, \"transport_id\": \"",
-		set && set->enable_transport ? "true" : "false");
-	const uint8_t *id = rnsc_transport_id(t);
-	for (int i = 0; i < RNSC_TRUNCATED_HASHLEN; i++)
-		fprintf(f, "%02x", id[i]);
-	fprintf(f, "\", \"paths\": %zu, \"known_destinations\": %zu, \"links\": %zu, "
-		   "\"relayed_links\": %zu",
-		rnsc_transport_path_count(t), rnsc_transport_known_count(t),
-		rnsc_transport_link_count(t), rnsc_transport_link_table_count(t));
-	fprintf(f, ",\n \"node\": {\"rx_frames\": %llu, \"ifac_dropped\": %llu, \"ingest_errors\": "
-		   "%llu, \"tx_frames\": %llu, \"tx_errors\": %llu}",
-		(unsigned long long)ns.rx_frames, (unsigned long long)ns.ifac_dropped,
-		(unsigned long long)ns.ingest_errors, (unsigned long long)ns.tx_frames,
-		(unsigned long long)ns.tx_errors);
-	fprintf(f, ",\n \"transport\": {");
-	const char *sep = "";
-#define X(name)                                                                            \
-	fprintf(f, "%s\"" #name "\": %llu", sep, (unsigned long long)ts->name);            \
-	sep = ", ";
-	TRANSPORT_COUNTERS(X)
-#undef X
-	fprintf(f, "},\n \"interfaces\": [");
-	rnsc_iface_host *ih = rnsc_node_ifaces(n);
-	size_t cnt = rnsc_iface_host_count(ih);
-	for (size_t i = 0; i < cnt; i++) {
-		rnsc_iface *fc = rnsc_iface_host_at(ih, i);
-		rnsc_iface_status st;
-		if (rnsc_iface_status_get(fc, &st) != 0)
-			continue;
-		char desc[256];
-		if (rnsc_iface_describe(fc, desc, sizeof(desc)) < 0)
-			desc[0] = '\0';
-		rnsc_iface *parent = rnsc_iface_parent(fc);
-		fprintf(f, "%s\n  {\"name\": ", i ? "," : "");
-		json_str(f, st.name);
-		fprintf(f, ", \"description\": ");
-		json_str(f, desc);
-		fprintf(f, ", \"type\": ");
-		json_str(f, st.type);
-		fprintf(f, ", \"plugin\": ");
-		json_str(f, st.plugin);
-		fprintf(f, ", \"parent\": ");
-		if (parent)
-			json_str(f, rnsc_iface_name(parent));
-		else
-			fprintf(f, "null");
-		fprintf(f, ", \"status\": \"%s\", \"rx_bytes\": %llu, \"tx_bytes\": %llu, "
-			   "\"rx_packets\": %llu, \"tx_packets\": %llu, \"bitrate\": %llu, "
-			   "\"hw_mtu\": %zu, \"children\": %u, \"delivered\": %llu, \"drops\": {",
-			st.stats.online ? "up" : "down", (unsigned long long)st.stats.rx_bytes,
-			(unsigned long long)st.stats.tx_bytes, (unsigned long long)st.stats.rx_packets,
-			(unsigned long long)st.stats.tx_packets, (unsigned long long)st.stats.bitrate,
-			st.stats.hw_mtu, st.stats.children, (unsigned long long)st.delivered);
-		for (int d = 0; d < RNSC_IFACE_DROP_COUNT; d++)
-			fprintf(f, "%s\"%s\": %llu", d ? ", " : "", drop_names[d],
-				(unsigned long long)st.drops[d]);
-		fprintf(f, "}}");
+	rnsc_mp_reader r;
+	rnsc_mp_reader_init(&r, p, plen);
+	int rc = mp_json(f, &r, 1);
+	fputc('\n', f);
+	int frc = finish(f, out, len);
+	if (rc || frc) {
+		free(*out);
+		*out = NULL;
+		return rc ? rc : frc;
 	}
-	fprintf(f, "\n ]\n}\n");
-	return finish(f, out, len);
+	return 0;
+}
+
+int rnsc_node_status_json(rnsc_node *n, char **out, size_t *len)
+{
+	if (!n || !out || !len)
+		return RNSC_ERR_INVAL;
+	uint8_t *mp = NULL;
+	size_t mlen = 0;
+	int rc = rnsc_node_interface_stats(n, rnsc_node_ctx(n), &mp, &mlen);
+	if (rc)
+		return rc;
+	rc = rnsc_status_json_from_mp(mp, mlen, out, len);
+	free(mp);
+	return rc;
 }
 
 static void metric_head(FILE *f, const char *name, const char *type, const char *help)
