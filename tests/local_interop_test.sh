@@ -21,6 +21,7 @@ pass=0 fail=0
 ok() { pass=$((pass+1)); echo "ok   $1"; }
 bad() { fail=$((fail+1)); echo "FAIL $1"; shift; for f in "$@"; do [ -f "$f" ] && tail -25 "$f" | sed 's/^/     /'; done; }
 
+command -v curl >/dev/null || { echo "FAIL curl is not installed"; exit 1; }
 for tool in rnsd rnstatus; do
   if [ ! -x "$VENV/bin/$tool" ]; then
     echo "FAIL the reference's $tool is not in $VENV/bin (make venv)"; exit 1
@@ -58,6 +59,8 @@ cat >"$tmp/A/config" <<EOF
 [reticulum]
   share_instance = yes
   instance_name = $inst
+  enable_transport = yes
+  respond_to_probes = yes
 [logging]
   loglevel = 5
 [interfaces]
@@ -81,7 +84,7 @@ cat >"$tmp/R/config" <<EOF
     target_port = $P1
 EOF
 
-"$RNSC" daemon --config "$tmp/A" >"$tmp/A.log" 2>&1 & DA=$!; pids+=($DA)
+"$RNSC" daemon --config "$tmp/A" --http 0 >"$tmp/A.log" 2>&1 & DA=$!; pids+=($DA)
 if wait_for 15 grep -qs "started the shared instance interface" "$tmp/A.log"; then
   ok "rnsc daemon started as the shared instance @rns/$inst"
 else
@@ -102,21 +105,181 @@ EOF
 wait_for 10 grep -qs sent "$tmp/H.log" || bad "hostile peer could not connect" "$tmp/H.log"
 
 # ---- a reference program attached to rnsc's shared instance talks to a remote one --------
+# C shares A's transport identity (as programs sharing a config folder do), so its RPC
+# calls (next hop, first hop timeout, destination data) are authenticated and answered.
+mkdir -p "$tmp/C/storage"; cp "$tmp/A/storage/transport_identity" "$tmp/C/storage/"
 timeout 60 "$PY" "$S/tests/local_ref_peer.py" b "$tmp/R" "$tmp/a.hash" "$tmp/b.hash" 45 --link \
   >"$tmp/R.out" 2>&1 & PR=$!; pids+=($PR)
 timeout 60 "$PY" "$S/tests/local_ref_peer.py" a "$tmp/C" "$tmp/b.hash" "$tmp/a.hash" 45 \
   --expect-shared --link >"$tmp/C.out" 2>&1 & PC=$!; pids+=($PC)
 wait $PC; rc_c=$?; wait $PR; rc_r=$?
-if [ $rc_c = 0 ] && grep -qs "a shared=1 sent=3 proved=3 received=3 link=1" "$tmp/C.out"; then
-  ok "reference program attached to rnsc's shared instance: 3 sent and proved, 3 received, link up"
+if [ $rc_c = 0 ] && grep -Eqs "a shared=1 sent=3 proved=3 received=3 link=1" "$tmp/C.out" && grep -qs "received=3" "$tmp/R.out"; then
+  ok "reference program attached to rnsc's shared instance: $(cat "$tmp/C.out")"
 else
   bad "attached reference program (exit $rc_c)" "$tmp/C.out" "$tmp/A.log"
 fi
-if [ $rc_r = 0 ] && grep -qs "b shared=0 sent=3 proved=3 received=3 link=1" "$tmp/R.out"; then
-  ok "remote reference program reached the attached one through rnsc: proved both ways, link up"
+if [ $rc_r = 0 ] && grep -Eqs "b shared=0 sent=3 proved=3 received=3 link=1" "$tmp/R.out" && grep -qs "received=3" "$tmp/C.out"; then
+  ok "remote reference program reached the attached one through rnsc: $(cat "$tmp/R.out")"
 else
   bad "remote reference program (exit $rc_r)" "$tmp/R.out"
 fi
+
+# ---- the RPC: reference rnstatus and rnsc status read rnsc's shared instance alike ---------
+wait_for 10 grep -qs "status endpoint on" "$tmp/A.log"
+HPORT=$(sed -n 's/.*127\.0\.0\.1:\([0-9]*\)\/status.*/\1/p' "$tmp/A.log" | head -1)
+same_but_uptime() { # same_but_uptime A B: identical apart from the "Uptime is" line
+  diff <(grep -v "Uptime is" "$1") <(grep -v "Uptime is" "$2") >"$tmp/diff" 2>&1
+}
+for args in "-a" "-A -P -t -l" "-s rx -r" "Remote"; do
+  timeout 30 "$VENV/bin/rnstatus" --config "$tmp/A" $args >"$tmp/ref.out" 2>&1; rr=$?
+  timeout 30 "$RNSC" status --config "$tmp/A" $args >"$tmp/rnsc.out" 2>&1; rc=$?
+  if [ $rr = 0 ] && [ $rc = 0 ] && grep -qs "Shared Instance\[rns/$inst\]\|Remote Server" "$tmp/rnsc.out" && same_but_uptime "$tmp/ref.out" "$tmp/rnsc.out"; then
+    ok "rnstatus $args and rnsc status $args print the same for rnsc's shared instance"
+  else
+    bad "rnstatus $args ($rr) vs rnsc status $args ($rc) on rnsc's shared instance" "$tmp/diff" "$tmp/ref.out" "$tmp/rnsc.out"
+  fi
+done
+timeout 30 "$VENV/bin/rnstatus" --config "$tmp/A" -j >"$tmp/ref.json" 2>&1
+timeout 30 "$RNSC" status --config "$tmp/A" -j >"$tmp/rnsc.json" 2>&1
+curl -s --max-time 10 -o "$tmp/http.json" "http://127.0.0.1:$HPORT/status"
+if "$PY" - "$tmp/ref.json" "$tmp/rnsc.json" "$tmp/http.json" >"$tmp/json.out" 2>&1 <<'EOF'
+import json, sys
+ref, cli, http = (json.load(open(f)) for f in sys.argv[1:4])
+def shape(v):  # keys and value types, recursively (values move between the calls)
+    if isinstance(v, dict): return {k: shape(x) for k, x in v.items()}
+    if isinstance(v, list): return [shape(x) for x in v]
+    return type(v).__name__ if v is not None else None
+def same(a, b, what):  # the same keys and types; interfaces matched by name (a status
+    # tool is itself attached while it asks, so it sees one more local client than curl)
+    ia = {i["name"]: shape(i) for i in a["interfaces"]}
+    ib = {i["name"]: shape(i) for i in b["interfaces"]}
+    common = set(ia) & set(ib)
+    assert len(common) >= 2 and all(ia[n] == ib[n] for n in common), what
+    strip = lambda d: {k: shape(v) for k, v in d.items() if k != "interfaces"}
+    assert strip(a) == strip(b), what
+same(ref, cli, "rnstatus -j and rnsc status -j differ")
+same(cli, http, "rnsc status -j and GET /status differ")
+for k in ("transport_id", "probe_responder"):
+    assert ref[k] == cli[k] == http[k] and len(ref[k]) == 32, k
+names = lambda d: sorted(i["name"] for i in d["interfaces"])
+assert names(ref) == names(cli), (names(ref), names(cli))
+assert any(n.startswith("Shared Instance[rns/") for n in names(http))
+print("same document:", len(cli), "keys,", len(cli["interfaces"]), "interfaces")
+EOF
+then ok "rnstatus -j, rnsc status -j and GET /status serve one document ($(tail -1 "$tmp/json.out"))"
+else bad "status JSON documents differ" "$tmp/json.out"; fi
+
+# the RPC key: a wrong one is refused both ways and counted
+"$PY" - "$inst" >"$tmp/wrongkey.out" 2>&1 <<'EOF'
+import multiprocessing.connection as m, sys
+try:
+    m.Client("\0rns/%s/rpc" % sys.argv[1], family="AF_UNIX", authkey=b"\x01" * 32)
+    print("accepted")
+except m.AuthenticationError as e:
+    print("refused:", e)
+EOF
+if grep -qs "^refused" "$tmp/wrongkey.out"; then ok "a Python client with the wrong RPC key is refused ($(cat "$tmp/wrongkey.out"))"
+else bad "wrong key Python client" "$tmp/wrongkey.out"; fi
+mkdir -p "$tmp/K/storage"
+cp "$tmp/A/storage/transport_identity" "$tmp/K/storage/"
+printf '[reticulum]\n  share_instance = yes\n  instance_name = %s\n  rpc_key = %s\n' "$inst" "$(printf 'ab%.0s' $(seq 32))" >"$tmp/K/config"
+timeout 30 "$RNSC" status --config "$tmp/K" >"$tmp/K.out" 2>&1; rc=$?
+if [ $rc = 2 ] && grep -qs "Could not get RNS status" "$tmp/K.out"; then ok "rnsc status with a wrong rpc_key: refused, exit 2"
+else bad "rnsc status with a wrong rpc_key (exit $rc)" "$tmp/K.out"; fi
+mkdir -p "$tmp/N"; printf '[reticulum]\n  share_instance = yes\n  instance_name = %snone\n' "$inst" >"$tmp/N/config"
+timeout 30 "$RNSC" status --config "$tmp/N" >"$tmp/N.out" 2>&1; rc=$?
+if [ $rc = 1 ] && grep -qs "No shared RNS instance available" "$tmp/N.out"; then ok "rnsc status without a shared instance: exit 1 as rnstatus"
+else bad "rnsc status without a shared instance (exit $rc)" "$tmp/N.out"; fi
+# hostile RPC peers: garbage, an oversized frame, half a frame then silence
+"$PY" - "$inst" >"$tmp/rpch.out" 2>&1 <<'EOF'
+import socket, struct, sys, time
+addr = "\0rns/%s/rpc" % sys.argv[1]
+def conn():
+    s = socket.socket(socket.AF_UNIX); s.connect(addr); s.settimeout(5); return s
+def closed(s):
+    try:
+        while True:
+            d = s.recv(4096)
+            if not d: return True
+    except OSError:
+        return True
+s = conn(); s.recv(64); s.sendall(b"\xff" * 64)                 # a negative length
+print("garbage closed:", closed(s)); s.close()
+s = conn(); s.recv(64); s.sendall(struct.pack("!i", 0x7fffffff) + b"x" * 100)
+print("oversize closed:", closed(s)); s.close()
+s = conn(); s.recv(64); s.sendall(struct.pack("!i", 16) + b"abc")  # half, then nothing
+time.sleep(0.5); s.close()
+EOF
+timeout 30 "$RNSC" status --config "$tmp/A" -j >"$tmp/after.json" 2>&1
+if grep -qs "garbage closed: True" "$tmp/rpch.out" && grep -qs "oversize closed: True" "$tmp/rpch.out" && \
+   "$PY" -c 'import json,sys; r=json.load(open(sys.argv[1]))["rnsc"]["rpc"]; assert r["refused"] >= 2 and r["dropped"] >= 3 and r["served"] >= 8, r; print(r)' "$tmp/after.json" >"$tmp/rpcst.out" 2>&1; then
+  ok "hostile RPC peers closed and counted, the RPC still serves: $(cat "$tmp/rpcst.out")"
+else bad "hostile RPC peers" "$tmp/rpch.out" "$tmp/rpcst.out" "$tmp/after.json"; fi
+
+# ---- rnsc programs attached to a reference rnsd shared instance -------------------------
+inst2="${inst}r"
+mkdir -p "$tmp/D" "$tmp/E"
+cat >"$tmp/D/config" <<EOF
+[reticulum]
+  share_instance = yes
+  instance_name = $inst2
+  enable_transport = yes
+  respond_to_probes = yes
+[logging]
+  loglevel = 4
+[interfaces]
+  [[To rnsc]]
+    type = TCPServerInterface
+    enabled = yes
+    listen_ip = 127.0.0.1
+    listen_port = $P2
+EOF
+cat >"$tmp/E/config" <<EOF
+[reticulum]
+  share_instance = no
+  enable_transport = yes
+  respond_to_probes = yes
+[logging]
+  loglevel = 5
+[interfaces]
+  [[To rnsd]]
+    type = TCPClientInterface
+    enabled = yes
+    target_host = 127.0.0.1
+    target_port = $P2
+EOF
+"$VENV/bin/rnsd" --config "$tmp/D" >"$tmp/D.log" 2>&1 & DD=$!; pids+=($DD)
+rpc_up() { "$PY" -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect("\0rns/%s/rpc" % sys.argv[1])' "$1" 2>/dev/null; }
+wait_for 30 rpc_up "$inst2" || bad "reference rnsd did not start its shared instance" "$tmp/D.log"
+"$RNSC" daemon --config "$tmp/E" >"$tmp/E.log" 2>&1 & DE=$!; pids+=($DE)
+wait_for 20 grep -qs "respond to probe requests on <" "$tmp/E.log"
+PE=$(sed -n 's/.*probe requests on <\([0-9a-f]*\)>.*/\1/p' "$tmp/E.log" | head -1)
+for args in "-a" "-A -P -t -l"; do
+  timeout 30 "$VENV/bin/rnstatus" --config "$tmp/D" $args >"$tmp/ref.out" 2>&1; rr=$?
+  timeout 30 "$RNSC" status --config "$tmp/D" $args >"$tmp/rnsc.out" 2>&1; rc=$?
+  if [ $rr = 0 ] && [ $rc = 0 ] && grep -qs "Shared Instance\[rns/$inst2\]" "$tmp/rnsc.out" && same_but_uptime "$tmp/ref.out" "$tmp/rnsc.out"; then
+    ok "rnsc status $args reads the reference rnsd as rnstatus does"
+  else
+    bad "rnsc status $args ($rc) vs rnstatus ($rr) on the reference rnsd" "$tmp/diff" "$tmp/rnsc.out"
+  fi
+done
+timeout 30 "$VENV/bin/rnstatus" --config "$tmp/D" -j >"$tmp/refd.json" 2>&1
+timeout 30 "$RNSC" status --config "$tmp/D" -j >"$tmp/rnscd.json" 2>&1
+if "$PY" -c '
+import json, sys
+a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert set(a) == set(b) and a["transport_id"] == b["transport_id"]
+assert [i["name"] for i in a["interfaces"]] == [i["name"] for i in b["interfaces"]]' "$tmp/refd.json" "$tmp/rnscd.json" 2>"$tmp/jd.out"; then
+  ok "rnsc status -j on the reference rnsd: the document rnstatus -j prints"
+else bad "rnsc status -j on rnsd" "$tmp/jd.out"; fi
+timeout 40 "$RNSC" probe --config "$tmp/D" -t 20 rnstransport.probe "$PE" >"$tmp/probe.out" 2>&1; rc=$?
+if [ $rc = 0 ] && grep -qs "Valid reply from <$PE>" "$tmp/probe.out"; then
+  ok "rnsc probe attached to the reference rnsd reaches rnsc daemon E through it"
+else bad "rnsc probe attached to rnsd (exit $rc, E probe <$PE>)" "$tmp/probe.out" "$tmp/D.log"; fi
+timeout 40 "$RNSC" path --config "$tmp/D" -t >"$tmp/path.out" 2>&1; rc=$?
+if [ $rc = 0 ] && grep -qs "<$PE> is 1 hop  away" "$tmp/path.out"; then
+  ok "rnsc path -t attached to the reference rnsd lists its path table"
+else bad "rnsc path -t attached to rnsd (exit $rc)" "$tmp/path.out"; fi
 
 # ---- shutdown: the hostile connection's drops were counted, the daemon is still alive -----
 if alive $DA; then ok "rnsc daemon survived the hostile local peer"; else bad "rnsc daemon died" "$tmp/A.log"; fi

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* rnsc path: the path-table subset of the reference's rnpath on an in-process node (a
- * shared instance is not attached yet): -t lists the node's table (the persisted one
- * when enable_transport is set, plus what arrives while it runs), HASH looks one path up
- * and requests it when it is unknown. */
+/* rnsc path: the path-table subset of the reference's rnpath. With a shared instance
+ * running (an rnsc daemon or a reference rnsd) it attaches to it as rnpath does: -t lists
+ * the instance's table over the RPC, HASH is looked up and requested through it. Without
+ * one it runs its own node: -t lists that node's table (the persisted one when
+ * enable_transport is set, plus what arrives while it runs). */
 #include <getopt.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +13,9 @@
 
 #include "cli.h"
 #include "config.h"
+#include "msgpack.h"
 #include "node.h"
+#include "rpc.h"
 
 #define PATH_REQUEST_TIMEOUT_S 15.0 /* Transport.PATH_REQUEST_TIMEOUT */
 #define IFACE_WAIT_MS 5000u
@@ -87,6 +91,20 @@ static int ifaces_ready(rnsc_node *n)
 	return 1;
 }
 
+static void print_row(const row *r)
+{
+	char d[40], v[40], ts[32];
+	pretty(d, r->dest);
+	pretty(v, r->p.next_hop);
+	time_t e = (time_t)(r->p.expires / 1000);
+	struct tm tm;
+	localtime_r(&e, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%d %H:%M:%S", &tm);
+	/* rnpath's spacing: "1 hop  away", "2 hops away" */
+	printf("%s is %u hop%s away via %s on %s expires %s\n", d, r->p.hops,
+	       r->p.hops == 1 ? " " : "s", v, r->iface, ts);
+}
+
 static int print_table(rnsc_node *n, const uint8_t *only, long max_hops)
 {
 	rnsc_transport *t = rnsc_node_transport(n);
@@ -102,24 +120,109 @@ static int print_table(rnsc_node *n, const uint8_t *only, long max_hops)
 		k++;
 	}
 	qsort(rows, k, sizeof(*rows), row_cmp);
-	for (size_t i = 0; i < k; i++) {
-		char d[40], v[40], ts[32];
-		pretty(d, rows[i].dest);
-		pretty(v, rows[i].p.next_hop);
-		time_t e = (time_t)(rows[i].p.expires / 1000);
-		struct tm tm;
-		localtime_r(&e, &tm);
-		strftime(ts, sizeof(ts), "%Y-%m-%d %H:%M:%S", &tm);
-		/* rnpath's spacing: "1 hop  away", "2 hops away" */
-		printf("%s is %u hop%s away via %s on %s expires %s\n", d, rows[i].p.hops,
-		       rows[i].p.hops == 1 ? " " : "s", v, rows[i].iface, ts);
-	}
+	for (size_t i = 0; i < k; i++)
+		print_row(&rows[i]);
 	free(rows);
 	if (only && k == 0) {
 		printf("No path known\n");
 		return CLI_FAIL;
 	}
 	return CLI_OK;
+}
+
+/* Attached to a shared instance the table is the instance's: Reticulum.get_path_table over
+ * the RPC, as rnpath does (a list of {hash, timestamp, via, hops, expires, interface}). */
+static int print_shared_table(rnsc_node *n, rnsc_ctx *ctx, const uint8_t *only, long max_hops)
+{
+	struct sockaddr_storage addr;
+	unsigned alen;
+	uint8_t key[64], req[64];
+	size_t klen;
+	int rc = rnsc_rpc_endpoint(ctx, rnsc_node_settings(n), rnsc_node_config_dir(n), &addr, &alen,
+				   key, &klen);
+	if (rc) {
+		fprintf(stderr, "rnsc path: no RPC key for the shared instance: %s\n", rnsc_strerror(rc));
+		return CLI_FAIL;
+	}
+	rnsc_mp_writer w;
+	rnsc_mp_writer_init(&w, req, sizeof(req));
+	rnsc_mp_write_map(&w, 2);
+	rnsc_mp_write_cstr(&w, "get");
+	rnsc_mp_write_cstr(&w, "path_table");
+	rnsc_mp_write_cstr(&w, "max_hops");
+	if (max_hops >= 0)
+		rnsc_mp_write_int(&w, max_hops);
+	else
+		rnsc_mp_write_nil(&w);
+	int rl = rnsc_mp_writer_finish(&w);
+	uint8_t *resp = NULL;
+	size_t resp_len = 0;
+	rc = rl < 0 ? rl
+		    : rnsc_rpc_call(ctx, &addr, alen, key, klen, req, (size_t)rl, &resp, &resp_len,
+				    10000);
+	memset(key, 0, sizeof(key));
+	if (rc) {
+		fprintf(stderr, "rnsc path: the shared instance did not answer: %s\n",
+			rnsc_strerror(rc));
+		return CLI_FAIL;
+	}
+	rnsc_mp_reader r;
+	rnsc_mp_reader_init(&r, resp, resp_len);
+	size_t cnt = 0, k = 0;
+	row *rows = NULL;
+	int ret = CLI_OK;
+	if (rnsc_mp_read_array(&r, &cnt) || !(rows = calloc(cnt ? cnt : 1, sizeof(*rows)))) {
+		ret = CLI_FAIL;
+		goto out;
+	}
+	for (size_t i = 0; i < cnt; i++) {
+		size_t m;
+		if (rnsc_mp_read_map(&r, &m)) {
+			ret = CLI_FAIL;
+			goto out;
+		}
+		row *e = &rows[k];
+		memset(e, 0, sizeof(*e));
+		snprintf(e->iface, sizeof(e->iface), "None");
+		for (size_t j = 0; j < m; j++) {
+			const char *key_s;
+			size_t kl;
+			rnsc_mp_token t;
+			if (rnsc_mp_read_str(&r, &key_s, &kl) || rnsc_mp_next(&r, &t)) {
+				ret = CLI_FAIL;
+				goto out;
+			}
+			if (t.type == RNSC_MP_ARRAY || t.type == RNSC_MP_MAP) {
+				ret = CLI_FAIL;
+				goto out;
+			}
+			double d = t.type == RNSC_MP_FLOAT64 ? t.f64 : t.type == RNSC_MP_UINT ? (double)t.u : 0;
+			if (kl == 4 && !memcmp(key_s, "hash", 4) && t.type == RNSC_MP_BIN && t.len == 16)
+				memcpy(e->dest, t.p, 16);
+			else if (kl == 3 && !memcmp(key_s, "via", 3) && t.type == RNSC_MP_BIN && t.len == 16)
+				memcpy(e->p.next_hop, t.p, 16);
+			else if (kl == 4 && !memcmp(key_s, "hops", 4))
+				e->p.hops = (unsigned)d;
+			else if (kl == 7 && !memcmp(key_s, "expires", 7))
+				e->p.expires = (uint64_t)(d * 1000.0);
+			else if (kl == 9 && !memcmp(key_s, "interface", 9) && t.type == RNSC_MP_STR)
+				snprintf(e->iface, sizeof(e->iface), "%.*s", (int)t.len, (const char *)t.p);
+		}
+		if (only && memcmp(only, e->dest, RNSC_TRUNCATED_HASHLEN) != 0)
+			continue;
+		k++;
+	}
+	qsort(rows, k, sizeof(*rows), row_cmp);
+	for (size_t i = 0; i < k; i++)
+		print_row(&rows[i]);
+	if (only && k == 0) {
+		printf("No path known\n");
+		ret = CLI_FAIL;
+	}
+out:
+	free(rows);
+	free(resp);
+	return ret;
 }
 
 int cmd_path(int argc, char **argv)
@@ -199,6 +302,10 @@ int cmd_path(int argc, char **argv)
 	while (!ifaces_ready(n) && rnsc_monotonic_ns() - t0 < up * RNSC_NS_PER_MS &&
 	       !rnsc_node_stopping(n))
 		rnsc_node_run_once(n, 50);
+	if (table && rnsc_node_connected_to_shared(n)) {
+		ret = print_shared_table(n, env.ctx, hexhash ? dest : NULL, max_hops);
+		goto out;
+	}
 	if (table) {
 		ret = print_table(n, hexhash ? dest : NULL, max_hops);
 		goto out;
