@@ -369,84 +369,14 @@ int rnsc_node_interface_stats(rnsc_node *n, rnsc_ctx *ctx, uint8_t **out, size_t
 
 /* ---- the calls -------------------------------------------------------------------------- */
 
-typedef struct rpc_req {
-	const char *get, *drop, *dest_data, *ident_data;
-	size_t get_len, drop_len, dest_data_len, ident_data_len;
-	int has_blackhole, has_unblackhole;
-	int has_max_hops;
-	int64_t max_hops;
-	const uint8_t *dest;
-	size_t dest_len;
-} rpc_req;
-
 static int streq(const char *s, size_t len, const char *lit)
 {
 	return s && strlen(lit) == len && memcmp(s, lit, len) == 0;
 }
 
-static int parse_req(const uint8_t *p, size_t len, rpc_req *q)
-{
-	memset(q, 0, sizeof(*q));
-	rnsc_mp_reader r;
-	rnsc_mp_reader_init(&r, p, len);
-	size_t n;
-	if (rnsc_mp_read_map(&r, &n))
-		return RNSC_ERR_MALFORMED;
-	for (size_t i = 0; i < n; i++) {
-		const char *k;
-		size_t kl;
-		if (rnsc_mp_read_str(&r, &k, &kl))
-			return RNSC_ERR_MALFORMED;
-		rnsc_mp_token t;
-		if (rnsc_mp_peek(&r, &t))
-			return RNSC_ERR_MALFORMED;
-		if (streq(k, kl, "get") || streq(k, kl, "drop") || streq(k, kl, "destination_data") ||
-		    streq(k, kl, "identity_data")) {
-			const char *v;
-			size_t vl;
-			if (rnsc_mp_read_str(&r, &v, &vl))
-				return RNSC_ERR_MALFORMED;
-			if (k[0] == 'g') {
-				q->get = v;
-				q->get_len = vl;
-			} else if (k[0] == 'd' && kl == 4) {
-				q->drop = v;
-				q->drop_len = vl;
-			} else if (k[0] == 'd') {
-				q->dest_data = v;
-				q->dest_data_len = vl;
-			} else {
-				q->ident_data = v;
-				q->ident_data_len = vl;
-			}
-			continue;
-		}
-		if (streq(k, kl, "max_hops") && t.type != RNSC_MP_NIL) {
-			if (rnsc_mp_read_int(&r, &q->max_hops))
-				return RNSC_ERR_MALFORMED;
-			q->has_max_hops = 1;
-			continue;
-		}
-		if ((streq(k, kl, "destination_hash") || streq(k, kl, "packet_hash") ||
-		     streq(k, kl, "identity_hash")) &&
-		    t.type == RNSC_MP_BIN) {
-			if (rnsc_mp_read_bin(&r, &q->dest, &q->dest_len))
-				return RNSC_ERR_MALFORMED;
-			continue;
-		}
-		if (streq(k, kl, "blackhole_identity"))
-			q->has_blackhole = 1;
-		if (streq(k, kl, "unblackhole_identity"))
-			q->has_unblackhole = 1;
-		if (rnsc_mp_skip(&r))
-			return RNSC_ERR_MALFORMED;
-	}
-	return 0;
-}
-
 typedef struct ans_ud {
 	rnsc_node *n;
-	const rpc_req *q;
+	const rnsc_rpc_request *q;
 	int kind;
 	int64_t iv;
 	double dv;
@@ -457,7 +387,7 @@ typedef struct ans_ud {
 
 enum { A_NIL, A_BOOL, A_INT, A_DBL, A_STR, A_BIN, A_EMPTY_LIST, A_EMPTY_MAP, A_PATHS };
 
-static int build_paths(rnsc_mp_writer *w, rnsc_node *n, const rpc_req *q)
+static int build_paths(rnsc_mp_writer *w, rnsc_node *n, const rnsc_rpc_request *q)
 {
 	rnsc_transport *t = rnsc_node_transport(n);
 	size_t cur = 0, cnt = 0;
@@ -513,8 +443,8 @@ int rnsc_node_rpc_answer(rnsc_node *n, rnsc_ctx *ctx, const uint8_t *req, size_t
 {
 	if (!n || !ctx || !req || !out || !out_len)
 		return RNSC_ERR_INVAL;
-	rpc_req q;
-	if (parse_req(req, len, &q))
+	rnsc_rpc_request q;
+	if (rnsc_rpc_request_parse(&q, req, len))
 		return RNSC_ERR_MALFORMED;
 	rnsc_transport *t = rnsc_node_transport(n);
 	ans_ud a = {.n = n, .q = &q, .kind = A_NIL};

@@ -15,17 +15,13 @@
 #include <stddef.h>
 
 #include "node.h"
+#include "status_json.h"
 
 /* The JSON is the interface_stats document of the shared-instance RPC (node_rpc.h)
  * rendered as rnstatus -j renders it (bytes as hex, Python's float repr), one line. */
 RNSC_API int rnsc_node_status_json(rnsc_node *n, char **out, size_t *len);
-/* Renders any msgpack document that way (rnsc status --json renders what a shared
- * instance, rnsc's or the reference's, answered). Returns 0, RNSC_ERR_NOMEM or the msgpack
- * reader's errors for malformed input (RNSC_ERR_TOOBIG when nested too deep). */
-RNSC_API int rnsc_status_json_from_mp(const uint8_t *p, size_t len, char **out, size_t *out_len);
+
 RNSC_API int rnsc_node_status_metrics(rnsc_node *n, char **out, size_t *len);
 
-/* A double as Python's repr() prints it (what json.dumps and str() show). */
-RNSC_API void rnsc_py_float_repr(char *buf, size_t cap, double v);
 
 #endif

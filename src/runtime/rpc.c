@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "crypto.h"
+#include "msgpack.h"
 #include "err.h"
 #include "store.h"
 
@@ -272,7 +273,9 @@ static int answer(rnsc_rpc_conn *c, const uint8_t *p, size_t len)
 	len -= CH_LEN;
 	if (len < RNSC_RPC_CHALLENGE_LEN)
 		return RNSC_ERR_MALFORMED;
-	if (len > TAG_LEN && p[0] == '{') {
+	/* Python >= 3.12 tags its challenges ("{sha256}" + 40 bytes); a plain 20-byte one is
+	 * the legacy form even when its first random byte happens to be '{'. */
+	if (len > RNSC_RPC_CHALLENGE_LEN && p[0] == '{') {
 		if (len <= TAG_LEN || memcmp(p, SHA_TAG, TAG_LEN) != 0)
 			return RNSC_ERR_MALFORMED; /* a digest other than sha256: not offered */
 		uint8_t r[TAG_LEN + 32];
@@ -388,7 +391,9 @@ static int on_message(rnsc_rpc_conn *c, const uint8_t *m, size_t len)
 
 int rnsc_rpc_conn_feed(rnsc_rpc_conn *c, const uint8_t *p, size_t len)
 {
-	if (c->state == RNSC_RPC_FAILED || c->state == RNSC_RPC_DONE)
+	if (c->state == RNSC_RPC_FAILED)
+		return c->state; /* the first reason stays */
+	if (c->state == RNSC_RPC_DONE)
 		return len ? fail(c, RNSC_ERR_STATE) : c->state;
 	if (c->in_len + len > c->in_cap) {
 		size_t max = (c->step == 3 ? c->max_msg : RNSC_RPC_HANDSHAKE_MAX) + 12;
@@ -601,3 +606,72 @@ int rnsc_rpc_call(rnsc_ctx *ctx, const struct sockaddr_storage *addr, unsigned a
 	close(fd);
 	return rc;
 }
+
+/* ---- requests ------------------------------------------------------------------------- */
+
+
+static int streq(const char *s, size_t len, const char *lit)
+{
+	return s && strlen(lit) == len && memcmp(s, lit, len) == 0;
+}
+
+int rnsc_rpc_request_parse(rnsc_rpc_request *q, const uint8_t *p, size_t len)
+{
+	memset(q, 0, sizeof(*q));
+	rnsc_mp_reader r;
+	rnsc_mp_reader_init(&r, p, len);
+	size_t n;
+	if (rnsc_mp_read_map(&r, &n))
+		return RNSC_ERR_MALFORMED;
+	for (size_t i = 0; i < n; i++) {
+		const char *k;
+		size_t kl;
+		if (rnsc_mp_read_str(&r, &k, &kl))
+			return RNSC_ERR_MALFORMED;
+		rnsc_mp_token t;
+		if (rnsc_mp_peek(&r, &t))
+			return RNSC_ERR_MALFORMED;
+		if (streq(k, kl, "get") || streq(k, kl, "drop") || streq(k, kl, "destination_data") ||
+		    streq(k, kl, "identity_data")) {
+			const char *v;
+			size_t vl;
+			if (rnsc_mp_read_str(&r, &v, &vl))
+				return RNSC_ERR_MALFORMED;
+			if (k[0] == 'g') {
+				q->get = v;
+				q->get_len = vl;
+			} else if (k[0] == 'd' && kl == 4) {
+				q->drop = v;
+				q->drop_len = vl;
+			} else if (k[0] == 'd') {
+				q->dest_data = v;
+				q->dest_data_len = vl;
+			} else {
+				q->ident_data = v;
+				q->ident_data_len = vl;
+			}
+			continue;
+		}
+		if (streq(k, kl, "max_hops") && t.type != RNSC_MP_NIL) {
+			if (rnsc_mp_read_int(&r, &q->max_hops))
+				return RNSC_ERR_MALFORMED;
+			q->has_max_hops = 1;
+			continue;
+		}
+		if ((streq(k, kl, "destination_hash") || streq(k, kl, "packet_hash") ||
+		     streq(k, kl, "identity_hash")) &&
+		    t.type == RNSC_MP_BIN) {
+			if (rnsc_mp_read_bin(&r, &q->dest, &q->dest_len))
+				return RNSC_ERR_MALFORMED;
+			continue;
+		}
+		if (streq(k, kl, "blackhole_identity"))
+			q->has_blackhole = 1;
+		if (streq(k, kl, "unblackhole_identity"))
+			q->has_unblackhole = 1;
+		if (rnsc_mp_skip(&r))
+			return RNSC_ERR_MALFORMED;
+	}
+	return 0;
+}
+

@@ -117,4 +117,23 @@ RNSC_API int rnsc_rpc_call(rnsc_ctx *ctx, const struct sockaddr_storage *addr, u
 			   const uint8_t *key, size_t key_len, const uint8_t *req, size_t req_len,
 			   uint8_t **resp, size_t *resp_len, int timeout_ms);
 
+/*
+ * One call as the reference's tools send it: a msgpack map such as {"get":
+ * "path_table", "max_hops": None}, {"drop": "path", "destination_hash": b"..."},
+ * {"destination_data": "used", "destination_hash": ...}. Strings and bytes point into the
+ * request (not NUL-terminated); absent fields are NULL / 0. Unknown keys are skipped.
+ * Returns 0 or RNSC_ERR_MALFORMED (not a map with str keys, or a known key with a value of
+ * the wrong type).
+ */
+typedef struct rnsc_rpc_request {
+	const char *get, *drop, *dest_data, *ident_data;
+	size_t get_len, drop_len, dest_data_len, ident_data_len;
+	int has_blackhole, has_unblackhole;
+	int has_max_hops;
+	int64_t max_hops;
+	const uint8_t *dest; /* destination_hash, packet_hash or identity_hash */
+	size_t dest_len;
+} rnsc_rpc_request;
+RNSC_API int rnsc_rpc_request_parse(rnsc_rpc_request *q, const uint8_t *p, size_t len);
+
 #endif

@@ -76,6 +76,12 @@ sources() {
 		# The WebSocket plugin itself (it includes websocket.c) on the stream engine.
 		echo "-I$top/plugins/iface $top/plugins/iface/stream.c $top/plugins/iface/txq.c $top/plugins/iface/tls_io.c $top/plugins/iface/ws_codec.c -lssl -lcrypto"
 		;;
+	rpc)
+		# The shared-instance RPC and the status JSON renderer, with the OpenSSL crypto
+		# plugin compiled in (fuzz_wire.h) for HMAC-SHA256 and randomness.
+		for m in $core; do printf '%s ' "$top/src/lib/$m.c"; done
+		echo "$top/src/runtime/rpc.c $top/src/runtime/status_json.c $top/src/runtime/store.c $top/plugins/crypto/openssl/openssl.c -lcrypto -lm"
+		;;
 	transport)
 		# The transport engine on top of every wire-format module, with the OpenSSL
 		# crypto plugin compiled in (fuzz_wire.h).
@@ -90,7 +96,7 @@ sources() {
 }
 
 status=0
-for t in ${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport link known pathfile shlex auto ws ws_session}; do
+for t in ${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport link known pathfile shlex auto ws ws_session rpc}; do
 	exe=$work/fuzz_$t
 	# shellcheck disable=SC2046 # the source list is meant to split
 	if ! "$cc" -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
