@@ -40,9 +40,9 @@ cleanup() {
 trap cleanup EXIT
 [ -n "${KEEP:-}" ] && trap "for p in \"\${pids[@]}\"; do kill \$p 2>/dev/null; done; echo kept $tmp" EXIT
 
-read -r P1 P2 < <("$PY" -c '
+read -r P1 P2 P3 P4 < <("$PY" -c '
 import socket
-s = [socket.socket() for _ in range(2)]
+s = [socket.socket() for _ in range(4)]
 for x in s: x.bind(("127.0.0.1", 0))
 print(*[x.getsockname()[1] for x in s])')
 inst="rnsclocal$$x$RANDOM"
@@ -215,6 +215,48 @@ if grep -qs "garbage closed: True" "$tmp/rpch.out" && grep -qs "oversize closed:
    "$PY" -c 'import json,sys; r=json.load(open(sys.argv[1]))["rnsc"]["rpc"]; assert r["refused"] >= 2 and r["dropped"] >= 3 and r["served"] >= 8, r; print(r)' "$tmp/after.json" >"$tmp/rpcst.out" 2>&1; then
   ok "hostile RPC peers closed and counted, the RPC still serves: $(cat "$tmp/rpcst.out")"
 else bad "hostile RPC peers" "$tmp/rpch.out" "$tmp/rpcst.out" "$tmp/after.json"; fi
+
+# ---- rnsc's own tools and the reference's rnprobe attached to rnsc's shared instance ------
+PA=$(sed -n 's/.*probe requests on <\([0-9a-f]*\)>.*/\1/p' "$tmp/A.log" | head -1)
+timeout 40 "$RNSC" probe --config "$tmp/A" -t 15 rnstransport.probe "$PA" >"$tmp/probeA.out" 2>&1; rc=$?
+if [ $rc = 0 ] && grep -qs "Valid reply from <$PA>" "$tmp/probeA.out"; then
+  ok "rnsc probe attached to rnsc's shared instance gets its probe responder's proof"
+else bad "rnsc probe attached to rnsc (exit $rc, <$PA>)" "$tmp/probeA.out"; fi
+timeout 40 "$VENV/bin/rnprobe" --config "$tmp/A" -t 15 rnstransport.probe "$PA" >"$tmp/rnprobeA.out" 2>&1; rc=$?
+if [ $rc = 0 ] && grep -qs "Valid reply from <$PA>" "$tmp/rnprobeA.out"; then
+  ok "the reference's rnprobe attached to rnsc's shared instance gets the proof"
+else bad "rnprobe attached to rnsc (exit $rc)" "$tmp/rnprobeA.out"; fi
+timeout 40 "$VENV/bin/rnpath" --config "$tmp/A" -t >"$tmp/rnpathA.out" 2>&1; rc=$?
+if [ $rc = 0 ] && grep -qs "is 1 hop  away via" "$tmp/rnpathA.out"; then
+  ok "the reference's rnpath -t reads rnsc's path table over the RPC: $(head -1 "$tmp/rnpathA.out")"
+else bad "rnpath -t on rnsc (exit $rc)" "$tmp/rnpathA.out"; fi
+
+# ---- a shared instance on TCP (shared_instance_type = tcp) -------------------------------
+mkdir -p "$tmp/T"
+cat >"$tmp/T/config" <<EOF
+[reticulum]
+  share_instance = yes
+  shared_instance_type = tcp
+  shared_instance_port = $P3
+  instance_control_port = $P4
+  enable_transport = yes
+  respond_to_probes = yes
+[logging]
+  loglevel = 5
+EOF
+"$RNSC" daemon --config "$tmp/T" >"$tmp/T.log" 2>&1 & DT=$!; pids+=($DT)
+wait_for 15 grep -qs "respond to probe requests on <" "$tmp/T.log"
+PT=$(sed -n 's/.*probe requests on <\([0-9a-f]*\)>.*/\1/p' "$tmp/T.log" | head -1)
+timeout 30 "$VENV/bin/rnstatus" --config "$tmp/T" -a >"$tmp/ref.out" 2>&1; rr=$?
+timeout 30 "$RNSC" status --config "$tmp/T" -a >"$tmp/rnsc.out" 2>&1; rc=$?
+if [ $rr = 0 ] && [ $rc = 0 ] && grep -qs "Shared Instance\[$P3\]" "$tmp/rnsc.out" && same_but_uptime "$tmp/ref.out" "$tmp/rnsc.out"; then
+  ok "shared instance on TCP 127.0.0.1:$P3 (RPC on $P4): rnstatus and rnsc status agree"
+else bad "TCP shared instance status ($rr/$rc)" "$tmp/diff" "$tmp/rnsc.out" "$tmp/T.log"; fi
+timeout 40 "$RNSC" probe --config "$tmp/T" -t 15 rnstransport.probe "$PT" >"$tmp/probeT.out" 2>&1; rc=$?
+if [ $rc = 0 ] && grep -qs "Valid reply from <$PT>" "$tmp/probeT.out"; then
+  ok "rnsc probe attached over TCP gets the proof"
+else bad "rnsc probe attached over TCP (exit $rc)" "$tmp/probeT.out"; fi
+kill -TERM $DT
 
 # ---- rnsc programs attached to a reference rnsd shared instance -------------------------
 inst2="${inst}r"

@@ -19,9 +19,19 @@
  * paths over one hop, direct send, broadcast with the announce interface-mode rules); delivery
  * to SINGLE (decrypt) and PLAIN destinations with PROVE_ALL proofs; receipts.
  *
+ * Shared instance (local roles, transport.h): for local clients hops are not counted, their
+ * announces are rebroadcast at once and once, every announce that updates the path table
+ * is passed to them at once (HEADER_2 from this instance), their path requests are answered
+ * from the path table or forwarded on every other interface, other path requests are
+ * forwarded to them (pending_local_path_requests routes their answer back), plain broadcasts
+ * cross between them and the other interfaces, and packets to, from and through them are
+ * transported (reverse and link tables) even with transport off. Behind a shared instance:
+ * no packet filter or hashlist, hops over the shared socket not counted, HEADER_2 insertion
+ * for one-hop paths.
+ *
  * Links (link table, LRPROOF transport, engine-owned links) are transport_link.c's.
- * Not implemented: tunnels, shared instance
- * and local clients (local_hops_delta), announce rate limits, ingress limiting and held
+ * Not implemented: tunnels, local_hops_delta, shared_connection_disappeared/reappeared
+ * (tables are kept when the shared instance goes away), announce rate limits, ingress limiting and held
  * announces, announce caps and queues, interface gravity, path states (unresponsive), discovery
  * (recursive) path requests, the packet cache, persistence, the INTERNAL-mode announce flags.
  */

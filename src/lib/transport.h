@@ -16,7 +16,7 @@
  * (RNSC_TRANSPORT_MODE_*, the reference's Interface.MODE_* values), bitrate and hardware MTU.
  *
  * Not implemented in this slice (see transport.c's header for the detail): tunnels,
- * shared-instance/local-client handling, announce rate limiting and ingress
+ * local_hops_delta, announce rate limiting and ingress
  * control, per-interface announce caps and queues, recursive (discovery) path requests, the
  * packet cache, held announces, ratchets on local destinations. Persistence is the runtime's:
  * the engine only exports and imports its tables (rnsc_transport_known_next/_import).
@@ -333,8 +333,8 @@ RNSC_API int rnsc_transport_known_import(rnsc_transport *t, const rnsc_transport
  * MTU clamped as Transport.py does, LRPROOFs are checked against the destination's recalled
  * identity and sent back, link packets cross in the direction their hop count names.
  * Not implemented: path re-balancing from LRPROOFs with unexpected hop counts (such proofs
- * are dropped), path rediscovery when a relayed link request is never proved, shared-
- * instance clients, channels/resources over engine-owned links. */
+ * are dropped), path rediscovery when a relayed link request is never proved,
+ * channels/resources over engine-owned links. */
 
 /* Interface.AUTOCONFIGURE_MTU / FIXED_MTU for an attached interface: when on, links over it
  * may use its hardware MTU (link MTU discovery); off (the default) keeps them at RNSC_MTU.
