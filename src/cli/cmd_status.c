@@ -793,6 +793,9 @@ static int status_once(rnsc_ctx *ctx, const rnsc_config_settings *set, const cha
 		printf("No shared RNS instance available to get status from\n");
 		return CLI_FAIL;
 	}
+	/* let the instance count us among the programs it serves, as it counts rnstatus */
+	struct timespec settle = {0, 200 * 1000000L};
+	nanosleep(&settle, NULL);
 	int ret = 2;
 	uint8_t *resp = NULL, *lresp = NULL;
 	size_t rlen = 0, llen = 0;
