@@ -427,6 +427,75 @@ static void test_node_rpc(void)
 	CU_ASSERT_EQUAL(call2("get", "link_count", 0, &resp, &rl), RNSC_ERR_IO);
 }
 
+static int write_cfg(const char *dir, const char *text)
+{
+	char path[400];
+	if (mkdir(dir, 0700) != 0)
+		return -1;
+	snprintf(path, sizeof(path), "%s/config", dir);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+static void pump2(rnsc_node *a, rnsc_node *b, int ms)
+{
+	for (int i = 0; i < ms / 10; i++) {
+		if (a)
+			rnsc_node_run_once(a, 5);
+		if (b)
+			rnsc_node_run_once(b, 5);
+	}
+}
+
+static int client_online(rnsc_node *k)
+{
+	rnsc_iface_host *ih = rnsc_node_ifaces(k);
+	return rnsc_iface_host_count(ih) == 1 && rnsc_iface_online(rnsc_iface_host_at(ih, 0));
+}
+
+/* A program attached to a shared instance: it opens no interfaces of its own, follows the
+ * instance going away and comes back (LocalClientInterface.reconnect, every 8 s). */
+static void test_attach_reconnect(void)
+{
+	char ds[300], dk[300], text[300];
+	snprintf(ds, sizeof(ds), "%s/S", root);
+	snprintf(dk, sizeof(dk), "%s/K", root);
+	snprintf(text, sizeof(text), "[reticulum]\n  share_instance = yes\n  instance_name = rnscrc%d\n"
+		 "[interfaces]\n  [[Never opened when attached]]\n    type = TCPServerInterface\n"
+		 "    enabled = yes\n    listen_ip = 127.0.0.1\n    listen_port = 0\n", (int)getpid());
+	CU_ASSERT_FATAL(write_cfg(ds, text) == 0 && write_cfg(dk, text) == 0);
+	rnsc_node_options os = {.config_dir = ds}, ok = {.config_dir = dk};
+	rnsc_config_error err;
+	rnsc_node *S = NULL, *P = NULL;
+	CU_ASSERT_EQUAL_FATAL(rnsc_node_new(C, H, &os, &S, &err), 0);
+	CU_ASSERT(rnsc_node_is_shared_instance(S) && !rnsc_node_connected_to_shared(S));
+	CU_ASSERT_EQUAL(rnsc_iface_host_count(rnsc_node_ifaces(S)), 2); /* listener + TCP server */
+	CU_ASSERT_EQUAL_FATAL(rnsc_node_new(C, H, &ok, &P, &err), 0);
+	CU_ASSERT(rnsc_node_connected_to_shared(P) && !rnsc_node_is_shared_instance(P));
+	CU_ASSERT(rnsc_transport_connected_to_shared(rnsc_node_transport(P)));
+	CU_ASSERT(client_online(P)); /* only the connection to S */
+	pump2(S, P, 300);
+	CU_ASSERT_EQUAL(rnsc_iface_host_count(rnsc_node_ifaces(S)), 3); /* + the program */
+	rnsc_node_del(S);
+	pump2(NULL, P, 200);
+	CU_ASSERT(!client_online(P));
+	CU_ASSERT_EQUAL_FATAL(rnsc_node_new(C, H, &os, &S, &err), 0);
+	int back = 0;
+	for (int i = 0; i < 130 && !back; i++) {
+		pump2(S, P, 100);
+		back = client_online(P) && rnsc_iface_host_count(rnsc_node_ifaces(S)) == 3;
+	}
+	CU_ASSERT(back);
+	rnsc_iface_status st;
+	CU_ASSERT(rnsc_iface_status_get(rnsc_iface_host_at(rnsc_node_ifaces(P), 0), &st) == 0 &&
+		  st.stats.reconnects == 1);
+	rnsc_node_del(P);
+	rnsc_node_del(S);
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -451,6 +520,7 @@ int main(void)
 	CU_add_test(s, "the {sha256} form and hostile handshakes", test_sha256_form);
 	CU_add_test(s, "request parser and status JSON", test_request_and_json);
 	CU_add_test(s, "a shared instance's RPC server", test_node_rpc);
+	CU_add_test(s, "attached to a shared instance: reconnects", test_attach_reconnect);
 	int rc = rnsc_cu_run();
 	rnsc_plugin_host_del(H);
 	rnsc_ctx_del(C);
