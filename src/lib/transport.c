@@ -777,9 +777,10 @@ static int path_request(rnsc_transport *t, const rnsc_pathreq *r, const tr_iface
 	if (kif && kif->local_role == RNSC_TRANSPORT_LOCAL_CLIENT) {
 		/* The destination lives on a local client: its path response is passed on to
 		 * the requestor. */
-		if (t->pending_local_prs.n >= PENDING_LOCAL_PRS_MAX)
-			rnsc_tmap_free(&t->pending_local_prs, free_plain),
-				rnsc_tmap_init(&t->pending_local_prs, t->ctx, HL);
+		if (t->pending_local_prs.n >= PENDING_LOCAL_PRS_MAX) { /* bounded: start over */
+			rnsc_tmap_free(&t->pending_local_prs, free_plain);
+			rnsc_tmap_init(&t->pending_local_prs, t->ctx, HL);
+		}
 		uint32_t *pi = rnsc_alloc(t->ctx, sizeof(*pi));
 		if (!pi)
 			return RNSC_ERR_NOMEM;
