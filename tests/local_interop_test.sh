@@ -330,6 +330,29 @@ if [ $rc = 0 ] && grep -qs "<$PE> is 1 hop  away" "$tmp/path.out"; then
   ok "rnsc path -t attached to the reference rnsd lists its path table"
 else bad "rnsc path -t attached to rnsd (exit $rc)" "$tmp/path.out"; fi
 
+# ---- a connection flood on the local socket: beyond 128 programs, refused and counted ------
+"$PY" - "$inst" >"$tmp/flood.out" 2>&1 <<'EOF' &
+import socket, sys, time
+socks = []
+for i in range(160):
+    s = socket.socket(socket.AF_UNIX); s.connect("\0rns/" + sys.argv[1]); socks.append(s)
+print("connected", len(socks), flush=True)
+time.sleep(6)
+EOF
+FL=$!; pids+=($FL)
+wait_for 10 grep -qs connected "$tmp/flood.out"
+sleep 1
+timeout 30 "$RNSC" status --config "$tmp/A" -j >"$tmp/flood.json" 2>&1
+if "$PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+(si,) = [i for i in d["interfaces"] if i["name"].startswith("Shared Instance[")]
+assert si["clients"] <= 128 and si["rnsc_drops"]["refused"] >= 30, (si["clients"], si["rnsc_drops"])
+print("clients", si["clients"], "refused", si["rnsc_drops"]["refused"])' "$tmp/flood.json" >"$tmp/flood.chk" 2>&1; then
+  ok "connection flood on the local socket: at most 128 programs, the rest refused and counted ($(cat "$tmp/flood.chk"))"
+else bad "local connection flood" "$tmp/flood.chk" "$tmp/flood.out"; fi
+kill $FL 2>/dev/null; wait $FL 2>/dev/null
+
 # ---- shutdown: the hostile connection's drops were counted, the daemon is still alive -----
 if alive $DA; then ok "rnsc daemon survived the hostile local peer"; else bad "rnsc daemon died" "$tmp/A.log"; fi
 kill -TERM $DA; wait_for 10 sh -c "! kill -0 $DA 2>/dev/null"
