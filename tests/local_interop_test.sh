@@ -114,12 +114,12 @@ timeout 60 "$PY" "$S/tests/local_ref_peer.py" a "$tmp/C" "$tmp/b.hash" "$tmp/a.h
   --expect-shared --link >"$tmp/C.out" 2>&1 & PC=$!; pids+=($PC)
 wait $PC; rc_c=$?; wait $PR; rc_r=$?
 if [ $rc_c = 0 ] && grep -Eqs "a shared=1 sent=3 proved=3 received=3 link=1" "$tmp/C.out" && grep -qs "received=3" "$tmp/R.out"; then
-  ok "reference program attached to rnsc's shared instance: $(cat "$tmp/C.out")"
+  ok "reference program attached to rnsc's shared instance: $(tail -1 "$tmp/C.out")"
 else
   bad "attached reference program (exit $rc_c)" "$tmp/C.out" "$tmp/A.log"
 fi
 if [ $rc_r = 0 ] && grep -Eqs "b shared=0 sent=3 proved=3 received=3 link=1" "$tmp/R.out" && grep -qs "received=3" "$tmp/C.out"; then
-  ok "remote reference program reached the attached one through rnsc: $(cat "$tmp/R.out")"
+  ok "remote reference program reached the attached one through rnsc: $(tail -1 "$tmp/R.out")"
 else
   bad "remote reference program (exit $rc_r)" "$tmp/R.out"
 fi
@@ -329,6 +329,18 @@ timeout 40 "$RNSC" path --config "$tmp/D" -t >"$tmp/path.out" 2>&1; rc=$?
 if [ $rc = 0 ] && grep -qs "<$PE> is 1 hop  away" "$tmp/path.out"; then
   ok "rnsc path -t attached to the reference rnsd lists its path table"
 else bad "rnsc path -t attached to rnsd (exit $rc)" "$tmp/path.out"; fi
+
+# an rnsc daemon started while rnsd is the shared instance attaches to it, as a second rnsd
+# would, and is counted among the programs rnsd serves
+mkdir -p "$tmp/F"
+printf '[reticulum]\n  share_instance = yes\n  instance_name = %s\n[logging]\n  loglevel = 5\n[interfaces]\n  [[Not opened]]\n    type = TCPServerInterface\n    enabled = yes\n    listen_ip = 127.0.0.1\n    listen_port = %s\n' "$inst2" "$P1" >"$tmp/F/config"
+"$RNSC" daemon --config "$tmp/F" >"$tmp/F.log" 2>&1 & DF=$!; pids+=($DF)
+serving1() { timeout 20 "$VENV/bin/rnstatus" --config "$tmp/D" >"$tmp/Fst.out" 2>&1 && grep -qs "Serving   : 1 program$" "$tmp/Fst.out"; }
+if wait_for 15 grep -qs "connected to the locally available Reticulum instance" "$tmp/F.log" && \
+   wait_for 20 serving1 && ! grep -qs "Not opened" "$tmp/F.log"; then
+  ok "rnsc daemon attaches to the reference rnsd's shared instance (rnstatus: Serving 1 program)"
+else bad "rnsc daemon attached to rnsd" "$tmp/F.log" "$tmp/Fst.out"; fi
+kill -TERM $DF; wait_for 10 sh -c "! kill -0 $DF 2>/dev/null" && ok "attached rnsc daemon stops cleanly" || bad "attached daemon did not stop" "$tmp/F.log"
 
 # ---- a connection flood on the local socket: beyond 128 programs, refused and counted ------
 "$PY" - "$inst" >"$tmp/flood.out" 2>&1 <<'EOF' &
