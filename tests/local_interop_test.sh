@@ -132,10 +132,20 @@ same_but_uptime() { # same_but_uptime A B: identical apart from the "Uptime is" 
   norm() { grep -v "Uptime is" "$1" | sed 's/LocalInterface\[[0-9]*\]/LocalInterface[port]/'; }
   diff <(norm "$1") <(norm "$2") >"$tmp/diff" 2>&1
 }
+# both_status DIR ARGS...: rnstatus and rnsc status on DIR print the same; counters move
+# when traffic passes between the two calls, so up to three tries
+both_status() {
+  local dir=$1; shift
+  for try in 1 2 3; do
+    timeout 30 "$VENV/bin/rnstatus" --config "$dir" "$@" >"$tmp/ref.out" 2>&1; rr=$?
+    timeout 30 "$RNSC" status --config "$dir" "$@" >"$tmp/rnsc.out" 2>&1; rc=$?
+    [ $rr = 0 ] && [ $rc = 0 ] && same_but_uptime "$tmp/ref.out" "$tmp/rnsc.out" && return 0
+    sleep 1
+  done
+  return 1
+}
 for args in "-a" "-A -P -t -l" "-s rx -r" "Remote"; do
-  timeout 30 "$VENV/bin/rnstatus" --config "$tmp/A" $args >"$tmp/ref.out" 2>&1; rr=$?
-  timeout 30 "$RNSC" status --config "$tmp/A" $args >"$tmp/rnsc.out" 2>&1; rc=$?
-  if [ $rr = 0 ] && [ $rc = 0 ] && grep -qs "Shared Instance\[rns/$inst\]\|Remote Server" "$tmp/rnsc.out" && same_but_uptime "$tmp/ref.out" "$tmp/rnsc.out"; then
+  if both_status "$tmp/A" $args && grep -qs "Shared Instance\[rns/$inst\]\|Remote Server" "$tmp/rnsc.out"; then
     ok "rnstatus $args and rnsc status $args print the same for rnsc's shared instance"
   else
     bad "rnstatus $args ($rr) vs rnsc status $args ($rc) on rnsc's shared instance" "$tmp/diff" "$tmp/ref.out" "$tmp/rnsc.out"
@@ -245,9 +255,7 @@ EOF
 "$RNSC" daemon --config "$tmp/T" >"$tmp/T.log" 2>&1 & DT=$!; pids+=($DT)
 wait_for 15 grep -qs "respond to probe requests on <" "$tmp/T.log"
 PT=$(sed -n 's/.*probe requests on <\([0-9a-f]*\)>.*/\1/p' "$tmp/T.log" | head -1)
-timeout 30 "$VENV/bin/rnstatus" --config "$tmp/T" -a >"$tmp/ref.out" 2>&1; rr=$?
-timeout 30 "$RNSC" status --config "$tmp/T" -a >"$tmp/rnsc.out" 2>&1; rc=$?
-if [ $rr = 0 ] && [ $rc = 0 ] && grep -qs "Shared Instance\[$P3\]" "$tmp/rnsc.out" && same_but_uptime "$tmp/ref.out" "$tmp/rnsc.out"; then
+if both_status "$tmp/T" -a && grep -qs "Shared Instance\[$P3\]" "$tmp/rnsc.out"; then
   ok "shared instance on TCP 127.0.0.1:$P3 (RPC on $P4): rnstatus and rnsc status agree"
 else bad "TCP shared instance status ($rr/$rc)" "$tmp/diff" "$tmp/rnsc.out" "$tmp/T.log"; fi
 timeout 40 "$RNSC" probe --config "$tmp/T" -t 15 rnstransport.probe "$PT" >"$tmp/probeT.out" 2>&1; rc=$?
@@ -299,10 +307,10 @@ wait_for 30 rpc_up "$inst2" || bad "reference rnsd did not start its shared inst
 "$RNSC" daemon --config "$tmp/E" >"$tmp/E.log" 2>&1 & DE=$!; pids+=($DE)
 wait_for 20 grep -qs "respond to probe requests on <" "$tmp/E.log"
 PE=$(sed -n 's/.*probe requests on <\([0-9a-f]*\)>.*/\1/p' "$tmp/E.log" | head -1)
+e_in() { timeout 20 "$VENV/bin/rnstatus" --config "$tmp/D" >"$tmp/e_in.out" 2>&1 && grep -qs "Clients   : 1" "$tmp/e_in.out"; }
+wait_for 20 e_in || bad "rnsc daemon E did not connect to rnsd" "$tmp/e_in.out" "$tmp/E.log"
 for args in "-a" "-A -P -t -l"; do
-  timeout 30 "$VENV/bin/rnstatus" --config "$tmp/D" $args >"$tmp/ref.out" 2>&1; rr=$?
-  timeout 30 "$RNSC" status --config "$tmp/D" $args >"$tmp/rnsc.out" 2>&1; rc=$?
-  if [ $rr = 0 ] && [ $rc = 0 ] && grep -qs "Shared Instance\[rns/$inst2\]" "$tmp/rnsc.out" && same_but_uptime "$tmp/ref.out" "$tmp/rnsc.out"; then
+  if both_status "$tmp/D" $args && grep -qs "Shared Instance\[rns/$inst2\]" "$tmp/rnsc.out"; then
     ok "rnsc status $args reads the reference rnsd as rnstatus does"
   else
     bad "rnsc status $args ($rc) vs rnstatus ($rr) on the reference rnsd" "$tmp/diff" "$tmp/rnsc.out"
@@ -329,6 +337,22 @@ timeout 40 "$RNSC" path --config "$tmp/D" -t >"$tmp/path.out" 2>&1; rc=$?
 if [ $rc = 0 ] && grep -qs "<$PE> is 1 hop  away" "$tmp/path.out"; then
   ok "rnsc path -t attached to the reference rnsd lists its path table"
 else bad "rnsc path -t attached to rnsd (exit $rc)" "$tmp/path.out"; fi
+
+# dropping paths over the RPC: rnsc path -x / -d on rnsc's instance, on rnsd's, and the
+# reference's rnpath -d on rnsc's
+timeout 30 "$RNSC" path --config "$tmp/A" -x "$PE" >"$tmp/dropx.out" 2>&1; rc=$?
+gone_a() { timeout 20 "$VENV/bin/rnpath" --config "$tmp/A" -t >"$tmp/rnpathA2.out" 2>&1 && ! grep -qs "<$PE>" "$tmp/rnpathA2.out"; }
+if [ $rc = 0 ] && grep -qs "Dropped all paths via <$PE>" "$tmp/dropx.out" && wait_for 20 gone_a; then
+  ok "rnsc path -x drops the paths via a transport instance on rnsc's shared instance"
+else bad "rnsc path -x on rnsc (exit $rc)" "$tmp/dropx.out" "$tmp/rnpathA2.out"; fi
+timeout 30 "$VENV/bin/rnpath" --config "$tmp/A" -d "$PE" >"$tmp/dropd.out" 2>&1; rc=$?
+if grep -qs "Unable to drop path to <$PE>. Does it exist?" "$tmp/dropd.out"; then
+  ok "rnpath -d on rnsc's shared instance: no such path"
+else bad "rnpath -d on rnsc (exit $rc)" "$tmp/dropd.out"; fi
+timeout 30 "$RNSC" path --config "$tmp/D" -d "$PE" >"$tmp/dropd2.out" 2>&1; rc=$?
+if [ $rc = 0 ] && grep -qs "Dropped path to <$PE>" "$tmp/dropd2.out"; then
+  ok "rnsc path -d drops a path on the reference rnsd"
+else bad "rnsc path -d on rnsd (exit $rc)" "$tmp/dropd2.out"; fi
 
 # an rnsc daemon started while rnsd is the shared instance attaches to it, as a second rnsd
 # would, and is counted among the programs rnsd serves

@@ -23,8 +23,8 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: rnsc path [--config DIR] [-t [-m HOPS]] [-w SECONDS] [--version] [-h]\n"
-		"                 [DESTINATION_HASH]\n\n"
+		"Usage: rnsc path [--config DIR] [-t [-m HOPS]] [-d | -x | -D] [-w SECONDS]\n"
+		"                 [--version] [-h] [DESTINATION_HASH]\n\n"
 		"Reticulum path utility (the table and lookup parts of the reference's rnpath),\n"
 		"attached to the running shared instance (rnsc daemon or rnsd: -t then lists the\n"
 		"instance's table over its RPC), or else running its own node.\n\n"
@@ -32,6 +32,10 @@ static void usage(FILE *f)
 		"                            wait up to -w seconds for the answer\n"
 		"  -t, --table               list the known paths (with DESTINATION_HASH: only it)\n"
 		"  -m, --max HOPS            with -t, only paths of at most HOPS hops\n"
+		"  -d, --drop                remove the path to DESTINATION_HASH\n"
+		"  -x, --drop-via            remove every path via the transport instance\n"
+		"                            DESTINATION_HASH\n"
+		"  -D, --drop-announces      drop all queued announces\n"
 		"  -w SECONDS                how long to wait for a path or for interfaces to come\n"
 		"                            up before listing (default %.0f)\n"
 		"      --config DIR          configuration folder (default: the reference's search)\n"
@@ -226,10 +230,100 @@ out:
 	return ret;
 }
 
+/* One call to the shared instance with an optional destination hash; the answer's msgpack
+ * in *resp (malloc'd). */
+static int shared_call(rnsc_node *n, rnsc_ctx *ctx, const char *kind, const char *what,
+		       const uint8_t *dest, uint8_t **resp, size_t *rlen)
+{
+	struct sockaddr_storage addr;
+	unsigned alen;
+	uint8_t key[64], req[96];
+	size_t klen;
+	int rc = rnsc_rpc_endpoint(ctx, rnsc_node_settings(n), rnsc_node_config_dir(n), &addr, &alen,
+				   key, &klen);
+	if (rc)
+		return rc;
+	rnsc_mp_writer w;
+	rnsc_mp_writer_init(&w, req, sizeof(req));
+	rnsc_mp_write_map(&w, dest ? 2 : 1);
+	rnsc_mp_write_cstr(&w, kind);
+	rnsc_mp_write_cstr(&w, what);
+	if (dest) {
+		rnsc_mp_write_cstr(&w, "destination_hash");
+		rnsc_mp_write_bin(&w, dest, RNSC_TRUNCATED_HASHLEN);
+	}
+	int rl = rnsc_mp_writer_finish(&w);
+	rc = rl < 0 ? rl : rnsc_rpc_call(ctx, &addr, alen, key, klen, req, (size_t)rl, resp, rlen, 10000);
+	memset(key, 0, sizeof(key));
+	return rc;
+}
+
+/* rnpath -d / -x / -D: on the shared instance when attached, else on this node. */
+static int drop_cmd(rnsc_node *n, rnsc_ctx *ctx, int which, const uint8_t *dest)
+{
+	char ph[40];
+	if (dest)
+		pretty(ph, dest);
+	if (which == 'D')
+		printf("Dropping announce queues on all interfaces...\n"); /* rnsc keeps none */
+	int64_t result = 0;
+	if (rnsc_node_connected_to_shared(n)) {
+		uint8_t *resp = NULL;
+		size_t rl = 0;
+		const char *what = which == 'd' ? "path" : which == 'x' ? "all_via" : "announce_queues";
+		int rc = shared_call(n, ctx, "drop", what, which == 'D' ? NULL : dest, &resp, &rl);
+		if (rc) {
+			fprintf(stderr, "rnsc path: the shared instance did not answer: %s\n",
+				rnsc_strerror(rc));
+			return CLI_FAIL;
+		}
+		rnsc_mp_reader r;
+		rnsc_mp_reader_init(&r, resp, rl);
+		rnsc_mp_token t;
+		if (rnsc_mp_next(&r, &t) == 0)
+			result = t.type == RNSC_MP_BOOL ? t.boolean : t.type == RNSC_MP_UINT ? (int64_t)t.u : 0;
+		free(resp);
+	} else {
+		rnsc_transport *tr = rnsc_node_transport(n);
+		if (which == 'd') {
+			result = rnsc_transport_expire_path(tr, dest) == 0;
+		} else if (which == 'x') {
+			size_t cur = 0;
+			uint8_t h[RNSC_TRUNCATED_HASHLEN];
+			rnsc_transport_path p;
+			while (rnsc_transport_path_next(tr, &cur, h, &p))
+				if (memcmp(p.next_hop, dest, RNSC_TRUNCATED_HASHLEN) == 0 && p.timestamp)
+					result++; /* expiring only sets the timestamp: the table holds */
+			cur = 0;
+			while (rnsc_transport_path_next(tr, &cur, h, &p))
+				if (memcmp(p.next_hop, dest, RNSC_TRUNCATED_HASHLEN) == 0)
+					(void)rnsc_transport_expire_path(tr, h);
+		}
+	}
+	if (which == 'D')
+		return CLI_OK;
+	if (which == 'd') {
+		if (result) {
+			printf("Dropped path to %s\n", ph);
+			return CLI_OK;
+		}
+		printf("Unable to drop path to %s. Does it exist?\n", ph);
+		return CLI_FAIL;
+	}
+	if (result) {
+		printf("Dropped all paths via %s\n", ph);
+		return CLI_OK;
+	}
+	printf("Unable to drop paths via %s. Does the transport instance exist?\n", ph);
+	return CLI_FAIL;
+}
+
 int cmd_path(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"config", required_argument, NULL, 'c'}, {"table", no_argument, NULL, 't'},
+		{"drop", no_argument, NULL, 'd'},	  {"drop-via", no_argument, NULL, 'x'},
+		{"drop-announces", no_argument, NULL, 'D'},
 		{"max", required_argument, NULL, 'm'},	  {"version", no_argument, NULL, 'V'},
 		{"help", no_argument, NULL, 'h'},	  {0, 0, 0, 0}};
 	const char *dir = NULL;
@@ -238,10 +332,14 @@ int cmd_path(int argc, char **argv)
 	double wait = PATH_REQUEST_TIMEOUT_S;
 	char *end;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "tm:w:h", opts, NULL)) != -1) {
+	int drop = 0;
+	while ((c = getopt_long(argc, argv, "tm:w:hdxD", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': dir = optarg; break;
 		case 't': table = 1; break;
+		case 'd':
+		case 'x':
+		case 'D': drop = c; break;
 		case 'm':
 			max_hops = strtol(optarg, &end, 10);
 			if (*end || end == optarg || max_hops < 0) {
@@ -277,7 +375,11 @@ int cmd_path(int argc, char **argv)
 			printf("Invalid destination entered. Check your input.\n");
 			return CLI_FAIL;
 		}
-	} else if (!table) {
+	} else if (drop == 'd' || drop == 'x') {
+		printf("Destination length is invalid, must be %d hexadecimal characters (%d "
+		       "bytes).\n", 2 * RNSC_TRUNCATED_HASHLEN, RNSC_TRUNCATED_HASHLEN);
+		return CLI_FAIL;
+	} else if (!table && !drop) {
 		printf("\n");
 		usage(stdout);
 		printf("\n");
@@ -295,6 +397,10 @@ int cmd_path(int argc, char **argv)
 	if ((rc = rnsc_node_new(env.ctx, env.host, &no, &n, &err))) {
 		fprintf(stderr, "rnsc path: %s\n", err.msg[0] ? err.msg : rnsc_strerror(rc));
 		ret = CLI_SETUP;
+		goto out;
+	}
+	if (drop) {
+		ret = drop_cmd(n, env.ctx, drop, hexhash ? dest : NULL);
 		goto out;
 	}
 	uint64_t wait_ms = (uint64_t)(wait * 1000.0);
