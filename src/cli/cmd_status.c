@@ -21,6 +21,8 @@
 #include "cli.h"
 #include "config.h"
 #include "msgpack.h"
+#include "node.h"
+#include "node_rpc.h"
 #include "node_status.h"
 #include "rpc.h"
 
@@ -781,6 +783,61 @@ static int call(rnsc_ctx *ctx, const struct sockaddr_storage *addr, unsigned ale
 	return rnsc_rpc_call(ctx, addr, alen, key, klen, req, (size_t)n, resp, rlen, RPC_TIMEOUT_MS);
 }
 
+/* The interface_stats document as JSON or as rnstatus's text. */
+static int render(const uint8_t *doc, size_t len, const opts *o, int has_lc, double lc)
+{
+	if (o->json) {
+		char *js = NULL;
+		size_t jl = 0;
+		if (rnsc_status_json_from_mp(doc, len, &js, &jl)) {
+			printf("Could not get RNS status\n");
+			return 2;
+		}
+		fwrite(js, 1, jl, stdout);
+		free(js);
+		return CLI_OK;
+	}
+	rnsc_mp_reader r;
+	rnsc_mp_reader_init(&r, doc, len);
+	val stats;
+	int rc = val_parse(&r, &stats, 1);
+	if (rc || stats.type != RNSC_MP_MAP) {
+		val_free(&stats);
+		printf("Could not get RNS status\n");
+		return 2;
+	}
+	rc = print_status(&stats, o, has_lc, lc);
+	val_free(&stats);
+	return rc;
+}
+
+/* share_instance = no: rnstatus then runs a standalone instance of its own and shows that
+ * one's interfaces; so does rnsc status. */
+static int status_standalone(cli_env *env, const char *dir, const opts *o)
+{
+	rnsc_node_options no = {.config_dir = dir};
+	rnsc_node *n = NULL;
+	rnsc_config_error err;
+	int rc = rnsc_node_new(env->ctx, env->host, &no, &n, &err);
+	if (rc) {
+		fprintf(stderr, "rnsc status: %s\n", err.msg[0] ? err.msg : rnsc_strerror(rc));
+		return CLI_SETUP;
+	}
+	for (int i = 0; i < 10; i++) /* let the interfaces come up */
+		rnsc_node_run_once(n, 20);
+	uint8_t *doc = NULL;
+	size_t len = 0;
+	int ret = 2;
+	if (rnsc_node_interface_stats(n, env->ctx, &doc, &len) == 0)
+		ret = render(doc, len, o, o->lstats, (double)rnsc_transport_link_table_count(
+							     rnsc_node_transport(n)));
+	else
+		printf("Could not get RNS status\n");
+	free(doc);
+	rnsc_node_del(n);
+	return ret;
+}
+
 static int status_once(rnsc_ctx *ctx, const rnsc_config_settings *set, const char *dir,
 		       const opts *o)
 {
@@ -824,29 +881,7 @@ static int status_once(rnsc_ctx *ctx, const rnsc_config_settings *set, const cha
 		printf("Could not get RNS status\n");
 		goto out;
 	}
-	if (o->json) {
-		char *js = NULL;
-		size_t jl = 0;
-		if ((rc = rnsc_status_json_from_mp(resp, rlen, &js, &jl))) {
-			printf("Could not get RNS status\n");
-			goto out;
-		}
-		fwrite(js, 1, jl, stdout);
-		free(js);
-		ret = CLI_OK;
-		goto out;
-	}
-	rnsc_mp_reader r;
-	rnsc_mp_reader_init(&r, resp, rlen);
-	val stats;
-	rc = val_parse(&r, &stats, 1);
-	if (rc || stats.type != RNSC_MP_MAP) {
-		val_free(&stats);
-		printf("Could not get RNS status\n");
-		goto out;
-	}
-	ret = print_status(&stats, o, has_lc, lc);
-	val_free(&stats);
+	ret = render(resp, rlen, o, has_lc, lc);
 out:
 	free(resp);
 	free(lresp);
@@ -942,6 +977,10 @@ int cmd_status(int argc, char **argv)
 	    (rc = rnsc_config_read_settings(cfg, &set, &err))) {
 		fprintf(stderr, "rnsc status: %s\n", err.msg[0] ? err.msg : rnsc_strerror(rc));
 		ret = CLI_SETUP;
+		goto out;
+	}
+	if (!set.share_instance) {
+		ret = status_standalone(&env, cdir, &o);
 		goto out;
 	}
 	if (!monitor) {
