@@ -262,7 +262,14 @@ timeout 40 "$RNSC" probe --config "$tmp/T" -t 15 rnstransport.probe "$PT" >"$tmp
 if [ $rc = 0 ] && grep -qs "Valid reply from <$PT>" "$tmp/probeT.out"; then
   ok "rnsc probe attached over TCP gets the proof"
 else bad "rnsc probe attached over TCP (exit $rc)" "$tmp/probeT.out"; fi
-kill -TERM $DT
+kill -TERM $DT; wait_for 10 sh -c "! kill -0 $DT 2>/dev/null"
+
+# share_instance = no: both tools show a standalone instance of their own
+mkdir -p "$tmp/S"
+printf '[reticulum]\n  share_instance = no\n[interfaces]\n  [[Alone]]\n    type = UDPInterface\n    enabled = yes\n    listen_ip = 127.0.0.1\n    listen_port = %s\n    forward_ip = 127.0.0.1\n    forward_port = %s\n' "$P4" "$P3" >"$tmp/S/config"
+if both_status "$tmp/S" -a && grep -qs "UDPInterface\[Alone/127.0.0.1:$P4\]" "$tmp/rnsc.out"; then
+  ok "share_instance = no: rnsc status and rnstatus show the same standalone instance"
+else bad "standalone status" "$tmp/diff" "$tmp/rnsc.out"; fi
 
 # ---- rnsc programs attached to a reference rnsd shared instance -------------------------
 inst2="${inst}r"
