@@ -512,6 +512,22 @@ static void test_shared_instance(void)
 	tick_all(NOW + 1500, 250);
 	CU_ASSERT(rnsc_transport_has_path(N[r].t, dk));
 
+	/* Plain broadcasts: from the program to the network, from the network to the program. */
+	uint8_t pf[40] = {0x08, 0x00}, out[600];
+	memset(pf + 2, 0x5a, 16);
+	memcpy(pf + 19, "plain hello", 11);
+	uint32_t oif = 0;
+	while (rnsc_transport_outbox_pop(N[sh].t, &oif, out, sizeof(out)) > 0)
+		;
+	CU_ASSERT_EQUAL(rnsc_transport_ingest(N[sh].t, 2, pf, 30, NOW), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_outbox_pop(N[sh].t, &oif, out, sizeof(out)), 30);
+	CU_ASSERT(oif == 1 && memcmp(out, pf, 30) == 0);
+	pf[20] ^= 1; /* another packet */
+	CU_ASSERT_EQUAL(rnsc_transport_ingest(N[sh].t, 1, pf, 30, NOW), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_outbox_pop(N[sh].t, &oif, out, sizeof(out)), 30);
+	CU_ASSERT_EQUAL(oif, 2);
+	CU_ASSERT_EQUAL(rnsc_transport_outbox_count(N[sh].t), 0);
+
 	/* Removing the client's interface drops the role. */
 	CU_ASSERT_EQUAL(rnsc_transport_iface_remove(N[k].t, 1), 0);
 	CU_ASSERT(!rnsc_transport_connected_to_shared(N[k].t));

@@ -159,7 +159,10 @@ int rnsc_transport_new(rnsc_ctx *ctx, rnsc_transport **out, const rnsc_identity 
 	rnsc_tmap_init(&t->links, ctx, HL);
 	rnsc_tmap_init(&t->link_table, ctx, HL);
 	rnsc_tmap_init(&t->pending_local_prs, ctx, HL);
+	static const char *const tunnel_aspects[] = {"tunnel", "synthesize"};
 	int rc = rnsc_pathreq_destination(ctx, t->pr_dest);
+	if (rc == 0)
+		rc = rnsc_destination_hash(ctx, t->tunnel_dest, NULL, "rnstransport", tunnel_aspects, 2);
 	if (rc) {
 		rnsc_transport_del(t);
 		return rc;
@@ -1178,7 +1181,8 @@ int rnsc_transport_ingest(rnsc_transport *t, uint32_t iface, const uint8_t *fram
 	/* Plain broadcasts from a local client go out everywhere else; those from elsewhere
 	 * reach every local client. */
 	if (t->n_local_clients && p.dest_type == RNSC_DEST_PLAIN &&
-	    p.transport_type == RNSC_TRANSPORT_BROADCAST) {
+	    p.transport_type == RNSC_TRANSPORT_BROADCAST &&
+	    memcmp(p.dest_hash, t->tunnel_dest, HL) != 0) { /* not the control destinations */
 		for (size_t i = 0; i < t->n_ifaces; i++) {
 			const tr_iface *f = &t->ifaces[i];
 			if (f->id == rif->id ||

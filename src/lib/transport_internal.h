@@ -94,6 +94,7 @@ struct rnsc_transport {
 	rnsc_transport_callbacks cb;
 	rnsc_transport_stats st;
 	uint8_t pr_dest[HL]; /* Transport.pr_destination_hash */
+	uint8_t tunnel_dest[HL]; /* rnstransport.tunnel.synthesize: the other control hash */
 
 	tr_iface *ifaces;
 	size_t n_ifaces, cap_ifaces;
