@@ -723,7 +723,10 @@ static int open_local(rnsc_node *n, int client, rnsc_config_error *err)
 {
 	char text[512];
 	if (n->set.shared_instance_unix && n->set.local_socket_path)
-		snprintf(text, sizeof(text), "[interfaces]\n  [[local]]\n    socket_path = %.300s\n",
+		/* quoted, so an instance name with '#' or ',' stays one value */
+		snprintf(text, sizeof(text), strchr(n->set.local_socket_path, '"')
+						     ? "[interfaces]\n  [[local]]\n    socket_path = %.300s\n"
+						     : "[interfaces]\n  [[local]]\n    socket_path = \"%.300s\"\n",
 			 n->set.local_socket_path);
 	else
 		snprintf(text, sizeof(text), "[interfaces]\n  [[local]]\n    port = %lld\n",
