@@ -562,6 +562,74 @@ static void test_attach_reconnect(void)
 	rnsc_node_del(S);
 }
 
+/* The local plugin's types written into [interfaces] by hand: option errors name the
+ * option, a name in use or nothing to attach to is an I/O error. */
+static void test_local_plugin_options(void)
+{
+	static const struct {
+		const char *body, *expect;
+		int code;
+	} cases[] = {
+		{"    type = LocalServerInterface\n", "socket_path", RNSC_ERR_CONFIG_VALUE},
+		{"    type = LocalServerInterface\n    port = 70000\n", "port", RNSC_ERR_CONFIG_VALUE},
+		{"    type = LocalClientInterface\n    port = 0\n", "port", RNSC_ERR_CONFIG_VALUE},
+		{"    type = LocalServerInterface\n    socket_path = \"\"\n", "socket_path",
+		 RNSC_ERR_CONFIG_VALUE},
+		{"    type = LocalClientInterface\n    socket_path = x\n    reconnect_wait = 0\n",
+		 "reconnect_wait", RNSC_ERR_CONFIG_VALUE},
+		{"    type = LocalClientInterface\n    socket_path = rnsc-nobody-@\n", "socket_path",
+		 RNSC_ERR_IO},
+		{"    type = LocalServerInterface\n    socket_path = rnsc-twice-@\n"
+		 "  [[Again]]\n    type = LocalServerInterface\n    enabled = yes\n"
+		 "    socket_path = rnsc-twice-@\n", "socket_path", RNSC_ERR_IO},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char dir[300], body[400], text[800];
+		snprintf(dir, sizeof(dir), "%s/L%zu", root, i);
+		size_t bl = 0; /* "@" stands for this process's id */
+		for (const char *q = cases[i].body; *q && bl < sizeof(body) - 16; q++) {
+			if (*q == '@')
+				bl += (size_t)snprintf(body + bl, sizeof(body) - bl, "%d", (int)getpid());
+			else
+				body[bl++] = *q;
+		}
+		body[bl] = 0;
+		snprintf(text, sizeof(text), "[reticulum]\n  share_instance = no\n"
+			 "  panic_on_interface_error = yes\n[interfaces]\n  [[L]]\n    enabled = yes\n%s",
+			 body);
+		CU_ASSERT_FATAL(write_cfg(dir, text) == 0);
+		rnsc_node_options o = {.config_dir = dir};
+		rnsc_config_error err;
+		rnsc_node *x = NULL;
+		int rc = rnsc_node_new(C, H, &o, &x, &err);
+		CU_ASSERT_EQUAL(rc, cases[i].code);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, cases[i].expect));
+		if (rc != cases[i].code)
+			fprintf(stderr, "case %zu: %s (%s)\n", i, err.msg, rnsc_err_name(rc));
+		rnsc_node_del(x);
+	}
+	/* a TCP listener on any port, with IFAC options, and a client attaching to it */
+	char dir[300], text[600];
+	snprintf(dir, sizeof(dir), "%s/Lok", root);
+	snprintf(text, sizeof(text), "[reticulum]\n  share_instance = no\n[interfaces]\n"
+		 "  [[L]]\n    type = LocalServerInterface\n    enabled = yes\n    port = 0\n"
+		 "    ifac_size = 64\n");
+	CU_ASSERT_FATAL(write_cfg(dir, text) == 0);
+	rnsc_node_options o = {.config_dir = dir};
+	rnsc_config_error err;
+	rnsc_node *x = NULL;
+	CU_ASSERT_EQUAL_FATAL(rnsc_node_new(C, H, &o, &x, &err), 0);
+	rnsc_iface *f = rnsc_iface_host_find(rnsc_node_ifaces(x), "L");
+	rnsc_iface_status st;
+	CU_ASSERT_FATAL(f && rnsc_iface_status_get(f, &st) == 0);
+	CU_ASSERT(st.stats.local_port > 0 && st.stats.online);
+	char desc[64];
+	snprintf(desc, sizeof(desc), "Shared Instance[%u]", (unsigned)st.stats.local_port);
+	char got[64];
+	CU_ASSERT(rnsc_iface_describe(f, got, sizeof(got)) > 0 && strcmp(got, desc) == 0);
+	rnsc_node_del(x);
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -587,6 +655,7 @@ int main(void)
 	CU_add_test(s, "request parser and status JSON", test_request_and_json);
 	CU_add_test(s, "a shared instance's RPC server", test_node_rpc);
 	CU_add_test(s, "attached to a shared instance: reconnects", test_attach_reconnect);
+	CU_add_test(s, "local plugin options and errors", test_local_plugin_options);
 	int rc = rnsc_cu_run();
 	rnsc_plugin_host_del(H);
 	rnsc_ctx_del(C);
