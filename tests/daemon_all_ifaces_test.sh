@@ -124,14 +124,14 @@ want = {"TCP Server": "TCPServerInterface", "TCP Client": "TCPClientInterface",
         "UDP": "UDPInterface", "Backbone": "BackboneInterface", "Pipe": "PipeInterface",
         "Serial": "SerialInterface", "KISS": "KISSInterface", "Auto": "AutoInterface",
         "TLS": "TLSServerInterface", "WebSocket": "WebSocketServerInterface"}
-got = {i["name"]: i for i in d["interfaces"] if i["parent"] is None}
+got = {i["short_name"]: i for i in d["interfaces"] if "parent_interface_name" not in i}
 for name, typ in want.items():
     assert name in got, ("missing", name, sorted(got))
     assert got[name]["type"] == typ, (name, got[name]["type"])
 # the ones that need no far end are up at once
 for name in ("TCP Server", "UDP", "Backbone", "Pipe", "Serial", "KISS", "TLS", "WebSocket"):
-    assert got[name]["status"] == "up", (name, got[name]["status"])
-print(len(got), "interfaces,", sum(1 for i in got.values() if i["status"] == "up"), "up")
+    assert got[name]["status"] is True, (name, got[name]["status"])
+print(len(got), "interfaces,", sum(1 for i in got.values() if i["status"] is True), "up")
 EOF
 kill -0 "$DPID" 2>/dev/null && ok "daemon still running" || bad "daemon died" "$tmp/d.log"
 kill -TERM "$DPID"; wait "$DPID"; rc=$?

@@ -54,11 +54,17 @@ U="http://127.0.0.1:$PORT"
 "$PY" - "$tmp/body" <<'EOF' >"$tmp/json.out" 2>&1 && ok "status JSON describes the node" || bad "status JSON" "$tmp/json.out" "$tmp/body"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["transport_enabled"] is True and len(d["transport_id"]) == 32
-(i,) = [x for x in d["interfaces"] if x["name"] == "Status Test Server"]
-assert i["type"] == "TCPServerInterface" and i["plugin"] == "tcp" and i["status"] == "up"
-assert set(i["drops"]) >= {"runt", "oversize", "garbage", "partial"}
-assert isinstance(d["transport"]["rx"], int) and d["paths"] >= 0
+# rnstatus -j's document (Reticulum.get_interface_stats) plus rnsc's keys
+assert d["rnsc"]["transport_enabled"] is True and len(d["transport_id"]) == 32
+assert d["probe_responder"] is None and isinstance(d["transport_uptime"], float)
+(i,) = [x for x in d["interfaces"] if x["short_name"] == "Status Test Server"]
+assert i["name"].startswith("TCPServerInterface[Status Test Server/127.0.0.1:")
+assert i["type"] == "TCPServerInterface" and i["rnsc_plugin"] == "tcp" and i["status"] is True
+assert i["clients"] == 0 and i["mode"] == 1 and i["mtu"] == 16384 and len(i["hash"]) == 64
+assert set(i["rnsc_drops"]) >= {"runt", "oversize", "garbage", "partial"}
+assert isinstance(d["rnsc"]["transport"]["rx"], int) and d["rnsc"]["paths"] >= 0
+for k in ("rxb", "txb", "rxs", "txs", "rss", "interfaces"):
+    assert k in d, k
 EOF
 [ "$(code "$U/metrics")" = 200 ] && ok "GET /metrics 200" || bad "GET /metrics" "$tmp/body"
 "$PY" - "$tmp/body" <<'EOF' >"$tmp/prom.out" 2>&1 && ok "metrics are well-formed Prometheus text" || bad "metrics format" "$tmp/prom.out"

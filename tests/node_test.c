@@ -153,13 +153,14 @@ static void test_three_nodes(void)
 	snprintf(dx, sizeof(dx), "%s/X", root);
 	snprintf(text, sizeof(text),
 		 "[reticulum]\n  enable_transport = yes\n  respond_to_probes = yes\n"
+		 "  share_instance = no\n"
 		 "[interfaces]\n  [[Srv]]\n    type = TCPServerInterface\n    enabled = yes\n"
 		 "    listen_ip = 127.0.0.1\n    listen_port = %d\n    network_name = net\n"
 		 "    passphrase = right\n    mode = gateway\n",
 		 port);
 	write_config(da, text);
 #define CLIENT_CFG                                                                          \
-	"[interfaces]\n  [[Cli]]\n    type = TCPClientInterface\n    enabled = yes\n"          \
+	"[reticulum]\n  share_instance = no\n[interfaces]\n  [[Cli]]\n    type = TCPClientInterface\n    enabled = yes\n"          \
 	"    target_host = 127.0.0.1\n    target_port = %d\n    networkname = net\n"           \
 	"    pass_phrase = %s\n"
 	snprintf(text, sizeof(text), CLIENT_CFG, port, "right");

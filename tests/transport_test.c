@@ -438,6 +438,106 @@ static void test_hashlist_rotation(void)
 	net_reset();
 }
 
+/* A shared instance S (transport off) with one attached program K (its socket: S iface 2,
+ * K iface 1) and a remote node R on S iface 1, as LocalInterface wires them. */
+static void test_shared_instance(void)
+{
+	int k = add_node(0), sh = add_node(0), r = add_node(0);
+	wire_up(k, 1, sh, 2, RNSC_TRANSPORT_MODE_FULL);
+	wire_up(sh, 1, r, 1, RNSC_TRANSPORT_MODE_FULL);
+	CU_ASSERT_EQUAL(rnsc_transport_iface_set_local(N[sh].t, 2, RNSC_TRANSPORT_LOCAL_CLIENT), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_iface_set_local(N[k].t, 1, RNSC_TRANSPORT_LOCAL_SHARED), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_iface_set_local(N[k].t, 9, 0), RNSC_ERR_NOTFOUND);
+	CU_ASSERT_EQUAL(rnsc_transport_iface_set_local(N[k].t, 1, 7), RNSC_ERR_INVAL);
+	CU_ASSERT(rnsc_transport_connected_to_shared(N[k].t));
+	CU_ASSERT(!rnsc_transport_connected_to_shared(N[sh].t));
+
+	/* K's announce: 0 hops at S, rebroadcast once to R (1 hop, via S). */
+	rnsc_identity idk, idr, idu, idk2;
+	uint8_t dk[16], dr[16], du[16], dk2[16];
+	add_single(k, &idk, dk);
+	add_single(r, &idr, dr);
+	CU_ASSERT_EQUAL(rnsc_transport_announce(N[k].t, dk, NULL, 0, NOW), 0);
+	pump();
+	rnsc_transport_path p;
+	CU_ASSERT_EQUAL_FATAL(rnsc_transport_path_get(N[sh].t, dk, &p), 0);
+	CU_ASSERT(p.hops == 0 && p.iface == 2);
+	tick_all(NOW + 1500, 250);
+	CU_ASSERT_EQUAL_FATAL(rnsc_transport_path_get(N[r].t, dk, &p), 0);
+	CU_ASSERT_EQUAL(p.hops, 1);
+	CU_ASSERT_EQUAL(memcmp(p.next_hop, rnsc_transport_id(N[sh].t), 16), 0);
+	tick_all(NOW + 12000, 500); /* sent once only */
+	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[sh].t)->rebroadcasts, 1);
+
+	/* R's announce reaches K at once, in transport from S. */
+	CU_ASSERT_EQUAL(rnsc_transport_announce(N[r].t, dr, NULL, 0, NOW), 0);
+	pump();
+	CU_ASSERT_EQUAL_FATAL(rnsc_transport_path_get(N[k].t, dr, &p), 0);
+	CU_ASSERT_EQUAL(p.hops, 1);
+	CU_ASSERT_EQUAL(memcmp(p.next_hop, rnsc_transport_id(N[sh].t), 16), 0);
+	CU_ASSERT_EQUAL(N[k].last_header, 1);
+
+	/* Data both ways through S, with proofs back along the reverse table. */
+	CU_ASSERT_EQUAL(rnsc_transport_send(N[k].t, dr, (const uint8_t *)"to r", 4, NULL, NOW), 0);
+	pump();
+	CU_ASSERT_EQUAL(N[r].data_n, 1);
+	CU_ASSERT_EQUAL(N[k].proved, 1);
+	CU_ASSERT_EQUAL(rnsc_transport_send(N[r].t, dk, (const uint8_t *)"to k", 4, NULL, NOW), 0);
+	pump();
+	CU_ASSERT_EQUAL(N[k].data_n, 1);
+	CU_ASSERT_EQUAL(N[r].proved, 1);
+	CU_ASSERT(rnsc_transport_get_stats(N[sh].t)->forwarded >= 4);
+
+	/* K asks for a path S does not know: S asks R, R's answer reaches K. */
+	add_single(r, &idu, du);
+	CU_ASSERT_EQUAL(rnsc_transport_request_path(N[k].t, du, 0, 0, NOW), 0);
+	pump();
+	CU_ASSERT_EQUAL(rnsc_transport_path_get(N[k].t, du, &p), 0);
+	/* K asks for one S knows: S answers from its table at once. */
+	add_single(k, &idk2, dk2);
+	CU_ASSERT_EQUAL(rnsc_transport_expire_path(N[k].t, dr), 0);
+	tick_all(NOW + 6000, 500);
+	CU_ASSERT_FALSE(rnsc_transport_has_path(N[k].t, dr));
+	CU_ASSERT_EQUAL(rnsc_transport_request_path(N[k].t, dr, 0, 0, NOW), 0);
+	pump();
+	tick_all(NOW + 1500, 250);
+	CU_ASSERT(rnsc_transport_has_path(N[k].t, dr));
+
+	/* R asks for K's destination: S passes the request to K and K's path response out. */
+	CU_ASSERT_EQUAL(rnsc_transport_expire_path(N[r].t, dk), 0);
+	tick_all(NOW + 6000, 500);
+	CU_ASSERT_FALSE(rnsc_transport_has_path(N[r].t, dk));
+	CU_ASSERT_EQUAL(rnsc_transport_request_path(N[r].t, dk, 0, 0, NOW), 0);
+	pump();
+	tick_all(NOW + 1500, 250);
+	CU_ASSERT(rnsc_transport_has_path(N[r].t, dk));
+
+	/* Plain broadcasts: from the program to the network, from the network to the program. */
+	uint8_t pf[40] = {0x08, 0x00}, out[600];
+	memset(pf + 2, 0x5a, 16);
+	memcpy(pf + 19, "plain hello", 11);
+	uint32_t oif = 0;
+	while (rnsc_transport_outbox_pop(N[sh].t, &oif, out, sizeof(out)) > 0)
+		;
+	CU_ASSERT_EQUAL(rnsc_transport_ingest(N[sh].t, 2, pf, 30, NOW), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_outbox_pop(N[sh].t, &oif, out, sizeof(out)), 30);
+	CU_ASSERT(oif == 1 && memcmp(out, pf, 30) == 0);
+	pf[20] ^= 1; /* another packet */
+	CU_ASSERT_EQUAL(rnsc_transport_ingest(N[sh].t, 1, pf, 30, NOW), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_outbox_pop(N[sh].t, &oif, out, sizeof(out)), 30);
+	CU_ASSERT_EQUAL(oif, 2);
+	CU_ASSERT_EQUAL(rnsc_transport_outbox_count(N[sh].t), 0);
+
+	/* Removing the client's interface drops the role. */
+	CU_ASSERT_EQUAL(rnsc_transport_iface_remove(N[k].t, 1), 0);
+	CU_ASSERT(!rnsc_transport_connected_to_shared(N[k].t));
+	rnsc_identity_free(&idk);
+	rnsc_identity_free(&idr);
+	rnsc_identity_free(&idu);
+	rnsc_identity_free(&idk2);
+	net_reset();
+}
+
 int main(void)
 {
 	if (rnsc_ctx_new(&C) || rnsc_plugin_host_new(C, &H) || rnsc_plugin_host_add_default_dirs(H))
@@ -457,6 +557,7 @@ int main(void)
 	CU_add_test(s, "path expiry by interface mode", test_path_expiry);
 	CU_add_test(s, "relay: rebroadcast, forwarding, path response", test_relay);
 	CU_add_test(s, "hashlist rotation", test_hashlist_rotation);
+	CU_add_test(s, "shared instance: local client and attached program", test_shared_instance);
 	int rc = rnsc_cu_run();
 	rnsc_plugin_host_del(H);
 	rnsc_ctx_del(C);

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* rnsc path: the path-table subset of the reference's rnpath on an in-process node (a
- * shared instance is not attached yet): -t lists the node's table (the persisted one
- * when enable_transport is set, plus what arrives while it runs), HASH looks one path up
- * and requests it when it is unknown. */
+/* rnsc path: the path-table subset of the reference's rnpath. With a shared instance
+ * running (an rnsc daemon or a reference rnsd) it attaches to it as rnpath does: -t lists
+ * the instance's table over the RPC, HASH is looked up and requested through it. Without
+ * one it runs its own node: -t lists that node's table (the persisted one when
+ * enable_transport is set, plus what arrives while it runs). */
 #include <getopt.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +13,9 @@
 
 #include "cli.h"
 #include "config.h"
+#include "msgpack.h"
 #include "node.h"
+#include "rpc.h"
 
 #define PATH_REQUEST_TIMEOUT_S 15.0 /* Transport.PATH_REQUEST_TIMEOUT */
 #define IFACE_WAIT_MS 5000u
@@ -19,14 +23,19 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: rnsc path [--config DIR] [-t [-m HOPS]] [-w SECONDS] [--version] [-h]\n"
-		"                 [DESTINATION_HASH]\n\n"
+		"Usage: rnsc path [--config DIR] [-t [-m HOPS]] [-d | -x | -D] [-w SECONDS]\n"
+		"                 [--version] [-h] [DESTINATION_HASH]\n\n"
 		"Reticulum path utility (the table and lookup parts of the reference's rnpath),\n"
-		"running its own node from the configuration.\n\n"
+		"attached to the running shared instance (rnsc daemon or rnsd: -t then lists the\n"
+		"instance's table over its RPC), or else running its own node.\n\n"
 		"  DESTINATION_HASH          show the path to it; request one if none is known and\n"
 		"                            wait up to -w seconds for the answer\n"
 		"  -t, --table               list the known paths (with DESTINATION_HASH: only it)\n"
 		"  -m, --max HOPS            with -t, only paths of at most HOPS hops\n"
+		"  -d, --drop                remove the path to DESTINATION_HASH\n"
+		"  -x, --drop-via            remove every path via the transport instance\n"
+		"                            DESTINATION_HASH\n"
+		"  -D, --drop-announces      drop all queued announces\n"
 		"  -w SECONDS                how long to wait for a path or for interfaces to come\n"
 		"                            up before listing (default %.0f)\n"
 		"      --config DIR          configuration folder (default: the reference's search)\n"
@@ -87,6 +96,20 @@ static int ifaces_ready(rnsc_node *n)
 	return 1;
 }
 
+static void print_row(const row *r)
+{
+	char d[40], v[40], ts[32];
+	pretty(d, r->dest);
+	pretty(v, r->p.next_hop);
+	time_t e = (time_t)(r->p.expires / 1000);
+	struct tm tm;
+	localtime_r(&e, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%d %H:%M:%S", &tm);
+	/* rnpath's spacing: "1 hop  away", "2 hops away" */
+	printf("%s is %u hop%s away via %s on %s expires %s\n", d, r->p.hops,
+	       r->p.hops == 1 ? " " : "s", v, r->iface, ts);
+}
+
 static int print_table(rnsc_node *n, const uint8_t *only, long max_hops)
 {
 	rnsc_transport *t = rnsc_node_transport(n);
@@ -102,18 +125,8 @@ static int print_table(rnsc_node *n, const uint8_t *only, long max_hops)
 		k++;
 	}
 	qsort(rows, k, sizeof(*rows), row_cmp);
-	for (size_t i = 0; i < k; i++) {
-		char d[40], v[40], ts[32];
-		pretty(d, rows[i].dest);
-		pretty(v, rows[i].p.next_hop);
-		time_t e = (time_t)(rows[i].p.expires / 1000);
-		struct tm tm;
-		localtime_r(&e, &tm);
-		strftime(ts, sizeof(ts), "%Y-%m-%d %H:%M:%S", &tm);
-		/* rnpath's spacing: "1 hop  away", "2 hops away" */
-		printf("%s is %u hop%s away via %s on %s expires %s\n", d, rows[i].p.hops,
-		       rows[i].p.hops == 1 ? " " : "s", v, rows[i].iface, ts);
-	}
+	for (size_t i = 0; i < k; i++)
+		print_row(&rows[i]);
 	free(rows);
 	if (only && k == 0) {
 		printf("No path known\n");
@@ -122,10 +135,195 @@ static int print_table(rnsc_node *n, const uint8_t *only, long max_hops)
 	return CLI_OK;
 }
 
+/* Attached to a shared instance the table is the instance's: Reticulum.get_path_table over
+ * the RPC, as rnpath does (a list of {hash, timestamp, via, hops, expires, interface}). */
+static int print_shared_table(rnsc_node *n, rnsc_ctx *ctx, const uint8_t *only, long max_hops)
+{
+	struct sockaddr_storage addr;
+	unsigned alen;
+	uint8_t key[64], req[64];
+	size_t klen;
+	int rc = rnsc_rpc_endpoint(ctx, rnsc_node_settings(n), rnsc_node_config_dir(n), &addr, &alen,
+				   key, &klen);
+	if (rc) {
+		fprintf(stderr, "rnsc path: no RPC key for the shared instance: %s\n", rnsc_strerror(rc));
+		return CLI_FAIL;
+	}
+	rnsc_mp_writer w;
+	rnsc_mp_writer_init(&w, req, sizeof(req));
+	rnsc_mp_write_map(&w, 2);
+	rnsc_mp_write_cstr(&w, "get");
+	rnsc_mp_write_cstr(&w, "path_table");
+	rnsc_mp_write_cstr(&w, "max_hops");
+	if (max_hops >= 0)
+		rnsc_mp_write_int(&w, max_hops);
+	else
+		rnsc_mp_write_nil(&w);
+	int rl = rnsc_mp_writer_finish(&w);
+	uint8_t *resp = NULL;
+	size_t resp_len = 0;
+	rc = rl < 0 ? rl
+		    : rnsc_rpc_call(ctx, &addr, alen, key, klen, req, (size_t)rl, &resp, &resp_len,
+				    10000);
+	memset(key, 0, sizeof(key));
+	if (rc) {
+		fprintf(stderr, "rnsc path: the shared instance did not answer: %s\n",
+			rnsc_strerror(rc));
+		return CLI_FAIL;
+	}
+	rnsc_mp_reader r;
+	rnsc_mp_reader_init(&r, resp, resp_len);
+	size_t cnt = 0, k = 0;
+	row *rows = NULL;
+	int ret = CLI_OK;
+	if (rnsc_mp_read_array(&r, &cnt) || !(rows = calloc(cnt ? cnt : 1, sizeof(*rows)))) {
+		ret = CLI_FAIL;
+		goto out;
+	}
+	for (size_t i = 0; i < cnt; i++) {
+		size_t m;
+		if (rnsc_mp_read_map(&r, &m)) {
+			ret = CLI_FAIL;
+			goto out;
+		}
+		row *e = &rows[k];
+		memset(e, 0, sizeof(*e));
+		snprintf(e->iface, sizeof(e->iface), "None");
+		for (size_t j = 0; j < m; j++) {
+			const char *key_s;
+			size_t kl;
+			rnsc_mp_token t;
+			if (rnsc_mp_read_str(&r, &key_s, &kl) || rnsc_mp_next(&r, &t)) {
+				ret = CLI_FAIL;
+				goto out;
+			}
+			if (t.type == RNSC_MP_ARRAY || t.type == RNSC_MP_MAP) {
+				ret = CLI_FAIL;
+				goto out;
+			}
+			double d = t.type == RNSC_MP_FLOAT64 ? t.f64 : t.type == RNSC_MP_UINT ? (double)t.u : 0;
+			if (kl == 4 && !memcmp(key_s, "hash", 4) && t.type == RNSC_MP_BIN && t.len == 16)
+				memcpy(e->dest, t.p, 16);
+			else if (kl == 3 && !memcmp(key_s, "via", 3) && t.type == RNSC_MP_BIN && t.len == 16)
+				memcpy(e->p.next_hop, t.p, 16);
+			else if (kl == 4 && !memcmp(key_s, "hops", 4))
+				e->p.hops = (unsigned)d;
+			else if (kl == 7 && !memcmp(key_s, "expires", 7))
+				e->p.expires = (uint64_t)(d * 1000.0);
+			else if (kl == 9 && !memcmp(key_s, "interface", 9) && t.type == RNSC_MP_STR)
+				snprintf(e->iface, sizeof(e->iface), "%.*s", (int)t.len, (const char *)t.p);
+		}
+		if (only && memcmp(only, e->dest, RNSC_TRUNCATED_HASHLEN) != 0)
+			continue;
+		k++;
+	}
+	qsort(rows, k, sizeof(*rows), row_cmp);
+	for (size_t i = 0; i < k; i++)
+		print_row(&rows[i]);
+	if (only && k == 0) {
+		printf("No path known\n");
+		ret = CLI_FAIL;
+	}
+out:
+	free(rows);
+	free(resp);
+	return ret;
+}
+
+/* One call to the shared instance with an optional destination hash; the answer's msgpack
+ * in *resp (malloc'd). */
+static int shared_call(rnsc_node *n, rnsc_ctx *ctx, const char *kind, const char *what,
+		       const uint8_t *dest, uint8_t **resp, size_t *rlen)
+{
+	struct sockaddr_storage addr;
+	unsigned alen;
+	uint8_t key[64], req[96];
+	size_t klen;
+	int rc = rnsc_rpc_endpoint(ctx, rnsc_node_settings(n), rnsc_node_config_dir(n), &addr, &alen,
+				   key, &klen);
+	if (rc)
+		return rc;
+	rnsc_mp_writer w;
+	rnsc_mp_writer_init(&w, req, sizeof(req));
+	rnsc_mp_write_map(&w, dest ? 2 : 1);
+	rnsc_mp_write_cstr(&w, kind);
+	rnsc_mp_write_cstr(&w, what);
+	if (dest) {
+		rnsc_mp_write_cstr(&w, "destination_hash");
+		rnsc_mp_write_bin(&w, dest, RNSC_TRUNCATED_HASHLEN);
+	}
+	int rl = rnsc_mp_writer_finish(&w);
+	rc = rl < 0 ? rl : rnsc_rpc_call(ctx, &addr, alen, key, klen, req, (size_t)rl, resp, rlen, 10000);
+	memset(key, 0, sizeof(key));
+	return rc;
+}
+
+/* rnpath -d / -x / -D: on the shared instance when attached, else on this node. */
+static int drop_cmd(rnsc_node *n, rnsc_ctx *ctx, int which, const uint8_t *dest)
+{
+	char ph[40];
+	if (dest)
+		pretty(ph, dest);
+	if (which == 'D')
+		printf("Dropping announce queues on all interfaces...\n"); /* rnsc keeps none */
+	int64_t result = 0;
+	if (rnsc_node_connected_to_shared(n)) {
+		uint8_t *resp = NULL;
+		size_t rl = 0;
+		const char *what = which == 'd' ? "path" : which == 'x' ? "all_via" : "announce_queues";
+		int rc = shared_call(n, ctx, "drop", what, which == 'D' ? NULL : dest, &resp, &rl);
+		if (rc) {
+			fprintf(stderr, "rnsc path: the shared instance did not answer: %s\n",
+				rnsc_strerror(rc));
+			return CLI_FAIL;
+		}
+		rnsc_mp_reader r;
+		rnsc_mp_reader_init(&r, resp, rl);
+		rnsc_mp_token t;
+		if (rnsc_mp_next(&r, &t) == 0)
+			result = t.type == RNSC_MP_BOOL ? t.boolean : t.type == RNSC_MP_UINT ? (int64_t)t.u : 0;
+		free(resp);
+	} else {
+		rnsc_transport *tr = rnsc_node_transport(n);
+		if (which == 'd') {
+			result = rnsc_transport_expire_path(tr, dest) == 0;
+		} else if (which == 'x') {
+			size_t cur = 0;
+			uint8_t h[RNSC_TRUNCATED_HASHLEN];
+			rnsc_transport_path p;
+			while (rnsc_transport_path_next(tr, &cur, h, &p))
+				if (memcmp(p.next_hop, dest, RNSC_TRUNCATED_HASHLEN) == 0 && p.timestamp)
+					result++; /* expiring only sets the timestamp: the table holds */
+			cur = 0;
+			while (rnsc_transport_path_next(tr, &cur, h, &p))
+				if (memcmp(p.next_hop, dest, RNSC_TRUNCATED_HASHLEN) == 0)
+					(void)rnsc_transport_expire_path(tr, h);
+		}
+	}
+	if (which == 'D')
+		return CLI_OK;
+	if (which == 'd') {
+		if (result) {
+			printf("Dropped path to %s\n", ph);
+			return CLI_OK;
+		}
+		printf("Unable to drop path to %s. Does it exist?\n", ph);
+		return CLI_FAIL;
+	}
+	if (result) {
+		printf("Dropped all paths via %s\n", ph);
+		return CLI_OK;
+	}
+	printf("Unable to drop paths via %s. Does the transport instance exist?\n", ph);
+	return CLI_FAIL;
+}
+
 int cmd_path(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"config", required_argument, NULL, 'c'}, {"table", no_argument, NULL, 't'},
+		{"drop", no_argument, NULL, 'd'},	  {"drop-via", no_argument, NULL, 'x'},
+		{"drop-announces", no_argument, NULL, 'D'},
 		{"max", required_argument, NULL, 'm'},	  {"version", no_argument, NULL, 'V'},
 		{"help", no_argument, NULL, 'h'},	  {0, 0, 0, 0}};
 	const char *dir = NULL;
@@ -134,10 +332,14 @@ int cmd_path(int argc, char **argv)
 	double wait = PATH_REQUEST_TIMEOUT_S;
 	char *end;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "tm:w:h", opts, NULL)) != -1) {
+	int drop = 0;
+	while ((c = getopt_long(argc, argv, "tm:w:hdxD", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': dir = optarg; break;
 		case 't': table = 1; break;
+		case 'd':
+		case 'x':
+		case 'D': drop = c; break;
 		case 'm':
 			max_hops = strtol(optarg, &end, 10);
 			if (*end || end == optarg || max_hops < 0) {
@@ -173,7 +375,11 @@ int cmd_path(int argc, char **argv)
 			printf("Invalid destination entered. Check your input.\n");
 			return CLI_FAIL;
 		}
-	} else if (!table) {
+	} else if (drop == 'd' || drop == 'x') {
+		printf("Destination length is invalid, must be %d hexadecimal characters (%d "
+		       "bytes).\n", 2 * RNSC_TRUNCATED_HASHLEN, RNSC_TRUNCATED_HASHLEN);
+		return CLI_FAIL;
+	} else if (!table && !drop) {
 		printf("\n");
 		usage(stdout);
 		printf("\n");
@@ -193,12 +399,20 @@ int cmd_path(int argc, char **argv)
 		ret = CLI_SETUP;
 		goto out;
 	}
+	if (drop) {
+		ret = drop_cmd(n, env.ctx, drop, hexhash ? dest : NULL);
+		goto out;
+	}
 	uint64_t wait_ms = (uint64_t)(wait * 1000.0);
 	uint64_t up = wait_ms < IFACE_WAIT_MS ? wait_ms : IFACE_WAIT_MS;
 	uint64_t t0 = rnsc_monotonic_ns();
 	while (!ifaces_ready(n) && rnsc_monotonic_ns() - t0 < up * RNSC_NS_PER_MS &&
 	       !rnsc_node_stopping(n))
 		rnsc_node_run_once(n, 50);
+	if (table && rnsc_node_connected_to_shared(n)) {
+		ret = print_shared_table(n, env.ctx, hexhash ? dest : NULL, max_hops);
+		goto out;
+	}
 	if (table) {
 		ret = print_table(n, hexhash ? dest : NULL, max_hops);
 		goto out;

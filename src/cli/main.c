@@ -15,6 +15,7 @@ static const struct {
 	{"bench", cmd_bench, "benchmarks: scenarios vs the reference; bench crypto; bench echo"},
 	{"id", cmd_id, "identity tool: generate, inspect, sign, verify, encrypt, decrypt"},
 	{"daemon", cmd_daemon, "run a Reticulum node from the configuration (like rnsd)"},
+	{"status", cmd_status, "status of the running shared instance's interfaces (like rnstatus)"},
 	{"path", cmd_path, "show or request paths (like rnpath: -t, or one destination hash)"},
 	{"cp", cmd_cp, "send or receive files over links as resources (like rncp)"},
 	{"probe", cmd_probe, "probe a destination and report round-trip times (like rnprobe)"},

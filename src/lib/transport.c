@@ -19,9 +19,19 @@
  * paths over one hop, direct send, broadcast with the announce interface-mode rules); delivery
  * to SINGLE (decrypt) and PLAIN destinations with PROVE_ALL proofs; receipts.
  *
+ * Shared instance (local roles, transport.h): for local clients hops are not counted, their
+ * announces are rebroadcast at once and once, every announce that updates the path table
+ * is passed to them at once (HEADER_2 from this instance), their path requests are answered
+ * from the path table or forwarded on every other interface, other path requests are
+ * forwarded to them (pending_local_path_requests routes their answer back), plain broadcasts
+ * cross between them and the other interfaces, and packets to, from and through them are
+ * transported (reverse and link tables) even with transport off. Behind a shared instance:
+ * no packet filter or hashlist, hops over the shared socket not counted, HEADER_2 insertion
+ * for one-hop paths.
+ *
  * Links (link table, LRPROOF transport, engine-owned links) are transport_link.c's.
- * Not implemented: tunnels, shared instance
- * and local clients (local_hops_delta), announce rate limits, ingress limiting and held
+ * Not implemented: tunnels, local_hops_delta, shared_connection_disappeared/reappeared
+ * (tables are kept when the shared instance goes away), announce rate limits, ingress limiting and held
  * announces, announce caps and queues, interface gravity, path states (unresponsive), discovery
  * (recursive) path requests, the packet cache, persistence, the INTERNAL-mode announce flags.
  */
@@ -106,6 +116,8 @@ int rnsc_tr_transmit(rnsc_transport *t, uint32_t iface, const uint8_t *raw, size
 /* Transport.add_packet_hash */
 int rnsc_tr_hashlist_add(rnsc_transport *t, const uint8_t hash[RNSC_HASHLEN])
 {
+	if (t->to_shared)
+		return 0; /* the shared instance keeps the hashlist */
 	return rnsc_tmap_put(&t->hashlist, hash, NULL, NULL);
 }
 
@@ -146,7 +158,11 @@ int rnsc_transport_new(rnsc_ctx *ctx, rnsc_transport **out, const rnsc_identity 
 	rnsc_tmap_init(&t->pr_tags_prev, ctx, RNSC_HASHLEN);
 	rnsc_tmap_init(&t->links, ctx, HL);
 	rnsc_tmap_init(&t->link_table, ctx, HL);
+	rnsc_tmap_init(&t->pending_local_prs, ctx, HL);
+	static const char *const tunnel_aspects[] = {"tunnel", "synthesize"};
 	int rc = rnsc_pathreq_destination(ctx, t->pr_dest);
+	if (rc == 0)
+		rc = rnsc_destination_hash(ctx, t->tunnel_dest, NULL, "rnstransport", tunnel_aspects, 2);
 	if (rc) {
 		rnsc_transport_del(t);
 		return rc;
@@ -172,6 +188,7 @@ void rnsc_transport_del(rnsc_transport *t)
 	rnsc_tmap_free(&t->pr_tags_prev, NULL);
 	rnsc_tr_links_free(t);
 	rnsc_tmap_free(&t->link_table, free_plain);
+	rnsc_tmap_free(&t->pending_local_prs, free_plain);
 	for (tr_frame *f = t->out_head, *n; f; f = n) {
 		n = f->next;
 		rnsc_free(ctx, f);
@@ -226,10 +243,35 @@ int rnsc_transport_iface_add(rnsc_transport *t, uint32_t id, int mode, uint64_t 
 	return 0;
 }
 
+int rnsc_transport_iface_set_local(rnsc_transport *t, uint32_t id, int role)
+{
+	if (!t || role < RNSC_TRANSPORT_LOCAL_NONE || role > RNSC_TRANSPORT_LOCAL_SHARED)
+		return RNSC_ERR_INVAL;
+	tr_iface *f = (tr_iface *)rnsc_tr_iface_find(t, id);
+	if (!f)
+		return RNSC_ERR_NOTFOUND;
+	if (f->local_role == RNSC_TRANSPORT_LOCAL_CLIENT)
+		t->n_local_clients--;
+	if (f->local_role == RNSC_TRANSPORT_LOCAL_SHARED)
+		t->to_shared--;
+	f->local_role = role;
+	if (role == RNSC_TRANSPORT_LOCAL_CLIENT)
+		t->n_local_clients++;
+	if (role == RNSC_TRANSPORT_LOCAL_SHARED)
+		t->to_shared++;
+	return 0;
+}
+
+int rnsc_transport_connected_to_shared(const rnsc_transport *t)
+{
+	return t && t->to_shared > 0;
+}
+
 int rnsc_transport_iface_remove(rnsc_transport *t, uint32_t id)
 {
 	for (size_t i = 0; i < t->n_ifaces; i++) {
 		if (t->ifaces[i].id == id) {
+			(void)rnsc_transport_iface_set_local(t, id, RNSC_TRANSPORT_LOCAL_NONE);
 			memmove(&t->ifaces[i], &t->ifaces[i + 1],
 				(t->n_ifaces - i - 1) * sizeof(t->ifaces[0]));
 			t->n_ifaces--;
@@ -328,7 +370,9 @@ int rnsc_tr_outbound(rnsc_transport *t, const rnsc_packet *p, const uint32_t *at
 	    p->dest_type != RNSC_DEST_GROUP)
 		path = rnsc_tmap_get(&t->paths, p->dest_hash, NULL);
 	if (path) {
-		if (path->pub.hops > 1) {
+		/* Behind a shared instance a destination one hop away is also reached through
+		 * the instance's transport (Transport._outbound). */
+		if (path->pub.hops > 1 || (path->pub.hops == 1 && t->to_shared)) {
 			if (p->header_type != RNSC_HEADER_1)
 				return 0; /* the reference sends nothing in this case either */
 			/* Insert into transport: HEADER_2, TRANSPORT, next hop's transport id. */
@@ -581,7 +625,18 @@ static int inbound_announce(rnsc_transport *t, const rnsc_packet *p, const uint8
 	memcpy(e->raw, raw, len);
 	e->raw_len = len;
 
-	if (t->cfg.transport_enabled && p->context != RNSC_CTX_PATH_RESPONSE) {
+	/* A local client's announce goes out at once, and only once; so does its path
+	 * response when a peer asked us for that destination (pending_local_path_requests). */
+	int from_local = rif->local_role == RNSC_TRANSPORT_LOCAL_CLIENT;
+	int queue = 0;
+	if ((t->cfg.transport_enabled || from_local) && p->context != RNSC_CTX_PATH_RESPONSE) {
+		queue = 1;
+	} else if (from_local && p->context == RNSC_CTX_PATH_RESPONSE) {
+		uint32_t *pi = rnsc_tmap_del(&t->pending_local_prs, p->dest_hash);
+		queue = pi != NULL;
+		rnsc_free(t->ctx, pi);
+	}
+	if (queue) {
 		tr_announce *ae = rnsc_calloc(t->ctx, 1, sizeof(*ae));
 		uint64_t delay = 0;
 		rc = ae ? rand_ms(t, RNSC_PATHFINDER_RW_MS, &delay) : RNSC_ERR_NOMEM;
@@ -589,6 +644,10 @@ static int inbound_announce(rnsc_transport *t, const rnsc_packet *p, const uint8
 			ae->timestamp = now;
 			ae->rtrns_tmo = now + delay; /* now + RNS.rand() * PATHFINDER_RW */
 			ae->retries = 0;
+			if (from_local) {
+				ae->rtrns_tmo = now;
+				ae->retries = RNSC_PATHFINDER_R;
+			}
 			memcpy(ae->rcvd_from, received_from, HL);
 			ae->hops = p->hops;
 			memcpy(ae->raw, raw, len);
@@ -613,6 +672,21 @@ static int inbound_announce(rnsc_transport *t, const rnsc_packet *p, const uint8
 	t->st.paths_added++;
 	rnsc_log(t->ctx, RNSC_LOG_DEBUG, WHO, "destination is now %u hops away on interface %u",
 		 (unsigned)p->hops, (unsigned)rif->id);
+	/* Local clients get every announce that updated the path table at once, in transport
+	 * from this instance so they route through it. */
+	for (size_t i = 0; i < t->n_ifaces && t->n_local_clients; i++) {
+		const tr_iface *f = &t->ifaces[i];
+		if (f->local_role != RNSC_TRANSPORT_LOCAL_CLIENT || f->id == rif->id)
+			continue;
+		rnsc_packet c = *p;
+		c.header_type = RNSC_HEADER_2;
+		c.transport_type = RNSC_TRANSPORT_TRANSPORT;
+		memcpy(c.transport_id, t->ident.hash, HL);
+		c.context = RNSC_CTX_NONE;
+		rc = rnsc_tr_outbound(t, &c, &f->id, now, NULL);
+		if (rc && rc != RNSC_ERR_HOPS && rc != RNSC_ERR_TOOBIG)
+			return rc;
+	}
 	if (t->cb.on_announce)
 		t->cb.on_announce(t->cb.ud, p->dest_hash, a.app_data, a.app_data ? a.app_data_len : 0,
 				  p->hops);
@@ -677,9 +751,51 @@ int rnsc_transport_request_path(rnsc_transport *t, const uint8_t dest_hash[HL], 
 }
 
 /* Transport.path_request (local destinations, and known paths on transport nodes). */
+/* Asks every interface but `except` (UINT32_MAX: none) with role `role` (-1: any) for a
+ * path, as the reference forwards path requests for and to local clients. */
+static int request_path_on(rnsc_transport *t, const uint8_t dest[HL], uint32_t except, int role,
+			   uint64_t now)
+{
+	uint32_t ids[64];
+	size_t n = 0;
+	for (size_t i = 0; i < t->n_ifaces && n < 64; i++)
+		if (t->ifaces[i].id != except && (role < 0 || t->ifaces[i].local_role == role))
+			ids[n++] = t->ifaces[i].id;
+	for (size_t i = 0; i < n; i++) {
+		int rc = rnsc_transport_request_path(t, dest, 1, ids[i], now);
+		if (rc && rc != RNSC_ERR_NOTFOUND)
+			return rc;
+	}
+	return 0;
+}
+
+#define PENDING_LOCAL_PRS_MAX 4096u
+
 static int path_request(rnsc_transport *t, const rnsc_pathreq *r, const tr_iface *rif,
 			uint64_t now)
 {
+	int from_local = rif->local_role == RNSC_TRANSPORT_LOCAL_CLIENT;
+	const tr_path *known = rnsc_tmap_get(&t->paths, r->dest_hash, NULL);
+	const tr_iface *kif = known ? rnsc_tr_iface_find(t, known->pub.iface) : NULL;
+	if (kif && kif->local_role == RNSC_TRANSPORT_LOCAL_CLIENT) {
+		/* The destination lives on a local client: its path response is passed on to
+		 * the requestor. */
+		if (t->pending_local_prs.n >= PENDING_LOCAL_PRS_MAX) { /* bounded: start over */
+			rnsc_tmap_free(&t->pending_local_prs, free_plain);
+			rnsc_tmap_init(&t->pending_local_prs, t->ctx, HL);
+		}
+		uint32_t *pi = rnsc_alloc(t->ctx, sizeof(*pi));
+		if (!pi)
+			return RNSC_ERR_NOMEM;
+		*pi = rif->id;
+		void *old = NULL;
+		int prc = rnsc_tmap_put(&t->pending_local_prs, r->dest_hash, pi, &old);
+		rnsc_free(t->ctx, old);
+		if (prc) {
+			rnsc_free(t->ctx, pi);
+			return prc;
+		}
+	}
 	const tr_local *l = rnsc_tmap_get(&t->locals, r->dest_hash, NULL);
 	if (l) {
 		if (l->type != RNSC_DEST_SINGLE)
@@ -687,8 +803,13 @@ static int path_request(rnsc_transport *t, const rnsc_pathreq *r, const tr_iface
 		t->st.pr_answered++;
 		return announce_local(t, l, NULL, 0, 1, &rif->id, now);
 	}
-	tr_path *path = t->cfg.transport_enabled ? rnsc_tmap_get(&t->paths, r->dest_hash, NULL)
-						 : NULL;
+	tr_path *path = t->cfg.transport_enabled || from_local
+				? rnsc_tmap_get(&t->paths, r->dest_hash, NULL)
+				: NULL;
+	if (!path && from_local) /* asked on every other interface for the client */
+		return request_path_on(t, r->dest_hash, rif->id, -1, now);
+	if (!path && t->n_local_clients) /* passed on to the local clients */
+		return request_path_on(t, r->dest_hash, rif->id, RNSC_TRANSPORT_LOCAL_CLIENT, now);
 	if (!path)
 		return 0; /* discovery (recursive) requests are not implemented */
 	if (rif->mode == RNSC_TRANSPORT_MODE_ROAMING && rif->id == path->pub.iface)
@@ -704,6 +825,8 @@ static int path_request(rnsc_transport *t, const rnsc_pathreq *r, const tr_iface
 	ae->rtrns_tmo = now + RNSC_PATH_REQUEST_GRACE_MS;
 	if (rif->mode == RNSC_TRANSPORT_MODE_ROAMING)
 		ae->rtrns_tmo += RNSC_PATH_REQUEST_RG_MS;
+	if (from_local || (kif && kif->local_role == RNSC_TRANSPORT_LOCAL_CLIENT))
+		ae->rtrns_tmo = now; /* nobody closer to wait for */
 	ae->retries = RNSC_PATHFINDER_R;
 	memcpy(ae->rcvd_from, path->pub.next_hop, HL);
 	ae->hops = path->pub.hops;
@@ -837,7 +960,7 @@ static void receipt_remove(rnsc_transport *t, size_t i)
 static int inbound_proof(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw,
 			 size_t len, const tr_iface *rif)
 {
-	if (t->cfg.transport_enabled) {
+	if (rnsc_tr_relaying(t)) {
 		tr_reverse *rv = rnsc_tmap_del(&t->reverse, p->dest_hash);
 		if (rv) {
 			int rc = 0;
@@ -1025,11 +1148,15 @@ int rnsc_transport_ingest(rnsc_transport *t, uint32_t iface, const uint8_t *fram
 	rc = rnsc_packet_hash(t->ctx, hash, frame, len);
 	if (rc)
 		return rc;
-	if (!packet_filter(t, &p, hash)) {
+	/* Behind a shared instance the instance filters (Transport.packet_filter). */
+	if (!t->to_shared && !packet_filter(t, &p, hash)) {
 		t->st.filtered++;
 		return 0;
 	}
-	p.hops++;
+	/* Hops over the shared-instance socket are not hops (Transport.inbound). */
+	int from_local = rif->local_role == RNSC_TRANSPORT_LOCAL_CLIENT;
+	if (rif->local_role == RNSC_TRANSPORT_LOCAL_NONE)
+		p.hops++;
 	if (p.packet_type == RNSC_PKT_ANNOUNCE && len > RNSC_MTU) {
 		t->st.malformed++; /* excessive announce frame size */
 		return 0;
@@ -1051,16 +1178,38 @@ int rnsc_transport_ingest(rnsc_transport *t, uint32_t iface, const uint8_t *fram
 			return rc;
 	}
 
+	/* Plain broadcasts from a local client go out everywhere else; those from elsewhere
+	 * reach every local client. */
+	if (t->n_local_clients && p.dest_type == RNSC_DEST_PLAIN &&
+	    p.transport_type == RNSC_TRANSPORT_BROADCAST &&
+	    memcmp(p.dest_hash, t->tunnel_dest, HL) != 0) { /* not the control destinations */
+		for (size_t i = 0; i < t->n_ifaces; i++) {
+			const tr_iface *f = &t->ifaces[i];
+			if (f->id == rif->id ||
+			    (!from_local && f->local_role != RNSC_TRANSPORT_LOCAL_CLIENT))
+				continue;
+			if ((rc = rnsc_tr_transmit(t, f->id, frame, len)))
+				return rc;
+		}
+	}
+	/* A packet for a destination on a local client arrives without a transport id (the
+	 * client looks directly reachable): it is taken into transport here. */
+	int for_local = 0;
+	if (p.packet_type != RNSC_PKT_ANNOUNCE && t->n_local_clients) {
+		const tr_path *lp = rnsc_tmap_get(&t->paths, p.dest_hash, NULL);
+		for_local = lp && lp->pub.hops == 0;
+	}
 	int lr_handled = 0;
-	if (t->cfg.transport_enabled && p.header_type == RNSC_HEADER_2 &&
-	    p.packet_type != RNSC_PKT_ANNOUNCE) {
+	if (((t->cfg.transport_enabled || from_local) && p.header_type == RNSC_HEADER_2 &&
+	     p.packet_type != RNSC_PKT_ANNOUNCE) ||
+	    (for_local && p.header_type == RNSC_HEADER_1)) {
 		/* packet_filter already dropped transport ids other than ours. As in the
 		 * reference, processing goes on below (local delivery) after forwarding. */
 		rc = forward(t, &p, frame, len, hash, rif, now, &lr_handled);
 		if (rc)
 			return rc;
 	}
-	if (t->cfg.transport_enabled && p.packet_type != RNSC_PKT_ANNOUNCE &&
+	if (rnsc_tr_relaying(t) && p.packet_type != RNSC_PKT_ANNOUNCE &&
 	    p.packet_type != RNSC_PKT_LINKREQUEST && p.context != RNSC_CTX_LRPROOF) {
 		rc = rnsc_tr_link_transport(t, &p, frame, len, hash, rif, now);
 		if (rc)

@@ -16,7 +16,7 @@
  * (RNSC_TRANSPORT_MODE_*, the reference's Interface.MODE_* values), bitrate and hardware MTU.
  *
  * Not implemented in this slice (see transport.c's header for the detail): tunnels,
- * shared-instance/local-client handling, announce rate limiting and ingress
+ * local_hops_delta, announce rate limiting and ingress
  * control, per-interface announce caps and queues, recursive (discovery) path requests, the
  * packet cache, held announces, ratchets on local destinations. Persistence is the runtime's:
  * the engine only exports and imports its tables (rnsc_transport_known_next/_import).
@@ -333,13 +333,34 @@ RNSC_API int rnsc_transport_known_import(rnsc_transport *t, const rnsc_transport
  * MTU clamped as Transport.py does, LRPROOFs are checked against the destination's recalled
  * identity and sent back, link packets cross in the direction their hop count names.
  * Not implemented: path re-balancing from LRPROOFs with unexpected hop counts (such proofs
- * are dropped), path rediscovery when a relayed link request is never proved, shared-
- * instance clients, channels/resources over engine-owned links. */
+ * are dropped), path rediscovery when a relayed link request is never proved,
+ * channels/resources over engine-owned links. */
 
 /* Interface.AUTOCONFIGURE_MTU / FIXED_MTU for an attached interface: when on, links over it
  * may use its hardware MTU (link MTU discovery); off (the default) keeps them at RNSC_MTU.
  * Returns 0 or RNSC_ERR_NOTFOUND. */
 RNSC_API int rnsc_transport_iface_set_mtu_capable(rnsc_transport *t, uint32_t id, int on);
+/* Shared instance roles of an interface (LocalInterface.py): a program attached to this
+ * instance (Transport.local_client_interfaces), or this engine's own connection to the
+ * shared instance it is attached to (is_connected_to_shared_instance). */
+enum rnsc_transport_local_role {
+	RNSC_TRANSPORT_LOCAL_NONE = 0,
+	RNSC_TRANSPORT_LOCAL_CLIENT = 1,
+	RNSC_TRANSPORT_LOCAL_SHARED = 2,
+};
+/* Sets the role of an attached interface. For a LOCAL_CLIENT the engine forwards, for that
+ * program, what Transport.py forwards for local clients even with transport off: its
+ * announces and path requests go out on the other interfaces, announces and path
+ * requests from elsewhere are passed to it, packets to and from it are transported, its
+ * hops are not counted. With a LOCAL_SHARED interface the engine behaves as the
+ * reference's attached program: no packet filter or hashlist (the shared instance does
+ * that), hops over that interface not counted, and packets to a destination one hop
+ * away are inserted into transport via the shared instance.
+ * Returns 0, RNSC_ERR_INVAL or RNSC_ERR_NOTFOUND. */
+RNSC_API int rnsc_transport_iface_set_local(rnsc_transport *t, uint32_t id, int role);
+/* 1 when an attached interface has the LOCAL_SHARED role. */
+RNSC_API int rnsc_transport_connected_to_shared(const rnsc_transport *t);
+
 /* Destination.accepts_links for a local destination (default on). 0 or RNSC_ERR_NOTFOUND. */
 RNSC_API int rnsc_transport_dest_accept_links(rnsc_transport *t,
 					      const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],

@@ -22,6 +22,7 @@ typedef struct tr_iface {
 	size_t hw_mtu;
 	/* Interface.AUTOCONFIGURE_MTU or FIXED_MTU: link MTU signalling uses hw_mtu */
 	int mtu_capable;
+	int local_role; /* enum rnsc_transport_local_role */
 } tr_iface;
 
 typedef struct tr_local {
@@ -93,6 +94,7 @@ struct rnsc_transport {
 	rnsc_transport_callbacks cb;
 	rnsc_transport_stats st;
 	uint8_t pr_dest[HL]; /* Transport.pr_destination_hash */
+	uint8_t tunnel_dest[HL]; /* rnstransport.tunnel.synthesize: the other control hash */
 
 	tr_iface *ifaces;
 	size_t n_ifaces, cap_ifaces;
@@ -117,7 +119,20 @@ struct rnsc_transport {
 	uint64_t links_last_culled;
 
 	uint64_t announces_last_checked, receipts_last_checked, tables_last_culled;
+
+	/* Shared instance: programs attached here (Transport.local_client_interfaces), and
+	 * whether this engine is itself attached to one (is_connected_to_shared_instance). */
+	size_t n_local_clients;
+	int to_shared;
+	rnsc_tmap pending_local_prs; /* pending_local_path_requests: dest -> uint32_t* iface */
 };
+
+/* Transport enabled, or acting for attached programs (which the reference transports
+ * for even when transport is off). */
+static inline int rnsc_tr_relaying(const rnsc_transport *t)
+{
+	return t->cfg.transport_enabled || t->n_local_clients > 0;
+}
 
 /* A link that terminates here (either side). */
 typedef struct tr_llink {

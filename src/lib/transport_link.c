@@ -294,7 +294,7 @@ static int relay_proof(rnsc_transport *t, tr_lte *e, const rnsc_packet *p, const
 int rnsc_tr_link_proof(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw, size_t len,
 		       const uint8_t hash[RNSC_HASHLEN], const tr_iface *rif, uint64_t now)
 {
-	if (t->cfg.transport_enabled) {
+	if (rnsc_tr_relaying(t)) {
 		tr_lte *e = rnsc_tmap_get(&t->link_table, p->dest_hash, NULL);
 		if (e)
 			return relay_proof(t, e, p, raw, len, rif);

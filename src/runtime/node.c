@@ -10,11 +10,16 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "destination.h"
 #include "ifac.h"
+#include "node_rpc.h"
 #include "node_store.h"
 #include "store.h"
 
@@ -40,6 +45,8 @@ typedef struct node_if {
 	int has_ifac;
 	rnsc_ifac ifac;
 	rnsc_ifac_stats ifac_stats;
+	int local_role;   /* enum rnsc_transport_local_role */
+	int local_server; /* the shared instance's listener: its children are local clients */
 } node_if;
 
 /* Interface options read before rnsc_iface_host_open(); the ADDED event picks them up. */
@@ -49,6 +56,8 @@ typedef struct node_pending {
 	int mtu_capable;
 	const char *netname, *passphrase;
 	size_t ifac_size;
+	int local_role;
+	int local_server;
 } node_pending;
 
 struct rnsc_node {
@@ -78,6 +87,10 @@ struct rnsc_node {
 	size_t rxcap, txcap, ifaccap;
 	int flushing;
 	int started; /* set once start-up succeeded: only then are the tables saved */
+	int shared;    /* this node is the shared instance (LocalServerInterface open) */
+	int connected; /* this node is attached to another shared instance */
+	rnsc_node_rpc *rpc;
+	uint64_t started_ms;
 };
 
 static const char *WHO = "node";
@@ -264,6 +277,8 @@ static void attach(rnsc_node *n, node_if *r)
 	}
 	if (r->mtu_capable)
 		(void)rnsc_transport_iface_set_mtu_capable(n->t, r->id, 1);
+	if (r->local_role)
+		(void)rnsc_transport_iface_set_local(n->t, r->id, r->local_role);
 	r->attached = 1;
 	rnsc_log(n->ctx, RNSC_LOG_VERBOSE, WHO, "%s attached (mode %d, %llu bps, MTU %zu%s)",
 		 rnsc_iface_name(r->iface), r->mode, (unsigned long long)bitrate, mtu,
@@ -302,6 +317,8 @@ static node_if *rec_new(rnsc_node *n, rnsc_iface *iface)
 	rnsc_iface *parent = rnsc_iface_parent(iface);
 	node_if *pr = parent ? rnsc_iface_user(parent) : NULL;
 	if (pr) { /* spawned: the parent's mode and access code */
+		if (pr->local_server)
+			r->local_role = RNSC_TRANSPORT_LOCAL_CLIENT;
 		r->mode = pr->mode;
 		r->mtu_capable = pr->mtu_capable;
 		r->ifac_size = pr->ifac_size;
@@ -315,6 +332,8 @@ static node_if *rec_new(rnsc_node *n, rnsc_iface *iface)
 			r->ifac_size = n->pend.ifac_size;
 		netname = n->pend.netname;
 		pass = n->pend.passphrase;
+		r->local_role = n->pend.local_role;
+		r->local_server = n->pend.local_server;
 	}
 	if ((netname && *netname && !(r->netname = dupstr(n->ctx, netname))) ||
 	    (pass && *pass && !(r->passphrase = dupstr(n->ctx, pass)))) {
@@ -666,6 +685,106 @@ static int type_mtu_capable(const char *type)
 	return 0;
 }
 
+/* ---- the shared instance (Reticulum.__start_local_interface) ------------------------------ */
+
+/* Whether a shared instance answers at the configured address (an abstract Unix socket
+ * "\0rns/<instance_name>" or TCP 127.0.0.1:shared_instance_port). */
+static int shared_running(const rnsc_config_settings *set)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	memset(&ss, 0, sizeof(ss));
+	if (set->shared_instance_unix && set->local_socket_path) {
+		struct sockaddr_un *un = (struct sockaddr_un *)&ss;
+		int l = snprintf(un->sun_path + 1, sizeof(un->sun_path) - 1, "rns/%s",
+				 set->local_socket_path);
+		if (l < 0 || (size_t)l >= sizeof(un->sun_path) - 1)
+			return 0;
+		un->sun_family = AF_UNIX;
+		sl = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)l);
+	} else {
+		struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+		in->sin_family = AF_INET;
+		in->sin_port = htons((uint16_t)set->shared_instance_port);
+		in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		sl = sizeof(*in);
+	}
+	int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	int ok = connect(fd, (struct sockaddr *)&ss, sl) == 0;
+	close(fd);
+	return ok;
+}
+
+/* Opens the shared instance's listener, or (client = 1) the connection to a running one,
+ * through the "local" plugin with a section built from [reticulum]'s options. */
+static int open_local(rnsc_node *n, int client, rnsc_config_error *err)
+{
+	char text[512];
+	if (n->set.shared_instance_unix && n->set.local_socket_path)
+		/* quoted, so an instance name with '#' or ',' stays one value */
+		snprintf(text, sizeof(text), strchr(n->set.local_socket_path, '"')
+						     ? "[interfaces]\n  [[local]]\n    socket_path = %.300s\n"
+						     : "[interfaces]\n  [[local]]\n    socket_path = \"%.300s\"\n",
+			 n->set.local_socket_path);
+	else
+		snprintf(text, sizeof(text), "[interfaces]\n  [[local]]\n    port = %lld\n",
+			 (long long)n->set.shared_instance_port);
+	rnsc_config *c = NULL;
+	int rc = rnsc_config_parse(n->ctx, text, strlen(text), "[reticulum]", &c, err);
+	if (rc)
+		return rc;
+	const rnsc_config_section *s =
+		rnsc_config_section_get(rnsc_config_section_get(rnsc_config_root(c), "interfaces"),
+					"local");
+	memset(&n->pend, 0, sizeof(n->pend));
+	n->pend.set = 1;
+	n->pend.mtu_capable = 1; /* LocalInterface.AUTOCONFIGURE_MTU */
+	n->pend.local_role = client ? RNSC_TRANSPORT_LOCAL_SHARED : RNSC_TRANSPORT_LOCAL_NONE;
+	n->pend.local_server = !client;
+	rc = rnsc_iface_host_open(n->ih, s, client ? "Local shared instance" : "Shared Instance",
+				  client ? "LocalClientInterface" : "LocalServerInterface", NULL, err);
+	memset(&n->pend, 0, sizeof(n->pend));
+	rnsc_config_del(c);
+	return rc;
+}
+
+static int start_local(rnsc_node *n, rnsc_config_error *err)
+{
+	int rc = 0;
+	if (!n->connected) {
+		rc = open_local(n, 0, err);
+		if (rc == 0) {
+			n->shared = 1;
+			rnsc_log(n->ctx, RNSC_LOG_VERBOSE, WHO, "started the shared instance interface");
+			int rrc = rnsc_node_rpc_start(n, n->ctx, &n->rpc);
+			if (rrc)
+				rnsc_log(n->ctx, RNSC_LOG_ERROR, WHO, "cannot start the shared instance "
+					 "RPC: %s (status tools will not work)", rnsc_strerror(rrc));
+			return 0;
+		}
+		if (rc != RNSC_ERR_IO)
+			goto standalone;
+		if (err)
+			memset(err, 0, sizeof(*err));
+	}
+	rc = open_local(n, 1, err);
+	if (rc == 0) {
+		n->connected = 1;
+		rnsc_log(n->ctx, RNSC_LOG_VERBOSE, WHO,
+			 "connected to the locally available Reticulum instance");
+		return 0;
+	}
+standalone:
+	rnsc_log(n->ctx, RNSC_LOG_WARNING, WHO, "no shared instance interface (%s): running as a "
+		 "standalone instance", err && err->msg[0] ? err->msg : rnsc_strerror(rc));
+	if (err)
+		memset(err, 0, sizeof(*err));
+	n->connected = 0;
+	return 0;
+}
+
 static int open_ifaces(rnsc_node *n, rnsc_config_error *err)
 {
 	size_t cnt = rnsc_config_iface_count(n->cfg);
@@ -720,6 +839,7 @@ int rnsc_node_new(rnsc_ctx *ctx, rnsc_plugin_host *plugins, const rnsc_node_opti
 	n->ctx = ctx;
 	n->plugins = plugins;
 	n->sigfd = -1;
+	n->started_ms = rnsc_node_now_ms();
 	atomic_init(&n->stopping, 0);
 	rnsc_identity stored, ident;
 	memset(&stored, 0, sizeof(stored));
@@ -739,9 +859,13 @@ int rnsc_node_new(rnsc_ctx *ctx, rnsc_plugin_host *plugins, const rnsc_node_opti
 	if (created)
 		rnsc_log(ctx, RNSC_LOG_NOTICE, WHO, "created a default configuration in %s/config",
 			 n->dir);
-	if (n->set.share_instance)
-		rnsc_log(ctx, RNSC_LOG_NOTICE, WHO, "share_instance is set, but rnsc has no shared "
-			 "instance interface yet: running as a standalone instance");
+	/* A program finding a shared instance attaches to it: it routes nothing and opens
+	 * no interfaces of its own (Reticulum.__start_local_interface). */
+	if (n->set.share_instance && shared_running(&n->set)) {
+		n->connected = 1;
+		n->set.enable_transport = 0;
+		n->set.respond_to_probes = 0;
+	}
 	snprintf(n->storage, sizeof(n->storage), "%.*s/storage", (int)(sizeof(n->storage) - 9),
 		 n->dir);
 	if ((rc = rnsc_store_mkdirs(n->storage))) {
@@ -815,9 +939,11 @@ int rnsc_node_new(rnsc_ctx *ctx, rnsc_plugin_host *plugins, const rnsc_node_opti
 	rnsc_iface_host_set_event(n->ih, on_event, n);
 	if ((rc = grow(ctx, &n->txbuf, &n->txcap, 4096)))
 		goto out;
-	if ((rc = open_ifaces(n, err)))
+	if (n->set.share_instance && (rc = start_local(n, err)))
 		goto out;
-	if (n->set.enable_transport) { /* Transport.start loads these only when routing */
+	if (!n->connected && (rc = open_ifaces(n, err)))
+		goto out;
+	if (n->set.enable_transport && !n->connected) { /* Transport.start loads these only when routing */
 		node_store_ifaces si = {.ud = n, .describe = store_describe, .find = store_find};
 		node_store_load_hashlist(ctx, n->t, n->storage);
 		node_store_load_paths(ctx, n->t, n->storage, &si);
@@ -854,6 +980,8 @@ void rnsc_node_del(rnsc_node *n)
 		return;
 	if (n->started)
 		rnsc_node_save(n);
+	rnsc_node_rpc_stop(n->rpc);
+	n->rpc = NULL;
 	/* Interfaces first: their REMOVED events detach them from the engine. */
 	rnsc_iface_host_del(n->ih);
 	n->ih = NULL;
@@ -941,6 +1069,49 @@ const char *rnsc_node_config_dir(const rnsc_node *n)
 	return n ? n->dir : NULL;
 }
 
+rnsc_ctx *rnsc_node_ctx(const rnsc_node *n)
+{
+	return n ? n->ctx : NULL;
+}
+
+uint64_t rnsc_node_started_ms(const rnsc_node *n)
+{
+	return n ? n->started_ms : 0;
+}
+
+struct rnsc_node_rpc *rnsc_node_rpc_server(const rnsc_node *n)
+{
+	return n ? n->rpc : NULL;
+}
+
+int rnsc_node_iface_mode(const rnsc_node *n, const rnsc_iface *f, const char **netname,
+			 size_t *ifac_size)
+{
+	(void)n;
+	const node_if *r = f ? rnsc_iface_user(f) : NULL;
+	if (netname)
+		*netname = r ? r->netname : NULL;
+	if (ifac_size)
+		*ifac_size = r ? r->ifac_size : 0;
+	return r ? r->mode : RNSC_TRANSPORT_MODE_FULL;
+}
+
+rnsc_iface *rnsc_node_iface_by_id(const rnsc_node *n, uint32_t id)
+{
+	node_if *r = n ? find_id(n, id) : NULL;
+	return r ? r->iface : NULL;
+}
+
+int rnsc_node_is_shared_instance(const rnsc_node *n)
+{
+	return n && n->shared;
+}
+
+int rnsc_node_connected_to_shared(const rnsc_node *n)
+{
+	return n && n->connected;
+}
+
 const uint8_t *rnsc_node_probe_hash(const rnsc_node *n)
 {
 	return n && n->has_probe ? n->probe_hash : NULL;
@@ -995,7 +1166,8 @@ int rnsc_node_save(rnsc_node *n)
 		return RNSC_ERR_INVAL;
 	node_store_ifaces si = {.ud = n, .describe = store_describe, .find = store_find};
 	int rc = node_store_save_known(n->ctx, n->t, n->storage);
-	int rc2 = node_store_save_paths(n->ctx, n->t, n->storage, &si);
+	/* A program attached to a shared instance leaves the path table to the instance. */
+	int rc2 = n->connected ? 0 : node_store_save_paths(n->ctx, n->t, n->storage, &si);
 	int rc3 = n->set.enable_transport ? node_store_save_hashlist(n->ctx, n->t, n->storage) : 0;
 	return rc ? rc : rc2 ? rc2 : rc3;
 }

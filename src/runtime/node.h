@@ -31,8 +31,16 @@
  * rnsc_node_run(); rnsc_node_stop() may be called from any thread. Signals: with
  * handle_signals set, SIGINT and SIGTERM are blocked in the calling thread and read
  * through a signalfd on the loop, so they stop the node cleanly, and SIGPIPE is ignored
- * process-wide. A shared instance (share_instance) is not provided yet: the node always
- * runs standalone and says so at start.
+ * process-wide.
+ *
+ * Shared instance (share_instance, default on; Reticulum.__start_local_interface): when
+ * another instance already listens at the configured address (the abstract Unix socket
+ * "\0rns/<instance_name>", or TCP 127.0.0.1:shared_instance_port with
+ * shared_instance_type = tcp), the node attaches to it through a LocalClientInterface
+ * and opens none of [interfaces]; transport and probes are off, as in the reference.
+ * Otherwise it becomes the shared instance: a LocalServerInterface accepts programs
+ * (reference ones or rnsc ones) and the engine acts for them (transport.h, local roles).
+ * If neither works the node runs standalone and logs why.
  */
 #ifndef RNSC_NODE_H
 #define RNSC_NODE_H
@@ -121,6 +129,19 @@ RNSC_API rnsc_iface_host *rnsc_node_ifaces(rnsc_node *n);
 RNSC_API rnsc_loop *rnsc_node_loop(rnsc_node *n);
 RNSC_API const rnsc_config_settings *rnsc_node_settings(const rnsc_node *n);
 RNSC_API const char *rnsc_node_config_dir(const rnsc_node *n);
+/* When the node was created (ms since the epoch); the shared-instance RPC server (NULL
+ * unless this node is the shared instance); an interface's transport mode, IFAC network
+ * name and IFAC size (bytes); the interface of an engine interface id (or NULL). */
+RNSC_API uint64_t rnsc_node_started_ms(const rnsc_node *n);
+RNSC_API rnsc_ctx *rnsc_node_ctx(const rnsc_node *n);
+struct rnsc_node_rpc;
+RNSC_API struct rnsc_node_rpc *rnsc_node_rpc_server(const rnsc_node *n);
+RNSC_API int rnsc_node_iface_mode(const rnsc_node *n, const rnsc_iface *f, const char **netname,
+				  size_t *ifac_size);
+RNSC_API rnsc_iface *rnsc_node_iface_by_id(const rnsc_node *n, uint32_t id);
+/* 1 when this node is the shared instance / is attached to another one. */
+RNSC_API int rnsc_node_is_shared_instance(const rnsc_node *n);
+RNSC_API int rnsc_node_connected_to_shared(const rnsc_node *n);
 /* The probe destination's hash, or NULL when the node does not respond to probes. */
 RNSC_API const uint8_t *rnsc_node_probe_hash(const rnsc_node *n);
 /* The interface name of an engine interface id, or NULL. */

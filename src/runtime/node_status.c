@@ -8,6 +8,8 @@
 
 #include "config.h"
 #include "err.h"
+#include "msgpack.h"
+#include "node_rpc.h"
 
 /* Names of enum rnsc_iface_drop, in order (iface_abi.h). */
 static const char *const drop_names[] = {"runt",    "oversize", "garbage", "partial",
@@ -24,20 +26,6 @@ _Static_assert(sizeof(drop_names) / sizeof(drop_names[0]) == RNSC_IFACE_DROP_COU
 	X(receipts_timed_out) X(pr_received) X(pr_duplicate) X(pr_answered)                \
 	X(hashlist_rotations) X(links_accepted) X(links_refused) X(links_relayed)          \
 	X(link_table_forwarded)
-
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
-}
 
 /* A Prometheus label value: backslash, double quote and newline escaped. */
 static void label_str(FILE *f, const char *s)
@@ -74,77 +62,14 @@ int rnsc_node_status_json(rnsc_node *n, char **out, size_t *len)
 {
 	if (!n || !out || !len)
 		return RNSC_ERR_INVAL;
-	*out = NULL;
-	FILE *f = open_memstream(out, len);
-	if (!f)
-		return RNSC_ERR_NOMEM;
-	rnsc_transport *t = rnsc_node_transport(n);
-	const rnsc_transport_stats *ts = rnsc_transport_get_stats(t);
-	const rnsc_config_settings *set = rnsc_node_settings(n);
-	rnsc_node_stats ns;
-	rnsc_node_stats_get(n, &ns);
-	fprintf(f, "{\"rnsc_version\": ");
-	json_str(f, PACKAGE_VERSION);
-	fprintf(f, ", \"transport_enabled\": %s, \"transport_id\": \"",
-		set && set->enable_transport ? "true" : "false");
-	const uint8_t *id = rnsc_transport_id(t);
-	for (int i = 0; i < RNSC_TRUNCATED_HASHLEN; i++)
-		fprintf(f, "%02x", id[i]);
-	fprintf(f, "\", \"paths\": %zu, \"known_destinations\": %zu, \"links\": %zu, "
-		   "\"relayed_links\": %zu",
-		rnsc_transport_path_count(t), rnsc_transport_known_count(t),
-		rnsc_transport_link_count(t), rnsc_transport_link_table_count(t));
-	fprintf(f, ",\n \"node\": {\"rx_frames\": %llu, \"ifac_dropped\": %llu, \"ingest_errors\": "
-		   "%llu, \"tx_frames\": %llu, \"tx_errors\": %llu}",
-		(unsigned long long)ns.rx_frames, (unsigned long long)ns.ifac_dropped,
-		(unsigned long long)ns.ingest_errors, (unsigned long long)ns.tx_frames,
-		(unsigned long long)ns.tx_errors);
-	fprintf(f, ",\n \"transport\": {");
-	const char *sep = "";
-#define X(name)                                                                            \
-	fprintf(f, "%s\"" #name "\": %llu", sep, (unsigned long long)ts->name);            \
-	sep = ", ";
-	TRANSPORT_COUNTERS(X)
-#undef X
-	fprintf(f, "},\n \"interfaces\": [");
-	rnsc_iface_host *ih = rnsc_node_ifaces(n);
-	size_t cnt = rnsc_iface_host_count(ih);
-	for (size_t i = 0; i < cnt; i++) {
-		rnsc_iface *fc = rnsc_iface_host_at(ih, i);
-		rnsc_iface_status st;
-		if (rnsc_iface_status_get(fc, &st) != 0)
-			continue;
-		char desc[256];
-		if (rnsc_iface_describe(fc, desc, sizeof(desc)) < 0)
-			desc[0] = '\0';
-		rnsc_iface *parent = rnsc_iface_parent(fc);
-		fprintf(f, "%s\n  {\"name\": ", i ? "," : "");
-		json_str(f, st.name);
-		fprintf(f, ", \"description\": ");
-		json_str(f, desc);
-		fprintf(f, ", \"type\": ");
-		json_str(f, st.type);
-		fprintf(f, ", \"plugin\": ");
-		json_str(f, st.plugin);
-		fprintf(f, ", \"parent\": ");
-		if (parent)
-			json_str(f, rnsc_iface_name(parent));
-		else
-			fprintf(f, "null");
-		fprintf(f, ", \"status\": \"%s\", \"rx_bytes\": %llu, \"tx_bytes\": %llu, "
-			   "\"rx_packets\": %llu, \"tx_packets\": %llu, \"bitrate\": %llu, "
-			   "\"hw_mtu\": %zu, \"children\": %u, \"delivered\": %llu, \"drops\": {",
-			st.stats.online ? "up" : "down", (unsigned long long)st.stats.rx_bytes,
-			(unsigned long long)st.stats.tx_bytes, (unsigned long long)st.stats.rx_packets,
-			(unsigned long long)st.stats.tx_packets, (unsigned long long)st.stats.bitrate,
-			st.stats.hw_mtu, st.stats.children, (unsigned long long)st.delivered);
-		for (int d = 0; d < RNSC_IFACE_DROP_COUNT; d++)
-			fprintf(f, "%s\"%s\": %llu", d ? ", " : "", drop_names[d],
-				(unsigned long long)st.drops[d]);
-		fprintf(f, "}}");
-	}
-	fprintf(f, "\n ]\n}\n");
-	return finish(f, out, len);
+	uint8_t *mp = NULL;
+	size_t mlen = 0;
+	int rc = rnsc_node_interface_stats(n, rnsc_node_ctx(n), &mp, &mlen);
+	if (rc)
+		return rc;
+	rc = rnsc_status_json_from_mp(mp, mlen, out, len);
+	free(mp);
+	return rc;
 }
 
 static void metric_head(FILE *f, const char *name, const char *type, const char *help)

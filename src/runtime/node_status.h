@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A running node's status as text: JSON (the document `GET /status` serves, and what a
- * status tool prints with --json) and the Prometheus text exposition format (`GET
+ * A running node's status as text: JSON (the document `GET /status` serves, and what
+ * `rnsc status --json` prints) and the Prometheus text exposition format (`GET
  * /metrics`): per interface its state, bytes and packets each way, bitrate, MTU and drops
  * by reason; the transport engine's counters; path table and known-destination sizes.
  *
@@ -15,8 +15,13 @@
 #include <stddef.h>
 
 #include "node.h"
+#include "status_json.h"
 
+/* The JSON is the interface_stats document of the shared-instance RPC (node_rpc.h)
+ * rendered as rnstatus -j renders it (bytes as hex, Python's float repr), one line. */
 RNSC_API int rnsc_node_status_json(rnsc_node *n, char **out, size_t *len);
+
 RNSC_API int rnsc_node_status_metrics(rnsc_node *n, char **out, size_t *len);
+
 
 #endif

@@ -87,6 +87,12 @@ sources() {
 		# The benchmark wire driver's framing and header view, checked against the core's HDLC.
 		echo "-I$top/bench/driver $top/src/lib/hdlc.c $top/src/lib/err.c"
 		;;
+	rpc)
+		# The shared-instance RPC and the status JSON renderer, with the OpenSSL crypto
+		# plugin compiled in (fuzz_wire.h) for HMAC-SHA256 and randomness.
+		for m in $core; do printf '%s ' "$top/src/lib/$m.c"; done
+		echo "$top/src/runtime/rpc.c $top/src/runtime/status_json.c $top/src/runtime/store.c $top/plugins/crypto/openssl/openssl.c -lcrypto -lm"
+		;;
 	transport)
 		# The transport engine on top of every wire-format module, with the OpenSSL
 		# crypto plugin compiled in (fuzz_wire.h).
@@ -136,7 +142,7 @@ run_target() {
 
 # Targets run in RNSC_FUZZ_JOBS lanes (default 2: one per core on the CI machines), each
 # lane sequential; the reports are printed in target order at the end.
-targets="${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport link known pathfile shlex auto ws ws_session resource wire_codec request stream}"
+targets="${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport link known pathfile shlex auto ws ws_session resource wire_codec request stream rpc}"
 jobs=${RNSC_FUZZ_JOBS:-2}
 lane=0
 while [ "$lane" -lt "$jobs" ]; do
