@@ -388,15 +388,17 @@ static void usage(FILE *f)
 		"models), side by side with the Boost.Asio peer (bench/peers/asio_echo) run the\n"
 		"same way in the same session. Each run is a fresh process; every echo is checked\n"
 		"byte for byte and for order, and a run with any error is reported invalid.\n\n"
-		"  --protocols LIST  tcp,udp (default both)\n"
+		"  --protocols LIST  tcp, udp, tls, websocket, wss, http, https (default all;\n"
+		"                    TLS ones use RNSC_ECHO_CERT/RNSC_ECHO_KEY, or a throw-away\n"
+		"                    certificate made with the openssl CLI)\n"
 		"  --payloads LIST   bytes per message (default 64,1024,16384)\n"
 		"  --loads LIST      CLIENTSxWINDOW pairs (default 1x1,16x16; UDP uses window 1)\n"
 		"  --models LIST     single, pool:N, sharded:N (default single,pool:2,sharded:2, plus\n"
 		"                    sharded:4 with 4 or more CPUs)\n"
 		"  --reps N          repetitions per cell (default 3, at most %d)\n"
 		"  --warmup S --measure S --drain S   phases (default 0.25, 1.0, 2.0)\n"
-		"  --quick           tcp and udp, 1024 B, 1x1 and 16x16, single and sharded:2,\n"
-		"                    1 repetition, 0.1 s warm-up, 0.3 s measured\n"
+		"  --quick           every protocol briefly: 1024 B, 1x1 and 16x16, single and\n"
+		"                    sharded:2, 1 repetition, 0.05 s warm-up, 0.2 s measured\n"
 		"  --peer PATH       the Asio peer (default: bench/peers/asio_echo in the build tree)\n"
 		"  --no-peer         measure rnsc only\n"
 		"  --json FILE  --md FILE  --svg-prefix PREFIX   reports (PREFIX-throughput.svg,\n"
@@ -450,7 +452,7 @@ int cmd_bench_echo(int argc, char **argv)
 		{"no-peer", no_argument, NULL, 'n'},         {"json", required_argument, NULL, 'j'},
 		{"md", required_argument, NULL, 'k'},        {"svg-prefix", required_argument, NULL, 's'},
 		{"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0}};
-	char protocols[64] = "tcp,udp", payloads[128] = "64,1024,16384", loads[128] = "1x1,16x16";
+	char protocols[128] = "tcp,udp,tls,websocket,wss,http,https", payloads[128] = "64,1024,16384", loads[128] = "1x1,16x16";
 	char models[128] = "single,pool:2,sharded:2";
 	if (sysconf(_SC_NPROCESSORS_ONLN) >= 4)
 		strcat(models, ",sharded:4");
@@ -487,7 +489,7 @@ int cmd_bench_echo(int argc, char **argv)
 		case 'q':
 			snprintf(payloads, sizeof(payloads), "1024");
 			snprintf(models, sizeof(models), "single,sharded:2");
-			mo.reps = 1, mo.warmup = 0.1, mo.measure = 0.3;
+			mo.reps = 1, mo.warmup = 0.05, mo.measure = 0.2;
 			break;
 		case 'e':
 			peer = optarg;
@@ -562,7 +564,7 @@ int cmd_bench_echo(int argc, char **argv)
 					unsigned th = 1;
 					if (sscanf(ml[m], "%31[a-z]:%u", mname, &th) < 1 ||
 					    rnsc_io_model_from_name(mname, &x->model) != 0 ||
-					    (strcmp(pl[a], "tcp") && strcmp(pl[a], "udp")) || th < 1 ||
+					    !echo_proto_known(pl[a]) || th < 1 ||
 					    th > 64 ||
 					    sscanf(ld[d], "%ux%u", &x->clients, &x->window) != 2) {
 						fprintf(stderr, "rnsc bench echo: bad list entry\n");
@@ -579,6 +581,15 @@ int cmd_bench_echo(int argc, char **argv)
 						x->window = 1;
 					n++;
 				}
+	int need_tls = 0;
+	for (int a = 0; a < npl; a++)
+		need_tls |= echo_proto_needs_tls(pl[a]);
+	if (need_tls && echo_tls_material() != 0) {
+		free(cells);
+		free(peer_alloc);
+		free(lean);
+		return CLI_SETUP;
+	}
 	printf("%-34s %12s %12s %8s %10s %10s\n", "cell", "rnsc rt/s", "peer rt/s", "ratio",
 	       "rnsc p99", "peer p99");
 	int all_valid = 1;

@@ -76,6 +76,10 @@ sources() {
 		# The WebSocket plugin itself (it includes websocket.c) on the stream engine.
 		echo "-I$top/plugins/iface $top/plugins/iface/stream.c $top/plugins/iface/txq.c $top/plugins/iface/tls_io.c $top/plugins/iface/ws_codec.c -lssl -lcrypto"
 		;;
+	echo_http)
+		# The echo benchmark's HTTP/1.1 parser (bench/echo/echo_http.c): no dependencies.
+		echo "-I$top/bench/echo $top/bench/echo/echo_http.c"
+		;;
 	transport)
 		# The transport engine on top of every wire-format module, with the OpenSSL
 		# crypto plugin compiled in (fuzz_wire.h).
@@ -90,7 +94,7 @@ sources() {
 }
 
 status=0
-for t in ${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport link known pathfile shlex auto ws ws_session}; do
+for t in ${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport link known pathfile shlex auto ws ws_session echo_http}; do
 	exe=$work/fuzz_$t
 	# shellcheck disable=SC2046 # the source list is meant to split
 	if ! "$cc" -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
