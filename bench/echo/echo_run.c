@@ -220,6 +220,7 @@ typedef struct srv_conn {
 	uint8_t *in;             /* received plaintext, in_len bytes (IN_CAP) */
 	size_t in_len;
 	int upgraded;            /* websocket: the opening handshake is done */
+	int counted;             /* in s->live */
 	struct srv_conn *next;
 } srv_conn;
 
@@ -238,6 +239,7 @@ struct srv {
 	pthread_mutex_t mu;       /* guards conns (appended from shard threads) */
 	srv_conn *conns;
 	struct pool_job *free_jobs; /* recycled on the loop thread (pool model) */
+	unsigned live;            /* pool model: open TCP connections (loop thread only) */
 	int proto;
 	SSL_CTX *sctx;            /* TLS protocols */
 	BIO_METHOD *bm;
@@ -259,6 +261,9 @@ static void srv_drop(srv_conn *c)
 	if (c->w)
 		rnsc_loop_watch_remove(c->loop, c->w);
 	c->w = NULL;
+	if (c->counted)
+		c->s->live--;
+	c->counted = 0;
 	if (c->has_io)
 		rnsc_tlsio_free(&c->io);
 	c->has_io = 0;
@@ -388,7 +393,10 @@ static void udp_send(int fd, udp_batch *b)
 /* ---- the pool model: the copy of a received buffer runs on a worker ----------------
  * As the runtime's pool model hands over signature checks and decryption, not every
  * packet: a job under POOL_MIN_JOB bytes is answered on the loop thread when nothing
- * earlier from that connection is still on a worker (order is kept either way). */
+ * earlier from that connection is still on a worker (order is kept either way). A large
+ * job goes to a worker only when the loop has other work meanwhile (another connection
+ * open, or more datagrams waiting): with a single peer the hop to a worker and back (two
+ * thread wake-ups) only adds latency, and nothing runs in parallel with it. */
 #define POOL_MIN_JOB 4096u
 
 typedef struct pool_job {
@@ -503,7 +511,7 @@ static int srv_emit(srv_conn *c, const uint8_t *hdr, size_t hl, uint8_t *p, size
 		    const uint8_t *mask)
 {
 	srv *s = c->s;
-	if (s->pool && (n >= POOL_MIN_JOB || c->jobs)) {
+	if (s->pool && ((n >= POOL_MIN_JOB && s->live > 1) || c->jobs)) {
 		pool_job *j = job_get(s);
 		if (!j || hl > sizeof(j->hdr))
 			return -1;
@@ -662,7 +670,7 @@ static void srv_tcp_io(rnsc_loop *loop, rnsc_watch *w, int fd, unsigned ev, void
 		return;
 	if (j) {
 		j->len = (size_t)n;
-		if (j->len < POOL_MIN_JOB && !c->jobs) {
+		if ((j->len < POOL_MIN_JOB || c->s->live < 2) && !c->jobs) {
 			/* not worth a thread hop, and nothing earlier is still on a worker */
 			srv_echo_tcp(c, j->in, j->len);
 			job_put(c->s, j);
@@ -695,8 +703,8 @@ static void srv_udp_io(rnsc_loop *loop, rnsc_watch *w, int fd, unsigned ev, void
 			size_t bytes = 0;
 			for (unsigned i = 0; i < j->ub.n; i++)
 				bytes += j->ub.iov[i].iov_len;
-			if (bytes < POOL_MIN_JOB && !c->jobs) {
-				udp_send(fd, &j->ub); /* small: answered on the loop thread */
+			if ((bytes < POOL_MIN_JOB || round == 0) && !c->jobs) {
+				udp_send(fd, &j->ub); /* small or alone: answered on the loop thread */
 				job_put(c->s, j);
 				continue;
 			}
@@ -741,8 +749,14 @@ static void srv_attach(rnsc_loop *loop, void *ud)
 	srv_conn *c = ud;
 	c->loop = loop;
 	if (rnsc_loop_watch_add(loop, c->fd, RNSC_EV_READ, c->has_io ? srv_sec_io : srv_tcp_io, c,
-				&c->w) != 0)
+				&c->w) != 0) {
 		srv_drop(c);
+		return;
+	}
+	if (c->s->pool) { /* the pool model has one loop: no other thread counts */
+		c->s->live++;
+		c->counted = 1;
+	}
 }
 
 static void srv_accept(rnsc_loop *loop, rnsc_watch *w, int fd, unsigned ev, void *ud)
