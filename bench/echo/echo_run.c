@@ -224,8 +224,12 @@ typedef struct srv_conn {
 	struct srv_conn *next;
 } srv_conn;
 
-/* A whole message (head + 65000 bytes) always fits. */
-#define IN_CAP (2u * SRV_BUF)
+/* A whole message (head + 65000 bytes) always fits; reads take at most IN_READ so that
+ * what a connection holds (in, and out up to OUT_FLUSH before it is written) stays near
+ * one message plus one read, not everything its peer has in flight. */
+#define IN_CAP (ECHO_MAX_PAYLOAD + ECHO_HTTP_MAX_HEAD + 1024u)
+#define IN_READ (32u * 1024u)
+#define OUT_FLUSH (64u * 1024u)
 
 struct srv {
 	const echo_opts *o;
@@ -240,6 +244,8 @@ struct srv {
 	srv_conn *conns;
 	struct pool_job *free_jobs; /* recycled on the loop thread (pool model) */
 	unsigned live;            /* pool model: open TCP connections (loop thread only) */
+	unsigned jobs_total;      /* pool model: jobs on workers (loop thread only) */
+	unsigned resume_rr;       /* pool model: where sec_resume() starts */
 	int proto;
 	SSL_CTX *sctx;            /* TLS protocols */
 	BIO_METHOD *bm;
@@ -272,12 +278,23 @@ static void srv_drop(srv_conn *c)
 	c->fd = -1;
 }
 
+/* Pool model, stream protocols: while this many jobs are on workers the loop reads no
+ * more (each job holds a copy of its message; without a bound every message in flight
+ * could be waiting in the pool queue, and memory grows with the load, not the work). */
+#define POOL_MAX_INFLIGHT 8u
+
+static int sec_paused(const srv *s)
+{
+	return s->pool && s->jobs_total >= POOL_MAX_INFLIGHT;
+}
+
 static void srv_interest(srv_conn *c)
 {
 	if (!c->w)
 		return;
 	size_t pending = c->out_len - c->out_off;
-	unsigned ev = (pending < OUT_HIGH ? RNSC_EV_READ : 0u) | (pending ? RNSC_EV_WRITE : 0u);
+	int rd = pending < OUT_HIGH && !(c->has_io && sec_paused(c->s));
+	unsigned ev = (rd ? RNSC_EV_READ : 0u) | (pending ? RNSC_EV_WRITE : 0u);
 	if (ev != rnsc_loop_watch_events(c->w))
 		rnsc_loop_watch_modify(c->loop, c->w, ev);
 }
@@ -442,13 +459,17 @@ static int pool_work(void *ud)
 }
 
 static void sec_done(srv_conn *c, pool_job *j);
+static void sec_resume(srv *s);
 
 static void pool_done(rnsc_loop *loop, void *ud, int result)
 {
 	(void)loop;
 	pool_job *j = ud;
 	srv_conn *c = j->c;
+	srv *s = c->s;
+	int was_paused = sec_paused(s);
 	c->jobs--;
+	s->jobs_total--;
 	if (result == 0 && c->fd >= 0) {
 		if (c->is_udp)
 			udp_send(c->fd, &j->ub);
@@ -457,15 +478,19 @@ static void pool_done(rnsc_loop *loop, void *ud, int result)
 		else
 			srv_echo_tcp(c, j->out, j->len);
 	}
-	job_put(c->s, j);
+	job_put(s, j);
+	if (was_paused && !sec_paused(s))
+		sec_resume(s);
 }
 
 static int srv_submit(srv_conn *c, pool_job *j)
 {
 	j->c = c;
 	c->jobs++;
+	c->s->jobs_total++;
 	if (rnsc_pool_submit(c->s->pool, pool_work, pool_done, j) != 0) {
 		c->jobs--;
+		c->s->jobs_total--;
 		job_put(c->s, j);
 		return -1;
 	}
@@ -627,22 +652,47 @@ static void srv_sec_io(rnsc_loop *loop, rnsc_watch *w, int fd, unsigned ev, void
 	if (c->out_len > c->out_off && sec_flush(c) != 0)
 		return;
 	/* read until the pipe is empty: OpenSSL may hold decrypted bytes the socket's
-	 * level-triggered readiness would never report */
-	while (c->out_len - c->out_off < OUT_HIGH) {
+	 * level-triggered readiness would never report (sec_resume() comes back for them) */
+	while (c->out_len - c->out_off < OUT_HIGH && !sec_paused(c->s)) {
 		if (c->in_len == IN_CAP) {
 			srv_drop(c);
 			return;
 		}
-		ssize_t n = rnsc_tlsio_read(&c->io, c->in + c->in_len, IN_CAP - c->in_len, why,
-					    sizeof(why));
+		size_t room = IN_CAP - c->in_len;
+		ssize_t n = rnsc_tlsio_read(&c->io, c->in + c->in_len, room < IN_READ ? room : IN_READ,
+					    why, sizeof(why));
 		if (n == RNSC_TLSIO_WANT_READ || n == RNSC_TLSIO_WANT_WRITE)
 			break;
 		if (n < 0 || (c->in_len += (size_t)n, srv_process(c) != 0)) {
 			srv_drop(c);
 			return;
 		}
+		if (c->out_len - c->out_off >= OUT_FLUSH && sec_flush(c) != 0)
+			return;
 	}
 	sec_flush(c);
+}
+
+/* The pool has room again: the stream connections read on (one loop: the pool model),
+ * starting one further along the list each time so none is always served last. */
+static void sec_resume(srv *s)
+{
+	pthread_mutex_lock(&s->mu);
+	srv_conn *list = s->conns;
+	pthread_mutex_unlock(&s->mu);
+	unsigned n = 0;
+	for (srv_conn *c = list; c; c = c->next)
+		n++;
+	if (!n)
+		return;
+	unsigned start = s->resume_rr++ % n, i = 0;
+	srv_conn *first = list;
+	for (; i < start; i++)
+		first = first->next;
+	srv_conn *c = first;
+	for (i = 0; i < n && !sec_paused(s); i++, c = c->next ? c->next : list)
+		if (c->has_io && c->w && c->fd >= 0)
+			srv_sec_io(c->loop, c->w, c->fd, RNSC_EV_READ, c);
 }
 
 static void srv_tcp_io(rnsc_loop *loop, rnsc_watch *w, int fd, unsigned ev, void *ud)
@@ -727,8 +777,8 @@ static srv_conn *srv_conn_new(srv *s, rnsc_loop *loop, int fd, int is_udp)
 	srv_conn *c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
-	c->buf = malloc(SRV_BUF);
-	if (!c->buf) {
+	/* tcp and udp receive into buf; the other protocols into in */
+	if ((is_udp || s->proto == P_TCP) && !(c->buf = malloc(SRV_BUF))) {
 		free(c);
 		return NULL;
 	}
@@ -1412,6 +1462,9 @@ int echo_run_rnsc(const echo_opts *o, echo_result *res)
 		c->k = &k, c->id = i, c->fd = -1;
 		c->sent_ns = calloc(o->window, sizeof(uint64_t));
 		c->rx_cap = c->tx_cap = (size_t)o->window * (o->payload + CLI_HEAD) + 256;
+		/* stream protocols parse as they read: one message plus 64 KiB is enough */
+		if (k.proto > P_UDP && c->rx_cap > o->payload + CLI_HEAD + 65536)
+			c->rx_cap = o->payload + CLI_HEAD + 65536;
 		c->mask_rng = 0x243f6a8885a308d3ull ^ ((uint64_t)i << 32 | i);
 		c->rx = malloc(c->rx_cap);
 		c->tx = malloc(c->tx_cap);
