@@ -1428,7 +1428,7 @@ int echo_run_rnsc(const echo_opts *o, echo_result *res)
 		return RNSC_ERR_INVAL;
 	}
 	int rc = RNSC_ERR_SYS;
-	srv s = {.o = o};
+	srv s = {.o = o, .lfd = -1};
 	cli k = {.o = o, .udp = strcmp(o->proto, "udp") == 0, .res = res};
 	k.rsv = malloc(sizeof(*k.rsv));
 	k.scratch = malloc(ECHO_MAX_PAYLOAD);
@@ -1438,6 +1438,8 @@ int echo_run_rnsc(const echo_opts *o, echo_result *res)
 		goto out;
 	}
 	echo_reservoir_init(k.rsv, 0x5eed);
+	for (unsigned i = 0; i < o->clients; i++)
+		k.conns[i].fd = -1; /* the clean-up below may run before they are connected */
 	k.proto = proto_of(o->proto);
 	if (proto_tls(k.proto)) {
 		/* the TLS interface's client settings: ca_file, server_name */
