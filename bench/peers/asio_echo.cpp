@@ -812,44 +812,44 @@ static std::unique_ptr<Driver> make_driver(Client &k, Conn &c, tcp::socket sock,
 
 
 void Client::run(uint16_t port)
-	{
-		auto lo = asio::ip::make_address("127.0.0.1");
-		if (o.proto == "tls" || o.proto == "wss" || o.proto == "https") {
-			cctx.reset(new asio::ssl::context(asio::ssl::context::tls_client));
-			tls_ctx_common(*cctx);
-			cctx->load_verify_file(env_or_die("RNSC_ECHO_CERT"));
-			cctx->set_verify_mode(asio::ssl::verify_peer);
-		}
-		for (unsigned i = 0; i < o.clients; i++) {
-			auto c = std::make_unique<Conn>();
-			c->k = this, c->id = i;
-			c->sent_ns.assign(o.window, 0);
-			c->rx.resize(std::max<size_t>((size_t)o.window * o.payload, ECHO_MAX_PAYLOAD));
-			if (o.proto == "tcp") {
-				c->ts.reset(new tcp::socket(ctx));
-				c->ts->connect(tcp::endpoint(lo, port));
-				c->ts->set_option(tcp::no_delay(true));
-			} else if (o.proto != "udp") {
-				tcp::socket s(ctx);
-				s.connect(tcp::endpoint(lo, port));
-				s.set_option(tcp::no_delay(true));
-				c->drv = make_driver(*this, *c, std::move(s), cctx.get());
-			} else {
-				c->us.reset(new udp::socket(ctx));
-				c->udptx.resize((size_t)o.window * o.payload);
-				c->us->connect(udp::endpoint(lo, port));
-			}
-			conns.push_back(std::move(c));
-		}
-		t0 = mono_ns() + (uint64_t)(o.warmup * 1e9);
-		for (auto &c : conns) {
-			read(*c);
-			for (unsigned j = 0; j < o.window; j++)
-				send(*c);
-		}
-		tick();
-		ctx.run();
+{
+	auto lo = asio::ip::make_address("127.0.0.1");
+	if (o.proto == "tls" || o.proto == "wss" || o.proto == "https") {
+		cctx.reset(new asio::ssl::context(asio::ssl::context::tls_client));
+		tls_ctx_common(*cctx);
+		cctx->load_verify_file(env_or_die("RNSC_ECHO_CERT"));
+		cctx->set_verify_mode(asio::ssl::verify_peer);
 	}
+	for (unsigned i = 0; i < o.clients; i++) {
+		auto c = std::make_unique<Conn>();
+		c->k = this, c->id = i;
+		c->sent_ns.assign(o.window, 0);
+		c->rx.resize(std::max<size_t>((size_t)o.window * o.payload, ECHO_MAX_PAYLOAD));
+		if (o.proto == "tcp") {
+			c->ts.reset(new tcp::socket(ctx));
+			c->ts->connect(tcp::endpoint(lo, port));
+			c->ts->set_option(tcp::no_delay(true));
+		} else if (o.proto != "udp") {
+			tcp::socket s(ctx);
+			s.connect(tcp::endpoint(lo, port));
+			s.set_option(tcp::no_delay(true));
+			c->drv = make_driver(*this, *c, std::move(s), cctx.get());
+		} else {
+			c->us.reset(new udp::socket(ctx));
+			c->udptx.resize((size_t)o.window * o.payload);
+			c->us->connect(udp::endpoint(lo, port));
+		}
+		conns.push_back(std::move(c));
+	}
+	t0 = mono_ns() + (uint64_t)(o.warmup * 1e9);
+	for (auto &c : conns) {
+		read(*c);
+		for (unsigned j = 0; j < o.window; j++)
+			send(*c);
+	}
+	tick();
+	ctx.run();
+}
 
 
 static double tv_s(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec * 1e-6; }
