@@ -4,8 +4,8 @@
 # Builds the libFuzzer targets (HDLC, KISS, MessagePack, packet, announce,
 # proof, IFAC, the config reader, the transport engine, the link state machine, the
 # persisted known-destinations and path tables, the PipeInterface command splitter, the
-# AutoInterface discovery-packet check and the WebSocket interface plugin's codec and
-# session logic) with clang
+# AutoInterface discovery-packet check, the WebSocket interface plugin's codec and
+# session logic, and the echo benchmark's HTTP/1.1 parser) with clang
 # -fsanitize=fuzzer,address,undefined and
 # runs each for SECONDS (default 60) on a scratch copy of its seed corpus, so
 # the corpus in the source tree never changes. Exits non-zero if any target
