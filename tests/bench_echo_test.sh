@@ -49,13 +49,39 @@ done
 check "peer one run" 0 "$PEER" --one tcp sharded 2 300 3 4 0.05 0.2 2
 expect_grep "peer prints the same line" "^ECHO impl=asio proto=tcp model=sharded" "$tmp/out"
 
+# tls, websocket, wss, http, https: pool runs with messages large enough for the workers
+# (5000 B), sharded runs with small ones; the TLS ones make their own certificate
+for proto in tls websocket wss http https; do
+  check "one run $proto pool" 0 "$LEAN" --one "$proto" pool 2 5000 2 4 0.05 0.15 2
+  expect_grep "$proto pool counted echoes without errors" "echoes=[1-9].* err_content=0 err_order=0 err_loss=0 err_disconnect=0 err_drain_timeout=0" "$tmp/out"
+  check "one run $proto sharded" 0 "$RNSC" bench echo --one "$proto" sharded 2 300 3 4 0.05 0.15 2
+  expect_grep "$proto sharded counted echoes without errors" "echoes=[1-9].* err_content=0 err_order=0 err_loss=0 err_disconnect=0 err_drain_timeout=0" "$tmp/out"
+done
+check "one run: unknown protocol" 1 "$LEAN" --one gopher single 1 300 1 1 0.05 0.1 1
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$tmp/key.pem" \
+  -out "$tmp/cert.pem" -days 1 -subj /CN=localhost -addext subjectAltName=DNS:localhost \
+  >/dev/null 2>&1 || { fail=$((fail+1)); echo "FAIL openssl CLI could not make a certificate"; }
+check "peer wss run" 0 env RNSC_ECHO_CERT="$tmp/cert.pem" RNSC_ECHO_KEY="$tmp/key.pem" \
+  "$PEER" --one wss pool 2 300 2 4 0.05 0.15 2
+expect_grep "peer wss without errors" "^ECHO impl=asio proto=wss.*echoes=[1-9].* err_content=0 err_order=0 err_loss=0 err_disconnect=0 err_drain_timeout=0" "$tmp/out"
+check "peer https without a certificate" 3 env -u RNSC_ECHO_CERT -u RNSC_ECHO_KEY \
+  "$PEER" --one https single 1 300 1 1 0.05 0.1 1
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$tmp/k2.pem" \
+  -out "$tmp/c2.pem" -days 1 -subj /CN=elsewhere -addext subjectAltName=DNS:elsewhere \
+  >/dev/null 2>&1 || { fail=$((fail+1)); echo "FAIL openssl CLI could not make a certificate"; }
+check "rnsc refuses a certificate for another host" 1 env RNSC_ECHO_CERT="$tmp/c2.pem" \
+  RNSC_ECHO_KEY="$tmp/k2.pem" "$LEAN" --one tls single 1 300 1 1 0.05 0.1 1
+expect_grep "the refusal names the host check" "certificate verify failed" "$tmp/err"
+
 check "quick matrix with the peer" 0 "$RNSC" bench echo --quick --json "$tmp/e.json" \
   --md "$tmp/e.md" --svg-prefix "$tmp/e"
 check "quick matrix JSON: every run valid on both sides" 0 "$PY" -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 cells = d["cells"]
-assert len(cells) == 8, len(cells)
+assert len(cells) == 28, len(cells)
+assert sorted({c["protocol"] for c in cells}) == sorted(
+    ["tcp", "udp", "tls", "websocket", "wss", "http", "https"])
 for c in cells:
     for side in ("rnsc", "peer"):
         assert c[side]["valid"], (side, c["protocol"], c["io_model"])
@@ -64,6 +90,7 @@ for c in cells:
 assert d["settings"]["rnsc_program"].startswith("rnsc-echo"), d["settings"]
 ' "$tmp/e.json"
 expect_grep "markdown has a table per protocol" "^## udp" "$tmp/e.md"
+expect_grep "markdown has the https table" "^## https" "$tmp/e.md"
 expect_grep "svg written" "<svg" "$tmp/e-throughput.svg"
 
 echo "bench_echo_test: $pass passed, $fail failed"

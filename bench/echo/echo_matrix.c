@@ -292,6 +292,42 @@ static void fmt_rt(char *b, size_t cap, double v, int valid)
 		snprintf(b, cap, "%.0f", v);
 }
 
+/* Per protocol and IO model: how many cells rnsc wins on throughput, p99 and RSS, and the
+ * geometric mean of rnsc / peer round trips, over the cells valid on both sides. */
+static void write_md_summary(FILE *f, const cell *cells, size_t n)
+{
+	fprintf(f, "\n## Summary\n\nCells valid on both sides; \"wins\" = rnsc better (more round "
+		   "trips, lower p99, lower peak RSS); geometric mean of rnsc / peer round trips."
+		   "\n\n| protocol | IO model | cells | rt/s wins | geo-mean rnsc/peer | "
+		   "lower p99 | lower RSS |\n|---|---|---:|---:|---:|---:|---:|\n");
+	for (size_t i = 0; i < n; i++) {
+		int seen = 0;
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(cells[k].proto, cells[i].proto) && cells[k].model == cells[i].model &&
+			    cells[k].threads == cells[i].threads)
+				seen = 1;
+		if (seen)
+			continue;
+		unsigned m = 0, win = 0, p99 = 0, rss = 0;
+		double lg = 0;
+		for (size_t k = i; k < n; k++) {
+			const cell *c = &cells[k];
+			if (strcmp(c->proto, cells[i].proto) || c->model != cells[i].model ||
+			    c->threads != cells[i].threads || !c->valid_rnsc || !c->valid_peer ||
+			    c->med_peer[V_RT] <= 0 || c->med_rnsc[V_RT] <= 0)
+				continue;
+			m++;
+			win += c->med_rnsc[V_RT] >= c->med_peer[V_RT];
+			p99 += c->med_rnsc[V_P99] <= c->med_peer[V_P99];
+			rss += c->med_rnsc[V_RSS] <= c->med_peer[V_RSS];
+			lg += log(c->med_rnsc[V_RT] / c->med_peer[V_RT]);
+		}
+		char md[48];
+		fprintf(f, "| %s | %s | %u | %u | %.2f | %u | %u |\n", cells[i].proto,
+			model_desc(&cells[i], md, sizeof(md)), m, win, m ? exp(lg / m) : 0.0, p99, rss);
+	}
+}
+
 static void write_md(FILE *f, const cell *cells, size_t n, const matrix_opts *mo)
 {
 	fprintf(f, "# rnsc bench echo\n\n"
@@ -301,6 +337,8 @@ static void write_md(FILE *f, const cell *cells, size_t n, const matrix_opts *mo
 		   "%u-sample reservoir; CPU in %% of one core; RSS peak in MiB. A run with any "
 		   "error counter above zero is shown as invalid.\n",
 		   mo->reps, mo->warmup, mo->measure, mo->drain, ECHO_RESERVOIR);
+	if (mo->peer)
+		write_md_summary(f, cells, n);
 	const char *last = "";
 	for (size_t i = 0; i < n; i++) {
 		const cell *c = &cells[i];
@@ -339,15 +377,25 @@ static void write_md(FILE *f, const cell *cells, size_t n, const matrix_opts *mo
 	}
 }
 
-/* Horizontal paired bars: one row per cell, rnsc and peer, for one metric. */
-static void write_svg(FILE *f, const cell *cells, size_t n, int metric, const char *title)
+/* Horizontal paired bars: one row per cell, rnsc and peer, for one metric; only_model >= 0
+ * keeps the cells of that IO model (with only_threads threads). */
+static void write_svg(FILE *f, const cell *all, size_t n_all, int metric, const char *title,
+		      int only_model, unsigned only_threads)
 {
+	cell const **sel = calloc(n_all + 1, sizeof(*sel));
+	size_t n = 0;
+	if (!sel)
+		return;
+	for (size_t i = 0; i < n_all; i++)
+		if (only_model < 0 ||
+		    ((int)all[i].model == only_model && all[i].threads == only_threads))
+			sel[n++] = &all[i];
 	double max = 1;
 	for (size_t i = 0; i < n; i++) {
-		if (cells[i].med_rnsc[metric] > max)
-			max = cells[i].med_rnsc[metric];
-		if (cells[i].med_peer[metric] > max)
-			max = cells[i].med_peer[metric];
+		if (sel[i]->med_rnsc[metric] > max)
+			max = sel[i]->med_rnsc[metric];
+		if (sel[i]->med_peer[metric] > max)
+			max = sel[i]->med_peer[metric];
 	}
 	const int row = 26, left = 230, width = 520, top = 40;
 	int h = top + (int)n * row + 30;
@@ -362,10 +410,10 @@ static void write_svg(FILE *f, const cell *cells, size_t n, int metric, const ch
 		left, left + 14, left + 60, left + 74);
 	for (size_t i = 0; i < n; i++) {
 		char lab[96];
-		cell_label(&cells[i], lab, sizeof(lab));
+		cell_label(sel[i], lab, sizeof(lab));
 		int y = top + (int)i * row;
 		fprintf(f, "<text x=\"10\" y=\"%d\">%s</text>\n", y + 15, lab);
-		double a = cells[i].med_rnsc[metric], b = cells[i].med_peer[metric];
+		double a = sel[i]->med_rnsc[metric], b = sel[i]->med_peer[metric];
 		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"10\" fill=\"#2a6fb0\"/>"
 			   "<text x=\"%.1f\" y=\"%d\">%.0f</text>\n",
 			left, y + 2, a / max * width, left + a / max * width + 4, y + 11, a);
@@ -374,6 +422,7 @@ static void write_svg(FILE *f, const cell *cells, size_t n, int metric, const ch
 			left, y + 13, b / max * width, left + b / max * width + 4, y + 22, b);
 	}
 	fprintf(f, "</svg>\n");
+	free(sel);
 }
 
 /* ---- command line ------------------------------------------------------------------- */
@@ -388,15 +437,17 @@ static void usage(FILE *f)
 		"models), side by side with the Boost.Asio peer (bench/peers/asio_echo) run the\n"
 		"same way in the same session. Each run is a fresh process; every echo is checked\n"
 		"byte for byte and for order, and a run with any error is reported invalid.\n\n"
-		"  --protocols LIST  tcp,udp (default both)\n"
+		"  --protocols LIST  tcp, udp, tls, websocket, wss, http, https (default all;\n"
+		"                    TLS ones use RNSC_ECHO_CERT/RNSC_ECHO_KEY, or a throw-away\n"
+		"                    certificate made with the openssl CLI)\n"
 		"  --payloads LIST   bytes per message (default 64,1024,16384)\n"
 		"  --loads LIST      CLIENTSxWINDOW pairs (default 1x1,16x16; UDP uses window 1)\n"
 		"  --models LIST     single, pool:N, sharded:N (default single,pool:2,sharded:2, plus\n"
 		"                    sharded:4 with 4 or more CPUs)\n"
 		"  --reps N          repetitions per cell (default 3, at most %d)\n"
 		"  --warmup S --measure S --drain S   phases (default 0.25, 1.0, 2.0)\n"
-		"  --quick           tcp and udp, 1024 B, 1x1 and 16x16, single and sharded:2,\n"
-		"                    1 repetition, 0.1 s warm-up, 0.3 s measured\n"
+		"  --quick           every protocol briefly: 1024 B, 1x1 and 16x16, single and\n"
+		"                    sharded:2, 1 repetition, 0.05 s warm-up, 0.2 s measured\n"
 		"  --peer PATH       the Asio peer (default: bench/peers/asio_echo in the build tree)\n"
 		"  --no-peer         measure rnsc only\n"
 		"  --json FILE  --md FILE  --svg-prefix PREFIX   reports (PREFIX-throughput.svg,\n"
@@ -450,7 +501,7 @@ int cmd_bench_echo(int argc, char **argv)
 		{"no-peer", no_argument, NULL, 'n'},         {"json", required_argument, NULL, 'j'},
 		{"md", required_argument, NULL, 'k'},        {"svg-prefix", required_argument, NULL, 's'},
 		{"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0}};
-	char protocols[64] = "tcp,udp", payloads[128] = "64,1024,16384", loads[128] = "1x1,16x16";
+	char protocols[128] = "tcp,udp,tls,websocket,wss,http,https", payloads[128] = "64,1024,16384", loads[128] = "1x1,16x16";
 	char models[128] = "single,pool:2,sharded:2";
 	if (sysconf(_SC_NPROCESSORS_ONLN) >= 4)
 		strcat(models, ",sharded:4");
@@ -487,7 +538,7 @@ int cmd_bench_echo(int argc, char **argv)
 		case 'q':
 			snprintf(payloads, sizeof(payloads), "1024");
 			snprintf(models, sizeof(models), "single,sharded:2");
-			mo.reps = 1, mo.warmup = 0.1, mo.measure = 0.3;
+			mo.reps = 1, mo.warmup = 0.05, mo.measure = 0.2;
 			break;
 		case 'e':
 			peer = optarg;
@@ -562,7 +613,7 @@ int cmd_bench_echo(int argc, char **argv)
 					unsigned th = 1;
 					if (sscanf(ml[m], "%31[a-z]:%u", mname, &th) < 1 ||
 					    rnsc_io_model_from_name(mname, &x->model) != 0 ||
-					    (strcmp(pl[a], "tcp") && strcmp(pl[a], "udp")) || th < 1 ||
+					    !echo_proto_known(pl[a]) || th < 1 ||
 					    th > 64 ||
 					    sscanf(ld[d], "%ux%u", &x->clients, &x->window) != 2) {
 						fprintf(stderr, "rnsc bench echo: bad list entry\n");
@@ -579,6 +630,15 @@ int cmd_bench_echo(int argc, char **argv)
 						x->window = 1;
 					n++;
 				}
+	int need_tls = 0;
+	for (int a = 0; a < npl; a++)
+		need_tls |= echo_proto_needs_tls(pl[a]);
+	if (need_tls && echo_tls_material() != 0) {
+		free(cells);
+		free(peer_alloc);
+		free(lean);
+		return CLI_SETUP;
+	}
 	printf("%-34s %12s %12s %8s %10s %10s\n", "cell", "rnsc rt/s", "peer rt/s", "ratio",
 	       "rnsc p99", "peer p99");
 	int all_valid = 1;
@@ -632,8 +692,29 @@ int cmd_bench_echo(int argc, char **argv)
 				rc = CLI_SETUP;
 				continue;
 			}
-			write_svg(f, cells, n, charts[k].metric, charts[k].title);
+			write_svg(f, cells, n, charts[k].metric, charts[k].title, -1, 0);
 			fclose(f);
+			/* and one chart per IO model */
+			for (size_t i = 0; i < n; i++) {
+				int seen = 0;
+				for (size_t q = 0; q < i; q++)
+					seen |= cells[q].model == cells[i].model &&
+						cells[q].threads == cells[i].threads;
+				if (seen)
+					continue;
+				char title[160], mdesc[48];
+				snprintf(path, sizeof(path), "%s-%s-%s%u.svg", svg, charts[k].suffix,
+					 rnsc_io_model_name(cells[i].model), cells[i].threads);
+				snprintf(title, sizeof(title), "%s, %s", charts[k].title,
+					 model_desc(&cells[i], mdesc, sizeof(mdesc)));
+				if (!(f = fopen(path, "w"))) {
+					rc = CLI_SETUP;
+					continue;
+				}
+				write_svg(f, cells, n, charts[k].metric, title, (int)cells[i].model,
+					  cells[i].threads);
+				fclose(f);
+			}
 		}
 	}
 	if (!all_valid)

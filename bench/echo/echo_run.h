@@ -16,7 +16,7 @@
 #include "loop.h"
 
 typedef struct echo_opts {
-	const char *proto;         /* "tcp" or "udp" */
+	const char *proto;         /* tcp, udp, tls, websocket, wss, http, https */
 	enum rnsc_io_model model;  /* single: 1 loop/1 thread; pool: 1 loop + workers;
 				      sharded: `threads` loops, one thread each */
 	unsigned threads;          /* server threads (single: 1) */
@@ -46,6 +46,17 @@ int echo_run_rnsc(const echo_opts *o, echo_result *res);
  * "--one"): one run, its result line on stdout. Returns 0, 1 (the run could not be set up)
  * or 2 (bad arguments); who names the program in messages. */
 int echo_run_main(int argc, char **argv, const char *who);
+
+/* 1 when name is one of the protocols above. */
+int echo_proto_known(const char *name);
+/* 1 for tls, wss and https. */
+int echo_proto_needs_tls(const char *name);
+
+/* Makes sure RNSC_ECHO_CERT and RNSC_ECHO_KEY name a certificate and its key: when unset,
+ * a self-signed P-256 pair for localhost/127.0.0.1 is made with the openssl CLI in a
+ * temporary directory (removed at exit) and the variables are set, so processes started
+ * afterwards (the runs, the peer) use the same pair. 0 or -1 after saying why. */
+int echo_tls_material(void);
 
 /* The result line: "ECHO impl=... proto=... key=value ...". */
 void echo_result_print(FILE *f, const char *impl, const echo_opts *o, const echo_result *r);

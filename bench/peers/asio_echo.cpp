@@ -8,10 +8,21 @@
 //   sharded  `threads` io_contexts with one thread each, connections spread round-robin
 //            (TCP) or SO_REUSEPORT sockets (UDP)
 // The client is one io_context on the main thread, as in rnsc's implementation.
+// Protocols: tcp, udp; tls over asio::ssl (OpenSSL, TLS 1.3 only, no session cache or
+// tickets: the settings of rnsc's tls_io.c); websocket and wss over Boost.Beast's
+// websocket::stream (auto-fragmentation off so a message is one frame, as rnsc sends it);
+// http and https over Beast's HTTP/1.1 (keep-alive POST, the body echoed in a 200). TLS
+// certificate and key come from RNSC_ECHO_CERT / RNSC_ECHO_KEY (rnsc bench echo makes a
+// throw-away pair with the openssl CLI); the client checks the chain and "localhost".
 //
 // Usage: asio_echo --one PROTO MODEL THREADS PAYLOAD CLIENTS WINDOW WARMUP MEASURE DRAIN
 // Prints one "ECHO impl=asio ..." line (the format of echo_result_print()).
 #include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/websocket.hpp>
+#include <boost/beast/websocket/ssl.hpp>
 
 #include <sys/resource.h>
 
@@ -21,7 +32,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <memory>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -31,6 +45,9 @@ extern "C" {
 }
 
 namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace websocket = beast::websocket;
 using asio::ip::tcp;
 using asio::ip::udp;
 using reuse_port = asio::detail::socket_option::boolean<SOL_SOCKET, SO_REUSEPORT>;
@@ -104,6 +121,143 @@ private:
 	std::array<uint8_t, 65536> buf_;
 };
 
+// ---- stream protocols: tls (asio::ssl), websocket and wss (Beast), http and https (Beast)
+
+using ssl_socket = asio::ssl::stream<tcp::socket>;
+
+// Same TLS 1.3 settings as rnsc's tls_io.c: no session cache, no tickets.
+static void tls_ctx_common(asio::ssl::context &ctx)
+{
+	SSL_CTX_set_min_proto_version(ctx.native_handle(), TLS1_3_VERSION);
+	SSL_CTX_set_max_proto_version(ctx.native_handle(), TLS1_3_VERSION);
+	SSL_CTX_set_session_cache_mode(ctx.native_handle(), SSL_SESS_CACHE_OFF);
+	SSL_CTX_set_options(ctx.native_handle(), SSL_OP_NO_TICKET | SSL_OP_NO_RENEGOTIATION);
+}
+
+static const char *env_or_die(const char *name)
+{
+	const char *v = std::getenv(name);
+	if (!v || !*v)
+		throw std::runtime_error(std::string(name) +
+					 " is not set (rnsc bench echo sets it to a test certificate)");
+	return v;
+}
+
+// Server TLS handshake, then `next` (plain streams go straight on).
+template <class F> static void srv_handshake(tcp::socket &, F next) { next(); }
+template <class F> static void srv_handshake(ssl_socket &s, F next)
+{
+	s.async_handshake(asio::ssl::stream_base::server, [next](auto ec) {
+		if (!ec)
+			next();
+	});
+}
+
+// tls: echo whatever arrives, as the tcp session does.
+template <class S> class RawSession : public std::enable_shared_from_this<RawSession<S>> {
+public:
+	template <class... A> explicit RawSession(A &&...a) : st_(std::forward<A>(a)...) {}
+	void start()
+	{
+		auto self = this->shared_from_this();
+		srv_handshake(st_, [self] { self->read(); });
+	}
+
+private:
+	void read()
+	{
+		auto self = this->shared_from_this();
+		st_.async_read_some(asio::buffer(buf_), [self](auto ec, size_t n) {
+			if (!ec)
+				self->write(n);
+		});
+	}
+	void write(size_t n)
+	{
+		auto self = this->shared_from_this();
+		asio::async_write(st_, asio::buffer(buf_, n), [self](auto ec, size_t) {
+			if (!ec)
+				self->read();
+		});
+	}
+	S st_;
+	std::array<uint8_t, 65536> buf_;
+};
+
+template <class S> class WsSession : public std::enable_shared_from_this<WsSession<S>> {
+public:
+	template <class... A> explicit WsSession(A &&...a) : ws_(std::forward<A>(a)...)
+	{
+		ws_.auto_fragment(false);
+		ws_.read_message_max(ECHO_MAX_PAYLOAD);
+	}
+	void start()
+	{
+		auto self = this->shared_from_this();
+		srv_handshake(ws_.next_layer(), [self] {
+			self->ws_.async_accept([self](auto ec) {
+				if (!ec)
+					self->read();
+			});
+		});
+	}
+
+private:
+	void read()
+	{
+		auto self = this->shared_from_this();
+		ws_.async_read(buf_, [self](auto ec, size_t) {
+			if (ec)
+				return;
+			self->ws_.binary(self->ws_.got_binary());
+			self->ws_.async_write(self->buf_.data(), [self](auto ec2, size_t) {
+				if (ec2)
+					return;
+				self->buf_.consume(self->buf_.size());
+				self->read();
+			});
+		});
+	}
+	websocket::stream<S> ws_;
+	beast::flat_buffer buf_;
+};
+
+template <class S> class HttpSession : public std::enable_shared_from_this<HttpSession<S>> {
+public:
+	template <class... A> explicit HttpSession(A &&...a) : st_(std::forward<A>(a)...) {}
+	void start()
+	{
+		auto self = this->shared_from_this();
+		srv_handshake(st_, [self] { self->read(); });
+	}
+
+private:
+	void read()
+	{
+		auto self = this->shared_from_this();
+		req_ = {};
+		http::async_read(st_, buf_, req_, [self](auto ec, size_t) {
+			if (ec)
+				return;
+			auto &res = self->res_;
+			res = {};
+			res.version(11);
+			res.result(http::status::ok);
+			res.body() = std::move(self->req_.body());
+			res.keep_alive(self->req_.keep_alive());
+			res.prepare_payload();
+			http::async_write(self->st_, res, [self](auto ec2, size_t) {
+				if (!ec2)
+					self->read();
+			});
+		});
+	}
+	S st_;
+	beast::flat_buffer buf_;
+	http::request<http::vector_body<uint8_t>> req_;
+	http::response<http::vector_body<uint8_t>> res_;
+};
+
 struct Server {
 	std::vector<std::unique_ptr<asio::io_context>> ctxs;
 	std::vector<std::thread> threads;
@@ -112,10 +266,40 @@ struct Server {
 	std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards;
 	unsigned next = 0;
 	uint16_t port = 0;
-	bool sharded = false;
+	bool sharded = false, pool = false;
+	std::string proto;
+	std::unique_ptr<asio::ssl::context> sctx;
+
+	void start_session(tcp::socket s)
+	{
+		if (proto == "tls")
+			std::make_shared<RawSession<ssl_socket>>(std::move(s), *sctx)->start();
+		else if (proto == "websocket")
+			std::make_shared<WsSession<tcp::socket>>(std::move(s))->start();
+		else if (proto == "wss")
+			std::make_shared<WsSession<ssl_socket>>(std::move(s), *sctx)->start();
+		else if (proto == "http")
+			std::make_shared<HttpSession<tcp::socket>>(std::move(s))->start();
+		else
+			std::make_shared<HttpSession<ssl_socket>>(std::move(s), *sctx)->start();
+	}
 
 	void accept()
 	{
+		if (proto != "tcp") {
+			/* pool: every connection's handlers on its own strand */
+			asio::io_context &t = *ctxs[sharded ? next++ % ctxs.size() : 0];
+			asio::any_io_executor ex = pool ? asio::any_io_executor(asio::make_strand(t))
+							: asio::any_io_executor(t.get_executor());
+			acceptor->async_accept(ex, [this](auto ec, tcp::socket s) {
+				if (ec)
+					return;
+				s.set_option(tcp::no_delay(true));
+				start_session(std::move(s));
+				accept();
+			});
+			return;
+		}
 		asio::io_context &target = *ctxs[sharded ? next++ % ctxs.size() : 0];
 		acceptor->async_accept(target, [this, &target](auto ec, tcp::socket s) {
 			if (ec)
@@ -129,6 +313,14 @@ struct Server {
 	void start(const Opts &o)
 	{
 		sharded = o.model == "sharded";
+		pool = o.model == "pool";
+		proto = o.proto;
+		if (proto == "tls" || proto == "wss" || proto == "https") {
+			sctx.reset(new asio::ssl::context(asio::ssl::context::tls_server));
+			tls_ctx_common(*sctx);
+			sctx->use_certificate_chain_file(env_or_die("RNSC_ECHO_CERT"));
+			sctx->use_private_key_file(env_or_die("RNSC_ECHO_KEY"), asio::ssl::context::pem);
+		}
 		unsigned nctx = sharded ? o.threads : 1;
 		unsigned nthr = o.model == "single" ? 1 : o.threads;
 		for (unsigned i = 0; i < nctx; i++) {
@@ -136,7 +328,7 @@ struct Server {
 			guards.emplace_back(asio::make_work_guard(*ctxs.back()));
 		}
 		auto lo = asio::ip::make_address("127.0.0.1");
-		if (o.proto == "tcp") {
+		if (o.proto != "udp") {
 			acceptor.reset(new tcp::acceptor(*ctxs[0]));
 			tcp::endpoint ep(lo, 0);
 			acceptor->open(ep.protocol());
@@ -183,6 +375,25 @@ struct Result {
 	uint64_t err[ECHO_ERR_COUNT] = {};
 };
 
+// ---- client: stream protocols -------------------------------------------------------
+// A driver owns one connection's stream and frames, writes and reads its messages; the
+// Client keeps the counting and checking (got()) shared with tcp and udp.
+
+struct Driver {
+	virtual ~Driver() = default;
+	virtual void frame(uint64_t seq, int phase) = 0; // queue one message
+	virtual void flush() = 0;
+	virtual void read() = 0; // start the read loop
+	virtual void cancel() = 0;
+};
+
+static void cli_handshake(ssl_socket &s)
+{
+	SSL_set_tlsext_host_name(s.native_handle(), "localhost");
+	s.set_verify_callback(asio::ssl::host_name_verification("localhost"));
+	s.handshake(asio::ssl::stream_base::client);
+}
+
 struct Client;
 
 struct Conn {
@@ -195,6 +406,7 @@ struct Conn {
 	std::vector<uint8_t> rx, txq, txbusy, udptx;
 	bool writing = false, dead = false, in_read = false;
 	size_t rx_have = 0;
+	std::unique_ptr<Driver> drv; /* tls, websocket, wss, http, https */
 };
 
 struct Client {
@@ -218,6 +430,8 @@ struct Client {
 				c.ts->cancel(ig);
 			if (c.us)
 				c.us->cancel(ig);
+			if (c.drv)
+				c.drv->cancel();
 		}
 	}
 
@@ -243,6 +457,12 @@ struct Client {
 	{
 		uint64_t seq = c.send_seq++;
 		c.sent_ns[seq % o.window] = mono_ns();
+		if (c.drv) {
+			c.drv->frame(seq, phase);
+			if (!c.in_read)
+				c.drv->flush();
+			return;
+		}
 		if (c.us) {
 			/* slot seq % window stays untouched until that echo is back */
 			uint8_t *m = c.udptx.data() + (seq % o.window) * o.payload;
@@ -281,6 +501,10 @@ struct Client {
 	{
 		if (c.dead)
 			return;
+		if (c.drv) {
+			c.drv->read();
+			return;
+		}
 		if (c.us) {
 			c.us->async_receive(asio::buffer(c.rx), [this, &c](auto ec, size_t n) {
 				if (ec) {
@@ -368,35 +592,265 @@ struct Client {
 		});
 	}
 
-	void run(uint16_t port)
+	std::unique_ptr<asio::ssl::context> cctx;
+	void run(uint16_t port);
+};
+
+// ---- client drivers need the whole Client --------------------------------------------
+// ---- client drivers -----------------------------------------------------------------
+
+// tls (raw bytes, fixed-size messages) and http/https (serialised POSTs out, Beast's
+// response parser in).
+template <class S> struct RawDrv : Driver {
+	Client &k;
+	Conn &c;
+	S st;
+	bool http_;
+	std::vector<uint8_t> txq, txbusy;
+	bool writing = false;
+	size_t rx_have = 0;
+	beast::flat_buffer fb;
+	std::optional<http::response_parser<http::vector_body<uint8_t>>> parser;
+
+	template <class... A>
+	RawDrv(Client &k_, Conn &c_, bool h, A &&...a)
+		: k(k_), c(c_), st(std::forward<A>(a)...), http_(h)
 	{
-		auto lo = asio::ip::make_address("127.0.0.1");
-		for (unsigned i = 0; i < o.clients; i++) {
-			auto c = std::make_unique<Conn>();
-			c->k = this, c->id = i;
-			c->sent_ns.assign(o.window, 0);
-			c->rx.resize(std::max<size_t>((size_t)o.window * o.payload, ECHO_MAX_PAYLOAD));
-			if (o.proto == "tcp") {
-				c->ts.reset(new tcp::socket(ctx));
-				c->ts->connect(tcp::endpoint(lo, port));
-				c->ts->set_option(tcp::no_delay(true));
-			} else {
-				c->us.reset(new udp::socket(ctx));
-				c->udptx.resize((size_t)o.window * o.payload);
-				c->us->connect(udp::endpoint(lo, port));
+	}
+	void frame(uint64_t seq, int phase) override
+	{
+		size_t at = txq.size();
+		if (http_) {
+			char h[128];
+			int n = std::snprintf(h, sizeof(h),
+					      "POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: "
+					      "%zu\r\n\r\n",
+					      k.o.payload);
+			txq.insert(txq.end(), h, h + n);
+			at = txq.size();
+		}
+		txq.resize(at + k.o.payload);
+		echo_fill(txq.data() + at, k.o.payload, c.id, seq, phase);
+	}
+	void flush() override
+	{
+		if (writing || txq.empty() || c.dead)
+			return;
+		txbusy.swap(txq);
+		txq.clear();
+		writing = true;
+		asio::async_write(st, asio::buffer(txbusy), [this](auto ec, size_t) {
+			writing = false;
+			if (ec) {
+				if (!c.dead)
+					k.fail(c, ECHO_ERR_DISCONNECT);
+				return;
 			}
-			conns.push_back(std::move(c));
+			flush();
+		});
+	}
+	void read() override
+	{
+		if (c.dead)
+			return;
+		if (!http_) {
+			size_t cap = c.rx.size();
+			st.async_read_some(asio::buffer(c.rx.data() + rx_have, cap - rx_have),
+					   [this](auto ec, size_t n) {
+						   if (ec) {
+							   if (!c.dead)
+								   k.fail(c, ECHO_ERR_DISCONNECT);
+							   return;
+						   }
+						   chunk(n);
+					   });
+			return;
 		}
-		t0 = mono_ns() + (uint64_t)(o.warmup * 1e9);
-		for (auto &c : conns) {
-			read(*c);
-			for (unsigned j = 0; j < o.window; j++)
-				send(*c);
-		}
-		tick();
-		ctx.run();
+		parser.emplace();
+		parser->body_limit(ECHO_MAX_PAYLOAD);
+		http::async_read(st, fb, *parser, [this](auto ec, size_t) {
+			if (ec) {
+				if (!c.dead)
+					k.fail(c, ECHO_ERR_DISCONNECT);
+				return;
+			}
+			auto &res = parser->get();
+			if (res.result() != http::status::ok) {
+				k.fail(c, ECHO_ERR_CONTENT);
+				return;
+			}
+			c.in_read = true;
+			k.got(c, res.body().data(), res.body().size());
+			c.in_read = false;
+			flush();
+			read();
+		});
+	}
+	void chunk(size_t n)
+	{
+		rx_have += n;
+		size_t at = 0, p = k.o.payload;
+		c.in_read = true;
+		for (; at + p <= rx_have && !c.dead; at += p)
+			k.got(c, c.rx.data() + at, p);
+		c.in_read = false;
+		if (at && at < rx_have)
+			std::memmove(c.rx.data(), c.rx.data() + at, rx_have - at);
+		rx_have -= at;
+		flush();
+		read();
+	}
+	void cancel() override
+	{
+		boost::system::error_code ig;
+		beast::get_lowest_layer(st).cancel(ig);
 	}
 };
+
+// websocket and wss: Beast's stream, one binary message per echo message.
+template <class S> struct WsDrv : Driver {
+	Client &k;
+	Conn &c;
+	websocket::stream<S> ws;
+	std::deque<std::vector<uint8_t>> q;
+	std::vector<std::vector<uint8_t>> spare;
+	bool writing = false;
+	beast::flat_buffer fb;
+
+	template <class... A>
+	WsDrv(Client &k_, Conn &c_, A &&...a) : k(k_), c(c_), ws(std::forward<A>(a)...)
+	{
+		ws.auto_fragment(false);
+		ws.binary(true);
+		ws.secure_prng(false);
+		ws.read_message_max(ECHO_MAX_PAYLOAD);
+	}
+	void frame(uint64_t seq, int phase) override
+	{
+		std::vector<uint8_t> m;
+		if (!spare.empty()) {
+			m = std::move(spare.back());
+			spare.pop_back();
+		}
+		m.resize(k.o.payload);
+		echo_fill(m.data(), k.o.payload, c.id, seq, phase);
+		q.push_back(std::move(m));
+	}
+	void flush() override
+	{
+		if (writing || q.empty() || c.dead)
+			return;
+		writing = true;
+		ws.async_write(asio::buffer(q.front()), [this](auto ec, size_t) {
+			writing = false;
+			if (ec) {
+				if (!c.dead)
+					k.fail(c, ECHO_ERR_DISCONNECT);
+				return;
+			}
+			spare.push_back(std::move(q.front()));
+			q.pop_front();
+			flush();
+		});
+	}
+	void read() override
+	{
+		if (c.dead)
+			return;
+		ws.async_read(fb, [this](auto ec, size_t) {
+			if (ec) {
+				if (!c.dead)
+					k.fail(c, ECHO_ERR_DISCONNECT);
+				return;
+			}
+			if (!ws.got_binary()) {
+				k.fail(c, ECHO_ERR_CONTENT);
+				return;
+			}
+			auto d = fb.data();
+			c.in_read = true;
+			k.got(c, static_cast<const uint8_t *>(d.data()), d.size());
+			c.in_read = false;
+			fb.consume(fb.size());
+			flush();
+			read();
+		});
+	}
+	void cancel() override
+	{
+		boost::system::error_code ig;
+		beast::get_lowest_layer(ws).cancel(ig);
+	}
+};
+
+static std::unique_ptr<Driver> make_driver(Client &k, Conn &c, tcp::socket sock,
+					   asio::ssl::context *cctx)
+{
+	const std::string &p = k.o.proto;
+	if (p == "tls") {
+		auto d = std::make_unique<RawDrv<ssl_socket>>(k, c, false, std::move(sock), *cctx);
+		cli_handshake(d->st);
+		return d;
+	}
+	if (p == "http")
+		return std::make_unique<RawDrv<tcp::socket>>(k, c, true, std::move(sock));
+	if (p == "https") {
+		auto d = std::make_unique<RawDrv<ssl_socket>>(k, c, true, std::move(sock), *cctx);
+		cli_handshake(d->st);
+		return d;
+	}
+	if (p == "websocket") {
+		auto d = std::make_unique<WsDrv<tcp::socket>>(k, c, std::move(sock));
+		d->ws.handshake("127.0.0.1", "/echo");
+		return d;
+	}
+	auto d = std::make_unique<WsDrv<ssl_socket>>(k, c, std::move(sock), *cctx);
+	cli_handshake(d->ws.next_layer());
+	d->ws.handshake("127.0.0.1", "/echo");
+	return d;
+}
+
+
+void Client::run(uint16_t port)
+{
+	auto lo = asio::ip::make_address("127.0.0.1");
+	if (o.proto == "tls" || o.proto == "wss" || o.proto == "https") {
+		cctx.reset(new asio::ssl::context(asio::ssl::context::tls_client));
+		tls_ctx_common(*cctx);
+		cctx->load_verify_file(env_or_die("RNSC_ECHO_CERT"));
+		cctx->set_verify_mode(asio::ssl::verify_peer);
+	}
+	for (unsigned i = 0; i < o.clients; i++) {
+		auto c = std::make_unique<Conn>();
+		c->k = this, c->id = i;
+		c->sent_ns.assign(o.window, 0);
+		c->rx.resize(std::max<size_t>((size_t)o.window * o.payload, ECHO_MAX_PAYLOAD));
+		if (o.proto == "tcp") {
+			c->ts.reset(new tcp::socket(ctx));
+			c->ts->connect(tcp::endpoint(lo, port));
+			c->ts->set_option(tcp::no_delay(true));
+		} else if (o.proto != "udp") {
+			tcp::socket s(ctx);
+			s.connect(tcp::endpoint(lo, port));
+			s.set_option(tcp::no_delay(true));
+			c->drv = make_driver(*this, *c, std::move(s), cctx.get());
+		} else {
+			c->us.reset(new udp::socket(ctx));
+			c->udptx.resize((size_t)o.window * o.payload);
+			c->us->connect(udp::endpoint(lo, port));
+		}
+		conns.push_back(std::move(c));
+	}
+	t0 = mono_ns() + (uint64_t)(o.warmup * 1e9);
+	for (auto &c : conns) {
+		read(*c);
+		for (unsigned j = 0; j < o.window; j++)
+			send(*c);
+	}
+	tick();
+	ctx.run();
+}
+
 
 static double tv_s(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec * 1e-6; }
 
@@ -416,7 +870,8 @@ int main(int argc, char **argv)
 	o.clients = (unsigned)std::atoi(argv[6]);
 	o.window = (unsigned)std::atoi(argv[7]);
 	o.warmup = std::atof(argv[8]), o.measure = std::atof(argv[9]), o.drain = std::atof(argv[10]);
-	if ((o.proto != "tcp" && o.proto != "udp") ||
+	static const char *const protos[] = {"tcp", "udp", "tls", "websocket", "wss", "http", "https"};
+	if (std::find(std::begin(protos), std::end(protos), o.proto) == std::end(protos) ||
 	    (o.model != "single" && o.model != "pool" && o.model != "sharded") || !o.threads ||
 	    o.threads > 256 || o.payload < ECHO_MIN_PAYLOAD || o.payload > ECHO_MAX_PAYLOAD ||
 	    !o.clients || !o.window) {

@@ -5,8 +5,9 @@
 # proof, IFAC, the config reader, the transport engine, the link state machine, the
 # persisted known-destinations and path tables, the PipeInterface command splitter, the
 # AutoInterface discovery-packet check, the resource advertisement parser with a receiving
-# resource, and the WebSocket interface plugin's codec and
-# session logic) with clang
+# resource, the WebSocket interface plugin's codec and session logic, the request and
+# stream messages, the shared-instance RPC, the wire driver's codec and the echo
+# benchmark's HTTP/1.1 parser) with clang
 # -fsanitize=fuzzer,address,undefined and
 # runs each for SECONDS (default 60) on a scratch copy of its seed corpus, so
 # the corpus in the source tree never changes. Exits non-zero if any target
@@ -93,6 +94,10 @@ sources() {
 		for m in $core; do printf '%s ' "$top/src/lib/$m.c"; done
 		echo "$top/src/runtime/rpc.c $top/src/runtime/status_json.c $top/src/runtime/store.c $top/plugins/crypto/openssl/openssl.c -lcrypto -lm"
 		;;
+	echo_http)
+		# The echo benchmark's HTTP/1.1 parser (bench/echo/echo_http.c): no dependencies.
+		echo "-I$top/bench/echo $top/bench/echo/echo_http.c"
+		;;
 	transport)
 		# The transport engine on top of every wire-format module, with the OpenSSL
 		# crypto plugin compiled in (fuzz_wire.h).
@@ -142,7 +147,7 @@ run_target() {
 
 # Targets run in RNSC_FUZZ_JOBS lanes (default 2: one per core on the CI machines), each
 # lane sequential; the reports are printed in target order at the end.
-targets="${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport link known pathfile shlex auto ws ws_session resource wire_codec request stream rpc}"
+targets="${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport link known pathfile shlex auto ws ws_session resource wire_codec request stream rpc echo_http}"
 jobs=${RNSC_FUZZ_JOBS:-2}
 lane=0
 while [ "$lane" -lt "$jobs" ]; do
