@@ -8,8 +8,8 @@ namespaces, optionally shaped with tc netem. The runner announces every node's
 destinations at once and measures, per run:
 
   convergence  time from the announce until every daemon has a path to every destination
-               (polled: rnsc over its HTTP /status, the reference over its shared-instance
-               RPC), with the curve of known (node, destination) pairs over time;
+               (polled over each daemon's shared-instance RPC, the reference's own protocol,
+               which rnsc serves too), with the curve of known (node, destination) pairs;
   traffic      bytes on the mesh interfaces per node from the announce to convergence plus
                a settle period, and per minute;
   memory       resident set and its peak (VmRSS/VmHWM) of every daemon;
@@ -35,7 +35,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import topology as topo_mod  # noqa: E402
@@ -43,7 +42,6 @@ import report as report_mod  # noqa: E402
 
 MESH_PORT = 4242      # every link's server end
 LOCAL_PORT = 4300     # the workload process's interface on the daemon
-HTTP_PORT = 8080      # rnsc daemon's status endpoint (loopback of its namespace)
 CLONE_NEWNET = 0x40000000
 
 libc = ctypes.CDLL(None, use_errno=True)
@@ -144,7 +142,7 @@ class Node:
     # -- processes ---------------------------------------------------------------------------
     def start(self):
         if self.impl == "rnsc":
-            cmd = [self.run.rnsc, "daemon", "--config", self.dir, "--http", str(HTTP_PORT)]
+            cmd = [self.run.rnsc, "daemon", "--config", self.dir]
         else:
             cmd = [self.run.rnsd, "--config", self.dir]
         out = open(os.path.join(self.dir, "daemon.log"), "w")
@@ -211,37 +209,27 @@ class Node:
         finally:
             c.close()
 
-    def _status(self):
-        with InNs(self.ns):
-            conn = urllib.request.urlopen(f"http://127.0.0.1:{HTTP_PORT}/status", timeout=3)
-        with conn:
-            return json.load(conn)
-
     def known(self, expected):
-        """How many of the expected destinations this daemon has a path to."""
+        """How many of the expected destinations this daemon has a path to (its path table
+        over the shared-instance RPC, the query rnpath -t makes; rnsc serves it too)."""
         try:
-            if self.impl == "rnsc":
-                return min(self._status()["paths"], len(expected))
             table = self._rpc({"get": "path_table", "max_hops": None})
             return sum(1 for e in table if e["hash"].hex() in expected)
         except Exception:
             return 0
 
     def traffic(self):
-        """(rx, tx) bytes on the mesh interfaces (the workload's interface excluded)."""
+        """(rx, tx) bytes on the mesh interfaces, from the instance's interface_stats: the
+        workload's interface is left out, and so are spawned children, whose bytes their
+        parent server interface already counts."""
         rx = tx = 0
         try:
-            if self.impl == "rnsc":
-                for f in self._status()["interfaces"]:
-                    if not f["name"].startswith("announcer"):
-                        rx += f["rx_bytes"]
-                        tx += f["tx_bytes"]
-            else:
-                st = self._rpc({"get": "interface_stats"})
-                for f in st["interfaces"]:
-                    if "announcer" not in f["name"]:
-                        rx += f["rxb"]
-                        tx += f["txb"]
+            st = self._rpc({"get": "interface_stats"})
+            for f in st["interfaces"]:
+                if "announcer" in f["name"] or f.get("parent_interface_name"):
+                    continue
+                rx += f["rxb"]
+                tx += f["txb"]
         except Exception as e:
             log(f"{self.name}: traffic query failed: {e}")
             return None
