@@ -93,6 +93,34 @@ static int h_len(void *ud, const rnsc_request_info *req, const uint8_t **resp, s
 	return 1;
 }
 
+/* a sender of pattern bytes for hand-made resources */
+typedef struct txs {
+	size_t len;
+	int done;
+} txs;
+static txs TXS;
+static int t_read(void *ud, uint64_t off, uint8_t *buf, size_t len)
+{
+	(void)ud;
+	for (size_t k = 0; k < len; k++)
+		buf[k] = pat((size_t)off + k);
+	return (int)len;
+}
+static void t_concluded(void *ud, rnsc_resource *r)
+{
+	(void)r;
+	((txs *)ud)->done = 1;
+}
+static const rnsc_resource_callbacks TXCB = {.read = t_read, .concluded = t_concluded};
+
+static int h_none(void *ud, const rnsc_request_info *req, const uint8_t **resp, size_t *len)
+{
+	(void)ud, (void)req, (void)resp, (void)len;
+	return 0; /* answered out of band by the test */
+}
+
+static uint8_t last_id[16];
+
 typedef struct rq {
 	int done, failed, progress;
 	size_t got;
@@ -256,7 +284,7 @@ static int ask(rq *q, const char *path, uint64_t n, size_t max_response, uint64_
 				 .timeout_ms = timeout_ms};
 	rnsc_request_link *rl = rnsc_linkreq_get(CR, link_id);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(rl);
-	int rc = rnsc_request_link_send(rl, path, mp, (size_t)ml, &p, NULL, rnsc_node_now_ms());
+	int rc = rnsc_request_link_send(rl, path, mp, (size_t)ml, &p, last_id, rnsc_node_now_ms());
 	free(mp);
 	free(raw);
 	rnsc_node_flush(CN);
@@ -289,6 +317,8 @@ static void test_linkreq(void)
 	CU_ASSERT_EQUAL_FATAL(rnsc_request_handlers_register(HS, "/big", h_big, NULL,
 							     RNSC_REQUEST_ALLOW_ALL, NULL, 0, 1), 0);
 	CU_ASSERT_EQUAL_FATAL(rnsc_request_handlers_register(HS, "/len", h_len, NULL,
+							     RNSC_REQUEST_ALLOW_ALL, NULL, 0, 1), 0);
+	CU_ASSERT_EQUAL_FATAL(rnsc_request_handlers_register(HS, "/none", h_none, NULL,
 							     RNSC_REQUEST_ALLOW_ALL, NULL, 0, 1), 0);
 	/* the hooks' ud is the side's linkreq slot: linkreq needs the linkapp first */
 	rnsc_node_hooks hs = {.ud = &SR, .on_link_established = h_est, .on_link_closed = h_closed};
@@ -374,7 +404,46 @@ static void test_linkreq(void)
 		CU_ASSERT_EQUAL(rnsc_linkreq_transfers(CR), 0);
 	}
 
-	/* 6: the link closes in the middle of a response: the receipt fails, nothing is left */
+	/* 6: response resources the server starts by hand for a pending request (/none does
+	 * not answer): with metadata (a file response: the receipt fails), larger than the
+	 * wiring takes (rejected, the receipt fails), and for an id nobody asked (ignored) */
+	{
+		static uint8_t meta[] = {0x81, 0xa4, 'n', 'a', 'm', 'e', 0xc4, 0x01, 'x'};
+		TXS.len = 4000;
+		for (int k = 0; k < 2; k++) {
+			CU_ASSERT_EQUAL(ask(&q, "/none", 1, 0, 20000), 0);
+			pump(100);
+			rnsc_resource_params rp = {.size = k ? RNSC_LINKREQ_MAX_SIZE + 1 : 4000,
+						   .metadata = k ? NULL : meta,
+						   .metadata_len = k ? 0 : sizeof(meta),
+						   .request_id = last_id,
+						   .request_id_len = 16,
+						   .is_response = 1};
+			rnsc_resource *r = NULL;
+			TXS.len = (size_t)rp.size;
+			CU_ASSERT_EQUAL(rnsc_linkapp_send_resource(SL, link_id, &TXCB, &TXS, &rp, &r),
+					0);
+			CU_ASSERT(pump_until(10000, q_done));
+			CU_ASSERT(q.failed && !q.ok);
+			pump(300);
+			CU_ASSERT_EQUAL(rnsc_linkreq_transfers(CR), 0);
+		}
+		uint8_t nobody[16];
+		memset(nobody, 0x77, sizeof(nobody));
+		rnsc_resource_params rp = {.size = 3000, .request_id = nobody, .request_id_len = 16,
+					   .is_response = 1, .timeout_ms = 300};
+		rnsc_resource *r = NULL;
+		TXS.len = 3000;
+		TXS.done = 0;
+		CU_ASSERT_EQUAL(rnsc_linkapp_send_resource(SL, link_id, &TXCB, &TXS, &rp, &r), 0);
+		pump(200);
+		CU_ASSERT_EQUAL(rnsc_linkreq_transfers(CR), 0);
+		if (!TXS.done) /* still advertising: r is alive until its concluded callback */
+			rnsc_linkapp_cancel_resource(SL, r);
+		pump(200);
+	}
+
+	/* 7: the link closes in the middle of a response: the receipt fails, nothing is left */
 	CU_ASSERT_EQUAL(ask(&q, "/big", 1500000, 0, 0), 0);
 	CU_ASSERT(pump_until(15000, q_progress));
 	CU_ASSERT(!q.done);
