@@ -116,31 +116,31 @@ pair() { # pair TAG KIND CONFIG DEST LISTENER_LOG
   local -a cmd
   if [ "$kind" = rnsc ]; then cmd=("$RNSC" cp --config "$cfg"); else cmd=("${RNCP[@]}" --config "$cfg"); fi
   mkdir -p "$out"
-  for f in $FILES; do
-    local t0=$SECONDS log="$tmp/$tag-$f.log" k rc note=""
-    # a reference fetcher can hang on its own send/register race (see refusal below):
-    # it gets 3 attempts of 30 s, and the retries are reported
-    for k in 1 2 3; do
-      (cd "$tmp" && timeout $([ "$kind" = rnsc ] && echo 120 || echo 30) "${cmd[@]}" -f -S -w 20 -s "$out" "$f" "$dest" >"$log" 2>&1); rc=$?
-      [ $rc = 0 ] || [ "$kind" = rnsc ] && break
-      note=" (the reference fetcher hung $k time(s) and was run again)"
-    done
-    if [ $rc = 0 ] && grep -q "$f fetched from <$dest>" "$log" && [ -f "$out/$f" ] &&
-       [ "$(sha256sum <"$out/$f")" = "$(sha256sum <"$tmp/files_$f")" ]; then
-      ok "$tag: $f fetched in $((SECONDS - t0)) s, $(stat -c %s "$out/$f") bytes, SHA-256 equal$note"
-    else bad "$tag: $f (rc=$rc)" "$log" "$llog"; fi
-  done
+  for f in $FILES; do fetch_one "$f" "$f"; done
   local jail; jail=$([ "$dest" = "$D_L1" ] && echo "$tmp/jail1" || echo "$tmp/jail2")
-  local log="$tmp/$tag-abs.log"
   rm -f "$out/small.bin"
-  (cd "$tmp" && timeout 60 "${cmd[@]}" -f -S -w 20 -s "$out" "$jail/small.bin" "$dest" >"$log" 2>&1); local rc=$?
-  [ $rc = 0 ] && cmp -s "$out/small.bin" "$tmp/files_small.bin" &&
-    ok "$tag: a file by its absolute path under the jail" || bad "$tag: absolute path (rc=$rc)" "$log" "$llog"
+  fetch_one "$jail/small.bin" small.bin " (by its absolute path under the jail)"
   refusal "$tag" nosuchfile "the file nosuchfile was not found on the remote" \
     "Client-requested file not found: .*/nosuchfile" "missing file: not found"
   refusal "$tag" ../secret.txt "fetching the file ../secret.txt was not allowed by the remote" \
     "Disallowing fetch request for .*/secret.txt" "outside the jail: not allowed"
   [ ! -f "$out/secret.txt" ] || bad "$tag: secret.txt was served from outside the jail"
+}
+# fetch_one ARG NAME [WHAT]: fetches ARG, expects files_NAME saved as NAME. A reference
+# fetcher can hang on its own send/register race (see refusal below): it gets 3 attempts of
+# 30 s, and the retries are reported.
+fetch_one() {
+  local arg=$1 f=$2 what=${3:-} t0=$SECONDS log k rc note=""
+  for k in 1 2 3; do
+    log="$tmp/$tag-$f$([ -n "$what" ] && echo -abs)-$k.log"
+    (cd "$tmp" && timeout $([ "$kind" = rnsc ] && echo 120 || echo 30) "${cmd[@]}" -f -S -w 20 -s "$out" "$arg" "$dest" >"$log" 2>&1); rc=$?
+    [ $rc = 0 ] || [ "$kind" = rnsc ] && break
+    note=" (the reference fetcher hung $k time(s) and was run again)"
+  done
+  if [ $rc = 0 ] && grep -q "$arg fetched from <$dest>" "$log" && [ -f "$out/$f" ] &&
+     [ "$(sha256sum <"$out/$f")" = "$(sha256sum <"$tmp/files_$f")" ]; then
+    ok "$tag: $f$what fetched in $((SECONDS - t0)) s, $(stat -c %s "$out/$f") bytes, SHA-256 equal$note"
+  else bad "$tag: $f$what (rc=$rc)" "$log" "$llog"; fi
 }
 # refusal TAG FILE FETCHER_LINE LISTENER_LINE WHAT: the answer comes as one RESPONSE packet
 # right away. The reference registers a request as pending only after sending it, so a
