@@ -5,7 +5,7 @@
 # The 3-segment file also crosses an rnsc daemon as transport node, both ways.
 # The other two pairings run too (rnsc cp -> rnsc cp -l, rncp -> rncp -l) on the text and
 # 3-segment files, and rnsc cp's command line is checked against rncp's behaviour (bad
-# destination, missing file, missing save folder, -f refused with a clear message).
+# destination, missing file, missing save folder). Fetching (-f / -F): tests/cp_fetch_interop_test.sh.
 # Files: 300 kB of random bytes (one segment, uncompressed), 600 kB of text (bz2-compressed),
 # 2.5 MiB of random bytes (3 segments) and, with RNSC_CP_64=1, 64 MiB of random bytes
 # (64 segments: about 3 minutes on a 2-core machine, the reference's sender being the
@@ -261,8 +261,6 @@ out=$("$RNSC" cp --config "$tmp/S3" "$tmp/nofile" "$D_L1" 2>&1); rc=$?
 [ $rc = 1 ] && grep -q "File not found" <<<"$out" && ok "missing file: rc=1" || bad "missing file: rc=$rc $out"
 out=$("$RNSC" cp --config "$tmp/S3" -l -s "$tmp/nodir" 2>&1); rc=$?
 [ $rc = 3 ] && grep -q "Output directory not found" <<<"$out" && ok "missing save folder: rc=3" || bad "missing save folder: rc=$rc $out"
-out=$("$RNSC" cp --config "$tmp/S3" -f somefile "$D_L1" 2>&1); rc=$?
-[ $rc = 2 ] && grep -q "needs requests" <<<"$out" && ok "-f refused with a clear message: rc=2" || bad "-f: rc=$rc $out"
 out=$("$RNSC" cp --config "$tmp/S3" -w 2 -S "$tmp/files/random_300k.bin" 00112233445566778899aabbccddeeff 2>&1); rc=$?
 [ $rc = 1 ] && grep -q "Path not found" <<<"$out" && ok "unknown destination: Path not found, rc=1" || bad "unknown destination: rc=$rc $out"
 out=$("$RNSC" cp 2>&1); rc=$?

@@ -36,6 +36,8 @@
 #include "destination.h"
 #include "identity.h"
 #include "link.h"
+#include "linkapp.h"
+#include "linkapp_request.h"
 #include "linkport.h"
 #include "msgpack.h"
 #include "node.h"
@@ -56,7 +58,12 @@ typedef struct app {
 	int up, closed, server;
 	uint8_t link_id[HL];
 	rnsc_request_handlers *hs;
-	rnsc_request_link *rl;
+	rnsc_request_link *rl; /* the link's, owned by lr */
+	rnsc_linkapp *la;
+	rnsc_linkreq *lr;
+	/* /big and /bigreq (requests and responses beyond the MDU, as resources) */
+	unsigned s_big, s_bigreq, c_big, c_bigreq, c_big_bad;
+	uint64_t s_bigbytes, s_bigreqbytes, c_bigbytes, c_bigreqbytes;
 	/* server counts */
 	unsigned s_echo, s_allowed, s_denied;
 	uint64_t s_bytes, bye_at;
@@ -158,6 +165,71 @@ static int h_allowed(void *ud, const rnsc_request_info *req, const uint8_t **res
 	if (l < 0)
 		return l;
 	*resp = g_resp;
+	*len = (size_t)l;
+	return 1;
+}
+
+/* /big: the request's data is a size; the response that many pattern bytes (big_byte). */
+static inline uint8_t big_byte(uint64_t k)
+{
+	return (uint8_t)(((uint32_t)(k * 2654435761u) >> 13) & 0xFF);
+}
+
+static uint8_t *g_big;
+
+static int h_big(void *ud, const rnsc_request_info *req, const uint8_t **resp, size_t *len)
+{
+	app *a = ud;
+	rnsc_mp_reader r;
+	uint64_t n;
+	rnsc_mp_reader_init(&r, req->data, req->data_len);
+	if (rnsc_mp_read_uint(&r, &n) || n > 4u * 1024u * 1024u)
+		return 0;
+	free(g_big);
+	size_t cap = (size_t)n + 16;
+	if (!(g_big = malloc(cap)))
+		return RNSC_ERR_NOMEM;
+	uint8_t *tmp = malloc((size_t)n + 1);
+	if (!tmp)
+		return RNSC_ERR_NOMEM;
+	for (uint64_t k = 0; k < n; k++)
+		tmp[k] = big_byte(k);
+	rnsc_mp_writer w;
+	rnsc_mp_writer_init(&w, g_big, cap);
+	rnsc_mp_write_bin(&w, tmp, (size_t)n);
+	free(tmp);
+	int l = rnsc_mp_writer_finish(&w);
+	if (l < 0)
+		return l;
+	a->s_big++;
+	a->s_bigbytes += n;
+	*resp = g_big;
+	*len = (size_t)l;
+	return 1;
+}
+
+/* /bigreq: the request's data is a bin (beyond the MDU); the response its SHA-256. */
+static uint8_t g_sha_resp[40];
+
+static int h_bigreq(void *ud, const rnsc_request_info *req, const uint8_t **resp, size_t *len)
+{
+	app *a = ud;
+	rnsc_mp_reader r;
+	const uint8_t *p;
+	size_t n;
+	uint8_t sha[32];
+	rnsc_mp_reader_init(&r, req->data, req->data_len);
+	if (rnsc_mp_read_bin(&r, &p, &n) || rnsc_sha256(a->ctx, sha, p, n))
+		return 0;
+	a->s_bigreq++;
+	a->s_bigreqbytes += n;
+	rnsc_mp_writer w;
+	rnsc_mp_writer_init(&w, g_sha_resp, sizeof(g_sha_resp));
+	rnsc_mp_write_bin(&w, sha, 32);
+	int l = rnsc_mp_writer_finish(&w);
+	if (l < 0)
+		return l;
+	*resp = g_sha_resp;
 	*len = (size_t)l;
 	return 1;
 }
@@ -324,9 +396,7 @@ static void on_est(void *ud, const uint8_t *lid, const uint8_t *dest, int initia
 		return;
 	a->up = 1;
 	memcpy(a->link_id, lid, HL);
-	rnsc_linkport port;
-	rnsc_linkport_on_transport(&port, a->t, lid);
-	if (rnsc_request_link_new(&a->rl, a->ctx, &port, a->hs))
+	if (rnsc_linkreq_attach(a->lr, lid, a->hs, &a->rl))
 		fprintf(stderr, "request link: out of memory\n");
 #ifdef REQ_PEER_BUFFER
 	if (getenv("REQ_PEER_STREAM") && chan_open(a))
@@ -356,11 +426,7 @@ static void on_packet(void *ud, const uint8_t *lid, int type, int context, const
 	app *a = ud;
 	if (!a->up || memcmp(lid, a->link_id, HL) != 0)
 		return;
-	if ((context == RNSC_CTX_REQUEST || context == RNSC_CTX_RESPONSE) && a->rl) {
-		int rc = rnsc_request_link_packet(a->rl, context, data, len, hash, now_ms());
-		if (rc && getenv("PEER_DEBUG"))
-			fprintf(stderr, "request packet: %s\n", rnsc_strerror(rc));
-	}
+	(void)hash; /* requests and responses reach the request link through linkreq */
 #ifdef REQ_PEER_BUFFER
 	if (context == RNSC_CTX_CHANNEL && a->ch) {
 		int rc = rnsc_channel_receive(a->ch, data, len, now_ms());
@@ -386,8 +452,7 @@ static void on_proof(void *ud, const uint8_t *lid, const uint8_t *ph)
 static void turn(app *a, int ms)
 {
 	rnsc_node_run_once(a->n, ms);
-	if (a->rl)
-		(void)rnsc_request_link_tick(a->rl, now_ms());
+	(void)rnsc_linkreq_tick(a->lr, now_ms());
 #ifdef REQ_PEER_BUFFER
 	if (a->ch && !a->closed)
 		(void)rnsc_channel_tick(a->ch, now_ms());
@@ -397,8 +462,7 @@ static void turn(app *a, int ms)
 
 static void app_free(app *a)
 {
-	rnsc_request_link_del(a->rl);
-	a->rl = NULL;
+	a->rl = NULL; /* owned by a->lr */
 #ifdef REQ_PEER_BUFFER
 	rnsc_buffer_reader_del(a->rd);
 	rnsc_buffer_writer_del(a->wr);
@@ -407,6 +471,117 @@ static void app_free(app *a)
 	a->wr = NULL;
 	a->ch = NULL;
 #endif
+}
+
+/* ---- /big and /bigreq (client) ------------------------------------------------------------------ */
+
+typedef struct bigctx {
+	app *a;
+	int done, ok;
+	uint64_t size; /* /big: the size asked; /bigreq: the bytes sent */
+	uint8_t sha[32];
+	int kind; /* 0 /big, 1 /bigreq */
+	double progress;
+} bigctx;
+
+static void big_response(void *ud, const rnsc_request_receipt *r)
+{
+	bigctx *b = ud;
+	b->done = 1;
+	rnsc_mp_reader rd;
+	const uint8_t *p;
+	size_t n;
+	rnsc_mp_reader_init(&rd, r->response, r->response_len);
+	if (rnsc_mp_read_bin(&rd, &p, &n))
+		return;
+	if (b->kind == 1) {
+		b->ok = n == 32 && memcmp(p, b->sha, 32) == 0;
+		return;
+	}
+	if (n != b->size)
+		return;
+	for (size_t k = 0; k < n; k++)
+		if (p[k] != big_byte(k))
+			return;
+	b->ok = 1;
+}
+
+static void big_failed(void *ud, const rnsc_request_receipt *r)
+{
+	(void)r;
+	((bigctx *)ud)->done = 1;
+}
+
+static void big_progress(void *ud, const rnsc_request_receipt *r)
+{
+	((bigctx *)ud)->progress = r->progress;
+}
+
+/* REQ_BIG="s1 s2 ..." asks /big for responses of these sizes, REQ_BIGREQ="l1 ..." sends
+ * /bigreq requests of these sizes; one at a time. 1 when every one came back right. */
+static int big_phase(app *a, uint64_t end)
+{
+	int ok = 1;
+	for (int kind = 0; kind < 2; kind++) {
+		const char *list = getenv(kind ? "REQ_BIGREQ" : "REQ_BIG");
+		if (!list)
+			continue;
+		char *dup = strdup(list), *save = NULL;
+		for (char *tok = strtok_r(dup, " ,", &save); tok && !a->closed;
+		     tok = strtok_r(NULL, " ,", &save)) {
+			bigctx b = {.a = a, .kind = kind, .size = strtoull(tok, NULL, 10)};
+			size_t cap = (size_t)b.size + 16;
+			uint8_t *mp = malloc(cap), *raw = malloc((size_t)b.size + 1);
+			if (!mp || !raw) {
+				free(mp), free(raw);
+				ok = 0;
+				break;
+			}
+			rnsc_mp_writer w;
+			rnsc_mp_writer_init(&w, mp, cap);
+			if (kind) {
+				for (uint64_t k = 0; k < b.size; k++)
+					raw[k] = (uint8_t)(big_byte(k) ^ 0x5A);
+				(void)rnsc_sha256(a->ctx, b.sha, raw, (size_t)b.size);
+				rnsc_mp_write_bin(&w, raw, (size_t)b.size);
+			} else {
+				rnsc_mp_write_uint(&w, b.size);
+			}
+			int ml = rnsc_mp_writer_finish(&w);
+			rnsc_request_params p = {.response = big_response,
+						 .failed = big_failed,
+						 .progress = big_progress,
+						 .ud = &b};
+			int rc = ml < 0 ? ml
+				       : rnsc_request_link_send(a->rl, kind ? "/bigreq" : "/big", mp,
+								(size_t)ml, &p, NULL, now_ms());
+			free(raw);
+			free(mp);
+			if (rc) {
+				fprintf(stderr, "req_node_peer: big request: %s\n", rnsc_strerror(rc));
+				ok = 0;
+				break;
+			}
+			rnsc_node_flush(a->n);
+			while (!b.done && !a->closed && now_ms() < end)
+				turn(a, 20);
+			if (b.ok && kind) {
+				a->c_bigreq++;
+				a->c_bigreqbytes += b.size;
+			} else if (b.ok) {
+				a->c_big++;
+				a->c_bigbytes += b.size;
+			} else {
+				a->c_big_bad++;
+				ok = 0;
+				fprintf(stderr, "big request %s %llu: %s (progress %.2f)\n",
+					kind ? "/bigreq" : "/big", (unsigned long long)b.size,
+					b.done ? "wrong or failed" : "no answer", b.progress);
+			}
+		}
+		free(dup);
+	}
+	return ok;
 }
 
 int main(int argc, char **argv)
@@ -458,7 +633,11 @@ int main(int argc, char **argv)
 				 .on_link_closed = on_closed,
 				 .on_link_proof = on_proof,
 				 .on_link_packet = on_packet};
-	rnsc_node_set_hooks(a.n, &hooks);
+	if (rnsc_linkapp_new(a.ctx, a.n, NULL, &hooks, &a.la) ||
+	    rnsc_linkreq_new(a.ctx, a.n, a.la, &a.lr)) {
+		fprintf(stderr, "req_node_peer: linkapp set-up failed\n");
+		return 1;
+	}
 	int ret = 1;
 	char hx[65];
 	if (serve) {
@@ -474,7 +653,11 @@ int main(int argc, char **argv)
 						   RNSC_REQUEST_ALLOW_LIST,
 						   (const uint8_t(*)[HL])other, 1, 1) ||
 		    rnsc_request_handlers_register(a.hs, "/bye", h_bye, &a, RNSC_REQUEST_ALLOW_ALL,
-						   NULL, 0, 1)) {
+						   NULL, 0, 1) ||
+		    rnsc_request_handlers_register(a.hs, "/big", h_big, &a, RNSC_REQUEST_ALLOW_ALL,
+						   NULL, 0, 1) ||
+		    rnsc_request_handlers_register(a.hs, "/bigreq", h_bigreq, &a,
+						   RNSC_REQUEST_ALLOW_ALL, NULL, 0, 1)) {
 			fprintf(stderr, "req_node_peer: handler set-up failed\n");
 			goto out;
 		}
@@ -513,6 +696,9 @@ int main(int argc, char **argv)
 		}
 		printf("server echo=%u allowed=%u denied=%u bytes=%llu\n", a.s_echo, a.s_allowed,
 		       a.s_denied, (unsigned long long)a.s_bytes);
+		printf("server big=%u bigbytes=%llu bigreq=%u bigreqbytes=%llu\n", a.s_big,
+		       (unsigned long long)a.s_bigbytes, a.s_bigreq,
+		       (unsigned long long)a.s_bigreqbytes);
 		ret = (a.closed || a.bye_at) &&
 				      (a.loss ? a.s_echo >= N : a.s_echo == N) && a.s_allowed == M &&
 				      a.s_denied == 0
@@ -634,6 +820,7 @@ int main(int argc, char **argv)
 		rnsc_node_flush(a.n);
 		turn(&a, 0);
 	}
+	int big_ok = big_phase(&a, end);
 	int stream_ok = 1;
 #ifdef REQ_PEER_BUFFER
 	if (stream_bytes) {
@@ -679,7 +866,10 @@ int main(int argc, char **argv)
 	printf("client echo=%u allowed=%u denied_failed=%u bytes=%llu bad=%u retries=%u\n",
 	       a.c_echo, a.c_allowed, a.c_denied_failed, (unsigned long long)a.c_bytes, a.c_bad,
 	       a.retries);
-	ret = stream_ok && sent == total && a.c_echo == N && a.c_allowed == M &&
+	printf("client big=%u bigbytes=%llu bigreq=%u bigreqbytes=%llu bigbad=%u\n", a.c_big,
+	       (unsigned long long)a.c_bigbytes, a.c_bigreq, (unsigned long long)a.c_bigreqbytes,
+	       a.c_big_bad);
+	ret = big_ok && stream_ok && sent == total && a.c_echo == N && a.c_allowed == M &&
 			      a.c_denied_failed == D && a.c_bad == 0
 		      ? 0
 		      : 1;
@@ -694,7 +884,10 @@ out_id:
 out:
 	fflush(stdout);
 	app_free(&a);
+	rnsc_linkapp_del(a.la);
+	rnsc_linkreq_del(a.lr);
 	rnsc_request_handlers_del(a.hs);
+	free(g_big);
 	rnsc_node_del(a.n);
 	rnsc_plugin_host_del(h);
 	rnsc_ctx_del(a.ctx);

@@ -87,6 +87,39 @@ class StreamIn:
             self.n += len(d)
 
 
+def big_bytes(n):
+    """/big's response pattern (as req_node_peer.c's big_byte)."""
+    return bytes((((k * 2654435761) & 0xFFFFFFFF) >> 13) & 0xFF for k in range(n))
+
+
+def big_phase(link, end):
+    """REQ_BIG / REQ_BIGREQ (see req_node_peer.c): responses and requests beyond the MDU."""
+    st = {"big": 0, "bigbytes": 0, "bigreq": 0, "bigreqbytes": 0, "bad": 0}
+    for kind, var in ((0, "REQ_BIG"), (1, "REQ_BIGREQ")):
+        for tok in os.environ.get(var, "").replace(",", " ").split():
+            size = int(tok)
+            if kind:
+                raw = bytes(b ^ 0x5A for b in big_bytes(size))
+                want = hashlib.sha256(raw).digest()
+                r = link.request("/bigreq", raw)
+            else:
+                want = big_bytes(size)
+                r = link.request("/big", size)
+            while r and time.time() < end and r.status not in (RNS.RequestReceipt.READY,
+                                                               RNS.RequestReceipt.FAILED):
+                time.sleep(0.02)
+            if r and r.status == RNS.RequestReceipt.READY and r.response == want:
+                st["bigreq" if kind else "big"] += 1
+                st["bigreqbytes" if kind else "bigbytes"] += size
+            else:
+                st["bad"] += 1
+                print("big request %s %d: %s" % ("/bigreq" if kind else "/big", size,
+                      r.status if r else "not sent"), file=sys.stderr, flush=True)
+    print("client big=%d bigbytes=%d bigreq=%d bigreqbytes=%d bigbad=%d" %
+          (st["big"], st["bigbytes"], st["bigreq"], st["bigreqbytes"], st["bad"]), flush=True)
+    return st["bad"] == 0
+
+
 def serve(configdir, allowed_hex, n, m, timeout, sbytes):
     RNS.Reticulum(configdir=configdir, loglevel=RNS.LOG_WARNING)
     ident = RNS.Identity()
@@ -117,6 +150,23 @@ def serve(configdir, allowed_hex, n, m, timeout, sbytes):
             st["bye"] = time.time()
         return True
 
+    def big(path, data, request_id, link_id, remote_identity, requested_at):
+        with lock:
+            st["big"] += 1
+            st["bigbytes"] += data
+        return big_bytes(data)
+
+    def bigreq(path, data, request_id, link_id, remote_identity, requested_at):
+        with lock:
+            st["bigreq"] += 1
+            st["bigreqbytes"] += len(data)
+        return hashlib.sha256(data).digest()
+
+    st.update({"big": 0, "bigbytes": 0, "bigreq": 0, "bigreqbytes": 0})
+    dest.register_request_handler("/big", response_generator=big,
+                                  allow=RNS.Destination.ALLOW_ALL)
+    dest.register_request_handler("/bigreq", response_generator=bigreq,
+                                  allow=RNS.Destination.ALLOW_ALL)
     dest.register_request_handler("/bye", response_generator=bye,
                                   allow=RNS.Destination.ALLOW_ALL)
     dest.register_request_handler("/echo", response_generator=echo,
@@ -153,6 +203,8 @@ def serve(configdir, allowed_hex, n, m, timeout, sbytes):
         time.sleep(0.02)
     print("server echo=%d allowed=%d denied=%d bytes=%d" %
           (st["echo"], st["allowed"], st["denied"], st["bytes"]), flush=True)
+    print("server big=%d bigbytes=%d bigreq=%d bigreqbytes=%d" %
+          (st["big"], st["bigbytes"], st["bigreq"], st["bigreqbytes"]), flush=True)
     ok = (st["closed"].is_set() or st["bye"] is not None) and \
         (st["echo"] >= n if loss else st["echo"] == n) and st["allowed"] == m and \
         st["denied"] == 0
@@ -266,6 +318,7 @@ def request(configdir, dest_hex, idfile, n, m, d, timeout, sbytes):
                         r.status != RNS.RequestReceipt.READY)
     ok = st["bad"] == 0 and st["echo"] + st["allowed"] + lost == n + m and lost == 0 and \
         denied_failed == d
+    ok = big_phase(link, end) and ok
     if sbytes:
         ch = link.get_channel()
         sin = StreamIn(2, ch)

@@ -17,7 +17,12 @@
 # way (LOSS_LATENCY): the reference registers a link packet's receipt only after sending
 # it, and an rnsc peer on bare loopback proves within ~100 us, so without latency most
 # proofs would race the receipt and the reference's channel would give up on a link that
-# delivered everything. Every wait is bounded; a reference that cannot start fails
+# delivered everything. Without LOSS, the client then asks /big for responses of REQ_BIG
+# bytes each (default 1500 4000 200000: beyond the link MDU, so sent as resources flagged
+# is_response) and sends /bigreq requests of REQ_BIGREQ bytes (default 1200 6000: sent as
+# resources flagged is_request), one at a time; checked: every response byte-exact (the
+# /bigreq answer is the request's SHA-256), the counts and byte sums equal at both ends.
+# Every wait is bounded; a reference that cannot start fails
 # the test.
 set -u
 B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
@@ -117,6 +122,13 @@ while True:  # two UDP ports, the first also free for TCP (the server listens th
   else
     bad "$tag: the server did not see the link close" "$sd.out" "$sd.err"
   fi
+  if [ -n "${REQ_BIG:-}${REQ_BIGREQ:-}" ]; then
+    local want cbig sbig; want=$(big_expect)
+    cbig=$(sed -n 's/^client \(big=.*\)/\1/p' "$cd.out"); sbig=$(sed -n 's/^server \(big=.*\)/\1/p' "$sd.out")
+    if [ "$cbig" = "$want bigbad=0" ] && [ "$sbig" = "$want" ]; then
+      ok "$tag: requests and responses beyond the MDU (resources): $want, byte-exact"
+    else bad "$tag: large requests/responses: client '$cbig' server '$sbig' want '$want'" "$cd.err" "$sd.err"; fi
+  fi
   if [ "$STREAM" != 0 ]; then
     local cs ss; cs=$(grep '^client stream' "$cd.out"); ss=$(grep '^server stream' "$sd.out")
     local c_rx c_sha c_tx c_txsha s_rx s_sha s_tx s_txsha
@@ -131,6 +143,15 @@ while True:  # two UDP ports, the first also free for TCP (the server listens th
   fi
 }
 [ -n "${LOSS:-}" ] && export REQ_LOSS=1
+if [ -z "${LOSS:-}" ]; then
+  export REQ_BIG=${REQ_BIG-"1500 4000 200000"} REQ_BIGREQ=${REQ_BIGREQ-"1200 6000"}
+fi
+big_expect() { # the accounting both ends must print for REQ_BIG / REQ_BIGREQ
+  local nb=0 sb=0 nr=0 sr=0 x
+  for x in ${REQ_BIG:-}; do nb=$((nb+1)); sb=$((sb+x)); done
+  for x in ${REQ_BIGREQ:-}; do nr=$((nr+1)); sr=$((sr+x)); done
+  echo "big=$nb bigbytes=$sb bigreq=$nr bigreqbytes=$sr"
+}
 for pr in $PAIRS; do run_pair "${pr%%:*}" "${pr##*:}"; done
 if [ -n "${LOSS:-}" ]; then # the loss really happened: the plugin's counts at close
   if grep -qh 'LossyInterface\[.*tx [0-9]*/-[1-9]' "$tmp"/*.err 2>/dev/null; then

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* rnsc cp: the reference's rncp (RNS/Utilities/rncp.py, rns 1.5.4) on an in-process node.
  * Send a file as a resource (with the file name as metadata, as rncp does) to a listener, or
- * listen (-l) for files from allowed identities. Fetching (-f, -F) rides on requests, which
- * rnsc's request module provides; until it is wired in, those options are refused with a
- * clear message. */
+ * listen (-l) for files from allowed identities. Fetching rides on requests (linkapp_request.h):
+ * -f asks the listener's "fetch_file" handler for a path (a str), the listener (-F, jailed by
+ * -j) answers True and sends the file as an ordinary resource with the name as metadata, or
+ * answers False (not found), None (remote error) or 0xF0 (REQ_FETCH_NOT_ALLOWED: outside the
+ * jail), as rncp does; the fetcher accepts every resource on its link (ACCEPT_ALL) and saves
+ * it as the listener saves received files. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -22,6 +25,7 @@
 #include "destination.h"
 #include "link.h"
 #include "linkapp.h"
+#include "linkapp_request.h"
 #include "msgpack.h"
 #include "node.h"
 #include "store.h"
@@ -32,6 +36,7 @@
 #define IFACE_WAIT_MS 5000u
 #define MAX_ALLOWED 256
 #define ERASE "\33[2K\r"
+#define REQ_FETCH_NOT_ALLOWED 0xF0
 static const char *const syms[] = {"⢄", "⢂", "⢁", "⡁", "⡈", "⡐", "⡠"};
 
 static void usage(FILE *f)
@@ -59,10 +64,8 @@ static void usage(FILE *f)
 		"  -S, --silent          disable transfer progress output\n"
 		"  -l, --listen          listen for incoming transfer requests\n"
 		"  -C, --no-compress     disable automatic compression\n"
-		"  -F, --allow-fetch     allow authenticated clients to fetch files (needs the\n"
-		"                        request module: refused in this build)\n"
-		"  -f, --fetch           fetch file from remote listener instead of sending (needs\n"
-		"                        the request module: refused in this build)\n"
+		"  -F, --allow-fetch     allow authenticated clients to fetch files\n"
+		"  -f, --fetch           fetch file from remote listener instead of sending\n"
 		"  -j, --jail path       restrict fetch requests to specified path\n"
 		"  -s, --save path       save received files in specified path\n"
 		"  -O, --overwrite       Allow overwriting received files, instead of adding postfix\n"
@@ -121,6 +124,12 @@ typedef struct cp_state {
 	rnsc_ctx *ctx;
 	rnsc_node *n;
 	rnsc_linkapp *la;
+	rnsc_linkreq *lr;
+	/* fetch: the listener's handlers and jail; the fetcher's request state */
+	rnsc_request_handlers *hs;
+	int no_compress, have_jail;
+	char jail[PATH_MAX];
+	int fetching, req_done, req_status; /* req_status: 0 failed, else the answer (below) */
 	/* sender */
 	int fd;
 	uint8_t link_id[RNSC_TRUNCATED_HASHLEN];
@@ -266,9 +275,38 @@ static void progress_line(cp_state *s, unsigned *i, uint64_t total, double start
 	(*i)++;
 }
 
+static int fetch_file(cp_state *s, const char *file, const char *ph, int anim);
+static int l_advertised(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
+			const rnsc_resource_adv *adv, rnsc_resource_callbacks *cb, void **cb_ud);
+
+static void f_response(void *ud, const rnsc_request_receipt *r)
+{
+	cp_state *s = ud;
+	s->req_done = 1;
+	/* rncp: False -> not found, None -> remote error, 0xF0 -> not allowed, else found */
+	if (r->response_len == 1 && r->response[0] == 0xc2)
+		s->req_status = 2;
+	else if (r->response_len == 1 && r->response[0] == 0xc0)
+		s->req_status = 3;
+	else if ((r->response_len == 1 && r->response[0] == REQ_FETCH_NOT_ALLOWED) ||
+		 (r->response_len == 2 && r->response[0] == 0xcc &&
+		  r->response[1] == REQ_FETCH_NOT_ALLOWED))
+		s->req_status = 4;
+	else
+		s->req_status = 1;
+}
+
+static void f_failed(void *ud, const rnsc_request_receipt *r)
+{
+	(void)r;
+	cp_state *s = ud;
+	s->req_done = 1;
+	s->req_status = 0;
+}
+
 static int do_send(cli_env *env, const char *cfg, const char *idpath, int verbosity,
 		   const char *dest_hex, const char *file, double timeout, int silent,
-		   int no_compress, int phy_rates)
+		   int no_compress, int phy_rates, int fetch, const char *save, int overwrite)
 {
 	uint8_t dest[RNSC_TRUNCATED_HASHLEN];
 	if (strlen(dest_hex) != 2 * RNSC_TRUNCATED_HASHLEN) {
@@ -280,15 +318,27 @@ static int do_send(cli_env *env, const char *cfg, const char *idpath, int verbos
 		printf("Invalid destination entered. Check your input.\n");
 		return 1;
 	}
-	struct stat st;
-	if (stat(file, &st) != 0 || !S_ISREG(st.st_mode)) {
+	struct stat st = {0};
+	int anim = !silent && isatty(STDOUT_FILENO);
+	cp_state s = {.ctx = env->ctx, .fd = -1, .phy_rates = phy_rates, .fetching = fetch,
+		      .overwrite = overwrite};
+	if (fetch && save) { /* rncp checks the output directory first */
+		if (!realpath(save, s.save_path) || stat(s.save_path, &st) != 0 ||
+		    !S_ISDIR(st.st_mode)) {
+			rnsc_log(env->ctx, RNSC_LOG_ERROR, "cp", "Output directory not found");
+			return 3;
+		}
+		if (access(s.save_path, W_OK) != 0) {
+			rnsc_log(env->ctx, RNSC_LOG_ERROR, "cp", "Output directory not writable");
+			return 4;
+		}
+		s.have_save = 1;
+	}
+	if (!fetch && (stat(file, &st) != 0 || !S_ISREG(st.st_mode))) {
 		printf("File not found\n");
 		return 1;
 	}
-	int anim = !silent && isatty(STDOUT_FILENO);
-	cp_state s = {.ctx = env->ctx, .fd = -1, .phy_rates = phy_rates};
-	s.fd = open(file, O_RDONLY | O_CLOEXEC);
-	if (s.fd < 0) {
+	if (!fetch && (s.fd = open(file, O_RDONLY | O_CLOEXEC)) < 0) {
 		printf("File not found\n");
 		return 1;
 	}
@@ -304,7 +354,9 @@ static int do_send(cli_env *env, const char *cfg, const char *idpath, int verbos
 		return 1;
 	}
 	rnsc_node_hooks hooks = {.ud = &s, .on_link_established = s_est, .on_link_closed = s_closed};
-	if (rnsc_linkapp_new(env->ctx, s.n, NULL, &hooks, &s.la)) {
+	rnsc_linkapp_callbacks fcb = {.ud = &s, .resource_advertised = l_advertised};
+	if (rnsc_linkapp_new(env->ctx, s.n, fetch ? &fcb : NULL, &hooks, &s.la) ||
+	    (fetch && rnsc_linkreq_new(env->ctx, s.n, s.la, &s.lr))) {
 		ret = 1;
 		goto out;
 	}
@@ -364,6 +416,14 @@ static int do_send(cli_env *env, const char *cfg, const char *idpath, int verbos
 	}
 	if (!s.link_up) {
 		printf("%sLink establishment with %s timed out\n", anim ? ERASE : "", ph);
+		goto out;
+	}
+	if (fetch) {
+		printf(anim ? ERASE "Requesting file from remote  " : "Requesting file from remote...\n");
+		fflush(stdout);
+		(void)rnsc_transport_link_identify(t, s.link_id, &id, rnsc_node_now_ms());
+		rnsc_node_flush(s.n);
+		ret = fetch_file(&s, file, ph, anim);
 		goto out;
 	}
 	printf(anim ? ERASE "Advertising file resource  " : "Advertising file resource...\n");
@@ -450,10 +510,84 @@ out:
 	if (have_id)
 		rnsc_identity_free(&id);
 	rnsc_linkapp_del(s.la);
+	rnsc_linkreq_del(s.lr);
 	rnsc_node_del(s.n);
 	if (s.fd >= 0)
 		close(s.fd);
 	return ret;
+}
+
+/* rncp's fetch(): the request, its answer, then the file's resource. Exit codes as rncp: 0 for
+ * the refusals it reports, 1 when the transfer failed. */
+static int fetch_file(cp_state *s, const char *file, const char *ph, int anim)
+{
+	rnsc_request_link *rl = NULL;
+	uint8_t mp[PATH_MAX + 8];
+	rnsc_mp_writer w;
+	rnsc_mp_writer_init(&w, mp, sizeof(mp));
+	rnsc_mp_write_str(&w, file, strlen(file));
+	int ml = rnsc_mp_writer_finish(&w);
+	rnsc_request_params p = {.response = f_response, .failed = f_failed, .ud = s};
+	int rc = ml < 0 ? ml : rnsc_linkreq_attach(s->lr, s->link_id, NULL, &rl);
+	if (!rc)
+		rc = rnsc_request_link_send(rl, "fetch_file", mp, (size_t)ml, &p, NULL,
+					    rnsc_node_now_ms());
+	if (rc) {
+		printf("%sFetch request failed: %s\n", anim ? ERASE : "", rnsc_strerror(rc));
+		return 1;
+	}
+	rnsc_node_flush(s->n);
+	unsigned spin_i = 0;
+	uint64_t last = 0;
+	while (!s->req_done && !rnsc_node_stopping(s->n)) {
+		rnsc_node_run_once(s->n, 100);
+		(void)rnsc_linkreq_tick(s->lr, rnsc_node_now_ms());
+		if (s->link_closed && !s->req_done) {
+			s->req_done = 1;
+			s->req_status = 0;
+		}
+		if (anim && rnsc_monotonic_ns() - last > 100 * RNSC_NS_PER_MS) {
+			last = rnsc_monotonic_ns();
+			spin(1, &spin_i, NULL);
+		}
+	}
+	if (!s->req_done)
+		return 1;
+	if (s->req_status != 1) {
+		printf("%s", anim ? ERASE : "");
+		if (s->req_status == 4)
+			printf("Fetch request failed, fetching the file %s was not allowed by the "
+			       "remote\n", file);
+		else if (s->req_status == 2)
+			printf("Fetch request failed, the file %s was not found on the remote\n",
+			       file);
+		else if (s->req_status == 3)
+			printf("Fetch request failed due to an error on the remote system\n");
+		else
+			printf("Fetch request failed due to an unknown error (probably not "
+			       "authorised)\n");
+		return 0;
+	}
+	if (anim)
+		printf(ERASE);
+	double started = (double)rnsc_monotonic_ns() / 1e9;
+	while (!s->res_done && !s->link_closed && !rnsc_node_stopping(s->n)) {
+		rnsc_node_run_once(s->n, 100);
+		if (anim && rnsc_monotonic_ns() - last > 100 * RNSC_NS_PER_MS) {
+			last = rnsc_monotonic_ns();
+			if (s->res)
+				progress_line(s, &spin_i, rnsc_resource_total_size(s->res), started, 0);
+			else
+				printf(ERASE "Waiting for transfer to start %s ", syms[spin_i++ % 7]);
+			fflush(stdout);
+		}
+	}
+	if (!s->res_done || s->res_status != RNSC_RESOURCE_COMPLETE) {
+		printf("%sThe transfer failed\n", anim ? ERASE : "");
+		return 1;
+	}
+	printf(anim ? "\n%s fetched from %s\n" : "%s fetched from %s\n", file, ph);
+	return 0;
 }
 
 /* ---- listener ----------------------------------------------------------------------------- */
@@ -487,11 +621,14 @@ static void l_identified(void *ud, const uint8_t id[RNSC_TRUNCATED_HASHLEN],
 static void l_est(void *ud, const uint8_t id[RNSC_TRUNCATED_HASHLEN],
 		  const uint8_t dest[RNSC_TRUNCATED_HASHLEN], int initiator)
 {
-	(void)id;
 	(void)dest;
 	cp_state *s = ud;
-	if (!initiator)
+	if (!initiator) {
 		rnsc_log(s->ctx, RNSC_LOG_VERBOSE, "cp", "Incoming link established");
+		/* requests on the link: fetch_file when -F (s->hs), none otherwise */
+		if (rnsc_linkreq_attach(s->lr, id, s->hs, NULL) != 0)
+			rnsc_log(s->ctx, RNSC_LOG_ERROR, "cp", "cannot set up requests on the link");
+	}
 }
 
 static int rx_write(void *ud, const uint8_t *p, size_t len)
@@ -597,9 +734,24 @@ static void rx_concluded(void *ud, rnsc_resource *r)
 		goto done;
 	}
 	rnsc_log(s->ctx, RNSC_LOG_NOTICE, "cp", "Saved received file to %s", full);
+	if (s->fetching)
+		s->res_status = RNSC_RESOURCE_COMPLETE;
 done:
+	if (s->fetching) {
+		s->res_done = 1;
+		if (s->res_status != RNSC_RESOURCE_COMPLETE)
+			s->res_status = RNSC_RESOURCE_FAILED;
+		s->res = NULL;
+	}
 	free(x->name);
 	free(x);
+}
+
+static void rx_progress(void *ud, rnsc_resource *r)
+{
+	cp_rx *x = ud;
+	if (x->s->fetching)
+		x->s->res = r;
 }
 
 static int l_advertised(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
@@ -607,7 +759,8 @@ static int l_advertised(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
 {
 	cp_state *s = ud;
 	const rnsc_identity *who = remote_of(s, link_id);
-	if (!(who && allowed_id(s, who->hash)) && !s->allow_all)
+	/* the fetcher's link takes every resource (rncp: Link.ACCEPT_ALL) */
+	if (!s->fetching && !(who && allowed_id(s, who->hash)) && !s->allow_all)
 		return 0;
 	cp_rx *x = calloc(1, sizeof(*x));
 	if (!x)
@@ -643,6 +796,7 @@ static int l_advertised(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
 	cb->write = rx_write;
 	cb->metadata = rx_metadata;
 	cb->concluded = rx_concluded;
+	cb->progress = rx_progress;
 	*cb_ud = x;
 	return 1;
 }
@@ -676,11 +830,194 @@ static int load_allowed_file(cp_state *s)
 	return 0;
 }
 
+/* ---- fetch: the listener's "fetch_file" handler -------------------------------------------- */
+
+/* os.path.abspath(os.path.expanduser(p)): a leading ~ is $HOME, relative paths are taken
+ * from the working directory, then "." / ".." / repeated slashes are folded lexically (no
+ * symlinks resolved), as Python's normpath does. 0, or -1 when it does not fit. */
+static int py_abspath(char *out, size_t cap, const char *p)
+{
+	char in[2 * PATH_MAX + 2];
+	const char *home = getenv("HOME");
+	if (p[0] == '~' && (p[1] == '/' || !p[1]) && home) {
+		snprintf(in, sizeof(in), "%s%s", home, p + 1);
+	} else if (p[0] != '/') {
+		char cwd[PATH_MAX];
+		if (!getcwd(cwd, sizeof(cwd)))
+			return -1;
+		snprintf(in, sizeof(in), "%s/%s", cwd, p);
+	} else {
+		snprintf(in, sizeof(in), "%s", p);
+	}
+	size_t o = 0;
+	out[0] = 0;
+	for (char *save = NULL, *c = strtok_r(in, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		if (!strcmp(c, "."))
+			continue;
+		if (!strcmp(c, "..")) {
+			while (o > 0 && out[o - 1] != '/')
+				o--;
+			if (o > 0)
+				o--;
+			out[o] = 0;
+			continue;
+		}
+		size_t l = strlen(c);
+		if (o + 1 + l + 1 > cap)
+			return -1;
+		out[o++] = '/';
+		memcpy(out + o, c, l);
+		o += l;
+		out[o] = 0;
+	}
+	if (o == 0)
+		snprintf(out, cap, "/");
+	return 0;
+}
+
+typedef struct cp_tx {
+	int fd;
+} cp_tx;
+
+static int tx_read(void *ud, uint64_t off, uint8_t *buf, size_t len)
+{
+	cp_tx *x = ud;
+	size_t got = 0;
+	while (got < len) {
+		ssize_t n = pread(x->fd, buf + got, len - got, (off_t)(off + got));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return RNSC_ERR_IO;
+		got += (size_t)n;
+	}
+	return (int)len;
+}
+
+static void tx_concluded(void *ud, rnsc_resource *r)
+{
+	cp_tx *x = ud;
+	(void)r;
+	close(x->fd);
+	free(x);
+}
+
+static const uint8_t mp_true = 0xc3, mp_false = 0xc2, mp_not_allowed[2] = {0xcc, 0xF0};
+
+/* rncp's fetch_request: answers True once the file's resource is on its way, False when there
+ * is no such file, REQ_FETCH_NOT_ALLOWED outside the jail, nothing (None) when the link is
+ * gone. */
+static int fetch_handler(void *ud, const rnsc_request_info *req, const uint8_t **resp,
+			 size_t *len)
+{
+	cp_state *s = ud;
+	rnsc_mp_reader rd;
+	const char *p;
+	size_t pl;
+	rnsc_mp_reader_init(&rd, req->data, req->data_len);
+	/* rncp calls str methods on the data: anything else raises there, and no answer goes */
+	if (rnsc_mp_read_str(&rd, &p, &pl) || pl >= PATH_MAX || memchr(p, 0, pl))
+		return 0;
+	char data[PATH_MAX], file_path[PATH_MAX];
+	memcpy(data, p, pl);
+	data[pl] = 0;
+	*resp = &mp_false;
+	*len = 1;
+	if (s->have_jail) {
+		/* data.replace(jail + "/", "") when it starts with it: every occurrence goes */
+		char pre[PATH_MAX + 2];
+		snprintf(pre, sizeof(pre), "%s/", s->jail);
+		size_t prl = strlen(pre);
+		if (strncmp(data, pre, prl) == 0) {
+			char tmp[PATH_MAX];
+			size_t o = 0;
+			for (const char *c = data; *c;) {
+				if (strncmp(c, pre, prl) == 0) {
+					c += prl;
+					continue;
+				}
+				tmp[o++] = *c++;
+			}
+			tmp[o] = 0;
+			memcpy(data, tmp, o + 1);
+		}
+		char joined[2 * PATH_MAX + 2];
+		snprintf(joined, sizeof(joined), "%s/%s", s->jail, data);
+		if (py_abspath(file_path, sizeof(file_path), joined) != 0 ||
+		    strncmp(file_path, pre, prl) != 0) {
+			rnsc_log(s->ctx, RNSC_LOG_WARNING, "cp",
+				 "Disallowing fetch request for %s outside of fetch jail %s", file_path,
+				 s->jail);
+			*resp = mp_not_allowed;
+			*len = sizeof(mp_not_allowed);
+			return 1;
+		}
+	} else if (py_abspath(file_path, sizeof(file_path), data) != 0) {
+		return 1;
+	}
+	struct stat st;
+	if (stat(file_path, &st) != 0 || !S_ISREG(st.st_mode)) {
+		rnsc_log(s->ctx, RNSC_LOG_VERBOSE, "cp", "Client-requested file not found: %s",
+			 file_path);
+		return 1;
+	}
+	if (!rnsc_transport_link_get(rnsc_node_transport(s->n), req->link_id))
+		return 0; /* rncp: no such active link -> None */
+	rnsc_log(s->ctx, RNSC_LOG_VERBOSE, "cp", "Sending file %s to client", file_path);
+	cp_tx *x = calloc(1, sizeof(*x));
+	if (!x)
+		return 1;
+	x->fd = open(file_path, O_RDONLY | O_CLOEXEC);
+	if (x->fd < 0) {
+		rnsc_log(s->ctx, RNSC_LOG_ERROR, "cp",
+			 "Could not send file to client. The contained exception was: %s",
+			 strerror(errno));
+		free(x);
+		return 1;
+	}
+	char fcopy[PATH_MAX];
+	snprintf(fcopy, sizeof(fcopy), "%s", file_path);
+	const char *base = basename(fcopy);
+	uint8_t meta[PATH_MAX + 16];
+	rnsc_mp_writer w;
+	rnsc_mp_writer_init(&w, meta, sizeof(meta));
+	rnsc_mp_write_map(&w, 1);
+	rnsc_mp_write_cstr(&w, "name");
+	rnsc_mp_write_bin(&w, (const uint8_t *)base, strlen(base));
+	int mlen = rnsc_mp_writer_finish(&w);
+	rnsc_resource_params rp = {.size = (uint64_t)st.st_size,
+				   .metadata = meta,
+				   .metadata_len = mlen > 0 ? (size_t)mlen : 0,
+				   .auto_compress = !s->no_compress};
+	rnsc_resource_callbacks rcb = {.read = tx_read, .concluded = tx_concluded};
+	int rc = rnsc_linkapp_send_resource(s->la, req->link_id, &rcb, x, &rp, NULL);
+	if (rc) {
+		rnsc_log(s->ctx, RNSC_LOG_ERROR, "cp",
+			 "Could not send file to client. The contained exception was: %s",
+			 rnsc_strerror(rc));
+		close(x->fd);
+		free(x);
+		return 1;
+	}
+	*resp = &mp_true;
+	return 1;
+}
+
+static void l_closed(void *ud, const uint8_t id[RNSC_TRUNCATED_HASHLEN], int reason)
+{
+	(void)reason;
+	cp_state *s = ud;
+	rnsc_linkreq_detach(s->lr, id);
+}
+
+
 static int do_listen(cli_env *env, const char *cfg, const char *idpath, int verbosity,
 		     char **allowed, size_t n_allowed, int print_identity, int no_auth,
-		     const char *save, int announce, int overwrite)
+		     const char *save, int announce, int overwrite, int allow_fetch,
+		     const char *jail, int no_compress)
 {
-	cp_state s = {.ctx = env->ctx, .fd = -1, .allow_all = no_auth, .overwrite = overwrite};
+	cp_state s = {.ctx = env->ctx, .fd = -1, .allow_all = no_auth, .overwrite = overwrite,
+		      .no_compress = no_compress};
 	rnsc_node_options no = {.config_dir = cfg, .handle_signals = 1, .apply_loglevel = 1,
 				.verbosity = verbosity};
 	rnsc_config_error err;
@@ -754,12 +1091,39 @@ static int do_listen(cli_env *env, const char *cfg, const char *idpath, int verb
 			rnsc_log(env->ctx, RNSC_LOG_WARNING, "cp",
 				 "No allowed identities configured, rncp will not accept any files!");
 	}
+	if (jail) {
+		if (py_abspath(s.jail, sizeof(s.jail), jail) != 0) {
+			ret = 1;
+			goto out;
+		}
+		s.have_jail = 1;
+		rnsc_log(env->ctx, RNSC_LOG_VERBOSE, "cp",
+			 "Restricting fetch requests to paths under \"%s\"", s.jail);
+	}
 	rnsc_node_hooks hooks = {.ud = &s, .on_link_established = l_est,
-				 .on_link_identified = l_identified};
+				 .on_link_identified = l_identified, .on_link_closed = l_closed};
 	rnsc_linkapp_callbacks lcb = {.ud = &s, .resource_advertised = l_advertised};
-	if (rnsc_linkapp_new(env->ctx, s.n, &lcb, &hooks, &s.la)) {
+	if (rnsc_linkapp_new(env->ctx, s.n, &lcb, &hooks, &s.la) ||
+	    rnsc_linkreq_new(env->ctx, s.n, s.la, &s.lr)) {
 		ret = 1;
 		goto out;
+	}
+	if (allow_fetch) {
+		int rc = rnsc_request_handlers_new(env->ctx, &s.hs);
+		if (!rc && no_auth) {
+			rnsc_log(env->ctx, RNSC_LOG_WARNING, "cp",
+				 "Allowing unauthenticated fetch requests");
+			rc = rnsc_request_handlers_register(s.hs, "fetch_file", fetch_handler, &s,
+							    RNSC_REQUEST_ALLOW_ALL, NULL, 0, 1);
+		} else if (!rc) {
+			rc = rnsc_request_handlers_register(
+				s.hs, "fetch_file", fetch_handler, &s, RNSC_REQUEST_ALLOW_LIST,
+				(const uint8_t(*)[RNSC_TRUNCATED_HASHLEN])s.allowed, s.n_allowed, 1);
+		}
+		if (rc) {
+			ret = 1;
+			goto out;
+		}
 	}
 	rnsc_log(env->ctx, RNSC_LOG_INFO, "cp", "rncp listening on %s", ph);
 	uint64_t until = rnsc_monotonic_ns() + IFACE_WAIT_MS * RNSC_NS_PER_MS;
@@ -777,11 +1141,14 @@ static int do_listen(cli_env *env, const char *cfg, const char *idpath, int verb
 						     : UINT64_MAX;
 		}
 		rnsc_node_run_once(s.n, 200);
+		(void)rnsc_linkreq_tick(s.lr, rnsc_node_now_ms());
 	}
 out:
 	if (have_id)
 		rnsc_identity_free(&id);
 	rnsc_linkapp_del(s.la);
+	rnsc_linkreq_del(s.lr);
+	rnsc_request_handlers_del(s.hs);
 	rnsc_node_del(s.n);
 	return ret;
 }
@@ -807,7 +1174,7 @@ int cmd_cp(int argc, char **argv)
 		{"version", no_argument, NULL, OPT_VERSION},
 		{"help", no_argument, NULL, 'h'},
 		{0, 0, 0, 0}};
-	const char *cfg = NULL, *save = NULL, *idpath = NULL;
+	const char *cfg = NULL, *save = NULL, *idpath = NULL, *jail = NULL;
 	int verbose = 0, quiet = 0, silent = 0, listen = 0, no_compress = 0, allow_fetch = 0;
 	int fetch = 0, overwrite = 0, no_auth = 0, print_id = 0, phy_rates = 0, c;
 	long announce = -1;
@@ -826,7 +1193,7 @@ int cmd_cp(int argc, char **argv)
 		case 'C': no_compress = 1; break;
 		case 'F': allow_fetch = 1; break;
 		case 'f': fetch = 1; break;
-		case 'j': break; /* only meaningful with -F */
+		case 'j': jail = optarg; break; /* only meaningful with -F */
 		case 's': save = optarg; break;
 		case 'O': overwrite = 1; break;
 		case 'b':
@@ -865,12 +1232,6 @@ int cmd_cp(int argc, char **argv)
 	}
 	const char *file = npos > 0 ? argv[optind] : NULL;
 	const char *dest = npos > 1 ? argv[optind + 1] : NULL;
-	if (fetch || (allow_fetch && (listen || print_id))) {
-		fprintf(stderr, "rnsc cp: %s needs requests, which this build of rnsc cp does not "
-				"carry yet; use the reference's rncp for fetching\n",
-			fetch ? "-f/--fetch" : "-F/--allow-fetch");
-		return CLI_USAGE;
-	}
 	if (!listen && !print_id && (!file || !dest)) {
 		printf("\n");
 		usage(stdout);
@@ -884,10 +1245,11 @@ int cmd_cp(int argc, char **argv)
 	int ret;
 	if (listen || print_id)
 		ret = do_listen(&env, cfg, idpath, verbose - quiet, allowed, n_allowed, print_id,
-				no_auth, save, (int)announce, overwrite);
+				no_auth, save, (int)announce, overwrite, allow_fetch, jail,
+				no_compress);
 	else
 		ret = do_send(&env, cfg, idpath, verbose - quiet, dest, file, wait, silent,
-			      no_compress, phy_rates);
+			      no_compress, phy_rates, fetch, save, overwrite);
 	cli_env_close(&env);
 	return ret;
 }

@@ -30,6 +30,9 @@ struct rnsc_linkapp {
 	rnsc_node *n;
 	rnsc_ctx *ctx;
 	rnsc_linkapp_callbacks cb;
+	/* the request slot (cb.request_packet unless rnsc_linkapp_set_request_slot replaced it) */
+	rnsc_linkapp_request_fn req_fn;
+	void *req_ud;
 	rnsc_node_hooks app;
 	la_link *links;
 	la_res *res;
@@ -319,13 +322,10 @@ static void on_adv(rnsc_linkapp *la, la_link *lk, const uint8_t *d, size_t len,
 		l_teardown(lk);
 		return;
 	}
-	if (rnsc_resource_adv_is_request(&a) || rnsc_resource_adv_is_response(&a)) {
-		if (la->cb.request_packet)
-			la->cb.request_packet(la->cb.ud, lk->id, RNSC_PKT_DATA,
-					      RNSC_CTX_RESOURCE_ADV, d, len, packet_hash);
-		return;
-	}
 	uint64_t now = rnsc_node_now_ms();
+	/* first the resources already running: a repeated advertisement, or the next segment
+	 * of a split one (requests and responses included: their later segments are not asked
+	 * about again) */
 	for (la_res *e = la->res; e; e = e->next) {
 		if (e->lk != lk || rnsc_resource_is_initiator(e->r) || rnsc_resource_done(e->r))
 			continue;
@@ -334,6 +334,12 @@ static void on_adv(rnsc_linkapp *la, la_link *lk, const uint8_t *d, size_t len,
 			return;
 		if (rnsc_resource_accept_segment(e->r, &a, now) != 0)
 			return;
+	}
+	if (rnsc_resource_adv_is_request(&a) || rnsc_resource_adv_is_response(&a)) {
+		if (la->req_fn)
+			la->req_fn(la->req_ud, lk->id, RNSC_PKT_DATA, RNSC_CTX_RESOURCE_ADV, d, len,
+				   packet_hash);
+		return;
 	}
 	if (!la->cb.resource_advertised)
 		return; /* ACCEPT_NONE */
@@ -358,9 +364,8 @@ static void h_link_packet(void *ud, const uint8_t id[HL], int type, int context,
 	rnsc_linkapp *la = ud;
 	int resource_ctx = context >= RNSC_CTX_RESOURCE && context <= RNSC_CTX_RESOURCE_RCL;
 	if (!resource_ctx) {
-		if ((context == RNSC_CTX_REQUEST || context == RNSC_CTX_RESPONSE) &&
-		    la->cb.request_packet)
-			la->cb.request_packet(la->cb.ud, id, type, context, d, len, packet_hash);
+		if ((context == RNSC_CTX_REQUEST || context == RNSC_CTX_RESPONSE) && la->req_fn)
+			la->req_fn(la->req_ud, id, type, context, d, len, packet_hash);
 		else if (la->app.on_link_packet)
 			la->app.on_link_packet(la->app.ud, id, type, context, d, len, packet_hash);
 		return;
@@ -398,8 +403,11 @@ int rnsc_linkapp_new(rnsc_ctx *ctx, rnsc_node *n, const rnsc_linkapp_callbacks *
 		return RNSC_ERR_NOMEM;
 	la->n = n;
 	la->ctx = ctx;
-	if (cb)
+	if (cb) {
 		la->cb = *cb;
+		la->req_fn = cb->request_packet;
+		la->req_ud = cb->ud;
+	}
 	if (app_hooks)
 		la->app = *app_hooks;
 	rnsc_node_hooks h = {.ud = la,
@@ -513,4 +521,30 @@ size_t rnsc_linkapp_resource_count(const rnsc_linkapp *la)
 	for (la_res *e = la ? la->res : NULL; e; e = e->next)
 		n++;
 	return n;
+}
+
+void rnsc_linkapp_set_request_slot(rnsc_linkapp *la, rnsc_linkapp_request_fn fn, void *ud)
+{
+	if (!la)
+		return;
+	la->req_fn = fn;
+	la->req_ud = ud;
+}
+
+int rnsc_linkapp_reject_resource(rnsc_linkapp *la, const uint8_t link_id[HL],
+				 const uint8_t *adv_plain, size_t len)
+{
+	if (!la || !link_id || !adv_plain)
+		return RNSC_ERR_INVAL;
+	if (!rnsc_transport_link_get(rnsc_node_transport(la->n), link_id))
+		return RNSC_ERR_NOTFOUND;
+	la_link *lk = find_link(la, link_id, 1);
+	if (!lk)
+		return RNSC_ERR_NOMEM;
+	rnsc_resource_link rl;
+	int rc = link_params(lk, &rl);
+	if (!rc)
+		rc = rnsc_resource_reject(&rl, adv_plain, len);
+	rnsc_node_flush(la->n);
+	return rc;
 }

@@ -32,6 +32,11 @@
 
 typedef struct rnsc_linkapp rnsc_linkapp;
 
+/* The request slot's signature (rnsc_linkapp_callbacks.request_packet). */
+typedef void (*rnsc_linkapp_request_fn)(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
+					int packet_type, int context, const uint8_t *data,
+					size_t len, const uint8_t packet_hash[RNSC_HASHLEN]);
+
 typedef struct rnsc_linkapp_callbacks {
 	void *ud;
 	/* An advertisement for a new resource (adv borrowed for the call). Return 1 and fill
@@ -70,6 +75,16 @@ RNSC_API int rnsc_linkapp_accept_resource(rnsc_linkapp *la,
 					  const uint8_t *adv_plain, size_t len,
 					  const rnsc_resource_callbacks *cb, void *cb_ud,
 					  rnsc_resource **out);
+/* Replaces the request slot (callbacks.request_packet and its ud) after creation; the
+ * request wiring (linkapp_request.h) installs itself here. fn NULL: such packets dropped. */
+RNSC_API void rnsc_linkapp_set_request_slot(rnsc_linkapp *la, rnsc_linkapp_request_fn fn,
+					    void *ud);
+/* Resource.reject for an advertisement (its decrypted plaintext): RESOURCE_RCL on the link.
+ * Returns 0, RNSC_ERR_INVAL, RNSC_ERR_NOTFOUND (no such link), RNSC_ERR_STATE, the errors of
+ * rnsc_resource_reject(). */
+RNSC_API int rnsc_linkapp_reject_resource(rnsc_linkapp *la,
+					  const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
+					  const uint8_t *adv_plain, size_t len);
 /* Cancels a running resource (ICL / RCL as the reference). */
 RNSC_API void rnsc_linkapp_cancel_resource(rnsc_linkapp *la, rnsc_resource *r);
 /* Resources running (all links). */
