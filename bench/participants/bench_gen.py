@@ -46,3 +46,21 @@ class Payload:
             self.buf += bytes(chunk)
         out, self.buf = self.buf[:n], self.buf[n:]
         return out
+
+
+def payload_prefix(n, seed=PAYLOAD_SEED):
+    """The first n bytes of the payload stream in one go (the resource scenarios need up to
+    64 MiB; Payload.take is too slow for that)."""
+    import array
+    import sys
+    words = array.array("Q")
+    x = seed
+    app = words.append
+    for _ in range((n + 7) // 8):
+        x ^= (x << 13) & MASK
+        x ^= x >> 7
+        x ^= (x << 17) & MASK
+        app(x)
+    if sys.byteorder != "little":
+        words.byteswap()
+    return words.tobytes()[:n]

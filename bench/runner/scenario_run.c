@@ -94,6 +94,7 @@ typedef struct cell {
 typedef struct run_opts {
 	double seconds, drain, setup_timeout;
 	int samples;
+	int quick; /* --quick: told to the participants (a scenario may run a stated smaller variant) */
 	const char *self, *python, *ref_script;
 	const char *keep_dir; /* keep participant logs here */
 } run_opts;
@@ -163,6 +164,8 @@ static void part_argv(const run_opts *o, enum impl im, const char *role, const c
 		argv[n++] = (char *)"--dest";
 		argv[n++] = (char *)dest;
 	}
+	if (o->quick)
+		argv[n++] = (char *)"--quick";
 	argv[n] = NULL;
 }
 
@@ -835,7 +838,7 @@ static int run(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'q':
-			o.seconds = 2, o.drain = 10, o.samples = 1;
+			o.seconds = 2, o.drain = 10, o.samples = 1, o.quick = 1;
 			break;
 		case 's':
 			scen = optarg;
