@@ -27,8 +27,8 @@ generators as rnsc's bench/scenario/bench_gen.h.
 Resource scenarios: resource (4: one 1,048,575-byte resource at a time) and stream (5: one
 67,108,800-byte resource of 64 segments at a time; 4,194,300 bytes = 4 segments with
 --quick), compression off, over one link. Every resource carries the first N bytes of the
-payload stream. The responder accepts all resources (Link.ACCEPT_ALL), compares each
-completed resource with the payload and answers with a 16-byte ACK link packet
+payload stream. The responder accepts all resources (Link.ACCEPT_ALL), checks the SHA-256
+of each completed resource against the payload's and answers with a 16-byte ACK link packet
 ("RNSCBACK" + big-endian sequence, 1 for the link's first resource); the initiator starts
 the next resource once its resource concluded COMPLETE and the ACK arrived. A warm-up
 resource of min(N, 1,048,575) bytes and its ACK precede "ready". The initiator hands the
@@ -36,6 +36,7 @@ reference an open file for resources above one segment (the reference's own way 
 large data), bytes otherwise.
 """
 import argparse
+import hashlib
 import os
 import sys
 import threading
@@ -131,7 +132,14 @@ class ResourceResponder:
     def __init__(self, scenario, quick):
         self.lock = threading.Lock()
         self.completed = self.bytes = self.corrupt = self.acks = self.seq = 0
-        self.expected = bench_gen.payload_prefix(resource_size(scenario, quick))
+        # the SHA-256 of the payload prefix for each length a resource may have (the
+        # warm-up's and the scenario's), computed once without holding the payload
+        size = resource_size(scenario, quick)
+        h = hashlib.sha256()
+        for chunk in bench_gen.payload_chunks(size):
+            h.update(chunk)
+        self.expected = {size: h.digest(),
+                         SEGMENT: hashlib.sha256(bench_gen.payload_prefix(SEGMENT)).digest()}
         self.first = threading.Event()
         self.identity = RNS.Identity()
         self.dest = RNS.Destination(self.identity, RNS.Destination.IN, RNS.Destination.SINGLE,
@@ -147,20 +155,21 @@ class ResourceResponder:
     def on_resource(self, resource):
         ok = resource.status == RNS.Resource.COMPLETE
         n = 0
-        if ok:
+        if ok:  # content check: SHA-256 of what arrived against the payload's
             data = resource.data  # an open file (the reference assembles into storage)
+            h = hashlib.sha256()
             if isinstance(data, (bytes, bytearray)):
-                ok = bytes(data) == self.expected[:len(data)]
+                h.update(data)
                 n = len(data)
             else:
                 data.seek(0)
-                while ok:
+                while True:
                     chunk = data.read(1 << 20)
                     if not chunk:
                         break
-                    ok = n + len(chunk) <= len(self.expected) and \
-                        chunk == self.expected[n:n + len(chunk)]
+                    h.update(chunk)
                     n += len(chunk)
+            ok = self.expected.get(n) == h.digest()
         with self.lock:
             if not ok:
                 self.corrupt += 1
@@ -342,16 +351,15 @@ class ResourceInitiator(Initiator):
         self.cur = None  # [done, acked, failed]
         self.sent = self.completed = self.acked = self.bytes = self.bytes_sent = 0
         self.rtts = []
-        payload = bench_gen.payload_prefix(self.size)
-        self.warm = payload[:SEGMENT]
+        self.warm = bench_gen.payload_prefix(SEGMENT)
         self.path = None
-        if self.size > SEGMENT:
+        if self.size > SEGMENT:  # written once, chunk by chunk, then sent from the file
             self.path = os.path.join(workdir, "bench-payload")
             with open(self.path, "wb") as f:
-                f.write(payload)
+                for chunk in bench_gen.payload_chunks(self.size):
+                    f.write(chunk)
         else:
-            self.payload = payload
-        del payload
+            self.payload = self.warm
 
     def on_ack(self, data, packet):
         with self.cv:
