@@ -31,7 +31,7 @@ check "unknown relay" 2 "$RNSC" bench --relay nobody
 check "driver: bad mode is a usage error" 2 "$RNSC" bench driver --mode teleport --a 1 --b 2
 check "driver: missing ports are a usage error" 2 "$RNSC" bench driver --mode raw
 check "plugins list the scenario plugins" 0 "$RNSC" plugins
-for sc in single link raw-transport transported-resource; do
+for sc in single link resource-segment resource-stream raw-transport transported-resource; do
   expect_grep "scenario plugin $sc is listed" "^$sc  *scenario  *[0-9]" "$tmp/out"
 done
 check "missing venv is a setup error" 3 env RNSC_VENV="$tmp/none" "$RNSC" bench --quick
@@ -82,6 +82,31 @@ for c in cells:
         assert s["proved"] == s["sent"], s
     assert c["link_mtu"] > 500, c  # the negotiated link MTU is reported per row
 ' "$tmp/replink/scenarios.json"
+check "quick resource runs: scenarios 4 and 5, all four pairings" 0 "$RNSC" bench --quick \
+  --scenario resource-segment,resource-stream --report "$tmp/repres"
+check "resource report: every pairing conformant, sent = completed = ACKed, bytes equal" 0 "$PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["settings"]["quick"] is True, d["settings"]
+cells = d["cells"]
+got = {(c["scenario"], c["initiator"], c["responder"]) for c in cells}
+assert got == {(s, i, r) for s in ("resource-segment", "resource-stream")
+               for i in ("rnsc", "reference") for r in ("rnsc", "reference")}, got
+for c in cells:
+    assert c["conformant"] is True, c
+    assert c["interface_policy"].startswith("Backbone"), c
+    assert c["rate"]["unit"] == "resources/s" and c["rate"]["median"] > 0, c
+    assert c["link_mtu"] > 500, c
+    (s,) = c["samples"]
+    assert s["ok"] and s["sent"] == s["completed"] == s["acked"] == s["received"] == \
+        s["acks_sent"] >= 1, s
+    assert s["corrupt"] == 0 and s["unproved"] == 0, s
+    assert s["bytes"] == s["sent"] * s["resource_size"], s
+    # --quick runs the stated smaller stream: 4 maximum-efficient segments
+    want = 1048575 if c["scenario"] == "resource-segment" else 4 * 1048575
+    assert s["resource_size"] == want, s
+    assert s["goodput_mib_s"] > 0, s
+' "$tmp/repres/scenarios.json"
 check "quick relay runs: raw transport and transported resource, both relays" 0 "$RNSC" bench \
   --quick --scenario raw-transport,transported-resource --report "$tmp/reprelay"
 check "relay report: each relay conformant, per-direction accounting exact" 0 "$PY" -c '

@@ -485,9 +485,9 @@ static void write_json(FILE *f, const cell *cells, size_t n, const run_opts *o,
 	fprintf(f, "{\n\"benchmark\": \"scenarios\",\n");
 	cli_env_json(f);
 	fprintf(f, ",\n\"settings\": {\"seconds\": %g, \"drain_s\": %g, \"samples\": %d, "
-		   "\"interface\": \"loopback (per scenario: interface_policy)\", "
+		   "\"quick\": %s, \"interface\": \"loopback (per scenario: interface_policy)\", "
 		   "\"reference_version\": ",
-		o->seconds, o->drain, o->samples);
+		o->seconds, o->drain, o->samples, o->quick ? "true" : "false");
 	cli_json_str(f, ref_version);
 	fprintf(f, "},\n\"cells\": [\n");
 	for (size_t i = 0; i < n; i++) {
@@ -563,6 +563,9 @@ static void write_md(FILE *f, const cell *cells, size_t n, const run_opts *o,
 		   "to %g s counted in elapsed time; %d sample(s) per cell, medians shown. Each "
 		   "scenario is a plugin (name and version in its heading).\n\n",
 		ref_version, o->seconds, o->drain, o->samples);
+	if (o->quick)
+		fprintf(f, "Quick run (`--quick`): scenarios with a stated quick variant ran it (see "
+			   "their descriptions).\n\n");
 	fprintf(f, "## At a glance\n\nEndpoint scenarios: rnsc→rnsc against reference→reference; "
 		   "relay scenarios: rnsc daemon as relay against the reference's rnsd as relay, the "
 		   "same wire driver for both.\n\n| scenario | rnsc | reference | ratio |\n"
@@ -759,7 +762,9 @@ static void usage(FILE *f)
 		   "  --seconds S      timed traffic per sample (default 30)\n"
 		   "  --drain S        drain limit, counted in elapsed time (default 30)\n"
 		   "  --samples N      samples per cell (default 3, at most %d)\n"
-		   "  --quick          2 s, drain 10 s, 1 sample\n"
+		   "  --quick          2 s, drain 10 s, 1 sample; the participants are told, and a\n"
+		   "                   scenario may run its stated quick variant (resource-stream:\n"
+		   "                   4 segments instead of 64)\n"
 		   "  --json FILE      raw results (- for stdout)\n"
 		   "  --report DIR     DIR/scenarios.md, DIR/scenarios.json, DIR/scenarios.svg and\n"
 		   "                   DIR/scenarios-NAME.svg per scenario\n"
