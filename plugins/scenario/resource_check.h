@@ -40,6 +40,17 @@ static inline int scn_backbone_endpoints(int role, const int *ports, size_t n, c
 	return RNSC_ERR_INVAL;
 }
 
+/* The matched-policy variants (scenario 8): TCP on both sides, each configured to the
+ * reference's TCP tier (bitrate 10 Mbit/s, which both map to the same hardware MTU). */
+#define SCN_MATCHED_BITRATE 10000000
+static inline int scn_tcp_matched_endpoints(int role, const int *ports, size_t n, char *out,
+					    size_t cap)
+{
+	int rc = scn_tcp_endpoints(role, ports, n, out, cap);
+	size_t len = rc ? 0 : strlen(out);
+	return rc ? rc : scn_put(out + len, cap - len, "    bitrate = %d\n", SCN_MATCHED_BITRATE);
+}
+
 static inline int scn_resource_check(const rnsc_scenario_lines *l, rnsc_scenario_sample *s)
 {
 	if (!l || !s)

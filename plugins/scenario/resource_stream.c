@@ -26,8 +26,9 @@ static const rnsc_scenario_ops OPS = {
 	.number = 5,
 	.topology = RNSC_SCENARIO_ENDPOINTS,
 	.title = "64-segment resource stream",
-	.desc = "one link, one 67,108,800-byte resource (64 segments) at a time (compression "
-		"off; --quick: 4 segments, 4,194,300 bytes), each content-checked and answered by a 16-byte ACK link packet; sent = completed = "
+	.desc = "one link, one 67,108,800-byte resource (64 segments) at a time "
+		"(compression off; --quick: 4 segments, 4,194,300 bytes), each content-checked "
+		"and answered by a 16-byte ACK link packet; sent = completed = "
 		"ACKed, bytes equal",
 	.unit = "resources/s",
 	.size_lo = 67108800,
