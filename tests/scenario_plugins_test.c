@@ -62,6 +62,8 @@ static void test_descriptors(void)
 		    {"link", 2, RNSC_SCENARIO_ENDPOINTS},
 		    {"resource-segment", 4, RNSC_SCENARIO_ENDPOINTS},
 		    {"resource-stream", 5, RNSC_SCENARIO_ENDPOINTS},
+		    {"resource-segment-matched", 8, RNSC_SCENARIO_ENDPOINTS},
+		    {"resource-stream-matched", 8, RNSC_SCENARIO_ENDPOINTS},
 		    {"raw-transport", 6, RNSC_SCENARIO_RELAY},
 		    {"transported-resource", 7, RNSC_SCENARIO_RELAY}};
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
@@ -151,6 +153,44 @@ static int o_check_null(const char *name)
 	return r ? o->check(r->inst, NULL, NULL) : -1000;
 }
 
+static void res_line(char *out, size_t cap, const char *repl);
+#define RES_OK "result completed=4 bytes=4194300 corrupt=0 acks=4"
+
+static void test_matched_interfaces(void)
+{
+	char out[1024], small[256];
+	int ports[1] = {4242};
+	for (int k = 0; k < 2; k++) {
+		const rnsc_scenario_ops *o;
+		const rnsc_plugin_rec *r =
+			get(k ? "resource-stream-matched" : "resource-segment-matched", &o);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+		CU_ASSERT_STRING_EQUAL(o->mode, k ? "stream" : "resource");
+		for (int role = RNSC_SCENARIO_ROLE_RESPONDER; role <= RNSC_SCENARIO_ROLE_INITIATOR;
+		     role++) {
+			CU_ASSERT_EQUAL(o->interfaces(r->inst, role, ports, 1, out, sizeof(out)), 0);
+			CU_ASSERT_PTR_NOT_NULL(strstr(out, role == RNSC_SCENARIO_ROLE_RESPONDER
+								   ? "type = TCPServerInterface"
+								   : "type = TCPClientInterface"));
+			CU_ASSERT_PTR_NOT_NULL(strstr(out, "bitrate = 10000000\n"));
+			/* room for the section but not for the bitrate line */
+			size_t len = strlen(out) - strlen("    bitrate = 10000000\n") + 1;
+			CU_ASSERT_FATAL(len < sizeof(small));
+			CU_ASSERT_EQUAL(o->interfaces(r->inst, role, ports, 1, small, len + 4),
+					RNSC_ERR_BUFSIZE);
+		}
+		CU_ASSERT_EQUAL(o->interfaces(r->inst, RNSC_SCENARIO_ROLE_RELAY, ports, 1, out,
+					      sizeof(out)), RNSC_ERR_INVAL);
+		rnsc_scenario_sample s;
+		char line[512];
+		res_line(line, sizeof(line), NULL);
+		CU_ASSERT_EQUAL(judge(k ? "resource-stream-matched" : "resource-segment-matched",
+				      line, RES_OK, &s), 0);
+		CU_ASSERT(s.ok);
+		CU_ASSERT_EQUAL(o->check(r->inst, NULL, NULL), RNSC_ERR_INVAL);
+	}
+}
+
 /* A resource initiator's line with one field replaced (key=value, NULL: none). */
 static void res_line(char *out, size_t cap, const char *repl)
 {
@@ -168,8 +208,6 @@ static void res_line(char *out, size_t cap, const char *repl)
 			n += (size_t)snprintf(out + n, cap - n, " %s=%s", keys[i], vals[i]);
 	}
 }
-
-#define RES_OK "result completed=4 bytes=4194300 corrupt=0 acks=4"
 
 static void test_resource_rules(void)
 {
@@ -353,5 +391,6 @@ int main(void)
 	CU_add_test(s, "relay accounting rules", test_relay_rules);
 	CU_add_test(s, "resource interfaces (Backbone endpoints)", test_resource_interfaces);
 	CU_add_test(s, "resource accounting rules", test_resource_rules);
+	CU_add_test(s, "matched-policy resource variants (TCP, bitrate)", test_matched_interfaces);
 	return rnsc_cu_run();
 }
