@@ -46,6 +46,10 @@ assert [s.next() for _ in range(8)] == [84, 208, 175, 156, 212, 233, 190, 250]
 p = g.Payload()
 got = p.take(5) + p.take(27)
 assert got.hex() == "ad4df30bae771bdc76606e02b9eef064366190e591ce077b74cc8d360c055f30", got.hex()
+# the bulk generator of the resource scenarios is the same stream, whatever the chunking
+whole = g.Payload().take(100003)
+assert g.payload_prefix(100003) == whole
+assert b"".join(g.payload_chunks(100003, chunk=4096)) == whole
 ' "$S/bench/participants"
 
 check "quick single-packet run, all four pairings" 0 "$RNSC" bench --quick --scenario single \
