@@ -31,7 +31,8 @@ check "unknown relay" 2 "$RNSC" bench --relay nobody
 check "driver: bad mode is a usage error" 2 "$RNSC" bench driver --mode teleport --a 1 --b 2
 check "driver: missing ports are a usage error" 2 "$RNSC" bench driver --mode raw
 check "plugins list the scenario plugins" 0 "$RNSC" plugins
-for sc in single link raw-transport transported-resource; do
+for sc in single link resource-segment resource-stream resource-segment-matched \
+    resource-stream-matched raw-transport transported-resource; do
   expect_grep "scenario plugin $sc is listed" "^$sc  *scenario  *[0-9]" "$tmp/out"
 done
 check "missing venv is a setup error" 3 env RNSC_VENV="$tmp/none" "$RNSC" bench --quick
@@ -45,6 +46,10 @@ assert [s.next() for _ in range(8)] == [84, 208, 175, 156, 212, 233, 190, 250]
 p = g.Payload()
 got = p.take(5) + p.take(27)
 assert got.hex() == "ad4df30bae771bdc76606e02b9eef064366190e591ce077b74cc8d360c055f30", got.hex()
+# the bulk generator of the resource scenarios is the same stream, whatever the chunking
+whole = g.Payload().take(100003)
+assert g.payload_prefix(100003) == whole
+assert b"".join(g.payload_chunks(100003, chunk=4096)) == whole
 ' "$S/bench/participants"
 
 check "quick single-packet run, all four pairings" 0 "$RNSC" bench --quick --scenario single \
@@ -82,6 +87,37 @@ for c in cells:
         assert s["proved"] == s["sent"], s
     assert c["link_mtu"] > 500, c  # the negotiated link MTU is reported per row
 ' "$tmp/replink/scenarios.json"
+check "quick resource runs: scenarios 4, 5 and their matched variants (8), all pairings" 0 \
+  "$RNSC" bench --quick --report "$tmp/repres" \
+  --scenario resource-segment,resource-stream,resource-segment-matched,resource-stream-matched
+check "resource report: every pairing conformant, sent = completed = ACKed, bytes equal" 0 "$PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["settings"]["quick"] is True, d["settings"]
+cells = d["cells"]
+got = {(c["scenario"], c["initiator"], c["responder"]) for c in cells}
+names = ("resource-segment", "resource-stream", "resource-segment-matched",
+         "resource-stream-matched")
+assert got == {(s, i, r) for s in names
+               for i in ("rnsc", "reference") for r in ("rnsc", "reference")}, got
+for c in cells:
+    assert c["conformant"] is True, c
+    matched = c["scenario"].endswith("-matched")
+    assert c["interface_policy"].startswith("TCP" if matched else "Backbone"), c
+    if matched:  # both sides at the reference TCP tier: 10 Mbit/s -> HW_MTU 16384
+        assert c["link_mtu"] == 16384, c
+    assert c["rate"]["unit"] == "resources/s" and c["rate"]["median"] > 0, c
+    assert c["link_mtu"] > 500, c
+    (s,) = c["samples"]
+    assert s["ok"] and s["sent"] == s["completed"] == s["acked"] == s["received"] == \
+        s["acks_sent"] >= 1, s
+    assert s["corrupt"] == 0 and s["unproved"] == 0, s
+    assert s["bytes"] == s["sent"] * s["resource_size"], s
+    # --quick runs the stated smaller stream: 4 maximum-efficient segments
+    want = 1048575 if c["scenario"].startswith("resource-segment") else 4 * 1048575
+    assert s["resource_size"] == want, s
+    assert s["goodput_mib_s"] > 0, s
+' "$tmp/repres/scenarios.json"
 check "quick relay runs: raw transport and transported resource, both relays" 0 "$RNSC" bench \
   --quick --scenario raw-transport,transported-resource --report "$tmp/reprelay"
 check "relay report: each relay conformant, per-direction accounting exact" 0 "$PY" -c '

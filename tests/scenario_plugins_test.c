@@ -60,6 +60,10 @@ static void test_descriptors(void)
 		uint32_t number, topology;
 	} want[] = {{"single", 1, RNSC_SCENARIO_ENDPOINTS},
 		    {"link", 2, RNSC_SCENARIO_ENDPOINTS},
+		    {"resource-segment", 4, RNSC_SCENARIO_ENDPOINTS},
+		    {"resource-stream", 5, RNSC_SCENARIO_ENDPOINTS},
+		    {"resource-segment-matched", 8, RNSC_SCENARIO_ENDPOINTS},
+		    {"resource-stream-matched", 8, RNSC_SCENARIO_ENDPOINTS},
 		    {"raw-transport", 6, RNSC_SCENARIO_RELAY},
 		    {"transported-resource", 7, RNSC_SCENARIO_RELAY}};
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
@@ -112,6 +116,155 @@ static void test_interfaces(void)
 		CU_ASSERT_EQUAL(o->interfaces(r->inst, RNSC_SCENARIO_ROLE_RELAY, ports, 1, out,
 					      sizeof(out)), RNSC_ERR_INVAL);
 	}
+}
+
+static void test_resource_interfaces(void)
+{
+	char out[1024], tiny[16];
+	int ports[1] = {4242};
+	for (int k = 0; k < 2; k++) {
+		const rnsc_scenario_ops *o;
+		const rnsc_plugin_rec *r = get(k ? "resource-stream" : "resource-segment", &o);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+		CU_ASSERT_STRING_EQUAL(o->mode, k ? "stream" : "resource");
+		CU_ASSERT_EQUAL(o->size_lo, k ? 67108800u : 1048575u);
+		CU_ASSERT_EQUAL(o->interfaces(r->inst, RNSC_SCENARIO_ROLE_RESPONDER, ports, 1, out,
+					      sizeof(out)), 0);
+		CU_ASSERT_PTR_NOT_NULL(strstr(out, "type = BackboneInterface"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(out, "listen_on = 127.0.0.1"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(out, "port = 4242"));
+		CU_ASSERT_EQUAL(o->interfaces(r->inst, RNSC_SCENARIO_ROLE_INITIATOR, ports, 1, out,
+					      sizeof(out)), 0);
+		CU_ASSERT_PTR_NOT_NULL(strstr(out, "target_host = 127.0.0.1"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(out, "target_port = 4242"));
+		CU_ASSERT_EQUAL(o->interfaces(r->inst, RNSC_SCENARIO_ROLE_RELAY, ports, 1, out,
+					      sizeof(out)), RNSC_ERR_INVAL);
+		CU_ASSERT_EQUAL(o->interfaces(r->inst, RNSC_SCENARIO_ROLE_INITIATOR, ports, 0, out,
+					      sizeof(out)), RNSC_ERR_INVAL);
+		CU_ASSERT_EQUAL(o->interfaces(r->inst, RNSC_SCENARIO_ROLE_RESPONDER, ports, 1, tiny,
+					      sizeof(tiny)), RNSC_ERR_BUFSIZE);
+	}
+}
+
+static int o_check_null(const char *name)
+{
+	const rnsc_scenario_ops *o;
+	const rnsc_plugin_rec *r = get(name, &o);
+	return r ? o->check(r->inst, NULL, NULL) : -1000;
+}
+
+static void res_line(char *out, size_t cap, const char *repl);
+#define RES_OK "result completed=4 bytes=4194300 corrupt=0 acks=4"
+
+static void test_matched_interfaces(void)
+{
+	char out[1024], small[256];
+	int ports[1] = {4242};
+	for (int k = 0; k < 2; k++) {
+		const rnsc_scenario_ops *o;
+		const rnsc_plugin_rec *r =
+			get(k ? "resource-stream-matched" : "resource-segment-matched", &o);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+		CU_ASSERT_STRING_EQUAL(o->mode, k ? "stream" : "resource");
+		for (int role = RNSC_SCENARIO_ROLE_RESPONDER; role <= RNSC_SCENARIO_ROLE_INITIATOR;
+		     role++) {
+			CU_ASSERT_EQUAL(o->interfaces(r->inst, role, ports, 1, out, sizeof(out)), 0);
+			CU_ASSERT_PTR_NOT_NULL(strstr(out, role == RNSC_SCENARIO_ROLE_RESPONDER
+								   ? "type = TCPServerInterface"
+								   : "type = TCPClientInterface"));
+			CU_ASSERT_PTR_NOT_NULL(strstr(out, "bitrate = 10000000\n"));
+			/* room for the section but not for the bitrate line */
+			size_t len = strlen(out) - strlen("    bitrate = 10000000\n") + 1;
+			CU_ASSERT_FATAL(len < sizeof(small));
+			CU_ASSERT_EQUAL(o->interfaces(r->inst, role, ports, 1, small, len + 4),
+					RNSC_ERR_BUFSIZE);
+		}
+		CU_ASSERT_EQUAL(o->interfaces(r->inst, RNSC_SCENARIO_ROLE_RELAY, ports, 1, out,
+					      sizeof(out)), RNSC_ERR_INVAL);
+		rnsc_scenario_sample s;
+		char line[512];
+		res_line(line, sizeof(line), NULL);
+		CU_ASSERT_EQUAL(judge(k ? "resource-stream-matched" : "resource-segment-matched",
+				      line, RES_OK, &s), 0);
+		CU_ASSERT(s.ok);
+		CU_ASSERT_EQUAL(o->check(r->inst, NULL, NULL), RNSC_ERR_INVAL);
+	}
+}
+
+/* A resource initiator's line with one field replaced (key=value, NULL: none). */
+static void res_line(char *out, size_t cap, const char *repl)
+{
+	static const char *const keys[] = {"sent", "completed", "acked", "bytes", "sent_bytes",
+					   "resource_size", "unfinished", "elapsed_s",
+					   "rtt_p50_us", "rtt_p99_us", "link_mtu"};
+	static const char *const vals[] = {"4", "4", "4", "4194300", "4194300", "1048575", "0",
+					   "2.0", "1000", "2000", "32768"};
+	size_t n = (size_t)snprintf(out, cap, "result");
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		size_t kl = strlen(keys[i]);
+		if (repl && !strncmp(repl, keys[i], kl) && repl[kl] == '=')
+			n += (size_t)snprintf(out + n, cap - n, " %s", repl);
+		else
+			n += (size_t)snprintf(out + n, cap - n, " %s=%s", keys[i], vals[i]);
+	}
+}
+
+static void test_resource_rules(void)
+{
+	rnsc_scenario_sample s;
+	char line[1024];
+	for (int k = 0; k < 2; k++) {
+		const char *name = k ? "resource-stream" : "resource-segment";
+		res_line(line, sizeof(line), NULL);
+		CU_ASSERT_EQUAL(judge(name, line, RES_OK, &s), 0);
+		CU_ASSERT(s.ok);
+		CU_ASSERT_DOUBLE_EQUAL(s.rate, 2.0, 1e-9);
+		CU_ASSERT_DOUBLE_EQUAL(s.goodput, 4194300 / 2.0, 1e-9);
+		CU_ASSERT_EQUAL(s.link_mtu, 32768);
+		CU_ASSERT_EQUAL(s.proved, 4);
+		CU_ASSERT_EQUAL(s.delivered, 4);
+		CU_ASSERT_PTR_NOT_NULL(strstr(s.extra_json, "\"resource_size\": 1048575"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(s.extra_json, "\"goodput_mib_s\": 2.000"));
+		CU_ASSERT_EQUAL(judge(name, NULL, NULL, &s), 0);
+		CU_ASSERT(!s.ok);
+		CU_ASSERT_PTR_NOT_NULL(strstr(s.why, "lacks"));
+		CU_ASSERT_EQUAL(judge(name, line, "result completed=4", &s), 0);
+		CU_ASSERT(!s.ok);
+		CU_ASSERT_EQUAL(o_check_null(name), RNSC_ERR_INVAL);
+	}
+	/* nothing sent */
+	static const char *const zero[] = {"sent=0"};
+	res_line(line, sizeof(line), zero[0]);
+	CU_ASSERT_EQUAL(judge("resource-segment", line,
+			      "result completed=0 bytes=0 corrupt=0 acks=0", &s), 0);
+	CU_ASSERT(!s.ok);
+	CU_ASSERT_PTR_NOT_NULL(strstr(s.why, "no resource was sent"));
+	/* every initiator-side rule */
+	static const char *const bad[] = {"completed=3", "acked=3",	    "bytes=4194299",
+					  "sent_bytes=5242875", "resource_size=0", "resource_size=1048576",
+					  "unfinished=1"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		res_line(line, sizeof(line), bad[i]);
+		CU_ASSERT_EQUAL(judge("resource-segment", line, RES_OK, &s), 0);
+		CU_ASSERT(!s.ok);
+		CU_ASSERT_PTR_NOT_NULL(strstr(s.why, "accounting"));
+	}
+	/* every responder-side rule */
+	static const char *const rbad[] = {"result completed=3 bytes=4194300 corrupt=0 acks=4",
+					   "result completed=4 bytes=3145725 corrupt=0 acks=4",
+					   "result completed=4 bytes=4194300 corrupt=1 acks=4",
+					   "result completed=4 bytes=4194300 corrupt=0 acks=5"};
+	res_line(line, sizeof(line), NULL);
+	for (size_t i = 0; i < sizeof(rbad) / sizeof(rbad[0]); i++) {
+		CU_ASSERT_EQUAL(judge("resource-stream", line, rbad[i], &s), 0);
+		CU_ASSERT(!s.ok);
+		CU_ASSERT_PTR_NOT_NULL(strstr(s.why, "accounting"));
+	}
+	/* elapsed 0: no rate, but the accounting still holds */
+	res_line(line, sizeof(line), "elapsed_s=0");
+	CU_ASSERT_EQUAL(judge("resource-stream", line, RES_OK, &s), 0);
+	CU_ASSERT(s.ok);
+	CU_ASSERT_DOUBLE_EQUAL(s.rate, 0.0, 1e-9);
 }
 
 #define INI "result sent=10 proved=10 timeouts=0 unproved=0 bytes=1000 sent_bytes=1000 " \
@@ -236,5 +389,8 @@ int main(void)
 	CU_add_test(s, "interfaces per role", test_interfaces);
 	CU_add_test(s, "endpoint accounting rules", test_endpoint_rules);
 	CU_add_test(s, "relay accounting rules", test_relay_rules);
+	CU_add_test(s, "resource interfaces (Backbone endpoints)", test_resource_interfaces);
+	CU_add_test(s, "resource accounting rules", test_resource_rules);
+	CU_add_test(s, "matched-policy resource variants (TCP, bitrate)", test_matched_interfaces);
 	return rnsc_cu_run();
 }

@@ -46,3 +46,33 @@ class Payload:
             self.buf += bytes(chunk)
         out, self.buf = self.buf[:n], self.buf[n:]
         return out
+
+
+def payload_chunks(n, chunk=1 << 20, seed=PAYLOAD_SEED):
+    """The first n bytes of the payload stream as successive bytes objects of chunk bytes
+    (a multiple of 8; the last may be shorter), so that 64 MiB never sit in memory at once
+    and Payload.take's per-call cost is avoided."""
+    import array
+    import sys
+    if chunk % 8:
+        raise ValueError("chunk must be a multiple of 8")
+    x = seed
+    left = n
+    while left > 0:
+        take = min(chunk, left)
+        words = array.array("Q")
+        app = words.append
+        for _ in range((take + 7) // 8):
+            x ^= (x << 13) & MASK
+            x ^= x >> 7
+            x ^= (x << 17) & MASK
+            app(x)
+        if sys.byteorder != "little":
+            words.byteswap()
+        yield words.tobytes()[:take]
+        left -= take
+
+
+def payload_prefix(n):
+    """The first n bytes of the payload stream in one bytes object."""
+    return b"".join(payload_chunks(n))

@@ -12,6 +12,17 @@
  * Scenario "link": the responder registers SINGLE bench.link with prove-all and announces it
  * until a link comes up; the initiator opens one link and keeps 16 link packets of 60..420
  * bytes in flight, each proved by the responder (link packet proofs).
+ * Scenarios "resource" (4) and "stream" (5): the responder registers bench.resource /
+ * bench.stream, accepts every resource on the link (src/runtime/linkapp.h), compares the
+ * received bytes with the payload stream as they are written (nothing is held) and, once a
+ * resource is complete, sends the 16-byte ACK ("RNSCBACK" + big-endian sequence, 1 for the
+ * link's first resource) as a link packet. The initiator opens one link and sends one
+ * resource at a time (compression off), its bytes read from the payload generator as the
+ * resource asks for them (one segment in memory, never the whole resource), and starts the
+ * next once its resource concluded COMPLETE and the ACK with the expected sequence arrived.
+ * Every resource carries the first N bytes of the payload stream (N = 1,048,575 for
+ * "resource"; 67,108,800 for "stream", 4,194,300 with --quick). A warm-up resource of
+ * min(N, 1,048,575) bytes and its ACK precede "ready".
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,6 +36,7 @@
 #include "cli.h"
 #include "destination.h"
 #include "identity.h"
+#include "linkapp.h"
 #include "node.h"
 
 #define OUTSTANDING 16
@@ -32,6 +44,11 @@
 #define WARMUP_NS (500 * RNSC_NS_PER_MS)
 #define WARMUP_DRAIN_NS (10 * RNSC_NS_PER_S)
 #define MAX_RTTS (1u << 22)
+#define RES_SEGMENT 1048575ull /* Resource.MAX_EFFICIENT_SIZE */
+#define RES_STREAM (64ull * RES_SEGMENT)
+#define RES_STREAM_QUICK (4ull * RES_SEGMENT)
+#define ACK_MAGIC "RNSCBACK"
+#define ACK_LEN 16
 
 enum phase { PH_SETUP, PH_WARMUP, PH_WARMUP_DRAIN, PH_READY, PH_TIMED, PH_DRAIN, PH_DONE };
 
@@ -43,7 +60,21 @@ typedef struct inflight {
 } inflight;
 
 typedef struct part_state {
-	int link; /* scenario "link" */
+	int link; /* scenario "link" (also set for the resource scenarios: they run on a link) */
+	int res;  /* scenarios "resource" and "stream" */
+	uint64_t res_size;
+	rnsc_linkapp *la;
+	/* resource initiator: the current resource */
+	int cur_busy, cur_done, cur_acked;
+	uint64_t cur_size, cur_t0_ns, seq;
+	bench_payload tx_gen;
+	uint64_t tx_pos;
+	unsigned long long completed, acked;
+	/* resource responder */
+	bench_payload rx_gen;
+	uint64_t rx_bytes;
+	int rx_bad;
+	unsigned long long rcompleted, corrupt, acks, rseq;
 	uint8_t link_id[RNSC_TRUNCATED_HASHLEN];
 	int link_up, link_closed;
 	unsigned long long sbytes; /* initiator: bytes sent */
@@ -148,6 +179,148 @@ static void on_receipt(void *ud, const uint8_t packet_hash[RNSC_HASHLEN], int pr
 	}
 }
 
+/* ---- resources (scenarios 4 and 5) ---------------------------------------------------- */
+
+/* The sender's data: the payload stream from its start, generated as the resource reads it
+ * (in order; a read behind the generator restarts it). */
+static int tx_read(void *ud, uint64_t off, uint8_t *buf, size_t len)
+{
+	part_state *s = ud;
+	uint8_t skip[4096];
+	if (off < s->tx_pos) {
+		bench_payload_init(&s->tx_gen);
+		s->tx_pos = 0;
+	}
+	while (s->tx_pos < off) {
+		size_t k = off - s->tx_pos < sizeof(skip) ? (size_t)(off - s->tx_pos) : sizeof(skip);
+		bench_payload_take(&s->tx_gen, skip, k);
+		s->tx_pos += k;
+	}
+	bench_payload_take(&s->tx_gen, buf, len);
+	s->tx_pos += len;
+	return (int)len;
+}
+
+static void tx_concluded(void *ud, rnsc_resource *r)
+{
+	part_state *s = ud;
+	if (rnsc_resource_status(r) == RNSC_RESOURCE_COMPLETE) {
+		s->cur_done = 1;
+		return;
+	}
+	char why[96];
+	snprintf(why, sizeof(why), "resource concluded %s",
+		 rnsc_resource_status_name(rnsc_resource_status(r)));
+	fail(s, why);
+}
+
+static void start_resource(part_state *s)
+{
+	uint64_t size = s->phase == PH_WARMUP && s->res_size > RES_SEGMENT ? RES_SEGMENT : s->res_size;
+	rnsc_resource_params p = {.size = size, .auto_compress = 0};
+	rnsc_resource_callbacks cb = {.read = tx_read, .concluded = tx_concluded};
+	bench_payload_init(&s->tx_gen);
+	s->tx_pos = 0;
+	s->cur_busy = 1, s->cur_done = s->cur_acked = 0;
+	s->cur_size = size;
+	s->cur_t0_ns = rnsc_monotonic_ns();
+	s->seq++;
+	int rc = rnsc_linkapp_send_resource(s->la, s->link_id, &cb, s, &p, NULL);
+	if (rc) {
+		char why[96];
+		snprintf(why, sizeof(why), "resource send failed: %s", rnsc_strerror(rc));
+		fail(s, why);
+		return;
+	}
+	if (s->phase != PH_WARMUP) {
+		s->sent++;
+		s->sbytes += size;
+	}
+	rnsc_node_flush(s->node);
+}
+
+/* The initiator's resource loop, from the main loop (never inside a resource callback). */
+static void resource_tick(part_state *s)
+{
+	if (s->cur_busy && s->cur_done && s->cur_acked) {
+		s->cur_busy = 0;
+		if (s->phase == PH_TIMED || s->phase == PH_DRAIN) {
+			s->completed++, s->acked++;
+			s->pbytes += s->cur_size;
+			uint64_t us = (rnsc_monotonic_ns() - s->cur_t0_ns) / 1000;
+			if (s->n_rtts < MAX_RTTS)
+				s->rtts[s->n_rtts++] = us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
+		}
+	}
+	if (!s->cur_busy && s->phase == PH_TIMED && !s->quit && rnsc_monotonic_ns() < s->phase_end_ns)
+		start_resource(s);
+}
+
+static void ack_received(part_state *s, const uint8_t *data, size_t len)
+{
+	uint64_t q = 0;
+	if (len != ACK_LEN || memcmp(data, ACK_MAGIC, 8) != 0) {
+		fail(s, "a link packet that is not an ACK");
+		return;
+	}
+	for (int i = 0; i < 8; i++)
+		q = q << 8 | data[8 + i];
+	if (!s->cur_busy || q != s->seq || s->cur_acked) {
+		char why[96];
+		snprintf(why, sizeof(why), "ACK %llu out of sequence (expected %llu)",
+			 (unsigned long long)q, (unsigned long long)s->seq);
+		fail(s, why);
+		return;
+	}
+	s->cur_acked = 1;
+}
+
+static int rx_write(void *ud, const uint8_t *p, size_t len)
+{
+	part_state *s = ud;
+	uint8_t want[4096];
+	for (size_t off = 0; off < len;) {
+		size_t k = len - off < sizeof(want) ? len - off : sizeof(want);
+		bench_payload_take(&s->rx_gen, want, k);
+		if (memcmp(want, p + off, k) != 0)
+			s->rx_bad = 1;
+		off += k;
+	}
+	s->rx_bytes += len;
+	return 0;
+}
+
+static void rx_concluded(void *ud, rnsc_resource *r)
+{
+	part_state *s = ud;
+	if (rnsc_resource_status(r) != RNSC_RESOURCE_COMPLETE || s->rx_bad) {
+		s->corrupt++;
+		return;
+	}
+	uint8_t ack[ACK_LEN], h[RNSC_HASHLEN];
+	s->rseq++;
+	memcpy(ack, ACK_MAGIC, 8);
+	for (int i = 0; i < 8; i++)
+		ack[8 + i] = (uint8_t)(s->rseq >> (56 - 8 * i));
+	s->rcompleted++;
+	s->dbytes += s->rx_bytes;
+	if (rnsc_transport_link_send(s->t, s->link_id, ack, sizeof(ack), h, rnsc_node_now_ms()) == 0)
+		s->acks++;
+	rnsc_node_flush(s->node);
+}
+
+static int on_advertised(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
+			 const rnsc_resource_adv *adv, rnsc_resource_callbacks *cb, void **cb_ud)
+{
+	(void)link_id, (void)adv;
+	part_state *s = ud;
+	bench_payload_init(&s->rx_gen);
+	s->rx_bytes = 0, s->rx_bad = 0;
+	*cb = (rnsc_resource_callbacks){.write = rx_write, .concluded = rx_concluded};
+	*cb_ud = s;
+	return 1;
+}
+
 static void on_link_proof(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
 			  const uint8_t packet_hash[RNSC_HASHLEN])
 {
@@ -183,9 +356,13 @@ static void on_link_data(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN]
 {
 	(void)data, (void)packet_hash;
 	part_state *s = ud;
-	if (!s->responder || !s->link)
-		return;
 	(void)link_id;
+	if (s->res && !s->responder) {
+		ack_received(s, data, len);
+		return;
+	}
+	if (!s->responder || !s->link || s->res)
+		return;
 	s->delivered++;
 	s->dbytes += len;
 }
@@ -224,6 +401,24 @@ static double pct(const uint32_t *v, size_t n, double p)
 static void initiator_tick(part_state *s)
 {
 	uint64_t now = rnsc_monotonic_ns();
+	if (s->res) {
+		resource_tick(s);
+		if (s->phase == PH_WARMUP && !s->cur_busy) {
+			s->sent = s->sbytes = 0;
+			s->phase = PH_READY;
+			say("ready");
+		} else if (s->phase == PH_WARMUP && now >= s->phase_end_ns) {
+			fail(s, "the warm-up resource was not completed and ACKed");
+		} else if (s->phase == PH_TIMED && now >= s->phase_end_ns) {
+			s->phase = PH_DRAIN;
+			s->phase_end_ns = now + (uint64_t)(s->drain_s * 1e9);
+		} else if (s->phase == PH_DRAIN && (!s->cur_busy || now >= s->phase_end_ns)) {
+			s->end_ns = now;
+			s->phase = PH_DONE;
+			say("done");
+		}
+		return;
+	}
 	switch (s->phase) {
 	case PH_WARMUP:
 		if (now >= s->phase_end_ns) {
@@ -281,6 +476,7 @@ static void command(part_state *s, const char *line)
 	if (!strncmp(line, "start", 5)) {
 		if (s->responder) {
 			s->delivered = s->dbytes = 0; /* the warm-up was proved before ready */
+			s->rcompleted = s->corrupt = s->acks = 0;
 			say("started");
 			return;
 		}
@@ -292,11 +488,27 @@ static void command(part_state *s, const char *line)
 		s->phase = PH_TIMED;
 		s->t0_ns = rnsc_monotonic_ns();
 		s->phase_end_ns = s->t0_ns + (uint64_t)(kv(line, "seconds", 30) * 1e9);
-		pump(s);
+		if (s->res)
+			resource_tick(s);
+		else
+			pump(s);
 	} else if (!strcmp(line, "collect")) {
-		if (s->responder) {
+		if (s->responder && s->res) {
+			snprintf(out, sizeof(out), "result completed=%llu bytes=%llu corrupt=%llu acks=%llu",
+				 s->rcompleted, s->dbytes, s->corrupt, s->acks);
+		} else if (s->responder) {
 			snprintf(out, sizeof(out), "result delivered=%llu bytes=%llu", s->delivered,
 				 s->dbytes);
+		} else if (s->res) {
+			qsort(s->rtts, s->n_rtts, sizeof(uint32_t), u32cmp);
+			snprintf(out, sizeof(out),
+				 "result sent=%llu completed=%llu acked=%llu bytes=%llu sent_bytes=%llu "
+				 "resource_size=%llu unfinished=%d elapsed_s=%.6f rtt_p50_us=%.1f "
+				 "rtt_p99_us=%.1f link_mtu=%u",
+				 s->sent, s->completed, s->acked, s->pbytes, s->sbytes,
+				 (unsigned long long)s->res_size, s->cur_busy,
+				 (double)(s->end_ns - s->t0_ns) * 1e-9, pct(s->rtts, s->n_rtts, 50),
+				 pct(s->rtts, s->n_rtts, 99), link_mtu(s));
 		} else {
 			qsort(s->rtts, s->n_rtts, sizeof(uint32_t), u32cmp);
 			snprintf(out, sizeof(out),
@@ -356,8 +568,10 @@ static void announce_tick(rnsc_loop *loop, rnsc_timer *tm, void *ud)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: rnsc bench participant --role responder|initiator --scenario single|link\n"
-		   "                              --config DIR [--dest HASH] [--path-timeout S]\n\n"
+	fprintf(f, "Usage: rnsc bench participant --role responder|initiator\n"
+		   "                              --scenario single|link|resource|stream\n"
+		   "                              --config DIR [--dest HASH] [--path-timeout S]\n"
+		   "                              [--quick]\n\n"
 		   "rnsc's participant in the benchmark scenarios (started by `rnsc bench`; speaks\n"
 		   "its line protocol on stdin/stdout).\n");
 }
@@ -403,10 +617,11 @@ int cmd_bench_participant(int argc, char **argv)
 		{"role", required_argument, NULL, 'r'},	 {"scenario", required_argument, NULL, 's'},
 		{"config", required_argument, NULL, 'c'}, {"dest", required_argument, NULL, 'd'},
 		{"path-timeout", required_argument, NULL, 't'}, {"help", no_argument, NULL, 'h'},
+		{"quick", no_argument, NULL, 'q'},
 		{NULL, 0, NULL, 0}};
 	const char *role = NULL, *scenario = NULL, *config = NULL, *dest = NULL;
 	double path_timeout = 30;
-	int c;
+	int c, quick = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -415,6 +630,7 @@ int cmd_bench_participant(int argc, char **argv)
 		case 'c': config = optarg; break;
 		case 'd': dest = optarg; break;
 		case 't': path_timeout = strtod(optarg, NULL); break;
+		case 'q': quick = 1; break;
 		case 'h': usage(stdout); return CLI_OK;
 		default: usage(stderr); return CLI_USAGE;
 		}
@@ -429,7 +645,9 @@ int cmd_bench_participant(int argc, char **argv)
 	if (!s)
 		return CLI_FAIL;
 	s->responder = !strcmp(role, "responder");
-	s->link = !strcmp(scenario, "link");
+	s->res = !strcmp(scenario, "resource") || !strcmp(scenario, "stream");
+	s->res_size = !strcmp(scenario, "resource") ? RES_SEGMENT : quick ? RES_STREAM_QUICK : RES_STREAM;
+	s->link = !strcmp(scenario, "link") || s->res;
 	if (strcmp(scenario, "single") != 0 && !s->link) {
 		fail(s, "unknown scenario");
 		free(s);
@@ -459,7 +677,16 @@ int cmd_bench_participant(int argc, char **argv)
 				 .on_link_closed = on_link_closed,
 				 .on_link_data = on_link_data,
 				 .on_link_proof = on_link_proof};
-	rnsc_node_set_hooks(s->node, &hooks);
+	if (s->res) {
+		rnsc_linkapp_callbacks lcb = {.ud = s, .resource_advertised = on_advertised};
+		if (rnsc_linkapp_new(env.ctx, s->node, &lcb, &hooks, &s->la)) {
+			fail(s, "cannot set up the link application");
+			ret = CLI_FAIL;
+			goto out;
+		}
+	} else {
+		rnsc_node_set_hooks(s->node, &hooks);
+	}
 	rnsc_loop *loop = rnsc_node_loop(s->node);
 	if (rnsc_loop_watch_add(loop, 0, RNSC_EV_READ, on_stdin, s, NULL) != 0) {
 		fail(s, "cannot watch stdin");
@@ -512,7 +739,12 @@ int cmd_bench_participant(int argc, char **argv)
 		}
 		s->phase = PH_WARMUP;
 		s->phase_end_ns = rnsc_monotonic_ns() + WARMUP_NS;
-		pump(s);
+		if (s->res) {
+			s->phase_end_ns = rnsc_monotonic_ns() + (uint64_t)path_timeout * RNSC_NS_PER_S;
+			start_resource(s);
+		} else {
+			pump(s);
+		}
 	}
 	while (!s->quit) {
 		rnsc_node_run_once(s->node, 5);
@@ -522,6 +754,7 @@ int cmd_bench_participant(int argc, char **argv)
 	if (s->failed)
 		ret = CLI_FAIL;
 out:
+	rnsc_linkapp_del(s->la);
 	rnsc_node_del(s->node);
 	cli_env_close(&env);
 	free(s->rtts);

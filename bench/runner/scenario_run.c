@@ -94,6 +94,7 @@ typedef struct cell {
 typedef struct run_opts {
 	double seconds, drain, setup_timeout;
 	int samples;
+	int quick; /* --quick: told to the participants (a scenario may run a stated smaller variant) */
 	const char *self, *python, *ref_script;
 	const char *keep_dir; /* keep participant logs here */
 } run_opts;
@@ -163,6 +164,8 @@ static void part_argv(const run_opts *o, enum impl im, const char *role, const c
 		argv[n++] = (char *)"--dest";
 		argv[n++] = (char *)dest;
 	}
+	if (o->quick)
+		argv[n++] = (char *)"--quick";
 	argv[n] = NULL;
 }
 
@@ -482,9 +485,9 @@ static void write_json(FILE *f, const cell *cells, size_t n, const run_opts *o,
 	fprintf(f, "{\n\"benchmark\": \"scenarios\",\n");
 	cli_env_json(f);
 	fprintf(f, ",\n\"settings\": {\"seconds\": %g, \"drain_s\": %g, \"samples\": %d, "
-		   "\"interface\": \"loopback (per scenario: interface_policy)\", "
+		   "\"quick\": %s, \"interface\": \"loopback (per scenario: interface_policy)\", "
 		   "\"reference_version\": ",
-		o->seconds, o->drain, o->samples);
+		o->seconds, o->drain, o->samples, o->quick ? "true" : "false");
 	cli_json_str(f, ref_version);
 	fprintf(f, "},\n\"cells\": [\n");
 	for (size_t i = 0; i < n; i++) {
@@ -560,6 +563,9 @@ static void write_md(FILE *f, const cell *cells, size_t n, const run_opts *o,
 		   "to %g s counted in elapsed time; %d sample(s) per cell, medians shown. Each "
 		   "scenario is a plugin (name and version in its heading).\n\n",
 		ref_version, o->seconds, o->drain, o->samples);
+	if (o->quick)
+		fprintf(f, "Quick run (`--quick`): scenarios with a stated quick variant ran it (see "
+			   "their descriptions).\n\n");
 	fprintf(f, "## At a glance\n\nEndpoint scenarios: rnsc→rnsc against reference→reference; "
 		   "relay scenarios: rnsc daemon as relay against the reference's rnsd as relay, the "
 		   "same wire driver for both.\n\n| scenario | rnsc | reference | ratio |\n"
@@ -756,7 +762,9 @@ static void usage(FILE *f)
 		   "  --seconds S      timed traffic per sample (default 30)\n"
 		   "  --drain S        drain limit, counted in elapsed time (default 30)\n"
 		   "  --samples N      samples per cell (default 3, at most %d)\n"
-		   "  --quick          2 s, drain 10 s, 1 sample\n"
+		   "  --quick          2 s, drain 10 s, 1 sample; the participants are told, and a\n"
+		   "                   scenario may run its stated quick variant (resource-stream:\n"
+		   "                   4 segments instead of 64)\n"
 		   "  --json FILE      raw results (- for stdout)\n"
 		   "  --report DIR     DIR/scenarios.md, DIR/scenarios.json, DIR/scenarios.svg and\n"
 		   "                   DIR/scenarios-NAME.svg per scenario\n"
@@ -835,7 +843,7 @@ static int run(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'q':
-			o.seconds = 2, o.drain = 10, o.samples = 1;
+			o.seconds = 2, o.drain = 10, o.samples = 1, o.quick = 1;
 			break;
 		case 's':
 			scen = optarg;
