@@ -1226,9 +1226,7 @@ int rnsc_transport_tick(rnsc_transport *t, uint64_t now)
 	}
 	if (t->hashlist.n > t->cfg.hashlist_maxsize / 2) {
 		/* packet_hashlist_prev = packet_hashlist; packet_hashlist = set() */
-		rnsc_tmap_free(&t->hashlist_prev, NULL);
-		t->hashlist_prev = t->hashlist;
-		rnsc_tmap_init(&t->hashlist, t->ctx, RNSC_HASHLEN);
+		rnsc_tmap_rotate(&t->hashlist, &t->hashlist_prev);
 		t->st.hashlist_rotations++;
 	}
 	if (t->pr_tags.n > RNSC_MAX_PR_TAGS) {

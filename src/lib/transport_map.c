@@ -14,6 +14,20 @@ void rnsc_tmap_init(rnsc_tmap *m, rnsc_ctx *ctx, size_t key_len)
 	m->key_len = key_len;
 }
 
+static size_t used_words(size_t cap)
+{
+	return (cap + 63) / 64;
+}
+
+static void set_used(rnsc_tmap *m, size_t i, int on)
+{
+	uint64_t bit = UINT64_C(1) << (i & 63);
+	if (on)
+		m->used[i >> 6] |= bit;
+	else
+		m->used[i >> 6] &= ~bit;
+}
+
 static size_t slot_of(const rnsc_tmap *m, const uint8_t *key)
 {
 	uint64_t h = 0;
@@ -26,7 +40,7 @@ static int find(const rnsc_tmap *m, const uint8_t *key, size_t *at)
 	if (m->cap == 0)
 		return 0;
 	size_t i = slot_of(m, key);
-	while (m->used[i]) {
+	while (rnsc_tmap_slot_used(m, i)) {
 		if (memcmp(m->keys + i * m->key_len, key, m->key_len) == 0) {
 			*at = i;
 			return 1;
@@ -44,22 +58,23 @@ static int grow(rnsc_tmap *m)
 	n.cap = ncap;
 	n.n = 0;
 	n.keys = rnsc_alloc(m->ctx, ncap * m->key_len);
-	n.vals = rnsc_calloc(m->ctx, ncap, sizeof(void *));
-	n.used = rnsc_calloc(m->ctx, ncap, 1);
-	if (!n.keys || !n.vals || !n.used) {
+	n.vals = m->vals ? rnsc_calloc(m->ctx, ncap, sizeof(void *)) : NULL;
+	n.used = rnsc_calloc(m->ctx, used_words(ncap), sizeof(uint64_t));
+	if (!n.keys || (m->vals && !n.vals) || !n.used) {
 		rnsc_free(m->ctx, n.keys);
 		rnsc_free(m->ctx, n.vals);
 		rnsc_free(m->ctx, n.used);
 		return RNSC_ERR_NOMEM;
 	}
 	for (size_t i = 0; i < m->cap; i++) {
-		if (!m->used[i])
+		if (!rnsc_tmap_slot_used(m, i))
 			continue;
 		size_t at;
 		(void)find(&n, m->keys + i * m->key_len, &at);
 		memcpy(n.keys + at * m->key_len, m->keys + i * m->key_len, m->key_len);
-		n.vals[at] = m->vals[i];
-		n.used[at] = 1;
+		if (n.vals)
+			n.vals[at] = m->vals[i];
+		set_used(&n, at, 1);
 		n.n++;
 	}
 	rnsc_free(m->ctx, m->keys);
@@ -75,7 +90,7 @@ void *rnsc_tmap_get(const rnsc_tmap *m, const uint8_t *key, int *found)
 	int f = find(m, key, &at);
 	if (found)
 		*found = f;
-	return f ? m->vals[at] : NULL;
+	return f && m->vals ? m->vals[at] : NULL;
 }
 
 int rnsc_tmap_has(const rnsc_tmap *m, const uint8_t *key)
@@ -89,21 +104,29 @@ int rnsc_tmap_put(rnsc_tmap *m, const uint8_t *key, void *val, void **old)
 	size_t at;
 	if (old)
 		*old = NULL;
-	if (find(m, key, &at)) {
-		if (old)
-			*old = m->vals[at];
-		m->vals[at] = val;
-		return 0;
-	}
-	if ((m->n + 1) * 4 > m->cap * 3) {
+	int f = find(m, key, &at);
+	if (!f && (m->n + 1) * 4 > m->cap * 3) {
 		int rc = grow(m);
 		if (rc)
 			return rc;
 		(void)find(m, key, &at);
 	}
+	if (val && !m->vals) { /* first non-NULL value: the set becomes a map */
+		m->vals = rnsc_calloc(m->ctx, m->cap, sizeof(void *));
+		if (!m->vals)
+			return RNSC_ERR_NOMEM;
+	}
+	if (f) {
+		if (old && m->vals)
+			*old = m->vals[at];
+		if (m->vals)
+			m->vals[at] = val;
+		return 0;
+	}
 	memcpy(m->keys + at * m->key_len, key, m->key_len);
-	m->vals[at] = val;
-	m->used[at] = 1;
+	if (m->vals)
+		m->vals[at] = val;
+	set_used(m, at, 1);
 	m->n++;
 	return 0;
 }
@@ -113,24 +136,26 @@ void *rnsc_tmap_del(rnsc_tmap *m, const uint8_t *key)
 	size_t at;
 	if (!find(m, key, &at))
 		return NULL;
-	void *val = m->vals[at];
+	void *val = m->vals ? m->vals[at] : NULL;
 	size_t mask = m->cap - 1, hole = at, i = at;
 	/* Backward shift: move later members of the probe run into the hole when their home
 	 * slot does not lie cyclically in (hole, i]. */
 	for (;;) {
 		i = (i + 1) & mask;
-		if (!m->used[i])
+		if (!rnsc_tmap_slot_used(m, i))
 			break;
 		size_t home = slot_of(m, m->keys + i * m->key_len);
 		int in_range = hole <= i ? (home > hole && home <= i) : (home > hole || home <= i);
 		if (in_range)
 			continue;
 		memcpy(m->keys + hole * m->key_len, m->keys + i * m->key_len, m->key_len);
-		m->vals[hole] = m->vals[i];
+		if (m->vals)
+			m->vals[hole] = m->vals[i];
 		hole = i;
 	}
-	m->used[hole] = 0;
-	m->vals[hole] = NULL;
+	set_used(m, hole, 0);
+	if (m->vals)
+		m->vals[hole] = NULL;
 	m->n--;
 	return val;
 }
@@ -147,11 +172,24 @@ void rnsc_tmap_clear(rnsc_tmap *m)
 	m->n = 0;
 }
 
+void rnsc_tmap_rotate(rnsc_tmap *cur, rnsc_tmap *prev)
+{
+	rnsc_tmap fresh = *prev;
+	/* Sets only: a value array (never expected here) is released, not reused. */
+	rnsc_free(fresh.ctx, fresh.vals);
+	fresh.vals = NULL;
+	fresh.n = 0;
+	if (fresh.used)
+		memset(fresh.used, 0, used_words(fresh.cap) * sizeof(uint64_t));
+	*prev = *cur;
+	*cur = fresh;
+}
+
 void rnsc_tmap_free(rnsc_tmap *m, void (*free_val)(rnsc_ctx *ctx, void *val))
 {
-	if (free_val)
+	if (free_val && m->vals)
 		for (size_t i = 0; i < m->cap; i++)
-			if (m->used[i] && m->vals[i])
+			if (rnsc_tmap_slot_used(m, i) && m->vals[i])
 				free_val(m->ctx, m->vals[i]);
 	rnsc_tmap_clear(m);
 }

@@ -7,6 +7,16 @@
  * Linear probing with backward-shift deletion: no tombstones, so a long-lived table does not
  * degrade. Iterate by slot index; delete only after iterating (collect keys first), as the
  * reference does with its stale_* lists.
+ *
+ * Memory: keys are stored inline and occupancy is a bitmap; the value array is allocated
+ * only once a non-NULL value is stored, so a set costs key_len + 1/8 bytes per slot. The
+ * table grows (doubling) past 3/4 load, so a set of n entries holds at most
+ * (key_len + 1/8) * 2^ceil(log2(4n/3)) bytes plus, transiently while growing, the half-size
+ * table. The packet hashlist (32-byte keys) rotates at hashlist_maxsize/2 = 500,000 entries
+ * (checked on every jobs() run) and rnsc_tmap_rotate() recycles the previous generation's
+ * storage, so the two generations together stay at 2 * 2^20 slots = 64.3 MiB as long as
+ * fewer than 286,000 hashes arrive between two jobs() runs (beyond that the current
+ * generation doubles once).
  * Threading: none; the owning engine's thread.
  */
 #ifndef RNSC_TRANSPORT_MAP_H
@@ -25,8 +35,8 @@ typedef struct rnsc_tmap {
 	size_t cap; /* power of two, 0 before the first insert */
 	size_t n;
 	uint8_t *keys;  /* cap * key_len */
-	void **vals;    /* cap */
-	uint8_t *used;  /* cap */
+	void **vals;    /* cap, or NULL while every stored value is NULL */
+	uint64_t *used; /* cap / 64 words (at least one), bit i: slot i holds an entry */
 } rnsc_tmap;
 
 void rnsc_tmap_init(rnsc_tmap *m, rnsc_ctx *ctx, size_t key_len);
@@ -43,7 +53,7 @@ void *rnsc_tmap_del(rnsc_tmap *m, const uint8_t *key);
 /* Slot access for iteration: 1 when slot i holds an entry. */
 static inline int rnsc_tmap_slot_used(const rnsc_tmap *m, size_t i)
 {
-	return m->used[i] != 0;
+	return (m->used[i >> 6] >> (i & 63)) & 1;
 }
 static inline const uint8_t *rnsc_tmap_slot_key(const rnsc_tmap *m, size_t i)
 {
@@ -51,9 +61,13 @@ static inline const uint8_t *rnsc_tmap_slot_key(const rnsc_tmap *m, size_t i)
 }
 static inline void *rnsc_tmap_slot_val(const rnsc_tmap *m, size_t i)
 {
-	return m->vals[i];
+	return m->vals ? m->vals[i] : NULL;
 }
 /* Drops every entry (values are not freed: only for value-less sets) and releases memory. */
 void rnsc_tmap_clear(rnsc_tmap *m);
+/* Generation rotation of value-less sets (the reference's `prev = cur; cur = set()`):
+ * *prev's entries are dropped, *cur's entries become *prev, and *cur starts empty on the
+ * storage *prev had (kept, cleared), so a busy set does not regrow from scratch. */
+void rnsc_tmap_rotate(rnsc_tmap *cur, rnsc_tmap *prev);
 
 #endif
