@@ -1166,7 +1166,12 @@ static int bb_send(void *handle, const uint8_t *frame, size_t len)
 		t->host->drop(t->host->hctx, RNSC_IFACE_DROP_OFFLINE, 1);
 		return RNSC_ERR_STATE;
 	}
-	size_t need = rnsc_hdlc_encoded_len(frame, len);
+	/* Reserving the worst case (every byte escaped) spares a counting pass over the
+	 * frame; the exact length is counted only when the worst case would pass the
+	 * queue's limit, so what is refused stays the same. */
+	size_t need = 2 * len + 2;
+	if (len > TXQ_MAX || t->tx_len - t->tx_off + need > TXQ_MAX)
+		need = rnsc_hdlc_encoded_len(frame, len);
 	int rc = t->tx_stalled ? RNSC_ERR_TOOBIG
 			       : rnsc_txq_reserve(t->inst, &t->tx, &t->tx_off, &t->tx_len,
 						  &t->tx_cap, need, TXQ_MAX, 4096);
