@@ -40,8 +40,14 @@ static int find(const rnsc_tmap *m, const uint8_t *key, size_t *at)
 	if (m->cap == 0)
 		return 0;
 	size_t i = slot_of(m, key);
+	uint64_t k0;
+	memcpy(&k0, key, sizeof(k0));
 	while (rnsc_tmap_slot_used(m, i)) {
-		if (memcmp(m->keys + i * m->key_len, key, m->key_len) == 0) {
+		/* The first word decides almost every mismatch without a memcmp call. */
+		const uint8_t *sk = m->keys + i * m->key_len;
+		uint64_t s0;
+		memcpy(&s0, sk, sizeof(s0));
+		if (s0 == k0 && memcmp(sk + 8, key + 8, m->key_len - 8) == 0) {
 			*at = i;
 			return 1;
 		}

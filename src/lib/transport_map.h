@@ -39,6 +39,7 @@ typedef struct rnsc_tmap {
 	uint64_t *used; /* cap / 64 words (at least one), bit i: slot i holds an entry */
 } rnsc_tmap;
 
+/* key_len: 8 .. RNSC_TMAP_MAX_KEY (the first 8 bytes are the hash). */
 void rnsc_tmap_init(rnsc_tmap *m, rnsc_ctx *ctx, size_t key_len);
 /* Frees the table; free_val (may be NULL) is called for every non-NULL value. */
 void rnsc_tmap_free(rnsc_tmap *m, void (*free_val)(rnsc_ctx *ctx, void *val));
