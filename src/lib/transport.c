@@ -1260,6 +1260,10 @@ uint64_t rnsc_transport_next_deadline(const rnsc_transport *t)
 		uint64_t c = t->tables_last_culled + RNSC_TABLES_CULL_INTERVAL_MS + 1;
 		d = c < d ? c : d;
 	}
+	/* A full hashlist generation is due for rotation now: the reference checks it on
+	 * every 250 ms job run, and a busy relay would otherwise fill it for seconds. */
+	if (t->hashlist.n > t->cfg.hashlist_maxsize / 2)
+		d = 0;
 	uint64_t l = rnsc_tr_links_deadline(t);
 	return l < d ? l : d;
 }

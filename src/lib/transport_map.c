@@ -185,6 +185,23 @@ void rnsc_tmap_rotate(rnsc_tmap *cur, rnsc_tmap *prev)
 	rnsc_free(fresh.ctx, fresh.vals);
 	fresh.vals = NULL;
 	fresh.n = 0;
+	if (fresh.cap < cur->cap) {
+		/* The next generation will likely fill like this one: start it at this one's
+		 * size instead of regrowing through every smaller table (each growth holds
+		 * two tables at once). Without memory the smaller storage is kept. */
+		uint8_t *keys = rnsc_alloc(fresh.ctx, cur->cap * fresh.key_len);
+		uint64_t *used = rnsc_calloc(fresh.ctx, used_words(cur->cap), sizeof(uint64_t));
+		if (keys && used) {
+			rnsc_free(fresh.ctx, fresh.keys);
+			rnsc_free(fresh.ctx, fresh.used);
+			fresh.keys = keys;
+			fresh.used = used;
+			fresh.cap = cur->cap;
+		} else {
+			rnsc_free(fresh.ctx, keys);
+			rnsc_free(fresh.ctx, used);
+		}
+	}
 	if (fresh.used)
 		memset(fresh.used, 0, used_words(fresh.cap) * sizeof(uint64_t));
 	*prev = *cur;

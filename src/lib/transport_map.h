@@ -12,11 +12,12 @@
  * only once a non-NULL value is stored, so a set costs key_len + 1/8 bytes per slot. The
  * table grows (doubling) past 3/4 load, so a set of n entries holds at most
  * (key_len + 1/8) * 2^ceil(log2(4n/3)) bytes plus, transiently while growing, the half-size
- * table. The packet hashlist (32-byte keys) rotates at hashlist_maxsize/2 = 500,000 entries
- * (checked on every jobs() run) and rnsc_tmap_rotate() recycles the previous generation's
- * storage, so the two generations together stay at 2 * 2^20 slots = 64.3 MiB as long as
- * fewer than 286,000 hashes arrive between two jobs() runs (beyond that the current
- * generation doubles once).
+ * table. The packet hashlist (32-byte keys) rotates once it holds more than
+ * hashlist_maxsize/2 = 500,000 entries (transport's next deadline is "now" then, so the
+ * rotation follows at once) and rnsc_tmap_rotate() starts the new generation on the
+ * previous one's storage at the full generation's size, so the two generations together
+ * stay at 2 * 2^20 slots * 32.125 B = 64.3 MiB; only the first generation grows through
+ * the smaller tables (at most 16 + 32 MiB at once while it doubles to 2^20 slots).
  * Threading: none; the owning engine's thread.
  */
 #ifndef RNSC_TRANSPORT_MAP_H
@@ -68,7 +69,8 @@ static inline void *rnsc_tmap_slot_val(const rnsc_tmap *m, size_t i)
 void rnsc_tmap_clear(rnsc_tmap *m);
 /* Generation rotation of value-less sets (the reference's `prev = cur; cur = set()`):
  * *prev's entries are dropped, *cur's entries become *prev, and *cur starts empty on the
- * storage *prev had (kept, cleared), so a busy set does not regrow from scratch. */
+ * storage *prev had (kept, cleared; enlarged to *cur's capacity when smaller), so a busy set
+ * does not regrow from scratch. */
 void rnsc_tmap_rotate(rnsc_tmap *cur, rnsc_tmap *prev);
 
 #endif
