@@ -14,18 +14,13 @@ void rnsc_tmap_init(rnsc_tmap *m, rnsc_ctx *ctx, size_t key_len)
 	m->key_len = key_len;
 }
 
-static size_t used_words(size_t cap)
+/* A slot's tag: 0 when empty, else key byte 8 (0 taken as 1). Byte 8 lies beyond the
+ * bytes that choose the home slot, so a probe of a foreign entry reads its key with
+ * probability ~1/255 only: a lookup that misses (every new packet hash) costs the tag
+ * bytes, not a cache line of keys per probed slot. */
+static uint8_t tag_of(const uint8_t *key)
 {
-	return (cap + 63) / 64;
-}
-
-static void set_used(rnsc_tmap *m, size_t i, int on)
-{
-	uint64_t bit = UINT64_C(1) << (i & 63);
-	if (on)
-		m->used[i >> 6] |= bit;
-	else
-		m->used[i >> 6] &= ~bit;
+	return key[8] ? key[8] : 1;
 }
 
 static size_t slot_of(const rnsc_tmap *m, const uint8_t *key)
@@ -42,7 +37,10 @@ static int find(const rnsc_tmap *m, const uint8_t *key, size_t *at)
 	size_t i = slot_of(m, key);
 	uint64_t k0;
 	memcpy(&k0, key, sizeof(k0));
-	while (rnsc_tmap_slot_used(m, i)) {
+	uint8_t tag = tag_of(key);
+	for (uint8_t st; (st = m->tags[i]) != 0; i = (i + 1) & (m->cap - 1)) {
+		if (st != tag)
+			continue;
 		/* The first word decides almost every mismatch without a memcmp call. */
 		const uint8_t *sk = m->keys + i * m->key_len;
 		uint64_t s0;
@@ -51,7 +49,6 @@ static int find(const rnsc_tmap *m, const uint8_t *key, size_t *at)
 			*at = i;
 			return 1;
 		}
-		i = (i + 1) & (m->cap - 1);
 	}
 	*at = i;
 	return 0;
@@ -65,11 +62,11 @@ static int grow(rnsc_tmap *m)
 	n.n = 0;
 	n.keys = rnsc_alloc(m->ctx, ncap * m->key_len);
 	n.vals = m->vals ? rnsc_calloc(m->ctx, ncap, sizeof(void *)) : NULL;
-	n.used = rnsc_calloc(m->ctx, used_words(ncap), sizeof(uint64_t));
-	if (!n.keys || (m->vals && !n.vals) || !n.used) {
+	n.tags = rnsc_calloc(m->ctx, ncap, 1);
+	if (!n.keys || (m->vals && !n.vals) || !n.tags) {
 		rnsc_free(m->ctx, n.keys);
 		rnsc_free(m->ctx, n.vals);
-		rnsc_free(m->ctx, n.used);
+		rnsc_free(m->ctx, n.tags);
 		return RNSC_ERR_NOMEM;
 	}
 	for (size_t i = 0; i < m->cap; i++) {
@@ -80,12 +77,12 @@ static int grow(rnsc_tmap *m)
 		memcpy(n.keys + at * m->key_len, m->keys + i * m->key_len, m->key_len);
 		if (n.vals)
 			n.vals[at] = m->vals[i];
-		set_used(&n, at, 1);
+		n.tags[at] = m->tags[i];
 		n.n++;
 	}
 	rnsc_free(m->ctx, m->keys);
 	rnsc_free(m->ctx, m->vals);
-	rnsc_free(m->ctx, m->used);
+	rnsc_free(m->ctx, m->tags);
 	*m = n;
 	return 0;
 }
@@ -132,7 +129,7 @@ int rnsc_tmap_put(rnsc_tmap *m, const uint8_t *key, void *val, void **old)
 	memcpy(m->keys + at * m->key_len, key, m->key_len);
 	if (m->vals)
 		m->vals[at] = val;
-	set_used(m, at, 1);
+	m->tags[at] = tag_of(key);
 	m->n++;
 	return 0;
 }
@@ -157,9 +154,10 @@ void *rnsc_tmap_del(rnsc_tmap *m, const uint8_t *key)
 		memcpy(m->keys + hole * m->key_len, m->keys + i * m->key_len, m->key_len);
 		if (m->vals)
 			m->vals[hole] = m->vals[i];
+		m->tags[hole] = m->tags[i];
 		hole = i;
 	}
-	set_used(m, hole, 0);
+	m->tags[hole] = 0;
 	if (m->vals)
 		m->vals[hole] = NULL;
 	m->n--;
@@ -170,10 +168,10 @@ void rnsc_tmap_clear(rnsc_tmap *m)
 {
 	rnsc_free(m->ctx, m->keys);
 	rnsc_free(m->ctx, m->vals);
-	rnsc_free(m->ctx, m->used);
+	rnsc_free(m->ctx, m->tags);
 	m->keys = NULL;
 	m->vals = NULL;
-	m->used = NULL;
+	m->tags = NULL;
 	m->cap = 0;
 	m->n = 0;
 }
@@ -190,20 +188,20 @@ void rnsc_tmap_rotate(rnsc_tmap *cur, rnsc_tmap *prev)
 		 * size instead of regrowing through every smaller table (each growth holds
 		 * two tables at once). Without memory the smaller storage is kept. */
 		uint8_t *keys = rnsc_alloc(fresh.ctx, cur->cap * fresh.key_len);
-		uint64_t *used = rnsc_calloc(fresh.ctx, used_words(cur->cap), sizeof(uint64_t));
-		if (keys && used) {
+		uint8_t *tags = rnsc_calloc(fresh.ctx, cur->cap, 1);
+		if (keys && tags) {
 			rnsc_free(fresh.ctx, fresh.keys);
-			rnsc_free(fresh.ctx, fresh.used);
+			rnsc_free(fresh.ctx, fresh.tags);
 			fresh.keys = keys;
-			fresh.used = used;
+			fresh.tags = tags;
 			fresh.cap = cur->cap;
 		} else {
 			rnsc_free(fresh.ctx, keys);
-			rnsc_free(fresh.ctx, used);
+			rnsc_free(fresh.ctx, tags);
 		}
 	}
-	if (fresh.used)
-		memset(fresh.used, 0, used_words(fresh.cap) * sizeof(uint64_t));
+	if (fresh.tags)
+		memset(fresh.tags, 0, fresh.cap);
 	*prev = *cur;
 	*cur = fresh;
 }

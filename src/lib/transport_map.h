@@ -8,15 +8,16 @@
  * degrade. Iterate by slot index; delete only after iterating (collect keys first), as the
  * reference does with its stale_* lists.
  *
- * Memory: keys are stored inline and occupancy is a bitmap; the value array is allocated
- * only once a non-NULL value is stored, so a set costs key_len + 1/8 bytes per slot. The
+ * Memory: keys are stored inline next to a one-byte tag per slot (0: empty, else a key
+ * fingerprint that spares most key reads while probing); the value array is allocated
+ * only once a non-NULL value is stored, so a set costs key_len + 1 bytes per slot. The
  * table grows (doubling) past 3/4 load, so a set of n entries holds at most
- * (key_len + 1/8) * 2^ceil(log2(4n/3)) bytes plus, transiently while growing, the half-size
+ * (key_len + 1) * 2^ceil(log2(4n/3)) bytes plus, transiently while growing, the half-size
  * table. The packet hashlist (32-byte keys) rotates once it holds more than
  * hashlist_maxsize/2 = 500,000 entries (transport's next deadline is "now" then, so the
  * rotation follows at once) and rnsc_tmap_rotate() starts the new generation on the
  * previous one's storage at the full generation's size, so the two generations together
- * stay at 2 * 2^20 slots * 32.125 B = 64.3 MiB; only the first generation grows through
+ * stay at 2 * 2^20 slots * 33 B = 66 MiB; only the first generation grows through
  * the smaller tables (at most 16 + 32 MiB at once while it doubles to 2^20 slots).
  * Threading: none; the owning engine's thread.
  */
@@ -37,10 +38,10 @@ typedef struct rnsc_tmap {
 	size_t n;
 	uint8_t *keys;  /* cap * key_len */
 	void **vals;    /* cap, or NULL while every stored value is NULL */
-	uint64_t *used; /* cap / 64 words (at least one), bit i: slot i holds an entry */
+	uint8_t *tags;  /* cap; 0: slot empty */
 } rnsc_tmap;
 
-/* key_len: 8 .. RNSC_TMAP_MAX_KEY (the first 8 bytes are the hash). */
+/* key_len: 16 .. RNSC_TMAP_MAX_KEY (bytes 0-7 choose the slot, byte 8 is the tag). */
 void rnsc_tmap_init(rnsc_tmap *m, rnsc_ctx *ctx, size_t key_len);
 /* Frees the table; free_val (may be NULL) is called for every non-NULL value. */
 void rnsc_tmap_free(rnsc_tmap *m, void (*free_val)(rnsc_ctx *ctx, void *val));
@@ -55,7 +56,7 @@ void *rnsc_tmap_del(rnsc_tmap *m, const uint8_t *key);
 /* Slot access for iteration: 1 when slot i holds an entry. */
 static inline int rnsc_tmap_slot_used(const rnsc_tmap *m, size_t i)
 {
-	return (m->used[i >> 6] >> (i & 63)) & 1;
+	return m->tags[i] != 0;
 }
 static inline const uint8_t *rnsc_tmap_slot_key(const rnsc_tmap *m, size_t i)
 {
