@@ -150,16 +150,33 @@ static void test_set_rotate(void)
 	CU_ASSERT_PTR_NULL(rnsc_tmap_del(&cur, k));
 	CU_ASSERT_FALSE(rnsc_tmap_has(&cur, k));
 	size_t cap1 = cur.cap;
-	/* prev (empty) is enlarged to cur's size and becomes the new, empty, current one */
+	/* prev (empty) is sized for cur's entries and becomes the new, empty, current one */
 	rnsc_tmap_rotate(&cur, &prev);
 	CU_ASSERT_EQUAL(cur.n, 0);
-	CU_ASSERT_EQUAL(cur.cap, cap1);
+	CU_ASSERT(cur.cap >= 999 * 4 / 3 + 1 && cur.cap < cap1);
 	CU_ASSERT_EQUAL(prev.n, 999);
 	key_of(k, 8);
 	CU_ASSERT(rnsc_tmap_has(&prev, k));
 	CU_ASSERT_FALSE(rnsc_tmap_has(&cur, k));
 	for (size_t i = 0; i < cur.cap; i++)
 		CU_ASSERT_FALSE(rnsc_tmap_slot_used(&cur, i));
+	/* a non-power-of-two table works like any other: fill it to its load limit */
+	for (unsigned i = 0; i < 999; i++) {
+		key_of(k, i + 5000);
+		CU_ASSERT_EQUAL(rnsc_tmap_put(&cur, k, NULL, NULL), 0);
+	}
+	CU_ASSERT(cur.cap < cap1); /* no growth was needed */
+	for (unsigned i = 0; i < 999; i += 2) {
+		key_of(k, i + 5000);
+		CU_ASSERT(rnsc_tmap_has(&cur, k));
+		CU_ASSERT_PTR_NULL(rnsc_tmap_del(&cur, k));
+	}
+	for (unsigned i = 0; i < 999; i++) {
+		key_of(k, i + 5000);
+		CU_ASSERT_EQUAL(rnsc_tmap_has(&cur, k), (int)(i % 2));
+	}
+	rnsc_tmap_clear(&cur);
+	key_of(k, 8);
 	/* a value turns the set into a map */
 	void *old = (void *)1;
 	CU_ASSERT_EQUAL(rnsc_tmap_put(&cur, k, (void *)&found, &old), 0);

@@ -27,7 +27,17 @@ static size_t slot_of(const rnsc_tmap *m, const uint8_t *key)
 {
 	uint64_t h = 0;
 	memcpy(&h, key, sizeof(h)); /* keys are hashes already: uniform bits */
-	return (size_t)h & (m->cap - 1);
+	/* Any capacity, not only powers of two (the hashlist is sized to its bound): a
+	 * Fibonacci multiply folds all 64 bits into the top 32, which scale to [0, cap). */
+	h = (h * UINT64_C(0x9E3779B97F4A7C15)) >> 32;
+	if (m->cap <= UINT32_MAX)
+		return (size_t)((h * (uint64_t)m->cap) >> 32);
+	return (size_t)(h % m->cap);
+}
+
+static size_t next_slot(const rnsc_tmap *m, size_t i)
+{
+	return i + 1 == m->cap ? 0 : i + 1;
 }
 
 static int find(const rnsc_tmap *m, const uint8_t *key, size_t *at)
@@ -38,7 +48,7 @@ static int find(const rnsc_tmap *m, const uint8_t *key, size_t *at)
 	uint64_t k0;
 	memcpy(&k0, key, sizeof(k0));
 	uint8_t tag = tag_of(key);
-	for (uint8_t st; (st = m->tags[i]) != 0; i = (i + 1) & (m->cap - 1)) {
+	for (uint8_t st; (st = m->tags[i]) != 0; i = next_slot(m, i)) {
 		if (st != tag)
 			continue;
 		/* The first word decides almost every mismatch without a memcmp call. */
@@ -140,11 +150,11 @@ void *rnsc_tmap_del(rnsc_tmap *m, const uint8_t *key)
 	if (!find(m, key, &at))
 		return NULL;
 	void *val = m->vals ? m->vals[at] : NULL;
-	size_t mask = m->cap - 1, hole = at, i = at;
+	size_t hole = at, i = at;
 	/* Backward shift: move later members of the probe run into the hole when their home
 	 * slot does not lie cyclically in (hole, i]. */
 	for (;;) {
-		i = (i + 1) & mask;
+		i = next_slot(m, i);
 		if (!rnsc_tmap_slot_used(m, i))
 			break;
 		size_t home = slot_of(m, m->keys + i * m->key_len);
@@ -183,18 +193,20 @@ void rnsc_tmap_rotate(rnsc_tmap *cur, rnsc_tmap *prev)
 	rnsc_free(fresh.ctx, fresh.vals);
 	fresh.vals = NULL;
 	fresh.n = 0;
-	if (fresh.cap < cur->cap) {
-		/* The next generation will likely fill like this one: start it at this one's
-		 * size instead of regrowing through every smaller table (each growth holds
-		 * two tables at once). Without memory the smaller storage is kept. */
-		uint8_t *keys = rnsc_alloc(fresh.ctx, cur->cap * fresh.key_len);
-		uint8_t *tags = rnsc_calloc(fresh.ctx, cur->cap, 1);
+	/* The next generation will likely fill like this one: size it for this one's
+	 * entries (plus 1/16) under the 3/4 load limit, instead of regrowing through every
+	 * smaller table (each growth holds two tables at once) or keeping a table far
+	 * larger than needed. Without memory the old storage is kept. */
+	size_t want = (cur->n + cur->n / 16 + 16) / 3 * 4 + 4;
+	if (cur->n && (fresh.cap < want || fresh.cap > want + want / 4)) {
+		uint8_t *keys = rnsc_alloc(fresh.ctx, want * fresh.key_len);
+		uint8_t *tags = rnsc_calloc(fresh.ctx, want, 1);
 		if (keys && tags) {
 			rnsc_free(fresh.ctx, fresh.keys);
 			rnsc_free(fresh.ctx, fresh.tags);
 			fresh.keys = keys;
 			fresh.tags = tags;
-			fresh.cap = cur->cap;
+			fresh.cap = want;
 		} else {
 			rnsc_free(fresh.ctx, keys);
 			rnsc_free(fresh.ctx, tags);

@@ -15,10 +15,12 @@
  * (key_len + 1) * 2^ceil(log2(4n/3)) bytes plus, transiently while growing, the half-size
  * table. The packet hashlist (32-byte keys) rotates once it holds more than
  * hashlist_maxsize/2 = 500,000 entries (transport's next deadline is "now" then, so the
- * rotation follows at once) and rnsc_tmap_rotate() starts the new generation on the
- * previous one's storage at the full generation's size, so the two generations together
- * stay at 2 * 2^20 slots * 33 B = 66 MiB; only the first generation grows through
- * the smaller tables (at most 16 + 32 MiB at once while it doubles to 2^20 slots).
+ * rotation follows at once) and rnsc_tmap_rotate() sizes the new generation for the
+ * entries the full one held (about 708,000 slots for 500,001 entries), so the two
+ * generations together stay at about 2 * 708,000 slots * 33 B = 44.6 MiB; only the first
+ * generation grows through the power-of-two tables (at most 16.5 + 33 MiB at once while
+ * it doubles to 2^20 slots), and its storage is replaced at the second rotation.
+ *
  * Threading: none; the owning engine's thread.
  */
 #ifndef RNSC_TRANSPORT_MAP_H
@@ -34,7 +36,7 @@
 typedef struct rnsc_tmap {
 	rnsc_ctx *ctx;
 	size_t key_len;
-	size_t cap; /* power of two, 0 before the first insert */
+	size_t cap; /* any size (powers of two while growing), 0 before the first insert */
 	size_t n;
 	uint8_t *keys;  /* cap * key_len */
 	void **vals;    /* cap, or NULL while every stored value is NULL */
