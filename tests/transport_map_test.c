@@ -126,6 +126,90 @@ static void test_alloc_failure(void)
 	rnsc_ctx_del(c);
 }
 
+/* Value-less sets (the packet hashlist): no value array, generation rotation that keeps
+ * and, when the current generation outgrew it, enlarges the recycled storage. */
+static void test_set_rotate(void)
+{
+	rnsc_ctx *c;
+	CU_ASSERT_EQUAL_FATAL(rnsc_ctx_new(&c), 0);
+	rnsc_tmap cur, prev;
+	rnsc_tmap_init(&cur, c, 16);
+	rnsc_tmap_init(&prev, c, 16);
+	uint8_t k[16];
+	rnsc_tmap_rotate(&cur, &prev); /* both empty, never allocated */
+	CU_ASSERT_EQUAL(cur.cap, 0);
+	for (unsigned i = 0; i < 1000; i++) {
+		key_of(k, i);
+		CU_ASSERT_EQUAL(rnsc_tmap_put(&cur, k, NULL, NULL), 0);
+	}
+	CU_ASSERT_PTR_NULL(cur.vals);
+	int found = 0;
+	key_of(k, 7);
+	CU_ASSERT_PTR_NULL(rnsc_tmap_get(&cur, k, &found));
+	CU_ASSERT_EQUAL(found, 1);
+	CU_ASSERT_PTR_NULL(rnsc_tmap_del(&cur, k));
+	CU_ASSERT_FALSE(rnsc_tmap_has(&cur, k));
+	size_t cap1 = cur.cap;
+	/* prev (empty) is sized for cur's entries and becomes the new, empty, current one */
+	rnsc_tmap_rotate(&cur, &prev);
+	CU_ASSERT_EQUAL(cur.n, 0);
+	CU_ASSERT(cur.cap >= 999 * 4 / 3 + 1 && cur.cap < cap1);
+	CU_ASSERT_EQUAL(prev.n, 999);
+	key_of(k, 8);
+	CU_ASSERT(rnsc_tmap_has(&prev, k));
+	CU_ASSERT_FALSE(rnsc_tmap_has(&cur, k));
+	for (size_t i = 0; i < cur.cap; i++)
+		CU_ASSERT_FALSE(rnsc_tmap_slot_used(&cur, i));
+	/* a non-power-of-two table works like any other: fill it to its load limit */
+	for (unsigned i = 0; i < 999; i++) {
+		key_of(k, i + 5000);
+		CU_ASSERT_EQUAL(rnsc_tmap_put(&cur, k, NULL, NULL), 0);
+	}
+	CU_ASSERT(cur.cap < cap1); /* no growth was needed */
+	for (unsigned i = 0; i < 999; i += 2) {
+		key_of(k, i + 5000);
+		CU_ASSERT(rnsc_tmap_has(&cur, k));
+		CU_ASSERT_PTR_NULL(rnsc_tmap_del(&cur, k));
+	}
+	for (unsigned i = 0; i < 999; i++) {
+		key_of(k, i + 5000);
+		CU_ASSERT_EQUAL(rnsc_tmap_has(&cur, k), (int)(i % 2));
+	}
+	rnsc_tmap_clear(&cur);
+	key_of(k, 8);
+	/* a value turns the set into a map */
+	void *old = (void *)1;
+	CU_ASSERT_EQUAL(rnsc_tmap_put(&cur, k, (void *)&found, &old), 0);
+	CU_ASSERT_PTR_NULL(old);
+	CU_ASSERT_PTR_EQUAL(rnsc_tmap_get(&cur, k, NULL), &found);
+	CU_ASSERT_EQUAL(rnsc_tmap_put(&cur, k, NULL, &old), 0);
+	CU_ASSERT_PTR_EQUAL(old, &found);
+	/* rotating again drops the old generation; the recycled storage loses its values */
+	rnsc_tmap_rotate(&cur, &prev);
+	CU_ASSERT_EQUAL(cur.n, 0);
+	CU_ASSERT_PTR_NULL(cur.vals);
+	CU_ASSERT_EQUAL(prev.n, 1);
+	CU_ASSERT(rnsc_tmap_has(&prev, k));
+	/* without memory to enlarge, the smaller recycled storage is kept */
+	rnsc_tmap_free(&cur, NULL);
+	for (unsigned i = 0; i < 200; i++) {
+		key_of(k, i);
+		CU_ASSERT_EQUAL(rnsc_tmap_put(&prev, k, NULL, NULL), 0);
+	}
+	rnsc_tmap_init(&cur, c, 16);
+	CU_ASSERT_EQUAL(rnsc_tmap_put(&cur, k, NULL, NULL), 0);
+	size_t small = cur.cap;
+	rnsc_ctx_fail_alloc_after(c, 1);
+	rnsc_tmap_rotate(&prev, &cur); /* prev is the bigger current generation here */
+	rnsc_ctx_fail_alloc_after(c, 0);
+	CU_ASSERT_EQUAL(prev.cap, small);
+	CU_ASSERT_EQUAL(prev.n, 0);
+	CU_ASSERT_EQUAL(cur.n, 200);
+	rnsc_tmap_free(&cur, NULL);
+	rnsc_tmap_free(&prev, NULL);
+	rnsc_ctx_del(c);
+}
+
 int main(void)
 {
 	if (CU_initialize_registry() != CUE_SUCCESS)
@@ -133,5 +217,6 @@ int main(void)
 	CU_pSuite s = CU_add_suite("transport_map", NULL, NULL);
 	CU_add_test(s, "against a model", test_model);
 	CU_add_test(s, "allocation failure", test_alloc_failure);
+	CU_add_test(s, "sets and generation rotation", test_set_rotate);
 	return rnsc_cu_run();
 }

@@ -10,7 +10,10 @@ int rnsc_txq_reserve(const rnsc_iface_inst *inst, uint8_t **buf, size_t *off, si
 	/* need > max first, so pending + need cannot wrap. */
 	if (need > max || pending + need > max)
 		return RNSC_ERR_TOOBIG;
-	if (*off) { /* compact; a TLS write buffer may move (ACCEPT_MOVING_WRITE_BUFFER) */
+	/* Compact only when the tail lacks room: after every partial write of a congested
+	 * queue, moving all pending bytes (up to the 4 MiB limit) before appending a frame
+	 * was wasted copying. A TLS write buffer may move (ACCEPT_MOVING_WRITE_BUFFER). */
+	if (*off && *len + need > *cap) {
 		memmove(*buf, *buf + *off, pending);
 		*off = 0;
 		*len = pending;

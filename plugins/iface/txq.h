@@ -14,8 +14,9 @@
 
 #include "iface_plugin.h"
 
-/* Makes room for `need` more bytes at *buf + *len: the pending bytes move to the front
- * (off becomes 0) and the buffer grows, doubling from first_cap, through inst's host
+/* Makes room for `need` more bytes at *buf + *len: when the tail lacks room the pending
+ * bytes move to the front (off becomes 0) and, if still short, the buffer grows, doubling
+ * from first_cap, through inst's host
  * allocator (zeroed, the old one freed). 0 on success; RNSC_ERR_TOOBIG when the pending
  * bytes plus need would pass max (nothing changes); RNSC_ERR_NOMEM when the allocation
  * fails (the pending bytes are kept, compacted). */

@@ -44,14 +44,23 @@ static inline uint64_t hdlc_zero_bytes(uint64_t x)
 	return ~(((x & HDLC_LOWS) + HDLC_LOWS) | x | HDLC_LOWS);
 }
 
-/* Length of the run of bytes at p that need no escaping (neither FLAG nor ESC). */
-static size_t hdlc_plain_run(const uint8_t *p, size_t n)
+/* Copies the run of plain bytes at src (at most n) to dst and returns its length: the scan
+ * and the copy share one pass, whole words at a time (a word is stored only when none of
+ * its bytes is special, so dst never receives a byte beyond the run). */
+static size_t hdlc_copy_plain(uint8_t *dst, const uint8_t *src, size_t n)
 {
 	size_t i = 0;
-	while (i + 8 <= n && !hdlc_any_special(hdlc_load(p + i)))
+	while (i + 8 <= n) {
+		uint64_t x = hdlc_load(src + i);
+		if (hdlc_any_special(x))
+			break;
+		memcpy(dst + i, &x, sizeof(x));
 		i += 8;
-	while (i < n && p[i] != RNSC_HDLC_FLAG && p[i] != RNSC_HDLC_ESC)
+	}
+	while (i < n && src[i] != RNSC_HDLC_FLAG && src[i] != RNSC_HDLC_ESC) {
+		dst[i] = src[i];
 		i++;
+	}
 	return i;
 }
 
@@ -105,9 +114,8 @@ int rnsc_hdlc_encode(uint8_t *out, size_t cap, const uint8_t *p, size_t len)
 
 	out[o++] = RNSC_HDLC_FLAG;
 	for (i = 0; i < len;) {
-		size_t run = hdlc_plain_run(p + i, len - i);
+		size_t run = hdlc_copy_plain(out + o, p + i, len - i);
 		if (run) {
-			memcpy(out + o, p + i, run);
 			o += run, i += run;
 			continue;
 		}
@@ -203,18 +211,17 @@ int rnsc_hdlc_decoder_feed(rnsc_hdlc_decoder *dec, const uint8_t *chunk, size_t 
 	for (i = 0; i < len; i++) {
 		uint8_t b;
 
-		/* Fast paths: a run of plain bytes inside a frame is copied whole when it fits
-		 * (otherwise the byte loop below gives up the frame exactly as before); outside
-		 * a frame everything up to the next FLAG is skipped at once. */
+		/* Fast paths: a run of plain bytes inside a frame is copied whole as far as
+		 * it fits (a longer run then overflows in the byte loop below, exactly as
+		 * byte by byte); outside a frame everything up to the next FLAG is skipped
+		 * at once. */
 		if (dec->state == HDLC_FRAME && !dec->esc) {
-			size_t run = hdlc_plain_run(chunk + i, len - i);
-			if (run && run <= dec->max_frame - dec->len) {
-				memcpy(dec->buf + dec->len, chunk + i, run);
-				dec->len += run;
-				i += run;
-				if (i >= len)
-					break;
-			}
+			size_t room = dec->max_frame - dec->len, n = len - i;
+			size_t run = hdlc_copy_plain(dec->buf + dec->len, chunk + i, n < room ? n : room);
+			dec->len += run;
+			i += run;
+			if (i >= len)
+				break;
 		} else if (dec->state != HDLC_FRAME) {
 			const uint8_t *q = memchr(chunk + i, RNSC_HDLC_FLAG, len - i);
 			size_t skip = q ? (size_t)(q - (chunk + i)) : len - i;

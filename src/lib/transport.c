@@ -1375,9 +1375,7 @@ int rnsc_transport_tick(rnsc_transport *t, uint64_t now)
 	}
 	if (t->hashlist.n > t->cfg.hashlist_maxsize / 2) {
 		/* packet_hashlist_prev = packet_hashlist; packet_hashlist = set() */
-		rnsc_tmap_free(&t->hashlist_prev, NULL);
-		t->hashlist_prev = t->hashlist;
-		rnsc_tmap_init(&t->hashlist, t->ctx, RNSC_HASHLEN);
+		rnsc_tmap_rotate(&t->hashlist, &t->hashlist_prev);
 		t->st.hashlist_rotations++;
 	}
 	if (t->pr_tags.n > RNSC_MAX_PR_TAGS) {
@@ -1411,6 +1409,10 @@ uint64_t rnsc_transport_next_deadline(const rnsc_transport *t)
 		uint64_t c = t->tables_last_culled + RNSC_TABLES_CULL_INTERVAL_MS + 1;
 		d = c < d ? c : d;
 	}
+	/* A full hashlist generation is due for rotation now: the reference checks it on
+	 * every 250 ms job run, and a busy relay would otherwise fill it for seconds. */
+	if (t->hashlist.n > t->cfg.hashlist_maxsize / 2)
+		d = 0;
 	uint64_t l = rnsc_tr_links_deadline(t);
 	return l < d ? l : d;
 }

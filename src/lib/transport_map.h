@@ -7,6 +7,20 @@
  * Linear probing with backward-shift deletion: no tombstones, so a long-lived table does not
  * degrade. Iterate by slot index; delete only after iterating (collect keys first), as the
  * reference does with its stale_* lists.
+ *
+ * Memory: keys are stored inline next to a one-byte tag per slot (0: empty, else a key
+ * fingerprint that spares most key reads while probing); the value array is allocated
+ * only once a non-NULL value is stored, so a set costs key_len + 1 bytes per slot. The
+ * table grows (doubling) past 3/4 load, so a set of n entries holds at most
+ * (key_len + 1) * 2^ceil(log2(4n/3)) bytes plus, transiently while growing, the half-size
+ * table. The packet hashlist (32-byte keys) rotates once it holds more than
+ * hashlist_maxsize/2 = 500,000 entries (transport's next deadline is "now" then, so the
+ * rotation follows at once) and rnsc_tmap_rotate() sizes the new generation for the
+ * entries the full one held (about 708,000 slots for 500,001 entries), so the two
+ * generations together stay at about 2 * 708,000 slots * 33 B = 44.6 MiB; only the first
+ * generation grows through the power-of-two tables (at most 16.5 + 33 MiB at once while
+ * it doubles to 2^20 slots), and its storage is replaced at the second rotation.
+ *
  * Threading: none; the owning engine's thread.
  */
 #ifndef RNSC_TRANSPORT_MAP_H
@@ -22,13 +36,14 @@
 typedef struct rnsc_tmap {
 	rnsc_ctx *ctx;
 	size_t key_len;
-	size_t cap; /* power of two, 0 before the first insert */
+	size_t cap; /* any size (powers of two while growing), 0 before the first insert */
 	size_t n;
 	uint8_t *keys;  /* cap * key_len */
-	void **vals;    /* cap */
-	uint8_t *used;  /* cap */
+	void **vals;    /* cap, or NULL while every stored value is NULL */
+	uint8_t *tags;  /* cap; 0: slot empty */
 } rnsc_tmap;
 
+/* key_len: 16 .. RNSC_TMAP_MAX_KEY (bytes 0-7 choose the slot, byte 8 is the tag). */
 void rnsc_tmap_init(rnsc_tmap *m, rnsc_ctx *ctx, size_t key_len);
 /* Frees the table; free_val (may be NULL) is called for every non-NULL value. */
 void rnsc_tmap_free(rnsc_tmap *m, void (*free_val)(rnsc_ctx *ctx, void *val));
@@ -43,7 +58,7 @@ void *rnsc_tmap_del(rnsc_tmap *m, const uint8_t *key);
 /* Slot access for iteration: 1 when slot i holds an entry. */
 static inline int rnsc_tmap_slot_used(const rnsc_tmap *m, size_t i)
 {
-	return m->used[i] != 0;
+	return m->tags[i] != 0;
 }
 static inline const uint8_t *rnsc_tmap_slot_key(const rnsc_tmap *m, size_t i)
 {
@@ -51,9 +66,14 @@ static inline const uint8_t *rnsc_tmap_slot_key(const rnsc_tmap *m, size_t i)
 }
 static inline void *rnsc_tmap_slot_val(const rnsc_tmap *m, size_t i)
 {
-	return m->vals[i];
+	return m->vals ? m->vals[i] : NULL;
 }
 /* Drops every entry (values are not freed: only for value-less sets) and releases memory. */
 void rnsc_tmap_clear(rnsc_tmap *m);
+/* Generation rotation of value-less sets (the reference's `prev = cur; cur = set()`):
+ * *prev's entries are dropped, *cur's entries become *prev, and *cur starts empty on the
+ * storage *prev had (kept, cleared; enlarged to *cur's capacity when smaller), so a busy set
+ * does not regrow from scratch. */
+void rnsc_tmap_rotate(rnsc_tmap *cur, rnsc_tmap *prev);
 
 #endif
