@@ -3,7 +3,8 @@
 # A live session between rnsc and the pinned reference on 127.0.0.1, narrated: the
 # reference's rnsd and `rnsc daemon` connect over TCP, each announces its probe
 # destination, each learns the other's path, the reference's rnprobe probes rnsc and
-# `rnsc probe` probes the reference. Run by `./run.sh main` (and usable by hand:
+# `rnsc probe` probes the reference; then files go each way over links as resources, and
+# each side fetches one from the other (a request answered with a resource). Run by `./run.sh main` (and usable by hand:
 # RNSC_BUILDDIR=build RNSC_VENV=.venv interop/live_session.sh). Exit 0 only if every step
 # happened; every wait is bounded; logs are kept in $RNSC_SESSION_DIR (default a temp dir
 # printed at the end).
@@ -110,6 +111,56 @@ else step FAIL "rnsc probe -> reference failed (exit $rc): $(tail -1 "$dir/probe
 timeout 60 "$RNSC" probe --config "$dir/rnscclient" rnstransport.probe "$RNSC_PROBE" -t 15 >"$dir/probe2.out" 2>&1; rc=$?
 if [ $rc = 0 ]; then step ok "rnsc probe -> rnsc daemon through the reference: $(grep -m1 'Valid reply' "$dir/probe2.out" | sed 's/^.*\(Round-trip\)/\1/')"
 else step FAIL "rnsc probe through the reference failed (exit $rc)"; fi
+
+# ---- a link, a request and resources, both ways ------------------------------------------
+# rncp against rnsc cp, each on its own node: the rnsc tools attach to the reference's rnsd,
+# the reference's tools to the rnsc daemon, so every transfer crosses both daemons as
+# transport nodes. A file sent each way (a link, identify, one resource with the file's
+# name as metadata, its proof), then a file fetched each way (a fetch_file request on the
+# link, answered with the file as a resource). Accounting: bytes and SHA-256 at both ends.
+RNCP=("$PY" -m RNS.Utilities.rncp)
+for c in rnsclisten:$P1 rnscsend:$P1 reflisten:$P2 refsend:$P2; do
+  mkdir -p "$dir/${c%%:*}" "$dir/${c%%:*}.in" "$dir/${c%%:*}.jail"
+  sed "s/target_port = .*/target_port = ${c##*:}/" "$dir/refclient/config" >"$dir/${c%%:*}/config"
+done
+head -c 200000 /dev/urandom >"$dir/to_ref.bin"; head -c 250000 /dev/urandom >"$dir/to_rnsc.bin"
+head -c 300000 /dev/urandom >"$dir/reflisten.jail/from_ref.bin"
+head -c 350000 /dev/urandom >"$dir/rnsclisten.jail/from_rnsc.bin"
+sha() { sha256sum <"$1" | cut -c1-16; }
+dst() { sed -n 's/^Listening on : <\(.*\)>.*/\1/p' | head -1; }
+L_RNSC=$("$RNSC" cp --config "$dir/rnsclisten" -p 2>/dev/null | dst)
+L_REF=$("${RNCP[@]}" --config "$dir/reflisten" -p 2>/dev/null | dst)
+"$RNSC" cp --config "$dir/rnsclisten" -l -n -F -j "$dir/rnsclisten.jail" -s "$dir/rnsclisten.in" -b 0 >"$dir/rnsclisten.log" 2>&1 &
+pids+=($!)
+"${RNCP[@]}" --config "$dir/reflisten" -l -n -F -j "$dir/reflisten.jail" -s "$dir/reflisten.in" -b 0 >"$dir/reflisten.log" 2>&1 &
+pids+=($!)
+sleep 3
+if [ ${#L_RNSC} = 32 ] && [ ${#L_REF} = 32 ] && kill -0 "${pids[-1]}" "${pids[-2]}" 2>/dev/null; then
+  step ok "file listeners up: rnsc cp -l <$L_RNSC> (on rnsd), rncp -l <$L_REF> (on the rnsc daemon)"
+  # send FILE DEST LISTENER_INBOX TAG TOOL...
+  send() { local f=$1 d=$2 in=$3 tag=$4; shift 4
+    timeout 90 "$@" -S -w 30 "$f" "$d" >"$dir/$tag.out" 2>&1; local rc=$?
+    local got="$in/$(basename "$f")"
+    if [ $rc = 0 ] && [ -f "$got" ] && [ "$(sha "$got")" = "$(sha "$f")" ]; then
+      step ok "$tag: $(stat -c %s "$f") bytes sent, $(stat -c %s "$got") received, SHA-256 $(sha "$f")… equal"
+    else step FAIL "$tag (exit $rc): $(tail -1 "$dir/$tag.out")"; fi; }
+  send "$dir/to_ref.bin" "$L_REF" "$dir/reflisten.in" "resource rnsc cp -> rncp -l" "$RNSC" cp --config "$dir/rnscsend"
+  send "$dir/to_rnsc.bin" "$L_RNSC" "$dir/rnsclisten.in" "resource rncp -> rnsc cp -l" "${RNCP[@]}" --config "$dir/refsend"
+  # fetch NAME DEST JAIL TAG TOOL...: a request, answered with a resource. The reference's
+  # fetcher can miss an immediate answer (it registers its request after sending it), so it
+  # gets three tries.
+  fetch() { local f=$1 d=$2 jail=$3 tag=$4 k rc; shift 4; mkdir -p "$dir/$tag.got"
+    for k in 1 2 3; do
+      (cd "$dir" && timeout 40 "$@" -S -w 30 -f -s "$dir/$tag.got" "$f" "$d" >"$dir/$tag.out" 2>&1); rc=$?
+      [ $rc = 0 ] && break
+    done
+    local got="$dir/$tag.got/$f"
+    if [ $rc = 0 ] && [ -f "$got" ] && [ "$(sha "$got")" = "$(sha "$jail/$f")" ]; then
+      step ok "$tag: $(stat -c %s "$jail/$f") bytes served, $(stat -c %s "$got") fetched, SHA-256 $(sha "$got")… equal$([ $k -gt 1 ] && echo " (try $k)")"
+    else step FAIL "$tag (exit $rc): $(tail -1 "$dir/$tag.out")"; fi; }
+  fetch from_ref.bin "$L_REF" "$dir/reflisten.jail" "request+resource rnsc cp -f <- rncp -l -F" "$RNSC" cp --config "$dir/rnscsend"
+  fetch from_rnsc.bin "$L_RNSC" "$dir/rnsclisten.jail" "request+resource rncp -f <- rnsc cp -l -F" "${RNCP[@]}" --config "$dir/refsend"
+else step FAIL "a file listener did not start (see $dir/rnsclisten.log, $dir/reflisten.log)"; fi
 
 echo "live session: $((steps-failed))/$steps steps succeeded; logs in $dir"
 [ "$failed" -eq 0 ]
