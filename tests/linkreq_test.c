@@ -391,11 +391,13 @@ static void test_linkreq(void)
 	/* 5: a request too large for the wiring: refused, nothing left behind */
 	{
 		size_t n = RNSC_LINKREQ_MAX_SIZE + 10;
-		uint8_t *mp = calloc(1, n + 16);
+		uint8_t *mp = calloc(1, n + 16), *body = calloc(1, n);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(mp);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(body);
 		rnsc_mp_writer w;
 		rnsc_mp_writer_init(&w, mp, n + 16);
-		rnsc_mp_write_bin(&w, mp + 16, n - 16);
+		rnsc_mp_write_bin(&w, body, n - 16); /* the body must not alias the output */
+		free(body);
 		int ml = rnsc_mp_writer_finish(&w);
 		rnsc_request_params p = {.response = r_response, .failed = r_failed, .ud = &q};
 		CU_ASSERT(rnsc_request_link_send(rnsc_linkreq_get(CR, link_id), "/len", mp,

@@ -679,10 +679,11 @@ static void t_sizes_and_errors(void)
 		CU_ASSERT(rc == 0 || rc == RNSC_ERR_NOMEM);
 	}
 	drop_all(&A);
+	rnsc_request_handlers *spare = NULL;
 	rnsc_ctx_fail_alloc_after(C, 1);
-	CU_ASSERT_EQUAL(rnsc_request_handlers_new(C, &HS), RNSC_ERR_NOMEM);
+	CU_ASSERT_EQUAL(rnsc_request_handlers_new(C, &spare), RNSC_ERR_NOMEM);
 	rnsc_ctx_fail_alloc_after(C, 0);
-	HS = NULL;
+	CU_ASSERT_PTR_NULL(spare);
 	/* a closed link: nothing goes out, nothing is handled */
 	B.rl = B.rl; /* keep B's request link: its handlers are freed below */
 	CU_ASSERT(rnsc_link_teardown(A.l, now) >= 0);

@@ -593,7 +593,9 @@ int rnsc_transport_link_send(rnsc_transport *t, const uint8_t link_id[HL], const
 {
 	if (!t || !link_id || (!data && len))
 		return RNSC_ERR_INVAL;
-	tr_llink *ll = rnsc_tmap_get(&t->links, link_id, NULL);
+	uint8_t id[HL]; /* a copy: callbacks may free the caller's storage */
+	memcpy(id, link_id, HL);
+	tr_llink *ll = rnsc_tmap_get(&t->links, id, NULL);
 	if (!ll)
 		return RNSC_ERR_NOTFOUND;
 	if (ll->busy)
@@ -601,8 +603,6 @@ int rnsc_transport_link_send(rnsc_transport *t, const uint8_t link_id[HL], const
 	int rc = rnsc_link_send(ll->link, RNSC_CTX_NONE, data, len, packet_hash, now);
 	if (rc < 0)
 		return rc;
-	uint8_t id[HL];
-	memcpy(id, link_id, HL);
 	return settle(t, id, now);
 }
 
@@ -612,7 +612,9 @@ int rnsc_transport_link_send_packet(rnsc_transport *t, const uint8_t link_id[HL]
 {
 	if (!t || !link_id || (!data && len))
 		return RNSC_ERR_INVAL;
-	tr_llink *ll = rnsc_tmap_get(&t->links, link_id, NULL);
+	uint8_t id[HL]; /* a copy: callbacks may free the caller's storage */
+	memcpy(id, link_id, HL);
+	tr_llink *ll = rnsc_tmap_get(&t->links, id, NULL);
 	if (!ll)
 		return RNSC_ERR_NOTFOUND;
 	if (ll->busy)
@@ -621,8 +623,6 @@ int rnsc_transport_link_send_packet(rnsc_transport *t, const uint8_t link_id[HL]
 				       now);
 	if (rc < 0)
 		return rc;
-	uint8_t id[HL];
-	memcpy(id, link_id, HL);
 	return settle(t, id, now);
 }
 
@@ -631,14 +631,14 @@ int rnsc_transport_link_identify(rnsc_transport *t, const uint8_t link_id[HL],
 {
 	if (!t || !link_id || !identity)
 		return RNSC_ERR_INVAL;
-	tr_llink *ll = rnsc_tmap_get(&t->links, link_id, NULL);
+	uint8_t id[HL]; /* a copy: callbacks may free the caller's storage */
+	memcpy(id, link_id, HL);
+	tr_llink *ll = rnsc_tmap_get(&t->links, id, NULL);
 	if (!ll)
 		return RNSC_ERR_NOTFOUND;
 	int rc = rnsc_link_identify(ll->link, identity, now);
 	if (rc < 0)
 		return rc;
-	uint8_t id[HL];
-	memcpy(id, link_id, HL);
 	return settle(t, id, now);
 }
 
@@ -657,15 +657,17 @@ int rnsc_transport_link_close(rnsc_transport *t, const uint8_t link_id[HL], uint
 {
 	if (!t || !link_id)
 		return RNSC_ERR_INVAL;
-	tr_llink *ll = rnsc_tmap_get(&t->links, link_id, NULL);
+	/* link_id may live in state the closed callback frees (an application's per-link
+	 * record): keep a copy before tearing down. */
+	uint8_t id[HL];
+	memcpy(id, link_id, HL);
+	tr_llink *ll = rnsc_tmap_get(&t->links, id, NULL);
 	if (!ll)
 		return RNSC_ERR_NOTFOUND;
 	int outer = ll->busy;
 	ll->busy = 1;
 	int rc = rnsc_link_teardown(ll->link, now);
 	ll->busy = outer;
-	uint8_t id[HL];
-	memcpy(id, link_id, HL);
 	int src = settle(t, id, now);
 	return rc ? rc : src;
 }
