@@ -545,9 +545,15 @@ static void test_stalled_peer(void)
 	CU_ASSERT(checked);
 	CU_ASSERT_EQUAL(status_of(child, RNSC_IFACE_DROP_TXQUEUE, NULL), refused);
 
+	/* Teardown comes 12 s after the last tick that saw progress (the kernel may still
+	 * take data on the first tick after the fill); a loaded machine delays ticks, so the
+	 * bound is generous: the behaviour is checked here, not its timing. */
 	CU_ASSERT(fill_until_refused(child));
 	size_t only_srv = 1;
-	CU_ASSERT(run_until(host_count_is, &only_srv, 16000));
+	uint64_t t0 = mono_ms();
+	CU_ASSERT(run_until(host_count_is, &only_srv, 40000));
+	fprintf(stderr, "stalled peer: torn down %llu ms after the queue filled\n",
+		(unsigned long long)(mono_ms() - t0));
 	CU_ASSERT_PTR_NULL(last_child);
 	close(fd);
 	tu_teardown();
