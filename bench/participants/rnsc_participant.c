@@ -69,6 +69,7 @@
 #define REQ_HI 128
 #define RESP_LO 1024
 #define RESP_HI 4096
+#define REQ_SLOW_US 200000 /* responses this slow are counted (slow=) */
 
 enum phase { PH_SETUP, PH_WARMUP, PH_WARMUP_DRAIN, PH_READY, PH_TIMED, PH_DRAIN, PH_DONE };
 
@@ -99,8 +100,8 @@ typedef struct part_state {
 	req_slot rq[REQ_LINKS];
 	bench_sizes rsizes;
 	uint8_t resp[3 + RESP_HI]; /* bin16 header + the payload stream's first RESP_HI bytes */
-	unsigned long long delivered_rq, failed_rq, corrupt_rq, via_rq, requests, served, bad,
-		req_bytes;
+	unsigned long long delivered_rq, failed_rq, corrupt_rq, via_rq, slow_rq, requests, served,
+		bad, req_bytes;
 	int link; /* scenario "link" (also set for the resource scenarios: they run on a link) */
 	int res;  /* scenarios "resource" and "stream" */
 	uint64_t res_size;
@@ -403,8 +404,9 @@ static void rq_progress(void *ud, const rnsc_request_receipt *r)
 
 static void rq_record(part_state *s, req_slot *q)
 {
+	uint64_t us = (rnsc_monotonic_ns() - q->t0_ns) / 1000;
+	s->slow_rq += us >= REQ_SLOW_US;
 	if (s->phase == PH_TIMED || s->phase == PH_DRAIN) {
-		uint64_t us = (rnsc_monotonic_ns() - q->t0_ns) / 1000;
 		if (s->n_rtts < MAX_RTTS)
 			s->rtts[s->n_rtts++] = us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
 	}
@@ -617,7 +619,7 @@ static void initiator_tick(part_state *s)
 				return;
 			}
 			s->sent = s->sbytes = s->pbytes = 0;
-			s->delivered_rq = s->via_rq = 0;
+			s->delivered_rq = s->via_rq = s->slow_rq = 0;
 			s->phase = PH_READY;
 			say("ready");
 		} else if (s->phase == PH_WARMUP_DRAIN && now >= s->phase_end_ns) {
@@ -737,9 +739,9 @@ static void command(part_state *s, const char *line)
 			snprintf(out, sizeof(out),
 				 "result sent=%llu delivered=%llu failed=%llu unanswered=%u "
 				 "corrupt=%llu via_resource=%llu bytes=%llu sent_bytes=%llu links=%d "
-				 "elapsed_s=%.6f rtt_p50_us=%.1f rtt_p99_us=%.1f link_mtu=%u",
+				 "slow=%llu elapsed_s=%.6f rtt_p50_us=%.1f rtt_p99_us=%.1f link_mtu=%u",
 				 s->sent, s->delivered_rq, s->failed_rq, rq_busy(s), s->corrupt_rq,
-				 s->via_rq, s->pbytes, s->sbytes, REQ_LINKS,
+				 s->via_rq, s->pbytes, s->sbytes, REQ_LINKS, s->slow_rq,
 				 (double)(s->end_ns - s->t0_ns) * 1e-9, pct(s->rtts, s->n_rtts, 50),
 				 pct(s->rtts, s->n_rtts, 99), link_mtu(s));
 		} else if (s->responder && s->res) {

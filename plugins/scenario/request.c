@@ -9,6 +9,8 @@
  * Result lines:
  *   initiator: sent delivered failed unanswered corrupt via_resource bytes sent_bytes links
  *              elapsed_s rtt_p50_us rtt_p99_us link_mtu     (RTT = request -> response)
+ *              [slow]  responses that took 200 ms or more (informative: the reference's
+ *                      request race and advertise-before-register recover through retries)
  *   responder: requests served bad req_bytes bytes
  * Rule: sent = delivered = served = requests > 0; nothing failed, unanswered, corrupt or
  * malformed; every delivered response arrived as a resource (via_resource = delivered: the
@@ -49,6 +51,8 @@ static int check(void *inst, const rnsc_scenario_lines *l, rnsc_scenario_sample 
 	unsigned long long bad = scn_u(l->b, "bad", &missing);
 	unsigned long long req_bytes = scn_u(l->b, "req_bytes", &missing);
 	unsigned long long served_bytes = scn_u(l->b, "bytes", &missing);
+	int optional = 0;
+	unsigned long long slow = scn_u(l->a, "slow", &optional); /* informative only */
 	if (missing)
 		return scn_fail(s, "a result line lacks %d field(s): '%s' / '%s'", missing,
 				l->a ? l->a : "", l->b ? l->b : "");
@@ -61,9 +65,9 @@ static int check(void *inst, const rnsc_scenario_lines *l, rnsc_scenario_sample 
 		 "\"served\": %llu, \"requests_received\": %llu, \"failed\": %llu, "
 		 "\"corrupt\": %llu, \"malformed\": %llu, \"via_resource\": %llu, "
 		 "\"request_bytes_sent\": %llu, \"request_bytes_received\": %llu, "
-		 "\"response_bytes_served\": %llu, \"links\": %llu",
+		 "\"response_bytes_served\": %llu, \"links\": %llu, \"slow_200ms\": %llu",
 		 served, requests, s->timeouts, corrupt, bad, via_res, sent_bytes, req_bytes,
-		 served_bytes, links);
+		 served_bytes, links, slow);
 	if (s->sent == 0)
 		return scn_fail(s, "no request was sent");
 	if (s->sent != s->delivered || s->sent != served || s->sent != requests || s->timeouts ||
