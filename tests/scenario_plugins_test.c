@@ -364,10 +364,11 @@ static void test_request_rules(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(s.extra_json, "\"via_resource\": 8"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(s.extra_json, "\"slow_200ms\": 0"));
 	/* the optional slow count is reported, not judged */
-	snprintf(line + strlen(line), sizeof(line) - strlen(line), " slow=2");
+	snprintf(line + strlen(line), sizeof(line) - strlen(line), " slow=2 late_adv=1");
 	CU_ASSERT_EQUAL(judge("request", line, REQ_OK, &s), 0);
 	CU_ASSERT(s.ok);
 	CU_ASSERT_PTR_NOT_NULL(strstr(s.extra_json, "\"slow_200ms\": 2"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(s.extra_json, "\"late_advertisement_200ms\": 1"));
 
 	static const char *const bad[] = {"delivered=7", "failed=1",	    "unanswered=1",
 					  "corrupt=1",	 "via_resource=7",  "bytes=19999",

@@ -48,7 +48,9 @@ Sizes(1024, 4096), the request's other bytes from the payload stream. It checks 
 response's content and counts responses whose progress callback saw RequestReceipt.RECEIVING
 (the response resource arriving) as delivered by resource, and responses slower than 200 ms
 (slow=: the reference's request race and advertise-before-register recover through retries
-that take that long, NOTES-reference.md). 0.5 s of warm-up requests, all answered, precede
+that take that long, NOTES-reference.md), and among them those whose response advertisement
+itself came 200 ms or more after the request (late_adv=: the first advertisement was missed,
+as the request race does, and its retry was taken). 0.5 s of warm-up requests, all answered, precede
 "ready".
 """
 import argparse
@@ -533,6 +535,7 @@ class RequestInitiator(Initiator):
         self.via = [False] * REQ_LINKS
         self.want = [0] * REQ_LINKS
         self.t0 = [0.0] * REQ_LINKS
+        self.t_adv = [0.0] * REQ_LINKS
         self.finished = False
         self.timing = False
         self.rtts = []
@@ -540,7 +543,7 @@ class RequestInitiator(Initiator):
 
     def zero(self):
         self.sent = self.delivered = self.failed = self.corrupt = self.via_resource = 0
-        self.bytes = self.sent_bytes = self.slow = 0
+        self.bytes = self.sent_bytes = self.slow = self.late_adv = 0
 
     def open_links(self, dest):
         ups = [threading.Event() for _ in range(REQ_LINKS)]
@@ -555,7 +558,9 @@ class RequestInitiator(Initiator):
     def on_progress(self, i, receipt):
         if receipt.status == RNS.RequestReceipt.RECEIVING:
             with self.cv:
-                self.via[i] = True
+                if not self.via[i]:
+                    self.via[i] = True
+                    self.t_adv[i] = time.monotonic()
 
     def on_response(self, i, receipt):
         now = time.monotonic()
@@ -575,6 +580,8 @@ class RequestInitiator(Initiator):
                 self.rtts.append(rtt)
             if rtt >= SLOW_S:
                 self.slow += 1
+            if self.via[i] and self.t_adv[i] - self.t0[i] >= SLOW_S:
+                self.late_adv += 1
             self.busy[i] = False
             self.cv.notify()
 
@@ -653,10 +660,10 @@ class RequestInitiator(Initiator):
             return rtts[k - 1] * 1e6
 
         say("result sent=%d delivered=%d failed=%d unanswered=%d corrupt=%d via_resource=%d "
-            "bytes=%d sent_bytes=%d links=%d slow=%d elapsed_s=%.6f rtt_p50_us=%.1f "
+            "bytes=%d sent_bytes=%d links=%d slow=%d late_adv=%d elapsed_s=%.6f rtt_p50_us=%.1f "
             "rtt_p99_us=%.1f link_mtu=%d" %
             (self.sent, self.delivered, self.failed, unanswered, self.corrupt,
-             self.via_resource, self.bytes, self.sent_bytes, len(self.links), self.slow,
+             self.via_resource, self.bytes, self.sent_bytes, len(self.links), self.slow, self.late_adv,
              end - t0, pct(50), pct(99), self.links[0].mtu))
 
 

@@ -69,7 +69,10 @@
 #define REQ_HI 128
 #define RESP_LO 1024
 #define RESP_HI 4096
-#define REQ_SLOW_US 200000 /* responses this slow are counted (slow=) */
+/* responses this slow are counted (slow=), and those whose resource advertisement came this
+ * late (late_adv=: a requester that missed the first advertisement, e.g. the reference's
+ * request race, waits for the advertisement's retry) */
+#define REQ_SLOW_US 200000
 
 enum phase { PH_SETUP, PH_WARMUP, PH_WARMUP_DRAIN, PH_READY, PH_TIMED, PH_DRAIN, PH_DONE };
 
@@ -89,7 +92,7 @@ typedef struct req_slot {
 	rnsc_request_link *rl;
 	int up, busy, via_res;
 	uint32_t want;
-	uint64_t t0_ns;
+	uint64_t t0_ns, adv_ns; /* request sent; its response's resource first seen */
 } req_slot;
 
 typedef struct part_state {
@@ -100,8 +103,8 @@ typedef struct part_state {
 	req_slot rq[REQ_LINKS];
 	bench_sizes rsizes;
 	uint8_t resp[3 + RESP_HI]; /* bin16 header + the payload stream's first RESP_HI bytes */
-	unsigned long long delivered_rq, failed_rq, corrupt_rq, via_rq, slow_rq, requests, served,
-		bad, req_bytes;
+	unsigned long long delivered_rq, failed_rq, corrupt_rq, via_rq, slow_rq, late_adv_rq,
+		requests, served, bad, req_bytes;
 	int link; /* scenario "link" (also set for the resource scenarios: they run on a link) */
 	int res;  /* scenarios "resource" and "stream" */
 	uint64_t res_size;
@@ -398,14 +401,17 @@ static int rq_handler(void *ud, const rnsc_request_info *req, const uint8_t **re
 static void rq_progress(void *ud, const rnsc_request_receipt *r)
 {
 	req_slot *q = ud;
-	if (r->status == RNSC_REQUEST_RECEIVING)
+	if (r->status == RNSC_REQUEST_RECEIVING && !q->via_res) {
 		q->via_res = 1; /* the response's resource is arriving */
+		q->adv_ns = rnsc_monotonic_ns();
+	}
 }
 
 static void rq_record(part_state *s, req_slot *q)
 {
 	uint64_t us = (rnsc_monotonic_ns() - q->t0_ns) / 1000;
 	s->slow_rq += us >= REQ_SLOW_US;
+	s->late_adv_rq += q->via_res && (q->adv_ns - q->t0_ns) / 1000 >= REQ_SLOW_US;
 	if (s->phase == PH_TIMED || s->phase == PH_DRAIN) {
 		if (s->n_rtts < MAX_RTTS)
 			s->rtts[s->n_rtts++] = us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
@@ -619,7 +625,7 @@ static void initiator_tick(part_state *s)
 				return;
 			}
 			s->sent = s->sbytes = s->pbytes = 0;
-			s->delivered_rq = s->via_rq = s->slow_rq = 0;
+			s->delivered_rq = s->via_rq = s->slow_rq = s->late_adv_rq = 0;
 			s->phase = PH_READY;
 			say("ready");
 		} else if (s->phase == PH_WARMUP_DRAIN && now >= s->phase_end_ns) {
@@ -739,9 +745,9 @@ static void command(part_state *s, const char *line)
 			snprintf(out, sizeof(out),
 				 "result sent=%llu delivered=%llu failed=%llu unanswered=%u "
 				 "corrupt=%llu via_resource=%llu bytes=%llu sent_bytes=%llu links=%d "
-				 "slow=%llu elapsed_s=%.6f rtt_p50_us=%.1f rtt_p99_us=%.1f link_mtu=%u",
+				 "slow=%llu late_adv=%llu elapsed_s=%.6f rtt_p50_us=%.1f rtt_p99_us=%.1f link_mtu=%u",
 				 s->sent, s->delivered_rq, s->failed_rq, rq_busy(s), s->corrupt_rq,
-				 s->via_rq, s->pbytes, s->sbytes, REQ_LINKS, s->slow_rq,
+				 s->via_rq, s->pbytes, s->sbytes, REQ_LINKS, s->slow_rq, s->late_adv_rq,
 				 (double)(s->end_ns - s->t0_ns) * 1e-9, pct(s->rtts, s->n_rtts, 50),
 				 pct(s->rtts, s->n_rtts, 99), link_mtu(s));
 		} else if (s->responder && s->res) {

@@ -11,6 +11,8 @@
  *              elapsed_s rtt_p50_us rtt_p99_us link_mtu     (RTT = request -> response)
  *              [slow]  responses that took 200 ms or more (informative: the reference's
  *                      request race and advertise-before-register recover through retries)
+ *              [late_adv] of which the response's resource advertisement came 200 ms or
+ *                      more after the request (the first advertisement missed: request race)
  *   responder: requests served bad req_bytes bytes
  * Rule: sent = delivered = served = requests > 0; nothing failed, unanswered, corrupt or
  * malformed; every delivered response arrived as a resource (via_resource = delivered: the
@@ -52,7 +54,9 @@ static int check(void *inst, const rnsc_scenario_lines *l, rnsc_scenario_sample 
 	unsigned long long req_bytes = scn_u(l->b, "req_bytes", &missing);
 	unsigned long long served_bytes = scn_u(l->b, "bytes", &missing);
 	int optional = 0;
-	unsigned long long slow = scn_u(l->a, "slow", &optional); /* informative only */
+	/* informative only */
+	unsigned long long slow = scn_u(l->a, "slow", &optional);
+	unsigned long long late_adv = scn_u(l->a, "late_adv", &optional);
 	if (missing)
 		return scn_fail(s, "a result line lacks %d field(s): '%s' / '%s'", missing,
 				l->a ? l->a : "", l->b ? l->b : "");
@@ -65,9 +69,10 @@ static int check(void *inst, const rnsc_scenario_lines *l, rnsc_scenario_sample 
 		 "\"served\": %llu, \"requests_received\": %llu, \"failed\": %llu, "
 		 "\"corrupt\": %llu, \"malformed\": %llu, \"via_resource\": %llu, "
 		 "\"request_bytes_sent\": %llu, \"request_bytes_received\": %llu, "
-		 "\"response_bytes_served\": %llu, \"links\": %llu, \"slow_200ms\": %llu",
+		 "\"response_bytes_served\": %llu, \"links\": %llu, \"slow_200ms\": %llu, "
+		 "\"late_advertisement_200ms\": %llu",
 		 served, requests, s->timeouts, corrupt, bad, via_res, sent_bytes, req_bytes,
-		 served_bytes, links, slow);
+		 served_bytes, links, slow, late_adv);
 	if (s->sent == 0)
 		return scn_fail(s, "no request was sent");
 	if (s->sent != s->delivered || s->sent != served || s->sent != requests || s->timeouts ||
