@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # rnsc bench (the scenario runner): command line, the Python generators against the golden
-# values of tests/bench_gen_test.c, and quick single-packet and link runs in all four
-# pairings (rnsc and the reference as initiator and responder) whose accounting must hold
-# exactly.
+# values of tests/bench_gen_test.c, and quick single-packet, link, request/response and
+# resource runs in all four pairings (rnsc and the reference as initiator and responder),
+# and the relay runs, whose accounting must hold exactly.
 set -u
 B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
 S=${RNSC_SRCDIR:?RNSC_SRCDIR must point at the source tree}
@@ -31,7 +31,7 @@ check "unknown relay" 2 "$RNSC" bench --relay nobody
 check "driver: bad mode is a usage error" 2 "$RNSC" bench driver --mode teleport --a 1 --b 2
 check "driver: missing ports are a usage error" 2 "$RNSC" bench driver --mode raw
 check "plugins list the scenario plugins" 0 "$RNSC" plugins
-for sc in single link resource-segment resource-stream resource-segment-matched \
+for sc in single link request resource-segment resource-stream resource-segment-matched \
     resource-stream-matched raw-transport transported-resource; do
   expect_grep "scenario plugin $sc is listed" "^$sc  *scenario  *[0-9]" "$tmp/out"
 done
@@ -87,6 +87,30 @@ for c in cells:
         assert s["proved"] == s["sent"], s
     assert c["link_mtu"] > 500, c  # the negotiated link MTU is reported per row
 ' "$tmp/replink/scenarios.json"
+check "quick request/response run (scenario 3), all four pairings" 0 "$RNSC" bench --quick \
+  --scenario request --report "$tmp/repreq"
+check "request report: sent = delivered = served, bytes equal, every response a resource" 0 "$PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+cells = d["cells"]
+pairs = {(c["initiator"], c["responder"]) for c in cells}
+assert pairs == {(i, r) for i in ("rnsc", "reference") for r in ("rnsc", "reference")}, pairs
+for c in cells:
+    assert c["scenario"] == "request" and c["conformant"] is True, c
+    assert c["interface_policy"].startswith("TCP"), c
+    assert c["link_mtu"] == 500, c  # link MTU discovery off: the fixed 500-byte link MTU
+    assert c["rate"]["unit"] == "requests/s" and c["rate"]["median"] > 0, c
+    (s,) = c["samples"]
+    assert s["ok"] and s["sent"] == s["delivered"] == s["served"] == \
+        s["requests_received"] > 0, s
+    assert s["via_resource"] == s["delivered"], s  # every response travelled as a resource
+    assert s["failed"] == s["corrupt"] == s["malformed"] == s["unproved"] == 0, s
+    assert s["request_bytes_sent"] == s["request_bytes_received"] > 0, s
+    assert s["response_bytes_served"] == s["bytes"] >= 1024 * s["delivered"], s
+    assert s["links"] == 4, s
+' "$tmp/repreq/scenarios.json"
+expect_grep "request markdown: the scenario's section" "## 3. request/response" "$tmp/repreq/scenarios.md"
+expect_grep "request svg" "<svg" "$tmp/repreq/scenarios-request.svg"
 check "quick resource runs: scenarios 4, 5 and their matched variants (8), all pairings" 0 \
   "$RNSC" bench --quick --report "$tmp/repres" \
   --scenario resource-segment,resource-stream,resource-segment-matched,resource-stream-matched

@@ -60,6 +60,7 @@ static void test_descriptors(void)
 		uint32_t number, topology;
 	} want[] = {{"single", 1, RNSC_SCENARIO_ENDPOINTS},
 		    {"link", 2, RNSC_SCENARIO_ENDPOINTS},
+		    {"request", 3, RNSC_SCENARIO_ENDPOINTS},
 		    {"resource-segment", 4, RNSC_SCENARIO_ENDPOINTS},
 		    {"resource-stream", 5, RNSC_SCENARIO_ENDPOINTS},
 		    {"resource-segment-matched", 8, RNSC_SCENARIO_ENDPOINTS},
@@ -314,6 +315,95 @@ static void test_endpoint_rules(void)
 	CU_ASSERT(!s.ok);
 }
 
+/* Scenario 3: the initiator's line with one field replaced (key=value), and the rule. */
+static void req_line(char *out, size_t cap, const char *repl)
+{
+	static const char *const keys[] = {"sent", "delivered", "failed", "unanswered", "corrupt",
+					   "via_resource", "bytes", "sent_bytes", "links",
+					   "elapsed_s", "rtt_p50_us", "rtt_p99_us", "link_mtu"};
+	static const char *const vals[] = {"8", "8", "0", "0", "0", "8", "20000", "640", "4",
+					   "2.0", "700", "900", "500"};
+	size_t len = (size_t)snprintf(out, cap, "result");
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		size_t kl = strlen(keys[i]);
+		const char *v = vals[i];
+		if (repl && !strncmp(repl, keys[i], kl) && repl[kl] == '=')
+			v = repl + kl + 1;
+		len += (size_t)snprintf(out + len, cap - len, " %s=%s", keys[i], v);
+	}
+}
+
+#define REQ_OK "result requests=8 served=8 bad=0 req_bytes=640 bytes=20000"
+
+static void test_request_rules(void)
+{
+	rnsc_scenario_sample s;
+	char line[512], out[1024];
+	int ports[1] = {4242};
+	const rnsc_scenario_ops *o;
+	const rnsc_plugin_rec *r = get("request", &o);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_STRING_EQUAL(o->mode, "request");
+	CU_ASSERT_EQUAL(o->size_lo, 32);
+	CU_ASSERT_EQUAL(o->size_hi, 128);
+	/* the fixed 500-byte link MTU: link MTU discovery off in every role's config */
+	CU_ASSERT(RNSC_OPS_HAS(o, rnsc_scenario_ops, reticulum));
+	CU_ASSERT_PTR_NOT_NULL(strstr(o->reticulum, "link_mtu_discovery = No"));
+	CU_ASSERT_EQUAL(o->interfaces(r->inst, RNSC_SCENARIO_ROLE_RESPONDER, ports, 1, out,
+				      sizeof(out)), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "TCPServerInterface"));
+	CU_ASSERT_EQUAL(o->interfaces(r->inst, RNSC_SCENARIO_ROLE_RELAY, ports, 1, out, sizeof(out)),
+			RNSC_ERR_INVAL);
+
+	req_line(line, sizeof(line), NULL);
+	CU_ASSERT_EQUAL(judge("request", line, REQ_OK, &s), 0);
+	CU_ASSERT(s.ok);
+	CU_ASSERT_DOUBLE_EQUAL(s.rate, 4.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(s.goodput, 10000.0, 1e-9);
+	CU_ASSERT_EQUAL(s.link_mtu, 500);
+	CU_ASSERT_PTR_NOT_NULL(strstr(s.extra_json, "\"via_resource\": 8"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(s.extra_json, "\"slow_200ms\": 0"));
+	/* the optional slow count is reported, not judged */
+	snprintf(line + strlen(line), sizeof(line) - strlen(line), " slow=2 late_adv=1");
+	CU_ASSERT_EQUAL(judge("request", line, REQ_OK, &s), 0);
+	CU_ASSERT(s.ok);
+	CU_ASSERT_PTR_NOT_NULL(strstr(s.extra_json, "\"slow_200ms\": 2"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(s.extra_json, "\"late_advertisement_200ms\": 1"));
+
+	static const char *const bad[] = {"delivered=7", "failed=1",	    "unanswered=1",
+					  "corrupt=1",	 "via_resource=7",  "bytes=19999",
+					  "sent_bytes=641", "links=3",	    "link_mtu=16384",
+					  "sent=9"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		req_line(line, sizeof(line), bad[i]);
+		CU_ASSERT_EQUAL(judge("request", line, REQ_OK, &s), 0);
+		CU_ASSERT(!s.ok);
+		CU_ASSERT_PTR_NOT_NULL(strstr(s.why, "accounting"));
+	}
+	static const char *const rbad[] = {
+		"result requests=8 served=7 bad=0 req_bytes=640 bytes=20000",
+		"result requests=9 served=8 bad=0 req_bytes=640 bytes=20000",
+		"result requests=8 served=8 bad=1 req_bytes=640 bytes=20000",
+		"result requests=8 served=8 bad=0 req_bytes=639 bytes=20000",
+		"result requests=8 served=8 bad=0 req_bytes=640 bytes=20001"};
+	req_line(line, sizeof(line), NULL);
+	for (size_t i = 0; i < sizeof(rbad) / sizeof(rbad[0]); i++) {
+		CU_ASSERT_EQUAL(judge("request", line, rbad[i], &s), 0);
+		CU_ASSERT(!s.ok);
+	}
+	req_line(line, sizeof(line), "sent=0");
+	CU_ASSERT_EQUAL(judge("request", line, REQ_OK, &s), 0);
+	CU_ASSERT(!s.ok);
+	CU_ASSERT_PTR_NOT_NULL(strstr(s.why, "no request"));
+	CU_ASSERT_EQUAL(judge("request", line, "result served=8", &s), 0);
+	CU_ASSERT(!s.ok);
+	CU_ASSERT_PTR_NOT_NULL(strstr(s.why, "lacks"));
+	req_line(line, sizeof(line), "elapsed_s=0");
+	CU_ASSERT_EQUAL(judge("request", line, REQ_OK, &s), 0);
+	CU_ASSERT(s.ok);
+	CU_ASSERT_DOUBLE_EQUAL(s.rate, 0.0, 1e-9);
+}
+
 static void relay_line(char *out, size_t cap, const char *ab_extra, double capacity)
 {
 	snprintf(out, cap,
@@ -392,5 +482,6 @@ int main(void)
 	CU_add_test(s, "resource interfaces (Backbone endpoints)", test_resource_interfaces);
 	CU_add_test(s, "resource accounting rules", test_resource_rules);
 	CU_add_test(s, "matched-policy resource variants (TCP, bitrate)", test_matched_interfaces);
+	CU_add_test(s, "request/response accounting rules (scenario 3)", test_request_rules);
 	return rnsc_cu_run();
 }

@@ -101,13 +101,16 @@ static void net_reset(void)
 	n_nodes = n_wires = 0;
 }
 
+static int mtu_discovery_off; /* the next add_node()'s link_mtu_discovery_off */
+
 static int add_node(int transport_enabled)
 {
 	node *n = &N[n_nodes];
 	memset(n, 0, sizeof(*n));
 	CU_ASSERT_EQUAL_FATAL(rnsc_identity_generate(C, &n->tid), 0);
 	rnsc_transport_config cfg = {.transport_enabled = transport_enabled,
-				     .use_implicit_proof = 1};
+				     .use_implicit_proof = 1,
+				     .link_mtu_discovery_off = mtu_discovery_off};
 	CU_ASSERT_EQUAL_FATAL(rnsc_transport_new(C, &n->t, &n->tid, &cfg), 0);
 	rnsc_transport_callbacks cb = {.ud = n,
 				       .on_link_established = on_est,
@@ -334,6 +337,31 @@ static void test_clamp_to_base(void)
 	net_reset();
 }
 
+/* link_mtu_discovery = No on the initiator: it signals the base MTU although its next hop
+ * could carry 262144, and both ends run at RNSC_MTU (the benchmark's scenario 3 relies on it). */
+static void test_mtu_discovery_off(void)
+{
+	mtu_discovery_off = 1;
+	int a = add_node(0);
+	mtu_discovery_off = 0;
+	int b = add_node(0);
+	wire_up(a, 1, 262144, b, 1, 262144);
+	rnsc_identity idb;
+	uint8_t db[16], lid[16];
+	dest_on(b, a, &idb, db, 1);
+	CU_ASSERT_EQUAL(rnsc_transport_link_open(N[a].t, db, lid, NOW), 0);
+	pump();
+	CU_ASSERT_EQUAL(N[a].established, 1);
+	CU_ASSERT_EQUAL(N[b].established, 1);
+	const rnsc_link *la = rnsc_transport_link_get(N[a].t, lid);
+	const rnsc_link *lb = rnsc_transport_link_get(N[b].t, lid);
+	CU_ASSERT_FATAL(la && lb);
+	CU_ASSERT_EQUAL(rnsc_link_mtu(la), RNSC_MTU);
+	CU_ASSERT_EQUAL(rnsc_link_mtu(lb), RNSC_MTU);
+	rnsc_identity_free(&idb);
+	net_reset();
+}
+
 /* Refused requests: the initiator's link times out, the relay's unproved entry expires. */
 static void test_refused_and_expiry(void)
 {
@@ -434,6 +462,7 @@ int main(void)
 	CU_add_test(s, "direct link: establish, data, proofs, keepalive, close", test_direct);
 	CU_add_test(s, "link through a transport node, MTU clamped", test_through_transport);
 	CU_add_test(s, "next hop without MTU discovery: base MTU", test_clamp_to_base);
+	CU_add_test(s, "link_mtu_discovery off: the base MTU is signalled", test_mtu_discovery_off);
 	CU_add_test(s, "refused request: timeout, link table expiry", test_refused_and_expiry);
 	CU_add_test(s, "lost LRPROOF: both sides time out", test_lost_proof);
 	CU_add_test(s, "link packets bound to the link's interface", test_interface_binding);

@@ -34,6 +34,24 @@ the next resource once its resource concluded COMPLETE and the ACK arrived. A wa
 resource of min(N, 1,048,575) bytes and its ACK precede "ready". The initiator hands the
 reference an open file for resources above one segment (the reference's own way of sending
 large data), bytes otherwise.
+
+Request/response (3): request. Both configs set link_mtu_discovery = No (the runner writes
+it from the scenario plugin), so every link runs at the base 500-byte MTU. The responder
+registers a handler for /bench/query (Destination.register_request_handler, ALLOW_ALL,
+auto_compress off: the bytes are incompressible); a request's data is bytes of 32..128 whose
+first two bytes (big-endian) name the response size N, 1024..4096, and the response is the
+first N bytes of the payload stream: packed, it exceeds the link MDU, so the reference sends
+it as a resource. The initiator opens 4 links and keeps one request in flight on each with
+Link.request, issuing a link's next request only after the previous one's response (or
+failure) callback ran; request sizes from Sizes(32, 128), response sizes from
+Sizes(1024, 4096), the request's other bytes from the payload stream. It checks each
+response's content and counts responses whose progress callback saw RequestReceipt.RECEIVING
+(the response resource arriving) as delivered by resource, and responses slower than 200 ms
+(slow=: the reference's request race and advertise-before-register recover through retries
+that take that long, NOTES-reference.md), and among them those whose response advertisement
+itself came 200 ms or more after the request (late_adv=: the first advertisement was missed,
+as the request race does, and its retry was taken). 0.5 s of warm-up requests, all answered, precede
+"ready".
 """
 import argparse
 import hashlib
@@ -53,7 +71,12 @@ os.dup2(2, 1)
 import RNS  # noqa: E402
 
 APP = "bench"
-SIZES = {"single": (60, 380), "link": (60, 420), "resource": None, "stream": None}
+SIZES = {"single": (60, 380), "link": (60, 420), "resource": None, "stream": None,
+         "request": (32, 128)}
+REQ_LINKS = 4
+REQ_PATH = "/bench/query"
+RESP_LO, RESP_HI = 1024, 4096
+SLOW_S = 0.2
 SEGMENT = 1048575  # Resource.MAX_EFFICIENT_SIZE
 ACK_MAGIC = b"RNSCBACK"
 
@@ -449,6 +472,201 @@ class ResourceInitiator(Initiator):
              unfinished, end - t0, pct(50), pct(99), self.link.mtu))
 
 
+class RequestResponder:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.requests = self.served = self.bad = self.req_bytes = self.bytes = 0
+        self.resp = bench_gen.payload_prefix(RESP_HI)
+        self.first = threading.Event()
+        self.identity = RNS.Identity()
+        self.dest = RNS.Destination(self.identity, RNS.Destination.IN, RNS.Destination.SINGLE,
+                                    APP, "request")
+        self.dest.set_proof_strategy(RNS.Destination.PROVE_ALL)
+        self.dest.set_link_established_callback(lambda link: self.first.set())
+        self.dest.register_request_handler(REQ_PATH, response_generator=self.handle,
+                                           allow=RNS.Destination.ALLOW_ALL, auto_compress=False)
+
+    def handle(self, path, data, request_id, link_id, remote_identity, requested_at):
+        with self.lock:
+            self.requests += 1
+            if not isinstance(data, bytes):
+                self.bad += 1
+                return None
+            self.req_bytes += len(data)
+            want = int.from_bytes(data[:2], "big") if len(data) >= 2 else 0
+            if not (SIZES["request"][0] <= len(data) <= SIZES["request"][1]) or \
+                    not (RESP_LO <= want <= RESP_HI):
+                self.bad += 1
+                return None
+            self.served += 1
+            self.bytes += want
+        return self.resp[:want]
+
+    def announce_until_traffic(self):
+        while not self.first.is_set():
+            self.dest.announce()
+            self.first.wait(ANNOUNCE_EVERY)
+
+    def run(self):
+        threading.Thread(target=self.announce_until_traffic, daemon=True).start()
+        say("ready dest=" + self.dest.hash.hex())
+        expect("start")
+        with self.lock:  # the warm-up was answered before the initiator said ready
+            self.requests = self.served = self.bad = self.req_bytes = self.bytes = 0
+        say("started")
+        expect("collect")
+        with self.lock:
+            say("result requests=%d served=%d bad=%d req_bytes=%d bytes=%d" %
+                (self.requests, self.served, self.bad, self.req_bytes, self.bytes))
+
+
+class RequestInitiator(Initiator):
+    def __init__(self, dest_hex, path_timeout):
+        self.scenario = "request"
+        self.dest_hash = bytes.fromhex(dest_hex)
+        self.path_timeout = path_timeout
+        self.sizes = bench_gen.Sizes(*SIZES["request"])
+        self.rsizes = bench_gen.Sizes(RESP_LO, RESP_HI)
+        self.stream = bench_gen.Payload()
+        self.expected = bench_gen.payload_prefix(RESP_HI)
+        self.cv = threading.Condition()
+        self.links = []
+        self.busy = [False] * REQ_LINKS
+        self.via = [False] * REQ_LINKS
+        self.want = [0] * REQ_LINKS
+        self.t0 = [0.0] * REQ_LINKS
+        self.t_adv = [0.0] * REQ_LINKS
+        self.finished = False
+        self.timing = False
+        self.rtts = []
+        self.zero()
+
+    def zero(self):
+        self.sent = self.delivered = self.failed = self.corrupt = self.via_resource = 0
+        self.bytes = self.sent_bytes = self.slow = self.late_adv = 0
+
+    def open_links(self, dest):
+        ups = [threading.Event() for _ in range(REQ_LINKS)]
+        for ev in ups:
+            self.links.append(RNS.Link(dest, established_callback=lambda l, ev=ev: ev.set(),
+                                       closed_callback=self.on_link_closed))
+        deadline = time.monotonic() + self.path_timeout
+        for ev in ups:
+            if not ev.wait(max(0.0, deadline - time.monotonic())):
+                fail("the links were not established within %.0f s" % self.path_timeout)
+
+    def on_progress(self, i, receipt):
+        if receipt.status == RNS.RequestReceipt.RECEIVING:
+            with self.cv:
+                if not self.via[i]:
+                    self.via[i] = True
+                    self.t_adv[i] = time.monotonic()
+
+    def on_response(self, i, receipt):
+        now = time.monotonic()
+        data = receipt.response
+        with self.cv:
+            if not self.busy[i]:
+                fail("a response for a link without a request in flight")
+            want = self.want[i]
+            n = len(data) if isinstance(data, bytes) else 0
+            if n != want or data != self.expected[:want]:
+                self.corrupt += 1
+            self.delivered += 1
+            self.via_resource += 1 if self.via[i] else 0
+            self.bytes += n
+            rtt = now - self.t0[i]
+            if self.timing:
+                self.rtts.append(rtt)
+            if rtt >= SLOW_S:
+                self.slow += 1
+            if self.via[i] and self.t_adv[i] - self.t0[i] >= SLOW_S:
+                self.late_adv += 1
+            self.busy[i] = False
+            self.cv.notify()
+
+    def on_failed(self, i, receipt):
+        with self.cv:
+            self.failed += 1
+            self.busy[i] = False
+            self.cv.notify()
+
+    def send_request(self, i):
+        size = self.sizes.next()
+        want = self.rsizes.next()
+        data = want.to_bytes(2, "big") + self.stream.take(size - 2)
+        with self.cv:
+            self.busy[i], self.via[i], self.want[i] = True, False, want
+            self.t0[i] = time.monotonic()
+            self.sent += 1
+            self.sent_bytes += size
+        receipt = self.links[i].request(
+            REQ_PATH, data,
+            response_callback=lambda r, i=i: self.on_response(i, r),
+            failed_callback=lambda r, i=i: self.on_failed(i, r),
+            progress_callback=lambda r, i=i: self.on_progress(i, r))
+        if receipt is False:
+            fail("the reference refused to send a request")
+
+    def pump_requests(self, until):
+        """Gives every idle link its next request until the deadline: one in flight per
+        link, the next only after the previous one's response or failure callback."""
+        while True:
+            with self.cv:
+                while all(self.busy) and time.monotonic() < until:
+                    self.cv.wait(0.05)
+                if time.monotonic() >= until:
+                    return
+                idle = [i for i in range(REQ_LINKS) if not self.busy[i]]
+            for i in idle:
+                self.send_request(i)
+
+    def drain_requests(self, seconds):
+        deadline = time.monotonic() + seconds
+        with self.cv:
+            while any(self.busy) and time.monotonic() < deadline:
+                self.cv.wait(0.05)
+
+    def run(self):
+        dest = self.find_destination()
+        self.open_links(dest)
+        self.pump_requests(time.monotonic() + 0.5)
+        self.drain_requests(30)
+        with self.cv:
+            if any(self.busy) or self.failed or self.corrupt or \
+                    self.via_resource != self.delivered:
+                fail("warm-up requests were not all answered by resources")
+            self.zero()
+        say("ready")
+        args = expect("start")
+        seconds = float(args.get("seconds", "30"))
+        drain = float(args.get("drain", "30"))
+        self.timing = True
+        t0 = time.monotonic()
+        self.pump_requests(t0 + seconds)
+        self.drain_requests(drain)
+        end = time.monotonic()
+        with self.cv:
+            unanswered = sum(self.busy)
+        self.finished = True
+        say("done")
+        expect("collect")
+        rtts = sorted(self.rtts)
+
+        def pct(p):
+            if not rtts:
+                return 0.0
+            k = max(1, min(len(rtts), int(-(-p * len(rtts) // 100))))
+            return rtts[k - 1] * 1e6
+
+        say("result sent=%d delivered=%d failed=%d unanswered=%d corrupt=%d via_resource=%d "
+            "bytes=%d sent_bytes=%d links=%d slow=%d late_adv=%d elapsed_s=%.6f rtt_p50_us=%.1f "
+            "rtt_p99_us=%.1f link_mtu=%d" %
+            (self.sent, self.delivered, self.failed, unanswered, self.corrupt,
+             self.via_resource, self.bytes, self.sent_bytes, len(self.links), self.slow, self.late_adv,
+             end - t0, pct(50), pct(99), self.links[0].mtu))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--role", choices=("responder", "initiator"), required=True)
@@ -466,7 +684,12 @@ def main():
     except Exception as e:  # the reference raises plain exceptions for config problems
         fail("reference start failed: %s" % e)
     res = a.scenario in ("resource", "stream")
-    if a.role == "responder":
+    if a.scenario == "request":
+        if a.role == "responder":
+            RequestResponder().run()
+        else:
+            RequestInitiator(a.dest, a.path_timeout).run()
+    elif a.role == "responder":
         (ResourceResponder(a.scenario, a.quick) if res else Responder(a.scenario)).run()
     elif res:
         ResourceInitiator(a.scenario, a.dest, a.path_timeout, a.quick, a.config).run()

@@ -23,6 +23,18 @@
  * Every resource carries the first N bytes of the payload stream (N = 1,048,575 for
  * "resource"; 67,108,800 for "stream", 4,194,300 with --quick). A warm-up resource of
  * min(N, 1,048,575) bytes and its ACK precede "ready".
+ * Scenario "request" (3): both configs set link_mtu_discovery = No, so the links signal the
+ * base 500-byte MTU. The responder registers bench.request with a request handler for
+ * /bench/query (linkapp_request.h; auto-compress off: the bytes are incompressible) on every
+ * incoming link; a request is a MessagePack bin of 32..128 bytes whose first two bytes (big
+ * endian) name the response size, 1024..4096 bytes, and the response is a bin holding the
+ * first N bytes of the payload stream (its packed form exceeds the link MDU: a resource). The
+ * initiator opens 4 links and keeps one request in flight on each (the next only once the
+ * previous concluded); request sizes from bench_sizes(32, 128), response sizes from
+ * bench_sizes(1024, 4096), the request's remaining bytes from the payload stream. It checks
+ * each response's content and counts those whose resource progress it saw (status
+ * RECEIVING) as delivered by resource. Warm-up: 0.5 s of requests, all answered, before
+ * "ready".
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,6 +49,8 @@
 #include "destination.h"
 #include "identity.h"
 #include "linkapp.h"
+#include "linkapp_request.h"
+#include "msgpack.h"
 #include "node.h"
 
 #define OUTSTANDING 16
@@ -49,6 +63,16 @@
 #define RES_STREAM_QUICK (4ull * RES_SEGMENT)
 #define ACK_MAGIC "RNSCBACK"
 #define ACK_LEN 16
+#define REQ_LINKS 4
+#define REQ_PATH "/bench/query"
+#define REQ_LO 32
+#define REQ_HI 128
+#define RESP_LO 1024
+#define RESP_HI 4096
+/* responses this slow are counted (slow=), and those whose resource advertisement came this
+ * late (late_adv=: a requester that missed the first advertisement, e.g. the reference's
+ * request race, waits for the advertisement's retry) */
+#define REQ_SLOW_US 200000
 
 enum phase { PH_SETUP, PH_WARMUP, PH_WARMUP_DRAIN, PH_READY, PH_TIMED, PH_DRAIN, PH_DONE };
 
@@ -59,7 +83,28 @@ typedef struct inflight {
 	int used;
 } inflight;
 
+struct part_state;
+
+/* Scenario "request": one of the initiator's links and its request in flight. */
+typedef struct req_slot {
+	struct part_state *s;
+	uint8_t link_id[RNSC_TRUNCATED_HASHLEN];
+	rnsc_request_link *rl;
+	int up, busy, via_res;
+	uint32_t want;
+	uint64_t t0_ns, adv_ns; /* request sent; its response's resource first seen */
+} req_slot;
+
 typedef struct part_state {
+	/* scenario "request" */
+	int req;
+	rnsc_linkreq *lr;
+	rnsc_request_handlers *hs;
+	req_slot rq[REQ_LINKS];
+	bench_sizes rsizes;
+	uint8_t resp[3 + RESP_HI]; /* bin16 header + the payload stream's first RESP_HI bytes */
+	unsigned long long delivered_rq, failed_rq, corrupt_rq, via_rq, slow_rq, late_adv_rq,
+		requests, served, bad, req_bytes;
 	int link; /* scenario "link" (also set for the resource scenarios: they run on a link) */
 	int res;  /* scenarios "resource" and "stream" */
 	uint64_t res_size;
@@ -321,6 +366,166 @@ static int on_advertised(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN]
 	return 1;
 }
 
+/* ---- requests (scenario 3) ------------------------------------------------------------- */
+
+/* The responder's /bench/query: a bin of 32..128 bytes naming the response size in its first
+ * two bytes; answers a bin of that many bytes of the payload stream. A malformed request is
+ * counted and left unanswered (the sample then fails). */
+static int rq_handler(void *ud, const rnsc_request_info *req, const uint8_t **resp, size_t *len)
+{
+	part_state *s = ud;
+	rnsc_mp_reader rd;
+	const uint8_t *p;
+	size_t n;
+	s->requests++;
+	rnsc_mp_reader_init(&rd, req->data, req->data_len);
+	if (rnsc_mp_read_bin(&rd, &p, &n) != 0) {
+		s->bad++;
+		return 0;
+	}
+	s->req_bytes += n;
+	uint32_t want = n >= 2 ? (uint32_t)p[0] << 8 | p[1] : 0;
+	if (n < REQ_LO || n > REQ_HI || want < RESP_LO || want > RESP_HI) {
+		s->bad++;
+		return 0;
+	}
+	s->resp[0] = 0xc5; /* bin16: the payload follows the header in s->resp */
+	s->resp[1] = (uint8_t)(want >> 8), s->resp[2] = (uint8_t)want;
+	*resp = s->resp;
+	*len = 3 + want;
+	s->served++;
+	s->dbytes += want;
+	return 1;
+}
+
+static void rq_progress(void *ud, const rnsc_request_receipt *r)
+{
+	req_slot *q = ud;
+	if (r->status == RNSC_REQUEST_RECEIVING && !q->via_res) {
+		q->via_res = 1; /* the response's resource is arriving */
+		q->adv_ns = rnsc_monotonic_ns();
+	}
+}
+
+static void rq_record(part_state *s, req_slot *q)
+{
+	uint64_t us = (rnsc_monotonic_ns() - q->t0_ns) / 1000;
+	s->slow_rq += us >= REQ_SLOW_US;
+	s->late_adv_rq += q->via_res && (q->adv_ns - q->t0_ns) / 1000 >= REQ_SLOW_US;
+	if (s->phase == PH_TIMED || s->phase == PH_DRAIN) {
+		if (s->n_rtts < MAX_RTTS)
+			s->rtts[s->n_rtts++] = us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
+	}
+	q->busy = 0;
+}
+
+static void rq_response(void *ud, const rnsc_request_receipt *r)
+{
+	req_slot *q = ud;
+	part_state *s = q->s;
+	rnsc_mp_reader rd;
+	const uint8_t *p;
+	size_t n = 0;
+	rnsc_mp_reader_init(&rd, r->response, r->response_len);
+	if (rnsc_mp_read_bin(&rd, &p, &n) != 0 || n != q->want || memcmp(p, s->resp + 3, n) != 0)
+		s->corrupt_rq++;
+	s->delivered_rq++;
+	s->via_rq += q->via_res;
+	s->pbytes += n;
+	rq_record(s, q);
+}
+
+static void rq_failed(void *ud, const rnsc_request_receipt *r)
+{
+	(void)r;
+	req_slot *q = ud;
+	q->s->failed_rq++;
+	q->busy = 0;
+}
+
+static void rq_send(part_state *s, req_slot *q)
+{
+	uint8_t mp[2 + REQ_HI];
+	uint32_t size = bench_sizes_next(&s->sizes), want = bench_sizes_next(&s->rsizes);
+	mp[0] = 0xc4, mp[1] = (uint8_t)size; /* bin8 */
+	mp[2] = (uint8_t)(want >> 8), mp[3] = (uint8_t)want;
+	bench_payload_take(&s->stream, mp + 4, size - 2);
+	rnsc_request_params p = {.response = rq_response, .failed = rq_failed,
+				 .progress = rq_progress, .ud = q};
+	q->busy = 1, q->via_res = 0, q->want = want;
+	q->t0_ns = rnsc_monotonic_ns();
+	int rc = rnsc_request_link_send(q->rl, REQ_PATH, mp, 2 + size, &p, NULL, rnsc_node_now_ms());
+	if (rc) {
+		char why[96];
+		q->busy = 0;
+		snprintf(why, sizeof(why), "request failed: %s", rnsc_strerror(rc));
+		fail(s, why);
+		return;
+	}
+	s->sent++;
+	s->sbytes += size;
+}
+
+static unsigned rq_busy(const part_state *s)
+{
+	unsigned n = 0;
+	for (int i = 0; i < REQ_LINKS; i++)
+		n += (unsigned)s->rq[i].busy;
+	return n;
+}
+
+/* The initiator's request loop, from the main loop: every idle link gets its next request
+ * while traffic runs. */
+static void request_tick(part_state *s)
+{
+	(void)rnsc_linkreq_tick(s->lr, rnsc_node_now_ms());
+	int sending = s->phase == PH_WARMUP ||
+		      (s->phase == PH_TIMED && rnsc_monotonic_ns() < s->phase_end_ns);
+	for (int i = 0; i < REQ_LINKS && sending && !s->quit; i++)
+		if (!s->rq[i].busy)
+			rq_send(s, &s->rq[i]);
+	rnsc_node_flush(s->node);
+}
+
+static req_slot *rq_slot(part_state *s, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN])
+{
+	for (int i = 0; i < REQ_LINKS; i++)
+		if (!memcmp(s->rq[i].link_id, link_id, RNSC_TRUNCATED_HASHLEN))
+			return &s->rq[i];
+	return NULL;
+}
+
+static void rq_link_est(part_state *s, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
+			int initiator)
+{
+	if (!initiator) { /* the responder answers on every incoming link */
+		s->got_traffic = 1;
+		if (rnsc_linkreq_attach(s->lr, link_id, s->hs, NULL) != 0)
+			fail(s, "cannot set up requests on a link");
+		return;
+	}
+	req_slot *q = rq_slot(s, link_id);
+	if (q && rnsc_linkreq_attach(s->lr, link_id, NULL, &q->rl) == 0)
+		q->up = 1;
+	else
+		fail(s, "cannot set up requests on a link");
+}
+
+static void rq_link_closed(part_state *s, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
+			   int reason)
+{
+	rnsc_linkreq_detach(s->lr, link_id);
+	req_slot *q = s->responder ? NULL : rq_slot(s, link_id);
+	if (!q)
+		return;
+	q->rl = NULL, q->up = 0;
+	if (s->phase != PH_DONE) {
+		char why[64];
+		snprintf(why, sizeof(why), "link closed (%s)", rnsc_link_reason_name(reason));
+		fail(s, why);
+	}
+}
+
 static void on_link_proof(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
 			  const uint8_t packet_hash[RNSC_HASHLEN])
 {
@@ -331,8 +536,12 @@ static void on_link_proof(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN
 static void on_link_est(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
 			const uint8_t dest[RNSC_TRUNCATED_HASHLEN], int initiator)
 {
-	(void)dest, (void)initiator;
+	(void)dest;
 	part_state *s = ud;
+	if (s->req) {
+		rq_link_est(s, link_id, initiator);
+		return;
+	}
 	memcpy(s->link_id, link_id, RNSC_TRUNCATED_HASHLEN);
 	s->link_up = 1;
 	s->got_traffic = 1; /* the responder stops announcing */
@@ -341,6 +550,10 @@ static void on_link_est(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
 static void on_link_closed(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN], int reason)
 {
 	part_state *s = ud;
+	if (s->req) {
+		rq_link_closed(s, link_id, reason);
+		return;
+	}
 	if (memcmp(link_id, s->link_id, RNSC_TRUNCATED_HASHLEN) != 0)
 		return;
 	s->link_closed = 1;
@@ -401,6 +614,32 @@ static double pct(const uint32_t *v, size_t n, double p)
 static void initiator_tick(part_state *s)
 {
 	uint64_t now = rnsc_monotonic_ns();
+	if (s->req) {
+		request_tick(s);
+		if (s->phase == PH_WARMUP && now >= s->phase_end_ns) {
+			s->phase = PH_WARMUP_DRAIN;
+			s->phase_end_ns = now + WARMUP_DRAIN_NS * 3; /* a lost advertisement retries */
+		} else if (s->phase == PH_WARMUP_DRAIN && !rq_busy(s)) {
+			if (s->failed_rq || s->corrupt_rq || s->via_rq != s->delivered_rq) {
+				fail(s, "a warm-up request failed or was not answered by a resource");
+				return;
+			}
+			s->sent = s->sbytes = s->pbytes = 0;
+			s->delivered_rq = s->via_rq = s->slow_rq = s->late_adv_rq = 0;
+			s->phase = PH_READY;
+			say("ready");
+		} else if (s->phase == PH_WARMUP_DRAIN && now >= s->phase_end_ns) {
+			fail(s, "warm-up requests were never answered");
+		} else if (s->phase == PH_TIMED && now >= s->phase_end_ns) {
+			s->phase = PH_DRAIN;
+			s->phase_end_ns = now + (uint64_t)(s->drain_s * 1e9);
+		} else if (s->phase == PH_DRAIN && (!rq_busy(s) || now >= s->phase_end_ns)) {
+			s->end_ns = now;
+			s->phase = PH_DONE;
+			say("done");
+		}
+		return;
+	}
 	if (s->res) {
 		resource_tick(s);
 		if (s->phase == PH_WARMUP && !s->cur_busy) {
@@ -466,7 +705,8 @@ static double kv(const char *line, const char *key, double dflt)
 /* The negotiated MTU of the scenario's link (0 without one), for the report. */
 static unsigned link_mtu(const part_state *s)
 {
-	const rnsc_link *l = s->link ? rnsc_transport_link_get(s->t, s->link_id) : NULL;
+	const uint8_t *id = s->req ? s->rq[0].link_id : s->link_id;
+	const rnsc_link *l = s->link || s->req ? rnsc_transport_link_get(s->t, id) : NULL;
 	return l ? (unsigned)rnsc_link_mtu(l) : 0;
 }
 
@@ -477,6 +717,7 @@ static void command(part_state *s, const char *line)
 		if (s->responder) {
 			s->delivered = s->dbytes = 0; /* the warm-up was proved before ready */
 			s->rcompleted = s->corrupt = s->acks = 0;
+			s->requests = s->served = s->bad = s->req_bytes = 0;
 			say("started");
 			return;
 		}
@@ -488,12 +729,28 @@ static void command(part_state *s, const char *line)
 		s->phase = PH_TIMED;
 		s->t0_ns = rnsc_monotonic_ns();
 		s->phase_end_ns = s->t0_ns + (uint64_t)(kv(line, "seconds", 30) * 1e9);
-		if (s->res)
+		if (s->req)
+			request_tick(s);
+		else if (s->res)
 			resource_tick(s);
 		else
 			pump(s);
 	} else if (!strcmp(line, "collect")) {
-		if (s->responder && s->res) {
+		if (s->responder && s->req) {
+			snprintf(out, sizeof(out),
+				 "result requests=%llu served=%llu bad=%llu req_bytes=%llu bytes=%llu",
+				 s->requests, s->served, s->bad, s->req_bytes, s->dbytes);
+		} else if (s->req) {
+			qsort(s->rtts, s->n_rtts, sizeof(uint32_t), u32cmp);
+			snprintf(out, sizeof(out),
+				 "result sent=%llu delivered=%llu failed=%llu unanswered=%u "
+				 "corrupt=%llu via_resource=%llu bytes=%llu sent_bytes=%llu links=%d "
+				 "slow=%llu late_adv=%llu elapsed_s=%.6f rtt_p50_us=%.1f rtt_p99_us=%.1f link_mtu=%u",
+				 s->sent, s->delivered_rq, s->failed_rq, rq_busy(s), s->corrupt_rq,
+				 s->via_rq, s->pbytes, s->sbytes, REQ_LINKS, s->slow_rq, s->late_adv_rq,
+				 (double)(s->end_ns - s->t0_ns) * 1e-9, pct(s->rtts, s->n_rtts, 50),
+				 pct(s->rtts, s->n_rtts, 99), link_mtu(s));
+		} else if (s->responder && s->res) {
 			snprintf(out, sizeof(out), "result completed=%llu bytes=%llu corrupt=%llu acks=%llu",
 				 s->rcompleted, s->dbytes, s->corrupt, s->acks);
 		} else if (s->responder) {
@@ -569,7 +826,7 @@ static void announce_tick(rnsc_loop *loop, rnsc_timer *tm, void *ud)
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: rnsc bench participant --role responder|initiator\n"
-		   "                              --scenario single|link|resource|stream\n"
+		   "                              --scenario single|link|resource|stream|request\n"
 		   "                              --config DIR [--dest HASH] [--path-timeout S]\n"
 		   "                              [--quick]\n\n"
 		   "rnsc's participant in the benchmark scenarios (started by `rnsc bench`; speaks\n"
@@ -611,6 +868,24 @@ static int open_link(part_state *s, double timeout_s)
 	return s->link_up ? 0 : -1;
 }
 
+/* Scenario "request": the initiator's 4 links to the responder, all up before traffic. */
+static int open_req_links(part_state *s, double timeout_s)
+{
+	for (int i = 0; i < REQ_LINKS; i++)
+		if (rnsc_transport_link_open(s->t, s->dest, s->rq[i].link_id, rnsc_node_now_ms()))
+			return -1;
+	rnsc_node_flush(s->node);
+	uint64_t end = rnsc_monotonic_ns() + (uint64_t)(timeout_s * 1e9);
+	int up = 0;
+	while (!s->quit && up < REQ_LINKS && rnsc_monotonic_ns() < end) {
+		rnsc_node_run_once(s->node, 50);
+		up = 0;
+		for (int i = 0; i < REQ_LINKS; i++)
+			up += s->rq[i].up;
+	}
+	return up == REQ_LINKS ? 0 : -1;
+}
+
 int cmd_bench_participant(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -648,7 +923,8 @@ int cmd_bench_participant(int argc, char **argv)
 	s->res = !strcmp(scenario, "resource") || !strcmp(scenario, "stream");
 	s->res_size = !strcmp(scenario, "resource") ? RES_SEGMENT : quick ? RES_STREAM_QUICK : RES_STREAM;
 	s->link = !strcmp(scenario, "link") || s->res;
-	if (strcmp(scenario, "single") != 0 && !s->link) {
+	s->req = !strcmp(scenario, "request");
+	if (strcmp(scenario, "single") != 0 && !s->link && !s->req) {
 		fail(s, "unknown scenario");
 		free(s);
 		return CLI_USAGE;
@@ -677,9 +953,12 @@ int cmd_bench_participant(int argc, char **argv)
 				 .on_link_closed = on_link_closed,
 				 .on_link_data = on_link_data,
 				 .on_link_proof = on_link_proof};
-	if (s->res) {
-		rnsc_linkapp_callbacks lcb = {.ud = s, .resource_advertised = on_advertised};
-		if (rnsc_linkapp_new(env.ctx, s->node, &lcb, &hooks, &s->la)) {
+	if (s->res || s->req) {
+		/* scenario "request": no resource_advertised, only request/response resources */
+		rnsc_linkapp_callbacks lcb = {.ud = s, .resource_advertised = s->res ? on_advertised
+										    : NULL};
+		if (rnsc_linkapp_new(env.ctx, s->node, &lcb, &hooks, &s->la) ||
+		    (s->req && rnsc_linkreq_new(env.ctx, s->node, s->la, &s->lr))) {
 			fail(s, "cannot set up the link application");
 			ret = CLI_FAIL;
 			goto out;
@@ -691,6 +970,21 @@ int cmd_bench_participant(int argc, char **argv)
 	if (rnsc_loop_watch_add(loop, 0, RNSC_EV_READ, on_stdin, s, NULL) != 0) {
 		fail(s, "cannot watch stdin");
 		ret = CLI_SETUP;
+		goto out;
+	}
+	if (s->req) {
+		bench_payload g;
+		bench_payload_init(&g);
+		bench_payload_take(&g, s->resp + 3, RESP_HI);
+		for (int i = 0; i < REQ_LINKS; i++)
+			s->rq[i].s = s;
+	}
+	if (s->req && s->responder &&
+	    (rnsc_request_handlers_new(env.ctx, &s->hs) ||
+	     rnsc_request_handlers_register(s->hs, REQ_PATH, rq_handler, s,
+					    RNSC_REQUEST_ALLOW_ALL, NULL, 0, 0))) {
+		fail(s, "cannot register the request handler");
+		ret = CLI_FAIL;
 		goto out;
 	}
 	if (s->responder) {
@@ -724,10 +1018,18 @@ int cmd_bench_participant(int argc, char **argv)
 			ret = CLI_FAIL;
 			goto out;
 		}
-		bench_sizes_init(&s->sizes, 60, s->link ? 420 : 380);
+		bench_sizes_init(&s->sizes, s->req ? REQ_LO : 60,
+				 s->req ? REQ_HI : s->link ? 420 : 380);
+		bench_sizes_init(&s->rsizes, RESP_LO, RESP_HI);
 		bench_payload_init(&s->stream);
 		if (wait_path(s, path_timeout) != 0) {
 			fail(s, "no path to the responder");
+			ret = CLI_FAIL;
+			goto out;
+		}
+		if (s->req && open_req_links(s, path_timeout) != 0) {
+			if (!s->failed)
+				fail(s, "the links were not established");
 			ret = CLI_FAIL;
 			goto out;
 		}
@@ -739,7 +1041,9 @@ int cmd_bench_participant(int argc, char **argv)
 		}
 		s->phase = PH_WARMUP;
 		s->phase_end_ns = rnsc_monotonic_ns() + WARMUP_NS;
-		if (s->res) {
+		if (s->req) {
+			request_tick(s);
+		} else if (s->res) {
 			s->phase_end_ns = rnsc_monotonic_ns() + (uint64_t)path_timeout * RNSC_NS_PER_S;
 			start_resource(s);
 		} else {
@@ -755,6 +1059,8 @@ int cmd_bench_participant(int argc, char **argv)
 		ret = CLI_FAIL;
 out:
 	rnsc_linkapp_del(s->la);
+	rnsc_linkreq_del(s->lr);
+	rnsc_request_handlers_del(s->hs);
 	rnsc_node_del(s->node);
 	cli_env_close(&env);
 	free(s->rtts);

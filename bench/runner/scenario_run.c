@@ -119,7 +119,8 @@ static int free_port(void)
 
 /* A Reticulum config (the reference's format, which rnsc reads too); the [interfaces]
  * section comes from the scenario plugin. */
-static int write_config(const char *dir, int transport, const char *interfaces)
+static int write_config(const char *dir, int transport, const char *extra,
+			const char *interfaces)
 {
 	char path[PATH_MAX];
 	if (mkdir(dir, 0700) != 0)
@@ -129,8 +130,8 @@ static int write_config(const char *dir, int transport, const char *interfaces)
 	if (!f)
 		return -1;
 	fprintf(f, "[reticulum]\n  enable_transport = %s\n  share_instance = No\n"
-		   "  respond_to_probes = No\n\n[logging]\n  loglevel = 2\n\n%s",
-		transport ? "Yes" : "No", interfaces);
+		   "  respond_to_probes = No\n%s\n[logging]\n  loglevel = 2\n\n%s",
+		transport ? "Yes" : "No", extra ? extra : "", interfaces);
 	return fclose(f) == 0 ? 0 : -1;
 }
 
@@ -139,7 +140,9 @@ static int role_config(const cell *c, const char *dir, int role, const int *port
 	char text[4096];
 	if (c->sc->ops->interfaces(c->sc->inst, role, ports, n, text, sizeof(text)) != 0)
 		return -1;
-	return write_config(dir, role == RNSC_SCENARIO_ROLE_RELAY, text);
+	const char *extra =
+		RNSC_OPS_HAS(c->sc->ops, rnsc_scenario_ops, reticulum) ? c->sc->ops->reticulum : NULL;
+	return write_config(dir, role == RNSC_SCENARIO_ROLE_RELAY, extra, text);
 }
 
 static void part_argv(const run_opts *o, enum impl im, const char *role, const char *scenario,

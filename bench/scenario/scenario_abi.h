@@ -86,6 +86,10 @@ typedef struct rnsc_scenario_ops {
 	/* Judges one sample from the result lines; fills s (ok, why, counters, rate). Returns 0
 	 * (the verdict is in s->ok) or RNSC_ERR_INVAL. */
 	int (*check)(void *inst, const rnsc_scenario_lines *lines, rnsc_scenario_sample *s);
+	/* Extra options for every role's [reticulum] section, each line indented and ending in
+	 * a newline (e.g. "  link_mtu_discovery = No\n" to pin the base 500-byte link MTU), or
+	 * NULL for none. Both implementations read the same config. */
+	const char *reticulum;
 } rnsc_scenario_ops;
 
 #endif

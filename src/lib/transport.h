@@ -83,6 +83,10 @@ typedef struct rnsc_transport_config {
 	/* Transport.hashlist_maxsize; 0 selects RNSC_HASHLIST_MAXSIZE. Tests lower it to see the
 	 * culling. */
 	size_t hashlist_maxsize;
+	/* Reticulum.link_mtu_discovery() off (config `link_mtu_discovery = No`): links this node
+	 * opens signal the base MTU (RNSC_MTU) instead of the next hop's HW_MTU. 0 (the default)
+	 * keeps discovery on, as the reference's default. */
+	int link_mtu_discovery_off;
 } rnsc_transport_config;
 
 /* Callbacks, all optional, run on the engine's thread. Pointers passed in are only valid for

@@ -565,7 +565,8 @@ int rnsc_transport_link_open(rnsc_transport *t, const uint8_t dest_hash[HL],
 	if (rc)
 		return rc;
 	rnsc_link_initiate_params prm = {0};
-	prm.hw_mtu = f->mtu_capable ? (uint32_t)f->hw_mtu : 0;
+	/* Link.__init__: the next hop's HW_MTU only with link MTU discovery on */
+	prm.hw_mtu = f->mtu_capable && !t->cfg.link_mtu_discovery_off ? (uint32_t)f->hw_mtu : 0;
 	prm.hops = path->pub.hops;
 	/* Reticulum.get_first_hop_timeout: one MTU's time on the first hop + the per-hop timeout */
 	prm.first_hop_timeout_ms = RNSC_PER_HOP_TIMEOUT_MS + extra_proof_timeout(f);
