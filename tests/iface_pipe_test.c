@@ -117,18 +117,27 @@ static void test_echo(void)
 	CU_ASSERT_EQUAL(zombies, 0);
 }
 
+static int no_children(void *unused)
+{
+	(void)unused;
+	int live, zombies;
+	child_census(&live, &zombies);
+	return live + zombies == 0;
+}
+
 static void test_respawn(void)
 {
 	CU_ASSERT_FATAL(tu_setup() == 0);
-	rnsc_iface *p = open_pipe("echo", echo_command(), "    respawn_delay = 0.3\n");
+	/* The delay leaves room for the offline checks on a loaded sanitizer run. */
+	rnsc_iface *p = open_pipe("echo", echo_command(), "    respawn_delay = 2\n");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
 	static uint8_t f[64];
 	memcpy(f, "EXIT and respawn, please......", 30);
 	CU_ASSERT_EQUAL(rnsc_iface_send(p, f, 30), 0); /* the echo exits with status 3 */
 	CU_ASSERT_FATAL(run_until(is_offline, p, 20000));
 	/* Reaped while waiting for the respawn. */
-	run_for(100);
 	int live, zombies;
+	CU_ASSERT(run_until(no_children, NULL, 1500));
 	child_census(&live, &zombies);
 	CU_ASSERT_EQUAL(zombies, 0);
 	CU_ASSERT_EQUAL(live, 0);
