@@ -181,8 +181,6 @@ static void sum_astats(rnsc_transport_iface_astats *a, const rnsc_transport_ifac
 	a->prxc += c->prxc, a->prxb += c->prxb, a->ptxc += c->ptxc, a->ptxb += c->ptxb;
 	a->ia_freq += c->ia_freq, a->oa_freq += c->oa_freq;
 	a->ip_freq += c->ip_freq, a->op_freq += c->op_freq;
-	a->announce_queue += c->announce_queue;
-	a->held_announces += c->held_announces;
 	if (c->burst_active && (!a->burst_active || c->burst_activated < a->burst_activated))
 		a->burst_activated = c->burst_activated;
 	a->burst_active |= c->burst_active;
@@ -192,19 +190,19 @@ static void sum_astats(rnsc_transport_iface_astats *a, const rnsc_transport_ifac
 	a->pr_burst_active |= c->pr_burst_active;
 }
 
-/* The transport side of interface_stats. A listener is not itself in the engine: as the
- * reference's spawned interfaces report to their parent (received_announce and friends),
- * its counters and frequencies are its children's sums, and it is in a burst while any
- * child is. Its rate settings are those its children inherit. */
+/* The transport side of interface_stats. As the reference's spawned interfaces report to
+ * their parent (received_announce, sent_announce and the path request counterparts feed
+ * the parent's counters and deques), a listener adds its children's counters and
+ * frequencies to its own, and its ingress state (fed by those deques in the reference)
+ * is taken as in a burst while any child is. Held announces and queues stay per
+ * interface. A listener the engine does not know gets its children's rate settings. */
 static void iface_astats(stats_ud *u, rnsc_iface *f, rnsc_transport_iface_astats *a,
 			 int *have_rate)
 {
 	memset(a, 0, sizeof(*a));
-	*have_rate = 0;
-	if (rnsc_node_iface_astats(u->n, f, a) == 0) {
-		*have_rate = 1;
+	*have_rate = rnsc_node_iface_astats(u->n, f, a) == 0;
+	if (rnsc_iface_parent(f))
 		return;
-	}
 	rnsc_iface_host *ih = rnsc_node_ifaces(u->n);
 	size_t cnt = rnsc_iface_host_count(ih);
 	for (size_t i = 0; i < cnt; i++) {
