@@ -11,6 +11,7 @@
 #include "cu_run.h"
 #include "destination.h"
 #include "ingress.h"
+#include "node_policy.h"
 #include "packet.h"
 #include "plugin_host.h"
 #include "transport.h"
@@ -539,6 +540,108 @@ static void test_engine_rate(void)
 	eng_del(&b);
 }
 
+/* A path request answered while the same destination's rebroadcast is pending: the
+ * rebroadcast waits in held_announces and goes out after the path response. */
+static void test_engine_held_for_pr(void)
+{
+	eng a, b, c;
+	eng_new(&a, 0);
+	eng_new(&b, 1);
+	eng_new(&c, 0);
+	uint64_t now = T0;
+	CU_ASSERT_EQUAL(rnsc_transport_iface_add(a.t, 1, RNSC_TRANSPORT_MODE_FULL, 10000000, 0), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_iface_add(b.t, 1, RNSC_TRANSPORT_MODE_FULL, 10000000, 0), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_iface_add(b.t, 2, RNSC_TRANSPORT_MODE_FULL, 10000000, 0), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_iface_add(c.t, 1, RNSC_TRANSPORT_MODE_FULL, 10000000, 0), 0);
+	rnsc_identity id;
+	uint8_t dh[16];
+	CU_ASSERT_EQUAL_FATAL(rnsc_identity_generate(C, &id), 0);
+	CU_ASSERT_EQUAL_FATAL(rnsc_transport_dest_add(a.t, RNSC_DEST_SINGLE, &id, "rnsc", ASP, 2, 0,
+						      dh),
+			      0);
+	CU_ASSERT_EQUAL(rnsc_transport_announce(a.t, dh, NULL, 0, now), 0);
+	CU_ASSERT_EQUAL(move(&a, &b, 1, now), 1);
+	CU_ASSERT_EQUAL(rnsc_transport_request_path(c.t, dh, 0, 0, now), 0);
+	CU_ASSERT_EQUAL(move(&c, &b, 2, now), 1);
+	rnsc_transport_iface_astats st;
+	CU_ASSERT_EQUAL(rnsc_transport_iface_astats_get(b.t, 2, now, &st), 0);
+	CU_ASSERT_EQUAL(st.prxc, 1);
+	uint8_t buf[RNSC_MTU + 16];
+	uint32_t ifc;
+	int len, ctx_first = -1, n_first = 0, n_second = 0, ifs_second = 0;
+	now += 1100;
+	CU_ASSERT_EQUAL(rnsc_transport_tick(b.t, now), 0);
+	while ((len = rnsc_transport_outbox_pop(b.t, &ifc, buf, sizeof(buf))) > 0) {
+		n_first++;
+		ctx_first = buf[34];
+		CU_ASSERT_EQUAL(ifc, 2);
+	}
+	CU_ASSERT_EQUAL(n_first, 1);
+	CU_ASSERT_EQUAL(ctx_first, RNSC_CTX_PATH_RESPONSE);
+	now += 1100;
+	CU_ASSERT_EQUAL(rnsc_transport_tick(b.t, now), 0);
+	while ((len = rnsc_transport_outbox_pop(b.t, &ifc, buf, sizeof(buf))) > 0) {
+		n_second++;
+		ifs_second |= 1 << ifc;
+		CU_ASSERT_EQUAL(buf[34], RNSC_CTX_NONE); /* the held rebroadcast, reinserted */
+	}
+	CU_ASSERT_EQUAL(n_second, 2);
+	CU_ASSERT_EQUAL(ifs_second, (1 << 1) | (1 << 2));
+	rnsc_identity_free(&id);
+	eng_del(&a);
+	eng_del(&b);
+	eng_del(&c);
+}
+
+/* The interface options of the config, with the reference's defaults and quirks. */
+static void test_config_policy(void)
+{
+	static const char text[] =
+		"[reticulum]\n  enable_transport = yes\n  default_ar_grace = 0\n"
+		"  ic_burst_penalty = 0\n  ic_held_release_interval = 2.5\n"
+		"  ic_max_held_announces = 10\n"
+		"[interfaces]\n"
+		"  [[A]]\n    type = TCPServerInterface\n    announce_cap = 5\n"
+		"    ingress_control = no\n    ic_burst_freq = 20\n    ic_new_time = 60\n"
+		"  [[B]]\n    type = TCPServerInterface\n    announce_rate_target = 600\n"
+		"    announce_cap = 150\n    ic_max_held_announces = 3\n"
+		"  [[C]]\n    type = TCPServerInterface\n    announce_rate_grace = 9\n"
+		"  [[D]]\n    type = TCPServerInterface\n    announce_rate_target = x\n";
+	rnsc_config *cfg = NULL;
+	rnsc_config_error err;
+	CU_ASSERT_EQUAL_FATAL(rnsc_config_parse(C, text, strlen(text), "test", &cfg, &err), 0);
+	rnsc_config_settings set;
+	CU_ASSERT_EQUAL_FATAL(rnsc_config_read_settings(cfg, &set, &err), 0);
+	const rnsc_config_section *ifs =
+		rnsc_config_section_get(rnsc_config_root(cfg), "interfaces");
+	rnsc_transport_iface_policy p;
+	/* a local interface: no rate target; [reticulum] ic_* with 0 meaning the default */
+	rnsc_node_policy_base(&set, 1, &p);
+	CU_ASSERT_EQUAL(p.has_rate_target, 0);
+	CU_ASSERT_EQUAL(p.ic.burst_penalty_ms, RNSC_IC_BURST_PENALTY_MS);
+	CU_ASSERT_EQUAL(p.ic.held_release_interval_ms, 2500);
+	CU_ASSERT_EQUAL(p.ic.max_held, 10);
+	CU_ASSERT_EQUAL(rnsc_node_policy_read(&set, rnsc_config_section_get(ifs, "A"), &p, &err), 0);
+	CU_ASSERT_DOUBLE_EQUAL(p.announce_cap, 0.05, 1e-12);
+	CU_ASSERT_EQUAL(p.ic.enabled, 0);
+	CU_ASSERT_DOUBLE_EQUAL(p.ic.burst_freq, 20.0, 1e-12);
+	CU_ASSERT_EQUAL(p.ic.new_time_ms, 60000);
+	CU_ASSERT_EQUAL(p.has_rate_target, 1); /* transport defaults: 3600 s, grace `0 or 5` */
+	CU_ASSERT_EQUAL(p.rate_target_s, 3600);
+	CU_ASSERT_EQUAL(p.rate_grace, 5);
+	CU_ASSERT_EQUAL(p.rate_penalty_s, 0);
+	CU_ASSERT_EQUAL(rnsc_node_policy_read(&set, rnsc_config_section_get(ifs, "B"), &p, &err), 0);
+	CU_ASSERT_DOUBLE_EQUAL(p.announce_cap, 0.02, 1e-12); /* beyond 100 %: default */
+	CU_ASSERT_EQUAL(p.rate_target_s, 600);
+	CU_ASSERT_EQUAL(p.rate_grace, 0); /* a configured target brings grace 0 */
+	CU_ASSERT_EQUAL(p.ic.max_held, 3);
+	CU_ASSERT_EQUAL(rnsc_node_policy_read(&set, rnsc_config_section_get(ifs, "C"), &p, &err), 0);
+	CU_ASSERT_EQUAL(p.rate_target_s, 3600);
+	CU_ASSERT_EQUAL(p.rate_grace, 9);
+	CU_ASSERT(rnsc_node_policy_read(&set, rnsc_config_section_get(ifs, "D"), &p, &err) != 0);
+	rnsc_config_del(cfg);
+}
+
 int main(void)
 {
 	if (rnsc_ctx_new(&C) || rnsc_plugin_host_new(C, &H) || rnsc_plugin_host_add_default_dirs(H))
@@ -563,6 +666,8 @@ int main(void)
 	CU_add_test(s, "engine: announce flood into a new interface", test_engine_ingress);
 	CU_add_test(s, "engine: announce cap on a slow interface", test_engine_cap);
 	CU_add_test(s, "engine: announce rate limit", test_engine_rate);
+	CU_add_test(s, "engine: held announce around a path response", test_engine_held_for_pr);
+	CU_add_test(s, "config: interface announce policy", test_config_policy);
 	int rc = rnsc_cu_run();
 	rnsc_plugin_host_del(H);
 	rnsc_ctx_del(C);

@@ -15,11 +15,11 @@
 
 /* What an interface gets before its own options: local (shared instance) interfaces have
  * no announce rate target; others get the default_ar_* values when transport is on. */
-void rnsc_node_policy_base(const rnsc_config_settings *set, int local,
-			   rnsc_transport_iface_policy *p);
+RNSC_API void rnsc_node_policy_base(const rnsc_config_settings *set, int local,
+				    rnsc_transport_iface_policy *p);
 /* Base policy plus the options of interface section s. Returns 0 or the config getters'
  * errors (err filled). */
-int rnsc_node_policy_read(const rnsc_config_settings *set, const rnsc_config_section *s,
+RNSC_API int rnsc_node_policy_read(const rnsc_config_settings *set, const rnsc_config_section *s,
 			  rnsc_transport_iface_policy *p, rnsc_config_error *err);
 
 #endif
