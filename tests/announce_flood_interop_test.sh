@@ -8,8 +8,8 @@
 #
 # F announces N destinations at once into A's new interface. Checked: A holds most of them
 # (a burst on a new interface), rebroadcasts on Out stay bounded by what it processed, the
-# reference's rnstatus -A and rnsc status -A print the same for A (held announces, burst,
-# announce counters and rate settings), held announces are released over time (the
+# reference's rnstatus -A -a (and -B) and rnsc status print the same for A (held announces,
+# burst, announce counters and rate settings), held announces are released over time (the
 # interface's ic_* options from the config shorten the wait) and reach O.
 set -u
 B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
@@ -132,6 +132,17 @@ if [ $same = 1 ] && grep -qs "Held *:" "$tmp/ref.out" && grep -qs "(t:2h/p:0s/g:
    grep -qs "burst for" "$tmp/ref.out"; then
   ok "rnstatus -A -a and rnsc status -A -a print the same (held, burst, rate target) for rnsc"
 else bad "rnstatus -A vs rnsc status -A ($rr/$rc)" "$tmp/diff" "$tmp/ref.out" "$tmp/rnsc.out"; fi
+# -B: only the interfaces in a burst (the flood's listener), alike in both tools
+same=0
+for try in 1 2 3 4; do
+  timeout 30 "$VENV/bin/rnstatus" --config "$tmp/A" -B -A >"$tmp/refB.out" 2>&1; rr=$?
+  timeout 30 "$RNSC" status --config "$tmp/A" -B -A >"$tmp/rnscB.out" 2>&1; rc=$?
+  if [ $rr = 0 ] && [ $rc = 0 ] && diff <(norm "$tmp/refB.out") <(norm "$tmp/rnscB.out") >"$tmp/diffB"; then same=1; break; fi
+  sleep 1
+done
+if [ $same = 1 ] && grep -qs "Flood In" "$tmp/refB.out" && ! grep -qs "\[Out/" "$tmp/refB.out"; then
+  ok "rnstatus -B -A and rnsc status -B -A list the same interfaces in a burst"
+else bad "rnstatus -B -A vs rnsc status -B -A ($rr/$rc)" "$tmp/diffB" "$tmp/refB.out" "$tmp/rnscB.out"; fi
 timeout 30 "$VENV/bin/rnstatus" --config "$tmp/A" -j >"$tmp/ref.json" 2>&1
 if "$PY" - "$tmp/ref.json" >"$tmp/j.out" 2>&1 <<'EOF'
 import json, sys

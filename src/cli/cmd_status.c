@@ -31,7 +31,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: rnsc status [-h] [--config CONFIG] [--version] [-a] [-A] [-P] [-l] [-t]\n"
+		"Usage: rnsc status [-h] [--config CONFIG] [--version] [-a] [-A] [-P] [-l] [-B] [-t]\n"
 		"                   [-p] [-s SORT] [-r] [-j] [-m] [-I SECONDS] [-v] [filter]\n\n"
 		"Reticulum Network Stack Status: the interfaces of the running shared instance\n"
 		"(an rnsc daemon or a reference rnsd), read over its RPC socket, printed as the\n"
@@ -47,6 +47,7 @@ static void usage(FILE *f)
 		"  -A, --announce-stats  show announce stats\n"
 		"  -P, --pr-stats        show path request stats\n"
 		"  -l, --link-stats      show link stats (entries in the link table)\n"
+		"  -B, --burst           only show interfaces with active bursts\n"
 		"  -t, --totals          display traffic totals\n"
 		"  -p, --pps             display packets per second in totals\n"
 		"  -s SORT, --sort SORT  sort interfaces by [rate, traffic, rx, tx, rxs, txs, anns,\n"
@@ -59,7 +60,7 @@ static void usage(FILE *f)
 		"                        refresh interval for monitor mode (default: 1)\n"
 		"  -v, --verbose\n\n"
 		"Not supported (rnsc status says so and exits 20): -R / -i / -w (remote management\n"
-		"status), -d / -D (interface discovery), -B, -b, -q, -z.\n\n"
+		"status), -d / -D (interface discovery), -b, -q, -z.\n\n"
 		"Exit status (as rnstatus): 0 printed, 1 no shared instance to ask, 2 the instance\n"
 		"did not answer (or refused the RPC key), 20 an unsupported option, and 2 for a bad\n"
 		"command line.\n");
