@@ -618,6 +618,7 @@ static void test_config_policy(void)
 	/* a local interface: no rate target; [reticulum] ic_* with 0 meaning the default */
 	rnsc_node_policy_base(&set, 1, &p);
 	CU_ASSERT_EQUAL(p.has_rate_target, 0);
+	CU_ASSERT_DOUBLE_EQUAL(p.announce_cap, RNSC_ANNOUNCE_CAP_SPAWNED, 1e-12);
 	CU_ASSERT_EQUAL(p.ic.burst_penalty_ms, RNSC_IC_BURST_PENALTY_MS);
 	CU_ASSERT_EQUAL(p.ic.held_release_interval_ms, 2500);
 	CU_ASSERT_EQUAL(p.ic.max_held, 10);

@@ -33,8 +33,9 @@
 #define RNSC_MAX_QUEUED_ANNOUNCES 4096                  /* Reticulum.MAX_QUEUED_ANNOUNCES */
 #define RNSC_QUEUED_ANNOUNCE_LIFE_MS (3ull * 3600000)   /* Reticulum.QUEUED_ANNOUNCE_LIFE */
 #define RNSC_ANNOUNCE_CAP_DEFAULT 0.02                  /* Reticulum.ANNOUNCE_CAP / 100 */
-/* Interfaces spawned by a server (TCP, Backbone, ...) never get announce_cap set, and
- * process_announce_queue's fallback is Reticulum.ANNOUNCE_CAP itself: 2, i.e. 200%. */
+/* Interfaces spawned by a server (TCP, Backbone, Auto peers, shared-instance clients) and
+ * the shared instance's own interfaces never get announce_cap set, and the fallback in
+ * _outbound and process_announce_queue is Reticulum.ANNOUNCE_CAP itself: 2, i.e. 200%. */
 #define RNSC_ANNOUNCE_CAP_SPAWNED 2.0
 
 typedef struct rnsc_acap_entry {

@@ -15,7 +15,9 @@ void rnsc_node_policy_base(const rnsc_config_settings *set, int local,
 			   rnsc_transport_iface_policy *p)
 {
 	memset(p, 0, sizeof(*p));
-	p->announce_cap = RNSC_ANNOUNCE_CAP_DEFAULT;
+	/* only configured interfaces get announce_cap set; the shared instance's own fall
+	 * back to Reticulum.ANNOUNCE_CAP itself */
+	p->announce_cap = local ? RNSC_ANNOUNCE_CAP_SPAWNED : RNSC_ANNOUNCE_CAP_DEFAULT;
 	rnsc_ingress_cfg_default(&p->ic);
 	if (!set)
 		return;

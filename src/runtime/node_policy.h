@@ -14,7 +14,8 @@
 #include "transport.h"
 
 /* What an interface gets before its own options: local (shared instance) interfaces have
- * no announce rate target; others get the default_ar_* values when transport is on. */
+ * no announce rate target and the unset-cap fallback (RNSC_ANNOUNCE_CAP_SPAWNED); others
+ * get the default cap and, when transport is on, the default_ar_* values. */
 RNSC_API void rnsc_node_policy_base(const rnsc_config_settings *set, int local,
 				    rnsc_transport_iface_policy *p);
 /* Base policy plus the options of interface section s. Returns 0 or the config getters'
