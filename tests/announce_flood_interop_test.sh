@@ -162,6 +162,21 @@ EOF
 then ok "rnstatus -j fields from rnsc: $(cat "$tmp/j.out")"
 else bad "rnstatus -j fields" "$tmp/j.out" "$tmp/ref.json"; fi
 
+# the announce rate table over the RPC, as the reference's rnpath -r reads it
+timeout 30 "$VENV/bin/rnpath" --config "$tmp/A" -r -j >"$tmp/rates.json" 2>&1
+if "$PY" - "$tmp/rates.json" >"$tmp/rates.out" 2>&1 <<'EOF'
+import json, sys
+t = json.load(open(sys.argv[1]))
+assert len(t) >= 2, t
+for e in t:
+    assert len(e["hash"]) == 32 and isinstance(e["last"], float), e
+    assert e["rate_violations"] == 0 and e["blocked_until"] == 0, e
+    assert len(e["timestamps"]) >= 1 and isinstance(e["timestamps"][0], float), e
+print(len(t), "entries")
+EOF
+then ok "rnpath -r -j reads rnsc's announce rate table: $(cat "$tmp/rates.out")"
+else bad "rnpath -r -j against rnsc" "$tmp/rates.out" "$tmp/rates.json"; fi
+
 # released over time (burst over after ic_burst_hold once the rate is down; one per
 # interface job run) and passed on to the observer
 more_seen() { [ "$(seen_now)" -gt "$D" ]; }

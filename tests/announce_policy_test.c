@@ -535,6 +535,15 @@ static void test_engine_rate(void)
 	CU_ASSERT_EQUAL(rb[1], 2 * rb[0]);  /* one violation: within the grace */
 	CU_ASSERT_EQUAL(rb[2], rb[1]);      /* two: blocked */
 	CU_ASSERT_EQUAL(rb[4], rb[1]);      /* and while blocked */
+	size_t cur = 0;
+	uint8_t h[16];
+	rnsc_arate e;
+	CU_ASSERT_EQUAL(rnsc_transport_rate_next(b.t, &cur, h, &e), 1);
+	CU_ASSERT_EQUAL(memcmp(h, dh, 16), 0);
+	CU_ASSERT(e.rate_violations >= 2);
+	CU_ASSERT(e.blocked_until > e.last);
+	CU_ASSERT_EQUAL(e.n_timestamps, 5);
+	CU_ASSERT_EQUAL(rnsc_transport_rate_next(b.t, &cur, NULL, NULL), 0);
 	rnsc_identity_free(&id);
 	eng_del(&a);
 	eng_del(&b);

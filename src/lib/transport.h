@@ -39,6 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "announce_rate.h"
 #include "ctx.h"
 #include "identity.h"
 #include "ingress.h"
@@ -234,6 +235,11 @@ typedef struct rnsc_transport_iface_astats {
  * samples as the reference's do. Returns 0, RNSC_ERR_INVAL or RNSC_ERR_NOTFOUND. */
 RNSC_API int rnsc_transport_iface_astats_get(rnsc_transport *t, uint32_t id, uint64_t now,
 					 rnsc_transport_iface_astats *out);
+/* Iteration over Transport.announce_rate_table like rnsc_transport_path_next(): fills
+ * *dest_hash and *out (either may be NULL) and returns 1, or 0 at the end. */
+RNSC_API int rnsc_transport_rate_next(const rnsc_transport *t, size_t *cursor,
+				      uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+				      rnsc_arate *out);
 /* Transport.drop_announce_queues: empties every interface's announce queue; returns the
  * number of announces dropped. */
 RNSC_API size_t rnsc_transport_drop_announce_queues(rnsc_transport *t);

@@ -141,6 +141,25 @@ int rnsc_transport_iface_astats_get(rnsc_transport *t, uint32_t id, uint64_t now
 	return 0;
 }
 
+int rnsc_transport_rate_next(const rnsc_transport *t, size_t *cursor, uint8_t dest_hash[HL],
+			     rnsc_arate *out)
+{
+	if (!t || !cursor)
+		return 0;
+	const rnsc_tmap *m = &t->rates;
+	for (; *cursor < m->cap; (*cursor)++) {
+		if (!rnsc_tmap_slot_used(m, *cursor))
+			continue;
+		if (dest_hash)
+			memcpy(dest_hash, rnsc_tmap_slot_key(m, *cursor), HL);
+		if (out)
+			*out = *(const rnsc_arate *)rnsc_tmap_slot_val(m, *cursor);
+		(*cursor)++;
+		return 1;
+	}
+	return 0;
+}
+
 size_t rnsc_transport_drop_announce_queues(rnsc_transport *t)
 {
 	size_t n = 0;

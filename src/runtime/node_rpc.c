@@ -459,7 +459,33 @@ typedef struct ans_ud {
 	size_t bl;
 } ans_ud;
 
-enum { A_NIL, A_BOOL, A_INT, A_DBL, A_STR, A_BIN, A_EMPTY_LIST, A_EMPTY_MAP, A_PATHS };
+enum { A_NIL, A_BOOL, A_INT, A_DBL, A_STR, A_BIN, A_EMPTY_LIST, A_EMPTY_MAP, A_PATHS, A_RATES };
+
+/* Reticulum.get_rate_table: one map per destination; times are floats once set (the
+ * reference's initial blocked_until is the int 0). */
+static int build_rates(rnsc_mp_writer *w, rnsc_node *n)
+{
+	rnsc_transport *t = rnsc_node_transport(n);
+	size_t cur = 0, cnt = 0;
+	uint8_t h[RNSC_TRUNCATED_HASHLEN];
+	rnsc_arate e;
+	while (rnsc_transport_rate_next(t, &cur, NULL, NULL))
+		cnt++;
+	rnsc_mp_write_array(w, cnt);
+	cur = 0;
+	while (rnsc_transport_rate_next(t, &cur, h, &e)) {
+		rnsc_mp_write_map(w, 5);
+		kv_bin(w, "hash", h, sizeof(h));
+		kv_dbl(w, "last", (double)e.last / 1000.0);
+		kv_u(w, "rate_violations", e.rate_violations);
+		kv_time(w, "blocked_until", e.blocked_until);
+		kstr(w, "timestamps");
+		rnsc_mp_write_array(w, e.n_timestamps);
+		for (unsigned i = 0; i < e.n_timestamps; i++)
+			rnsc_mp_write_double(w, (double)e.timestamps[i] / 1000.0);
+	}
+	return 0;
+}
 
 static int build_paths(rnsc_mp_writer *w, rnsc_node *n, const rnsc_rpc_request *q)
 {
@@ -507,6 +533,8 @@ static int build_answer(rnsc_mp_writer *w, void *ud)
 		return rnsc_mp_write_array(w, 0);
 	case A_EMPTY_MAP:
 		return rnsc_mp_write_map(w, 0);
+	case A_RATES:
+		return build_rates(w, a->n);
 	default:
 		return build_paths(w, a->n, a->q);
 	}
@@ -531,7 +559,7 @@ int rnsc_node_rpc_answer(rnsc_node *n, rnsc_ctx *ctx, const uint8_t *req, size_t
 		if (streq(q.get, q.get_len, "path_table")) {
 			a.kind = A_PATHS;
 		} else if (streq(q.get, q.get_len, "rate_table")) {
-			a.kind = A_EMPTY_LIST;
+			a.kind = A_RATES;
 		} else if (streq(q.get, q.get_len, "next_hop_if_name")) {
 			const char *nm = known ? rnsc_node_iface_name(n, p.iface) : NULL;
 			a.kind = A_STR;
