@@ -53,6 +53,10 @@ static void test_freq(void)
 	rnsc_freq_add(&f, T0 + 1000);
 	CU_ASSERT_DOUBLE_EQUAL(rnsc_freq_hz(&f, T0 + 1000, 2, 10000), 3.0, 1e-9);
 	CU_ASSERT_EQUAL(rnsc_freq_hz(&f, T0, 2, 10000), 0.0); /* span 0 */
+	/* peeking never drops a sample */
+	CU_ASSERT_DOUBLE_EQUAL(rnsc_freq_peek(&f, T0 + 20000, 2), 3.0 / 20.0, 1e-9);
+	CU_ASSERT_EQUAL(f.n, 3);
+	CU_ASSERT_EQUAL(rnsc_freq_peek(&f, T0, 2), 0.0);
 	/* a span over the decay drops the oldest sample, after counting it */
 	CU_ASSERT_DOUBLE_EQUAL(rnsc_freq_hz(&f, T0 + 20000, 2, 10000), 3.0 / 20.0, 1e-9);
 	CU_ASSERT_EQUAL(f.n, 2);

@@ -76,6 +76,14 @@ double rnsc_freq_hz(rnsc_freq *f, uint64_t now, unsigned min_n, uint64_t decay_m
 	return (double)n / span;
 }
 
+double rnsc_freq_peek(const rnsc_freq *f, uint64_t now, unsigned min_n)
+{
+	if (f->n <= min_n)
+		return 0.0;
+	double span = ((double)now - (double)f->ts[f->head]) / 1000.0;
+	return span <= 0 ? 0.0 : (double)f->n / span;
+}
+
 void rnsc_ingress_announce_seen(rnsc_ingress *ig, uint64_t now)
 {
 	rnsc_freq_add(&ig->ia, now);

@@ -99,6 +99,9 @@ RNSC_API void rnsc_freq_add(rnsc_freq *f, uint64_t now);
  * the oldest sample is dropped when the span exceeds decay_ms (as the reference does, on
  * every call). */
 RNSC_API double rnsc_freq_hz(rnsc_freq *f, uint64_t now, unsigned min_n, uint64_t decay_ms);
+/* The same value without dropping a sample (for status queries, which must not change
+ * the state they report). */
+RNSC_API double rnsc_freq_peek(const rnsc_freq *f, uint64_t now, unsigned min_n);
 
 /* received_announce / received_path_request (the deque part). */
 RNSC_API void rnsc_ingress_announce_seen(rnsc_ingress *ig, uint64_t now);

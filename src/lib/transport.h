@@ -231,8 +231,8 @@ typedef struct rnsc_transport_iface_astats {
 	/* rnsc's own */
 	uint64_t held_dropped, held_released, queue_dropped;
 } rnsc_transport_iface_astats;
-/* Fills *out for an attached interface. Not const: the frequency functions drop decayed
- * samples as the reference's do. Returns 0, RNSC_ERR_INVAL or RNSC_ERR_NOTFOUND. */
+/* Fills *out for an attached interface; changes nothing (the same now gives the same
+ * answer). Returns 0, RNSC_ERR_INVAL or RNSC_ERR_NOTFOUND. */
 RNSC_API int rnsc_transport_iface_astats_get(rnsc_transport *t, uint32_t id, uint64_t now,
 					 rnsc_transport_iface_astats *out);
 /* Iteration over Transport.announce_rate_table like rnsc_transport_path_next(): fills

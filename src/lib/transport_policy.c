@@ -121,10 +121,12 @@ int rnsc_transport_iface_astats_get(rnsc_transport *t, uint32_t id, uint64_t now
 	out->prxb = f->prxb;
 	out->ptxc = f->ptxc;
 	out->ptxb = f->ptxb;
-	out->ia_freq = rnsc_ingress_ia_freq(&f->ig, now);
-	out->oa_freq = rnsc_freq_hz(&f->oa, now, 1, RNSC_IC_FREQ_DECAY_MS);
-	out->ip_freq = rnsc_ingress_ip_freq(&f->ig, now);
-	out->op_freq = rnsc_freq_hz(&f->op, now, 1, RNSC_IC_FREQ_DECAY_MS);
+	/* peeked: a status query leaves the deques alone (the reference's getters drop a
+	 * decayed sample; the interface jobs still do that here) */
+	out->ia_freq = rnsc_freq_peek(&f->ig.ia, now, RNSC_IC_DEQUE_MIN_SAMPLE);
+	out->oa_freq = rnsc_freq_peek(&f->oa, now, 1);
+	out->ip_freq = rnsc_freq_peek(&f->ig.ip, now, RNSC_IC_DEQUE_MIN_SAMPLE);
+	out->op_freq = rnsc_freq_peek(&f->op, now, 1);
 	out->announce_queue = f->acap.n;
 	out->held_announces = f->ig.n_held;
 	out->has_rate_target = f->has_rate;

@@ -1115,12 +1115,13 @@ int rnsc_node_iface_mode(const rnsc_node *n, const rnsc_iface *f, const char **n
 	return r ? r->mode : RNSC_TRANSPORT_MODE_FULL;
 }
 
-int rnsc_node_iface_astats(rnsc_node *n, const rnsc_iface *f, rnsc_transport_iface_astats *out)
+int rnsc_node_iface_astats(rnsc_node *n, const rnsc_iface *f, uint64_t now,
+			   rnsc_transport_iface_astats *out)
 {
 	node_if *r = f ? rnsc_iface_user(f) : NULL;
 	if (!n || !r || !r->attached)
 		return RNSC_ERR_NOTFOUND;
-	return rnsc_transport_iface_astats_get(n->t, r->id, rnsc_node_now_ms(), out);
+	return rnsc_transport_iface_astats_get(n->t, r->id, now, out);
 }
 
 rnsc_iface *rnsc_node_iface_by_id(const rnsc_node *n, uint32_t id)

@@ -141,7 +141,7 @@ RNSC_API int rnsc_node_iface_mode(const rnsc_node *n, const rnsc_iface *f, const
 RNSC_API rnsc_iface *rnsc_node_iface_by_id(const rnsc_node *n, uint32_t id);
 /* The transport's announce counters and policy state of an attached interface (the
  * interface_stats fields); 0 or RNSC_ERR_NOTFOUND (not attached to the engine). */
-RNSC_API int rnsc_node_iface_astats(rnsc_node *n, const rnsc_iface *f,
+RNSC_API int rnsc_node_iface_astats(rnsc_node *n, const rnsc_iface *f, uint64_t now,
 				    rnsc_transport_iface_astats *out);
 /* 1 when this node is the shared instance / is attached to another one. */
 RNSC_API int rnsc_node_is_shared_instance(const rnsc_node *n);

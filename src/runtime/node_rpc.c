@@ -200,7 +200,9 @@ static void iface_astats(stats_ud *u, rnsc_iface *f, rnsc_transport_iface_astats
 			 int *have_rate)
 {
 	memset(a, 0, sizeof(*a));
-	*have_rate = rnsc_node_iface_astats(u->n, f, a) == 0;
+	/* u->now_ms for every interface: the document is built twice (size, then bytes) and
+	 * must come out the same */
+	*have_rate = rnsc_node_iface_astats(u->n, f, u->now_ms, a) == 0;
 	if (rnsc_iface_parent(f))
 		return;
 	rnsc_iface_host *ih = rnsc_node_ifaces(u->n);
@@ -208,7 +210,7 @@ static void iface_astats(stats_ud *u, rnsc_iface *f, rnsc_transport_iface_astats
 	for (size_t i = 0; i < cnt; i++) {
 		rnsc_iface *c = rnsc_iface_host_at(ih, i);
 		rnsc_transport_iface_astats cs;
-		if (rnsc_iface_parent(c) != f || rnsc_node_iface_astats(u->n, c, &cs))
+		if (rnsc_iface_parent(c) != f || rnsc_node_iface_astats(u->n, c, u->now_ms, &cs))
 			continue;
 		sum_astats(a, &cs);
 		if (!*have_rate) {
