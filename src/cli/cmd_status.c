@@ -31,7 +31,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: rnsc status [-h] [--config CONFIG] [--version] [-a] [-A] [-P] [-l] [-t]\n"
+		"Usage: rnsc status [-h] [--config CONFIG] [--version] [-a] [-A] [-P] [-l] [-B] [-t]\n"
 		"                   [-p] [-s SORT] [-r] [-j] [-m] [-I SECONDS] [-v] [filter]\n\n"
 		"Reticulum Network Stack Status: the interfaces of the running shared instance\n"
 		"(an rnsc daemon or a reference rnsd), read over its RPC socket, printed as the\n"
@@ -47,6 +47,7 @@ static void usage(FILE *f)
 		"  -A, --announce-stats  show announce stats\n"
 		"  -P, --pr-stats        show path request stats\n"
 		"  -l, --link-stats      show link stats (entries in the link table)\n"
+		"  -B, --burst           only show interfaces with active bursts\n"
 		"  -t, --totals          display traffic totals\n"
 		"  -p, --pps             display packets per second in totals\n"
 		"  -s SORT, --sort SORT  sort interfaces by [rate, traffic, rx, tx, rxs, txs, anns,\n"
@@ -59,7 +60,7 @@ static void usage(FILE *f)
 		"                        refresh interval for monitor mode (default: 1)\n"
 		"  -v, --verbose\n\n"
 		"Not supported (rnsc status says so and exits 20): -R / -i / -w (remote management\n"
-		"status), -d / -D (interface discovery), -B, -b, -q, -z.\n\n"
+		"status), -d / -D (interface discovery), -b, -q, -z.\n\n"
 		"Exit status (as rnstatus): 0 printed, 1 no shared instance to ask, 2 the instance\n"
 		"did not answer (or refused the RPC key), 20 an unsupported option, and 2 for a bad\n"
 		"command line.\n");
@@ -298,7 +299,7 @@ static void pad_to(char *s, size_t cap, size_t width)
 /* ---- printing ------------------------------------------------------------------------- */
 
 typedef struct opts {
-	int all, astats, pstats, lstats, totals, pps, json, reverse, verbose;
+	int all, astats, pstats, lstats, totals, pps, json, reverse, verbose, burst;
 	const char *sort, *filter;
 } opts;
 
@@ -412,6 +413,22 @@ static void totals_kind(const val *st, const char *title, const char *rb, const 
 	prettyspeed(b, sizeof(b), num(st, ts));
 	printf("\n %s : %s  %s, %d%% of flow, %s\n                %s  %s, %d%% of flow, %s\n", title,
 	       tx, b, (int)tp, fb, rx, a, (int)rp, fa);
+}
+
+/* rnstatus's burst_str / pburst_str: "<lead>burst [on N ]for <time since activation>". */
+static void burst_str(const val *i, const char *active, const char *count, const char *since,
+		      const char *lead, char *out, size_t cap)
+{
+	out[0] = 0;
+	if (!truthy(get(i, active)))
+		return;
+	char on[48] = "", t[64];
+	if (truthy(get(i, count)))
+		snprintf(on, sizeof(on), "on %.0f ", num(i, count));
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	prettytime(t, sizeof(t), (double)ts.tv_sec + ts.tv_nsec / 1e9 - num(i, since));
+	snprintf(out, cap, "%sburst %sfor %s", lead, on, t);
 }
 
 static void print_iface(const val *i, const opts *o)
@@ -563,7 +580,10 @@ static void print_iface(const val *i, const opts *o)
 		} else {
 			printf("    Path Rqs. : %s %s\n", opf, rpc_str);
 		}
-		printf("                %s  \n", ipf);
+		char pburst[160] = "";
+		burst_str(i, "pr_burst_active", "pr_burst_count", "pr_burst_activated", "",
+			  pburst, sizeof(pburst));
+		printf("                %s  %s\n", ipf, pburst);
 	}
 	if (asr) {
 		if (truthy(get(i, "arxc")) && truthy(get(i, "atxc"))) {
@@ -594,7 +614,10 @@ static void print_iface(const val *i, const opts *o)
 				snprintf(art_str, sizeof(art_str), "(t:%s)", t1);
 			}
 		}
-		printf("                %s %s\n", iaf, art_str);
+		char burst[160] = "";
+		burst_str(i, "burst_active", "burst_count", "burst_activated", " ", burst,
+			  sizeof(burst));
+		printf("                %s %s%s\n", iaf, art_str, burst);
 	}
 	char rxstat[256], txstat[256];
 	snprintf(rxstat, sizeof(rxstat), "%s", rxb_str);
@@ -651,8 +674,15 @@ static int print_status(const val *stats, const opts *o, int has_lc, double link
 				 !conn->b;
 		if ((!o->all && (hidden || i2p_hidden)) || i2p_hidden)
 			continue;
-		if (o->filter && !ci_contains(name, o->filter))
+		if (o->burst) { /* -B: interfaces in a burst, or matching the filter */
+			int act = get(i, "burst_active") && get(i, "pr_burst_active") &&
+				  (truthy(get(i, "burst_active")) ||
+				   truthy(get(i, "pr_burst_active")));
+			if (!act && !(o->filter && ci_contains(name, o->filter)))
+				continue;
+		} else if (o->filter && !ci_contains(name, o->filter)) {
 			continue;
+		}
 		print_iface(i, o);
 	}
 	free(order);
@@ -944,7 +974,7 @@ int cmd_status(int argc, char **argv)
 			break;
 		case 'v': o.verbose++; break;
 		case 'h': usage(stdout); return CLI_OK;
-		case 'B': unsupported = "-B (burst filter)"; break;
+		case 'B': o.burst = 1; break;
 		case 'b': unsupported = "-b (blocked IPs)"; break;
 		case 'q': unsupported = "-q (queue stats)"; break;
 		case 'z': unsupported = "-z (profiling)"; break;

@@ -29,10 +29,11 @@
  * no packet filter or hashlist, hops over the shared socket not counted, HEADER_2 insertion
  * for one-hop paths.
  *
- * Links (link table, LRPROOF transport, engine-owned links) are transport_link.c's.
+ * Links (link table, LRPROOF transport, engine-owned links) are transport_link.c's; ingress
+ * control, held announces, announce caps and queues and announce rate limits are
+ * transport_policy.c's (called from here).
  * Not implemented: tunnels, local_hops_delta, shared_connection_disappeared/reappeared
- * (tables are kept when the shared instance goes away), announce rate limits, ingress limiting and held
- * announces, announce caps and queues, interface gravity, path states (unresponsive), discovery
+ * (tables are kept when the shared instance goes away), interface gravity, path states (unresponsive), discovery
  * (recursive) path requests, the packet cache, persistence, the INTERNAL-mode announce flags.
  */
 #include <string.h>
@@ -159,6 +160,7 @@ int rnsc_transport_new(rnsc_ctx *ctx, rnsc_transport **out, const rnsc_identity 
 	rnsc_tmap_init(&t->links, ctx, HL);
 	rnsc_tmap_init(&t->link_table, ctx, HL);
 	rnsc_tmap_init(&t->pending_local_prs, ctx, HL);
+	rnsc_tr_policy_tables_init(t);
 	static const char *const tunnel_aspects[] = {"tunnel", "synthesize"};
 	int rc = rnsc_pathreq_destination(ctx, t->pr_dest);
 	if (rc == 0)
@@ -189,6 +191,7 @@ void rnsc_transport_del(rnsc_transport *t)
 	rnsc_tr_links_free(t);
 	rnsc_tmap_free(&t->link_table, free_plain);
 	rnsc_tmap_free(&t->pending_local_prs, free_plain);
+	rnsc_tr_policy_tables_free(t);
 	for (tr_frame *f = t->out_head, *n; f; f = n) {
 		n = f->next;
 		rnsc_free(ctx, f);
@@ -240,6 +243,7 @@ int rnsc_transport_iface_add(rnsc_transport *t, uint32_t id, int mode, uint64_t 
 	f->mode = mode;
 	f->bitrate = bitrate;
 	f->hw_mtu = hw_mtu ? hw_mtu : RNSC_MTU;
+	rnsc_tr_policy_init(t, f);
 	return 0;
 }
 
@@ -272,6 +276,7 @@ int rnsc_transport_iface_remove(rnsc_transport *t, uint32_t id)
 	for (size_t i = 0; i < t->n_ifaces; i++) {
 		if (t->ifaces[i].id == id) {
 			(void)rnsc_transport_iface_set_local(t, id, RNSC_TRANSPORT_LOCAL_NONE);
+			rnsc_tr_policy_free(t, &t->ifaces[i]);
 			memmove(&t->ifaces[i], &t->ifaces[i + 1],
 				(t->n_ifaces - i - 1) * sizeof(t->ifaces[0]));
 			t->n_ifaces--;
@@ -389,12 +394,18 @@ int rnsc_tr_outbound(rnsc_transport *t, const rnsc_packet *p, const uint32_t *at
 	}
 	int stored_hash = 0;
 	for (size_t i = 0; i < t->n_ifaces; i++) {
-		const tr_iface *f = &t->ifaces[i];
+		tr_iface *f = &t->ifaces[i];
 		if (attached && f->id != *attached)
 			continue;
 		if (p->packet_type == RNSC_PKT_ANNOUNCE && !attached &&
 		    !announce_allowed_on(t, f, p->dest_hash))
 			continue;
+		if (p->packet_type == RNSC_PKT_ANNOUNCE && !attached &&
+		    (rc = rnsc_tr_announce_cap(t, f, p, raw, (size_t)n, now)) != 0) {
+			if (rc < 0)
+				return rc;
+			continue; /* queued behind the interface's announce cap */
+		}
 		if (!stored_hash) {
 			rc = rnsc_tr_hashlist_add(t, hash);
 			if (rc)
@@ -404,6 +415,7 @@ int rnsc_tr_outbound(rnsc_transport *t, const rnsc_packet *p, const uint32_t *at
 		rc = rnsc_tr_transmit(t, f->id, raw, (size_t)n);
 		if (rc)
 			return rc;
+		rnsc_tr_policy_sent(t, f, p, (size_t)n, now);
 	}
 	return 0;
 }
@@ -515,23 +527,30 @@ static uint64_t expiry_for_mode(int mode)
 	return RNSC_PATHFINDER_E_MS; /* Transport.PATHFINDER_E */
 }
 
-static int inbound_announce(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw,
-			    size_t len, const uint8_t hash[RNSC_HASHLEN], const tr_iface *rif,
-			    uint64_t now)
+/* validate_announce with the known-key conflict check (done once, early, as the reference's
+ * ingress limiting needs it). */
+static int announce_check(rnsc_transport *t, const rnsc_packet *p, rnsc_announce *a)
 {
-	rnsc_announce a;
 	rnsc_identity announced;
 	memset(&announced, 0, sizeof(announced));
-	int rc = rnsc_announce_validate(t->ctx, p, &a, &announced);
-	if (rc == RNSC_ERR_NOMEM)
-		return rc;
+	int rc = rnsc_announce_validate(t->ctx, p, a, &announced);
 	if (rc == 0) {
 		const tr_known *k = rnsc_tmap_get(&t->known, p->dest_hash, NULL);
 		/* A different key for a known destination is a collision or an attack. */
-		if (k && memcmp(k->pub, a.public_key, RNSC_KEYSIZE) != 0)
+		if (k && memcmp(k->pub, a->public_key, RNSC_KEYSIZE) != 0)
 			rc = RNSC_ERR_DEST_MISMATCH;
 	}
 	rnsc_identity_free(&announced);
+	return rc;
+}
+
+static int inbound_announce(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw,
+			    size_t len, const uint8_t hash[RNSC_HASHLEN], const tr_iface *rif,
+			    const rnsc_announce *va, int rc, uint64_t now)
+{
+	rnsc_announce a = *va;
+	if (rc == RNSC_ERR_NOMEM)
+		return rc;
 	if (rc) {
 		t->st.announces_invalid++;
 		rnsc_log(t->ctx, RNSC_LOG_DEBUG, WHO, "invalid announce: %s", rnsc_err_name(rc));
@@ -628,9 +647,13 @@ static int inbound_announce(rnsc_transport *t, const rnsc_packet *p, const uint8
 	/* A local client's announce goes out at once, and only once; so does its path
 	 * response when a peer asked us for that destination (pending_local_path_requests). */
 	int from_local = rif->local_role == RNSC_TRANSPORT_LOCAL_CLIENT;
-	int queue = 0;
+	int queue = 0, rate_blocked = 0;
+	if ((rc = rnsc_tr_announce_rate(t, rif, p, now, &rate_blocked))) {
+		rnsc_free(t->ctx, e);
+		return rc;
+	}
 	if ((t->cfg.transport_enabled || from_local) && p->context != RNSC_CTX_PATH_RESPONSE) {
-		queue = 1;
+		queue = !rate_blocked;
 	} else if (from_local && p->context == RNSC_CTX_PATH_RESPONSE) {
 		uint32_t *pi = rnsc_tmap_del(&t->pending_local_prs, p->dest_hash);
 		queue = pi != NULL;
@@ -841,8 +864,10 @@ static int path_request(rnsc_transport *t, const rnsc_pathreq *r, const tr_iface
 		rnsc_free(t->ctx, ae);
 		return rc;
 	}
-	/* held_announces is not implemented: a pending rebroadcast is replaced. */
-	rnsc_free(t->ctx, prev);
+	/* A rebroadcast pending for the same destination waits in held_announces until the
+	 * path response went out (process_announce_table reinserts it). */
+	if (prev && (rc = rnsc_tr_hold_for_pr(t, r->dest_hash, prev)))
+		return rc;
 	t->st.pr_answered++;
 	return 0;
 }
@@ -1098,7 +1123,7 @@ static int forward(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw, 
 }
 
 static int inbound_path_request(rnsc_transport *t, const rnsc_packet *p, const tr_iface *rif,
-				uint64_t now)
+				size_t len, uint64_t now)
 {
 	rnsc_pathreq r;
 	if (rnsc_pathreq_parse(&r, p->data, p->data_len) != 0)
@@ -1118,6 +1143,7 @@ static int inbound_path_request(rnsc_transport *t, const rnsc_packet *p, const t
 	if (rc)
 		return rc;
 	t->st.pr_received++;
+	(void)rnsc_tr_pr_ingress(t, (tr_iface *)rif, len, now);
 	return path_request(t, &r, rif, now);
 }
 
@@ -1161,12 +1187,21 @@ int rnsc_transport_ingest(rnsc_transport *t, uint32_t iface, const uint8_t *fram
 		t->st.malformed++; /* excessive announce frame size */
 		return 0;
 	}
+	/* Announces are validated early and ingress limited before they are remembered. */
+	rnsc_announce va = {0};
+	int vrc = 0;
+	if (p.packet_type == RNSC_PKT_ANNOUNCE) {
+		vrc = announce_check(t, &p, &va);
+		rc = rnsc_tr_announce_ingress(t, (tr_iface *)rif, &p, frame, len, vrc, now);
+		if (rc)
+			return rc < 0 ? rc : 0;
+	}
 	if (p.packet_type == RNSC_PKT_DATA && memcmp(p.dest_hash, t->pr_dest, HL) == 0) {
 		/* path requests are remembered in the hashlist like everything else */
 		rc = rnsc_tr_hashlist_add(t, hash);
 		if (rc)
 			return rc;
-		return inbound_path_request(t, &p, rif, now);
+		return inbound_path_request(t, &p, rif, len, now);
 	}
 
 	/* Packets of relayed links and LRPROOFs are only remembered once their place in the
@@ -1217,7 +1252,7 @@ int rnsc_transport_ingest(rnsc_transport *t, uint32_t iface, const uint8_t *fram
 	}
 	switch (p.packet_type) {
 	case RNSC_PKT_ANNOUNCE:
-		return inbound_announce(t, &p, frame, len, hash, rif, now);
+		return inbound_announce(t, &p, frame, len, hash, rif, &va, vrc, now);
 	case RNSC_PKT_LINKREQUEST:
 		if (lr_handled)
 			return 0;
@@ -1271,8 +1306,8 @@ static int process_announce_table(rnsc_transport *t, uint64_t now)
 			ae->retries++;
 			if (!rnsc_tmap_has(&t->known, dest))
 				memcpy(done[n_done++], dest, HL); /* identity forgotten meanwhile */
-			else
-				rc = send_stored_announce(t, ae, now);
+			else if ((rc = send_stored_announce(t, ae, now)) == 0)
+				rc = rnsc_tr_reinsert_held(t, dest);
 			/* A rebroadcast that cannot be sent (hops reached PATHFINDER_M, or the
 			 * HEADER_2 re-send of a full-size announce exceeds the MTU) is dropped as
 			 * the reference's _outbound / Packet.pack drop it; it must not fail the
@@ -1383,7 +1418,10 @@ int rnsc_transport_tick(rnsc_transport *t, uint64_t now)
 		t->pr_tags_prev = t->pr_tags;
 		rnsc_tmap_init(&t->pr_tags, t->ctx, RNSC_HASHLEN);
 	}
+	if ((rc = rnsc_tr_policy_tick(t, now)))
+		return rc;
 	if (now > t->tables_last_culled + RNSC_TABLES_CULL_INTERVAL_MS) {
+		rnsc_tr_policy_cull(t);
 		rc = cull_map(t, &t->paths, now, path_stale);
 		if (rc == 0)
 			rc = cull_map(t, &t->reverse, now, reverse_stale);
@@ -1414,6 +1452,8 @@ uint64_t rnsc_transport_next_deadline(const rnsc_transport *t)
 	if (t->hashlist.n > t->cfg.hashlist_maxsize / 2)
 		d = 0;
 	uint64_t l = rnsc_tr_links_deadline(t);
+	d = l < d ? l : d;
+	l = rnsc_tr_policy_deadline(t);
 	return l < d ? l : d;
 }
 

@@ -15,10 +15,13 @@
  * Interfaces are opaque ids chosen by the runtime, registered with their mode
  * (RNSC_TRANSPORT_MODE_*, the reference's Interface.MODE_* values), bitrate and hardware MTU.
  *
+ * Announce policy per interface (transport_policy.c): ingress control with held announces
+ * (ingress.h), the announce cap and queue (announce_cap.h) and announce rate limiting
+ * (announce_rate.h), set with rnsc_transport_iface_set_policy().
+ *
  * Not implemented in this slice (see transport.c's header for the detail): tunnels,
- * local_hops_delta, announce rate limiting and ingress
- * control, per-interface announce caps and queues, recursive (discovery) path requests, the
- * packet cache, held announces, ratchets on local destinations. Persistence is the runtime's:
+ * local_hops_delta, recursive (discovery) path requests, the packet cache, ratchets on
+ * local destinations. Persistence is the runtime's:
  * the engine only exports and imports its tables (rnsc_transport_known_next/_import).
  *
  * Ownership: the engine is owned by its creator and freed with rnsc_transport_del(); it keeps
@@ -36,8 +39,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "announce_rate.h"
 #include "ctx.h"
 #include "identity.h"
+#include "ingress.h"
 #include "link.h"
 
 /* Interface.MODE_* (Interfaces/Interface.py). */
@@ -191,6 +196,57 @@ RNSC_API int rnsc_transport_iface_add(rnsc_transport *t, uint32_t id, int mode, 
 /* Detaches it; paths and reverse entries through it go at the next table cull, as in the
  * reference. Returns 0 or RNSC_ERR_NOTFOUND. */
 RNSC_API int rnsc_transport_iface_remove(rnsc_transport *t, uint32_t id);
+
+/* The announce policy of an interface (the options Reticulum._synthesize_interface sets). */
+typedef struct rnsc_transport_iface_policy {
+	double announce_cap;     /* Interface.announce_cap, a fraction; <= 0: the default 0.02 */
+	int has_rate_target;     /* announce_rate_target is not None */
+	uint64_t rate_target_s;  /* announce_rate_target, s */
+	uint64_t rate_grace;     /* announce_rate_grace */
+	uint64_t rate_penalty_s; /* announce_rate_penalty, s */
+	rnsc_ingress_cfg ic;     /* ingress_control and ic_* */
+} rnsc_transport_iface_policy;
+
+/* What an interface gets when none is set: ingress control with the reference's defaults,
+ * the default cap, and (transport enabled) announce_rate_target 3600 s, grace 5,
+ * penalty 0 as Reticulum._default_ar_*(); no rate target with transport off. */
+RNSC_API void rnsc_transport_iface_policy_default(const rnsc_transport *t,
+						  rnsc_transport_iface_policy *p);
+/* Sets an attached interface's policy; created is Interface.created (ms; 0: the first time
+ * the engine sees, as now, after this call). Burst state, held and queued announces are
+ * kept. Returns 0, RNSC_ERR_INVAL or RNSC_ERR_NOTFOUND. */
+RNSC_API int rnsc_transport_iface_set_policy(rnsc_transport *t, uint32_t id,
+					     const rnsc_transport_iface_policy *p,
+					     uint64_t created);
+
+/* The interface_stats fields of Reticulum.get_interface_stats that come from transport. */
+typedef struct rnsc_transport_iface_astats {
+	uint64_t arxc, arxb, atxc, atxb; /* announces received / sent (count, bytes) */
+	uint64_t prxc, prxb, ptxc, ptxb; /* path requests received / sent */
+	double ia_freq, oa_freq, ip_freq, op_freq; /* Hz, as the reference computes them */
+	size_t announce_queue;  /* len(announce_queue) */
+	size_t held_announces;  /* len(held_announces) */
+	int has_rate_target;
+	uint64_t rate_target_s, rate_grace, rate_penalty_s;
+	int burst_active;
+	uint64_t burst_activated;    /* ms; 0: never (the reference's 0) */
+	int pr_burst_active;
+	uint64_t pr_burst_activated; /* ms */
+	/* rnsc's own */
+	uint64_t held_dropped, held_released, queue_dropped;
+} rnsc_transport_iface_astats;
+/* Fills *out for an attached interface; changes nothing (the same now gives the same
+ * answer). Returns 0, RNSC_ERR_INVAL or RNSC_ERR_NOTFOUND. */
+RNSC_API int rnsc_transport_iface_astats_get(rnsc_transport *t, uint32_t id, uint64_t now,
+					 rnsc_transport_iface_astats *out);
+/* Iteration over Transport.announce_rate_table like rnsc_transport_path_next(): fills
+ * *dest_hash and *out (either may be NULL) and returns 1, or 0 at the end. */
+RNSC_API int rnsc_transport_rate_next(const rnsc_transport *t, size_t *cursor,
+				      uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+				      rnsc_arate *out);
+/* Transport.drop_announce_queues: empties every interface's announce queue; returns the
+ * number of announces dropped. */
+RNSC_API size_t rnsc_transport_drop_announce_queues(rnsc_transport *t);
 
 /* Registers a local IN destination: SINGLE with identity id (private key required, copied),
  * or PLAIN with id NULL. prove_all selects Destination.PROVE_ALL (else PROVE_NONE).

@@ -8,6 +8,9 @@
 #define RNSC_TRANSPORT_INTERNAL_H
 
 #include "announce.h"
+#include "announce_cap.h"
+#include "announce_rate.h"
+#include "ingress.h"
 #include "link.h"
 #include "packet.h"
 #include "transport.h"
@@ -23,6 +26,15 @@ typedef struct tr_iface {
 	/* Interface.AUTOCONFIGURE_MTU or FIXED_MTU: link MTU signalling uses hw_mtu */
 	int mtu_capable;
 	int local_role; /* enum rnsc_transport_local_role */
+	/* Announce policy (transport_policy.c): ingress control, the announce cap and queue,
+	 * announce_rate_* and the reference's per-interface announce/path request counters. */
+	int created_set; /* Interface.created is taken from the first `now` seen */
+	rnsc_ingress ig;
+	rnsc_acap acap;
+	int has_rate; /* announce_rate_target is not None */
+	uint64_t rate_target_s, rate_grace, rate_penalty_s;
+	rnsc_freq oa, op; /* oa_freq_deque, op_freq_deque */
+	uint64_t arxc, arxb, atxc, atxb, prxc, prxb, ptxc, ptxb;
 } tr_iface;
 
 typedef struct tr_local {
@@ -125,6 +137,11 @@ struct rnsc_transport {
 	size_t n_local_clients;
 	int to_shared;
 	rnsc_tmap pending_local_prs; /* pending_local_path_requests: dest -> uint32_t* iface */
+
+	rnsc_tmap rates;        /* announce_rate_table: dest -> rnsc_arate* */
+	rnsc_tmap held;         /* Transport.held_announces: dest -> tr_announce* */
+	uint64_t iface_jobs_last; /* Transport.interface_last_jobs */
+	int in_release;           /* re-processing a released held announce */
 };
 
 /* Transport enabled, or acting for attached programs (which the reference transports
@@ -198,5 +215,44 @@ int rnsc_tr_link_packet(rnsc_transport *t, const rnsc_packet *p, const uint8_t *
 			uint64_t now);
 int rnsc_tr_links_tick(rnsc_transport *t, uint64_t now);
 uint64_t rnsc_tr_links_deadline(const rnsc_transport *t);
+
+/* transport_policy.c: per-interface announce policy (ingress.h, announce_cap.h,
+ * announce_rate.h) as Transport.py consults it. */
+#define RNSC_IFACE_JOBS_INTERVAL_MS 5000u /* Transport.interface_jobs_interval */
+void rnsc_tr_policy_init(rnsc_transport *t, tr_iface *f);
+void rnsc_tr_policy_free(rnsc_transport *t, tr_iface *f);
+void rnsc_tr_policy_tables_init(rnsc_transport *t);
+void rnsc_tr_policy_tables_free(rnsc_transport *t);
+/* Transport.inbound's early announce handling, after the packet filter and hop count:
+ * counts a validly signed announce (vrc == 0) on rif and holds it when rif is ingress
+ * limited and the destination is unknown. Returns 1 when held or dropped (stop), 0 to go
+ * on, or RNSC_ERR_NOMEM. */
+int rnsc_tr_announce_ingress(rnsc_transport *t, tr_iface *rif, const rnsc_packet *p,
+			     const uint8_t *raw, size_t len, int vrc, uint64_t now);
+/* A path request with a fresh tag arrived on rif (received_path_request and the
+ * should_ingress_limit_pr calls of inbound and path_request). Returns 1 when ingress
+ * limited. */
+int rnsc_tr_pr_ingress(rnsc_transport *t, tr_iface *rif, size_t len, uint64_t now);
+/* The announce rate rule for an announce that updates the path table: *blocked is set when
+ * its rebroadcast must be suppressed. 0 or RNSC_ERR_NOMEM. */
+int rnsc_tr_announce_rate(rnsc_transport *t, const tr_iface *rif, const rnsc_packet *p,
+			  uint64_t now, int *blocked);
+/* The announce cap for a broadcast announce about to go out on f: 0 to transmit now, 1 when
+ * queued or dropped, RNSC_ERR_NOMEM. */
+int rnsc_tr_announce_cap(rnsc_transport *t, tr_iface *f, const rnsc_packet *p,
+			 const uint8_t *raw, size_t len, uint64_t now);
+/* Counters after a frame went out on f (sent_announce / sent_path_request). */
+void rnsc_tr_policy_sent(rnsc_transport *t, tr_iface *f, const rnsc_packet *p, size_t len,
+			 uint64_t now);
+/* Transport.held_announces around a path response: keeps `prev` (an announce table entry
+ * a path response replaced) until the response went out. Takes ownership. */
+int rnsc_tr_hold_for_pr(rnsc_transport *t, const uint8_t dest[HL], tr_announce *prev);
+/* After a retransmission from the announce table: reinserts a held entry for dest. */
+int rnsc_tr_reinsert_held(rnsc_transport *t, const uint8_t dest[HL]);
+/* Interface jobs and announce queue timers; deadline for them. */
+int rnsc_tr_policy_tick(rnsc_transport *t, uint64_t now);
+uint64_t rnsc_tr_policy_deadline(const rnsc_transport *t);
+/* Table culling: rate entries and held entries of destinations no longer known. */
+void rnsc_tr_policy_cull(rnsc_transport *t);
 
 #endif

@@ -19,6 +19,8 @@
 
 #include "destination.h"
 #include "ifac.h"
+#include "announce_cap.h"
+#include "node_policy.h"
 #include "node_rpc.h"
 #include "node_store.h"
 #include "store.h"
@@ -47,6 +49,7 @@ typedef struct node_if {
 	rnsc_ifac_stats ifac_stats;
 	int local_role;   /* enum rnsc_transport_local_role */
 	int local_server; /* the shared instance's listener: its children are local clients */
+	rnsc_transport_iface_policy pol; /* announce policy (node_policy.h) */
 } node_if;
 
 /* Interface options read before rnsc_iface_host_open(); the ADDED event picks them up. */
@@ -58,6 +61,8 @@ typedef struct node_pending {
 	size_t ifac_size;
 	int local_role;
 	int local_server;
+	int has_pol;
+	rnsc_transport_iface_policy pol;
 } node_pending;
 
 struct rnsc_node {
@@ -275,6 +280,7 @@ static void attach(rnsc_node *n, node_if *r)
 			 rnsc_iface_name(r->iface), rnsc_strerror(rc));
 		return;
 	}
+	(void)rnsc_transport_iface_set_policy(n->t, r->id, &r->pol, rnsc_node_now_ms());
 	if (r->mtu_capable)
 		(void)rnsc_transport_iface_set_mtu_capable(n->t, r->id, 1);
 	if (r->local_role)
@@ -316,9 +322,15 @@ static node_if *rec_new(rnsc_node *n, rnsc_iface *iface)
 	const char *netname = NULL, *pass = NULL;
 	rnsc_iface *parent = rnsc_iface_parent(iface);
 	node_if *pr = parent ? rnsc_iface_user(parent) : NULL;
+	rnsc_node_policy_base(&n->set, 0, &r->pol);
 	if (pr) { /* spawned: the parent's mode and access code */
-		if (pr->local_server)
+		/* and its ingress and rate settings, but never its announce cap */
+		r->pol = pr->pol;
+		r->pol.announce_cap = RNSC_ANNOUNCE_CAP_SPAWNED;
+		if (pr->local_server) {
 			r->local_role = RNSC_TRANSPORT_LOCAL_CLIENT;
+			rnsc_node_policy_base(&n->set, 1, &r->pol); /* LocalClientInterface */
+		}
 		r->mode = pr->mode;
 		r->mtu_capable = pr->mtu_capable;
 		r->ifac_size = pr->ifac_size;
@@ -334,6 +346,10 @@ static node_if *rec_new(rnsc_node *n, rnsc_iface *iface)
 		pass = n->pend.passphrase;
 		r->local_role = n->pend.local_role;
 		r->local_server = n->pend.local_server;
+		if (n->pend.has_pol)
+			r->pol = n->pend.pol;
+		else if (r->local_role || r->local_server)
+			rnsc_node_policy_base(&n->set, 1, &r->pol);
 	}
 	if ((netname && *netname && !(r->netname = dupstr(n->ctx, netname))) ||
 	    (pass && *pass && !(r->passphrase = dupstr(n->ctx, pass)))) {
@@ -620,7 +636,10 @@ static int read_iface_opts(rnsc_node *n, const rnsc_config_section *s, rnsc_conf
 	memset(&n->pend, 0, sizeof(n->pend));
 	n->pend.set = 1;
 	const char *v;
-	int rc;
+	int rc = rnsc_node_policy_read(&n->set, s, &n->pend.pol, err);
+	if (rc)
+		return rc;
+	n->pend.has_pol = 1;
 	/* interface_mode wins over mode, as in Reticulum._synthesize_interface. */
 	const char *mkey = rnsc_config_has(s, "interface_mode") ? "interface_mode"
 			   : rnsc_config_has(s, "mode")		 ? "mode"
@@ -1095,6 +1114,15 @@ int rnsc_node_iface_mode(const rnsc_node *n, const rnsc_iface *f, const char **n
 	if (ifac_size)
 		*ifac_size = r ? r->ifac_size : 0;
 	return r ? r->mode : RNSC_TRANSPORT_MODE_FULL;
+}
+
+int rnsc_node_iface_astats(rnsc_node *n, const rnsc_iface *f, uint64_t now,
+			   rnsc_transport_iface_astats *out)
+{
+	node_if *r = f ? rnsc_iface_user(f) : NULL;
+	if (!n || !r || !r->attached)
+		return RNSC_ERR_NOTFOUND;
+	return rnsc_transport_iface_astats_get(n->t, r->id, now, out);
 }
 
 rnsc_iface *rnsc_node_iface_by_id(const rnsc_node *n, uint32_t id)

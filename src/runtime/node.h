@@ -139,6 +139,10 @@ RNSC_API struct rnsc_node_rpc *rnsc_node_rpc_server(const rnsc_node *n);
 RNSC_API int rnsc_node_iface_mode(const rnsc_node *n, const rnsc_iface *f, const char **netname,
 				  size_t *ifac_size);
 RNSC_API rnsc_iface *rnsc_node_iface_by_id(const rnsc_node *n, uint32_t id);
+/* The transport's announce counters and policy state of an attached interface (the
+ * interface_stats fields); 0 or RNSC_ERR_NOTFOUND (not attached to the engine). */
+RNSC_API int rnsc_node_iface_astats(rnsc_node *n, const rnsc_iface *f, uint64_t now,
+				    rnsc_transport_iface_astats *out);
 /* 1 when this node is the shared instance / is attached to another one. */
 RNSC_API int rnsc_node_is_shared_instance(const rnsc_node *n);
 RNSC_API int rnsc_node_connected_to_shared(const rnsc_node *n);

@@ -157,8 +157,77 @@ typedef struct stats_ud {
 	long rss;
 } stats_ud;
 
+/* A frequency as the reference returns it: int 0 until there are samples, else a float. */
+static void kv_freq(rnsc_mp_writer *w, const char *k, double v)
+{
+	if (v == 0.0)
+		kv_int(w, k, 0);
+	else
+		kv_dbl(w, k, v);
+}
+
+/* A time.time() the reference initialises to int 0. */
+static void kv_time(rnsc_mp_writer *w, const char *k, uint64_t ms)
+{
+	if (ms == 0)
+		kv_int(w, k, 0);
+	else
+		kv_dbl(w, k, (double)ms / 1000.0);
+}
+
+static void sum_astats(rnsc_transport_iface_astats *a, const rnsc_transport_iface_astats *c)
+{
+	a->arxc += c->arxc, a->arxb += c->arxb, a->atxc += c->atxc, a->atxb += c->atxb;
+	a->prxc += c->prxc, a->prxb += c->prxb, a->ptxc += c->ptxc, a->ptxb += c->ptxb;
+	a->ia_freq += c->ia_freq, a->oa_freq += c->oa_freq;
+	a->ip_freq += c->ip_freq, a->op_freq += c->op_freq;
+	if (c->burst_active && (!a->burst_active || c->burst_activated < a->burst_activated))
+		a->burst_activated = c->burst_activated;
+	a->burst_active |= c->burst_active;
+	if (c->pr_burst_active &&
+	    (!a->pr_burst_active || c->pr_burst_activated < a->pr_burst_activated))
+		a->pr_burst_activated = c->pr_burst_activated;
+	a->pr_burst_active |= c->pr_burst_active;
+}
+
+/* The transport side of interface_stats. As the reference's spawned interfaces report to
+ * their parent (received_announce, sent_announce and the path request counterparts feed
+ * the parent's counters and deques), a listener adds its children's counters and
+ * frequencies to its own, and its ingress state (fed by those deques in the reference)
+ * is taken as in a burst while any child is. Held announces and queues stay per
+ * interface. A listener the engine does not know gets its children's rate settings. */
+static void iface_astats(stats_ud *u, rnsc_iface *f, rnsc_transport_iface_astats *a,
+			 int *have_rate)
+{
+	memset(a, 0, sizeof(*a));
+	/* u->now_ms for every interface: the document is built twice (size, then bytes) and
+	 * must come out the same */
+	*have_rate = rnsc_node_iface_astats(u->n, f, u->now_ms, a) == 0;
+	if (rnsc_iface_parent(f))
+		return;
+	rnsc_iface_host *ih = rnsc_node_ifaces(u->n);
+	size_t cnt = rnsc_iface_host_count(ih);
+	for (size_t i = 0; i < cnt; i++) {
+		rnsc_iface *c = rnsc_iface_host_at(ih, i);
+		rnsc_transport_iface_astats cs;
+		if (rnsc_iface_parent(c) != f || rnsc_node_iface_astats(u->n, c, u->now_ms, &cs))
+			continue;
+		sum_astats(a, &cs);
+		if (!*have_rate) {
+			a->has_rate_target = cs.has_rate_target;
+			a->rate_target_s = cs.rate_target_s;
+			a->rate_grace = cs.rate_grace;
+			a->rate_penalty_s = cs.rate_penalty_s;
+			*have_rate = 1;
+		}
+	}
+}
+
 static void write_iface(rnsc_mp_writer *w, stats_ud *u, rnsc_iface *f)
 {
+	rnsc_transport_iface_astats as;
+	int have_rate = 0;
+	iface_astats(u, f, &as, &have_rate);
 	rnsc_iface_status st;
 	memset(&st, 0, sizeof(st));
 	(void)rnsc_iface_status_get(f, &st);
@@ -205,7 +274,7 @@ static void write_iface(rnsc_mp_writer *w, stats_ud *u, rnsc_iface *f)
 		rnsc_mp_write_nil(w);
 	kv_str(w, "ifac_netname", netname);
 	kv_nil(w, "autoconnect_source");
-	kv_nil(w, "announce_queue");
+	kv_u(w, "announce_queue", as.announce_queue);
 	kv_str(w, "name", desc);
 	kv_str(w, "short_name", st.name);
 	kv_bin(w, "hash", h, 32);
@@ -213,32 +282,39 @@ static void write_iface(rnsc_mp_writer *w, stats_ud *u, rnsc_iface *f)
 	kv_u(w, "mtu", st.stats.hw_mtu);
 	kv_u(w, "rxb", st.stats.rx_bytes);
 	kv_u(w, "txb", st.stats.tx_bytes);
-	kv_int(w, "arxb", 0);
-	kv_int(w, "atxb", 0);
-	kv_int(w, "arxc", 0);
-	kv_int(w, "atxc", 0);
-	kv_int(w, "prxb", 0);
-	kv_int(w, "ptxb", 0);
-	kv_int(w, "prxc", 0);
-	kv_int(w, "ptxc", 0);
+	kv_u(w, "arxb", as.arxb);
+	kv_u(w, "atxb", as.atxb);
+	kv_u(w, "arxc", as.arxc);
+	kv_u(w, "atxc", as.atxc);
+	kv_u(w, "prxb", as.prxb);
+	kv_u(w, "ptxb", as.ptxb);
+	kv_u(w, "prxc", as.prxc);
+	kv_u(w, "ptxc", as.ptxc);
 	kv_u(w, "txdrp", st.drops[RNSC_IFACE_DROP_TXQUEUE] + st.drops[RNSC_IFACE_DROP_OFFLINE]);
 	kv_int(w, "txdrb", 0);
 	kv_bool(w, "txstalled", 0);
 	kv_int(w, "txbuffered", 0);
-	kv_dbl(w, "incoming_announce_frequency", 0.0);
-	kv_dbl(w, "outgoing_announce_frequency", 0.0);
-	kv_dbl(w, "incoming_pr_frequency", 0.0);
-	kv_dbl(w, "outgoing_pr_frequency", 0.0);
-	kv_nil(w, "announce_rate_target");
-	kv_nil(w, "announce_rate_penalty");
-	kv_nil(w, "announce_rate_grace");
-	kv_int(w, "held_announces", 0);
-	kv_bool(w, "burst_active", 0);
-	kv_nil(w, "burst_activated");
-	kv_int(w, "burst_count", 0);
-	kv_bool(w, "pr_burst_active", 0);
-	kv_nil(w, "pr_burst_activated");
-	kv_int(w, "pr_burst_count", 0);
+	kv_freq(w, "incoming_announce_frequency", as.ia_freq);
+	kv_freq(w, "outgoing_announce_frequency", as.oa_freq);
+	kv_freq(w, "incoming_pr_frequency", as.ip_freq);
+	kv_freq(w, "outgoing_pr_frequency", as.op_freq);
+	/* None unless set (transport nodes default to 3600 s / 0 / 5) */
+	if (have_rate && as.has_rate_target) {
+		kv_u(w, "announce_rate_target", as.rate_target_s);
+		kv_u(w, "announce_rate_penalty", as.rate_penalty_s);
+		kv_u(w, "announce_rate_grace", as.rate_grace);
+	} else {
+		kv_nil(w, "announce_rate_target");
+		kv_nil(w, "announce_rate_penalty");
+		kv_nil(w, "announce_rate_grace");
+	}
+	kv_u(w, "held_announces", as.held_announces);
+	kv_bool(w, "burst_active", as.burst_active);
+	kv_time(w, "burst_activated", as.burst_activated);
+	kv_nil(w, "burst_count"); /* Interface.ic_burst_count is None in the reference */
+	kv_bool(w, "pr_burst_active", as.pr_burst_active);
+	kv_time(w, "pr_burst_activated", as.pr_burst_activated);
+	kv_nil(w, "pr_burst_count");
 	kv_bool(w, "status", st.stats.online != 0);
 	kv_int(w, "mode", mode);
 	kv_nil(w, "gravity");
@@ -385,7 +461,33 @@ typedef struct ans_ud {
 	size_t bl;
 } ans_ud;
 
-enum { A_NIL, A_BOOL, A_INT, A_DBL, A_STR, A_BIN, A_EMPTY_LIST, A_EMPTY_MAP, A_PATHS };
+enum { A_NIL, A_BOOL, A_INT, A_DBL, A_STR, A_BIN, A_EMPTY_LIST, A_EMPTY_MAP, A_PATHS, A_RATES };
+
+/* Reticulum.get_rate_table: one map per destination; times are floats once set (the
+ * reference's initial blocked_until is the int 0). */
+static int build_rates(rnsc_mp_writer *w, rnsc_node *n)
+{
+	rnsc_transport *t = rnsc_node_transport(n);
+	size_t cur = 0, cnt = 0;
+	uint8_t h[RNSC_TRUNCATED_HASHLEN];
+	rnsc_arate e;
+	while (rnsc_transport_rate_next(t, &cur, NULL, NULL))
+		cnt++;
+	rnsc_mp_write_array(w, cnt);
+	cur = 0;
+	while (rnsc_transport_rate_next(t, &cur, h, &e)) {
+		rnsc_mp_write_map(w, 5);
+		kv_bin(w, "hash", h, sizeof(h));
+		kv_dbl(w, "last", (double)e.last / 1000.0);
+		kv_u(w, "rate_violations", e.rate_violations);
+		kv_time(w, "blocked_until", e.blocked_until);
+		kstr(w, "timestamps");
+		rnsc_mp_write_array(w, e.n_timestamps);
+		for (unsigned i = 0; i < e.n_timestamps; i++)
+			rnsc_mp_write_double(w, (double)e.timestamps[i] / 1000.0);
+	}
+	return 0;
+}
 
 static int build_paths(rnsc_mp_writer *w, rnsc_node *n, const rnsc_rpc_request *q)
 {
@@ -433,6 +535,8 @@ static int build_answer(rnsc_mp_writer *w, void *ud)
 		return rnsc_mp_write_array(w, 0);
 	case A_EMPTY_MAP:
 		return rnsc_mp_write_map(w, 0);
+	case A_RATES:
+		return build_rates(w, a->n);
 	default:
 		return build_paths(w, a->n, a->q);
 	}
@@ -457,7 +561,7 @@ int rnsc_node_rpc_answer(rnsc_node *n, rnsc_ctx *ctx, const uint8_t *req, size_t
 		if (streq(q.get, q.get_len, "path_table")) {
 			a.kind = A_PATHS;
 		} else if (streq(q.get, q.get_len, "rate_table")) {
-			a.kind = A_EMPTY_LIST;
+			a.kind = A_RATES;
 		} else if (streq(q.get, q.get_len, "next_hop_if_name")) {
 			const char *nm = known ? rnsc_node_iface_name(n, p.iface) : NULL;
 			a.kind = A_STR;
@@ -538,8 +642,8 @@ int rnsc_node_rpc_answer(rnsc_node *n, rnsc_ctx *ctx, const uint8_t *req, size_t
 						a.iv++;
 			} while (nd == 64);
 		} else if (streq(q.drop, q.drop_len, "announce_queues")) {
-			a.kind = A_INT; /* rnsc keeps no per-interface announce queues */
-			a.iv = 0;
+			a.kind = A_INT; /* Transport.drop_announce_queues */
+			a.iv = (int64_t)rnsc_transport_drop_announce_queues(t);
 		} else {
 			return RNSC_ERR_NOTFOUND;
 		}
