@@ -3,7 +3,8 @@
 # rnsc bench mesh: the topology generators and description format, the command line, a
 # 2-node file topology (and one shaped with netem where the kernel has it), the quick
 # 10-node runs (mixed, all-reference, all-rnsc on a 2x5 grid: every daemon must reach every
-# destination, the three must end with the same paths, and after the centre node is killed
+# destination, the three must end with the same paths, a link across the grid's diameter must
+# carry a resource with equal SHA-256, and after the centre node is killed
 # and restarted a probe across it must get through and the mesh reconverge) and cleanup
 # after the runner is SIGKILLed.
 # Needs root and iproute2: fails, never skips, without them. Numbers are not judged here.
@@ -101,11 +102,15 @@ assert runs["mixed"]["impls"] == {"rnsc": 5, "ref": 5}
 for r in runs.values():
     assert r["ok"] and r["converged"] and r["nodes"] == 10 and r["links"] == 13, r.get("error")
     assert r["recovery"]["ok"] and r["recovery"]["reconverged_s"] > 0, r["recovery"]
+    x = r["transfers"]
+    assert len(x) == 1 and x[0]["ok"] and x[0]["sha256_equal"] and x[0]["node_hops"] == 5, x
+    assert x[0]["received_size"] == 256 * 1024 and x[0]["link_s"] > 0 and x[0]["goodput_Bps"] > 0, x
     for p in r["per_node"]:
         assert p["alive"] and p["table_entries"] == 20 and p["hwm_kib"] > 0, p
         assert p["rx_bytes"] > 0 and p["tx_bytes"] > 0, p
 assert d["tables_agree"] and len(d["table_comparisons"]) == 3, d["table_comparisons"]
 assert all(c["differing_paths"] == 0 for c in d["table_comparisons"])
+assert d["mixed_vs_reference"]["compared"] == 1, d.get("mixed_vs_reference")
 print(", ".join(f"{k} {r['convergence_s']} s" for k, r in sorted(runs.items())))
 PYEOF
 then ok "quick 10-node grid, mixed/reference/rnsc converge to the same tables: $(cat "$tmp/q.check")"
