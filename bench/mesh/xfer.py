@@ -52,14 +52,19 @@ def main():
         out["link_s"] = round(time.monotonic() - t0, 3)
         out["rtt_s"] = round(link.rtt, 4) if link.rtt else None
         t0 = time.monotonic()
-        res = RNS.Resource(data, link, auto_compress=False)
-        while res.status not in (RNS.Resource.COMPLETE, RNS.Resource.FAILED,
-                                 RNS.Resource.CORRUPT):
+        # Data above Resource.MAX_EFFICIENT_SIZE goes as several segments, each its own
+        # Resource: the callback fires once, when the last one concludes (or one fails).
+        done = []
+        res = RNS.Resource(data, link, auto_compress=False, callback=done.append)
+        while not done:
+            if res.status in (RNS.Resource.FAILED, RNS.Resource.CORRUPT):
+                raise RuntimeError(f"resource failed (status {res.status})")
             if time.monotonic() > end:
                 raise TimeoutError(f"resource not complete ({res.get_progress() * 100:.0f}%)")
-            time.sleep(0.01)
-        if res.status != RNS.Resource.COMPLETE:
-            raise RuntimeError(f"resource failed (status {res.status})")
+            time.sleep(0.005)
+        if done[0].status != RNS.Resource.COMPLETE:
+            raise RuntimeError(f"resource failed (status {done[0].status})")
+        out["segments"] = done[0].total_segments
         el = time.monotonic() - t0
         out["transfer_s"] = round(el, 3)
         out["goodput_Bps"] = round(size / el)
