@@ -231,6 +231,22 @@ class Node:
                         m[k] = int(v.split()[0])
         except OSError:
             pass
+        try:  # CPU time so far (utime + stime), seconds
+            with open(f"/proc/{self.proc.pid}/stat") as f:
+                st = f.read().rsplit(")", 1)[1].split()
+            m["cpu_s"] = (int(st[11]) + int(st[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, IndexError):
+            pass
+        # what the daemon itself owns (the rest of VmRSS is shared library text, shared by
+        # every daemon of the same implementation on the host)
+        try:
+            with open(f"/proc/{self.proc.pid}/smaps_rollup") as f:
+                for ln in f:
+                    k, _, v = ln.partition(":")
+                    if k in ("Private_Clean", "Private_Dirty"):
+                        m["private"] = m.get("private", 0) + int(v.split()[0])
+        except (OSError, ValueError, IndexError):
+            pass
         return m
 
     # -- queries -----------------------------------------------------------------------------
@@ -541,6 +557,8 @@ class Run:
                        "known": known.get(n.name, 0), "expected": len(expected)}
                 mem = n.memory()
                 row["rss_kib"], row["hwm_kib"] = mem.get("VmRSS"), mem.get("VmHWM")
+                row["private_kib"] = mem.get("private")
+                row["cpu_s"] = mem.get("cpu_s")
                 if tr and b0:
                     row["rx_bytes"], row["tx_bytes"] = tr[0] - b0[0], tr[1] - b0[1]
                     row["bytes_per_min"] = round((row["rx_bytes"] + row["tx_bytes"]) * 60 / window)

@@ -38,7 +38,14 @@ def compare(out):
                          "rnsc" if r["impls"].get("ref", 0) == 0 else "mixed") for r in runs}
     mvr = [d for d in diffs if {kind[d["a"]], kind[d["b"]]} == {"mixed", "ref"}]
     if mvr:
-        out["mixed_vs_reference"] = {"compared": len(mvr),
+        byl = {r["label"]: r for r in runs}
+
+        def excess(r):  # share of entries longer than the shortest path
+            tot = sum(len(t) for t in r["tables"].values())
+            return round(r.get("non_shortest_entries", 0) / tot, 4) if tot else None
+        out["mixed_vs_reference"] = {
+            "compared": len(mvr),
+            "longer_than_shortest_share": {lb: excess(byl[lb]) for d in mvr for lb in (d["a"], d["b"])},
                                      "same_hop_counts": all(d["same_hop_counts"] for d in mvr),
                                      "differing_paths": sum(d["differing_paths"] for d in mvr),
                                      "differing_hop_counts": sum(d["differing_hop_counts"] for d in mvr)}
@@ -101,7 +108,9 @@ def markdown(out):
         L.append(f"- **mixed vs all-reference mesh of the same shape: "
                  f"{'same path tables, hop count for hop count' if m['same_hop_counts'] else 'tables differ'}**"
                  f" ({m['differing_paths']} paths missing on one side, {m['differing_hop_counts']} "
-                 "hop counts differ)")
+                 "hop counts differ; share of entries longer than the shortest path: "
+                 + ", ".join(f"{k} {v * 100:.1f} %" for k, v in m["longer_than_shortest_share"].items()
+                             if v is not None) + ")")
     for r in out["runs"]:
         rc = r.get("recovery")
         if rc:
