@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # rnsc bench mesh: the topology generators and description format, the command line, a
-# 2-node file topology (and one shaped with netem where the kernel has it), the quick
+# 2-node file topology (cut and healed once; and one shaped with netem where the kernel has it), the quick
 # 10-node runs (mixed, all-reference, all-rnsc on a 2x5 grid: every daemon must reach every
 # destination, the three must end with the same paths, a link across the grid's diameter must
 # carry a resource with equal SHA-256, and after the centre node is killed
@@ -71,7 +71,7 @@ else bad "bad description (exit $rc)" "$tmp/bad2"; fi
 
 # ---- a 2-node file topology, and the same shaped with netem -------------------------------------
 printf 'node left rnsc\nnode right ref\nlink left right\n' >"$tmp/two.topo"
-timeout 150 "$RNSC" bench mesh --file "$tmp/two.topo" --destinations 3 --timeout 60 --window 3 --no-recovery \
+timeout 180 "$RNSC" bench mesh --file "$tmp/two.topo" --destinations 3 --timeout 60 --window 3 --no-recovery --partition 6 \
   --json "$tmp/two.json" >"$tmp/two.out" 2>&1; rc=$?
 if [ $rc = 0 ] && "$PY" - "$tmp/two.json" <<'PYEOF'
 import json, sys
@@ -79,8 +79,10 @@ d = json.load(open(sys.argv[1])); r = d["runs"][0]
 assert r["ok"] and r["converged"] and r["nodes"] == 2 and r["non_shortest_entries"] == 0, r
 assert [p["table_entries"] for p in r["per_node"]] == [6, 6], r["per_node"]
 assert [p["table_source"] for p in r["per_node"]] [1] == "rpc"
+pt = r["partition"]
+assert pt["ok"] and pt["cut_links"] == 1 and not pt["probe_during_cut"] and pt["probe_s"] > 0, pt
 PYEOF
-then ok "2-node file topology (rnsc - reference) converges: $(grep -o 'converged in [0-9.]* s' "$tmp/two.out")"
+then ok "2-node file topology (rnsc - reference) converges: $(grep -o 'converged in [0-9.]* s' "$tmp/two.out"), and heals after a 6 s partition"
 else bad "2-node file topology (exit $rc)" "$tmp/two.out"; fi
 # netem: used when the kernel has it; otherwise the run must fail saying so (exit 1).
 printf 'node left rnsc\nnode right rnsc\nlink left right delay=20ms loss=0%%\n' >"$tmp/shaped.topo"

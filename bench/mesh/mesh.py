@@ -480,6 +480,57 @@ class Run:
                    if row["ok"] else f"FAILED: {row.get('error')}"))
         return rows
 
+    def partition(self, o):
+        """Cuts the mesh in two (nodes 0..n/2-1 against the rest: for a grid, the upper rows
+        against the lower) by setting every crossing veth down at both ends, has every
+        workload re-announce while it is cut, waits o.partition seconds, heals it and measures
+        until a probe between the farthest pair across the cut gets a proof, and until the
+        daemons' links are all established again."""
+        t, n = self.topo, len(self.nodes)
+        side = set(range(n // 2))
+        cut = [k for k, (a, b, _) in enumerate(t.links) if (a in side) != (b in side)]
+        out = {"cut_links": len(cut), "partition_s": o.partition, "ok": False}
+        hops = t.hops()
+        a, b = max(((x, y) for x in side for y in range(n) if y not in side),
+                   key=lambda p: hops[p[0]][p[1]])
+        na, nb = self.nodes[a], self.nodes[b]
+        out.update({"from": na.name, "to": nb.name, "hops": hops[a][b]})
+
+        def setlinks(state):
+            for k in cut:
+                x, y, _ = t.links[k]
+                sh("ip", "-n", self.nodes[x].ns, "link", "set", f"m{k}a", state)
+                sh("ip", "-n", self.nodes[y].ns, "link", "set", f"m{k}b", state)
+        setlinks("down")
+        t0 = time.monotonic()
+        for x in self.nodes:
+            x.ann.send_signal(signal.SIGUSR1)
+        out["probe_during_cut"] = na.probe(nb.name, nb.dests[0], min(5, o.partition))
+        time.sleep(max(0, o.partition - (time.monotonic() - t0)))
+        setlinks("up")
+        t0 = time.monotonic()
+        end = t0 + min(o.timeout, 120)
+        tcp = [(x, y) for x, y, f in t.links if f["iface"] == "tcp"]
+        while time.monotonic() < end:
+            if na.probe(nb.name, nb.dests[0], 5):
+                out["probe_s"] = round(time.monotonic() - t0, 2)
+                out["ok"] = not out["probe_during_cut"]
+                break
+        while time.monotonic() < end:
+            if all(x.established(MESH_PORT) >= sum(1 for p, q in tcp if x.i in (p, q))
+                   for x in self.nodes):
+                out["links_s"] = round(time.monotonic() - t0, 2)
+                break
+            time.sleep(0.5)
+        if "probe_s" not in out:
+            out["error"] = f"no probe {na.name} -> {nb.name} got through after the heal"
+        elif out["probe_during_cut"]:
+            out["error"] = "a probe got across the cut while it was down"
+        log(f"{self.label}: partition ({len(cut)} links cut for {o.partition} s) healed: probe "
+            f"{na.name} -> {nb.name} after {out.get('probe_s', 'never')} s, links "
+            f"{out.get('links_s', 'not all')} s")
+        return out
+
     def execute(self):
         o, t = self.opts, self.topo
         rec = {"label": self.label, "topology": t.name, "description": t.describe(),
@@ -571,6 +622,8 @@ class Run:
                 per.append(row)
             if o.xfer and converged is not None:
                 rec["transfers"] = self.transfers(o)
+            if o.partition and converged is not None:
+                rec["partition"] = self.partition(o)
             if o.recovery:
                 rec["recovery"] = self.recovery(o)
             # Tables are read live where the daemon answers the reference's RPC (a daemon
@@ -606,6 +659,7 @@ class Run:
             rec["non_shortest_entries"] = mism
             rec["ok"] = rec["converged"] and rec["tables_complete"] and \
                 all(r["alive"] for r in per) and rec.get("recovery", {"ok": True})["ok"] and \
+                rec.get("partition", {"ok": True})["ok"] and \
                 all(x["ok"] for x in rec.get("transfers", [])) and \
                 (not o.xfer or "transfers" in rec)
         except Exception as e:
@@ -678,6 +732,9 @@ def main(argv=None):
                     "goodput by hop count")
     ap.add_argument("--xfer-size", type=int, default=512 * 1024, metavar="BYTES")
     ap.add_argument("--xfer-timeout", type=float, default=120, metavar="S")
+    ap.add_argument("--partition", type=float, default=0, metavar="S",
+                    help="after convergence, cut the mesh in two for S seconds (crossing veths "
+                    "down, a re-announce while cut), heal it and time a probe across")
     ap.add_argument("--poll", type=float, default=0.25)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--parallel", action="store_true",
@@ -719,7 +776,7 @@ def main(argv=None):
         return 2
     env = environment(o)
     out = {"environment": env, "settings": {k: getattr(o, k) for k in (
-        "topology", "file", "mix", "seed", "iface", "destinations", "timeout", "settle", "window", "poll", "recovery", "parallel", "xfer", "xfer_size",
+        "topology", "file", "mix", "seed", "iface", "destinations", "timeout", "settle", "window", "poll", "recovery", "parallel", "xfer", "xfer_size", "partition",
         "quick")},
         "runs": []}
     def one(idx):

@@ -121,6 +121,15 @@ def markdown(out):
                      f"after {rc.get('reconverged_s', '—')} s"
                      + (f" — {rc['error']}" if rc.get("error") else ""))
     for r in out["runs"]:
+        pt = r.get("partition")
+        if pt:
+            L.append(f"- {r['label']}: partition: {pt['cut_links']} links cut for {pt['partition_s']} s "
+                     f"(every workload re-announced while cut; probe across during the cut "
+                     f"{'answered (wrong)' if pt.get('probe_during_cut') else 'failed, as it must'}); "
+                     f"after the heal a probe {pt.get('from')} -> {pt.get('to')} ({pt.get('hops')} hops) "
+                     f"answered after {pt.get('probe_s', '—')} s, all links established after "
+                     f"{pt.get('links_s', '—')} s" + (f" — {pt['error']}" if pt.get("error") else ""))
+    for r in out["runs"]:
         if r.get("error"):
             L.append(f"- run {r['label']} failed: {r['error']}")
     xs = [(r["label"], x) for r in out["runs"] for x in r.get("transfers", [])]
