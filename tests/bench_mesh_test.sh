@@ -123,7 +123,9 @@ done
 grep -q "^| mixed | grid:2x5 mixed | 5/5 | 13 | 20 | yes |" "$tmp/rep/mesh.md" && ok "report written" || bad "report table" "$tmp/rep/mesh.md"
 
 # ---- the runner killed: namespaces and daemons go with it ----------------------------------
-"$RNSC" bench mesh --topology line:3 --mix rnsc --timeout 60 --window 60 >"$tmp/kill.out" 2>&1 &
+# (its own --workdir, so runs by others on the machine are not counted)
+mkdir -p "$tmp/killwd"
+"$RNSC" bench mesh --topology line:3 --mix rnsc --timeout 60 --window 60 --workdir "$tmp/killwd" >"$tmp/kill.out" 2>&1 &
 RP=$!
 for _ in $(seq 1 80); do grep -q "announcing" "$tmp/kill.out" && break; sleep 0.25; done
 nsb=$(ip netns list | grep -c "^rm${RP}x0-" || true)
@@ -132,7 +134,7 @@ gone=0
 for _ in $(seq 1 40); do
   if [ "$(ip netns list | grep -c "^rm${RP}x0-")" = 0 ]; then gone=1; break; fi; sleep 0.25
 done
-left=$(pgrep -f "rnsc-mesh-rnsc-.*" | wc -l)
+left=$(pgrep -f "$tmp/killwd/" | wc -l)
 if [ "$nsb" = 3 ] && [ $gone = 1 ] && [ "$left" = 0 ]; then ok "SIGKILLed runner: its 3 namespaces and daemons are gone"
 else bad "cleanup after SIGKILL (namespaces before $nsb, gone $gone, processes left $left)" "$tmp/kill.out"; fi
 

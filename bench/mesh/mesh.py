@@ -12,10 +12,17 @@ destinations at once and measures, per run:
                which rnsc serves too), with the curve of known (node, destination) pairs;
   traffic      bytes on the mesh interfaces per node from the announce to convergence plus
                a settle period, and per minute;
-  memory       resident set and its peak (VmRSS/VmHWM) of every daemon;
+  memory       resident set and its peak (VmRSS/VmHWM), private memory and CPU time of
+               every daemon;
   path tables  read from each daemon's persisted table after a clean stop: every entry's
                hop count against the topology's shortest path (announcer -> daemon is one
-               hop), and, between runs of the same shape, whether the tables agree.
+               hop), and, between runs of the same shape, whether the tables agree (stated
+               explicitly for a mixed run against an all-reference one);
+  transfers    (--xfer N) links and one resource each between far-apart pairs (xfer.py):
+               link establishment time and goodput by hop count, SHA-256 checked at the receiver;
+  partition    (--partition S) the mesh cut in two for S seconds and healed: time until a
+               probe across gets through and every link is back;
+  recovery     the centre node killed and restarted (below).
 
 Everything is bounded in time. Namespaces carry the runner's PID; a detached reaper removes
 them when the runner exits for any reason (even SIGKILL), and every daemon gets
