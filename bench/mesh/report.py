@@ -127,7 +127,9 @@ def markdown(out):
                      f"(every workload re-announced while cut; probe across during the cut "
                      f"{'answered (wrong)' if pt.get('probe_during_cut') else 'failed, as it must'}); "
                      f"after the heal a probe {pt.get('from')} -> {pt.get('to')} ({pt.get('hops')} hops) "
-                     f"answered after {pt.get('probe_s', '—')} s, all links established after "
+                     f"answered after {pt.get('probe_s', '—')} s"
+                     f"{' (only after every workload re-announced: the connections had timed out and their paths gone)' if pt.get('reannounced') else ' (no re-announce needed)'}"
+                     f", all links established after "
                      f"{pt.get('links_s', '—')} s" + (f" — {pt['error']}" if pt.get("error") else ""))
     for r in out["runs"]:
         if r.get("error"):
