@@ -64,7 +64,8 @@ def main(paths):
                             "cpu_mean_s": (sum(x["cpu_s"] for x in per) / len(per)
                                            if all(x.get("cpu_s") is not None for x in per) else None),
                             "convergence_s": r["convergence_s"]})
-    L = ["| impl | topology | N | D | convergence s | peak RSS max MiB | mean MiB | private MiB (max, at the end) | sent B per interface | per destination | daemon CPU s (mean) |",
+    L = ["<!-- SPDX-License-Identifier: MIT -->", "# Scale fit (bench/mesh/scale.py)", "",
+         "| impl | topology | N | D | convergence s | peak RSS max MiB | mean MiB | private MiB (max, at the end) | sent B per interface | per destination | daemon CPU s (mean) |",
          "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for q in sorted(pts, key=lambda q: (q["impl"], q["D"], q["N"])):
         L.append(f"| {q['impl']} | {q['topology']} | {q['N']} | {q['D']} | {q['convergence_s']} | "
