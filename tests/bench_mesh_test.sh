@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # rnsc bench mesh: the topology generators and description format, the command line, a
-# 2-node file topology (and one shaped with netem where the kernel has it), the quick
+# 2-node file topology (cut and healed once; and one shaped with netem where the kernel has it), the quick
 # 10-node runs (mixed, all-reference, all-rnsc on a 2x5 grid: every daemon must reach every
-# destination, the three must end with the same paths, and after the centre node is killed
+# destination, the three must end with the same paths, a link across the grid's diameter must
+# carry a resource with equal SHA-256, and after the centre node is killed
 # and restarted a probe across it must get through and the mesh reconverge) and cleanup
 # after the runner is SIGKILLed.
 # Needs root and iproute2: fails, never skips, without them. Numbers are not judged here.
@@ -70,7 +71,7 @@ else bad "bad description (exit $rc)" "$tmp/bad2"; fi
 
 # ---- a 2-node file topology, and the same shaped with netem -------------------------------------
 printf 'node left rnsc\nnode right ref\nlink left right\n' >"$tmp/two.topo"
-timeout 150 "$RNSC" bench mesh --file "$tmp/two.topo" --destinations 3 --timeout 60 --window 3 --no-recovery \
+timeout 180 "$RNSC" bench mesh --file "$tmp/two.topo" --destinations 3 --timeout 60 --window 3 --no-recovery --partition 6 \
   --json "$tmp/two.json" >"$tmp/two.out" 2>&1; rc=$?
 if [ $rc = 0 ] && "$PY" - "$tmp/two.json" <<'PYEOF'
 import json, sys
@@ -78,8 +79,10 @@ d = json.load(open(sys.argv[1])); r = d["runs"][0]
 assert r["ok"] and r["converged"] and r["nodes"] == 2 and r["non_shortest_entries"] == 0, r
 assert [p["table_entries"] for p in r["per_node"]] == [6, 6], r["per_node"]
 assert [p["table_source"] for p in r["per_node"]] [1] == "rpc"
+pt = r["partition"]
+assert pt["ok"] and pt["cut_links"] == 1 and not pt["probe_during_cut"] and pt["probe_s"] > 0, pt
 PYEOF
-then ok "2-node file topology (rnsc - reference) converges: $(grep -o 'converged in [0-9.]* s' "$tmp/two.out")"
+then ok "2-node file topology (rnsc - reference) converges: $(grep -o 'converged in [0-9.]* s' "$tmp/two.out"), and heals after a 6 s partition"
 else bad "2-node file topology (exit $rc)" "$tmp/two.out"; fi
 # netem: used when the kernel has it; otherwise the run must fail saying so (exit 1).
 printf 'node left rnsc\nnode right rnsc\nlink left right delay=20ms loss=0%%\n' >"$tmp/shaped.topo"
@@ -101,11 +104,15 @@ assert runs["mixed"]["impls"] == {"rnsc": 5, "ref": 5}
 for r in runs.values():
     assert r["ok"] and r["converged"] and r["nodes"] == 10 and r["links"] == 13, r.get("error")
     assert r["recovery"]["ok"] and r["recovery"]["reconverged_s"] > 0, r["recovery"]
+    x = r["transfers"]
+    assert len(x) == 1 and x[0]["ok"] and x[0]["sha256_equal"] and x[0]["node_hops"] == 5, x
+    assert x[0]["received_size"] == 256 * 1024 and x[0]["link_s"] > 0 and x[0]["goodput_Bps"] > 0, x
     for p in r["per_node"]:
         assert p["alive"] and p["table_entries"] == 20 and p["hwm_kib"] > 0, p
         assert p["rx_bytes"] > 0 and p["tx_bytes"] > 0, p
 assert d["tables_agree"] and len(d["table_comparisons"]) == 3, d["table_comparisons"]
 assert all(c["differing_paths"] == 0 for c in d["table_comparisons"])
+assert d["mixed_vs_reference"]["compared"] == 1, d.get("mixed_vs_reference")
 print(", ".join(f"{k} {r['convergence_s']} s" for k, r in sorted(runs.items())))
 PYEOF
 then ok "quick 10-node grid, mixed/reference/rnsc converge to the same tables: $(cat "$tmp/q.check")"
@@ -116,7 +123,9 @@ done
 grep -q "^| mixed | grid:2x5 mixed | 5/5 | 13 | 20 | yes |" "$tmp/rep/mesh.md" && ok "report written" || bad "report table" "$tmp/rep/mesh.md"
 
 # ---- the runner killed: namespaces and daemons go with it ----------------------------------
-"$RNSC" bench mesh --topology line:3 --mix rnsc --timeout 60 --window 60 >"$tmp/kill.out" 2>&1 &
+# (its own --workdir, so runs by others on the machine are not counted)
+mkdir -p "$tmp/killwd"
+"$RNSC" bench mesh --topology line:3 --mix rnsc --timeout 60 --window 60 --workdir "$tmp/killwd" >"$tmp/kill.out" 2>&1 &
 RP=$!
 for _ in $(seq 1 80); do grep -q "announcing" "$tmp/kill.out" && break; sleep 0.25; done
 nsb=$(ip netns list | grep -c "^rm${RP}x0-" || true)
@@ -125,7 +134,7 @@ gone=0
 for _ in $(seq 1 40); do
   if [ "$(ip netns list | grep -c "^rm${RP}x0-")" = 0 ]; then gone=1; break; fi; sleep 0.25
 done
-left=$(pgrep -f "rnsc-mesh-rnsc-.*" | wc -l)
+left=$(pgrep -f "$tmp/killwd/" | wc -l)
 if [ "$nsb" = 3 ] && [ $gone = 1 ] && [ "$left" = 0 ]; then ok "SIGKILLed runner: its 3 namespaces and daemons are gone"
 else bad "cleanup after SIGKILL (namespaces before $nsb, gone $gone, processes left $left)" "$tmp/kill.out"; fi
 

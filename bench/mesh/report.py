@@ -3,6 +3,8 @@
 import json
 import os
 
+# Reticulum.ANNOUNCE_CAP (2 %) of TCPInterface/UDPInterface BITRATE_GUESS (10 Mbit/s), in B/s
+ANNOUNCE_CAP_BPS = 25000
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
 
 
@@ -23,10 +25,30 @@ def compare(out):
                 ta, tb = a["tables"].get(node, {}), b["tables"].get(node, {})
                 missing += len(set(ta) ^ set(tb))
                 hops += sum(1 for k in set(ta) & set(tb) if ta[k] != tb[k])
+            common = sum(len(set(a["tables"].get(x, {})) & set(b["tables"].get(x, {})))
+                         for x in set(a["tables"]) | set(b["tables"]))
             diffs.append({"a": a["label"], "b": b["label"], "differing_paths": missing,
-                          "differing_hop_counts": hops})
+                          "differing_hop_counts": hops, "common_paths": common,
+                          "same_hop_counts": missing == 0 and hops == 0})
     out["table_comparisons"] = diffs
     out["tables_agree"] = all(d["differing_paths"] == 0 for d in diffs)
+    # The issue's target, stated explicitly: a mixed mesh ends with the same path tables, hop
+    # count for hop count, as the all-reference mesh of the same shape.
+    kind = {r["label"]: ("ref" if r["impls"].get("rnsc", 0) == 0 else
+                         "rnsc" if r["impls"].get("ref", 0) == 0 else "mixed") for r in runs}
+    mvr = [d for d in diffs if {kind[d["a"]], kind[d["b"]]} == {"mixed", "ref"}]
+    if mvr:
+        byl = {r["label"]: r for r in runs}
+
+        def excess(r):  # share of entries longer than the shortest path
+            tot = sum(len(t) for t in r["tables"].values())
+            return round(r.get("non_shortest_entries", 0) / tot, 4) if tot else None
+        out["mixed_vs_reference"] = {
+            "compared": len(mvr),
+            "longer_than_shortest_share": {lb: excess(byl[lb]) for d in mvr for lb in (d["a"], d["b"])},
+                                     "same_hop_counts": all(d["same_hop_counts"] for d in mvr),
+                                     "differing_paths": sum(d["differing_paths"] for d in mvr),
+                                     "differing_hop_counts": sum(d["differing_hop_counts"] for d in mvr)}
 
 
 def _mib(k):
@@ -69,6 +91,27 @@ def markdown(out):
         L.append(f"- path tables {d['a']} vs {d['b']}: {d['differing_paths']} paths differ, "
                  f"{d['differing_hop_counts']} common paths have another hop count")
     for r in out["runs"]:
+        per = r.get("per_node", [])
+        w = [p["max_iface_tx_Bps"] for p in per if p.get("max_iface_tx_Bps") is not None]
+        c = [p["max_iface_tx_Bps_to_convergence"] for p in per
+             if p.get("max_iface_tx_Bps_to_convergence") is not None]
+        if w:
+            L.append(f"- {r['label']}: busiest mesh interface sent {max(w):.0f} B/s averaged over "
+                     f"the traffic window" + (f", {max(c):.0f} B/s from the announce to convergence"
+                                              if c else "")
+                     + f"; the reference's announce cap is {ANNOUNCE_CAP_BPS} B/s per interface "
+                     "(announce_cap 2 % of the TCP/UDP interfaces' 10 Mbit/s bitrate guess): "
+                     f"{'within' if max(w + c) <= ANNOUNCE_CAP_BPS else '**above**'} it "
+                     f"({max(w + c) / ANNOUNCE_CAP_BPS * 100:.1f} %)")
+    m = out.get("mixed_vs_reference")
+    if m:
+        L.append(f"- **mixed vs all-reference mesh of the same shape: "
+                 f"{'same path tables, hop count for hop count' if m['same_hop_counts'] else 'tables differ'}**"
+                 f" ({m['differing_paths']} paths missing on one side, {m['differing_hop_counts']} "
+                 "hop counts differ; share of entries longer than the shortest path: "
+                 + ", ".join(f"{k} {v * 100:.1f} %" for k, v in m["longer_than_shortest_share"].items()
+                             if v is not None) + ")")
+    for r in out["runs"]:
         rc = r.get("recovery")
         if rc:
             L.append(f"- {r['label']}: centre node {rc['centre']} killed and restarted: links back in "
@@ -78,8 +121,37 @@ def markdown(out):
                      f"after {rc.get('reconverged_s', '—')} s"
                      + (f" — {rc['error']}" if rc.get("error") else ""))
     for r in out["runs"]:
+        pt = r.get("partition")
+        if pt:
+            L.append(f"- {r['label']}: partition: {pt['cut_links']} links cut for {pt['partition_s']} s "
+                     f"(every workload re-announced while cut; probe across during the cut "
+                     f"{'answered (wrong)' if pt.get('probe_during_cut') else 'failed, as it must'}); "
+                     f"after the heal a probe {pt.get('from')} -> {pt.get('to')} ({pt.get('hops')} hops) "
+                     f"answered after {pt.get('probe_s', '—')} s"
+                     f"{' (only after every workload re-announced: the connections had timed out and their paths gone)' if pt.get('reannounced') else ' (no re-announce needed)'}"
+                     f", all links established after "
+                     f"{pt.get('links_s', '—')} s" + (f" — {pt['error']}" if pt.get("error") else ""))
+    for r in out["runs"]:
         if r.get("error"):
             L.append(f"- run {r['label']} failed: {r['error']}")
+    xs = [(r["label"], x) for r in out["runs"] for x in r.get("transfers", [])]
+    if xs:
+        L += ["", f"Links and resource transfers between far-apart pairs (after convergence, one "
+              f"at a time; {out['settings'].get('xfer_size')} bytes of random data, uncompressed; "
+              "node hops = daemons crossed - 1, the path table adds the announcer's local hop; "
+              "link = link request to established, as seen by the sender; goodput = size over "
+              "resource offered to proved complete; SHA-256 compared with what the receiver logged):", "",
+              "| run | from | to | node hops | path hops | path s | link s | RTT ms | transfer s | goodput KiB/s | SHA-256 equal | ok |",
+              "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"]
+        for lb, x in sorted(xs, key=lambda t: (t[0], -t[1]["node_hops"])):
+            L.append(f"| {lb} | {x['from']} ({x['from_impl']}) | {x['to']} ({x['to_impl']}) | "
+                     f"{x['node_hops']} | {x.get('hops', '—')} | {x.get('path_s', '—')} | "
+                     f"{x.get('link_s', '—')} | "
+                     f"{'—' if x.get('rtt_s') is None else round(x['rtt_s'] * 1000, 1)} | "
+                     f"{x.get('transfer_s', '—')} | "
+                     f"{'—' if not x.get('goodput_Bps') else round(x['goodput_Bps'] / 1024, 1)} | "
+                     f"{'yes' if x.get('sha256_equal') else 'no'} | "
+                     f"{'yes' if x['ok'] else '**no**: ' + str(x.get('error'))} |")
     L += ["", "Per node (peak RSS from VmHWM; traffic = bytes in and out on the mesh interfaces "
           f"over the {out['settings'].get('window')} s after the announce, or until convergence "
           "plus the settle time if later; the rate is bytes over that window):", ""]
