@@ -8,10 +8,13 @@
 #                    the reference's rnsd and rnsc daemon (announces, paths, probes),
 #                    rnsc bench --quick (scenarios in all four pairings) and
 #                    rnsc bench crypto (rnsc vs reference, same run)
-#   ./run.sh test    install what is missing, build, then run the full test suite
-#                    (make check: unit, CLI, vector and cross-check suites)
+#   ./run.sh test    install what is missing, build with gcov instrumentation in its own
+#                    tree, run the full test suite (make check: unit, CLI, vector,
+#                    cross-check, interop and benchmark-conformance suites), then apply
+#                    the coverage gate (make coverage: lcov + coverage/thresholds)
 #
-# Environment: BUILD_DIR (default ./build), RNSC_VENV (default ./.venv), JOBS.
+# Environment: BUILD_DIR (main's build tree, default ./build), TEST_BUILD_DIR (test's,
+# default ./build-test), RNSC_VENV (default ./.venv), JOBS.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${BUILD_DIR:-$here/build}
@@ -32,12 +35,13 @@ need_packages() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
 }
 
+# setup [configure flags...]: packages, configure (once per build tree), build, venv.
 setup() {
   need_packages
   [ -x "$here/configure" ] || (cd "$here" && autoreconf -fi)
   mkdir -p "$build"
   if [ ! -f "$build/Makefile" ]; then
-    (cd "$build" && "$here/configure" --enable-werror RNSC_VENV="$venv" ${CONFIGURE_FLAGS:-})
+    (cd "$build" && "$here/configure" --enable-werror RNSC_VENV="$venv" "$@" ${CONFIGURE_FLAGS:-})
   fi
   make -C "$build" -j"$jobs"
   make -C "$build" venv
@@ -67,8 +71,10 @@ case "${1:-}" in
     echo "         $build/bench-scenarios/scenarios.{md,json,svg}, $build/bench-crypto.json"
     ;;
   test)
-    setup
-    make -C "$build" -j"$jobs" check
+    # A separate tree: main's benchmarks must not run an -O0 instrumented build.
+    build=${TEST_BUILD_DIR:-$here/build-test}
+    setup --enable-coverage
+    make -C "$build" -j"$jobs" coverage
     ;;
   *)
     awk 'NR > 2 && /^#/ { sub(/^# ?/, ""); print; next } NR > 2 { exit }' "$0"
