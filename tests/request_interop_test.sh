@@ -139,7 +139,7 @@ print(*[x.getsockname()[1] for x in s])')
   fi
   if [ -n "$relay" ]; then
     kill "$relay" 2>/dev/null; wait "$relay" 2>/dev/null
-    if grep -q 'relay a->b packets=[0-9]* dropped=[1-9]' "$tmp/relay_$tag.out"; then
+    if grep -q 'dropped=[1-9]' "$tmp/relay_$tag.out"; then
       ok "$tag: the relay dropped packets: $(tr '\n' ' ' <"$tmp/relay_$tag.out")"
     else bad "$tag: no loss injected by the relay" "$tmp/relay_$tag.out"; fi
   fi

@@ -134,7 +134,7 @@ run_pair() { # run_pair SENDER_KIND RECEIVER_KIND
   kill "$lp" 2>/dev/null; wait "$lp" 2>/dev/null
   if [ "$sk" = ref ] && [ "$rk" = ref ]; then
     kill "$relay" 2>/dev/null; wait "$relay" 2>/dev/null
-    if grep -q 'relay a->b packets=[0-9]* dropped=[1-9]' "$tmp/relay_$tag.out"; then
+    if grep -q 'dropped=[1-9]' "$tmp/relay_$tag.out"; then
       ok "$tag: the relay dropped packets: $(tr '\n' ' ' <"$tmp/relay_$tag.out")"
     else bad "$tag: no loss injected by the relay" "$tmp/relay_$tag.out"; fi
   else
