@@ -10,9 +10,11 @@
  *       "server rx=<n> bytes=<b>".
  *   link_node_peer connect CONFIGDIR DEST N TIMEOUT_S
  *       Requests a path, opens a link, sends N packets of 60..420 bytes (at most 16 unproved
- *       at a time), waits for every proof and echo, closes. Prints "client sent=.. bytes=..
- *       proved=.. echoed=.. echo_bytes=.. mtu=..".
- * Exit status 0 only when the accounting is exact; every wait is bounded.
+ *       at a time), waits for every proof (or its receipt's timeout) and echo, closes.
+ *       Prints "client sent=.. bytes=.. proved=.. echoed=.. echo_bytes=.. mtu=.. timeouts=..".
+ * Exit status 0 only when the accounting is exact: with PEER_EXPECT_TIMEOUTS=K in the
+ * environment exactly K receipts must time out (a server withholding K proofs), else none;
+ * every wait is bounded.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,12 +36,14 @@ typedef struct peer {
 	int up, closed;
 	uint8_t link_id[HL];
 	uint32_t mtu;
-	unsigned rx, proved, echoed, outstanding;
+	unsigned rx, proved, echoed, outstanding, timeouts;
 	uint64_t rx_bytes, echo_bytes;
 	int echo; /* server: send every packet back */
 	/* client: payloads sent and not yet echoed, by index */
 	unsigned char *pending;
-	unsigned count;
+	unsigned char *rstate; /* receipt per packet: 1 waiting, 2 proved, 3 timed out */
+	uint8_t (*hash)[RNSC_HASHLEN];
+	unsigned count, sent;
 } peer;
 
 static size_t payload(unsigned i, uint8_t *out)
@@ -103,11 +107,37 @@ static void on_data(void *ud, const uint8_t *lid, const uint8_t *data, size_t le
 	}
 }
 
+static int rindex_of(const peer *p, const uint8_t *ph)
+{
+	for (unsigned i = 0; p->hash && i < p->sent; i++)
+		if (memcmp(p->hash[i], ph, RNSC_HASHLEN) == 0)
+			return (int)i;
+	return -1;
+}
+
 static void on_proof(void *ud, const uint8_t *lid, const uint8_t *ph)
 {
-	(void)lid, (void)ph;
+	(void)lid;
 	peer *p = ud;
+	int i = rindex_of(p, ph);
+	if (i < 0 || p->rstate[i] == 2)
+		return;
+	if (p->rstate[i] == 1 && p->outstanding)
+		p->outstanding--;
+	if (p->rstate[i] == 3) /* late: the timeout is taken back */
+		p->timeouts--;
+	p->rstate[i] = 2;
 	p->proved++;
+}
+
+static void on_receipt(void *ud, const uint8_t *ph, int proved)
+{
+	peer *p = ud;
+	int i = rindex_of(p, ph);
+	if (proved || i < 0 || p->rstate[i] != 1)
+		return;
+	p->rstate[i] = 3;
+	p->timeouts++;
 	if (p->outstanding)
 		p->outstanding--;
 }
@@ -153,7 +183,8 @@ int main(int argc, char **argv)
 				 .on_link_established = on_est,
 				 .on_link_closed = on_closed,
 				 .on_link_data = on_data,
-				 .on_link_proof = on_proof};
+				 .on_link_proof = on_proof,
+				 .on_receipt = on_receipt};
 	rnsc_node_set_hooks(p.n, &hooks);
 	int ret = 1;
 	char hx[2 * HL + 1];
@@ -220,7 +251,9 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	p.pending = calloc(n ? n : 1, 1);
-	if (!p.pending)
+	p.rstate = calloc(n ? n : 1, 1);
+	p.hash = calloc(n ? n : 1, sizeof(*p.hash));
+	if (!p.pending || !p.rstate || !p.hash)
 		goto out;
 	unsigned sent = 0;
 	uint64_t bytes = 0;
@@ -232,31 +265,40 @@ int main(int argc, char **argv)
 		uint8_t buf[512];
 		size_t len = payload(sent, buf);
 		p.pending[sent] = 1;
-		rc = rnsc_transport_link_send(p.t, lid, buf, len, NULL, rnsc_node_now_ms());
+		rc = rnsc_transport_link_send(p.t, lid, buf, len, p.hash[sent], rnsc_node_now_ms());
 		if (rc) {
 			fprintf(stderr, "link_node_peer: send: %s\n", rnsc_strerror(rc));
 			break;
 		}
+		p.rstate[sent] = 1;
 		p.outstanding++;
 		sent++;
+		p.sent = sent;
 		bytes += len;
 		rnsc_node_flush(p.n);
 		rnsc_node_run_once(p.n, 0);
 	}
-	while ((p.proved < n || p.echoed < n) && !p.closed && now_s() < end)
+	while ((p.proved + p.timeouts < n || p.echoed < n) && !p.closed && now_s() < end)
 		rnsc_node_run_once(p.n, 50);
 	uint32_t mtu = p.mtu;
 	(void)rnsc_transport_link_close(p.t, lid, rnsc_node_now_ms());
 	rnsc_node_flush(p.n);
 	for (int i = 0; i < 10; i++)
 		rnsc_node_run_once(p.n, 50);
-	printf("client sent=%u bytes=%llu proved=%u echoed=%u echo_bytes=%llu mtu=%u\n", sent,
-	       (unsigned long long)bytes, p.proved, p.echoed, (unsigned long long)p.echo_bytes,
-	       (unsigned)mtu);
-	ret = sent == n && p.proved == n && p.echoed == n && p.echo_bytes == bytes ? 0 : 1;
+	printf("client sent=%u bytes=%llu proved=%u echoed=%u echo_bytes=%llu mtu=%u timeouts=%u\n",
+	       sent, (unsigned long long)bytes, p.proved, p.echoed,
+	       (unsigned long long)p.echo_bytes, (unsigned)mtu, p.timeouts);
+	const char *et = getenv("PEER_EXPECT_TIMEOUTS");
+	unsigned want_to = et ? (unsigned)atoi(et) : 0;
+	ret = sent == n && p.proved + p.timeouts == n && p.timeouts == want_to && p.echoed == n &&
+			      p.echo_bytes == bytes
+		      ? 0
+		      : 1;
 out:
 	fflush(stdout);
 	free(p.pending);
+	free(p.rstate);
+	free(p.hash);
 	rnsc_node_del(p.n);
 	rnsc_plugin_host_del(h);
 	rnsc_ctx_del(ctx);

@@ -11,7 +11,8 @@
 # 1) and the server streams as many back (stream 2): both content hashes equal end to end.
 # LOSS=<percent> in the environment runs the same over datagrams with loss: rnsc peers on
 # LossyInterface (plugins/iface/lossy.c: drop LOSS %, duplicate and reorder 1 %, seeded),
-# reference peers on their own UDPInterface; requests lost on the way are asked again (they
+# reference peers on their own UDPInterface (two reference peers through
+# tests/lossy_udp_relay.py, the same faults); requests lost on the way are asked again (they
 # have no retransmission of their own), the streams ride the channel's retransmission
 # (tests/request_loss_test.sh). The lossy interface also delays each packet by 5 ms each
 # way (LOSS_LATENCY): the reference registers a link packet's receipt only after sending
@@ -94,8 +95,22 @@ while True:  # two UDP ports, the first also free for TCP (the server listens th
         continue
     print(*[x.getsockname()[1] for x in s])
     break')
-  local sd="$tmp/S_$tag" cd="$tmp/C_$tag"
-  config "$sd" "$sk" server "$port" "$cport"; config "$cd" "$ck" client "$cport" "$port"
+  local sd="$tmp/S_$tag" cd="$tmp/C_$tag" relay=""
+  if [ -n "${LOSS:-}" ] && [ "$sk" = ref ] && [ "$ck" = ref ]; then
+    # two reference ends: the faults come from a relay between their UDPInterfaces
+    local ra rb
+    read -r ra rb < <("$PY" -c '
+import socket
+s = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(2)]
+for x in s: x.bind(("127.0.0.1", 0))
+print(*[x.getsockname()[1] for x in s])')
+    config "$sd" "$sk" server "$port" "$rb"; config "$cd" "$ck" client "$cport" "$ra"
+    "$PY" "$S/tests/lossy_udp_relay.py" "$ra" "$cport" "$rb" "$port" "$LOSS" "${LOSS_DUP:-1}" \
+      "${LOSS_REORDER:-1}" "${LOSS_SEED:-7}3" "${LOSS_LATENCY:-5}" $((${REQ_TIMEOUT:-150} + 30)) >"$tmp/relay_$tag.out" 2>&1 &
+    relay=$!; pids+=("$relay")
+  else
+    config "$sd" "$sk" server "$port" "$cport"; config "$cd" "$ck" client "$cport" "$port"
+  fi
   local sarg=""; [ "$STREAM" != 0 ] && sarg=$STREAM
   $(peer_cmd "$sk") serve "$sd" "$WHO" "$N" "$M" "${REQ_TIMEOUT:-150}" $sarg >"$sd.out" 2>"$sd.err" &
   local sp=$!; pids+=("$sp")
@@ -121,6 +136,12 @@ while True:  # two UDP ports, the first also free for TCP (the server listens th
     if [ -z "${LOSS:-}" ] && [ "$ck" = rnsc ] && [ "$cb" != "$sb" ]; then bad "$tag: echoed bytes differ: client$cb server$sb"; fi
   else
     bad "$tag: the server did not see the link close" "$sd.out" "$sd.err"
+  fi
+  if [ -n "$relay" ]; then
+    kill "$relay" 2>/dev/null; wait "$relay" 2>/dev/null
+    if grep -q 'dropped=[1-9]' "$tmp/relay_$tag.out"; then
+      ok "$tag: the relay dropped packets: $(tr '\n' ' ' <"$tmp/relay_$tag.out")"
+    else bad "$tag: no loss injected by the relay" "$tmp/relay_$tag.out"; fi
   fi
   if [ -n "${REQ_BIG:-}${REQ_BIGREQ:-}" ]; then
     local want cbig sbig; want=$(big_expect)
@@ -153,7 +174,7 @@ big_expect() { # the accounting both ends must print for REQ_BIG / REQ_BIGREQ
   echo "big=$nb bigbytes=$sb bigreq=$nr bigreqbytes=$sr"
 }
 for pr in $PAIRS; do run_pair "${pr%%:*}" "${pr##*:}"; done
-if [ -n "${LOSS:-}" ]; then # the loss really happened: the plugin's counts at close
+if [ -n "${LOSS:-}" ] && [[ " $PAIRS" == *rnsc* ]]; then # the loss really happened: the plugin's counts at close
   if grep -qh 'LossyInterface\[.*tx [0-9]*/-[1-9]' "$tmp"/*.err 2>/dev/null; then
     ok "the lossy interface dropped packets: $(grep -h 'LossyInterface\[' "$tmp"/*.err | sed 's/.*LossyInterface/LossyInterface/' | head -2 | tr '\n' ' ')"
   else bad "no loss was injected (no LossyInterface counts in the logs)" "$tmp"/*.err; fi

@@ -433,7 +433,9 @@ RNSC_API int rnsc_transport_link_open(rnsc_transport *t,
 				      const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
 				      uint8_t link_id[RNSC_TRUNCATED_HASHLEN], uint64_t now);
 /* Sends data (context NONE) on an established link. packet_hash (may be NULL) receives the
- * hash a proof will name. Returns 0, RNSC_ERR_NOTFOUND (no such link), RNSC_ERR_STATE (not
+ * hash a proof will name. The packet's receipt ends once: on_link_proof, or on_receipt(hash,
+ * 0) after max(rtt * 6, 6 s) or when the link closes first (counted in receipts_timed_out;
+ * see transport_link.c). Returns 0, RNSC_ERR_NOTFOUND (no such link), RNSC_ERR_STATE (not
  * established), RNSC_ERR_TOOBIG (over the link MDU), RNSC_ERR_NOMEM. */
 RNSC_API int rnsc_transport_link_send(rnsc_transport *t,
 				      const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],

@@ -162,6 +162,12 @@ typedef struct tr_llink {
 	unsigned expected_hops; /* initiator: hops_to(dest) when requested */
 	int busy;     /* inside a call into the link: its deletion waits for the outer settle */
 	uint64_t now; /* the time of the call in progress (for proof checks in callbacks) */
+	/* receipts of packets sent with rnsc_transport_link_send() and not proved yet */
+	struct tr_lrcpt {
+		uint8_t hash[RNSC_HASHLEN];
+		uint64_t deadline;
+	} *rcpt;
+	size_t n_rcpt, cap_rcpt;
 } tr_llink;
 
 /* A relayed link (Transport.link_table, IDX_LT_*). */

@@ -21,7 +21,87 @@ static void llink_free(rnsc_ctx *ctx, void *v)
 {
 	tr_llink *ll = v;
 	rnsc_link_del(ll->link);
+	rnsc_free(ctx, ll->rcpt);
 	rnsc_free(ctx, ll);
+}
+
+/* ---- receipts of link packets ------------------------------------------------------------- */
+
+/* Link packet receipts (PacketReceipt for a LINK destination). The reference times them out
+ * after max(rtt * Link.TRAFFIC_TIMEOUT_FACTOR, 5 ms), which on a busy host fails receipts
+ * whose proofs are merely late; here the floor is one hop's timeout (PER_HOP_TIMEOUT, 6 s),
+ * so a timeout means the proof is really missing. Each receipt ends once: proved
+ * (on_link_proof) or timed out (on_receipt(hash, 0), counted in receipts_timed_out), also
+ * when the link closes first, so none outlives its link. A proof arriving after the
+ * timeout is still passed to on_link_proof (channel proofs go that way too). */
+#define TR_LINK_TRAFFIC_TIMEOUT_FACTOR 6
+#define TR_LINK_TRAFFIC_TIMEOUT_MIN_MS RNSC_PER_HOP_TIMEOUT_MS
+
+static int rcpt_add(tr_llink *ll, const uint8_t hash[RNSC_HASHLEN], uint64_t now)
+{
+	rnsc_transport *t = ll->t;
+	if (ll->n_rcpt == ll->cap_rcpt) {
+		size_t ncap = ll->cap_rcpt ? ll->cap_rcpt * 2 : 8;
+		struct tr_lrcpt *nr = rnsc_calloc(t->ctx, ncap, sizeof(*nr));
+		if (!nr)
+			return RNSC_ERR_NOMEM;
+		if (ll->n_rcpt)
+			memcpy(nr, ll->rcpt, ll->n_rcpt * sizeof(*nr));
+		rnsc_free(t->ctx, ll->rcpt);
+		ll->rcpt = nr;
+		ll->cap_rcpt = ncap;
+	}
+	double rtt = rnsc_link_rtt(ll->link);
+	uint64_t tmo = rtt > 0 ? (uint64_t)(rtt * 1000.0 * TR_LINK_TRAFFIC_TIMEOUT_FACTOR) : 0;
+	if (tmo < TR_LINK_TRAFFIC_TIMEOUT_MIN_MS)
+		tmo = TR_LINK_TRAFFIC_TIMEOUT_MIN_MS;
+	struct tr_lrcpt *r = &ll->rcpt[ll->n_rcpt++];
+	memcpy(r->hash, hash, RNSC_HASHLEN);
+	r->deadline = now + tmo;
+	return 0;
+}
+
+static void rcpt_remove(tr_llink *ll, size_t i)
+{
+	memmove(&ll->rcpt[i], &ll->rcpt[i + 1], (ll->n_rcpt - i - 1) * sizeof(*ll->rcpt));
+	ll->n_rcpt--;
+}
+
+static uint64_t rcpt_deadline(const tr_llink *ll)
+{
+	uint64_t d = UINT64_MAX;
+	for (size_t i = 0; i < ll->n_rcpt; i++)
+		d = ll->rcpt[i].deadline < d ? ll->rcpt[i].deadline : d;
+	return d;
+}
+
+/* Ends the receipts due at now (all of them when all is set): taken off the link first,
+ * then reported, as the callbacks may close or free the link. */
+static int rcpt_expire(rnsc_transport *t, tr_llink *ll, uint64_t now, int all)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < ll->n_rcpt; i++)
+		n += all || ll->rcpt[i].deadline <= now;
+	if (!n)
+		return 0;
+	uint8_t(*h)[RNSC_HASHLEN] = rnsc_alloc(t->ctx, n * RNSC_HASHLEN);
+	if (!h)
+		return RNSC_ERR_NOMEM;
+	size_t k = 0;
+	for (size_t i = 0; i < ll->n_rcpt;) {
+		if (all || ll->rcpt[i].deadline <= now) {
+			memcpy(h[k++], ll->rcpt[i].hash, RNSC_HASHLEN);
+			rcpt_remove(ll, i);
+		} else {
+			i++;
+		}
+	}
+	t->st.receipts_timed_out += k;
+	for (size_t i = 0; i < k; i++)
+		if (t->cb.on_receipt)
+			t->cb.on_receipt(t->cb.ud, h[i], 0);
+	rnsc_free(t->ctx, h);
+	return 0;
 }
 
 void rnsc_tr_links_free(rnsc_transport *t)
@@ -81,8 +161,14 @@ static int settle(rnsc_transport *t, const uint8_t id[HL], uint64_t now)
 	if (!ll)
 		return 0;
 	int rc = drain(ll, now);
-	if (!ll->busy && rnsc_link_status(ll->link) == RNSC_LINK_CLOSED)
-		llink_free(t->ctx, rnsc_tmap_del(&t->links, id));
+	if (!ll->busy && rnsc_link_status(ll->link) == RNSC_LINK_CLOSED) {
+		tr_llink *gone = rnsc_tmap_del(&t->links, id);
+		/* off the map first: a receipt callback cannot reach the closed link */
+		int erc = rcpt_expire(t, gone, now, 1);
+		llink_free(t->ctx, gone);
+		if (rc == 0)
+			rc = erc;
+	}
 	return rc;
 }
 
@@ -124,9 +210,15 @@ static void cb_packet(void *ud, rnsc_link *link, int context, const uint8_t *dat
 		/* Link packet proofs are explicit: the proved hash leads the proof. */
 		uint8_t hash[RNSC_HASHLEN];
 		memcpy(hash, pkt->data, RNSC_HASHLEN);
-		if (rnsc_link_validate_proof(link, hash, pkt->data, pkt->data_len,
-					     ll->now) == 0 &&
-		    t->cb.on_link_proof)
+		if (rnsc_link_validate_proof(link, hash, pkt->data, pkt->data_len, ll->now) != 0)
+			return;
+		for (size_t i = 0; i < ll->n_rcpt; i++) {
+			if (memcmp(ll->rcpt[i].hash, hash, RNSC_HASHLEN) == 0) {
+				rcpt_remove(ll, i);
+				break;
+			}
+		}
+		if (t->cb.on_link_proof)
 			t->cb.on_link_proof(t->cb.ud, ll->id, hash);
 	}
 }
@@ -459,7 +551,7 @@ static int link_due(rnsc_transport *t, void *v, uint64_t now)
 {
 	(void)t;
 	const tr_llink *ll = v;
-	return rnsc_link_next_deadline(ll->link) <= now ||
+	return rnsc_link_next_deadline(ll->link) <= now || rcpt_deadline(ll) <= now ||
 	       rnsc_link_status(ll->link) == RNSC_LINK_CLOSED;
 }
 
@@ -485,6 +577,8 @@ int rnsc_tr_links_tick(rnsc_transport *t, uint64_t now)
 			ll->busy = 1;
 			rc = rnsc_link_tick(ll->link, now);
 			ll->busy = 0;
+			if (rc == 0 && rnsc_link_status(ll->link) != RNSC_LINK_CLOSED)
+				rc = rcpt_expire(t, ll, now, 0);
 			int src = settle(t, ids[i], now);
 			if (rc == 0)
 				rc = src;
@@ -515,6 +609,8 @@ uint64_t rnsc_tr_links_deadline(const rnsc_transport *t)
 			continue;
 		const tr_llink *ll = rnsc_tmap_slot_val(m, i);
 		uint64_t x = rnsc_link_next_deadline(ll->link);
+		d = x < d ? x : d;
+		x = rcpt_deadline(ll);
 		d = x < d ? x : d;
 	}
 	if (t->link_table.n) {
@@ -601,10 +697,15 @@ int rnsc_transport_link_send(rnsc_transport *t, const uint8_t link_id[HL], const
 		return RNSC_ERR_NOTFOUND;
 	if (ll->busy)
 		ll->now = now;
-	int rc = rnsc_link_send(ll->link, RNSC_CTX_NONE, data, len, packet_hash, now);
+	uint8_t ph[RNSC_HASHLEN];
+	int rc = rnsc_link_send(ll->link, RNSC_CTX_NONE, data, len, ph, now);
 	if (rc < 0)
 		return rc;
-	return settle(t, id, now);
+	if (packet_hash)
+		memcpy(packet_hash, ph, RNSC_HASHLEN);
+	rc = rcpt_add(ll, ph, now);
+	int src = settle(t, id, now);
+	return rc ? rc : src;
 }
 
 int rnsc_transport_link_send_packet(rnsc_transport *t, const uint8_t link_id[HL],
