@@ -261,6 +261,17 @@ static void test_direct(void)
 	 * the initiator's were all proved. */
 	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[b].t)->receipts_timed_out, 6);
 	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[a].t)->receipts_timed_out, 0);
+	/* Transport.MAX_RECEIPTS: 1,100 more unproved packets keep 1,024 receipts pending; the
+	 * 76 oldest are culled as timed out at once. */
+	for (int i = 0; i < 1100; i++) {
+		CU_ASSERT_EQUAL(rnsc_transport_link_send(N[b].t, lid, (const uint8_t *)"flood", 5,
+							 NULL, NOW),
+				0);
+		if (i % 100 == 99)
+			pump();
+	}
+	pump();
+	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[b].t)->receipts_timed_out, 6 + 76);
 	/* one more unproved packet from the responder, pending when the link closes below */
 	CU_ASSERT_EQUAL(rnsc_transport_link_send(N[b].t, lid, (const uint8_t *)"late", 4, NULL, NOW),
 			0);
@@ -278,7 +289,7 @@ static void test_direct(void)
 	CU_ASSERT_EQUAL(rnsc_transport_link_count(N[b].t), 0);
 	CU_ASSERT_EQUAL(rnsc_transport_link_close(N[a].t, lid, NOW), RNSC_ERR_NOTFOUND);
 	/* the receipt left at close ended with its link (no leak: the run is LSan-checked) */
-	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[b].t)->receipts_timed_out, 7);
+	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[b].t)->receipts_timed_out, 6 + 1101);
 	rnsc_identity_free(&idb);
 	net_reset();
 }

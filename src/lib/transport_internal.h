@@ -163,11 +163,15 @@ typedef struct tr_llink {
 	int busy;     /* inside a call into the link: its deletion waits for the outer settle */
 	uint64_t now; /* the time of the call in progress (for proof checks in callbacks) */
 	/* receipts of packets sent with rnsc_transport_link_send() and not proved yet */
+	/* Receipts of link DATA packets: a FIFO ring (head, n slots in use, cap a power of
+	 * two up to TR_LINK_MAX_RECEIPTS), deadlines non-decreasing from the head; a proved
+	 * receipt becomes a tombstone (live = 0) until it reaches the head. */
 	struct tr_lrcpt {
 		uint8_t hash[RNSC_HASHLEN];
 		uint64_t deadline;
+		uint8_t live;
 	} *rcpt;
-	size_t n_rcpt, cap_rcpt;
+	size_t rcpt_head, n_rcpt, cap_rcpt;
 } tr_llink;
 
 /* A relayed link (Transport.link_table, IDX_LT_*). */

@@ -36,43 +36,90 @@ static void llink_free(rnsc_ctx *ctx, void *v)
  * timeout is still passed to on_link_proof (channel proofs go that way too). */
 #define TR_LINK_TRAFFIC_TIMEOUT_FACTOR 6
 #define TR_LINK_TRAFFIC_TIMEOUT_MIN_MS RNSC_PER_HOP_TIMEOUT_MS
+/* Transport.MAX_RECEIPTS: beyond it the oldest receipt is culled as timed out. A link
+ * whose peer proves nothing thus holds at most 1024 receipts (about 48 KiB), and every
+ * operation below is O(1) amortised or bounded by 1024. */
+#define TR_LINK_MAX_RECEIPTS 1024
 
-static int rcpt_add(tr_llink *ll, const uint8_t hash[RNSC_HASHLEN], uint64_t now)
+static struct tr_lrcpt *rcpt_at(const tr_llink *ll, size_t i)
+{
+	return &ll->rcpt[(ll->rcpt_head + i) & (ll->cap_rcpt - 1)];
+}
+
+/* Drops proved receipts (tombstones) from the head, so the head is live or the ring empty. */
+static void rcpt_trim(tr_llink *ll)
+{
+	while (ll->n_rcpt && !rcpt_at(ll, 0)->live) {
+		ll->rcpt_head = (ll->rcpt_head + 1) & (ll->cap_rcpt - 1);
+		ll->n_rcpt--;
+	}
+}
+
+/* Adds a receipt; when the ring is full, the oldest is culled into *culled (returns 1). */
+static int rcpt_add(tr_llink *ll, const uint8_t hash[RNSC_HASHLEN], uint64_t now,
+		    uint8_t culled[RNSC_HASHLEN])
 {
 	rnsc_transport *t = ll->t;
-	if (ll->n_rcpt == ll->cap_rcpt) {
+	int cull = 0;
+	if (ll->n_rcpt == ll->cap_rcpt && ll->cap_rcpt < TR_LINK_MAX_RECEIPTS) {
 		size_t ncap = ll->cap_rcpt ? ll->cap_rcpt * 2 : 8;
 		struct tr_lrcpt *nr = rnsc_calloc(t->ctx, ncap, sizeof(*nr));
 		if (!nr)
 			return RNSC_ERR_NOMEM;
-		if (ll->n_rcpt)
-			memcpy(nr, ll->rcpt, ll->n_rcpt * sizeof(*nr));
+		for (size_t i = 0; i < ll->n_rcpt; i++)
+			nr[i] = *rcpt_at(ll, i);
 		rnsc_free(t->ctx, ll->rcpt);
 		ll->rcpt = nr;
+		ll->rcpt_head = 0;
 		ll->cap_rcpt = ncap;
+	}
+	if (ll->n_rcpt == ll->cap_rcpt) { /* full at the maximum: the head is live */
+		memcpy(culled, rcpt_at(ll, 0)->hash, RNSC_HASHLEN);
+		rcpt_at(ll, 0)->live = 0;
+		rcpt_trim(ll);
+		cull = 1;
 	}
 	double rtt = rnsc_link_rtt(ll->link);
 	uint64_t tmo = rtt > 0 ? (uint64_t)(rtt * 1000.0 * TR_LINK_TRAFFIC_TIMEOUT_FACTOR) : 0;
 	if (tmo < TR_LINK_TRAFFIC_TIMEOUT_MIN_MS)
 		tmo = TR_LINK_TRAFFIC_TIMEOUT_MIN_MS;
-	struct tr_lrcpt *r = &ll->rcpt[ll->n_rcpt++];
+	uint64_t deadline = now + tmo;
+	/* Kept non-decreasing so expiry only looks at the head: an RTT that shrank lets a
+	 * receipt wait as long as the one before it, never less than its own timeout. */
+	if (ll->n_rcpt && rcpt_at(ll, ll->n_rcpt - 1)->deadline > deadline)
+		deadline = rcpt_at(ll, ll->n_rcpt - 1)->deadline;
+	struct tr_lrcpt *r = rcpt_at(ll, ll->n_rcpt++);
 	memcpy(r->hash, hash, RNSC_HASHLEN);
-	r->deadline = now + tmo;
-	return 0;
+	r->deadline = deadline;
+	r->live = 1;
+	return cull;
 }
 
-static void rcpt_remove(tr_llink *ll, size_t i)
+/* A validated proof ends its receipt (if it is still pending). Proofs mostly come in
+ * order, so the scan usually stops at the head. */
+static void rcpt_prove(tr_llink *ll, const uint8_t hash[RNSC_HASHLEN])
 {
-	memmove(&ll->rcpt[i], &ll->rcpt[i + 1], (ll->n_rcpt - i - 1) * sizeof(*ll->rcpt));
-	ll->n_rcpt--;
+	for (size_t i = 0; i < ll->n_rcpt; i++) {
+		struct tr_lrcpt *r = rcpt_at(ll, i);
+		if (r->live && memcmp(r->hash, hash, RNSC_HASHLEN) == 0) {
+			r->live = 0;
+			break;
+		}
+	}
+	rcpt_trim(ll);
 }
 
 static uint64_t rcpt_deadline(const tr_llink *ll)
 {
-	uint64_t d = UINT64_MAX;
-	for (size_t i = 0; i < ll->n_rcpt; i++)
-		d = ll->rcpt[i].deadline < d ? ll->rcpt[i].deadline : d;
-	return d;
+	return ll->n_rcpt ? rcpt_at(ll, 0)->deadline : UINT64_MAX;
+}
+
+static void rcpt_report(rnsc_transport *t, const uint8_t (*h)[RNSC_HASHLEN], size_t k)
+{
+	t->st.receipts_timed_out += k;
+	for (size_t i = 0; i < k; i++)
+		if (t->cb.on_receipt)
+			t->cb.on_receipt(t->cb.ud, h[i], 0);
 }
 
 /* Ends the receipts due at now (all of them when all is set): taken off the link first,
@@ -80,26 +127,23 @@ static uint64_t rcpt_deadline(const tr_llink *ll)
 static int rcpt_expire(rnsc_transport *t, tr_llink *ll, uint64_t now, int all)
 {
 	size_t n = 0;
-	for (size_t i = 0; i < ll->n_rcpt; i++)
-		n += all || ll->rcpt[i].deadline <= now;
+	while (n < ll->n_rcpt && (all || rcpt_at(ll, n)->deadline <= now))
+		n++;
 	if (!n)
 		return 0;
 	uint8_t(*h)[RNSC_HASHLEN] = rnsc_alloc(t->ctx, n * RNSC_HASHLEN);
 	if (!h)
 		return RNSC_ERR_NOMEM;
 	size_t k = 0;
-	for (size_t i = 0; i < ll->n_rcpt;) {
-		if (all || ll->rcpt[i].deadline <= now) {
-			memcpy(h[k++], ll->rcpt[i].hash, RNSC_HASHLEN);
-			rcpt_remove(ll, i);
-		} else {
-			i++;
-		}
+	for (size_t i = 0; i < n; i++) {
+		const struct tr_lrcpt *r = rcpt_at(ll, i);
+		if (r->live)
+			memcpy(h[k++], r->hash, RNSC_HASHLEN);
 	}
-	t->st.receipts_timed_out += k;
-	for (size_t i = 0; i < k; i++)
-		if (t->cb.on_receipt)
-			t->cb.on_receipt(t->cb.ud, h[i], 0);
+	ll->rcpt_head = (ll->rcpt_head + n) & (ll->cap_rcpt - 1);
+	ll->n_rcpt -= n;
+	rcpt_trim(ll);
+	rcpt_report(t, (const uint8_t(*)[RNSC_HASHLEN])h, k);
 	rnsc_free(t->ctx, h);
 	return 0;
 }
@@ -212,12 +256,7 @@ static void cb_packet(void *ud, rnsc_link *link, int context, const uint8_t *dat
 		memcpy(hash, pkt->data, RNSC_HASHLEN);
 		if (rnsc_link_validate_proof(link, hash, pkt->data, pkt->data_len, ll->now) != 0)
 			return;
-		for (size_t i = 0; i < ll->n_rcpt; i++) {
-			if (memcmp(ll->rcpt[i].hash, hash, RNSC_HASHLEN) == 0) {
-				rcpt_remove(ll, i);
-				break;
-			}
-		}
+		rcpt_prove(ll, hash);
 		if (t->cb.on_link_proof)
 			t->cb.on_link_proof(t->cb.ud, ll->id, hash);
 	}
@@ -703,8 +742,13 @@ int rnsc_transport_link_send(rnsc_transport *t, const uint8_t link_id[HL], const
 		return rc;
 	if (packet_hash)
 		memcpy(packet_hash, ph, RNSC_HASHLEN);
-	rc = rcpt_add(ll, ph, now);
+	uint8_t culled[RNSC_HASHLEN];
+	rc = rcpt_add(ll, ph, now, culled);
 	int src = settle(t, id, now);
+	if (rc == 1) { /* reported last: the callback may close the link */
+		rcpt_report(t, (const uint8_t(*)[RNSC_HASHLEN])&culled, 1);
+		rc = 0;
+	}
 	return rc ? rc : src;
 }
 
