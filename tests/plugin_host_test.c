@@ -87,6 +87,22 @@ static void test_good_plugins(void)
 	/* Unknown names leave the order as it was. */
 	CU_ASSERT_EQUAL(rnsc_crypto_set_order(c, "nosuch, openssl"), RNSC_ERR_NOTFOUND);
 	CU_ASSERT_PTR_NULL(rnsc_crypto_provider(c, RNSC_PRIM_AES256_CBC));
+	/* Pins: one primitive from a backend ahead of the order (the default with both). */
+	CU_ASSERT_EQUAL(rnsc_crypto_set_order(c, "x25519=sodium, ed25519=sodium, openssl"), 0);
+	CU_ASSERT_STRING_EQUAL(rnsc_crypto_provider(c, RNSC_PRIM_ED25519), "sodium");
+	CU_ASSERT_STRING_EQUAL(rnsc_crypto_provider(c, RNSC_PRIM_X25519), "sodium");
+	CU_ASSERT_STRING_EQUAL(rnsc_crypto_provider(c, RNSC_PRIM_SHA256), "openssl");
+	CU_ASSERT_STRING_EQUAL(rnsc_crypto_provider(c, RNSC_PRIM_AES256_CBC), "openssl");
+	uint8_t seed[32] = {7}, pub[32], sig[64];
+	CU_ASSERT_EQUAL(rnsc_ed25519_public(c, pub, seed), 0);
+	CU_ASSERT_EQUAL(rnsc_ed25519_sign(c, sig, seed, pub, blk, 16), 0);
+	CU_ASSERT_EQUAL(rnsc_crypto_set_order(c, "openssl"), 0); /* openssl checks sodium's */
+	CU_ASSERT_EQUAL(rnsc_ed25519_verify(c, sig, pub, blk, 16), 0);
+	/* A bad pin (unknown primitive, unloaded backend, backend without it) changes nothing. */
+	CU_ASSERT_EQUAL(rnsc_crypto_set_order(c, "sodium, frob=openssl"), RNSC_ERR_NOTFOUND);
+	CU_ASSERT_EQUAL(rnsc_crypto_set_order(c, "sodium, ed25519=nosuch"), RNSC_ERR_NOTFOUND);
+	CU_ASSERT_EQUAL(rnsc_crypto_set_order(c, "aes256-cbc=sodium, openssl"), RNSC_ERR_INVAL);
+	CU_ASSERT_STRING_EQUAL(rnsc_crypto_provider(c, RNSC_PRIM_ED25519), "openssl");
 	/* Loading the same plugin again is rejected as a duplicate. */
 	CU_ASSERT_EQUAL(load(h, crypto_dir, "openssl.so"), RNSC_ERR_DUPLICATE);
 	CU_ASSERT_EQUAL(rnsc_plugin_host_count(h), (size_t)n_crypto_so + 1);

@@ -56,6 +56,10 @@ void rnsc_crypto_rebuild(rnsc_ctx *ctx)
 {
 	for (int p = 0; p < RNSC_PRIM_COUNT; p++) {
 		ctx->serve[p] = NULL;
+		if (ctx->pin[p] && (ctx->backends[ctx->pin[p] - 1].prims & RNSC_PRIM_BIT(p))) {
+			ctx->serve[p] = &ctx->backends[ctx->pin[p] - 1];
+			continue;
+		}
 		for (size_t i = 0; i < ctx->n_order; i++) {
 			const rnsc_crypto_backend *be = &ctx->backends[ctx->order[i]];
 			if (be->prims & RNSC_PRIM_BIT(p)) {
@@ -100,6 +104,8 @@ int rnsc_crypto_unregister(rnsc_ctx *ctx, const char *name)
 		ctx->order[w++] = ctx->order[i] > idx ? ctx->order[i] - 1 : ctx->order[i];
 	}
 	ctx->n_order = w;
+	for (int p = 0; p < RNSC_PRIM_COUNT; p++)
+		ctx->pin[p] = ctx->pin[p] == idx + 1 ? 0 : ctx->pin[p] > idx + 1 ? ctx->pin[p] - 1 : ctx->pin[p];
 	memmove(&ctx->backends[idx], &ctx->backends[idx + 1],
 		(ctx->n_backends - idx - 1) * sizeof(ctx->backends[0]));
 	ctx->n_backends--;
@@ -107,9 +113,17 @@ int rnsc_crypto_unregister(rnsc_ctx *ctx, const char *name)
 	return 0;
 }
 
+static size_t find_index(rnsc_ctx *ctx, const char *s, size_t len)
+{
+	for (size_t i = 0; i < ctx->n_backends; i++)
+		if (strlen(ctx->backends[i].name) == len && memcmp(ctx->backends[i].name, s, len) == 0)
+			return i;
+	return RNSC_CRYPTO_MAX_BACKENDS;
+}
+
 int rnsc_crypto_set_order(rnsc_ctx *ctx, const char *list)
 {
-	size_t order[RNSC_CRYPTO_MAX_BACKENDS], n = 0;
+	size_t order[RNSC_CRYPTO_MAX_BACKENDS], n = 0, pin[RNSC_PRIM_COUNT] = {0};
 	const char *p = list;
 	while (p && *p) {
 		while (*p == ',' || isspace((unsigned char)*p))
@@ -119,11 +133,32 @@ int rnsc_crypto_set_order(rnsc_ctx *ctx, const char *list)
 		const char *s = p;
 		while (*p && *p != ',' && !isspace((unsigned char)*p))
 			p++;
-		size_t len = (size_t)(p - s), found = RNSC_CRYPTO_MAX_BACKENDS;
-		for (size_t i = 0; i < ctx->n_backends; i++)
-			if (strlen(ctx->backends[i].name) == len &&
-			    memcmp(ctx->backends[i].name, s, len) == 0)
-				found = i;
+		size_t len = (size_t)(p - s);
+		const char *eq = memchr(s, '=', len);
+		if (eq) {
+			size_t plen = (size_t)(eq - s), blen = len - plen - 1;
+			int prim = -1;
+			for (int k = 0; k < RNSC_PRIM_COUNT; k++)
+				if (prim_names[k] && strlen(prim_names[k]) == plen &&
+				    memcmp(prim_names[k], s, plen) == 0)
+					prim = k;
+			size_t b = find_index(ctx, eq + 1, blen);
+			if (prim < 0 || b == RNSC_CRYPTO_MAX_BACKENDS) {
+				rnsc_log(ctx, RNSC_LOG_ERROR, "crypto",
+					 "crypto order item '%.*s': %s", (int)len, s,
+					 prim < 0 ? "no such primitive" : "backend not loaded");
+				return RNSC_ERR_NOTFOUND;
+			}
+			if (!(ctx->backends[b].prims & RNSC_PRIM_BIT(prim))) {
+				rnsc_log(ctx, RNSC_LOG_ERROR, "crypto",
+					 "crypto order item '%.*s': backend '%s' does not implement %s",
+					 (int)len, s, ctx->backends[b].name, prim_names[prim]);
+				return RNSC_ERR_INVAL;
+			}
+			pin[prim] = b + 1;
+			continue;
+		}
+		size_t found = find_index(ctx, s, len);
 		if (found == RNSC_CRYPTO_MAX_BACKENDS) {
 			rnsc_log(ctx, RNSC_LOG_ERROR, "crypto",
 				 "crypto backend '%.*s' named in the order is not loaded", (int)len, s);
@@ -137,6 +172,7 @@ int rnsc_crypto_set_order(rnsc_ctx *ctx, const char *list)
 	}
 	memcpy(ctx->order, order, n * sizeof(order[0]));
 	ctx->n_order = n;
+	memcpy(ctx->pin, pin, sizeof(pin));
 	rnsc_crypto_rebuild(ctx);
 	return 0;
 }

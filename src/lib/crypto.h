@@ -39,8 +39,10 @@ RNSC_API int rnsc_crypto_register(rnsc_ctx *ctx, const char *name, const rnsc_cr
 /* Removes a backend by name; RNSC_ERR_NOTFOUND when unknown. */
 RNSC_API int rnsc_crypto_unregister(rnsc_ctx *ctx, const char *name);
 /* Sets the order from a comma/space separated list of names ("sodium, openssl").
- * Backends not listed are not used. RNSC_ERR_NOTFOUND names an unknown backend
- * (logged); the order is unchanged then. */
+ * Backends not listed are not used. An item "prim=backend" ("ed25519=sodium") pins one
+ * primitive to a backend ahead of the order (the backend must implement it; it need not
+ * be listed). RNSC_ERR_NOTFOUND names an unknown backend or primitive, RNSC_ERR_INVAL a
+ * pinned backend that lacks the primitive (both logged); the order is unchanged then. */
 RNSC_API int rnsc_crypto_set_order(rnsc_ctx *ctx, const char *list);
 /* Name of the backend serving prim under the current order, NULL when none. */
 RNSC_API const char *rnsc_crypto_provider(rnsc_ctx *ctx, enum rnsc_prim prim);

@@ -17,6 +17,8 @@ struct rnsc_ctx {
 	size_t n_backends;
 	size_t order[RNSC_CRYPTO_MAX_BACKENDS]; /* indices into backends */
 	size_t n_order;
+	/* per-primitive pins from "prim=backend" items: backend index + 1, 0 = none */
+	size_t pin[RNSC_PRIM_COUNT];
 	/* cached per-primitive choice, rebuilt whenever backends or order change */
 	const rnsc_crypto_backend *serve[RNSC_PRIM_COUNT];
 	rnsc_rng_fn rng_fn;
