@@ -28,7 +28,7 @@ RNCP=("$PY" -m RNS.Utilities.rncp)
 LOSS=${LOSS:-5} DUP=${LOSS_DUP:-1} REORDER=${LOSS_REORDER:-1} LAT=${LOSS_LATENCY:-5}
 PAIRS=${RES_PAIRS:-"rnsc:rnsc rnsc:ref ref:rnsc ref:ref"}
 FILES=${RES_FILES:-"300000"}
-TMO=${RES_TIMEOUT:-90}
+TMO=${RES_TIMEOUT:-180} # generous: a loaded CI machine runs a gcov build two suites at a time
 pass=0 fail=0
 ok() { pass=$((pass+1)); echo "ok   $1"; }
 bad() { fail=$((fail+1)); echo "FAIL $1"; shift; for f in "$@"; do [ -f "$f" ] && tail -25 "$f" | sed 's/^/     /'; done; }
