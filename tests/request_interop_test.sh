@@ -28,7 +28,12 @@
 # peers its TCP clients, so the path, the link, every request and response (the /big and
 # /bigreq resources included) and the Buffer streams cross the relay; checked in addition:
 # the relay learned the server's path (its log) and is still running at the end
-# (tests/request_relay_test.sh). Every wait is bounded; a reference that cannot start fails
+# (tests/request_relay_test.sh). REQ_NONE=<k>: the client also sends k requests to /none
+# (ALLOW_NONE at the server): each must fail at the client unanswered. REQ_CANCEL=<bytes>:
+# two plain resources of that size from client to server, the first cancelled by the client
+# once it moves (RESOURCE_ICL: the server must report it FAILED), the second by the server
+# (RESOURCE_RCL: the client must report it REJECTED, as the reference does); see
+# tests/req_node_peer.c. Every wait is bounded; a reference that cannot start fails
 # the test.
 set -u
 B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
@@ -180,6 +185,18 @@ print(*[x.getsockname()[1] for x in s])')
     if [ "$cbig" = "$want bigbad=0" ] && [ "$sbig" = "$want" ]; then
       ok "$tag: requests and responses beyond the MDU (resources): $want, byte-exact"
     else bad "$tag: large requests/responses: client '$cbig' server '$sbig' want '$want'" "$cd.err" "$sd.err"; fi
+  fi
+  if [ "${REQ_NONE:-0}" != 0 ]; then # ALLOW_NONE: failed at the client (the handler's calls count as denied)
+    local cn; cn=$(grep '^client none=' "$cd.out")
+    if [ "$cn" = "client none=$REQ_NONE none_failed=$REQ_NONE" ]; then
+      ok "$tag: ALLOW_NONE: $REQ_NONE requests to /none unanswered, failed at the client"
+    else bad "$tag: ALLOW_NONE: '$cn' want 'client none=$REQ_NONE none_failed=$REQ_NONE'" "$cd.err" "$sd.err"; fi
+  fi
+  if [ "${REQ_CANCEL:-0}" != 0 ]; then
+    local cc sc; cc=$(grep '^client cancel' "$cd.out"); sc=$(grep '^server cancel' "$sd.out")
+    if [ "$cc" = "client cancel icl=1 rcl=1" ] && [ "$sc" = "server cancel icl=1 rcl=1" ]; then
+      ok "$tag: resources of $REQ_CANCEL bytes: cancelled by the sender -> FAILED at the receiver, cancelled by the receiver -> REJECTED at the sender"
+    else bad "$tag: cancellation: '$cc' / '$sc'" "$cd.err" "$sd.err"; fi
   fi
   if [ "$STREAM" != 0 ]; then
     local cs ss; cs=$(grep '^client stream' "$cd.out"); ss=$(grep '^server stream' "$sd.out")
