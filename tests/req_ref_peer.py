@@ -225,6 +225,8 @@ def serve(configdir, allowed_hex, n, m, timeout, sbytes):
     cx = {"order": [], "current": {}, "status": {}, "cancelled": set()}
 
     def cx_started(r):  # each segment is a Resource of its own: follow the original hash
+        if r.flags & 0x18:  # a request or response sent as a resource (/bigreq): not ours
+            return
         if r.original_hash not in cx["order"]:
             cx["order"].append(r.original_hash)
         cx["current"][r.original_hash] = r

@@ -225,6 +225,10 @@ for pr in $PAIRS; do run_pair "${pr%%:*}" "${pr##*:}"; done
 if [ -n "$RELAY_PID" ]; then
   if alive "$RELAY_PID"; then ok "the $RELAY transport node still running"
   else bad "the $RELAY transport node died" "$tmp/R.log"; fi
+  kill "$RELAY_PID" 2>/dev/null # its own orderly stop (rnsd persists its tables), bounded
+  relay_gone() { ! alive "$RELAY_PID"; }
+  wait_for 10 relay_gone
+  kill -9 "$RELAY_PID" 2>/dev/null; wait "$RELAY_PID" 2>/dev/null
 fi
 if [ -n "${LOSS:-}" ] && [[ " $PAIRS" == *rnsc* ]]; then # the loss really happened: the plugin's counts at close
   if grep -qh 'LossyInterface\[.*tx [0-9]*/-[1-9]' "$tmp"/*.err 2>/dev/null; then
