@@ -10,21 +10,34 @@
 # SHA-256); every peak below RSS_MAX_KIB (default 40 MiB); the 128 MiB transfer's peaks at
 # most RSS_SLACK_KIB (default 4 MiB) above the 16 MiB transfer's, on both sides.
 #
-# The bound (src/lib/resource.h): the data streams from the file (pread, segment by segment,
-# through the resource's read callback) and to the file (write, after each segment's hash is
-# checked), so a transfer holds one segment at a time: sender about 3.1 MiB at its peak (the
-# encrypted segment, its map hashes, transiently the plaintext and the bz2 output), receiver
-# at most 2 x the advertised transfer size + 4 MiB (the parts, transiently the decrypted and
-# the decompressed segment; about 6 MiB for a 1 MiB segment, 10 MiB for the largest
-# advertisement accepted). On top comes the process's own baseline (node, plugins, OpenSSL,
-# libbz2): about 15 MiB. So: peak RSS <= baseline + ~10 MiB whatever the file's size.
+# The bound. (1) The resource (src/lib/resource.h): the data streams from the file (pread,
+# segment by segment, through the resource's read callback) and to the file (write, after
+# each segment's hash is checked), so a transfer holds one segment at a time: sender about
+# 3.1 MiB at its peak (the encrypted segment, its map hashes, transiently the plaintext and
+# the bz2 output), receiver at most 2 x the advertised transfer size + 4 MiB (the parts,
+# transiently the decrypted and the decompressed segment; about 6 MiB for a 1 MiB segment,
+# 10 MiB for the largest advertisement accepted). (2) The node's packet hashlist (duplicate
+# filter; src/lib/transport_map.h): the receiving end remembers the hash of every packet it
+# takes in, resource parts included, as the reference's Transport does, 33 bytes a slot, up
+# to Transport.hashlist_maxsize (1,000,000: it rotates at 500,000 entries), so at most about
+# 45-50 MiB however long the transfer. (3) The process's own baseline (node, plugins,
+# OpenSSL, libbz2): about 15 MiB. So a sender peaks at about 20 MiB and a receiver at about
+# 75 MiB at most, whatever the file's size; below 2^19 packets (e.g. 8 GiB at the TCP link
+# MTU of 16384, 230 MiB at a 500-byte link MTU) the receiver stays near 20 MiB.
 #
-# Measured (2-core machine shared with other jobs, plain -O2 build, 2026-11-30):
-#   16 MiB -C:      sender 18.1 MiB, listener 17.0 MiB, 0.8 s
-#   128 MiB -C:     sender 18.1 MiB, listener 17.6 MiB, 5.7 s
-#   16 MiB text:    sender 21.9 MiB, listener 19.8 MiB, 7.4 s (bz2 on both sides)
-#   1 GiB -C, by hand (RSS_BIG_MIB=1024): see RESULT-1GIB below.
-# RSS_BIG_MIB overrides the large size (e.g. 1024 for the 1 GiB run by hand).
+# Measured (2-core machine shared with other jobs, plain -O2 build, 2026-11-30; KiB peak RSS):
+#   16 MiB -C:            sender 18168, listener 16912, 1 s
+#   128 MiB -C:           sender 18140, listener 17828, 2 s (5.7 s under load)
+#   16 MiB text:          sender 22544, listener 20552, 4-7 s (bz2 on both sides)
+#   1 GiB -C (RSS_BIG_MIB=1024, by hand): sender 18524, listener 22632, 21 s; SHA-256 equal.
+#     (~66,000 parts at link MTU 16384: the hashlist's share shows, so the 4 MiB slack
+#     check against the 16 MiB transfer is for the default 128 MiB, not for 1 GiB.)
+#   link MTU 500 (sender with link_mtu_discovery = no, RSS_LOWMTU_MIB, by hand):
+#     256 MiB: sender 19032, listener 73768, 22 s (~580,000 parts: one hashlist rotation)
+#     640 MiB: sender 20096, listener 73680, 38 s (~1.45 million parts: the same plateau)
+# RSS_BIG_MIB overrides the large size; RSS_LOWMTU_MIB=<n> adds an n MiB transfer on a
+# 500-byte link MTU whose listener must stay below RSS_LOWMTU_MAX_KIB (default 96 MiB): the
+# hashlist's plateau (about 40 s for 256 MiB, so not in the default run).
 #
 # In a sanitizer build (ASan keeps freed blocks in quarantine, up to 256 MiB, so RSS grows
 # with the bytes allocated, not with what is live) the transfers and their content are
@@ -37,6 +50,7 @@ VENV=${RNSC_VENV:-$B/.venv}
 PY=$VENV/bin/python
 RSS_RUN=("$PY" "$S/tests/rss_run.py")
 MAX=${RSS_MAX_KIB:-40960} SLACK=${RSS_SLACK_KIB:-4096} BIG=${RSS_BIG_MIB:-128}
+LOWMTU=${RSS_LOWMTU_MIB:-0} LOWMAX=${RSS_LOWMTU_MAX_KIB:-98304}
 pass=0 fail=0
 ok() { pass=$((pass+1)); echo "ok   $1"; }
 bad() { fail=$((fail+1)); echo "FAIL $1"; shift; for f in "$@"; do [ -f "$f" ] && tail -25 "$f" | sed 's/^/     /'; done; }
@@ -70,6 +84,10 @@ config "$tmp/L" "    type = TCPServerInterface
 config "$tmp/S" "    type = TCPClientInterface
     target_host = 127.0.0.1
     target_port = $P"
+config "$tmp/S500" "    type = TCPClientInterface
+    target_host = 127.0.0.1
+    target_port = $P"
+sed -i 's/^  share_instance = no$/&\n  link_mtu_discovery = no/' "$tmp/S500/config"
 DEST=$("$RNSC" cp --config "$tmp/L" -p 2>/dev/null | sed -n 's/^Listening on : <\(.*\)>.*/\1/p')
 [ ${#DEST} = 32 ] || { echo "FAIL could not read the listener's destination"; exit 1; }
 
@@ -95,7 +113,8 @@ transfer() { # transfer TAG FILE [cp options]: one listener, one sender; records
   local lp=$!; pids+=("$lp")
   if ! wait_for 20 port_open "$P"; then bad "$tag: the listener did not start" "$tmp/L_$tag.log"; return; fi
   local t0=$SECONDS
-  timeout 300 "${RSS_RUN[@]}" "$tmp/S_$tag.rss" "$RNSC" cp --config "$tmp/S" -S -w 30 "$@" \
+  local sdir="$tmp/S"; [ "$tag" = lowmtu ] && sdir="$tmp/S500"
+  timeout 600 "${RSS_RUN[@]}" "$tmp/S_$tag.rss" "$RNSC" cp --config "$sdir" -S -w 30 "$@" \
     "$file" "$DEST" >"$tmp/S_$tag.log" 2>&1
   local rc=$? el=$((SECONDS - t0))
   local got="$in/$(basename "$file")"
@@ -116,6 +135,11 @@ transfer() { # transfer TAG FILE [cp options]: one listener, one sender; records
 transfer small "$tmp/files/random16.bin" -C
 transfer big "$tmp/files/random$BIG.bin" -C
 transfer text "$tmp/files/text16.txt"
+if [ "$LOWMTU" != 0 ]; then
+  head -c $((LOWMTU * 1048576)) /dev/urandom >"$tmp/files/random_lowmtu.bin"
+  transfer lowmtu "$tmp/files/random_lowmtu.bin" -C
+  rm -f "$tmp/files/random_lowmtu.bin"
+fi
 
 if [ -n "$asan" ]; then
   ok "sanitizer build: RSS bounds not asserted (ASan quarantine); figures above"
@@ -127,6 +151,12 @@ else
       else bad "$tag: $side peak RSS $v KiB, bound $MAX KiB"; fi
     done
   done
+  if [ "$LOWMTU" != 0 ]; then
+    v=${LRSS[lowmtu]:-0} w=${SRSS[lowmtu]:-0}
+    if [ "$v" -gt 0 ] && [ "$v" -le "$LOWMAX" ] && [ "$w" -gt 0 ] && [ "$w" -le "$MAX" ]; then
+      ok "lowmtu: $LOWMTU MiB at link MTU 500: listener $v KiB <= $LOWMAX KiB, sender $w KiB <= $MAX KiB"
+    else bad "lowmtu: listener $v KiB (bound $LOWMAX), sender $w KiB (bound $MAX)"; fi
+  fi
   for side in sender listener; do
     if [ $side = sender ]; then a=${SRSS[small]:-0} b=${SRSS[big]:-0}; else a=${LRSS[small]:-0} b=${LRSS[big]:-0}; fi
     if [ "$a" -gt 0 ] && [ "$b" -gt 0 ] && [ "$b" -le $((a + SLACK)) ]; then
