@@ -35,6 +35,8 @@
 #   link MTU 500 (sender with link_mtu_discovery = no, RSS_LOWMTU_MIB, by hand):
 #     256 MiB: sender 19032, listener 73768, 22 s (~580,000 parts: one hashlist rotation)
 #     640 MiB: sender 20096, listener 73680, 38 s (~1.45 million parts: the same plateau)
+#   the reference's rncp sending to rnsc cp -l (-C, by hand): 24 MiB listener 17092,
+#     128 MiB listener 17920 in 25 s (rncp itself peaked at 66660 and 75300).
 # RSS_BIG_MIB overrides the large size; RSS_LOWMTU_MIB=<n> adds an n MiB transfer on a
 # 500-byte link MTU whose listener must stay below RSS_LOWMTU_MAX_KIB (default 96 MiB): the
 # hashlist's plateau (about 40 s for 256 MiB, so not in the default run).
