@@ -14,7 +14,7 @@
 # resources (3 segments) from client to server the one its sender cancels mid-transfer ends
 # FAILED at the receiver, the one its receiver cancels ends REJECTED at the sender (through
 # rnsd too with REQ_RELAY_NONE / REQ_RELAY_CANCEL). Last, the same two checks directly over
-# TCP (no transport node) between rnsc and the reference both ways. Measured: about 100 s
+# TCP (no transport node) between rnsc and the reference both ways. Measured: 90 s on the
 # on a quiet 2-core machine, about 2 min under load. Fewer requests and
 # smaller streams than the direct test to keep the run short (REQ_* in the environment
 # override them).
