@@ -14,10 +14,9 @@
 # resources (3 segments) from client to server the one its sender cancels mid-transfer ends
 # FAILED at the receiver, the one its receiver cancels ends REJECTED at the sender (through
 # rnsd too with REQ_RELAY_NONE / REQ_RELAY_CANCEL). Last, the same two checks directly over
-# TCP (no transport node) between rnsc and the reference both ways. Measured: 90 s on the
-# on a quiet 2-core machine, about 2 min under load. Fewer requests and
+# TCP (no transport node) between rnsc and the reference both ways. Fewer requests and
 # smaller streams than the direct test to keep the run short (REQ_* in the environment
-# override them).
+# override them). Measured: 90 s on the shared 2-core machine at load 7-10, 115 s at 40.
 here=$(cd "$(dirname "$0")" && pwd)
 run() { # run RELAY PAIRS NONE CANCEL
   REQ_RELAY=$1 REQ_PAIRS=${REQ_RELAY_PAIRS:-$2} REQ_N=${REQ_N:-12} REQ_M=${REQ_M:-3} \
