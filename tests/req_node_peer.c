@@ -27,6 +27,17 @@
  * answered (requests have no retransmission of their own), and the client ends with a /bye
  * request (retried) after which the server lingers 3 s and stops, since a lost LINKCLOSE
  * would leave it waiting; the server's /echo count is then at least N.
+ * REQ_NONE=<k>: the server also has "/none" (ALLOW_NONE: never called, counted as denied);
+ * the client sends k requests to it after the others (3 s timeout each) and prints
+ * "client none=<k> none_failed=<f>": every one must fail, none be answered.
+ * REQ_CANCEL=<bytes>: after the /big phase the client sends two plain resources of that
+ * many bytes (beyond 1 MiB: several segments) and the server accepts them. The client
+ * cancels the first itself once it has progressed (RESOURCE_ICL); the server cancels the
+ * second once it has progressed (RESOURCE_RCL). Each side prints "<role> cancel icl=<0|1>
+ * rcl=<0|1>": client icl=1 when its cancelled resource ended FAILED, rcl=1 when the other
+ * ended REJECTED (the receiver's cancel, as the reference reports it); server icl=1 when the
+ * first ended FAILED without its own cancel (the sender's ICL reached it), rcl=1 when the
+ * second, cancelled by it, ended FAILED. Neither may complete.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +80,13 @@ typedef struct app {
 	uint64_t s_bytes, bye_at;
 	int loss, open_failed;
 	unsigned retries;
+	/* REQ_NONE (client) and REQ_CANCEL (both) */
+	unsigned c_none_failed, c_none_bad;
+	uint64_t cancel_size;
+	rnsc_resource *cx;       /* the resource being watched for progress (borrowed) */
+	int cx_progressed, cx_done, cx_status, cx_cancelled;
+	unsigned s_incoming; /* server: plain resources accepted */
+	int s_icl, s_rcl;
 	/* client counts */
 	unsigned c_echo, c_allowed, c_denied_failed, c_bad, c_done, c_pending;
 	uint64_t c_bytes;
@@ -246,6 +264,7 @@ static int h_bye(void *ud, const rnsc_request_info *req, const uint8_t **resp, s
 	return 1;
 }
 
+/* /none is ALLOW_NONE: the request manager never calls it; a call counts as denied. */
 static int h_denied(void *ud, const rnsc_request_info *req, const uint8_t **resp, size_t *len)
 {
 	(void)req, (void)resp, (void)len;
@@ -584,6 +603,172 @@ static int big_phase(app *a, uint64_t end)
 	return ok;
 }
 
+/* ---- REQ_NONE: requests to an ALLOW_NONE path (client) -------------------------------------- */
+
+typedef struct nonectx {
+	int done, answered;
+} nonectx;
+
+static nonectx g_none[64]; /* static: a receipt still pending at the end keeps a valid ud */
+
+static void none_response(void *ud, const rnsc_request_receipt *r)
+{
+	(void)r;
+	((nonectx *)ud)->done = ((nonectx *)ud)->answered = 1;
+}
+
+static void none_failed(void *ud, const rnsc_request_receipt *r)
+{
+	(void)r;
+	((nonectx *)ud)->done = 1;
+}
+
+/* k requests to /none (3 s timeout each); 1 when every one failed unanswered. */
+static int none_phase(app *a, unsigned k, uint64_t end)
+{
+	if (k > sizeof(g_none) / sizeof(g_none[0]))
+		k = sizeof(g_none) / sizeof(g_none[0]);
+	unsigned sent = 0;
+	for (unsigned i = 0; i < k && !a->closed; i++) {
+		uint8_t mp[16];
+		rnsc_mp_writer w;
+		rnsc_mp_writer_init(&w, mp, sizeof(mp));
+		rnsc_mp_write_uint(&w, i);
+		int ml = rnsc_mp_writer_finish(&w);
+		rnsc_request_params p = {
+			.response = none_response, .failed = none_failed, .ud = &g_none[i], .timeout_ms = 3000};
+		if (ml < 0 ||
+		    rnsc_request_link_send(a->rl, "/none", mp, (size_t)ml, &p, NULL, now_ms()))
+			break;
+		sent++;
+	}
+	rnsc_node_flush(a->n);
+	for (;;) {
+		unsigned done = 0;
+		for (unsigned i = 0; i < sent; i++)
+			done += (unsigned)g_none[i].done;
+		if (done == sent || a->closed || now_ms() >= end)
+			break;
+		turn(a, 20);
+	}
+	for (unsigned i = 0; i < sent; i++) {
+		if (g_none[i].answered)
+			a->c_none_bad++;
+		else if (g_none[i].done)
+			a->c_none_failed++;
+	}
+	printf("client none=%u none_failed=%u\n", sent, a->c_none_failed);
+	return sent == k && a->c_none_failed == k && a->c_none_bad == 0;
+}
+
+/* ---- REQ_CANCEL: plain resources cancelled by their sender and by their receiver ----------- */
+
+static int cx_read(void *ud, uint64_t off, uint8_t *buf, size_t len)
+{
+	(void)ud;
+	for (size_t k = 0; k < len; k++)
+		buf[k] = big_byte(off + k);
+	return (int)len;
+}
+
+static int cx_sink(void *ud, const uint8_t *p, size_t len)
+{
+	(void)ud, (void)p, (void)len;
+	return 0;
+}
+
+/* Progress (either role): marks the watched resource as having moved; the loop cancels it
+ * after the call returns (a resource is not cancelled from inside its own callback). */
+static void cx_progress(void *ud, rnsc_resource *r)
+{
+	app *a = ud;
+	if (a->server)
+		a->cx = r;
+	if (r == a->cx && rnsc_resource_progress(r) > 0)
+		a->cx_progressed = 1;
+}
+
+static void cx_concluded(void *ud, rnsc_resource *r)
+{
+	app *a = ud;
+	int st = rnsc_resource_status(r);
+	if (a->server) { /* the first: cancelled by the sender; the second: by us */
+		if (a->s_incoming == 1)
+			a->s_icl = st == RNSC_RESOURCE_FAILED && !a->cx_cancelled;
+		else if (a->s_incoming == 2)
+			a->s_rcl = st == RNSC_RESOURCE_FAILED && a->cx_cancelled;
+	}
+	if (a->server || r == a->cx) {
+		a->cx_done = 1;
+		a->cx_status = st;
+		a->cx = NULL;
+	}
+}
+
+static int srv_advertised(void *ud, const uint8_t *lid, const rnsc_resource_adv *adv,
+			  rnsc_resource_callbacks *cb, void **cb_ud)
+{
+	(void)lid, (void)adv;
+	app *a = ud;
+	a->s_incoming++;
+	a->cx = NULL;
+	a->cx_progressed = a->cx_cancelled = a->cx_done = 0;
+	cb->write = cx_sink;
+	cb->progress = cx_progress;
+	cb->concluded = cx_concluded;
+	*cb_ud = a;
+	return 1;
+}
+
+/* The server's part: cancels the second incoming resource once it has moved. */
+static void srv_cancel_check(app *a)
+{
+	if (a->server && a->s_incoming == 2 && a->cx && a->cx_progressed && !a->cx_cancelled) {
+		a->cx_cancelled = 1;
+		fprintf(stderr, "server cancels the incoming resource at progress %.3f\n",
+			rnsc_resource_progress(a->cx));
+		rnsc_linkapp_cancel_resource(a->la, a->cx);
+		rnsc_node_flush(a->n);
+	}
+}
+
+/* The client's part: sends the first resource and cancels it once it has moved, then sends
+ * the second and waits for its end. 1 when icl and rcl both hold (see the top). */
+static int cancel_phase(app *a, uint64_t end)
+{
+	rnsc_resource_callbacks cb = {.read = cx_read, .progress = cx_progress, .concluded = cx_concluded};
+	rnsc_resource_params p = {.size = a->cancel_size};
+	int icl = 0, rcl = 0;
+	for (int round = 0; round < 2 && !a->closed; round++) {
+		a->cx = NULL;
+		a->cx_progressed = a->cx_done = a->cx_cancelled = a->cx_status = 0;
+		int rc = rnsc_linkapp_send_resource(a->la, a->link_id, &cb, a, &p, &a->cx);
+		if (rc) {
+			fprintf(stderr, "req_node_peer: cancel resource: %s\n", rnsc_strerror(rc));
+			break;
+		}
+		rnsc_node_flush(a->n);
+		while (!a->cx_done && !a->closed && now_ms() < end) {
+			turn(a, 5);
+			if (round == 0 && a->cx && a->cx_progressed && !a->cx_cancelled) {
+				a->cx_cancelled = 1;
+				fprintf(stderr, "client cancels its resource at progress %.3f\n",
+					rnsc_resource_progress(a->cx));
+				rnsc_linkapp_cancel_resource(a->la, a->cx);
+				rnsc_node_flush(a->n);
+			}
+		}
+		if (round == 0)
+			icl = a->cx_done && a->cx_cancelled && a->cx_status == RNSC_RESOURCE_FAILED;
+		else
+			rcl = a->cx_done && a->cx_status == RNSC_RESOURCE_REJECTED;
+		if (!a->cx_done)
+			fprintf(stderr, "req_node_peer: cancel round %d did not conclude\n", round);
+	}
+	printf("client cancel icl=%d rcl=%d\n", icl, rcl);
+	return icl && rcl;
+}
+
 int main(int argc, char **argv)
 {
 	int serve = (argc == 7 || argc == 8) && strcmp(argv[1], "serve") == 0;
@@ -633,12 +818,15 @@ int main(int argc, char **argv)
 				 .on_link_closed = on_closed,
 				 .on_link_proof = on_proof,
 				 .on_link_packet = on_packet};
-	if (rnsc_linkapp_new(a.ctx, a.n, NULL, &hooks, &a.la) ||
+	const char *cx_env = getenv("REQ_CANCEL");
+	a.cancel_size = cx_env ? strtoull(cx_env, NULL, 10) : 0;
+	rnsc_linkapp_callbacks lacb = {.ud = &a, .resource_advertised = srv_advertised};
+	if (rnsc_linkapp_new(a.ctx, a.n, serve && a.cancel_size ? &lacb : NULL, &hooks, &a.la) ||
 	    rnsc_linkreq_new(a.ctx, a.n, a.la, &a.lr)) {
 		fprintf(stderr, "req_node_peer: linkapp set-up failed\n");
 		return 1;
 	}
-	int ret = 1;
+	int ret = 1, ret_cancel_bad = 0;
 	char hx[65];
 	if (serve) {
 		uint8_t allowed[1][HL], other[1][HL];
@@ -652,6 +840,8 @@ int main(int argc, char **argv)
 		    rnsc_request_handlers_register(a.hs, "/denied", h_denied, &a,
 						   RNSC_REQUEST_ALLOW_LIST,
 						   (const uint8_t(*)[HL])other, 1, 1) ||
+		    rnsc_request_handlers_register(a.hs, "/none", h_denied, &a,
+						   RNSC_REQUEST_ALLOW_NONE, NULL, 0, 1) ||
 		    rnsc_request_handlers_register(a.hs, "/bye", h_bye, &a, RNSC_REQUEST_ALLOW_ALL,
 						   NULL, 0, 1) ||
 		    rnsc_request_handlers_register(a.hs, "/big", h_big, &a, RNSC_REQUEST_ALLOW_ALL,
@@ -692,17 +882,23 @@ int main(int argc, char **argv)
 					fprintf(stderr, "server stream out failed\n");
 			}
 #endif
-			turn(&a, 50);
+			turn(&a, a.cancel_size ? 5 : 50);
+			srv_cancel_check(&a);
 		}
 		printf("server echo=%u allowed=%u denied=%u bytes=%llu\n", a.s_echo, a.s_allowed,
 		       a.s_denied, (unsigned long long)a.s_bytes);
 		printf("server big=%u bigbytes=%llu bigreq=%u bigreqbytes=%llu\n", a.s_big,
 		       (unsigned long long)a.s_bigbytes, a.s_bigreq,
 		       (unsigned long long)a.s_bigreqbytes);
+		if (a.cancel_size) {
+			printf("server cancel icl=%d rcl=%d\n", a.s_icl, a.s_rcl);
+			if (!a.s_icl || !a.s_rcl)
+				ret_cancel_bad = 1;
+		}
 		ret = (a.closed || a.bye_at) &&
 				      (a.loss ? a.s_echo >= N : a.s_echo == N) && a.s_allowed == M &&
 				      a.s_denied == 0
-			      ? 0
+			      ? ret_cancel_bad
 			      : 1;
 #ifdef REQ_PEER_BUFFER
 		if (stream_bytes) {
@@ -820,7 +1016,11 @@ int main(int argc, char **argv)
 		rnsc_node_flush(a.n);
 		turn(&a, 0);
 	}
-	int big_ok = big_phase(&a, end);
+	const char *none_env = getenv("REQ_NONE");
+	int none_ok = none_env && atoi(none_env) > 0 ? none_phase(&a, (unsigned)atoi(none_env), end) : 1;
+	int big_ok = big_phase(&a, end) && none_ok;
+	if (a.cancel_size && !a.closed)
+		big_ok = cancel_phase(&a, end) && big_ok;
 	int stream_ok = 1;
 #ifdef REQ_PEER_BUFFER
 	if (stream_bytes) {

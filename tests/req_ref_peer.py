@@ -15,6 +15,7 @@ up to 0.5 s for it to be registered; how often that happened is printed as "race
 request must then conclude ("lost" must be 0). Exit status 0 only when the accounting is
 exact; every wait is bounded. REQ_LOSS in the environment: the loss-tolerant mode of
 tests/req_node_peer.c (link opened again, requests asked again, /bye at the end).
+REQ_NONE / REQ_CANCEL: the ALLOW_NONE path and the cancelled resources, as there.
 """
 import os
 import hashlib
@@ -120,6 +121,46 @@ def big_phase(link, end):
     return st["bad"] == 0
 
 
+def none_phase(link, k, end):
+    """REQ_NONE: k requests to /none (ALLOW_NONE); every one must fail unanswered."""
+    rs = [link.request("/none", i, timeout=3) for i in range(k)]
+    t = min(end, time.time() + 3.5)  # each has a 3 s timeout
+    while time.time() < t and any(r and r.status != RNS.RequestReceipt.READY for r in rs):
+        time.sleep(0.05)
+    answered = sum(1 for r in rs if r and r.status == RNS.RequestReceipt.READY)
+    failed = sum(1 for r in rs if r) - answered
+    print("client none=%d none_failed=%d" % (sum(1 for r in rs if r), failed), flush=True)
+    return failed == k and answered == 0
+
+
+def cancel_phase(link, size, end):
+    """REQ_CANCEL (see req_node_peer.c): the first resource cancelled here once it has moved,
+    the second cancelled by the receiver."""
+    res = {}
+    icl = rcl = False
+    for rnd in (0, 1):
+        done = threading.Event()
+
+        def concluded(r, rnd=rnd):
+            res[rnd] = r.status
+            done.set()
+        r = RNS.Resource(os.urandom(size), link, callback=concluded, auto_compress=False)
+        cancelled = False
+        while not done.is_set() and time.time() < end and link.status != RNS.Link.CLOSED:
+            if rnd == 0 and not cancelled and r.get_progress() > 0:
+                cancelled = True
+                print("client cancels its resource at progress %.3f" % r.get_progress(),
+                      file=sys.stderr, flush=True)
+                r.cancel()
+            time.sleep(0.005)
+        if rnd == 0:
+            icl = cancelled and res.get(0) == RNS.Resource.FAILED
+        else:
+            rcl = res.get(1) == RNS.Resource.REJECTED
+    print("client cancel icl=%d rcl=%d" % (icl, rcl), flush=True)
+    return icl and rcl
+
+
 def serve(configdir, allowed_hex, n, m, timeout, sbytes):
     RNS.Reticulum(configdir=configdir, loglevel=RNS.LOG_WARNING)
     ident = RNS.Identity()
@@ -167,6 +208,8 @@ def serve(configdir, allowed_hex, n, m, timeout, sbytes):
                                   allow=RNS.Destination.ALLOW_ALL)
     dest.register_request_handler("/bigreq", response_generator=bigreq,
                                   allow=RNS.Destination.ALLOW_ALL)
+    dest.register_request_handler("/none", response_generator=denied,
+                                  allow=RNS.Destination.ALLOW_NONE)
     dest.register_request_handler("/bye", response_generator=bye,
                                   allow=RNS.Destination.ALLOW_ALL)
     dest.register_request_handler("/echo", response_generator=echo,
@@ -178,7 +221,24 @@ def serve(configdir, allowed_hex, n, m, timeout, sbytes):
                                   allow=RNS.Destination.ALLOW_LIST,
                                   allowed_list=[b"\x5a" * 16])
 
+    cancel = int(os.environ.get("REQ_CANCEL", "0"))
+    cx = {"order": [], "current": {}, "status": {}, "cancelled": set()}
+
+    def cx_started(r):  # each segment is a Resource of its own: follow the original hash
+        if r.flags & 0x18:  # a request or response sent as a resource (/bigreq): not ours
+            return
+        if r.original_hash not in cx["order"]:
+            cx["order"].append(r.original_hash)
+        cx["current"][r.original_hash] = r
+
+    def cx_concluded(r):
+        cx["status"][r.original_hash] = r.status
+
     def on_link(link):
+        if cancel:
+            link.set_resource_strategy(RNS.Link.ACCEPT_ALL)
+            link.set_resource_started_callback(cx_started)
+            link.set_resource_concluded_callback(cx_concluded)
         if sbytes:
             st["sin"] = StreamIn(1, link.get_channel())
         st["up"] = link
@@ -195,12 +255,19 @@ def serve(configdir, allowed_hex, n, m, timeout, sbytes):
         if st["up"] is None and time.time() >= next_announce:
             dest.announce()
             next_announce = time.time() + 2
+        if cancel and len(cx["order"]) >= 2 and cx["order"][1] not in cx["cancelled"]:
+            r = cx["current"].get(cx["order"][1])
+            if r is not None and r.get_progress() > 0:
+                cx["cancelled"].add(cx["order"][1])
+                print("server cancels the incoming resource at progress %.3f" % r.get_progress(),
+                      file=sys.stderr, flush=True)
+                r.cancel()
         sin = st["sin"]
         if sin is not None:
             sin.poll()
             if sin.eof and streamed is None:
                 streamed = stream_out(st["up"].get_channel(), sbytes, 0x22, end, st["up"])
-        time.sleep(0.02)
+        time.sleep(0.005 if cancel else 0.02)
     print("server echo=%d allowed=%d denied=%d bytes=%d" %
           (st["echo"], st["allowed"], st["denied"], st["bytes"]), flush=True)
     print("server big=%d bigbytes=%d bigreq=%d bigreqbytes=%d" %
@@ -208,6 +275,14 @@ def serve(configdir, allowed_hex, n, m, timeout, sbytes):
     ok = (st["closed"].is_set() or st["bye"] is not None) and \
         (st["echo"] >= n if loss else st["echo"] == n) and st["allowed"] == m and \
         st["denied"] == 0
+    if cancel:
+        o = cx["order"]
+        icl = len(o) >= 1 and cx["status"].get(o[0]) == RNS.Resource.FAILED and \
+            o[0] not in cx["cancelled"]
+        rcl = len(o) >= 2 and cx["status"].get(o[1]) == RNS.Resource.FAILED and \
+            o[1] in cx["cancelled"]
+        print("server cancel icl=%d rcl=%d" % (icl, rcl), flush=True)
+        ok = ok and icl and rcl
     if sbytes:
         sin = st["sin"]
         tx, txsha = streamed if streamed else (0, "")
@@ -318,7 +393,13 @@ def request(configdir, dest_hex, idfile, n, m, d, timeout, sbytes):
                         r.status != RNS.RequestReceipt.READY)
     ok = st["bad"] == 0 and st["echo"] + st["allowed"] + lost == n + m and lost == 0 and \
         denied_failed == d
+    k = int(os.environ.get("REQ_NONE", "0"))
+    if k > 0:
+        ok = none_phase(link, k, end) and ok
     ok = big_phase(link, end) and ok
+    size = int(os.environ.get("REQ_CANCEL", "0"))
+    if size > 0:
+        ok = cancel_phase(link, size, end) and ok
     if sbytes:
         ch = link.get_channel()
         sin = StreamIn(2, ch)

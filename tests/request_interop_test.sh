@@ -23,7 +23,17 @@
 # is_response) and sends /bigreq requests of REQ_BIGREQ bytes (default 1200 6000: sent as
 # resources flagged is_request), one at a time; checked: every response byte-exact (the
 # /bigreq answer is the request's SHA-256), the counts and byte sums equal at both ends.
-# Every wait is bounded; a reference that cannot start fails
+# REQ_RELAY=rnsc|ref (not with LOSS) puts a transport node between the two peers: an
+# `rnsc daemon` or the reference's rnsd (enable_transport = yes, a TCPServerInterface), both
+# peers its TCP clients, so the path, the link, every request and response (the /big and
+# /bigreq resources included) and the Buffer streams cross the relay; checked in addition:
+# the relay learned the server's path (its log) and is still running at the end
+# (tests/request_relay_test.sh). REQ_NONE=<k>: the client also sends k requests to /none
+# (ALLOW_NONE at the server): each must fail at the client unanswered. REQ_CANCEL=<bytes>:
+# two plain resources of that size from client to server, the first cancelled by the client
+# once it moves (RESOURCE_ICL: the server must report it FAILED), the second by the server
+# (RESOURCE_RCL: the client must report it REJECTED, as the reference does); see
+# tests/req_node_peer.c. Every wait is bounded; a reference that cannot start fails
 # the test.
 set -u
 B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
@@ -36,6 +46,12 @@ N=${REQ_N:-30} M=${REQ_M:-5} D=${REQ_D:-3}
 STREAM=${REQ_STREAM:-200000}
 PAIRS=${REQ_PAIRS:-"ref:rnsc rnsc:ref rnsc:rnsc ref:ref"}
 [ -x "$NPEER" ] || { echo "FAIL $NPEER is not built"; exit 1; }
+RELAY=${REQ_RELAY:-}
+case "$RELAY" in
+  "") ;;
+  rnsc|ref) [ -z "${LOSS:-}" ] || { echo "FAIL REQ_RELAY and LOSS do not combine"; exit 1; } ;;
+  *) echo "FAIL REQ_RELAY must be rnsc or ref, not '$RELAY'"; exit 1 ;;
+esac
 pass=0 fail=0
 ok() { pass=$((pass+1)); echo "ok   $1"; }
 bad() { fail=$((fail+1)); echo "FAIL $1"; shift; for f in "$@"; do [ -f "$f" ] && tail -25 "$f" | sed 's/^/     /'; done; }
@@ -65,7 +81,9 @@ WHO=$("$PY" -c 'import sys, RNS; i = RNS.Identity(); i.to_file(sys.argv[1]); pri
 # the reference's own UDPInterface on a reference peer, ports crossed.
 iface() { # iface KIND ROLE PORT OTHER_PORT
   local kind=$1 role=$2 port=$3 other=$4
-  if [ -n "${LOSS:-}" ] && [ "$kind" = rnsc ]; then
+  if [ -n "$RELAY" ]; then # both ends are TCP clients of the transport node
+    printf '  [[Relay]]\n    type = TCPClientInterface\n    enabled = yes\n    target_host = 127.0.0.1\n    target_port = %s\n' "$RELAY_PORT"
+  elif [ -n "${LOSS:-}" ] && [ "$kind" = rnsc ]; then
     printf '  [[Lossy]]\n    type = LossyInterface\n    enabled = yes\n    listen_ip = 127.0.0.1\n    listen_port = %s\n    forward_ip = 127.0.0.1\n    forward_port = %s\n    drop = %s\n    duplicate = %s\n    reorder = %s\n    seed = %s\n    latency_ms = %s\n    apply = %s\n' "$port" "$other" "$LOSS" "${LOSS_DUP:-1}" "${LOSS_REORDER:-1}" "${LOSS_SEED:-7}$([ "$role" = server ] && echo 1 || echo 2)" "${LOSS_LATENCY:-5}" "${LOSS_APPLY:-both}"
   elif [ -n "${LOSS:-}" ]; then
     printf '  [[UDP]]\n    type = UDPInterface\n    enabled = yes\n    listen_ip = 127.0.0.1\n    listen_port = %s\n    forward_ip = 127.0.0.1\n    forward_port = %s\n' "$port" "$other"
@@ -81,8 +99,21 @@ config() { # config DIR KIND ROLE PORT OTHER_PORT
     iface "$2" "$3" "$4" "$5"; } >"$1/config"
 }
 peer_cmd() { if [ "$1" = ref ]; then echo "$PY $PEER"; else echo "$NPEER"; fi; }
+port_open() { "$PY" -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1).close()' "$1" 2>/dev/null; }
+RELAY_PID=""
+if [ -n "$RELAY" ]; then # the transport node, one for every pairing
+  RELAY_PORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  mkdir -p "$tmp/R"
+  printf '[reticulum]\n  enable_transport = yes\n  share_instance = no\n  respond_to_probes = no\n[logging]\n  loglevel = %s\n[interfaces]\n  [[Relay Server]]\n    type = TCPServerInterface\n    enabled = yes\n    listen_ip = 127.0.0.1\n    listen_port = %s\n' \
+    "$([ "$RELAY" = rnsc ] && echo 6 || echo 7)" "$RELAY_PORT" >"$tmp/R/config"
+  if [ "$RELAY" = rnsc ]; then "$B/src/cli/rnsc" daemon --config "$tmp/R" >"$tmp/R.log" 2>&1 &
+  else "$VENV/bin/rnsd" --config "$tmp/R" >"$tmp/R.log" 2>&1 & fi
+  RELAY_PID=$!; pids+=("$RELAY_PID")
+  if wait_for 30 port_open "$RELAY_PORT"; then ok "$RELAY transport node listens on $RELAY_PORT"
+  else bad "the $RELAY transport node did not start" "$tmp/R.log"; echo "# $pass passed, $fail failed"; exit 1; fi
+fi
 run_pair() { # run_pair CLIENT SERVER
-  local ck=$1 sk=$2 tag="$1-to-$2${LOSS:+-loss$LOSS}"
+  local ck=$1 sk=$2 tag="$1-to-$2${LOSS:+-loss$LOSS}${RELAY:+-via-$RELAY}"
   local port cport
   read -r port cport < <("$PY" -c '
 import socket
@@ -120,6 +151,11 @@ print(*[x.getsockname()[1] for x in s])')
   dest_line() { grep -qs '^dest ' "$sd.out"; }
   if ! wait_for 30 dest_line; then bad "$tag: the $sk server did not start" "$sd.out" "$sd.err"; return; fi
   local dest; dest=$(sed -n 's/^dest //p' "$sd.out" | head -1)
+  if [ -n "$RELAY" ]; then # rnsc at debug, rnsd at LOG_PATHING log the path they learn
+    relay_has_path() { grep -qs -e "path to <$dest>" -e "Destination <$dest> is now" "$tmp/R.log"; }
+    if wait_for 20 relay_has_path; then ok "$tag: the $RELAY transport node learned the path to <$dest>"
+    else bad "$tag: the server's announce did not reach the $RELAY transport node" "$tmp/R.log"; fi
+  fi
   local t0=$SECONDS
   timeout "${REQ_TIMEOUT:-150}" $(peer_cmd "$ck") request "$cd" "$dest" "$tmp/client_id" "$N" "$M" "$D" $((${REQ_TIMEOUT:-150} - 10)) $sarg >"$cd.out" 2>"$cd.err"
   local rc=$?
@@ -154,6 +190,18 @@ print(*[x.getsockname()[1] for x in s])')
       ok "$tag: requests and responses beyond the MDU (resources): $want, byte-exact"
     else bad "$tag: large requests/responses: client '$cbig' server '$sbig' want '$want'" "$cd.err" "$sd.err"; fi
   fi
+  if [ "${REQ_NONE:-0}" != 0 ]; then # ALLOW_NONE: failed at the client (the handler's calls count as denied)
+    local cn; cn=$(grep '^client none=' "$cd.out")
+    if [ "$cn" = "client none=$REQ_NONE none_failed=$REQ_NONE" ]; then
+      ok "$tag: ALLOW_NONE: $REQ_NONE requests to /none unanswered, failed at the client"
+    else bad "$tag: ALLOW_NONE: '$cn' want 'client none=$REQ_NONE none_failed=$REQ_NONE'" "$cd.err" "$sd.err"; fi
+  fi
+  if [ "${REQ_CANCEL:-0}" != 0 ]; then
+    local cc sc; cc=$(grep '^client cancel' "$cd.out"); sc=$(grep '^server cancel' "$sd.out")
+    if [ "$cc" = "client cancel icl=1 rcl=1" ] && [ "$sc" = "server cancel icl=1 rcl=1" ]; then
+      ok "$tag: resources of $REQ_CANCEL bytes: cancelled by the sender -> FAILED at the receiver, cancelled by the receiver -> REJECTED at the sender"
+    else bad "$tag: cancellation: '$cc' / '$sc'" "$cd.err" "$sd.err"; fi
+  fi
   if [ "$STREAM" != 0 ]; then
     local cs ss; cs=$(grep '^client stream' "$cd.out"); ss=$(grep '^server stream' "$sd.out")
     local c_rx c_sha c_tx c_txsha s_rx s_sha s_tx s_txsha
@@ -178,6 +226,14 @@ big_expect() { # the accounting both ends must print for REQ_BIG / REQ_BIGREQ
   echo "big=$nb bigbytes=$sb bigreq=$nr bigreqbytes=$sr"
 }
 for pr in $PAIRS; do run_pair "${pr%%:*}" "${pr##*:}"; done
+if [ -n "$RELAY_PID" ]; then
+  if alive "$RELAY_PID"; then ok "the $RELAY transport node still running"
+  else bad "the $RELAY transport node died" "$tmp/R.log"; fi
+  kill "$RELAY_PID" 2>/dev/null # its own orderly stop (rnsd persists its tables), bounded
+  relay_gone() { ! alive "$RELAY_PID"; }
+  wait_for 10 relay_gone
+  kill -9 "$RELAY_PID" 2>/dev/null; wait "$RELAY_PID" 2>/dev/null
+fi
 if [ -n "${LOSS:-}" ] && [[ " $PAIRS" == *rnsc* ]]; then # the loss really happened: the plugin's counts at close
   if grep -qh 'LossyInterface\[.*tx [0-9]*/-[1-9]' "$tmp"/*.err 2>/dev/null; then
     ok "the lossy interface dropped packets: $(grep -h 'LossyInterface\[' "$tmp"/*.err | sed 's/.*LossyInterface/LossyInterface/' | head -2 | tr '\n' ' ')"
