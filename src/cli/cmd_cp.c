@@ -197,6 +197,32 @@ static int ifaces_ready(rnsc_node *n)
 	return 1;
 }
 
+/* Transport.medium_path_timeout() as rncp reads it after startup: a round trip of an MTU on
+ * the slowest online interface plus the per-hop grace, 0 when no interface is online. */
+static double medium_path_timeout_s(rnsc_node *n)
+{
+	rnsc_iface_host *ih = rnsc_node_ifaces(n);
+	uint64_t low = 0;
+	for (size_t i = 0; i < rnsc_iface_host_count(ih); i++) {
+		rnsc_iface_status st;
+		if (rnsc_iface_status_get(rnsc_iface_host_at(ih, i), &st) == 0 && st.stats.online &&
+		    st.stats.bitrate && (!low || st.stats.bitrate < low))
+			low = st.stats.bitrate;
+	}
+	if (!low)
+		return 0;
+	return 2.0 * (RNSC_MTU * 8.0 / (double)(low < 5 ? 5 : low)) +
+	       RNSC_PER_HOP_TIMEOUT_MS / 1000.0;
+}
+
+/* rncp starts Reticulum with loglevel=3+verbose-quiet, which takes precedence over the
+ * config's [logging] loglevel (clamped to critical..extreme) */
+static void cp_log_level(rnsc_ctx *ctx, int verbosity)
+{
+	int lv = 3 + verbosity;
+	rnsc_ctx_set_log_level(ctx, lv < 0 ? 0 : lv > 7 ? 7 : lv);
+}
+
 static void spin(int show, unsigned *i, const char *prefix)
 {
 	if (!show)
@@ -342,8 +368,8 @@ static int do_send(cli_env *env, const char *cfg, const char *idpath, int verbos
 		printf("File not found\n");
 		return 1;
 	}
-	rnsc_node_options no = {.config_dir = cfg, .handle_signals = 1, .apply_loglevel = 1,
-				.verbosity = verbosity};
+	rnsc_node_options no = {.config_dir = cfg, .handle_signals = 1};
+	cp_log_level(env->ctx, verbosity);
 	rnsc_config_error err;
 	int ret = 1;
 	rnsc_identity id;
@@ -368,11 +394,20 @@ static int do_send(cli_env *env, const char *cfg, const char *idpath, int verbos
 	char ph[2 * RNSC_TRUNCATED_HASHLEN + 3];
 	pretty(ph, dest);
 	unsigned spin_i = 0;
-	uint64_t until = rnsc_monotonic_ns() + IFACE_WAIT_MS * RNSC_NS_PER_MS;
+	/* -w counts from here, as rncp's from its start: the wait for interfaces (rncp's TCP
+	 * clients connect inside its startup; a refused one is just offline) is within it */
+	uint64_t t0 = rnsc_monotonic_ns();
+	uint64_t tmo_ns = timeout > 0 ? (uint64_t)(timeout * 1e9) : 0;
+	uint64_t until = t0 + IFACE_WAIT_MS * RNSC_NS_PER_MS;
+	if (until > t0 + tmo_ns)
+		until = t0 + tmo_ns;
 	while (!ifaces_ready(s.n) && rnsc_monotonic_ns() < until && !rnsc_node_stopping(s.n))
 		rnsc_node_run_once(s.n, 50);
-	uint64_t tmo_ns = (uint64_t)(timeout * 1e9);
-	uint64_t estab = rnsc_monotonic_ns() + tmo_ns;
+	/* rncp waits max(-w, medium_path_timeout()): at least ~6 s once an interface is up */
+	double mpt = medium_path_timeout_s(s.n);
+	if (mpt * 1e9 > (double)tmo_ns)
+		tmo_ns = (uint64_t)(mpt * 1e9);
+	uint64_t estab = t0 + tmo_ns;
 	if (!rnsc_transport_has_path(t, dest)) {
 		(void)rnsc_transport_request_path(t, dest, 0, 0, rnsc_node_now_ms());
 		rnsc_node_flush(s.n);
@@ -1018,8 +1053,8 @@ static int do_listen(cli_env *env, const char *cfg, const char *idpath, int verb
 {
 	cp_state s = {.ctx = env->ctx, .fd = -1, .allow_all = no_auth, .overwrite = overwrite,
 		      .no_compress = no_compress};
-	rnsc_node_options no = {.config_dir = cfg, .handle_signals = 1, .apply_loglevel = 1,
-				.verbosity = verbosity};
+	rnsc_node_options no = {.config_dir = cfg, .handle_signals = 1};
+	cp_log_level(env->ctx, verbosity);
 	rnsc_config_error err;
 	if (rnsc_node_new(env->ctx, env->host, &no, &s.n, &err)) {
 		fprintf(stderr, "rnsc cp: %s\n", err.msg[0] ? err.msg : "cannot start the node");
