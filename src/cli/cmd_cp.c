@@ -151,6 +151,7 @@ typedef struct cp_rx {
 	char tmp[PATH_MAX + 96];
 	char *name; /* from metadata */
 	uint64_t bytes;
+	uint8_t link_id[RNSC_TRUNCATED_HASHLEN];
 } cp_rx;
 
 /* ---- identity --------------------------------------------------------------------------- */
@@ -719,8 +720,11 @@ static void rx_concluded(void *ud, rnsc_resource *r)
 {
 	cp_rx *x = ud;
 	cp_state *s = x->s;
-	char hx[2 * 32 + 1];
-	cli_hex(hx, rnsc_resource_original_hash(r), 16);
+	/* str(resource) as rncp logs it: <full hash of this segment/link id> */
+	char hx[2 * 32 + 1 + 2 * RNSC_TRUNCATED_HASHLEN + 1];
+	cli_hex(hx, rnsc_resource_hash(r), 32);
+	hx[64] = '/';
+	cli_hex(hx + 65, x->link_id, RNSC_TRUNCATED_HASHLEN);
 	close(x->fd);
 	x->fd = -1;
 	if (rnsc_resource_status(r) != RNSC_RESOURCE_COMPLETE) {
@@ -801,7 +805,8 @@ static int l_advertised(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
 	if (!x)
 		return 0;
 	x->s = s;
-	char hx[2 * 16 + 1];
+	char hx[2 * 32 + 1];
+	memcpy(x->link_id, link_id, sizeof(x->link_id));
 	cli_hex(hx, adv->o, 16);
 	snprintf(x->tmp, sizeof(x->tmp), "%s/.rnsc-cp-%s.XXXXXX", s->have_save ? s->save_path : ".",
 		 hx);
@@ -822,7 +827,7 @@ static int l_advertised(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
 	mode_t um = umask(0);
 	umask(um);
 	(void)fchmod(x->fd, 0666 & ~um);
-	cli_hex(hx, adv->h, 16);
+	cli_hex(hx, adv->h, 32); /* RNS.prettyhexrep(resource.hash): all 32 bytes */
 	rnsc_log(s->ctx, RNSC_LOG_INFO, "cp", "Starting resource transfer <%s>%s", hx, idh);
 	rnsc_log(s->ctx, RNSC_LOG_VERBOSE, "cp",
 		 "advertisement <%s>: segment %llu of %llu, transfer size %llu, data size %llu, "
