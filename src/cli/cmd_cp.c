@@ -217,7 +217,8 @@ static double medium_path_timeout_s(rnsc_node *n)
 }
 
 /* rncp starts Reticulum with loglevel=3+verbose-quiet, which takes precedence over the
- * config's [logging] loglevel (clamped to critical..extreme) */
+ * config's [logging] loglevel (clamped to critical..extreme). rnsc's own transfer figures
+ * (advertised / advertisement / received / bytes in) are info lines: -v shows them. */
 static void cp_log_level(rnsc_ctx *ctx, int verbosity)
 {
 	int lv = 3 + verbosity;
@@ -489,7 +490,7 @@ static int do_send(cli_env *env, const char *cfg, const char *idpath, int verbos
 		goto out;
 	}
 	uint64_t total = rnsc_resource_total_size(s.res);
-	rnsc_log(env->ctx, RNSC_LOG_VERBOSE, "cp",
+	rnsc_log(env->ctx, RNSC_LOG_INFO, "cp",
 		 "advertised: %u segment%s, first transfer size %llu, data size %llu, flags 0x%02x",
 		 rnsc_resource_segments(s.res), rnsc_resource_segments(s.res) == 1 ? "" : "s",
 		 (unsigned long long)rnsc_resource_transfer_size(s.res), (unsigned long long)total,
@@ -531,7 +532,7 @@ static int do_send(cli_env *env, const char *cfg, const char *idpath, int verbos
 	char ss[32];
 	size_str(ss, sizeof(ss), el > 0 ? (double)total / el : 0, 'b');
 	printf(anim ? "\n%s copied to %s\n" : "%s copied to %s\n", file, ph);
-	rnsc_log(env->ctx, RNSC_LOG_VERBOSE, "cp", "%llu bytes in %.3f s (%sps)",
+	rnsc_log(env->ctx, RNSC_LOG_INFO, "cp", "%llu bytes in %.3f s (%sps)",
 		 (unsigned long long)total, el, ss);
 	ret = 0;
 out:
@@ -735,7 +736,7 @@ static void rx_concluded(void *ud, rnsc_resource *r)
 	rnsc_resource_stats rs;
 	rnsc_resource_stats_get(r, &rs);
 	rnsc_log(s->ctx, RNSC_LOG_INFO, "cp", "Incoming resource <%s> completed", hx);
-	rnsc_log(s->ctx, RNSC_LOG_VERBOSE, "cp",
+	rnsc_log(s->ctx, RNSC_LOG_INFO, "cp",
 		 "received %llu bytes in %u segment%s: %llu part requests, %llu retries",
 		 (unsigned long long)x->bytes, rnsc_resource_segments(r),
 		 rnsc_resource_segments(r) == 1 ? "" : "s", (unsigned long long)rs.requests,
@@ -829,7 +830,7 @@ static int l_advertised(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
 	(void)fchmod(x->fd, 0666 & ~um);
 	cli_hex(hx, adv->h, 32); /* RNS.prettyhexrep(resource.hash): all 32 bytes */
 	rnsc_log(s->ctx, RNSC_LOG_INFO, "cp", "Starting resource transfer <%s>%s", hx, idh);
-	rnsc_log(s->ctx, RNSC_LOG_VERBOSE, "cp",
+	rnsc_log(s->ctx, RNSC_LOG_INFO, "cp",
 		 "advertisement <%s>: segment %llu of %llu, transfer size %llu, data size %llu, "
 		 "flags 0x%02llx", hx, (unsigned long long)adv->i, (unsigned long long)adv->l,
 		 (unsigned long long)adv->t, (unsigned long long)adv->d, (unsigned long long)adv->f);
