@@ -8,15 +8,18 @@
 #        from -p; listeners on those files are reached at the hash the other tool prints, and
 #        senders using them are reported by the listener ("from <identity>") under that hash
 #   -O   both listeners with name collisions: without -O the file lands as NAME.2 next to NAME
-#        and NAME.1 (rncp's counter), with -O NAME is replaced and NAME.1 left alone
+#        and NAME.1 (rncp's counter), with -O NAME is replaced and NAME.1 left alone; the same
+#        for rnsc cp -f (fetching from rncp -l -F) into a save folder
 #   -b   a reference observer counts announces: -b 1 repeats them, no -b announces only once
 #   -v/-vv/-q  the same log lines appear (or not) in both tools' output at each level
 #   -P, progress  under a pseudo-terminal (script(1)) both tools draw rncp's progress lines
 #        (percent, sizes, rate, "at physical layer" with -P) and the completion line; with -S
-#        neither does; rnsc cp without a terminal prints step lines only
+#        neither does; rnsc cp without a terminal prints step lines only (rncp draws its
+#        progress lines into a pipe too: a deliberate difference, reported in the output)
 # Locally: an unusable -i file (exit 2 and rncp's message, listen and send), -w against an
 # unknown destination with a refused and with a connected interface (rncp waits
-# max(-w, medium path timeout), from its start): rc 1, "Path not found", the same wait.
+# max(-w, medium path timeout), from its start): rc 1, "Path not found", the same wait
+# (within 1.5 s: rncp's is timed from its "Path ... requested" line, after its startup).
 # Every wait is bounded; processes are cleaned up; a reference that cannot start fails.
 set -u
 B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
@@ -300,7 +303,7 @@ for s in d l; do
   rcr=$(sed -n 's/^rc \([0-9]*\) .*/\1/p' "$tmp/w_r$s.log"); rcn=$(sed -n 's/^rc \([0-9]*\) .*/\1/p' "$tmp/w_n$s.log")
   what=$([ $s = d ] && echo "-w 2, refused interface" || echo "-w 1, connected interface")
   if [ "$r" != x ] && [ "$n" != x ] && [ "$rcr$rcn" = 11 ] &&
-     "$PY" -c "import sys; sys.exit(0 if abs($r - $n) <= 1.0 else 1)"; then
+     "$PY" -c "import sys; sys.exit(0 if abs($r - $n) <= 1.5 else 1)"; then
     ok "$what: 'Path not found', rc 1 from both; rncp waited $r s, rnsc cp $n s"
   else bad "$what: rncp rc=$rcr ${r} s, rnsc rc=$rcn ${n} s" "$tmp/w_r$s.log" "$tmp/w_n$s.log"; fi
 done
