@@ -151,6 +151,7 @@ typedef struct cp_rx {
 	char tmp[PATH_MAX + 96];
 	char *name; /* from metadata */
 	uint64_t bytes;
+	uint8_t link_id[RNSC_TRUNCATED_HASHLEN];
 } cp_rx;
 
 /* ---- identity --------------------------------------------------------------------------- */
@@ -195,6 +196,33 @@ static int ifaces_ready(rnsc_node *n)
 			return 0;
 	}
 	return 1;
+}
+
+/* Transport.medium_path_timeout() as rncp reads it after startup: a round trip of an MTU on
+ * the slowest online interface plus the per-hop grace, 0 when no interface is online. */
+static double medium_path_timeout_s(rnsc_node *n)
+{
+	rnsc_iface_host *ih = rnsc_node_ifaces(n);
+	uint64_t low = 0;
+	for (size_t i = 0; i < rnsc_iface_host_count(ih); i++) {
+		rnsc_iface_status st;
+		if (rnsc_iface_status_get(rnsc_iface_host_at(ih, i), &st) == 0 && st.stats.online &&
+		    st.stats.bitrate && (!low || st.stats.bitrate < low))
+			low = st.stats.bitrate;
+	}
+	if (!low)
+		return 0;
+	return 2.0 * (RNSC_MTU * 8.0 / (double)(low < 5 ? 5 : low)) +
+	       RNSC_PER_HOP_TIMEOUT_MS / 1000.0;
+}
+
+/* rncp starts Reticulum with loglevel=3+verbose-quiet, which takes precedence over the
+ * config's [logging] loglevel (clamped to critical..extreme). rnsc's own transfer figures
+ * (advertised / advertisement / received / bytes in) are info lines: -v shows them. */
+static void cp_log_level(rnsc_ctx *ctx, int verbosity)
+{
+	int lv = 3 + verbosity;
+	rnsc_ctx_set_log_level(ctx, lv < 0 ? 0 : lv > 7 ? 7 : lv);
 }
 
 static void spin(int show, unsigned *i, const char *prefix)
@@ -342,8 +370,8 @@ static int do_send(cli_env *env, const char *cfg, const char *idpath, int verbos
 		printf("File not found\n");
 		return 1;
 	}
-	rnsc_node_options no = {.config_dir = cfg, .handle_signals = 1, .apply_loglevel = 1,
-				.verbosity = verbosity};
+	rnsc_node_options no = {.config_dir = cfg, .handle_signals = 1};
+	cp_log_level(env->ctx, verbosity);
 	rnsc_config_error err;
 	int ret = 1;
 	rnsc_identity id;
@@ -368,11 +396,20 @@ static int do_send(cli_env *env, const char *cfg, const char *idpath, int verbos
 	char ph[2 * RNSC_TRUNCATED_HASHLEN + 3];
 	pretty(ph, dest);
 	unsigned spin_i = 0;
-	uint64_t until = rnsc_monotonic_ns() + IFACE_WAIT_MS * RNSC_NS_PER_MS;
+	/* -w counts from here, as rncp's from its start: the wait for interfaces (rncp's TCP
+	 * clients connect inside its startup; a refused one is just offline) is within it */
+	uint64_t t0 = rnsc_monotonic_ns();
+	uint64_t tmo_ns = timeout > 0 ? (uint64_t)(timeout * 1e9) : 0;
+	uint64_t until = t0 + IFACE_WAIT_MS * RNSC_NS_PER_MS;
+	if (until > t0 + tmo_ns)
+		until = t0 + tmo_ns;
 	while (!ifaces_ready(s.n) && rnsc_monotonic_ns() < until && !rnsc_node_stopping(s.n))
 		rnsc_node_run_once(s.n, 50);
-	uint64_t tmo_ns = (uint64_t)(timeout * 1e9);
-	uint64_t estab = rnsc_monotonic_ns() + tmo_ns;
+	/* rncp waits max(-w, medium_path_timeout()): at least ~6 s once an interface is up */
+	double mpt = medium_path_timeout_s(s.n);
+	if (mpt * 1e9 > (double)tmo_ns)
+		tmo_ns = (uint64_t)(mpt * 1e9);
+	uint64_t estab = t0 + tmo_ns;
 	if (!rnsc_transport_has_path(t, dest)) {
 		(void)rnsc_transport_request_path(t, dest, 0, 0, rnsc_node_now_ms());
 		rnsc_node_flush(s.n);
@@ -453,7 +490,7 @@ static int do_send(cli_env *env, const char *cfg, const char *idpath, int verbos
 		goto out;
 	}
 	uint64_t total = rnsc_resource_total_size(s.res);
-	rnsc_log(env->ctx, RNSC_LOG_VERBOSE, "cp",
+	rnsc_log(env->ctx, RNSC_LOG_INFO, "cp",
 		 "advertised: %u segment%s, first transfer size %llu, data size %llu, flags 0x%02x",
 		 rnsc_resource_segments(s.res), rnsc_resource_segments(s.res) == 1 ? "" : "s",
 		 (unsigned long long)rnsc_resource_transfer_size(s.res), (unsigned long long)total,
@@ -495,7 +532,7 @@ static int do_send(cli_env *env, const char *cfg, const char *idpath, int verbos
 	char ss[32];
 	size_str(ss, sizeof(ss), el > 0 ? (double)total / el : 0, 'b');
 	printf(anim ? "\n%s copied to %s\n" : "%s copied to %s\n", file, ph);
-	rnsc_log(env->ctx, RNSC_LOG_VERBOSE, "cp", "%llu bytes in %.3f s (%sps)",
+	rnsc_log(env->ctx, RNSC_LOG_INFO, "cp", "%llu bytes in %.3f s (%sps)",
 		 (unsigned long long)total, el, ss);
 	ret = 0;
 out:
@@ -684,8 +721,11 @@ static void rx_concluded(void *ud, rnsc_resource *r)
 {
 	cp_rx *x = ud;
 	cp_state *s = x->s;
-	char hx[2 * 32 + 1];
-	cli_hex(hx, rnsc_resource_original_hash(r), 16);
+	/* str(resource) as rncp logs it: <full hash of this segment/link id> */
+	char hx[2 * 32 + 1 + 2 * RNSC_TRUNCATED_HASHLEN + 1];
+	cli_hex(hx, rnsc_resource_hash(r), 32);
+	hx[64] = '/';
+	cli_hex(hx + 65, x->link_id, RNSC_TRUNCATED_HASHLEN);
 	close(x->fd);
 	x->fd = -1;
 	if (rnsc_resource_status(r) != RNSC_RESOURCE_COMPLETE) {
@@ -696,7 +736,7 @@ static void rx_concluded(void *ud, rnsc_resource *r)
 	rnsc_resource_stats rs;
 	rnsc_resource_stats_get(r, &rs);
 	rnsc_log(s->ctx, RNSC_LOG_INFO, "cp", "Incoming resource <%s> completed", hx);
-	rnsc_log(s->ctx, RNSC_LOG_VERBOSE, "cp",
+	rnsc_log(s->ctx, RNSC_LOG_INFO, "cp",
 		 "received %llu bytes in %u segment%s: %llu part requests, %llu retries",
 		 (unsigned long long)x->bytes, rnsc_resource_segments(r),
 		 rnsc_resource_segments(r) == 1 ? "" : "s", (unsigned long long)rs.requests,
@@ -766,7 +806,8 @@ static int l_advertised(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
 	if (!x)
 		return 0;
 	x->s = s;
-	char hx[2 * 16 + 1];
+	char hx[2 * 32 + 1];
+	memcpy(x->link_id, link_id, sizeof(x->link_id));
 	cli_hex(hx, adv->o, 16);
 	snprintf(x->tmp, sizeof(x->tmp), "%s/.rnsc-cp-%s.XXXXXX", s->have_save ? s->save_path : ".",
 		 hx);
@@ -787,9 +828,9 @@ static int l_advertised(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
 	mode_t um = umask(0);
 	umask(um);
 	(void)fchmod(x->fd, 0666 & ~um);
-	cli_hex(hx, adv->h, 16);
+	cli_hex(hx, adv->h, 32); /* RNS.prettyhexrep(resource.hash): all 32 bytes */
 	rnsc_log(s->ctx, RNSC_LOG_INFO, "cp", "Starting resource transfer <%s>%s", hx, idh);
-	rnsc_log(s->ctx, RNSC_LOG_VERBOSE, "cp",
+	rnsc_log(s->ctx, RNSC_LOG_INFO, "cp",
 		 "advertisement <%s>: segment %llu of %llu, transfer size %llu, data size %llu, "
 		 "flags 0x%02llx", hx, (unsigned long long)adv->i, (unsigned long long)adv->l,
 		 (unsigned long long)adv->t, (unsigned long long)adv->d, (unsigned long long)adv->f);
@@ -1018,8 +1059,8 @@ static int do_listen(cli_env *env, const char *cfg, const char *idpath, int verb
 {
 	cp_state s = {.ctx = env->ctx, .fd = -1, .allow_all = no_auth, .overwrite = overwrite,
 		      .no_compress = no_compress};
-	rnsc_node_options no = {.config_dir = cfg, .handle_signals = 1, .apply_loglevel = 1,
-				.verbosity = verbosity};
+	rnsc_node_options no = {.config_dir = cfg, .handle_signals = 1};
+	cp_log_level(env->ctx, verbosity);
 	rnsc_config_error err;
 	if (rnsc_node_new(env->ctx, env->host, &no, &s.n, &err)) {
 		fprintf(stderr, "rnsc cp: %s\n", err.msg[0] ? err.msg : "cannot start the node");
