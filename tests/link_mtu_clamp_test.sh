@@ -14,11 +14,17 @@
 # so both ends must run the link at MTU 2048, MDU 1967 (Link.update_mdu: floor((2048 - 1 -
 # 19 - 48) / 16) * 16 - 1). Through rnsd the reference-only pairing (reference to reference)
 # is the baseline that gives these values; every pairing must match it.
-# Checked per pairing: the link establishes, both ends report MTU 2048 and MDU 1967, and N
-# packets of MDU, MDU-1 and MDU-2 bytes are delivered, proved and echoed back byte-exact
-# (tests/link_node_peer and tests/link_ref_peer.py with PEER_MDU=1). All four pairings
-# through the rnsc node; through rnsd all four too (the rnsc endpoints being the point, the
-# reference pair the baseline). Pairings on one node run concurrently, every wait bounded.
+# Second path, the other branch of the same rule: the responder's hop is a UDPInterface
+# (one per pairing, its own ports), which neither autoconfigures nor fixes its MTU, so the
+# node strips the MTU signalling from the forwarded link request and the link falls back to
+# Reticulum.MTU: MTU 500, MDU 431 at both ends.
+# Checked per pairing: the link establishes, both ends report the expected MTU and MDU, and
+# N packets of MDU, MDU-1 and MDU-2 bytes are delivered, proved and echoed back byte-exact
+# (tests/link_node_peer and tests/link_ref_peer.py with PEER_MDU=1); per node, its log
+# shows one clamp (tcp) or one stripped signalling (udp) per link request (rnsd at
+# LOG_PATHING, rnsc at debug). All four pairings through the rnsc node and through rnsd
+# (there the reference pair is the baseline). Pairings on one node run concurrently, every
+# wait is bounded. Measured: 17-18 s on the shared 2-core machine.
 set -u
 B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
 S=${RNSC_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -71,10 +77,22 @@ client_config() { # client_config DIR PORT: a TCP client of the node (default bi
   printf '[reticulum]\n  enable_transport = no\n  share_instance = no\n[logging]\n  loglevel = 3\n[interfaces]\n  [[To node]]\n    type = TCPClientInterface\n    enabled = yes\n    target_host = 127.0.0.1\n    target_port = %s\n' "$2" >"$1/config"
 }
 
-run_pair() { # run_pair NODE CLIENT SERVER PA PB: prints ok/FAIL lines only
-  local node=$1 ck=$2 sk=$3 pa=$4 pb=$5 tag="$2-to-$3-via-$1"
+udp_config() { # udp_config DIR LISTEN_PORT FORWARD_PORT: the responder on a UDP hop
+  mkdir -p "$1"
+  printf '[reticulum]\n  enable_transport = no\n  share_instance = no\n[logging]\n  loglevel = 3\n[interfaces]\n  [[UDP to node]]\n    type = UDPInterface\n    enabled = yes\n    listen_ip = 127.0.0.1\n    listen_port = %s\n    forward_ip = 127.0.0.1\n    forward_port = %s\n' "$2" "$3" >"$1/config"
+}
+
+run_pair() { # run_pair NODE HOP CLIENT SERVER PA PB: prints ok/FAIL lines only
+  # HOP tcp: PB is the node's narrow TCP server; udp: PB is NODEPORT:RESPONDERPORT
+  local node=$1 hop=$2 ck=$3 sk=$4 pa=$5 pb=$6 tag="$3-to-$4-via-$1-$2"
   local sd="$tmp/S_$tag" cd="$tmp/C_$tag"
-  client_config "$sd" "$pb"; client_config "$cd" "$pa"
+  local want_mtu=$WANT_MTU want_mdu=$WANT_MDU
+  if [ "$hop" = udp ]; then
+    udp_config "$sd" "${pb#*:}" "${pb%%:*}"; want_mtu=500; want_mdu=431
+  else
+    client_config "$sd" "$pb"
+  fi
+  client_config "$cd" "$pa"
   PEER_MDU=1 $(peer_cmd "$sk") serve "$sd" "$N" 55 >"$sd.out" 2>"$sd.err" &
   local sp=$!
   echo "$sp" >"$sd.pid"
@@ -104,42 +122,78 @@ run_pair() { # run_pair NODE CLIENT SERVER PA PB: prints ok/FAIL lines only
   cmtu=$(sed -n 's/.*mtu=\([0-9]*\).*/\1/p' <<<"$cl"); cmdu=$(sed -n 's/.*mdu=\([0-9]*\).*/\1/p' <<<"$cl")
   smtu=$(grep -o 'server link up mtu=[0-9]*' "$sd.out" | head -1 | sed 's/.*=//')
   smdu=$(grep -o 'server link mdu=[0-9]*' "$sd.out" | head -1 | sed 's/.*=//')
-  if [ "$cmtu" = $WANT_MTU ] && [ "$smtu" = $WANT_MTU ] && [ "$cmdu" = $WANT_MDU ] &&
-     [ "$smdu" = $WANT_MDU ]; then
+  if [ "$cmtu" = "$want_mtu" ] && [ "$smtu" = "$want_mtu" ] && [ "$cmdu" = "$want_mdu" ] &&
+     [ "$smdu" = "$want_mdu" ]; then
     ok "$tag: both ends run the link clamped to MTU $cmtu, MDU $cmdu"
   else
-    bad "$tag: link MTU/MDU initiator '$cmtu'/'$cmdu' responder '$smtu'/'$smdu', want $WANT_MTU/$WANT_MDU" "$cd.out" "$sd.out"
+    bad "$tag: link MTU/MDU initiator '$cmtu'/'$cmdu' responder '$smtu'/'$smdu', want $want_mtu/$want_mdu" "$cd.out" "$sd.out"
   fi
 }
 
-run_node() { # run_node rnsc|ref PAIRS...
-  local node=$1; shift
+run_node() { # run_node rnsc|ref tcp|udp PAIRS...
+  local node=$1 hop=$2; shift 2
   local pa pb; read -r pa pb < <(free_ports)
-  local dir="$tmp/N_$node"
+  local dir="$tmp/N_$node-$hop"
   mkdir -p "$dir"
-  # Initiator side: a plain TCP server (10 Mbit/s guess, HW_MTU 16384). Responder side: the
-  # configured bitrate makes HW_MTU 2048 on it and on every connection it spawns.
-  printf '[reticulum]\n  enable_transport = yes\n  share_instance = no\n  respond_to_probes = no\n[logging]\n  loglevel = %s\n[interfaces]\n  [[Initiator side]]\n    type = TCPServerInterface\n    enabled = yes\n    listen_ip = 127.0.0.1\n    listen_port = %s\n  [[Narrow side]]\n    type = TCPServerInterface\n    enabled = yes\n    listen_ip = 127.0.0.1\n    listen_port = %s\n    bitrate = %s\n' \
-    "$([ "$node" = rnsc ] && echo 6 || echo 7)" "$pa" "$pb" "$BITRATE" >"$dir/config"
+  # Initiator side: a plain TCP server (10 Mbit/s guess, HW_MTU 16384). Responder side (tcp):
+  # the configured bitrate makes HW_MTU 2048 on it and on every connection it spawns; (udp)
+  # one UDPInterface per pairing, each with its own pair of ports.
+  { printf '[reticulum]\n  enable_transport = yes\n  share_instance = no\n  respond_to_probes = no\n[logging]\n  loglevel = %s\n[interfaces]\n  [[Initiator side]]\n    type = TCPServerInterface\n    enabled = yes\n    listen_ip = 127.0.0.1\n    listen_port = %s\n' \
+      "$([ "$node" = rnsc ] && echo 6 || echo 7)" "$pa"
+    if [ "$hop" = tcp ]; then
+      printf '  [[Narrow side]]\n    type = TCPServerInterface\n    enabled = yes\n    listen_ip = 127.0.0.1\n    listen_port = %s\n    bitrate = %s\n' "$pb" "$BITRATE"
+    fi
+  } >"$dir/config"
+  local udp=() k=0 pair
+  if [ "$hop" = udp ]; then
+    read -r -a udp < <("$PY" -c '
+import socket, sys
+s = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(2 * int(sys.argv[1]))]
+for x in s: x.bind(("127.0.0.1", 0))
+print(*[x.getsockname()[1] for x in s])' $#)
+    for pair in "$@"; do
+      printf '  [[UDP %s]]\n    type = UDPInterface\n    enabled = yes\n    listen_ip = 127.0.0.1\n    listen_port = %s\n    forward_ip = 127.0.0.1\n    forward_port = %s\n' \
+        "$k" "${udp[2*k]}" "${udp[2*k+1]}" >>"$dir/config"
+      k=$((k+1))
+    done
+  fi
   if [ "$node" = rnsc ]; then "$RNSC" daemon --config "$dir" >"$dir.log" 2>&1 &
   else "$VENV/bin/rnsd" --config "$dir" >"$dir.log" 2>&1 & fi
   local np=$!; pids+=("$np")
-  if wait_for 30 port_open "$pa" && wait_for 10 port_open "$pb"; then
-    ok "$node transport node listens on $pa (HW_MTU 16384) and $pb (bitrate $BITRATE)"
+  if wait_for 30 port_open "$pa" && { [ "$hop" = udp ] || wait_for 10 port_open "$pb"; }; then
+    if [ "$hop" = tcp ]; then ok "$node transport node listens on $pa (HW_MTU 16384) and $pb (bitrate $BITRATE)"
+    else ok "$node transport node listens on $pa (HW_MTU 16384) and on UDP ports ${udp[*]}"; fi
   else
     bad "the $node transport node did not start" "$dir.log"; kill "$np" 2>/dev/null; return
   fi
-  local rp=() pair
+  local rp=()
+  k=0
   for pair in "$@"; do
-    run_pair "$node" ${pair/:/ } "$pa" "$pb" >"$tmp/res_${node}_${pair/:/_}" 2>&1 &
+    local hp=$pb
+    [ "$hop" = udp ] && hp="${udp[2*k]}:${udp[2*k+1]}"
+    run_pair "$node" "$hop" ${pair/:/ } "$pa" "$hp" >"$tmp/res_${node}_${hop}_${pair/:/_}" 2>&1 &
     rp+=($!); pids+=($!)
+    k=$((k+1))
   done
   for p in "${rp[@]}"; do wait "$p"; done
   for pair in "$@"; do
-    local f="$tmp/res_${node}_${pair/:/_}"
+    local f="$tmp/res_${node}_${hop}_${pair/:/_}"
     cat "$f"
     pass=$((pass + $(grep -c '^ok ' "$f"))); fail=$((fail + $(grep -c '^FAIL ' "$f")))
   done
+  # the node says what it did to each link request (rnsd at LOG_PATHING, rnsc at debug)
+  local c s
+  if [ "$node" = ref ]; then
+    c=$(grep -c 'Clamping link MTU to 2.05 KB' "$dir.log")
+    s=$(grep -c "doesn't support MTU autoconfiguration, disabling link MTU upgrade" "$dir.log")
+  else
+    c=$(grep -c 'link request: link MTU clamped from 16384 to 2048' "$dir.log")
+    s=$(grep -c 'link request: no MTU autoconfiguration on the next hop, MTU signalling removed' "$dir.log")
+  fi
+  if { [ "$hop" = tcp ] && [ "$c" = $# ] && [ "$s" = 0 ]; } ||
+     { [ "$hop" = udp ] && [ "$c" = 0 ] && [ "$s" = $# ]; }; then
+    ok "the $node node logged $c clamps to 2048 and $s stripped MTU signallings for $# link requests"
+  else bad "the $node node logged $c clamps and $s strips for $# link requests" "$dir.log"; fi
   if alive "$np"; then ok "$node transport node still running"
   else bad "the $node transport node died" "$dir.log"; fi
   kill "$np" 2>/dev/null
@@ -149,7 +203,9 @@ run_node() { # run_node rnsc|ref PAIRS...
 t0=$SECONDS
 rnsc_pairs=${CLAMP_RNSC_PAIRS:-rnsc:rnsc ref:rnsc rnsc:ref ref:ref} # CLIENT:SERVER
 ref_pairs=${CLAMP_REF_PAIRS:-ref:ref rnsc:rnsc ref:rnsc rnsc:ref}
-run_node rnsc $rnsc_pairs
-run_node ref $ref_pairs
+run_node rnsc tcp $rnsc_pairs
+run_node ref tcp $ref_pairs
+run_node rnsc udp $rnsc_pairs
+run_node ref udp $ref_pairs
 echo "# $pass passed, $fail failed in $((SECONDS - t0)) s"
 [ $fail = 0 ]
