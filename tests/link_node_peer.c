@@ -14,7 +14,9 @@
  *       Prints "client sent=.. bytes=.. proved=.. echoed=.. echo_bytes=.. mtu=.. timeouts=..".
  * Exit status 0 only when the accounting is exact: with PEER_EXPECT_TIMEOUTS=K in the
  * environment exactly K receipts must time out (a server withholding K proofs), else none;
- * every wait is bounded.
+ * every wait is bounded. With PEER_MDU=1 the client's packets are the established link's
+ * MDU, MDU-1 and MDU-2 bytes long instead (tests/link_mtu_clamp_test.sh); both ends then
+ * also print "client link mtu=<m> mdu=<d>" / "server link mdu=<d>".
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +31,10 @@
 
 #define HL RNSC_TRUNCATED_HASHLEN
 #define WINDOW 16
+#define MAXPAYLOAD 65536
+
+static size_t g_mdu; /* PEER_MDU: payload sizes follow the link's MDU */
+static int g_mdu_mode;
 
 typedef struct peer {
 	rnsc_node *n;
@@ -49,6 +55,10 @@ typedef struct peer {
 static size_t payload(unsigned i, uint8_t *out)
 {
 	size_t n = 60 + (i * 37) % 361;
+	if (g_mdu_mode && g_mdu > 2)
+		n = g_mdu - i % 3;
+	if (n > MAXPAYLOAD)
+		n = MAXPAYLOAD;
 	for (size_t k = 0; k < n; k++)
 		out[k] = (uint8_t)((i * 31 + k * 7) & 0xFF);
 	return n;
@@ -68,8 +78,13 @@ static void on_est(void *ud, const uint8_t *lid, const uint8_t *dest, int initia
 	memcpy(p->link_id, lid, HL);
 	const rnsc_link *l = rnsc_transport_link_get(p->t, lid);
 	p->mtu = l ? rnsc_link_mtu(l) : 0;
+	g_mdu = l ? rnsc_link_get_mdu(l) : 0;
 	if (p->echo)
 		printf("server link up mtu=%u\n", (unsigned)p->mtu);
+	if (g_mdu_mode && p->echo)
+		printf("server link mdu=%zu\n", g_mdu);
+	else if (g_mdu_mode)
+		printf("client link mtu=%u mdu=%zu\n", (unsigned)p->mtu, g_mdu);
 	fflush(stdout);
 }
 
@@ -93,7 +108,7 @@ static void on_data(void *ud, const uint8_t *lid, const uint8_t *data, size_t le
 		return;
 	}
 	/* find which payload came back */
-	uint8_t buf[512];
+	static uint8_t buf[MAXPAYLOAD];
 	for (unsigned i = 0; i < p->count; i++) {
 		if (!p->pending[i])
 			continue;
@@ -178,6 +193,7 @@ int main(int argc, char **argv)
 	}
 	p.t = rnsc_node_transport(p.n);
 	p.echo = serve;
+	g_mdu_mode = getenv("PEER_MDU") != NULL;
 	p.count = n;
 	rnsc_node_hooks hooks = {.ud = &p,
 				 .on_link_established = on_est,
@@ -262,7 +278,7 @@ int main(int argc, char **argv)
 			rnsc_node_run_once(p.n, 20);
 			continue;
 		}
-		uint8_t buf[512];
+		static uint8_t buf[MAXPAYLOAD];
 		size_t len = payload(sent, buf);
 		p.pending[sent] = 1;
 		rc = rnsc_transport_link_send(p.t, lid, buf, len, p.hash[sent], rnsc_node_now_ms());

@@ -11,7 +11,11 @@
       closes the link. Prints "client sent=<n> bytes=<b> proved=<p> echoed=<e> echo_bytes=<eb>
       mtu=<link mtu>".
 Exit status 0 only when the accounting is exact; every wait is bounded by TIMEOUT seconds.
+With PEER_MDU=1 in the environment the client's packets are the established link's MDU,
+MDU-1 and MDU-2 bytes long instead (tests/link_mtu_clamp_test.sh), and both ends also print
+"client link mtu=<m> mdu=<d>" / "server link mdu=<d>".
 """
+import os
 import sys
 import threading
 import time
@@ -19,10 +23,14 @@ import time
 import RNS
 
 APP, ASPECT = "rnsclt", "link"
+MDU_MODE = os.environ.get("PEER_MDU") is not None
+MDU = [0]  # the established link's MDU, in MDU_MODE
 
 
 def payload(i):
     n = 60 + (i * 37) % 361
+    if MDU_MODE and MDU[0] > 2:
+        n = MDU[0] - i % 3
     return bytes((i * 31 + k * 7) & 0xFF for k in range(n))
 
 
@@ -41,6 +49,8 @@ def serve(configdir, n, timeout):
     def on_link(link):
         st["up"] = True
         print("server link up mtu=%d" % link.mtu, flush=True)
+        if MDU_MODE:
+            print("server link mdu=%d" % link.mdu, flush=True)
         link.set_packet_callback(on_packet)
         link.set_link_closed_callback(lambda l: st["closed"].set())
 
@@ -112,6 +122,9 @@ def connect(configdir, dest_hex, n, timeout):
     if not up.wait(max(1, end - time.time())):
         print("client: link not established", flush=True)
         return 1
+    if MDU_MODE:
+        MDU[0] = link.mdu
+        print("client link mtu=%d mdu=%d" % (link.mtu, link.mdu), flush=True)
     i = 0
     while i < n and time.time() < end:
         with lock:

@@ -479,12 +479,18 @@ int rnsc_tr_lr_forward(rnsc_transport *t, const uint8_t *raw, size_t len, uint8_
 			if (!oif->mtu_capable) {
 				/* the next hop cannot carry a larger MTU: signalling removed */
 				*nlen -= RNSC_LINK_MTU_SIZE;
+				rnsc_log(t->ctx, RNSC_LOG_DEBUG, WHO,
+					 "link request: no MTU autoconfiguration on the next hop, "
+					 "MTU signalling removed");
 			} else if (oif->hw_mtu < path_mtu || rif->hw_mtu < path_mtu) {
 				uint32_t m = (uint32_t)(oif->hw_mtu < rif->hw_mtu ? oif->hw_mtu
 										   : rif->hw_mtu);
 				rc = rnsc_link_signalling(nr + *nlen - RNSC_LINK_MTU_SIZE, m, mode);
 				if (rc)
 					return rc;
+				rnsc_log(t->ctx, RNSC_LOG_DEBUG, WHO,
+					 "link request: link MTU clamped from %u to %u",
+					 (unsigned)path_mtu, (unsigned)m);
 			}
 		}
 	}
