@@ -103,7 +103,8 @@ FILES="small.bin text.txt big.bin"
 for j in jail1 jail2; do for f in $FILES; do cp "$tmp/files_$f" "$tmp/$j/$f"; done; done
 echo "secret" >"$tmp/secret.txt"
 
-"$RNSC" cp --config "$tmp/L1" -l -F -a "$ID_F1" -a "$ID_F3" -j "$tmp/jail1" -v >"$tmp/L1.log" 2>&1 &
+# -vv: the refusal fallback below reads the listener's VERBOSE (5) lines; like rncp, rnsc cp logs at 3 + v - q.
+"$RNSC" cp --config "$tmp/L1" -l -F -a "$ID_F1" -a "$ID_F3" -j "$tmp/jail1" -vv >"$tmp/L1.log" 2>&1 &
 pids+=($!)
 "${RNCP[@]}" --config "$tmp/L2" -l -F -a "$ID_F2" -a "$ID_F4" -j "$tmp/jail2" -v >"$tmp/L2.log" 2>&1 &
 pids+=($!)
