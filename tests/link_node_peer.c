@@ -17,10 +17,14 @@
  * every wait is bounded. With PEER_MDU=1 the client's packets are the established link's
  * MDU, MDU-1 and MDU-2 bytes long instead (tests/link_mtu_clamp_test.sh); both ends then
  * also print "client link mtu=<m> mdu=<d>" / "server link mdu=<d>".
+ * With PEER_HOLD=S both ends also report keepalive, stale and close as tests/link_ref_peer.py
+ * does (see there): the client holds the link idle for S seconds before sending; last inbound
+ * is the time the link's rx counter last moved (seen within one 20 ms poll).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "crypto.h"
 #include "destination.h"
@@ -35,6 +39,7 @@
 
 static size_t g_mdu; /* PEER_MDU: payload sizes follow the link's MDU */
 static int g_mdu_mode;
+static const char *g_hold; /* PEER_HOLD */
 
 typedef struct peer {
 	rnsc_node *n;
@@ -50,7 +55,18 @@ typedef struct peer {
 	unsigned char *rstate; /* receipt per packet: 1 waiting, 2 proved, 3 timed out */
 	uint8_t (*hash)[RNSC_HASHLEN];
 	unsigned count, sent;
+	/* PEER_HOLD */
+	int reason, stale;
+	double closed_at;
+	uint64_t tx0, rx0;
 } peer;
+
+static double now_f(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static size_t payload(unsigned i, uint8_t *out)
 {
@@ -79,6 +95,9 @@ static void on_est(void *ud, const uint8_t *lid, const uint8_t *dest, int initia
 	const rnsc_link *l = rnsc_transport_link_get(p->t, lid);
 	p->mtu = l ? rnsc_link_mtu(l) : 0;
 	g_mdu = l ? rnsc_link_get_mdu(l) : 0;
+	uint64_t rxb, txb;
+	if (l)
+		rnsc_link_counters(l, &p->rx0, &rxb, &p->tx0, &txb);
 	if (p->echo)
 		printf("server link up mtu=%u\n", (unsigned)p->mtu);
 	if (g_mdu_mode && p->echo)
@@ -90,8 +109,63 @@ static void on_est(void *ud, const uint8_t *lid, const uint8_t *dest, int initia
 
 static void on_closed(void *ud, const uint8_t *lid, int reason)
 {
-	(void)lid, (void)reason;
-	((peer *)ud)->closed = 1;
+	peer *p = ud;
+	p->closed = 1;
+	p->reason = reason;
+	p->closed_at = now_f();
+	if (g_hold && p->echo) {
+		const rnsc_link *l = rnsc_transport_link_get(p->t, lid);
+		uint64_t rx = p->rx0, tx = p->tx0, b;
+		if (l) /* else the deltas print as 0 */
+			rnsc_link_counters(l, &rx, &b, &tx, &b);
+		const char *rn = rnsc_link_reason_name(reason);
+		printf("server closed reason=%s tx=%llu rx=%llu stale=%d\n", rn ? rn : "?",
+		       (unsigned long long)(tx - p->tx0), (unsigned long long)(rx - p->rx0),
+		       p->stale);
+		fflush(stdout);
+	}
+}
+
+/* PEER_HOLD on the client: the link held idle for secs, stale and close reported. */
+static int hold(peer *p, const uint8_t *lid, double secs)
+{
+	const rnsc_link *l = rnsc_transport_link_get(p->t, lid);
+	if (!l)
+		return 1;
+	printf("client link up t=%.3f keepalive=%.3f stale_time=%.3f rtt=%.4f\n", now_f(),
+	       rnsc_link_keepalive_ms(l) / 1000.0, rnsc_link_stale_time_ms(l) / 1000.0,
+	       rnsc_link_rtt(l));
+	fflush(stdout);
+	uint64_t rx0, tx0, rx, tx, b;
+	rnsc_link_counters(l, &rx0, &b, &tx0, &b);
+	uint64_t last_rx = rx0;
+	double li = now_f(), end = li + secs;
+	int stale = 0;
+	while (now_f() < end && !p->closed && !rnsc_node_stopping(p->n)) {
+		rnsc_node_run_once(p->n, 20);
+		if (p->closed || !(l = rnsc_transport_link_get(p->t, lid)))
+			break;
+		rnsc_link_counters(l, &rx, &b, &tx, &b);
+		if (rx != last_rx) {
+			last_rx = rx;
+			li = now_f();
+		}
+		if (rnsc_link_status(l) == RNSC_LINK_STALE && !stale) {
+			stale = 1;
+			printf("client stale t=%.3f last_inbound=%.3f\n", now_f(), li);
+			fflush(stdout);
+		}
+	}
+	if (p->closed || !l) {
+		const char *rn = rnsc_link_reason_name(p->reason);
+		printf("client closed reason=%s t=%.3f last_inbound=%.3f\n", rn ? rn : "?",
+		       p->closed_at, li);
+		return 1;
+	}
+	printf("client hold tx=%llu rx=%llu stale=%d\n", (unsigned long long)(tx - tx0),
+	       (unsigned long long)(rx - rx0), stale);
+	fflush(stdout);
+	return 0;
 }
 
 static void on_data(void *ud, const uint8_t *lid, const uint8_t *data, size_t len,
@@ -194,6 +268,7 @@ int main(int argc, char **argv)
 	p.t = rnsc_node_transport(p.n);
 	p.echo = serve;
 	g_mdu_mode = getenv("PEER_MDU") != NULL;
+	g_hold = getenv("PEER_HOLD");
 	p.count = n;
 	rnsc_node_hooks hooks = {.ud = &p,
 				 .on_link_established = on_est,
@@ -224,7 +299,10 @@ int main(int argc, char **argv)
 				next_announce = rnsc_node_now_ms() + 2000;
 			}
 			rnsc_node_flush(p.n);
-			rnsc_node_run_once(p.n, 50);
+			rnsc_node_run_once(p.n, g_hold ? 20 : 50);
+			const rnsc_link *l = p.up ? rnsc_transport_link_get(p.t, p.link_id) : NULL;
+			if (g_hold && l && rnsc_link_status(l) == RNSC_LINK_STALE)
+				p.stale = 1;
 		}
 		printf("server rx=%u bytes=%llu\n", p.rx, (unsigned long long)p.rx_bytes);
 		ret = p.closed && p.rx == n ? 0 : 1;
@@ -266,6 +344,8 @@ int main(int argc, char **argv)
 		printf("client: link not established\n");
 		goto out;
 	}
+	if (g_hold && hold(&p, lid, atof(g_hold)) != 0)
+		goto out;
 	p.pending = calloc(n ? n : 1, 1);
 	p.rstate = calloc(n ? n : 1, 1);
 	p.hash = calloc(n ? n : 1, sizeof(*p.hash));

@@ -14,6 +14,14 @@ Exit status 0 only when the accounting is exact; every wait is bounded by TIMEOU
 With PEER_MDU=1 in the environment the client's packets are the established link's MDU,
 MDU-1 and MDU-2 bytes long instead (tests/link_mtu_clamp_test.sh), and both ends also print
 "client link mtu=<m> mdu=<d>" / "server link mdu=<d>".
+With PEER_HOLD=S (tests/link_keepalive_test.sh) the client holds the established link idle
+for S seconds before sending, watching it (status every 20 ms, last inbound): it prints
+"client link up t=<epoch s> keepalive=<s> stale_time=<s> rtt=<s>", "client stale t=<epoch>
+last_inbound=<epoch>" when the link goes STALE, and "client closed reason=<name> t=<epoch>
+last_inbound=<epoch>" when it closes during the hold (exit 1), else "client hold tx=<d>
+rx=<d> stale=<0|1>" (packets out / in during the hold: keepalives only). The server then also
+prints "server closed reason=<name> tx=<d> rx=<d> stale=<0|1>" (packets since establishment,
+the LINKCLOSE counted in rx; stale=1 if it ever saw its link STALE).
 """
 import os
 import sys
@@ -25,6 +33,13 @@ import RNS
 APP, ASPECT = "rnsclt", "link"
 MDU_MODE = os.environ.get("PEER_MDU") is not None
 MDU = [0]  # the established link's MDU, in MDU_MODE
+HOLD = os.environ.get("PEER_HOLD")
+REASONS = {RNS.Link.TIMEOUT: "TIMEOUT", RNS.Link.INITIATOR_CLOSED: "INITIATOR_CLOSED",
+           RNS.Link.DESTINATION_CLOSED: "DESTINATION_CLOSED"}
+
+
+def last_in(link):
+    return max(link.last_inbound, link.last_proof, link.activated_at or 0)
 
 
 def payload(i):
@@ -39,7 +54,8 @@ def serve(configdir, n, timeout):
     ident = RNS.Identity()
     dest = RNS.Destination(ident, RNS.Destination.IN, RNS.Destination.SINGLE, APP, ASPECT)
     dest.set_proof_strategy(RNS.Destination.PROVE_ALL)
-    st = {"rx": 0, "bytes": 0, "up": False, "closed": threading.Event()}
+    st = {"rx": 0, "bytes": 0, "up": False, "closed": threading.Event(), "link": None,
+          "stale": 0}
 
     def on_packet(data, packet):
         st["rx"] += 1
@@ -52,7 +68,15 @@ def serve(configdir, n, timeout):
         if MDU_MODE:
             print("server link mdu=%d" % link.mdu, flush=True)
         link.set_packet_callback(on_packet)
-        link.set_link_closed_callback(lambda l: st["closed"].set())
+        st["link"], st["c0"] = link, (link.tx, link.rx)
+
+        def on_closed(l):
+            if HOLD is not None:
+                print("server closed reason=%s tx=%d rx=%d stale=%d" %
+                      (REASONS.get(l.teardown_reason, "?"), l.tx - st["c0"][0],
+                       l.rx - st["c0"][1], st["stale"]), flush=True)
+            st["closed"].set()
+        link.set_link_closed_callback(on_closed)
 
     dest.set_link_established_callback(on_link)
     print("dest " + dest.hash.hex(), flush=True)
@@ -62,9 +86,34 @@ def serve(configdir, n, timeout):
         if not st["up"] and time.time() >= next_announce:
             dest.announce()
             next_announce = time.time() + 2
-        time.sleep(0.1)
+        if st["link"] is not None and st["link"].status == RNS.Link.STALE:
+            st["stale"] = 1
+        time.sleep(0.02 if HOLD is not None else 0.1)
     print("server rx=%d bytes=%d" % (st["rx"], st["bytes"]), flush=True)
     return 0 if st["closed"].is_set() and st["rx"] == n else 1
+
+
+def hold(link, secs, closed):
+    """PEER_HOLD: keeps the link idle for secs, reporting stale and close (see above)."""
+    print("client link up t=%.3f keepalive=%.3f stale_time=%.3f rtt=%.4f" %
+          (time.time(), link.keepalive, link.stale_time, link.rtt), flush=True)
+    tx0, rx0, stale, li = link.tx, link.rx, 0, last_in(link)
+    end = time.time() + secs
+    while time.time() < end and "t" not in closed:
+        if link.status == RNS.Link.STALE and not stale:
+            stale = 1
+            print("client stale t=%.3f last_inbound=%.3f" % (time.time(), last_in(link)),
+                  flush=True)
+        if link.status != RNS.Link.CLOSED:
+            li = last_in(link)
+        time.sleep(0.02)
+    if "t" in closed:
+        print("client closed reason=%s t=%.3f last_inbound=%.3f" %
+              (REASONS.get(closed["reason"], "?"), closed["t"], li), flush=True)
+        return 1
+    print("client hold tx=%d rx=%d stale=%d" % (link.tx - tx0, link.rx - rx0, stale),
+          flush=True)
+    return 0
 
 
 def connect(configdir, dest_hex, n, timeout):
@@ -117,10 +166,19 @@ def connect(configdir, dest_hex, n, timeout):
             st["timeouts"] += 1
             st["outstanding"] -= 1
 
+    closed = {}
+
+    def on_closed(l):
+        closed["t"] = time.time()
+        closed["reason"] = l.teardown_reason
+
     link = RNS.Link(dest, established_callback=lambda l: up.set())
     link.set_packet_callback(on_packet)
+    link.set_link_closed_callback(on_closed)
     if not up.wait(max(1, end - time.time())):
         print("client: link not established", flush=True)
+        return 1
+    if HOLD is not None and hold(link, float(HOLD), closed) != 0:
         return 1
     if MDU_MODE:
         MDU[0] = link.mdu
