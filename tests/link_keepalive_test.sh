@@ -17,8 +17,9 @@
 #          stale_time and stale_time + keepalive after the last inbound packet; the STALE
 #          state then lasts min(rtt * KEEPALIVE_TIMEOUT_FACTOR + STALE_GRACE,
 #          WATCHDOG_MAX_SLEEP) = 5 s before the TIMEOUT teardown. Checked with the values the
-#          initiator itself reports (keepalive, stale_time, rtt) and a tolerance of 0.1 s
-#          early / 0.75 s late for polling (20 ms), thread scheduling and a loaded CI machine.
+#          initiator itself reports (keepalive, stale_time, rtt), within 0.3 s early / 1 s late:
+#          the peers see STALE and inbound packets by polling every 20 ms (a late look at STALE
+#          shortens the STALE->TIMEOUT interval as measured) and the CI machine is loaded.
 # Every wait is bounded, ports are picked at runtime, frozen processes are continued and killed.
 set -u
 B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
@@ -140,15 +141,17 @@ for pair in $PAIRS; do
   sc=$(grep '^server closed' "$s" 2>/dev/null | tail -1)
   up=$(grep '^client link up' "$c" 2>/dev/null | tail -1)
   if [ "$rc" = 0 ] && [ -n "$h" ] && [ "$(field "$h" stale)" = 0 ] &&
-     [ "$(field "$h" tx)" -ge 2 ] && [ "$(field "$h" rx)" -ge 2 ]; then
+     [ "$(field "$h" tx)" -ge 2 ] && [ "$(field "$h" rx)" -ge 1 ]; then
     ok "$tag: link up ${IDLE} s idle, not stale: initiator keepalives out/in $(field "$h" tx)/$(field "$h" rx) (keepalive $(field "$up" keepalive) s, stale_time $(field "$up" stale_time) s)"
   else
     bad "$tag: idle link (rc=$rc): '$h'" "$c" "$tmp/$tag.c.err" "$s" "$tmp/$tag.s.err"
   fi
   # the responder: answered keepalives (tx), got them and the LINKCLOSE (rx), never stale,
-  # and the close carried the initiator's reason
+  # and the close carried the initiator's reason. A responder answers a keepalive only when it
+  # sent nothing for keepalive seconds, so one that comes a hair under 5 s after its last reply
+  # goes unanswered, in the reference as in rnsc: 2 of 3 answered is common, at least 1 always.
   if [ -n "$sc" ] && [ "$(field "$sc" reason)" = INITIATOR_CLOSED ] &&
-     [ "$(field "$sc" stale)" = 0 ] && [ "$(field "$sc" tx)" -ge 2 ] &&
+     [ "$(field "$sc" stale)" = 0 ] && [ "$(field "$sc" tx)" -ge 1 ] &&
      [ "$(field "$sc" rx)" -ge 3 ]; then
     ok "$tag: responder answered keepalives (out/in $(field "$sc" tx)/$(field "$sc" rx), LINKCLOSE included), never stale, closed with INITIATOR_CLOSED"
   else
@@ -171,8 +174,8 @@ for pair in $PAIRS; do
   li=$(field "$st" last_inbound) ts=$(field "$st" t) tc=$(field "$cl" t)
   d_stale=$(calc "$ts - $li") d_close=$(calc "$tc - $ts")
   grace=$(calc "min($rtt * 4 + 5, 5)")
-  if in_range "$d_stale" "$(calc "$stt - 0.1")" "$(calc "$stt + $ka + 0.75")" &&
-     in_range "$d_close" "$(calc "$grace - 0.1")" "$(calc "$grace + 0.75")"; then
+  if in_range "$d_stale" "$(calc "$stt - 0.3")" "$(calc "$stt + $ka + 1")" &&
+     in_range "$d_close" "$(calc "$grace - 0.3")" "$(calc "$grace + 1")"; then
     ok "$tag: STALE $d_stale s after the last inbound packet (formula: $stt..$(calc "$stt + $ka") s), closed with TIMEOUT $d_close s later (formula: $grace s)"
   else
     bad "$tag: STALE after $d_stale s (want $stt..$(calc "$stt + $ka")), TIMEOUT $d_close s later (want $grace)" "$c"
