@@ -69,6 +69,8 @@ for c in cells:
     assert s["timeouts"] == 0 and s["unproved"] == 0
     assert c["rate"]["median"] > 0 and c["rate"]["unit"] == "packets/s"
     assert c["rss_kib"]["initiator"] > 0 and c["rss_kib"]["responder"] > 0
+env = d["environment"]  # the build and the crypto providers are part of every report
+assert env["commit"] and env["cflags"] and env["crypto"]["ed25519"] and env["crypto"]["aes256-cbc"], env
 ' "$tmp/rep/scenarios.json"
 check "quick link run, all four pairings" 0 "$RNSC" bench --quick --scenario link \
   --report "$tmp/replink"

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "src/cli/build_info.h"
 #include "config.h"
 #include "crypto.h"
 
@@ -160,6 +161,26 @@ void cli_env_json(FILE *f)
 	cli_json_str(f, __VERSION__);
 	fprintf(f, ", \"rnsc_version\": ");
 	cli_json_str(f, PACKAGE_VERSION);
+	fprintf(f, ", \"commit\": ");
+	cli_json_str(f, RNSC_BUILD_COMMIT);
+	fprintf(f, ", \"cflags\": ");
+	cli_json_str(f, RNSC_BUILD_CFLAGS);
+	/* which backend serves each primitive under the default order (RNSC_CRYPTO if set) */
+	{
+		cli_env env;
+		if (cli_env_open(&env, NULL, 0) == CLI_OK) {
+			fprintf(f, ", \"crypto\": {");
+			for (int p = 0; p < RNSC_PRIM_COUNT; p++) {
+				const char *who = rnsc_crypto_provider(env.ctx, (enum rnsc_prim)p);
+				fprintf(f, "%s", p ? ", " : "");
+				cli_json_str(f, rnsc_prim_name((enum rnsc_prim)p));
+				fprintf(f, ": ");
+				cli_json_str(f, who ? who : "none");
+			}
+			fprintf(f, "}");
+			cli_env_close(&env);
+		}
+	}
 	/* the machine is shared: the load when the report was written says how quiet it was */
 	char load[64] = "unknown";
 	FILE *la = fopen("/proc/loadavg", "r");
