@@ -20,6 +20,9 @@ destinations at once and measures, per run:
                explicitly for a mixed run against an all-reference one);
   transfers    (--xfer N) links and one resource each between far-apart pairs (xfer.py):
                link establishment time and goodput by hop count, SHA-256 checked at the receiver;
+  storm        (--storm N) a path-request storm (storm.py): half the nodes drop their paths
+               to their N farthest destinations and a client of each asks for them all at
+               once; path-request traffic per node, time to the answers, drops by reason;
   partition    (--partition S) the mesh cut in two for S seconds and healed: time until a
                probe across gets through and every link is back;
   recovery     the centre node killed and restarted (below).
