@@ -589,7 +589,7 @@ class Run:
                 req.append(i)
                 taken |= {i} | nbrs[i]
         rng = random.Random(o.seed)
-        owner_of = {h: j for x in self.nodes for j in (x.i,) for h in x.dests}
+        owner_of = {h: x.i for x in self.nodes for h in x.dests}
         targets = {}
         for i in req:
             far = [h for x in self.nodes if x.i != i for h in x.dests]
