@@ -4,7 +4,8 @@
 # 2-node file topology (cut and healed once; and one shaped with netem where the kernel has it), the quick
 # 10-node runs (mixed, all-reference, all-rnsc on a 2x5 grid: every daemon must reach every
 # destination, the three must end with the same paths, a link across the grid's diameter must
-# carry a resource with equal SHA-256, and after the centre node is killed
+# carry a resource with equal SHA-256, half the nodes must get answers to a small path-request
+# storm, and after the centre node is killed
 # and restarted a probe across it must get through and the mesh reconverge) and cleanup
 # after the runner is SIGKILLed.
 # Needs root and iproute2: fails, never skips, without them. Numbers are not judged here.
@@ -56,6 +57,74 @@ for spec in ("grid:3", "cube:4", "line:1", "line:x"):
 print("generators ok")
 PYEOF
 then ok "topology generators and description format"; else bad "topology module" "$tmp/topo.out"; fi
+
+# ---- the mixed-vs-reference equivalence criterion (report.py), on made-up tables ------------------
+if "$PY" - "$S/bench/mesh" >"$tmp/eq.out" 2>&1 <<'PYEOF'
+import sys
+sys.path.insert(0, sys.argv[1])
+import topology as T, report as R
+g = T.generate("ring:6", "ref")
+desc = g.describe()
+hops = g.hops()
+def tab(extra=()):
+    t = {str(i): {f"{j}.0": hops[i][j] + 1 for j in range(6)} for i in range(6)}
+    for i, j, d in extra:
+        t[str(i)][f"{j}.0"] += d
+    return t
+def run(label, impls, t):
+    return {"label": label, "impls": impls, "nodes": 6, "links": 6, "description": desc,
+            "tables": t, "non_shortest_entries": 0}
+ref, mixed, rnsc = {"ref": 6, "rnsc": 0}, {"ref": 3, "rnsc": 3}, {"ref": 0, "rnsc": 6}
+# the reference differs from itself in 2 entries (a detour of +2 in each run)
+out = {"runs": [run("ref-1", ref, tab([(0, 3, 2)])), run("ref-2", ref, tab([(1, 4, 2)])),
+                run("mixed", mixed, tab([(2, 5, 2), (3, 0, 2)])),
+                run("rnsc", rnsc, tab([(0, 2, 3)]))]}
+R.compare(out)
+m = out["mixed_vs_reference"]
+row = m["runs"][0]
+assert m["pass"] is True and row["same_entry_set"] and row["out_of_bounds"] == 0, m
+assert row["reference_max_excess"] == 2 and row["reference_pair_differing"] == 2, row
+assert row["differing_vs_reference"] == {"ref-1": 3, "ref-2": 3} and row["allowed_differing"] == 7, row
+assert row["strict"] is False
+r = out["rnsc_vs_reference"]["runs"][0]   # +3 is beyond anything the reference did
+assert r["out_of_bounds"] == 1 and r["pass"] is False and out["rnsc_vs_reference"]["pass"] is False, r
+# a missing entry fails (1); with one reference run the verdict is not given
+t = tab(); del t["4"]["1.0"]
+out = {"runs": [run("ref", ref, tab()), run("mixed", mixed, t)]}
+R.compare(out)
+row = out["mixed_vs_reference"]["runs"][0]
+assert not row["same_entry_set"] and row["pass"] is False and out["mixed_vs_reference"]["pass"] is False, row
+assert out["mixed_vs_reference"]["compared"] == 1
+out = {"runs": [run("ref", ref, tab([(0, 3, 2)])), run("mixed", mixed, tab([(0, 3, 2)])),
+                run("rnsc", rnsc, tab([(1, 4, 1)]))]}
+R.compare(out)  # one reference run: identical passes, a difference within bounds is not judged
+assert out["mixed_vs_reference"]["pass"] is True and out["rnsc_vs_reference"]["pass"] is None, out
+print("equivalence criterion ok")
+PYEOF
+then ok "equivalence criterion (same destinations, hop bounds from the reference's detours, spread of two reference runs)"
+else bad "equivalence criterion" "$tmp/eq.out"; fi
+
+if "$PY" - "$S/bench/mesh" >"$tmp/st.out" 2>&1 <<'PYEOF'
+import os, sys
+sys.path.insert(0, sys.argv[1])
+import RNS
+import storm as S
+assert S.PR_DEST == RNS.Destination.hash(None, "rnstransport", "path", "request")
+dest = bytes(range(0x70, 0x80))  # contains 0x7d and 0x7e: escaped by HDLC
+f = S.path_request(dest)
+p = RNS.Packet(None, f)
+assert p.unpack() and p.packet_type == RNS.Packet.DATA and p.header_type == RNS.Packet.HEADER_1
+assert p.transport_type == RNS.Transport.BROADCAST and p.destination_type == RNS.Destination.PLAIN
+assert p.destination_hash == S.PR_DEST and p.data[:16] == dest and len(p.data) == 32 and p.hops == 0
+w = S.hdlc(f)
+assert w[0] == w[-1] == 0x7E and 0x7E not in w[1:-1] and S.unhdlc(w[1:-1]) == f
+assert S.parse(f) == (S.PKT_DATA, S.PR_DEST)
+h2 = bytes([0x51, 3]) + os.urandom(16) + dest + b"\x0b" + os.urandom(40)  # HEADER_2 announce
+assert S.parse(h2) == (S.PKT_ANNOUNCE, dest) and S.parse(b"\x01" * 10) is None
+print("storm frames ok")
+PYEOF
+then ok "storm driver frames: a path request as the reference parses it, HDLC, announce parsing"
+else bad "storm driver frames" "$tmp/st.out"; fi
 
 # ---- command line ----------------------------------------------------------------------------
 "$RNSC" bench mesh --help >"$tmp/help" 2>&1; rc=$?
@@ -110,10 +179,16 @@ for r in runs.values():
     for p in r["per_node"]:
         assert p["alive"] and p["table_entries"] == 20 and p["hwm_kib"] > 0, p
         assert p["rx_bytes"] > 0 and p["tx_bytes"] > 0, p
+    sm = r["storm"]  # the checkerboard (5 nodes) drops and re-requests 2 paths each
+    assert sm["ok"] and len(sm["requesters"]) == 5 and sm["requests"] == 10, sm
+    assert sm["paths_dropped"] == 10, sm
+    assert sm["answered"] >= 8 and sm["total_ptxc"] >= 10 and sm["total_atxc"] >= 8, sm
+    assert all(p["ptxc"] > 0 for p in sm["per_node"] if p["requester"]), sm["per_node"]
 assert d["tables_agree"] and len(d["table_comparisons"]) == 3, d["table_comparisons"]
 assert all(c["differing_paths"] == 0 for c in d["table_comparisons"])
 assert d["mixed_vs_reference"]["compared"] == 1, d.get("mixed_vs_reference")
-print(", ".join(f"{k} {r['convergence_s']} s" for k, r in sorted(runs.items())))
+print(", ".join(f"{k} {r['convergence_s']} s" for k, r in sorted(runs.items())) + "; storm answered "
+      + ", ".join(f"{k} {r['storm']['answered']}/10 (max {r['storm']['answer_max_s']} s)" for k, r in sorted(runs.items())))
 PYEOF
 then ok "quick 10-node grid, mixed/reference/rnsc converge to the same tables: $(cat "$tmp/q.check")"
 else bad "quick runs (exit $rc)" "$tmp/q.out" "$tmp/q.check"; fi

@@ -20,6 +20,9 @@ destinations at once and measures, per run:
                explicitly for a mixed run against an all-reference one);
   transfers    (--xfer N) links and one resource each between far-apart pairs (xfer.py):
                link establishment time and goodput by hop count, SHA-256 checked at the receiver;
+  storm        (--storm N) a path-request storm (storm.py): half the nodes drop their paths
+               to their N farthest destinations and a client of each asks for them all at
+               once; path-request traffic per node, time to the answers, drops by reason;
   partition    (--partition S) the mesh cut in two for S seconds and healed: time until a
                probe across gets through and every link is back;
   recovery     the centre node killed and restarted (below).
@@ -36,6 +39,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import shutil
 import signal
 import subprocess
@@ -46,10 +50,12 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import topology as topo_mod  # noqa: E402
 import report as report_mod  # noqa: E402
+import storm as storm_mod  # noqa: E402
 
 MESH_PORT = 4242      # every link's server end
 LOCAL_PORT = 4300     # the workload process's interface on the daemon
 CLONE_NEWNET = 0x40000000
+MESH_IFACE = re.compile(r"\blink\d+\b")  # the [[linkK]] interfaces and their children
 
 libc = ctypes.CDLL(None, use_errno=True)
 
@@ -299,6 +305,63 @@ class Node:
             return None
         return rx, tx, per
 
+    def counters(self):
+        """Path-request, announce and drop counters of the mesh interfaces (interface_stats
+        over the RPC). Counted on spawned children and client interfaces, not on listeners:
+        the reference's TCP server adds its children's path-request bytes to its own but not
+        their counts. Drops: the reference's inbound queue drops by traffic class
+        (rxq*d) and tx drops; rnsc's own transport and interface drop counters (it has no
+        inbound queues and reports the rxq* fields as 0)."""
+        try:
+            st = self._rpc({"get": "interface_stats"})
+        except Exception as e:
+            log(f"{self.name}: interface_stats failed: {e}")
+            return None
+        c = dict.fromkeys(("prxc", "ptxc", "prxb", "ptxb", "arxc", "atxc", "arxb", "atxb",
+                           "rxb", "txb"), 0)
+        drops = {}
+        bursts = 0
+        ip_freq = 0.0
+        for f in st["interfaces"]:
+            names = f"{f.get('name', '')} {f.get('parent_interface_name') or ''}"
+            if not MESH_IFACE.search(names) or f.get("clients") is not None:
+                continue
+            for k in c:
+                c[k] += f.get(k) or 0
+            drops["tx_dropped"] = drops.get("tx_dropped", 0) + (f.get("txdrp") or 0)
+            for k, v in (f.get("rnsc_drops") or {}).items():
+                drops[f"iface_{k}"] = drops.get(f"iface_{k}", 0) + v
+            bursts += 1 if f.get("pr_burst_active") else 0
+            ip_freq = max(ip_freq, float(f.get("incoming_pr_frequency") or 0))
+        for k, name in (("rxqdd", "inbound_queue_data"), ("rxqad", "inbound_queue_announce"),
+                        ("rxqpd", "inbound_queue_path_request"),
+                        ("rxqild", "inbound_queue_ingress_limited")):
+            if self.impl == "ref":
+                drops[name] = st.get(k) or 0
+        tr = (st.get("rnsc") or {}).get("transport") or {}
+        for k, name in (("pr_duplicate", "pr_duplicate_tag"), ("duplicates", "packet_filter_duplicate"),
+                        ("malformed", "malformed"), ("announces_ignored", "announce_not_taken")):
+            if k in tr:
+                drops[name] = tr[k]
+        for k in ("pr_received", "pr_answered"):
+            if k in tr:
+                c[k] = tr[k]
+        c["drops"] = drops
+        c["pr_burst_active_ifaces"] = bursts
+        c["max_incoming_pr_hz"] = round(ip_freq, 2)
+        return c
+
+    def drop_paths(self, hashes):
+        """Drops paths over the RPC (what rnpath -d sends); how many the daemon had."""
+        n = 0
+        for h in hashes:
+            try:
+                if self._rpc({"drop": "path", "destination_hash": bytes.fromhex(h)}):
+                    n += 1
+            except Exception as e:
+                log(f"{self.name}: drop path failed: {e}")
+        return n
+
     def live_table(self):
         """{destination hash: hops} over the shared-instance RPC (the reference's rnpath -t
         query); None when the daemon does not answer it."""
@@ -436,8 +499,11 @@ class Run:
                 out["probe_s"] = round(time.monotonic() - t0, 2)
                 out["ok"] = True
                 break
-        # ... and until every daemon knows every destination again
-        while out["ok"] and time.monotonic() < end + 60:
+        # ... and until every daemon knows every destination again (the restarted node's
+        # interfaces are new: ingress control holds the re-announce burst and releases it
+        # one announce per 5 s, IC_HELD_RELEASE_INTERVAL, so this takes minutes, not seconds)
+        reconv = min(o.timeout, 600)
+        while out["ok"] and time.monotonic() < end + reconv:
             if all(x.known(self.expected) >= len(self.expected) for x in self.nodes):
                 out["reconverged_s"] = round(time.monotonic() - t0, 2)
                 break
@@ -445,7 +511,7 @@ class Run:
         else:
             if out["ok"]:
                 out["ok"] = False
-                out["error"] = "the mesh did not reconverge within 60 s of the probe"
+                out["error"] = f"the mesh did not reconverge within {reconv:.0f} s of the probe"
         if not out["ok"] and "error" not in out:
             out["error"] = (f"no probe {na.name} -> {nb.name} got through within "
                             f"{min(o.timeout, 60)} s of the re-announce")
@@ -486,6 +552,153 @@ class Run:
                    f"({row['goodput_Bps'] / 1024:.1f} KiB/s), SHA-256 equal"
                    if row["ok"] else f"FAILED: {row.get('error')}"))
         return rows
+
+    def storm(self, o):
+        """A path-request storm (storm.py): half the mesh forgets its paths and asks for them
+        all at once.
+
+        Requesters are a maximal independent set of the topology, picked greedily in node
+        order (on a grid the checkerboard, on a line every other node), so every neighbour of a
+        requester keeps its table and can answer: in the reference, and in rnsc, a transport
+        node answers a path request from its path table or forwards it to its local clients,
+        and forwards it to the other interfaces only when it comes from a local client; it does
+        not search further (recursive discovery is for interfaces in access point, gateway,
+        roaming or boundary mode, or with recursive_prs, none of which the mesh uses). So a
+        request from a client whose daemon has no path goes out once on every mesh interface of
+        that daemon and the neighbours answer with path responses after PATH_REQUEST_GRACE
+        (0.4 s). Each requester's daemon drops the paths to its --storm N farthest destinations
+        (RPC drop path, as rnpath -d; the drop takes effect at the daemon's next table cull,
+        so the runner waits until they are gone), then a driver on its shared instance sends
+        one request per destination, all at once, every requester at the same moment.
+
+        Measured: path-request and announce packets and bytes on the mesh interfaces per node
+        over the storm (interface_stats), time from the write to each answer at the client,
+        answers missing at the storm timeout, drops by reason as the daemons report them, and
+        whether path-request ingress control engaged (Interface.IC_PR_BURST_FREQ_NEW: more than
+        3 requests/s on an interface younger than 2 h)."""
+        import random
+        t, n = self.topo, len(self.nodes)
+        hops = t.hops()
+        nbrs = {i: set() for i in range(n)}
+        for a, b, _ in t.links:
+            nbrs[a].add(b)
+            nbrs[b].add(a)
+        req, taken = [], set()
+        for i in range(n):
+            if i not in taken:
+                req.append(i)
+                taken |= {i} | nbrs[i]
+        rng = random.Random(o.seed)
+        owner_of = {h: x.i for x in self.nodes for h in x.dests}
+        targets = {}
+        for i in req:
+            far = [h for x in self.nodes if x.i != i for h in x.dests]
+            rng.shuffle(far)  # seeded tie-break between equally far destinations
+            far.sort(key=lambda h: -hops[i][owner_of[h]])
+            targets[i] = far[:o.storm]
+        total = sum(len(v) for v in targets.values())
+        out = {"requesters": [self.nodes[i].name for i in req], "per_requester": o.storm,
+               "requests": total, "ok": False}
+        if not total:
+            out["error"] = "no destinations to request"
+            return out
+        base = {x.name: x.counters() for x in self.nodes}
+        dropped = {i: self.nodes[i].drop_paths(targets[i]) for i in req}
+        out["paths_dropped"] = sum(dropped.values())
+        # A path an announce still in flight (a held announce released, a retransmission)
+        # brings back is dropped again.
+        t0 = time.monotonic()
+        while True:
+            time.sleep(1)
+            left = 0
+            for i in req:
+                tab = self.nodes[i].live_table() or {}
+                back = [h for h in targets[i] if h in tab]
+                left += len(back)
+                if back and time.monotonic() - t0 < 8:
+                    self.nodes[i].drop_paths(back)
+            if not left or time.monotonic() - t0 >= 10:
+                break
+        out["drop_wait_s"] = round(time.monotonic() - t0, 2)
+        out["still_known_at_start"] = left
+        log(f"{self.label}: storm: {len(req)} requesters dropped {out['paths_dropped']} paths "
+            f"({left} still known after {out['drop_wait_s']} s); requesting {total} at once")
+        drv = storm_mod.Storm({self.nodes[i].name: (self.nodes[i].ns, targets[i]) for i in req}, InNs)
+        start = time.monotonic()
+        res = drv.run(o.storm_timeout)
+        ans_s = time.monotonic() - start
+        # counters once the answers are in and the path responses settled
+        time.sleep(max(0.0, o.storm_settle))
+        window = time.monotonic() - start
+        after = {x.name: x.counters() for x in self.nodes}
+        times = sorted(v for r in res.values() for v in r["answered"].values())
+        answered = len(times)
+        out.update({"answered": answered, "unanswered": total - answered,
+                    "all_answered_s": round(times[-1], 3) if answered == total else None,
+                    "answer_median_s": times[len(times) // 2] if times else None,
+                    "answer_p90_s": times[min(len(times) - 1, int(len(times) * 0.9))] if times else None,
+                    "answer_max_s": times[-1] if times else None,
+                    "answer_phase_s": round(ans_s, 2), "window_s": round(window, 2),
+                    "disconnected_drivers": sum(1 for r in res.values() if r["disconnected"])})
+        # paths back at the requesters' daemons
+        back = 0
+        for i in req:
+            tab = self.nodes[i].live_table() or {}
+            back += sum(1 for h in targets[i] if h in tab)
+        out["restored_at_daemons"] = back
+        out["unanswered_list"] = [f"{k} -> {self.nodes[owner_of[h]].name}.{self.nodes[owner_of[h]].dests.index(h)}"
+                                  for k, r in res.items() for h in r["unanswered"]]
+        if back < total:
+            # what the storm left unanswered comes back when the destinations announce
+            # again: every workload re-announces, so the later phases and the final tables
+            # start from a converged mesh
+            for x in self.nodes:
+                x.ann.send_signal(signal.SIGUSR1)
+            t1 = time.monotonic()
+            while time.monotonic() - t1 < min(o.timeout, 180):
+                if all(x.known(self.expected) >= len(self.expected) for x in self.nodes):
+                    out["reconverged_after_reannounce_s"] = round(time.monotonic() - t1, 2)
+                    break
+                time.sleep(o.poll)
+        per = []
+        for x in self.nodes:
+            b, a = base.get(x.name), after.get(x.name)
+            row = {"name": x.name, "impl": x.impl, "requester": x.name in res}
+            if b and a:
+                for k in ("prxc", "ptxc", "prxb", "ptxb", "arxc", "atxc", "arxb", "atxb",
+                          "rxb", "txb", "pr_received", "pr_answered"):
+                    if k in a and k in b:
+                        row[k] = a[k] - b[k]
+                row["pr_bytes_per_min"] = round((row["prxb"] + row["ptxb"]) * 60 / window)
+                row["pr_packets_per_min"] = round((row["prxc"] + row["ptxc"]) * 60 / window)
+                row["drops"] = {k: v - b["drops"].get(k, 0) for k, v in a["drops"].items()
+                                if v - b["drops"].get(k, 0)}
+                row["pr_burst_active_ifaces"] = a["pr_burst_active_ifaces"]
+                row["max_incoming_pr_hz"] = a["max_incoming_pr_hz"]
+            if x.name in res:
+                r = res[x.name]
+                row["requested"] = len(targets[x.i])
+                row["answered"] = len(r["answered"])
+                row["answer_max_s"] = max(r["answered"].values()) if r["answered"] else None
+                row["prs_forwarded_to_client"] = r["forwarded_prs"]
+            per.append(row)
+        out["per_node"] = per
+        sums = {}
+        for row in per:
+            for k, v in row.get("drops", {}).items():
+                sums[k] = sums.get(k, 0) + v
+        out["drops"] = sums
+        out["pr_burst_ifaces"] = sum(r.get("pr_burst_active_ifaces", 0) for r in per)
+        for k in ("ptxc", "prxc", "ptxb", "prxb", "atxc", "atxb"):
+            out[f"total_{k}"] = sum(r.get(k, 0) for r in per)
+        out["ok"] = out["disconnected_drivers"] == 0
+        if not out["ok"]:
+            out["error"] = "a daemon closed a storm driver's connection"
+        log(f"{self.label}: storm: {answered}/{total} answered (median "
+            f"{out['answer_median_s']} s, max {out['answer_max_s']} s); {out['total_ptxc']} path "
+            f"requests ({out['total_ptxb']} B) sent on mesh interfaces, {out['total_atxc']} announces "
+            f"back; drops {sums or 'none'}")
+        return out
 
     def partition(self, o):
         """Cuts the mesh in two (nodes 0..n/2-1 against the rest: for a grid, the upper rows
@@ -644,6 +857,13 @@ class Run:
                 per.append(row)
             if o.xfer and converged is not None:
                 rec["transfers"] = self.transfers(o)
+            if o.storm and converged is not None:
+                try:
+                    rec["storm"] = self.storm(o)
+                except Exception as e:  # the storm's failure is its own, not the run's setup
+                    log(f"{self.label}: storm FAILED: {e}")
+                    rec["storm"] = {"ok": False, "error": f"storm: {e}", "requesters": [],
+                                    "requests": 0, "per_requester": o.storm}
             if o.partition and converged is not None:
                 rec["partition"] = self.partition(o)
             if o.recovery:
@@ -682,6 +902,7 @@ class Run:
             rec["ok"] = rec["converged"] and rec["tables_complete"] and \
                 all(r["alive"] for r in per) and rec.get("recovery", {"ok": True})["ok"] and \
                 rec.get("partition", {"ok": True})["ok"] and \
+                rec.get("storm", {"ok": True})["ok"] and \
                 all(x["ok"] for x in rec.get("transfers", [])) and \
                 (not o.xfer or "transfers" in rec)
         except Exception as e:
@@ -729,7 +950,9 @@ def main(argv=None):
         epilog="Topologies: line:N ring:N star:N grid:RxC random:N[:EXTRA], or --file with "
                "'node NAME rnsc|ref' and 'link A B [iface=tcp|udp delay=.. loss=.. rate=..]' lines. "
                "--quick runs a 10-node grid (2x5) mixed, all-reference and all-rnsc, "
-               "compares their path tables and sends one 256 KiB resource across the diameter.")
+               "compares their path tables, sends one 256 KiB resource across the diameter and "
+               "has half the nodes drop and re-request their paths to the 2 farthest "
+               "destinations (--storm 2).")
     ap.add_argument("--rnsc", required=True, help="the rnsc binary (set by `rnsc bench mesh`)")
     ap.add_argument("--python", default=sys.executable, help="the venv's python (reference)")
     ap.add_argument("--topology", default="grid:2x5", metavar="SPEC")
@@ -757,6 +980,16 @@ def main(argv=None):
     ap.add_argument("--partition", type=float, default=0, metavar="S",
                     help="after convergence, cut the mesh in two for S seconds (crossing veths "
                     "down, a re-announce while cut), heal it and time a probe across")
+    ap.add_argument("--storm", type=int, default=0, metavar="N",
+                    help="after convergence (and the transfers), a path-request storm: half the "
+                    "nodes (a maximal independent set) drop their paths to their N farthest "
+                    "destinations (more than there are: all) and ask for them all at once from "
+                    "a client of their shared instance; measures path-request traffic, time to "
+                    "the answers and drops")
+    ap.add_argument("--storm-timeout", type=float, default=30, metavar="S",
+                    help="how long the drivers wait for the answers")
+    ap.add_argument("--storm-settle", type=float, default=5, metavar="S",
+                    help="counters are read this long after the last answer")
     ap.add_argument("--poll", type=float, default=0.25)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--parallel", action="store_true",
@@ -770,6 +1003,7 @@ def main(argv=None):
         o.topology, o.file, o.mix, o.parallel = "grid:2x5", None, "mixed,ref,rnsc", True
         o.destinations, o.timeout, o.settle, o.window = 2, 120, 2, 30
         o.xfer, o.xfer_size = max(o.xfer, 1), min(o.xfer_size, 256 * 1024)
+        o.storm, o.storm_timeout, o.storm_settle = max(o.storm, 2), min(o.storm_timeout, 15), 2
     if os.geteuid() != 0:
         print("rnsc bench mesh: network namespaces need root", file=sys.stderr)
         return 2
@@ -784,7 +1018,7 @@ def main(argv=None):
     runs = []
     try:
         mixes = o.mix.split(",")
-        for mix in mixes:
+        for k, mix in enumerate(mixes):
             if o.file:
                 with open(o.file) as f:
                     t = topo_mod.parse(f.read(), o.file)
@@ -792,6 +1026,8 @@ def main(argv=None):
             else:
                 t = topo_mod.generate(o.topology, mix, o.seed, o.iface)
                 label = mix
+            if mixes.count(mix) > 1:  # the same mix twice (e.g. ref,ref): ref-1, ref-2
+                label = f"{label}-{mixes[:k + 1].count(mix)}"
             runs.append((label, t))
     except (topo_mod.TopologyError, OSError) as e:
         print(f"rnsc bench mesh: {e}", file=sys.stderr)
@@ -799,7 +1035,7 @@ def main(argv=None):
     env = environment(o)
     out = {"environment": env, "settings": {k: getattr(o, k) for k in (
         "topology", "file", "mix", "seed", "iface", "destinations", "timeout", "settle", "window", "poll", "recovery", "parallel", "xfer", "xfer_size", "partition",
-        "quick")},
+        "storm", "storm_timeout", "storm_settle", "quick")},
         "runs": []}
     def one(idx):
         label, t = runs[idx]
