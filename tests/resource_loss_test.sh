@@ -12,7 +12,9 @@
 # per transfer: the sender's exit status and message, the received file's size and SHA-256
 # equal the sent one's (bytes sent = bytes received, files sent = files saved; an attempt
 # whose one-shot setup packet was lost before any data moved is made again, at most
-# twice, and reported; a sender whose final resource proof was lost reports failure while
+# four times, and reported (seed 7 loses the ref-to-rnsc setup twice in a row on an idle
+# machine and three times once timing shifts: each attempt meets another part of the seeded
+# loss sequence, so a loaded CI run needs the margin); a sender whose final resource proof was lost reports failure while
 # the receiver holds the file byte-exact, in the reference as in rnsc: reported as such);
 # per run:
 # the fault injectors' counts prove loss happened. A failure prints the accounting and the
@@ -98,7 +100,7 @@ run_pair() { # run_pair SENDER_KIND RECEIVER_KIND
   for sz in $FILES; do
     f="$tmp/files/loss_$sz.bin"
     local t0=$SECONDS rc try setup_retries=0
-    for try in 1 2 3; do
+    for try in 1 2 3 4 5; do
       (cd "$tmp" && timeout "$TMO" $(cmd "$sk") --config "$Sd" -S -v -w 30 "$f" "$did" >"$Sd.$sz.log" 2>&1); rc=$?
       # A lost one-shot setup packet (path response, LINKREQUEST / LRPROOF, the RTT packet
       # that activates the listener's link) fails the attempt before any data moved, in the
