@@ -198,24 +198,6 @@ static int ifaces_ready(rnsc_node *n)
 	return 1;
 }
 
-/* Transport.medium_path_timeout() as rncp reads it after startup: a round trip of an MTU on
- * the slowest online interface plus the per-hop grace, 0 when no interface is online. */
-static double medium_path_timeout_s(rnsc_node *n)
-{
-	rnsc_iface_host *ih = rnsc_node_ifaces(n);
-	uint64_t low = 0;
-	for (size_t i = 0; i < rnsc_iface_host_count(ih); i++) {
-		rnsc_iface_status st;
-		if (rnsc_iface_status_get(rnsc_iface_host_at(ih, i), &st) == 0 && st.stats.online &&
-		    st.stats.bitrate && (!low || st.stats.bitrate < low))
-			low = st.stats.bitrate;
-	}
-	if (!low)
-		return 0;
-	return 2.0 * (RNSC_MTU * 8.0 / (double)(low < 5 ? 5 : low)) +
-	       RNSC_PER_HOP_TIMEOUT_MS / 1000.0;
-}
-
 /* rncp starts Reticulum with loglevel=3+verbose-quiet, which takes precedence over the
  * config's [logging] loglevel (clamped to critical..extreme). rnsc's own transfer figures
  * (advertised / advertisement / received / bytes in) are info lines: -v shows them. */
@@ -406,7 +388,7 @@ static int do_send(cli_env *env, const char *cfg, const char *idpath, int verbos
 	while (!ifaces_ready(s.n) && rnsc_monotonic_ns() < until && !rnsc_node_stopping(s.n))
 		rnsc_node_run_once(s.n, 50);
 	/* rncp waits max(-w, medium_path_timeout()): at least ~6 s once an interface is up */
-	double mpt = medium_path_timeout_s(s.n);
+	double mpt = rnsc_node_medium_path_timeout_s(s.n);
 	if (mpt * 1e9 > (double)tmo_ns)
 		tmo_ns = (uint64_t)(mpt * 1e9);
 	uint64_t estab = t0 + tmo_ns;

@@ -107,6 +107,28 @@ uint64_t rnsc_node_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
+uint64_t rnsc_node_lowest_bitrate(rnsc_node *n)
+{
+	rnsc_iface_host *ih = rnsc_node_ifaces(n);
+	uint64_t low = 0;
+	for (size_t i = 0; i < rnsc_iface_host_count(ih); i++) {
+		rnsc_iface_status st;
+		if (rnsc_iface_status_get(rnsc_iface_host_at(ih, i), &st) == 0 && st.stats.online &&
+		    st.stats.bitrate && (!low || st.stats.bitrate < low))
+			low = st.stats.bitrate;
+	}
+	return low;
+}
+
+double rnsc_node_medium_path_timeout_s(rnsc_node *n)
+{
+	uint64_t low = rnsc_node_lowest_bitrate(n);
+	if (!low)
+		return 0;
+	return 2.0 * (RNSC_MTU * 8.0 / (double)(low < 5 ? 5 : low)) +
+	       RNSC_PER_HOP_TIMEOUT_MS / 1000.0;
+}
+
 static int grow(rnsc_ctx *ctx, uint8_t **buf, size_t *cap, size_t need)
 {
 	if (*cap >= need)

@@ -155,6 +155,12 @@ RNSC_API const char *rnsc_node_iface_name(const rnsc_node *n, uint32_t id);
 RNSC_API void rnsc_node_flush(rnsc_node *n);
 /* Wall-clock milliseconds since the epoch, the engine's time base. */
 RNSC_API uint64_t rnsc_node_now_ms(void);
+/* Transport.get_lowest_interface_bitrate(): the lowest bitrate of an online interface, 0 when
+ * none is online. */
+RNSC_API uint64_t rnsc_node_lowest_bitrate(rnsc_node *n);
+/* Transport.medium_path_timeout() in seconds: a round trip of an MTU at the lowest bitrate
+ * plus the per-hop grace; 0 when no interface is online. */
+RNSC_API double rnsc_node_medium_path_timeout_s(rnsc_node *n);
 
 /* Frames refused before or by the engine (IFAC failures, frames that do not parse). */
 typedef struct rnsc_node_stats {

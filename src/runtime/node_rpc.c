@@ -582,15 +582,7 @@ int rnsc_node_rpc_answer(rnsc_node *n, rnsc_ctx *ctx, const uint8_t *req, size_t
 				a.dv += (double)RNSC_MTU * 8.0 / (double)st.stats.bitrate;
 		} else if (streq(q.get, q.get_len, "lowest_interface_bitrate") ||
 			   streq(q.get, q.get_len, "medium_path_timeout")) {
-			uint64_t low = 0;
-			rnsc_iface_host *ih = rnsc_node_ifaces(n);
-			for (size_t i = 0; i < rnsc_iface_host_count(ih); i++) {
-				rnsc_iface_status st;
-				if (rnsc_iface_status_get(rnsc_iface_host_at(ih, i), &st) == 0 &&
-				    st.stats.online && st.stats.bitrate &&
-				    (!low || st.stats.bitrate < low))
-					low = st.stats.bitrate;
-			}
+			uint64_t low = rnsc_node_lowest_bitrate(n);
 			if (q.get[0] == 'l') {
 				if (low) {
 					a.kind = A_INT;
@@ -599,8 +591,7 @@ int rnsc_node_rpc_answer(rnsc_node *n, rnsc_ctx *ctx, const uint8_t *req, size_t
 			} else {
 				a.kind = low ? A_DBL : A_INT;
 				a.iv = 0;
-				a.dv = 2.0 * (RNSC_MTU * 8.0 / (double)(low < 5 ? 5 : low)) +
-				       RNSC_PER_HOP_TIMEOUT_MS / 1000.0;
+				a.dv = rnsc_node_medium_path_timeout_s(n);
 			}
 		} else if (streq(q.get, q.get_len, "link_count") ||
 			   streq(q.get, q.get_len, "active_link_count")) {
