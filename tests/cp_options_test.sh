@@ -79,27 +79,30 @@ dstof() { sed -n 's/^Listening on : <\(.*\)>.*/\1/p'; }
 has() { grep -aq -- "$1" "$2" && echo yes || echo no; }
 
 # ---- -i: identity files made by one tool, read by the other; -vv / default log lines -------
-config "$tmp/P" none
+# Every process below gets a config directory of its own: the reference creates its storage
+# folders with a check-then-makedirs (Reticulum.__init__) and its transport identity with a
+# check-then-write, so two first starts on one folder at once can crash one of them.
+cfg() { config "$tmp/P_$1" none; echo "$tmp/P_$1"; }
 mkdir -p "$tmp/sv"
 # creation (the file is missing): rnsc makes idL1 and idS1, rncp idL2 and idS2
-"$RNSC" cp --config "$tmp/P" -p -vv -s "$tmp/sv" -i "$tmp/idL1" >"$tmp/mkL1.log" 2>&1; rc1=$?
-"$RNSC" cp --config "$tmp/P" -p -i "$tmp/idS1" >"$tmp/mkS1.log" 2>&1; rc3=$?
-"${RNCP[@]}" --config "$tmp/P" -p -vv -s "$tmp/sv" -i "$tmp/idL2" >"$tmp/mkL2.log" 2>&1 & m2=$!
-"${RNCP[@]}" --config "$tmp/P" -p -i "$tmp/idS2" >"$tmp/mkS2.log" 2>&1; rc4=$?
+"$RNSC" cp --config "$(cfg mkL1)" -p -vv -s "$tmp/sv" -i "$tmp/idL1" >"$tmp/mkL1.log" 2>&1; rc1=$?
+"$RNSC" cp --config "$(cfg mkS1)" -p -i "$tmp/idS1" >"$tmp/mkS1.log" 2>&1; rc3=$?
+"${RNCP[@]}" --config "$(cfg mkL2)" -p -vv -s "$tmp/sv" -i "$tmp/idL2" >"$tmp/mkL2.log" 2>&1 & m2=$!
+"${RNCP[@]}" --config "$(cfg mkS2)" -p -i "$tmp/idS2" >"$tmp/mkS2.log" 2>&1; rc4=$?
 wait $m2; rc2=$?
 # unusable identity files (empty; 65 bytes: the reference needs 64), listen (-p) and send
 : >"$tmp/bad_empty"; head -c 65 /dev/urandom >"$tmp/bad_65"; echo hello >"$tmp/hello.txt"
-"${RNCP[@]}" --config "$tmp/P" -p -i "$tmp/bad_empty" >"$tmp/badr1.log" 2>&1 & b1=$!
-"${RNCP[@]}" --config "$tmp/P" -S -i "$tmp/bad_65" "$tmp/hello.txt" 00112233445566778899aabbccddeeff >"$tmp/badr2.log" 2>&1 & b2=$!
-"${RNCP[@]}" --config "$tmp/P" -p -qqq -i "$tmp/bad_65" >"$tmp/badr3.log" 2>&1 & b3=$!
-"$RNSC" cp --config "$tmp/P" -p -i "$tmp/bad_empty" >"$tmp/badn1.log" 2>&1; bn1=$?
-"$RNSC" cp --config "$tmp/P" -S -i "$tmp/bad_65" "$tmp/hello.txt" 00112233445566778899aabbccddeeff >"$tmp/badn2.log" 2>&1; bn2=$?
-"$RNSC" cp --config "$tmp/P" -p -qqq -i "$tmp/bad_65" >"$tmp/badn3.log" 2>&1; bn3=$?
+"${RNCP[@]}" --config "$(cfg br1)" -p -i "$tmp/bad_empty" >"$tmp/badr1.log" 2>&1 & b1=$!
+"${RNCP[@]}" --config "$(cfg br2)" -S -i "$tmp/bad_65" "$tmp/hello.txt" 00112233445566778899aabbccddeeff >"$tmp/badr2.log" 2>&1 & b2=$!
+"${RNCP[@]}" --config "$(cfg br3)" -p -qqq -i "$tmp/bad_65" >"$tmp/badr3.log" 2>&1 & b3=$!
+"$RNSC" cp --config "$(cfg bn1)" -p -i "$tmp/bad_empty" >"$tmp/badn1.log" 2>&1; bn1=$?
+"$RNSC" cp --config "$(cfg bn2)" -S -i "$tmp/bad_65" "$tmp/hello.txt" 00112233445566778899aabbccddeeff >"$tmp/badn2.log" 2>&1; bn2=$?
+"$RNSC" cp --config "$(cfg bn3)" -p -qqq -i "$tmp/bad_65" >"$tmp/badn3.log" 2>&1; bn3=$?
 # the other tool reads each file
-"${RNCP[@]}" --config "$tmp/P" -p -i "$tmp/idL1" >"$tmp/rdL1.log" 2>&1 & r1=$!
-"${RNCP[@]}" --config "$tmp/P" -p -i "$tmp/idS1" >"$tmp/rdS1.log" 2>&1 & r3=$!
-"$RNSC" cp --config "$tmp/P" -p -i "$tmp/idL2" >"$tmp/rdL2.log" 2>&1
-"$RNSC" cp --config "$tmp/P" -p -i "$tmp/idS2" >"$tmp/rdS2.log" 2>&1
+"${RNCP[@]}" --config "$(cfg rdL1)" -p -i "$tmp/idL1" >"$tmp/rdL1.log" 2>&1 & r1=$!
+"${RNCP[@]}" --config "$(cfg rdS1)" -p -i "$tmp/idS1" >"$tmp/rdS1.log" 2>&1 & r3=$!
+"$RNSC" cp --config "$(cfg rdL2)" -p -i "$tmp/idL2" >"$tmp/rdL2.log" 2>&1
+"$RNSC" cp --config "$(cfg rdS2)" -p -i "$tmp/idS2" >"$tmp/rdS2.log" 2>&1
 wait $r1 $r3; wait $b1; br1=$?; wait $b2; br2=$?; wait $b3; br3=$?
 
 [ $rc1$rc2$rc3$rc4 = 0000 ] && [ -s "$tmp/idL1" ] && [ -s "$tmp/idL2" ] && [ -s "$tmp/idS1" ] && [ -s "$tmp/idS2" ] &&

@@ -149,7 +149,9 @@ for pair in $PAIRS; do
   # the responder: answered keepalives (tx), got them and the LINKCLOSE (rx), never stale,
   # and the close carried the initiator's reason. A responder answers a keepalive only when it
   # sent nothing for keepalive seconds, so one that comes a hair under 5 s after its last reply
-  # goes unanswered, in the reference as in rnsc: 2 of 3 answered is common, at least 1 always.
+  # goes unanswered, in the reference as in rnsc: from a reference initiator 2 of 3 answered is
+  # common. An rnsc initiator waits an RTT margin longer and re-sends an unanswered one a
+  # quarter keepalive later (src/lib/link.c keepalive_due), so its link never goes STALE (above).
   if [ -n "$sc" ] && [ "$(field "$sc" reason)" = INITIATOR_CLOSED ] &&
      [ "$(field "$sc" stale)" = 0 ] && [ "$(field "$sc" tx)" -ge 1 ] &&
      [ "$(field "$sc" rx)" -ge 3 ]; then

@@ -269,16 +269,30 @@ static void t_keepalive_and_stale(void)
 {
 	establish(0, RNSC_MTU);
 	uint64_t ka = rnsc_link_keepalive_ms(A.l), t;
-	CU_ASSERT_EQUAL(rnsc_link_next_deadline(A.l), 1100 + ka);
-	CU_ASSERT_EQUAL(rnsc_link_tick(A.l, 1100 + ka - 1), 0);
+	/* the reference's cadence plus a margin of the RTT, 50 ms at least */
+	double rtt_ms = rnsc_link_rtt(A.l) * 1000.0;
+	uint64_t margin = rtt_ms > 1000 ? 1000 : rtt_ms > 50 ? (uint64_t)rtt_ms : 50;
+	CU_ASSERT_EQUAL(rnsc_link_next_deadline(A.l), 1100 + ka + margin);
+	CU_ASSERT_EQUAL(rnsc_link_tick(A.l, 1100 + ka + margin - 1), 0);
 	CU_ASSERT_EQUAL(rnsc_link_outbox_count(A.l), 0);
-	t = 1100 + ka;
+	t = 1100 + ka + margin;
 	CU_ASSERT_EQUAL(rnsc_link_tick(A.l, t), 0);
 	uint8_t f[64];
 	int n = rnsc_link_outbox_pop(A.l, f, sizeof(f));
 	CU_ASSERT_EQUAL_FATAL(n, 20);
 	CU_ASSERT_EQUAL(f[18], RNSC_CTX_KEEPALIVE);
 	CU_ASSERT_EQUAL(f[19], 0xFF);
+	/* unanswered: sent once more a quarter keepalive later, and only once */
+	CU_ASSERT_EQUAL(rnsc_link_next_deadline(A.l), t + ka / 4);
+	CU_ASSERT_EQUAL(rnsc_link_tick(A.l, t + ka / 4 - 1), 0);
+	CU_ASSERT_EQUAL(rnsc_link_outbox_count(A.l), 0);
+	CU_ASSERT_EQUAL(rnsc_link_tick(A.l, t + ka / 4), 0);
+	uint8_t g[64];
+	CU_ASSERT_EQUAL(rnsc_link_outbox_pop(A.l, g, sizeof(g)), 20);
+	CU_ASSERT_EQUAL(g[19], 0xFF);
+	CU_ASSERT(rnsc_link_next_deadline(A.l) > t + ka / 4 + ka / 4);
+	CU_ASSERT_EQUAL(rnsc_link_tick(A.l, t + ka / 2), 0);
+	CU_ASSERT_EQUAL(rnsc_link_outbox_count(A.l), 0);
 	/* the responder answers once it has been quiet for its own keepalive */
 	CU_ASSERT_EQUAL(rnsc_link_receive(B.l, f, (size_t)n, t + 5), 0);
 	CU_ASSERT_EQUAL(rnsc_link_outbox_count(B.l), 0);

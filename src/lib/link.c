@@ -47,6 +47,7 @@ struct rnsc_link {
 	int activated;
 	uint64_t last_inbound, last_outbound, last_keepalive, last_proof, last_data;
 	uint64_t keepalive, stale_time, establishment_timeout;
+	int ka_retry; /* initiator: the last keepalive may be re-sent once if unanswered */
 	uint64_t rx, rxbytes, tx, txbytes;
 
 	int proof_strategy, channel_on;
@@ -741,6 +742,28 @@ static uint64_t last_in(const rnsc_link *l)
 	return max_u64(max_u64(l->last_inbound, l->last_proof), l->activated ? l->activated_at : 0);
 }
 
+/* The initiator's keepalive cadence is the reference's (nothing in, or nothing out, for
+ * `keepalive`, and at most one per `keepalive`) plus a margin of the link's RTT (at least 50 ms,
+ * at most 1 s). Why: a responder answers only when it sent nothing for `keepalive`, timed from
+ * after its last reply went out, and a C initiator whose clock starts when that reply arrives
+ * would come in ahead of it by the responder's own processing time and go unanswered (two in
+ * a row make the link STALE). */
+static uint64_t keepalive_due(const rnsc_link *l, uint64_t li)
+{
+	uint64_t quiet = sat_add(min_u64(li, l->last_outbound), l->keepalive);
+	uint64_t margin = l->rtt > 0 ? secs_to_ms(l->rtt) : 0;
+	margin = min_u64(max_u64(margin, 50), 1000);
+	return sat_add(max_u64(quiet, sat_add(l->last_keepalive, l->keepalive)), margin);
+}
+
+/* A keepalive with no inbound packet after it is sent once more, a quarter keepalive later
+ * (still well inside stale_time = 2 x keepalive): it covers a lost packet or a reply the
+ * responder held back by the rule above. */
+static uint64_t keepalive_retry_due(const rnsc_link *l)
+{
+	return sat_add(l->last_keepalive, l->keepalive / 4);
+}
+
 int rnsc_link_tick(rnsc_link *l, uint64_t now)
 {
 	if (!l)
@@ -757,13 +780,18 @@ int rnsc_link_tick(rnsc_link *l, uint64_t now)
 		break;
 	case RNSC_LINK_ACTIVE: {
 		uint64_t li = last_in(l);
+		static const uint8_t ka = RNSC_LINK_KEEPALIVE_REQUEST;
+		if (l->initiator && now >= keepalive_due(l, li)) {
+			rc = emit(l, RNSC_PKT_DATA, RNSC_CTX_KEEPALIVE, &ka, 1, NULL, 1, now);
+			rc = rc > 0 ? 0 : rc;
+			l->ka_retry = 1;
+		} else if (l->initiator && l->ka_retry && li < l->last_keepalive &&
+			   now >= keepalive_retry_due(l)) {
+			rc = emit(l, RNSC_PKT_DATA, RNSC_CTX_KEEPALIVE, &ka, 1, NULL, 1, now);
+			rc = rc > 0 ? 0 : rc;
+			l->ka_retry = 0;
+		}
 		if (now >= sat_add(li, l->keepalive) || now >= sat_add(l->last_outbound, l->keepalive)) {
-			if (l->initiator && now >= sat_add(l->last_keepalive, l->keepalive)) {
-				static const uint8_t ka = RNSC_LINK_KEEPALIVE_REQUEST;
-				rc = emit(l, RNSC_PKT_DATA, RNSC_CTX_KEEPALIVE, &ka, 1, NULL, 1, now);
-				if (rc > 0)
-					rc = 0;
-			}
 			if (now >= sat_add(li, l->stale_time)) {
 				double g = (l->rtt > 0 ? l->rtt : 0) * RNSC_LINK_KEEPALIVE_TIMEOUT_FACTOR;
 				uint64_t grace = sat_add(secs_to_ms(g), RNSC_LINK_STALE_GRACE_MS);
@@ -799,8 +827,9 @@ uint64_t rnsc_link_next_deadline(const rnsc_link *l)
 		uint64_t li = last_in(l);
 		uint64_t t = sat_add(li, l->stale_time);
 		if (l->initiator) {
-			uint64_t quiet = sat_add(min_u64(li, l->last_outbound), l->keepalive);
-			t = min_u64(t, max_u64(quiet, sat_add(l->last_keepalive, l->keepalive)));
+			t = min_u64(t, keepalive_due(l, li));
+			if (l->ka_retry && li < l->last_keepalive)
+				t = min_u64(t, keepalive_retry_due(l));
 		}
 		return t;
 	}
