@@ -92,13 +92,16 @@ static void net_reset(void)
 	n_nodes = n_wires = 0;
 }
 
+static int next_hops_delta; /* local_hops_delta for the next add_node() */
+
 static int add_node(int transport_enabled)
 {
 	node *n = &N[n_nodes];
 	memset(n, 0, sizeof(*n));
 	CU_ASSERT_EQUAL_FATAL(rnsc_identity_generate(C, &n->tid), 0);
 	rnsc_transport_config cfg = {.transport_enabled = transport_enabled,
-				     .use_implicit_proof = 1};
+				     .use_implicit_proof = 1,
+				     .local_hops_delta = next_hops_delta};
 	CU_ASSERT_EQUAL_FATAL(rnsc_transport_new(C, &n->t, &n->tid, &cfg), 0);
 	rnsc_transport_callbacks cb = {.ud = n, .on_data = on_data, .on_receipt = on_receipt,
 				       .on_announce = on_announce};
@@ -538,6 +541,62 @@ static void test_shared_instance(void)
 	net_reset();
 }
 
+/* local_hops_delta: what this node originates leaves with hops 2..7 on a routed path
+ * (one hop, HEADER_1, and through a transport node, HEADER_2), the proof still matches,
+ * and nothing changes towards a local client or a shared instance. */
+static uint8_t sent_hops(int from, const uint8_t dest[16], int *header2)
+{
+	uint8_t buf[600];
+	uint32_t ifc;
+	CU_ASSERT_EQUAL(rnsc_transport_send(N[from].t, dest, (const uint8_t *)"hd", 2, NULL, NOW), 0);
+	int len = rnsc_transport_outbox_pop(N[from].t, &ifc, buf, sizeof(buf));
+	CU_ASSERT_FATAL(len > 2);
+	*header2 = (buf[0] >> 6) & 1;
+	return buf[1];
+}
+
+static void test_local_hops_delta(void)
+{
+	int a = add_node(0), r = add_node(1);
+	next_hops_delta = 1;
+	int b = add_node(0);
+	next_hops_delta = 0;
+	wire_up(a, 1, r, 1, RNSC_TRANSPORT_MODE_FULL);
+	wire_up(r, 2, b, 1, RNSC_TRANSPORT_MODE_FULL);
+	rnsc_identity ida, idr;
+	uint8_t da[16], dr[16];
+	add_single(a, &ida, da);
+	add_single(r, &idr, dr);
+	CU_ASSERT_EQUAL(rnsc_transport_announce(N[a].t, da, NULL, 0, NOW), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_announce(N[r].t, dr, NULL, 0, NOW), 0);
+	pump();
+	tick_all(NOW + 3000, 250); /* the relay's rebroadcast of a's announce */
+	rnsc_transport_path p;
+	CU_ASSERT_EQUAL_FATAL(rnsc_transport_path_get(N[b].t, da, &p), 0);
+	CU_ASSERT_EQUAL(p.hops, 2);
+	int h2;
+	uint8_t d1 = sent_hops(b, da, &h2); /* lost on the wire: only its header is looked at */
+	CU_ASSERT(h2 == 1 && d1 >= 2 && d1 <= 7);
+	uint8_t d2 = sent_hops(b, dr, &h2);
+	CU_ASSERT(h2 == 0 && d2 == d1); /* one draw per engine */
+	/* delivered and proved end to end through the relay */
+	int proved = N[b].proved;
+	CU_ASSERT_EQUAL(rnsc_transport_send(N[b].t, da, (const uint8_t *)"via", 3, NULL, NOW), 0);
+	pump();
+	CU_ASSERT_EQUAL(N[a].data_n, 1);
+	CU_ASSERT_EQUAL(N[b].proved, proved + 1);
+	/* the node without the option, and b towards a local client or a shared instance */
+	CU_ASSERT_EQUAL(sent_hops(a, dr, &h2), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_iface_set_local(N[b].t, 1, RNSC_TRANSPORT_LOCAL_CLIENT), 0);
+	CU_ASSERT_EQUAL(sent_hops(b, dr, &h2), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_iface_set_local(N[b].t, 1, RNSC_TRANSPORT_LOCAL_SHARED), 0);
+	CU_ASSERT_EQUAL(sent_hops(b, dr, &h2), 0);
+	CU_ASSERT_EQUAL(h2, 1); /* one hop behind a shared instance goes in transport */
+	rnsc_identity_free(&ida);
+	rnsc_identity_free(&idr);
+	net_reset();
+}
+
 int main(void)
 {
 	if (rnsc_ctx_new(&C) || rnsc_plugin_host_new(C, &H) || rnsc_plugin_host_add_default_dirs(H))
@@ -558,6 +617,7 @@ int main(void)
 	CU_add_test(s, "relay: rebroadcast, forwarding, path response", test_relay);
 	CU_add_test(s, "hashlist rotation", test_hashlist_rotation);
 	CU_add_test(s, "shared instance: local client and attached program", test_shared_instance);
+	CU_add_test(s, "local_hops_delta", test_local_hops_delta);
 	int rc = rnsc_cu_run();
 	rnsc_plugin_host_del(H);
 	rnsc_ctx_del(C);

@@ -32,7 +32,7 @@
  * Links (link table, LRPROOF transport, engine-owned links) are transport_link.c's; ingress
  * control, held announces, announce caps and queues and announce rate limits are
  * transport_policy.c's (called from here).
- * Not implemented: tunnels, local_hops_delta, shared_connection_disappeared/reappeared
+ * Not implemented: tunnels, shared_connection_disappeared/reappeared
  * (tables are kept when the shared instance goes away), interface gravity, path states (unresponsive), discovery
  * (recursive) path requests, the packet cache, persistence, the INTERNAL-mode announce flags.
  */
@@ -163,6 +163,11 @@ int rnsc_transport_new(rnsc_ctx *ctx, rnsc_transport **out, const rnsc_identity 
 	rnsc_tr_policy_tables_init(t);
 	static const char *const tunnel_aspects[] = {"tunnel", "synthesize"};
 	int rc = rnsc_pathreq_destination(ctx, t->pr_dest);
+	if (rc == 0 && t->cfg.local_hops_delta) { /* one random byte mod 6, plus 2 */
+		uint8_t r;
+		if ((rc = rnsc_random(ctx, &r, 1)) == 0)
+			t->hops_delta = (uint8_t)(r % 6 + 2);
+	}
 	if (rc == 0)
 		rc = rnsc_destination_hash(ctx, t->tunnel_dest, NULL, "rnstransport", tunnel_aspects, 2);
 	if (rc) {
@@ -352,6 +357,18 @@ static int announce_allowed_on(const rnsc_transport *t, const tr_iface *iface,
 	return 1;
 }
 
+/* Transport.should_apply_delta: the hop count a routed packet leaves with on iface. The
+ * destination type is not checked here: PLAIN and GROUP never take the path-table route. */
+static uint8_t routed_hops(const rnsc_transport *t, const rnsc_packet *p, uint32_t iface)
+{
+	if (!t->hops_delta || p->hops != 0 || t->to_shared)
+		return p->hops;
+	const tr_iface *f = rnsc_tr_iface_find(t, iface);
+	if (f && f->local_role != RNSC_TRANSPORT_LOCAL_NONE)
+		return p->hops;
+	return t->hops_delta;
+}
+
 /* Packs and routes one packet. attached (may be NULL) restricts a broadcast to one
  * interface. hash_out (may be NULL) receives the packet hash. */
 int rnsc_tr_outbound(rnsc_transport *t, const rnsc_packet *p, const uint32_t *attached,
@@ -384,12 +401,13 @@ int rnsc_tr_outbound(rnsc_transport *t, const rnsc_packet *p, const uint32_t *at
 			uint8_t nr[RNSC_MTU + HL];
 			nr[0] = (uint8_t)(RNSC_HEADER_2 << 6 | RNSC_TRANSPORT_TRANSPORT << 4 |
 					  (raw[0] & 0x0f));
-			nr[1] = raw[1];
+			nr[1] = routed_hops(t, p, path->pub.iface);
 			memcpy(nr + 2, path->pub.next_hop, HL);
 			memcpy(nr + 2 + HL, raw + 2, (size_t)n - 2);
 			path->pub.timestamp = now;
 			return rnsc_tr_transmit(t, path->pub.iface, nr, (size_t)n + HL);
 		}
+		raw[1] = routed_hops(t, p, path->pub.iface);
 		return rnsc_tr_transmit(t, path->pub.iface, raw, (size_t)n);
 	}
 	int stored_hash = 0;

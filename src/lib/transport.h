@@ -20,7 +20,7 @@
  * (announce_rate.h), set with rnsc_transport_iface_set_policy().
  *
  * Not implemented in this slice (see transport.c's header for the detail): tunnels,
- * local_hops_delta, recursive (discovery) path requests, the packet cache, ratchets on
+ * recursive (discovery) path requests, the packet cache, ratchets on
  * local destinations. Persistence is the runtime's:
  * the engine only exports and imports its tables (rnsc_transport_known_next/_import).
  *
@@ -92,6 +92,12 @@ typedef struct rnsc_transport_config {
 	 * opens signal the base MTU (RNSC_MTU) instead of the next hop's HW_MTU. 0 (the default)
 	 * keeps discovery on, as the reference's default. */
 	int link_mtu_discovery_off;
+	/* Reticulum.local_hops_delta() (config `local_hops_delta = yes`): packets this node
+	 * originates (hops 0) and routes by its path table leave with a hop count drawn once per
+	 * engine from 2..7, so a neighbour cannot tell it is the origin. Never towards local
+	 * clients or a shared instance, never when connected to one, never PLAIN or GROUP.
+	 * The packet hash leaves the hop count out, so proofs still match. */
+	int local_hops_delta;
 } rnsc_transport_config;
 
 /* Callbacks, all optional, run on the engine's thread. Pointers passed in are only valid for

@@ -100,6 +100,7 @@ typedef struct tr_frame {
 } tr_frame;
 
 struct rnsc_transport {
+	uint8_t hops_delta; /* Transport.local_hops_delta: 0 (off) or 2..7 */
 	rnsc_ctx *ctx;
 	rnsc_identity ident;
 	rnsc_transport_config cfg;
