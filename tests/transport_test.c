@@ -597,6 +597,86 @@ static void test_local_hops_delta(void)
 	net_reset();
 }
 
+/* Tunnels: a client synthesizes one on its interface; paths learnt through it survive the
+ * interface going away and come back, on the new interface, when the same tunnel does. */
+static void test_tunnels(void)
+{
+	int c = add_node(0), s = add_node(1);
+	wire_up(c, 1, s, 1, RNSC_TRANSPORT_MODE_FULL);
+	rnsc_identity idc;
+	uint8_t dc[16], ih[32], tid[32];
+	add_single(c, &idc, dc);
+	memset(ih, 0x5a, sizeof(ih)); /* SHA-256 of the client interface's name */
+	CU_ASSERT_EQUAL(rnsc_transport_tunnel_synthesize(N[c].t, 9, ih, NOW), RNSC_ERR_NOTFOUND);
+	CU_ASSERT_EQUAL(rnsc_transport_tunnel_synthesize(NULL, 1, ih, NOW), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(rnsc_transport_tunnel_synthesize(N[c].t, 1, ih, NOW), 0);
+	/* keep the synthesis frame to tamper with it below */
+	uint8_t syn[600];
+	uint32_t ifc;
+	int sl = rnsc_transport_outbox_pop(N[c].t, &ifc, syn, sizeof(syn));
+	CU_ASSERT_FATAL(sl == 2 + 16 + 1 + 176);
+	CU_ASSERT_EQUAL(rnsc_transport_ingest(N[s].t, 1, syn, (size_t)sl, NOW), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[c].t)->tunnels_synthesized, 1);
+	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[s].t)->tunnels_established, 1);
+	CU_ASSERT_EQUAL(rnsc_transport_tunnel_count(N[s].t), 1);
+	CU_ASSERT_EQUAL_FATAL(rnsc_transport_iface_tunnel(N[s].t, 1, tid), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_iface_tunnel(N[c].t, 1, tid + 0), RNSC_ERR_NOTFOUND);
+	CU_ASSERT_EQUAL(rnsc_transport_iface_tunnel(N[s].t, 1, tid), 0);
+	/* the id is SHA-256(public key | interface hash) */
+	uint8_t pub[64 + 32], want[32];
+	rnsc_identity_public_bytes(&N[c].tid, pub);
+	memcpy(pub + 64, ih, 32);
+	CU_ASSERT_EQUAL(rnsc_full_hash(C, want, pub, sizeof(pub)), 0);
+	CU_ASSERT_EQUAL(memcmp(want, tid, 32), 0);
+	/* a tampered signature and a wrong size are refused and counted */
+	syn[sl - 1] ^= 1;
+	syn[sl - 20] ^= 1; /* not a duplicate of the frame above */
+	CU_ASSERT_EQUAL(rnsc_transport_ingest(N[s].t, 1, syn, (size_t)sl, NOW), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_ingest(N[s].t, 1, syn, (size_t)sl - 1, NOW), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[s].t)->tunnels_invalid, 2);
+	CU_ASSERT_EQUAL(rnsc_transport_tunnel_count(N[s].t), 1);
+
+	/* a path learnt through the tunnel is filed under it */
+	CU_ASSERT_EQUAL(rnsc_transport_announce(N[c].t, dc, NULL, 0, NOW), 0);
+	pump();
+	rnsc_transport_tunnel tn;
+	CU_ASSERT_EQUAL_FATAL(rnsc_transport_tunnel_get(N[s].t, tid, &tn), 0);
+	CU_ASSERT(tn.has_iface && tn.iface == 1 && tn.n_paths == 1);
+	CU_ASSERT_EQUAL(tn.expires, NOW + RNSC_TUNNEL_TIMEOUT_MS);
+	/* the client drops: its interface goes, the path with it at the next cull */
+	CU_ASSERT_EQUAL(rnsc_transport_iface_remove(N[s].t, 1), 0);
+	n_wires = 0;
+	tick_all(NOW + 6000, 1000);
+	CU_ASSERT_FALSE(rnsc_transport_has_path(N[s].t, dc));
+	CU_ASSERT_EQUAL(rnsc_transport_tunnel_get(N[s].t, tid, &tn), 0);
+	CU_ASSERT(!tn.has_iface && tn.n_paths == 1);
+	/* and reconnects as a new interface: the same tunnel brings the path back on it */
+	wire_up(c, 1, s, 2, RNSC_TRANSPORT_MODE_FULL);
+	CU_ASSERT_EQUAL(rnsc_transport_tunnel_synthesize(N[c].t, 1, ih, NOW), 0);
+	pump();
+	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[s].t)->tunnels_reappeared, 1);
+	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[s].t)->tunnel_paths_restored, 1);
+	rnsc_transport_path p;
+	CU_ASSERT_EQUAL_FATAL(rnsc_transport_path_get(N[s].t, dc, &p), 0);
+	CU_ASSERT_EQUAL(p.iface, 2);
+	CU_ASSERT_EQUAL(p.hops, 1);
+	CU_ASSERT_EQUAL(p.timestamp, NOW);
+	CU_ASSERT_EQUAL(rnsc_transport_tunnel_get(N[s].t, tid, &tn), 0);
+	CU_ASSERT(tn.has_iface && tn.iface == 2);
+	/* a second client tunnel on another id, never used: both expire after 8 h unused */
+	CU_ASSERT_EQUAL(rnsc_transport_tunnel_get(N[s].t, ih, &tn), RNSC_ERR_NOTFOUND);
+	CU_ASSERT_EQUAL(rnsc_transport_tunnel_get(N[s].t, NULL, &tn), RNSC_ERR_INVAL);
+	uint64_t end = NOW + RNSC_TUNNEL_TIMEOUT_MS + 10000;
+	while (NOW < end) { /* big steps: only the culling matters here */
+		NOW += 60000;
+		for (int i = 0; i < n_nodes; i++)
+			(void)rnsc_transport_tick(N[i].t, NOW);
+	}
+	CU_ASSERT_EQUAL(rnsc_transport_tunnel_count(N[s].t), 0);
+	rnsc_identity_free(&idc);
+	net_reset();
+}
+
 int main(void)
 {
 	if (rnsc_ctx_new(&C) || rnsc_plugin_host_new(C, &H) || rnsc_plugin_host_add_default_dirs(H))
@@ -618,6 +698,7 @@ int main(void)
 	CU_add_test(s, "hashlist rotation", test_hashlist_rotation);
 	CU_add_test(s, "shared instance: local client and attached program", test_shared_instance);
 	CU_add_test(s, "local_hops_delta", test_local_hops_delta);
+	CU_add_test(s, "tunnels", test_tunnels);
 	int rc = rnsc_cu_run();
 	rnsc_plugin_host_del(H);
 	rnsc_ctx_del(C);

@@ -32,7 +32,8 @@
  * Links (link table, LRPROOF transport, engine-owned links) are transport_link.c's; ingress
  * control, held announces, announce caps and queues and announce rate limits are
  * transport_policy.c's (called from here).
- * Not implemented: tunnels, shared_connection_disappeared/reappeared
+ * Tunnels are transport_tunnel.c's.
+ * Not implemented: shared_connection_disappeared/reappeared
  * (tables are kept when the shared instance goes away), interface gravity, path states (unresponsive), discovery
  * (recursive) path requests, the packet cache, persistence, the INTERNAL-mode announce flags.
  */
@@ -161,6 +162,7 @@ int rnsc_transport_new(rnsc_ctx *ctx, rnsc_transport **out, const rnsc_identity 
 	rnsc_tmap_init(&t->link_table, ctx, HL);
 	rnsc_tmap_init(&t->pending_local_prs, ctx, HL);
 	rnsc_tr_policy_tables_init(t);
+	rnsc_tr_tunnels_init(t);
 	static const char *const tunnel_aspects[] = {"tunnel", "synthesize"};
 	int rc = rnsc_pathreq_destination(ctx, t->pr_dest);
 	if (rc == 0 && t->cfg.local_hops_delta) { /* one random byte mod 6, plus 2 */
@@ -197,6 +199,7 @@ void rnsc_transport_del(rnsc_transport *t)
 	rnsc_tmap_free(&t->link_table, free_plain);
 	rnsc_tmap_free(&t->pending_local_prs, free_plain);
 	rnsc_tr_policy_tables_free(t);
+	rnsc_tr_tunnels_free(t);
 	for (tr_frame *f = t->out_head, *n; f; f = n) {
 		n = f->next;
 		rnsc_free(ctx, f);
@@ -282,6 +285,7 @@ int rnsc_transport_iface_remove(rnsc_transport *t, uint32_t id)
 		if (t->ifaces[i].id == id) {
 			(void)rnsc_transport_iface_set_local(t, id, RNSC_TRANSPORT_LOCAL_NONE);
 			rnsc_tr_policy_free(t, &t->ifaces[i]);
+			rnsc_tr_tunnel_iface_gone(t, id);
 			memmove(&t->ifaces[i], &t->ifaces[i + 1],
 				(t->n_ifaces - i - 1) * sizeof(t->ifaces[0]));
 			t->n_ifaces--;
@@ -527,7 +531,7 @@ static int blob_known(const tr_path *p, const uint8_t *blob)
 	return 0;
 }
 
-static uint64_t path_timebase(const tr_path *p) /* Transport.timebase_from_random_blobs */
+uint64_t rnsc_tr_path_timebase(const tr_path *p) /* Transport.timebase_from_random_blobs */
 {
 	uint64_t tb = 0;
 	for (size_t i = 0; i < p->pub.n_random_blobs; i++)
@@ -614,7 +618,7 @@ static int inbound_announce(rnsc_transport *t, const rnsc_packet *p, const uint8
 		/* Equal or fewer hops: take it when it is a newer emission we have not seen.
 		 * The same emission on a higher-gravity interface would also win in the
 		 * reference; rnsc interfaces carry no gravity (None), so it never does. */
-		if (!blob_known(old, a.random_hash) && emitted > path_timebase(old))
+		if (!blob_known(old, a.random_hash) && emitted > rnsc_tr_path_timebase(old))
 			should_add = 1;
 	} else {
 		uint64_t path_emitted = 0;
@@ -711,6 +715,8 @@ static int inbound_announce(rnsc_transport *t, const rnsc_packet *p, const uint8
 	}
 	rnsc_free(t->ctx, prev);
 	t->st.paths_added++;
+	if ((rc = rnsc_tr_tunnel_path_stored(t, rif, p->dest_hash, e, now)))
+		return rc;
 	rnsc_log(t->ctx, RNSC_LOG_DEBUG, WHO, "destination is now %u hops away on interface %u",
 		 (unsigned)p->hops, (unsigned)rif->id);
 	/* Local clients get every announce that updated the path table at once, in transport
@@ -1280,6 +1286,8 @@ int rnsc_transport_ingest(rnsc_transport *t, uint32_t iface, const uint8_t *fram
 			rc = rnsc_tr_link_packet(t, &p, frame, len, hash, rif, now);
 			return rc < 0 ? rc : 0;
 		}
+		if (p.dest_type == RNSC_DEST_PLAIN && memcmp(p.dest_hash, t->tunnel_dest, HL) == 0)
+			return rnsc_tr_tunnel_inbound(t, (tr_iface *)rif, &p, now);
 		return deliver(t, &p, hash, rif, now);
 	case RNSC_PKT_PROOF:
 		if (p.context == RNSC_CTX_LRPROOF)
@@ -1445,6 +1453,8 @@ int rnsc_transport_tick(rnsc_transport *t, uint64_t now)
 			rc = cull_map(t, &t->reverse, now, reverse_stale);
 		if (rc == 0)
 			rc = cull_map(t, &t->path_requests, now, pr_stale);
+		if (rc == 0)
+			rc = rnsc_tr_tunnels_cull(t, now);
 		if (rc)
 			return rc;
 		t->tables_last_culled = now;
@@ -1461,7 +1471,7 @@ uint64_t rnsc_transport_next_deadline(const rnsc_transport *t)
 		uint64_t r = t->receipts_last_checked + RNSC_RECEIPTS_CHECK_INTERVAL_MS + 1;
 		d = r < d ? r : d;
 	}
-	if (t->paths.n || t->reverse.n || t->path_requests.n) {
+	if (t->paths.n || t->reverse.n || t->path_requests.n || t->tunnels.n) {
 		uint64_t c = t->tables_last_culled + RNSC_TABLES_CULL_INTERVAL_MS + 1;
 		d = c < d ? c : d;
 	}

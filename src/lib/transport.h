@@ -76,6 +76,8 @@ enum rnsc_transport_mode {
 #define RNSC_ANNOUNCES_CHECK_INTERVAL_MS 1000u      /* Transport.announces_check_interval */
 #define RNSC_RECEIPTS_CHECK_INTERVAL_MS 1000u       /* Transport.receipts_check_interval */
 #define RNSC_TABLES_CULL_INTERVAL_MS 5000u          /* Transport.tables_cull_interval */
+#define RNSC_TUNNEL_TIMEOUT_MS (8ull * 3600000)      /* Transport.TUNNEL_TIMEOUT */
+#define RNSC_TUNNEL_PATH_TIMEOUT_MS (8ull * 3600000) /* Transport.TUNNEL_PATH_TIMEOUT */
 #define RNSC_PER_HOP_TIMEOUT_MS 6000u               /* Reticulum.DEFAULT_PER_HOP_TIMEOUT */
 
 typedef struct rnsc_transport rnsc_transport;
@@ -167,6 +169,11 @@ typedef struct rnsc_transport_stats {
 	uint64_t links_refused;     /* LINKREQUESTs for local destinations not taken */
 	uint64_t links_relayed;     /* LINKREQUESTs forwarded with a link table entry */
 	uint64_t link_table_forwarded; /* link packets and LRPROOFs carried for relayed links */
+	uint64_t tunnels_synthesized;  /* tunnel synthesis packets sent */
+	uint64_t tunnels_established;  /* new tunnel ids received */
+	uint64_t tunnels_reappeared;   /* known tunnel ids received on a (new) interface */
+	uint64_t tunnel_paths_restored;
+	uint64_t tunnels_invalid;      /* synthesis packets of the wrong size or signature */
 } rnsc_transport_stats;
 
 /* A path table entry (Transport.path_table, IDX_PT_*). */
@@ -179,6 +186,28 @@ typedef struct rnsc_transport_path {
 	uint32_t iface;     /* IDX_PT_RVCD_IF */
 	uint8_t packet_hash[RNSC_HASHLEN]; /* IDX_PT_PACKET */
 } rnsc_transport_path;
+
+/* Tunnels (Transport.synthesize_tunnel and the receiving side, transport_tunnel.c). A TCP
+ * client interface calls rnsc_transport_tunnel_synthesize() each time it connects, with
+ * iface_hash = SHA-256 of the interface's name as the reference prints it
+ * ("TCPInterface[name/host:port]"): the far end files the paths it learns through this
+ * connection under the tunnel and restores them when the same tunnel comes back on a new
+ * connection. Tunnels are kept in memory only. */
+typedef struct rnsc_transport_tunnel {
+	int has_iface;   /* 0 once its interface went away */
+	uint32_t iface;
+	uint64_t expires; /* ms */
+	size_t n_paths;
+} rnsc_transport_tunnel;
+RNSC_API int rnsc_transport_tunnel_synthesize(rnsc_transport *t, uint32_t iface,
+					      const uint8_t iface_hash[RNSC_HASHLEN], uint64_t now);
+RNSC_API size_t rnsc_transport_tunnel_count(const rnsc_transport *t);
+/* RNSC_ERR_NOTFOUND for an unknown id. */
+RNSC_API int rnsc_transport_tunnel_get(const rnsc_transport *t, const uint8_t id[RNSC_HASHLEN],
+				       rnsc_transport_tunnel *out);
+/* The tunnel id a synthesis established on iface; RNSC_ERR_NOTFOUND when none. */
+RNSC_API int rnsc_transport_iface_tunnel(const rnsc_transport *t, uint32_t iface,
+					 uint8_t id[RNSC_HASHLEN]);
 
 /* Creates an engine. transport_identity (private key needed only for path responses as a
  * transport node; its hash is the transport id) is copied. cfg may be NULL (defaults:

@@ -35,6 +35,8 @@ typedef struct tr_iface {
 	uint64_t rate_target_s, rate_grace, rate_penalty_s;
 	rnsc_freq oa, op; /* oa_freq_deque, op_freq_deque */
 	uint64_t arxc, arxb, atxc, atxb, prxc, prxb, ptxc, ptxb;
+	int has_tunnel; /* Interface.tunnel_id, set by a tunnel synthesis received here */
+	uint8_t tunnel_id[RNSC_HASHLEN];
 } tr_iface;
 
 typedef struct tr_local {
@@ -142,6 +144,7 @@ struct rnsc_transport {
 	rnsc_tmap rates;        /* announce_rate_table: dest -> rnsc_arate* */
 	rnsc_tmap held;         /* Transport.held_announces: dest -> tr_announce* */
 	uint64_t iface_jobs_last; /* Transport.interface_last_jobs */
+	rnsc_tmap tunnels;        /* Transport.tunnels: tunnel id (32) -> tr_tunnel* */
 	int in_release;           /* re-processing a released held announce */
 };
 
@@ -197,6 +200,20 @@ int rnsc_tr_transmit(rnsc_transport *t, uint32_t iface, const uint8_t *raw, size
 /* Transport.add_packet_hash */
 int rnsc_tr_hashlist_add(rnsc_transport *t, const uint8_t hash[RNSC_HASHLEN]);
 const tr_iface *rnsc_tr_iface_find(const rnsc_transport *t, uint32_t id);
+/* Transport.timebase_from_random_blobs for a path entry (transport.c). */
+uint64_t rnsc_tr_path_timebase(const tr_path *p);
+
+/* Tunnels (transport_tunnel.c). */
+void rnsc_tr_tunnels_init(rnsc_transport *t);
+void rnsc_tr_tunnels_free(rnsc_transport *t);
+/* A DATA packet for rnstransport.tunnel.synthesize arrived on rif. */
+int rnsc_tr_tunnel_inbound(rnsc_transport *t, tr_iface *rif, const rnsc_packet *p, uint64_t now);
+/* An announce put e into the path table from rif: filed under rif's tunnel, if it has one. */
+int rnsc_tr_tunnel_path_stored(rnsc_transport *t, const tr_iface *rif, const uint8_t dest[HL],
+			       const tr_path *e, uint64_t now);
+/* The interface is gone: tunnels on it lose their interface (void_tunnel_interface). */
+void rnsc_tr_tunnel_iface_gone(rnsc_transport *t, uint32_t iface);
+int rnsc_tr_tunnels_cull(rnsc_transport *t, uint64_t now);
 
 /* transport_link.c: links terminating here and the link table of relayed links. */
 void rnsc_tr_links_free(rnsc_transport *t);

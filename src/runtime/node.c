@@ -50,6 +50,7 @@ typedef struct node_if {
 	int local_role;   /* enum rnsc_transport_local_role */
 	int local_server; /* the shared instance's listener: its children are local clients */
 	rnsc_transport_iface_policy pol; /* announce policy (node_policy.h) */
+	int wants_tunnel; /* a TCP/Backbone client: synthesizes a tunnel on every connect */
 } node_if;
 
 /* Interface options read before rnsc_iface_host_open(); the ADDED event picks them up. */
@@ -63,6 +64,7 @@ typedef struct node_pending {
 	int local_server;
 	int has_pol;
 	rnsc_transport_iface_policy pol;
+	int wants_tunnel;
 } node_pending;
 
 struct rnsc_node {
@@ -368,6 +370,7 @@ static node_if *rec_new(rnsc_node *n, rnsc_iface *iface)
 		pass = n->pend.passphrase;
 		r->local_role = n->pend.local_role;
 		r->local_server = n->pend.local_server;
+		r->wants_tunnel = n->pend.wants_tunnel;
 		if (n->pend.has_pol)
 			r->pol = n->pend.pol;
 		else if (r->local_role || r->local_server)
@@ -389,6 +392,26 @@ static node_if *rec_new(rnsc_node *n, rnsc_iface *iface)
 		r->has_ifac = 1;
 	}
 	return r;
+}
+
+/* Transport.synthesize_tunnel for a client that (re)connected. The interface hash is
+ * SHA-256 of its name as the reference prints it, so it stays the same across reconnects. */
+static void synthesize_tunnel(rnsc_node *n, node_if *r)
+{
+	char name[256];
+	uint8_t h[RNSC_HASHLEN];
+	int k = rnsc_iface_describe(r->iface, name, sizeof(name));
+	int rc = k < 0 ? k
+		 : rnsc_full_hash(n->ctx, h, (const uint8_t *)name, strnlen(name, sizeof(name)));
+	if (rc == 0)
+		rc = rnsc_transport_tunnel_synthesize(n->t, r->id, h, rnsc_node_now_ms());
+	if (rc == 0)
+		rnsc_node_flush(n);
+	if (rc)
+		rnsc_log(n->ctx, RNSC_LOG_ERROR, WHO, "could not synthesize tunnel for %s: %s",
+			 rnsc_iface_name(r->iface), rnsc_strerror(rc));
+	else
+		rnsc_log(n->ctx, RNSC_LOG_DEBUG, WHO, "tunnel synthesized for %s", name);
 }
 
 static void on_event(void *ud, rnsc_iface *iface, int ev)
@@ -417,6 +440,8 @@ static void on_event(void *ud, rnsc_iface *iface, int ev)
 	case RNSC_IFACE_OFFLINE:
 		if (r)
 			attach(n, r); /* no-op when attached; retries a failed attach */
+		if (r && r->attached && r->wants_tunnel && ev == RNSC_IFACE_ONLINE)
+			synthesize_tunnel(n, r);
 		break;
 	case RNSC_IFACE_REMOVED:
 		if (!r)
@@ -662,6 +687,13 @@ static int read_iface_opts(rnsc_node *n, const rnsc_config_section *s, rnsc_conf
 	if (rc)
 		return rc;
 	n->pend.has_pol = 1;
+	/* The reference's TCP and Backbone clients synthesize a tunnel on every connect
+	 * (wants_tunnel); a BackboneInterface is a client when it names a target. */
+	if (rnsc_config_has(s, "type") && rnsc_config_get_str(s, "type", &v, err) == 0)
+		n->pend.wants_tunnel = strcmp(v, "TCPClientInterface") == 0 ||
+				       strcmp(v, "BackboneClientInterface") == 0 ||
+				       (strcmp(v, "BackboneInterface") == 0 &&
+					(rnsc_config_has(s, "target_host") || rnsc_config_has(s, "remote")));
 	/* interface_mode wins over mode, as in Reticulum._synthesize_interface. */
 	const char *mkey = rnsc_config_has(s, "interface_mode") ? "interface_mode"
 			   : rnsc_config_has(s, "mode")		 ? "mode"
