@@ -35,7 +35,54 @@
 #include "rx_internal.h"
 
 #ifdef HAVE_LIBRANDOMX
+#include <dlfcn.h>
 #include <randomx.h>
+
+/* Debian's librandomx is opened on first use rather than linked: it pulls in libstdc++, about
+ * 1.7 MiB resident in every rnsc process (the plugin host loads every plugin), while only a
+ * timelock run that asks for it ever hashes with it. */
+#define LX_FUNCS(X)                                                                                \
+	X(get_flags) X(alloc_cache) X(init_cache) X(release_cache) X(alloc_dataset)                 \
+	X(dataset_item_count) X(init_dataset) X(get_dataset_memory) X(release_dataset)             \
+	X(create_vm) X(destroy_vm) X(calculate_hash)
+static struct {
+#define LX_FIELD(n) __typeof__(&randomx_##n) n;
+	LX_FUNCS(LX_FIELD)
+#undef LX_FIELD
+	int ok;
+	char err[200];
+} lx;
+static pthread_once_t lx_once = PTHREAD_ONCE_INIT;
+
+static void lx_load(void)
+{
+	void *h = dlopen("librandomx.so.0", RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		snprintf(lx.err, sizeof(lx.err), "cannot open librandomx.so.0: %s", dlerror());
+		return;
+	}
+#define LX_SYM(n)                                                                                  \
+	if (!(*(void **)&lx.n = dlsym(h, "randomx_" #n))) {                                         \
+		snprintf(lx.err, sizeof(lx.err), "librandomx.so.0 lacks randomx_" #n);              \
+		return;                                                                             \
+	}
+	LX_FUNCS(LX_SYM)
+#undef LX_SYM
+	lx.ok = 1; /* kept open for the life of the process */
+}
+
+#define randomx_get_flags lx.get_flags
+#define randomx_alloc_cache lx.alloc_cache
+#define randomx_init_cache lx.init_cache
+#define randomx_release_cache lx.release_cache
+#define randomx_alloc_dataset lx.alloc_dataset
+#define randomx_dataset_item_count lx.dataset_item_count
+#define randomx_init_dataset lx.init_dataset
+#define randomx_get_dataset_memory lx.get_dataset_memory
+#define randomx_release_dataset lx.release_dataset
+#define randomx_create_vm lx.create_vm
+#define randomx_destroy_vm lx.destroy_vm
+#define randomx_calculate_hash lx.calculate_hash
 #endif
 
 #ifndef LIBRANDOMX_VERSION
@@ -258,6 +305,11 @@ static int lib_new(rxp_inst *in, rxp_vm *m, const uint8_t *key, size_t key_len)
 {
 	if (m->flags & RNSC_RANDOMX_V2) {
 		logf_(in, RNSC_LOG_NOTICE, "librandomx %s implements RandomX v1 only", LIBRANDOMX_VERSION);
+		return RNSC_ERR_NOPRIM;
+	}
+	pthread_once(&lx_once, lx_load);
+	if (!lx.ok) {
+		logf_(in, RNSC_LOG_ERROR, "%s", lx.err);
 		return RNSC_ERR_NOPRIM;
 	}
 	randomx_flags base = randomx_get_flags();
