@@ -12,9 +12,57 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include <dlfcn.h>
+#include <pthread.h>
+
 #include "err.h"
 #include "loop.h"
 #include "node_status.h"
+
+/* libmicrohttpd is opened when an endpoint is first started rather than linked: it brings
+ * GnuTLS and its helpers, about 2.4 MiB resident in every process of the runtime, for an
+ * endpoint that is off by default. */
+#define MHD_SONAME "libmicrohttpd.so.12"
+#define MHD_FUNCS(X)                                                                               \
+	X(start_daemon) X(stop_daemon) X(run) X(get_timeout) X(get_daemon_info)                      \
+	X(is_feature_supported) X(create_response_from_buffer) X(destroy_response)                  \
+	X(add_response_header) X(queue_response)
+static struct {
+#define MHD_FIELD(n) __typeof__(&MHD_##n) n;
+	MHD_FUNCS(MHD_FIELD)
+#undef MHD_FIELD
+	int ok;
+	char err[200];
+} mhd;
+static pthread_once_t mhd_once = PTHREAD_ONCE_INIT;
+
+static void mhd_load(void)
+{
+	void *h = dlopen(MHD_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		snprintf(mhd.err, sizeof(mhd.err), "cannot open " MHD_SONAME ": %s", dlerror());
+		return;
+	}
+#define MHD_SYM(n)                                                                                 \
+	if (!(*(void **)&mhd.n = dlsym(h, "MHD_" #n))) {                                            \
+		snprintf(mhd.err, sizeof(mhd.err), MHD_SONAME " lacks MHD_" #n);                    \
+		return;                                                                             \
+	}
+	MHD_FUNCS(MHD_SYM)
+#undef MHD_SYM
+	mhd.ok = 1; /* kept open for the life of the process */
+}
+
+#define MHD_start_daemon mhd.start_daemon
+#define MHD_stop_daemon mhd.stop_daemon
+#define MHD_run mhd.run
+#define MHD_get_timeout mhd.get_timeout
+#define MHD_get_daemon_info mhd.get_daemon_info
+#define MHD_is_feature_supported mhd.is_feature_supported
+#define MHD_create_response_from_buffer mhd.create_response_from_buffer
+#define MHD_destroy_response mhd.destroy_response
+#define MHD_add_response_header mhd.add_response_header
+#define MHD_queue_response mhd.queue_response
 
 /* Limits: a status endpoint needs little, and a hostile client gets no more than this. */
 #define HTTP_MAX_CONNECTIONS 16
@@ -168,6 +216,11 @@ int rnsc_http_status_start(rnsc_node *n, const rnsc_http_status_options *o,
 	if (!o->cert_file != !o->key_file) {
 		snprintf(err, cap, "HTTPS needs both a certificate and a key");
 		return RNSC_ERR_INVAL;
+	}
+	pthread_once(&mhd_once, mhd_load);
+	if (!mhd.ok) {
+		snprintf(err, cap, "%s (Debian package libmicrohttpd12)", mhd.err);
+		return RNSC_ERR_DLOPEN;
 	}
 	struct sockaddr_storage ss;
 	memset(&ss, 0, sizeof(ss));
