@@ -224,42 +224,6 @@ static void restore_signals(const struct sigaction *saved)
 		sigaction(host_signals[i], &saved[i], NULL);
 }
 
-static const char *venv_dir(void)
-{
-	const char *v = getenv("RNSC_VENV");
-	if (v && *v)
-		return v;
-#ifdef RNSC_DEFAULT_VENV
-	return RNSC_DEFAULT_VENV;
-#else
-	return NULL;
-#endif
-}
-
-/* The directory holding interop/python/ (the harness) and interop/requirements.txt (the pin):
- * $RNSC_SRCDIR, else the source tree this was built from, else the installed copy. */
-static const char *src_dir(void)
-{
-	const char *candidates[3];
-	size_t n = 0;
-	const char *env = getenv("RNSC_SRCDIR");
-	if (env && *env)
-		return env; /* an explicit choice is never second-guessed */
-#ifdef RNSC_SRCDIR
-	candidates[n++] = RNSC_SRCDIR;
-#endif
-#ifdef RNSC_PKGDATADIR
-	candidates[n++] = RNSC_PKGDATADIR;
-#endif
-	for (size_t i = 0; i < n; i++) {
-		char probe[PATH_MAX];
-		snprintf(probe, sizeof(probe), "%s/interop/python/" HARNESS ".py", candidates[i]);
-		if (access(probe, R_OK) == 0)
-			return candidates[i];
-	}
-	return n ? candidates[0] : NULL;
-}
-
 static void say_install(rnsc_ctx *ctx, const char *venv)
 {
 	rnsc_log(ctx, RNSC_LOG_ERROR, WHO,
@@ -427,7 +391,7 @@ int rnsc_pyref_open(rnsc_ctx *ctx, rnsc_pyref **out)
 	if (!ctx || !out)
 		return RNSC_ERR_INVAL;
 	*out = NULL;
-	const char *venv = venv_dir(), *srcdir = src_dir();
+	const char *venv = rnsc_pyref_venv_dir(), *srcdir = rnsc_pyref_src_dir();
 	if (!venv || !srcdir) {
 		rnsc_log(ctx, RNSC_LOG_ERROR, WHO,
 			 "RNSC_VENV and RNSC_SRCDIR are unknown (set them in the environment)");
@@ -841,12 +805,3 @@ unsigned long rnsc_pyref_swap_calls(const rnsc_pyref *ref, enum rnsc_prim prim)
 	return ref && ref->swap ? rnsc_ffi_binding_calls(ref->swap, prim) : 0;
 }
 
-const char *rnsc_pyref_venv_dir(void)
-{
-	return venv_dir();
-}
-
-const char *rnsc_pyref_src_dir(void)
-{
-	return src_dir();
-}

@@ -36,8 +36,15 @@ void cli_json_str(FILE *f, const char *s);
 /* "environment": {cpu, kernel, compiler, rnsc_version} (no trailing comma). */
 void cli_env_json(FILE *f);
 
+/* Runs a command of rnsc-ref, the companion program that embeds CPython (conform, bench
+ * crypto), found next to the running executable: execs `rnsc-ref SUB argv[1..]`; returns only
+ * on failure, after saying why (CLI_SETUP). Keeping CPython out of rnsc keeps every daemon and
+ * benchmark participant about 2.5 MiB smaller. */
+int cli_exec_ref(const char *sub, int argc, char **argv);
+
 int cmd_plugins(int argc, char **argv);
-int cmd_conform(int argc, char **argv);
+int cmd_conform(int argc, char **argv);       /* rnsc-ref */
+int cmd_bench_crypto(int argc, char **argv);  /* rnsc-ref */
 int cmd_bench(int argc, char **argv);
 int cmd_bench_echo(int argc, char **argv);      /* bench/echo/echo_matrix.c */
 int cmd_bench_scenarios(int argc, char **argv); /* bench/runner/scenario_run.c */

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -193,4 +195,32 @@ void cli_env_json(FILE *f)
 	cli_json_str(f, load);
 	fprintf(f, ", \"online_cpus\": %ld", sysconf(_SC_NPROCESSORS_ONLN));
 	fprintf(f, "}");
+}
+
+int cli_exec_ref(const char *sub, int argc, char **argv)
+{
+	char self[PATH_MAX], path[PATH_MAX + 16];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0) {
+		fprintf(stderr, "rnsc: cannot find its own executable: %s\n", strerror(errno));
+		return CLI_SETUP;
+	}
+	self[n] = '\0';
+	char *slash = strrchr(self, '/');
+	if (slash)
+		*slash = '\0';
+	snprintf(path, sizeof(path), "%s/rnsc-ref", slash ? self : ".");
+	char **av = calloc((size_t)argc + 2, sizeof(*av));
+	if (!av)
+		return CLI_SETUP;
+	av[0] = "rnsc-ref";
+	av[1] = (char *)sub;
+	for (int i = 1; i < argc; i++)
+		av[i + 1] = argv[i];
+	fflush(NULL);
+	execv(path, av);
+	fprintf(stderr, "rnsc: cannot run %s (%s): the commands that embed the reference live "
+		"there; build or install it with rnsc\n", path, strerror(errno));
+	free(av);
+	return CLI_SETUP;
 }

@@ -5,13 +5,19 @@
 #include "cli.h"
 #include "config.h"
 
+/* conform embeds the reference: rnsc-ref runs it (see cli_exec_ref). */
+static int cmd_conform_ref(int argc, char **argv)
+{
+	return cli_exec_ref("conform", argc, argv);
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(int, char **);
 	const char *summary;
 } commands[] = {
 	{"plugins", cmd_plugins, "list plugins, their kinds, versions and crypto primitives"},
-	{"conform", cmd_conform, "cross-check rnsc against the embedded reference and vectors"},
+	{"conform", cmd_conform_ref, "cross-check rnsc against the embedded reference and vectors"},
 	{"bench", cmd_bench, "benchmarks: scenarios vs the reference; bench crypto; bench echo"},
 	{"id", cmd_id, "identity tool: generate, inspect, sign, verify, encrypt, decrypt"},
 	{"daemon", cmd_daemon, "run a Reticulum node from the configuration (like rnsd)"},
