@@ -671,12 +671,22 @@ static void test_bad_proofs(void)
 	}
 }
 
-/* The reference initiator's watchdog and rnsc's tick on one schedule. */
+/* The reference initiator's watchdog at ref_now and rnsc's tick at now: the same frames,
+ * plus `extra` keepalive requests from rnsc (a re-sent unanswered keepalive). */
+static void compare_step_at(rnsc_link *l, uint64_t ref_now, uint64_t now, int extra,
+			    const char *what);
+
 static void compare_step(rnsc_link *l, uint64_t now, const char *what)
+{
+	compare_step_at(l, now, now, 0, what);
+}
+
+static void compare_step_at(rnsc_link *l, uint64_t ref_now, uint64_t now, int extra,
+			    const char *what)
 {
 	g_case = what;
 	rnsc_refwire_res r;
-	int rc = XL(&r, "watchdog", "i", LL(now));
+	int rc = XL(&r, "watchdog", "i", LL(ref_now));
 	CHECK(rc == 0, "watchdog: %s", rnsc_err_name(rc));
 	if (rc || take_frames(&r, 1)) {
 		rnsc_refwire_res_free(&r);
@@ -691,8 +701,12 @@ static void compare_step(rnsc_link *l, uint64_t now, const char *what)
 	int k;
 	while (n < 8 && (k = rnsc_link_outbox_pop(l, f[n], sizeof(f[n]))) > 0)
 		fl[n++] = (size_t)k;
-	CHECK(n == ref.n, "at %llu: rnsc sent %d frames, the reference %d",
-	      (unsigned long long)now, n, ref.n);
+	CHECK(n == ref.n + extra, "at %llu: rnsc sent %d frames, the reference %d (+%d expected)",
+	      (unsigned long long)now, n, ref.n, extra);
+	for (int i = ref.n; i < n; i++)
+		CHECK(f[i][18] == RNSC_CTX_KEEPALIVE && f[i][19] == 0xFF,
+		      "at %llu: rnsc's extra frame %d is not a keepalive request",
+		      (unsigned long long)now, i);
 	for (int i = 0; i < n && i < ref.n; i++)
 		CHECK(fl[i] == ref.len[i] && f[i][18] == ref.f[i][18] &&
 			      (f[i][18] != RNSC_CTX_KEEPALIVE || f[i][19] == ref.f[i][19]),
@@ -760,9 +774,18 @@ static void test_timers(void)
 		CHECK(rs.keepalive_ms == (long long)ka || rs.keepalive_ms + 1 == (long long)ka,
 		      "keepalive: reference %lld ms, rnsc %llu ms", rs.keepalive_ms,
 		      (unsigned long long)ka);
+	/* Deliberate: rnsc sends each keepalive a margin after the reference's time (its RTT,
+	 * 50 ms..1 s; see link.c keepalive_margin) and re-sends an unanswered one a quarter
+	 * keepalive after that time; the schedule, STALE and the close are the reference's. */
+	double rtt_ms = rnsc_link_rtt(l) * 1000.0;
+	uint64_t m = (uint64_t)rtt_ms;
+	m += (double)m < rtt_ms; /* rounded up, as link.c's secs_to_ms */
+	m = m < 50 ? 50 : m > 1000 ? 1000 : m;
 	compare_step(l, 1100 + ka - 2, "1 ms before the first keepalive");
-	compare_step(l, 1100 + ka + 1, "first keepalive");
-	compare_step(l, 1100 + ka + 500, "no second keepalive yet");
+	compare_step_at(l, 1100 + ka + 1, 1100 + ka + m - 1, -1, "first keepalive, rnsc's margin");
+	compare_step_at(l, 1100 + ka + 2, 1100 + ka + m, 1, "first keepalive after the margin");
+	compare_step(l, 1100 + ka + m + 500, "no second keepalive yet");
+	compare_step_at(l, 1100 + ka + ka / 4, 1100 + ka + ka / 4, 1, "rnsc re-sends the unanswered one");
 	compare_step(l, 1100 + st - 2, "just before stale and the second keepalive");
 	compare_step(l, 1100 + st + 1, "second keepalive, stale");
 	compare_step(l, 1100 + st + 1 + 5000, "closed after the nap");

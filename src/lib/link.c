@@ -742,23 +742,30 @@ static uint64_t last_in(const rnsc_link *l)
 	return max_u64(max_u64(l->last_inbound, l->last_proof), l->activated ? l->activated_at : 0);
 }
 
-/* The initiator's keepalive cadence is the reference's (nothing in, or nothing out, for
- * `keepalive`, and at most one per `keepalive`) plus a margin of the link's RTT (at least 50 ms,
- * at most 1 s). Why: a responder answers only when it sent nothing for `keepalive`, timed from
- * after its last reply went out, and a C initiator whose clock starts when that reply arrives
- * would come in ahead of it by the responder's own processing time and go unanswered (two in
- * a row make the link STALE). */
-static uint64_t keepalive_due(const rnsc_link *l, uint64_t li)
+/* When the reference's initiator sends its next keepalive: once nothing came in, or nothing
+ * went out, for `keepalive`, and at most one per `keepalive`. */
+static uint64_t keepalive_nominal(const rnsc_link *l, uint64_t li)
 {
 	uint64_t quiet = sat_add(min_u64(li, l->last_outbound), l->keepalive);
-	uint64_t margin = l->rtt > 0 ? secs_to_ms(l->rtt) : 0;
-	margin = min_u64(max_u64(margin, 50), 1000);
-	return sat_add(max_u64(quiet, sat_add(l->last_keepalive, l->keepalive)), margin);
+	return max_u64(quiet, sat_add(l->last_keepalive, l->keepalive));
+}
+
+/* rnsc sends each keepalive this much after the nominal time: the link's RTT, at least 50 ms,
+ * at most 1 s. Why: a responder answers only when it sent nothing for `keepalive`, timed from
+ * after its last reply went out, so an initiator whose clock runs from that reply (or from its
+ * own send, on the exact schedule) reaches it ahead of time by the responder's processing and
+ * goes unanswered; two in a row make the link STALE. The nominal time is still what is
+ * recorded, so the schedule, and the keepalive that goes out with STALE, stay the
+ * reference's (conformance/link_xcheck_test checks both). */
+static uint64_t keepalive_margin(const rnsc_link *l)
+{
+	uint64_t m = l->rtt > 0 ? secs_to_ms(l->rtt) : 0;
+	return min_u64(max_u64(m, 50), 1000);
 }
 
 /* A keepalive with no inbound packet after it is sent once more, a quarter keepalive later
- * (still well inside stale_time = 2 x keepalive): it covers a lost packet or a reply the
- * responder held back by the rule above. */
+ * (well inside stale_time = 2 x keepalive): it covers a lost packet or a reply held back
+ * by the rule above. It leaves the schedule as it was. */
 static uint64_t keepalive_retry_due(const rnsc_link *l)
 {
 	return sat_add(l->last_keepalive, l->keepalive / 4);
@@ -779,16 +786,21 @@ int rnsc_link_tick(rnsc_link *l, uint64_t now)
 		}
 		break;
 	case RNSC_LINK_ACTIVE: {
-		uint64_t li = last_in(l);
+		uint64_t li = last_in(l), nominal = keepalive_nominal(l, li);
 		static const uint8_t ka = RNSC_LINK_KEEPALIVE_REQUEST;
-		if (l->initiator && now >= keepalive_due(l, li)) {
+		int going_stale = now >= sat_add(li, l->stale_time);
+		if (l->initiator && (now >= sat_add(nominal, keepalive_margin(l)) ||
+				     (going_stale && now >= nominal))) {
 			rc = emit(l, RNSC_PKT_DATA, RNSC_CTX_KEEPALIVE, &ka, 1, NULL, 1, now);
 			rc = rc > 0 ? 0 : rc;
+			l->last_keepalive = nominal;
 			l->ka_retry = 1;
 		} else if (l->initiator && l->ka_retry && li < l->last_keepalive &&
 			   now >= keepalive_retry_due(l)) {
+			uint64_t lk = l->last_keepalive;
 			rc = emit(l, RNSC_PKT_DATA, RNSC_CTX_KEEPALIVE, &ka, 1, NULL, 1, now);
 			rc = rc > 0 ? 0 : rc;
+			l->last_keepalive = lk;
 			l->ka_retry = 0;
 		}
 		if (now >= sat_add(li, l->keepalive) || now >= sat_add(l->last_outbound, l->keepalive)) {
@@ -827,7 +839,7 @@ uint64_t rnsc_link_next_deadline(const rnsc_link *l)
 		uint64_t li = last_in(l);
 		uint64_t t = sat_add(li, l->stale_time);
 		if (l->initiator) {
-			t = min_u64(t, keepalive_due(l, li));
+			t = min_u64(t, sat_add(keepalive_nominal(l, li), keepalive_margin(l)));
 			if (l->ka_retry && li < l->last_keepalive)
 				t = min_u64(t, keepalive_retry_due(l));
 		}

@@ -25,11 +25,12 @@
  *                        (initiator: first-hop timeout + 6 s per hop (at least one);
  *                        responder: 6 s per hop of the request + KEEPALIVE).
  *   ACTIVE               once nothing came in, or nothing went out, for `keepalive` the
- *                        initiator sends a keepalive (0xFF) at most every `keepalive`, plus a
- *                        margin of the RTT (50 ms..1 s); one left unanswered is sent again a
- *                        quarter keepalive later (a responder answers only when it sent
- *                        nothing for `keepalive`: see keepalive_due()); nothing in for
- *                        `stale_time` makes the link STALE.
+ *                        initiator sends a keepalive (0xFF) at most every `keepalive`; rnsc
+ *                        sends it a margin of the RTT (50 ms..1 s) after that nominal time
+ *                        (or with STALE, as the reference does), and one left unanswered
+ *                        once more a quarter keepalive later (a responder answers only when
+ *                        it sent nothing for `keepalive`: see keepalive_margin()); nothing in
+ *                        for `stale_time` makes the link STALE.
  *   STALE                torn down (LINKCLOSE sent, reason TIMEOUT) at the next watchdog wake,
  *                        rtt * 4 + 5 s later but never more than the watchdog's 5 s nap:
  *                        the reference caps every sleep at WATCHDOG_MAX_SLEEP. Any inbound
