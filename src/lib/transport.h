@@ -20,8 +20,7 @@
  * (announce_rate.h), set with rnsc_transport_iface_set_policy().
  *
  * Not implemented in this slice (see transport.c's header for the detail): tunnels,
- * local_hops_delta, recursive (discovery) path requests, the packet cache, ratchets on
- * local destinations. Persistence is the runtime's:
+ * local_hops_delta, the packet cache, ratchets on local destinations. Persistence is the runtime's:
  * the engine only exports and imports its tables (rnsc_transport_known_next/_import).
  *
  * Ownership: the engine is owned by its creator and freed with rnsc_transport_del(); it keeps
@@ -77,6 +76,8 @@ enum rnsc_transport_mode {
 #define RNSC_RECEIPTS_CHECK_INTERVAL_MS 1000u       /* Transport.receipts_check_interval */
 #define RNSC_TABLES_CULL_INTERVAL_MS 5000u          /* Transport.tables_cull_interval */
 #define RNSC_PER_HOP_TIMEOUT_MS 6000u               /* Reticulum.DEFAULT_PER_HOP_TIMEOUT */
+#define RNSC_PATH_REQUEST_TIMEOUT_MS 15000u         /* Transport.PATH_REQUEST_TIMEOUT */
+#define RNSC_MINIMUM_BITRATE 5u                     /* Reticulum.MINIMUM_BITRATE, bit/s */
 
 typedef struct rnsc_transport rnsc_transport;
 
@@ -161,6 +162,15 @@ typedef struct rnsc_transport_stats {
 	uint64_t links_refused;     /* LINKREQUESTs for local destinations not taken */
 	uint64_t links_relayed;     /* LINKREQUESTs forwarded with a link table entry */
 	uint64_t link_table_forwarded; /* link packets and LRPROOFs carried for relayed links */
+	/* Discovery (recursive) path requests (transport_discovery.c). */
+	uint64_t pr_discovery;         /* recursive searches started for an unknown destination */
+	uint64_t pr_discovery_sent;    /* recursive path requests sent (one per interface) */
+	uint64_t pr_discovery_answered; /* path responses sent to waiting requestors */
+	uint64_t pr_discovery_expired; /* waiting discovery entries that timed out */
+	uint64_t pr_batched;           /* requests joined to one already in flight */
+	uint64_t pr_ingress_limited;   /* dropped or not searched: ingress-limited interface */
+	uint64_t pr_egress_limited;    /* recursive requests not sent: egress limit or cap */
+	uint64_t pr_discovery_full;    /* searches refused: discovery or in-flight table full */
 } rnsc_transport_stats;
 
 /* A path table entry (Transport.path_table, IDX_PT_*). */
@@ -205,6 +215,10 @@ typedef struct rnsc_transport_iface_policy {
 	uint64_t rate_grace;     /* announce_rate_grace */
 	uint64_t rate_penalty_s; /* announce_rate_penalty, s */
 	rnsc_ingress_cfg ic;     /* ingress_control and ic_* */
+	/* Egress control of recursive path requests (Interface.should_egress_limit_pr). */
+	int egress_control;      /* Interface.egress_control (default off, as EGRESS_CONTROL) */
+	double ec_pr_freq;       /* Interface.ec_pr_freq, Hz; <= 0: EC_PR_FREQ (5) */
+	int recursive_prs;       /* Interface.recursive_prs: discover paths whatever the mode */
 } rnsc_transport_iface_policy;
 
 /* What an interface gets when none is set: ingress control with the reference's defaults,

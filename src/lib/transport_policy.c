@@ -30,6 +30,7 @@ void rnsc_transport_iface_policy_default(const rnsc_transport *t, rnsc_transport
 		p->rate_penalty_s = RNSC_DEFAULT_AR_PENALTY;
 	}
 	rnsc_ingress_cfg_default(&p->ic);
+	p->ec_pr_freq = RNSC_EC_PR_FREQ; /* egress control itself is off, as EGRESS_CONTROL */
 }
 
 static void apply(tr_iface *f, const rnsc_transport_iface_policy *p)
@@ -40,6 +41,9 @@ static void apply(tr_iface *f, const rnsc_transport_iface_policy *p)
 	f->rate_grace = p->rate_grace;
 	f->rate_penalty_s = p->rate_penalty_s;
 	rnsc_ingress_configure(&f->ig, &p->ic);
+	f->egress_control = p->egress_control;
+	f->ec_pr_freq = p->ec_pr_freq > 0 ? p->ec_pr_freq : RNSC_EC_PR_FREQ;
+	f->recursive_prs = p->recursive_prs;
 }
 
 void rnsc_tr_policy_init(rnsc_transport *t, tr_iface *f)
@@ -179,8 +183,9 @@ int rnsc_tr_announce_ingress(rnsc_transport *t, tr_iface *rif, const rnsc_packet
 	rif->arxc++; /* received_announce */
 	rif->arxb += len;
 	rnsc_ingress_announce_seen(&rif->ig, now);
-	if (rnsc_tmap_has(&t->paths, p->dest_hash) || rnsc_tmap_has(&t->path_requests, p->dest_hash))
-		return 0; /* known destinations are left to the announce rate rules */
+	if (rnsc_tmap_has(&t->paths, p->dest_hash) || rnsc_tmap_has(&t->path_requests, p->dest_hash) ||
+	    rnsc_tr_discovery_waiting(t, p->dest_hash))
+		return 0; /* known or awaited destinations are left to the announce rate rules */
 	if (!rnsc_ingress_should_limit(&rif->ig, now))
 		return 0;
 	int rc = rnsc_ingress_hold(&rif->ig, p->dest_hash, p->hops, raw, len);
