@@ -357,7 +357,8 @@ static void test_boundary_and_removed(void)
 }
 
 /* Many requests for unknown destinations from a new interface: its path request burst
- * stops the searches (ingress limiting). */
+ * stops the searches (ingress limiting); the limited requests wait in the ingress-limited
+ * queue (8) for the next tick, the rest is dropped and counted. */
 static void test_ingress_limited(void)
 {
 	int a = add_node(0), t = add_node(1), b = add_node(0);
@@ -369,15 +370,76 @@ static void test_ingress_limited(void)
 		pump();
 		NOW += 20;
 	}
-	CU_ASSERT(ST(t)->pr_ingress_limited > 0);
-	CU_ASSERT_EQUAL(ST(t)->pr_discovery + ST(t)->pr_ingress_limited, 12);
-	/* ingress limited while in flight: dropped, not batched */
+	/* two before the burst searched; ten limited: eight queued, two dropped */
+	CU_ASSERT_EQUAL(ST(t)->pr_discovery, 2);
+	CU_ASSERT_EQUAL(ST(t)->pr_queued, 8);
+	CU_ASSERT_EQUAL(ST(t)->pr_queue_dropped, 2);
+	CU_ASSERT_EQUAL(ST(t)->pr_ingress_limited, 0);
+	CU_ASSERT_EQUAL(rnsc_transport_next_deadline(N[t].t), 0); /* a tick is due at once */
+	CU_ASSERT_EQUAL(rnsc_transport_tick(N[t].t, NOW), 0);
+	CU_ASSERT_EQUAL(ST(t)->pr_ingress_limited, 8); /* processed, not searched */
+	CU_ASSERT_EQUAL(ST(t)->pr_discovery, 2);
+	CU_ASSERT(rnsc_transport_next_deadline(N[t].t) > 0);
+	/* ingress limited while in flight: dropped, neither batched nor queued */
 	uint8_t d1[16] = {1, 0x55};
 	CU_ASSERT_EQUAL(rnsc_transport_request_path(N[a].t, d1, 0, 0, NOW), 0);
-	uint64_t lim = ST(t)->pr_ingress_limited;
 	pump();
-	CU_ASSERT_EQUAL(ST(t)->pr_ingress_limited, lim + 1);
+	CU_ASSERT_EQUAL(ST(t)->pr_ingress_limited, 9);
 	CU_ASSERT_EQUAL(ST(t)->pr_batched, 0);
+	CU_ASSERT_EQUAL(ST(t)->pr_queued, 8);
+	net_reset();
+}
+
+/* A queue of two (qlen_in_il): a queued request for a local destination is still answered
+ * at the tick; one whose interface went away is skipped. */
+static void test_il_queue(void)
+{
+	int a = add_node(0), t = add_node(1);
+	rnsc_transport_del(N[t].t);
+	rnsc_transport_config cfg = {.transport_enabled = 1, .use_implicit_proof = 1,
+				     .qlen_in_il = 2};
+	CU_ASSERT_EQUAL_FATAL(rnsc_transport_new(C, &N[t].t, &N[t].tid, &cfg), 0);
+	int c = add_node(0);
+	wire_up(a, 1, t, 1, RNSC_TRANSPORT_MODE_FULL, 10000000);
+	wire_up(c, 1, t, 2, RNSC_TRANSPORT_MODE_FULL, 10000000);
+	rnsc_identity idt;
+	uint8_t dt[16];
+	add_single(t, &idt, dt);
+	for (int i = 0; i < 3; i++) { /* warm-up: the burst starts with the third */
+		uint8_t d[16] = {(uint8_t)(i + 1), 0x44};
+		CU_ASSERT_EQUAL(rnsc_transport_request_path(N[a].t, d, 0, 0, NOW), 0);
+		pump();
+		NOW += 20;
+	}
+	CU_ASSERT_EQUAL(ST(t)->pr_queued, 1);
+	CU_ASSERT_EQUAL(rnsc_transport_tick(N[t].t, NOW), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_request_path(N[a].t, dt, 0, 0, NOW), 0);
+	pump();
+	uint8_t d9[16] = {9, 0x44};
+	CU_ASSERT_EQUAL(rnsc_transport_request_path(N[a].t, d9, 0, 0, NOW), 0);
+	pump();
+	CU_ASSERT_EQUAL(rnsc_transport_request_path(N[a].t, d9, 0, 0, NOW), 0);
+	pump(); /* in flight and limited: dropped before the queue */
+	CU_ASSERT_EQUAL(ST(t)->pr_queued, 3);
+	CU_ASSERT_EQUAL(ST(t)->pr_answered, 0);
+	CU_ASSERT_FALSE(rnsc_transport_has_path(N[a].t, dt));
+	NOW += 10;
+	tick_all(NOW + 1000, 250); /* answered from the queue, at the grace-free local announce */
+	CU_ASSERT_EQUAL(ST(t)->pr_answered, 1);
+	CU_ASSERT(rnsc_transport_has_path(N[a].t, dt));
+	/* fill the queue from C, then remove C's interface before the tick */
+	for (int i = 0; i < 6; i++) {
+		uint8_t d[16] = {(uint8_t)(i + 20), 0x44};
+		CU_ASSERT_EQUAL(rnsc_transport_request_path(N[c].t, d, 0, 0, NOW), 0);
+		pump();
+		NOW += 20;
+	}
+	CU_ASSERT(ST(t)->pr_queue_dropped >= 1);
+	uint64_t lim = ST(t)->pr_ingress_limited;
+	CU_ASSERT_EQUAL(rnsc_transport_iface_remove(N[t].t, 2), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_tick(N[t].t, NOW), 0);
+	CU_ASSERT_EQUAL(ST(t)->pr_ingress_limited, lim);
+	rnsc_identity_free(&idt);
 	net_reset();
 }
 
@@ -434,6 +496,7 @@ int main(void)
 	CU_add_test(s, "in-flight batching and the gate timeout", test_batching_and_gate);
 	CU_add_test(s, "boundary search modes, removed requestor", test_boundary_and_removed);
 	CU_add_test(s, "ingress-limited interface does not search", test_ingress_limited);
+	CU_add_test(s, "ingress-limited path request queue", test_il_queue);
 	CU_add_test(s, "egress control and announce cap on recursive requests",
 		    test_egress_limits);
 	int rc = rnsc_cu_run();

@@ -148,6 +148,10 @@ int rnsc_transport_new(rnsc_ctx *ctx, rnsc_transport **out, const rnsc_identity 
 		t->cfg.use_implicit_proof = 1; /* Reticulum.__use_implicit_proof = True */
 	if (t->cfg.hashlist_maxsize == 0)
 		t->cfg.hashlist_maxsize = RNSC_HASHLIST_MAXSIZE;
+	if (t->cfg.qlen_in_il == 0)
+		t->cfg.qlen_in_il = RNSC_INBOUND_IL_QUEUE_LENGTH;
+	if (t->cfg.qlen_in_il > RNSC_INBOUND_QUEUE_MAX)
+		t->cfg.qlen_in_il = RNSC_INBOUND_QUEUE_MAX;
 	rnsc_tmap_init(&t->locals, ctx, HL);
 	rnsc_tmap_init(&t->paths, ctx, HL);
 	rnsc_tmap_init(&t->announces, ctx, HL);
@@ -195,6 +199,7 @@ void rnsc_transport_del(rnsc_transport *t)
 	rnsc_tmap_free(&t->pending_local_prs, free_plain);
 	rnsc_tr_policy_tables_free(t);
 	rnsc_tr_discovery_free(t);
+	rnsc_tr_prq_free(t);
 	for (tr_frame *f = t->out_head, *n; f; f = n) {
 		n = f->next;
 		rnsc_free(ctx, f);
@@ -1173,6 +1178,12 @@ static int forward(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw, 
 	return rnsc_tr_transmit(t, path->pub.iface, nr, nlen);
 }
 
+int rnsc_tr_path_request(rnsc_transport *t, const rnsc_pathreq *r, const tr_iface *rif,
+			 int ingress_limited, uint64_t now)
+{
+	return path_request(t, r, rif, ingress_limited, now);
+}
+
 static int inbound_path_request(rnsc_transport *t, const rnsc_packet *p, const tr_iface *rif,
 				size_t len, uint64_t now)
 {
@@ -1198,7 +1209,9 @@ static int inbound_path_request(rnsc_transport *t, const rnsc_packet *p, const t
 	rc = rnsc_tr_pr_inflight(t, r.dest_hash, rif, limited, now);
 	if (rc)
 		return rc < 0 ? rc : 0; /* batched into the request in flight */
-	return path_request(t, &r, rif, limited, now);
+	if (limited) /* TC_INGRESS_LIMITED: waits for the next tick (transport_policy.c) */
+		return rnsc_tr_prq_put(t, &r, rif);
+	return path_request(t, &r, rif, 0, now);
 }
 
 int rnsc_transport_ingest(rnsc_transport *t, uint32_t iface, const uint8_t *frame, size_t len,
@@ -1451,7 +1464,9 @@ int rnsc_transport_tick(rnsc_transport *t, uint64_t now)
 {
 	if (!t)
 		return RNSC_ERR_INVAL;
-	int rc = 0;
+	int rc = rnsc_tr_prq_drain(t, now); /* the inbound worker's last queue */
+	if (rc)
+		return rc;
 	if (now > t->receipts_last_checked + RNSC_RECEIPTS_CHECK_INTERVAL_MS) {
 		cull_receipts(t, now);
 		t->receipts_last_checked = now;
@@ -1506,6 +1521,8 @@ uint64_t rnsc_transport_next_deadline(const rnsc_transport *t)
 	/* A full hashlist generation is due for rotation now: the reference checks it on
 	 * every 250 ms job run, and a busy relay would otherwise fill it for seconds. */
 	if (t->hashlist.n > t->cfg.hashlist_maxsize / 2)
+		d = 0;
+	if (t->prq_n) /* queued path requests wait for the next tick only */
 		d = 0;
 	uint64_t l = rnsc_tr_links_deadline(t);
 	d = l < d ? l : d;

@@ -78,6 +78,8 @@ enum rnsc_transport_mode {
 #define RNSC_PER_HOP_TIMEOUT_MS 6000u               /* Reticulum.DEFAULT_PER_HOP_TIMEOUT */
 #define RNSC_PATH_REQUEST_TIMEOUT_MS 15000u         /* Transport.PATH_REQUEST_TIMEOUT */
 #define RNSC_MINIMUM_BITRATE 5u                     /* Reticulum.MINIMUM_BITRATE, bit/s */
+#define RNSC_INBOUND_IL_QUEUE_LENGTH 8u             /* Transport.INBOUND_IL_QUEUE_LENGTH */
+#define RNSC_INBOUND_QUEUE_MAX 65536u               /* rnsc's bound on a configured length */
 
 typedef struct rnsc_transport rnsc_transport;
 
@@ -93,6 +95,11 @@ typedef struct rnsc_transport_config {
 	 * opens signal the base MTU (RNSC_MTU) instead of the next hop's HW_MTU. 0 (the default)
 	 * keeps discovery on, as the reference's default. */
 	int link_mtu_discovery_off;
+	/* Reticulum qlen_in_il: path requests that arrive on an interface in a path request
+	 * burst (the reference's TC_INGRESS_LIMITED class) wait in a queue this long, processed
+	 * at the next tick after everything else; more are dropped (pr_queue_dropped).
+	 * 0 selects RNSC_INBOUND_IL_QUEUE_LENGTH; at most RNSC_INBOUND_QUEUE_MAX. */
+	size_t qlen_in_il;
 } rnsc_transport_config;
 
 /* Callbacks, all optional, run on the engine's thread. Pointers passed in are only valid for
@@ -171,6 +178,8 @@ typedef struct rnsc_transport_stats {
 	uint64_t pr_ingress_limited;   /* dropped or not searched: ingress-limited interface */
 	uint64_t pr_egress_limited;    /* recursive requests not sent: egress limit or cap */
 	uint64_t pr_discovery_full;    /* searches refused: discovery or in-flight table full */
+	uint64_t pr_queued;            /* ingress-limited path requests queued for the next tick */
+	uint64_t pr_queue_dropped;     /* ...dropped: the queue was full (qlen_in_il) */
 } rnsc_transport_stats;
 
 /* A path table entry (Transport.path_table, IDX_PT_*). */

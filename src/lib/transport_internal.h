@@ -13,6 +13,7 @@
 #include "ingress.h"
 #include "link.h"
 #include "packet.h"
+#include "pathreq.h"
 #include "transport.h"
 #include "transport_map.h"
 
@@ -150,6 +151,9 @@ struct rnsc_transport {
 	/* discovery path requests (transport_discovery.c) */
 	rnsc_tmap discovery_prs; /* discovery_path_requests: dest -> tr_discovery* */
 	rnsc_tmap inflight_prs;  /* inflight_path_requests: dest -> uint64_t* timestamp */
+	/* the TC_INGRESS_LIMITED inbound queue, for path requests (transport_policy.c) */
+	struct tr_prq *prq;      /* ring of cfg.qlen_in_il entries, allocated on first use */
+	size_t prq_head, prq_n;
 };
 
 /* Transport enabled, or acting for attached programs (which the reference transports
@@ -315,5 +319,25 @@ int rnsc_tr_should_egress_limit_pr(tr_iface *f, uint64_t now);
 /* Table culling: timed-out discovery entries and in-flight requests past the gate. */
 int rnsc_tr_discovery_cull(rnsc_transport *t, uint64_t now);
 int rnsc_tr_discovery_pending(const rnsc_transport *t);
+
+/* ---- the ingress-limited path request queue: transport_policy.c ---- */
+typedef struct tr_prq {
+	uint32_t iface;
+	uint8_t dest[HL];
+	int has_tid;
+	uint8_t tid[HL];
+	uint8_t tag[HL];
+	size_t tag_len;
+} tr_prq;
+/* Queues a parsed path request from rif (Transport.inbound_queues.put with
+ * TC_INGRESS_LIMITED). 0 (queued or, queue full, dropped and counted) or RNSC_ERR_NOMEM. */
+int rnsc_tr_prq_put(rnsc_transport *t, const rnsc_pathreq *r, const tr_iface *rif);
+/* The inbound worker for that queue: every queued request goes to path_request() as
+ * ingress limited, oldest first (transport.c's rnsc_tr_path_request). */
+int rnsc_tr_prq_drain(rnsc_transport *t, uint64_t now);
+void rnsc_tr_prq_free(rnsc_transport *t);
+/* transport.c: path_request() for a parsed request from rif. */
+int rnsc_tr_path_request(rnsc_transport *t, const rnsc_pathreq *r, const tr_iface *rif,
+			 int ingress_limited, uint64_t now);
 
 #endif
