@@ -8,6 +8,7 @@
 #include "crypto.h"
 #include "cu_run.h"
 #include "destination.h"
+#include "node_policy.h"
 #include "packet.h"
 #include "pathreq.h"
 #include "plugin_host.h"
@@ -475,6 +476,51 @@ static void test_egress_limits(void)
 	}
 }
 
+/* The configuration's egress_control, ec_pr_freq and recursive_prs ([reticulum] defaults
+ * and per interface). */
+static void test_config(void)
+{
+	static const char text[] =
+		"[reticulum]\n  enable_transport = yes\n  egress_control = yes\n  ec_pr_freq = 2\n"
+		"[interfaces]\n"
+		"  [[A]]\n    type = TCPServerInterface\n    egress_control = no\n"
+		"    recursive_prs = yes\n    ec_pr_freq = 0\n"
+		"  [[B]]\n    type = TCPServerInterface\n"
+		"  [[C]]\n    type = TCPServerInterface\n    recursive_prs = maybe\n";
+	rnsc_config *cfg = NULL;
+	rnsc_config_error err;
+	CU_ASSERT_EQUAL_FATAL(rnsc_config_parse(C, text, strlen(text), "test", &cfg, &err), 0);
+	rnsc_config_settings set;
+	CU_ASSERT_EQUAL_FATAL(rnsc_config_read_settings(cfg, &set, &err), 0);
+	const rnsc_config_section *ifs =
+		rnsc_config_section_get(rnsc_config_root(cfg), "interfaces");
+	rnsc_transport_iface_policy p;
+	CU_ASSERT_EQUAL(rnsc_node_policy_read(&set, rnsc_config_section_get(ifs, "A"), &p, &err), 0);
+	CU_ASSERT_EQUAL(p.egress_control, 0);
+	CU_ASSERT_EQUAL(p.recursive_prs, 1);
+	CU_ASSERT(p.ec_pr_freq > 0 && p.ec_pr_freq < 1e-6);
+	CU_ASSERT_EQUAL(rnsc_node_policy_read(&set, rnsc_config_section_get(ifs, "B"), &p, &err), 0);
+	CU_ASSERT_EQUAL(p.egress_control, 1);
+	CU_ASSERT_EQUAL(p.recursive_prs, 0);
+	CU_ASSERT_DOUBLE_EQUAL(p.ec_pr_freq, 2.0, 1e-12);
+	CU_ASSERT(rnsc_node_policy_read(&set, rnsc_config_section_get(ifs, "C"), &p, &err) != 0);
+	rnsc_config_del(cfg);
+
+	/* recursive_prs on a FULL interface makes it search */
+	int a = add_node(0), t = add_node(1), b = add_node(0);
+	wire_up(a, 1, t, 1, RNSC_TRANSPORT_MODE_FULL, 10000000);
+	wire_up(b, 1, t, 2, RNSC_TRANSPORT_MODE_FULL, 10000000);
+	rnsc_transport_iface_policy_default(N[t].t, &p);
+	p.recursive_prs = 1;
+	CU_ASSERT_EQUAL(rnsc_transport_iface_set_policy(N[t].t, 1, &p, 0), 0);
+	uint8_t d[16] = {0x31};
+	CU_ASSERT_EQUAL(rnsc_transport_request_path(N[a].t, d, 0, 0, NOW), 0);
+	pump();
+	CU_ASSERT_EQUAL(ST(t)->pr_discovery, 1);
+	CU_ASSERT_EQUAL(ST(b)->pr_received, 1);
+	net_reset();
+}
+
 int main(void)
 {
 	if (rnsc_ctx_new(&C) || rnsc_plugin_host_new(C, &H) || rnsc_plugin_host_add_default_dirs(H))
@@ -499,6 +545,7 @@ int main(void)
 	CU_add_test(s, "ingress-limited path request queue", test_il_queue);
 	CU_add_test(s, "egress control and announce cap on recursive requests",
 		    test_egress_limits);
+	CU_add_test(s, "configuration: egress_control, ec_pr_freq, recursive_prs", test_config);
 	int rc = rnsc_cu_run();
 	rnsc_plugin_host_del(H);
 	rnsc_ctx_del(C);

@@ -930,6 +930,9 @@ int rnsc_node_new(rnsc_ctx *ctx, rnsc_plugin_host *plugins, const rnsc_node_opti
 		.transport_enabled = n->set.enable_transport,
 		.use_implicit_proof = n->set.use_implicit_proof,
 		.link_mtu_discovery_off = !n->set.link_mtu_discovery,
+		.qlen_in_il = n->set.qlen_in_il.set && n->set.qlen_in_il.v > 0
+				      ? (size_t)n->set.qlen_in_il.v
+				      : 0,
 	};
 	if ((rc = rnsc_transport_new(ctx, &n->t, &ident, &tc))) {
 		rc = fail(err, rc, "cannot start the transport engine: %s", rnsc_strerror(rc));
