@@ -476,6 +476,41 @@ static void test_egress_limits(void)
 	}
 }
 
+/* Both tables are bounded: past RNSC_DISCOVERY_MAX_ENTRIES (16384) requests are processed
+ * without batching and searches are refused (counted). */
+static void test_tables_full(void)
+{
+	int a = add_node(0), t = add_node(1);
+	wire_up(a, 1, t, 1, RNSC_TRANSPORT_MODE_GATEWAY, 10000000);
+	rnsc_transport_iface_policy pol;
+	rnsc_transport_iface_policy_default(N[t].t, &pol);
+	pol.ic.enabled = 0;
+	CU_ASSERT_EQUAL(rnsc_transport_iface_set_policy(N[t].t, 1, &pol, 0), 0);
+	const unsigned total = 16384 + 3;
+	uint8_t req[600];
+	uint32_t ifc;
+	for (unsigned i = 0; i < total; i++) {
+		uint8_t d[16] = {(uint8_t)i, (uint8_t)(i >> 8), 0x99};
+		CU_ASSERT_EQUAL_FATAL(rnsc_transport_request_path(N[a].t, d, 0, 0, NOW), 0);
+		int len = rnsc_transport_outbox_pop(N[a].t, &ifc, req, sizeof(req));
+		CU_ASSERT_FATAL(len > 0);
+		CU_ASSERT_EQUAL(rnsc_transport_ingest(N[t].t, 1, req, (size_t)len, NOW), 0);
+	}
+	CU_ASSERT_EQUAL(ST(t)->pr_discovery, 16384);
+	CU_ASSERT_EQUAL(ST(t)->pr_discovery_full, 3);
+	/* a second tag for a destination past the bound is not batched (not in flight) */
+	uint8_t d[16] = {(uint8_t)(total - 1), (uint8_t)((total - 1) >> 8), 0x99};
+	CU_ASSERT_EQUAL(rnsc_transport_request_path(N[a].t, d, 0, 0, NOW), 0);
+	int len = rnsc_transport_outbox_pop(N[a].t, &ifc, req, sizeof(req));
+	CU_ASSERT_EQUAL(rnsc_transport_ingest(N[t].t, 1, req, (size_t)len, NOW), 0);
+	CU_ASSERT_EQUAL(ST(t)->pr_batched, 0);
+	CU_ASSERT_EQUAL(ST(t)->pr_discovery_full, 4);
+	/* everything expires */
+	tick_all(NOW + 50000, 5000);
+	CU_ASSERT_EQUAL(ST(t)->pr_discovery_expired, 16384);
+	net_reset();
+}
+
 /* The configuration's egress_control, ec_pr_freq and recursive_prs ([reticulum] defaults
  * and per interface). */
 static void test_config(void)
@@ -545,6 +580,7 @@ int main(void)
 	CU_add_test(s, "ingress-limited path request queue", test_il_queue);
 	CU_add_test(s, "egress control and announce cap on recursive requests",
 		    test_egress_limits);
+	CU_add_test(s, "bounded tables", test_tables_full);
 	CU_add_test(s, "configuration: egress_control, ec_pr_freq, recursive_prs", test_config);
 	int rc = rnsc_cu_run();
 	rnsc_plugin_host_del(H);
