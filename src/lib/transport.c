@@ -16,9 +16,9 @@
  * and path-request gate expiry; path_request() for local destinations and, on transport nodes,
  * for known paths (PATH_REQUEST_GRACE, PATH_REQUEST_RG on roaming interfaces, no answer when
  * the requestor is our next hop), and discovery (recursive) requests for unknown ones with
- * in-flight batching (transport_discovery.c); request_path(); _outbound's routing (HEADER_2 insertion for
- * paths over one hop, direct send, broadcast with the announce interface-mode rules); delivery
- * to SINGLE (decrypt) and PLAIN destinations with PROVE_ALL proofs; receipts.
+ * in-flight batching (transport_discovery.c); request_path(); _outbound's routing (HEADER_2
+ * insertion for paths over one hop, direct send, broadcast with the announce interface-mode
+ * rules); delivery to SINGLE (decrypt) and PLAIN destinations with PROVE_ALL proofs; receipts.
  *
  * Shared instance (local roles, transport.h): for local clients hops are not counted, their
  * announces are rebroadcast at once and once, every announce that updates the path table
