@@ -241,14 +241,17 @@ static void test_no_discovery(void)
  * answers nobody. */
 static void test_discovery_expiry(void)
 {
-	for (int slow = 0; slow < 2; slow++) {
+	for (int k = 0; k < 3; k++) {
+		int slow = k == 1; /* k == 2: the slow interface is offline */
 		int a = add_node(0), t = add_node(1), b = add_node(0);
 		wire_up(a, 1, t, 1, RNSC_TRANSPORT_MODE_ACCESS_POINT, 10000000);
 		wire_up(b, 1, t, 2, RNSC_TRANSPORT_MODE_FULL, 10000000);
-		if (slow) /* 100 bit/s: 2 * 4000 / 100 + 6 = 86 s */
+		if (k) /* 100 bit/s: 2 * 4000 / 100 + 6 = 86 s; not while offline */
 			CU_ASSERT_EQUAL(rnsc_transport_iface_add(N[t].t, 7, RNSC_TRANSPORT_MODE_FULL,
 								 100, 0),
 					0);
+		if (k == 2)
+			CU_ASSERT_EQUAL(rnsc_transport_iface_set_online(N[t].t, 7, 0), 0);
 		rnsc_identity idb;
 		uint8_t db[16];
 		add_single(b, &idb, db);
@@ -348,6 +351,16 @@ static void test_boundary_and_removed(void)
 	CU_ASSERT_EQUAL(sent_on[t][2], 0);
 	CU_ASSERT_EQUAL(sent_on[t][3], 1);
 	CU_ASSERT_EQUAL(ST(t)->pr_discovery_sent, 1);
+	/* an offline interface is not searched */
+	CU_ASSERT_EQUAL(rnsc_transport_iface_set_online(N[t].t, 3, 0), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_iface_set_online(N[t].t, 9, 0), RNSC_ERR_NOTFOUND);
+	CU_ASSERT_EQUAL(rnsc_transport_iface_set_online(NULL, 3, 0), RNSC_ERR_INVAL);
+	uint8_t dy[16] = {0x5a};
+	CU_ASSERT_EQUAL(rnsc_transport_request_path(N[a].t, dy, 0, 0, NOW), 0);
+	pump();
+	CU_ASSERT_EQUAL(ST(t)->pr_discovery, 2);
+	CU_ASSERT_EQUAL(ST(t)->pr_discovery_sent, 1);
+	CU_ASSERT_EQUAL(rnsc_transport_iface_set_online(N[t].t, 3, 1), 0);
 	CU_ASSERT_EQUAL(rnsc_transport_iface_remove(N[t].t, 1), 0);
 	CU_ASSERT_EQUAL(rnsc_transport_announce(N[b].t, db, NULL, 0, NOW), 0);
 	pump();

@@ -215,6 +215,10 @@ RNSC_API int rnsc_transport_iface_add(rnsc_transport *t, uint32_t id, int mode, 
 /* Detaches it; paths and reverse entries through it go at the next table cull, as in the
  * reference. Returns 0 or RNSC_ERR_NOTFOUND. */
 RNSC_API int rnsc_transport_iface_remove(rnsc_transport *t, uint32_t id);
+/* Interface.online (interfaces are online when added): an offline interface stays attached
+ * (its paths survive) but recursive path requests skip it and its bitrate does not count
+ * for medium_path_timeout(). Returns 0, RNSC_ERR_INVAL or RNSC_ERR_NOTFOUND. */
+RNSC_API int rnsc_transport_iface_set_online(rnsc_transport *t, uint32_t id, int online);
 
 /* The announce policy of an interface (the options Reticulum._synthesize_interface sets). */
 typedef struct rnsc_transport_iface_policy {

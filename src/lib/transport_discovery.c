@@ -54,7 +54,8 @@ static uint64_t medium_path_timeout_ms(const rnsc_transport *t)
 {
 	uint64_t low = 0;
 	for (size_t i = 0; i < t->n_ifaces; i++)
-		if (t->ifaces[i].bitrate && (!low || t->ifaces[i].bitrate < low))
+		if (!t->ifaces[i].offline && t->ifaces[i].bitrate &&
+		    (!low || t->ifaces[i].bitrate < low))
 			low = t->ifaces[i].bitrate;
 	if (!low)
 		return 0;
@@ -214,7 +215,7 @@ int rnsc_tr_discover(rnsc_transport *t, const uint8_t dest[HL], const uint8_t *t
 	size_t n = 0;
 	for (size_t i = 0; i < t->n_ifaces && n < RNSC_DISCOVERY_MAX_IFACES; i++) {
 		const tr_iface *f = &t->ifaces[i];
-		if (f->id == rif->id)
+		if (f->id == rif->id || f->offline)
 			continue;
 		if (boundary && f->mode != RNSC_TRANSPORT_MODE_BOUNDARY &&
 		    f->mode != RNSC_TRANSPORT_MODE_GATEWAY)
@@ -265,6 +266,17 @@ int rnsc_tr_discovery_answer(rnsc_transport *t, const rnsc_packet *p, uint64_t n
 	}
 	rnsc_free(t->ctx, d);
 	return rc;
+}
+
+int rnsc_transport_iface_set_online(rnsc_transport *t, uint32_t id, int online)
+{
+	if (!t)
+		return RNSC_ERR_INVAL;
+	tr_iface *f = (tr_iface *)rnsc_tr_iface_find(t, id);
+	if (!f)
+		return RNSC_ERR_NOTFOUND;
+	f->offline = !online;
+	return 0;
 }
 
 int rnsc_tr_discovery_waiting(const rnsc_transport *t, const uint8_t dest[HL])

@@ -40,6 +40,7 @@ typedef struct tr_iface {
 	int egress_control;  /* Interface.egress_control */
 	double ec_pr_freq;   /* Interface.ec_pr_freq, Hz */
 	int recursive_prs;   /* Interface.recursive_prs */
+	int offline;         /* not Interface.online (rnsc_transport_iface_set_online) */
 } tr_iface;
 
 typedef struct tr_local {

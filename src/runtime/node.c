@@ -415,8 +415,12 @@ static void on_event(void *ud, rnsc_iface *iface, int ev)
 		break;
 	case RNSC_IFACE_ONLINE:
 	case RNSC_IFACE_OFFLINE:
-		if (r)
+		if (r) {
 			attach(n, r); /* no-op when attached; retries a failed attach */
+			/* Interface.online: recursive path requests skip offline interfaces */
+			(void)rnsc_transport_iface_set_online(n->t, r->id,
+							      ev == RNSC_IFACE_ONLINE);
+		}
 		break;
 	case RNSC_IFACE_REMOVED:
 		if (!r)
