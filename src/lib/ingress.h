@@ -11,8 +11,8 @@
  * a time, lowest hop count first (first held among equals), every ic_held_release_interval
  * once the incoming frequency is below the threshold again (the first release waits
  * ic_burst_penalty after activation). The caller re-processes a released frame as if it
- * had just been received. Path request bursts are tracked the same way (the reference only
- * uses them to stop recursive path requests).
+ * had just been received. Path request bursts are tracked the same way (the engine uses them
+ * to stop recursive path requests and to queue a bursting interface's path requests).
  *
  * Sans-I/O: time is passed in, in milliseconds since the epoch. Memory bound: at most
  * cfg.max_held held frames per interface (default RNSC_IC_MAX_HELD_ANNOUNCES = 256, never

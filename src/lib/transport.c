@@ -15,9 +15,10 @@
  * DESTINATION_TIMEOUT / AP_PATH_TIME / ROAMING_PATH_TIME from the entry timestamp, reverse table
  * and path-request gate expiry; path_request() for local destinations and, on transport nodes,
  * for known paths (PATH_REQUEST_GRACE, PATH_REQUEST_RG on roaming interfaces, no answer when
- * the requestor is our next hop); request_path(); _outbound's routing (HEADER_2 insertion for
- * paths over one hop, direct send, broadcast with the announce interface-mode rules); delivery
- * to SINGLE (decrypt) and PLAIN destinations with PROVE_ALL proofs; receipts.
+ * the requestor is our next hop), and discovery (recursive) requests for unknown ones with
+ * in-flight batching (transport_discovery.c); request_path(); _outbound's routing (HEADER_2
+ * insertion for paths over one hop, direct send, broadcast with the announce interface-mode
+ * rules); delivery to SINGLE (decrypt) and PLAIN destinations with PROVE_ALL proofs; receipts.
  *
  * Shared instance (local roles, transport.h): for local clients hops are not counted, their
  * announces are rebroadcast at once and once, every announce that updates the path table
@@ -32,10 +33,10 @@
  * Links (link table, LRPROOF transport, engine-owned links) are transport_link.c's; ingress
  * control, held announces, announce caps and queues and announce rate limits are
  * transport_policy.c's (called from here).
- * Tunnels are transport_tunnel.c's.
- * Not implemented: shared_connection_disappeared/reappeared
- * (tables are kept when the shared instance goes away), interface gravity, path states (unresponsive), discovery
- * (recursive) path requests, the packet cache, persistence, the INTERNAL-mode announce flags.
+ * Tunnels are transport_tunnel.c's; discovery (recursive) path requests transport_discovery.c's.
+ * Not implemented: shared_connection_disappeared/reappeared (tables are kept when the shared
+ * instance goes away), interface gravity, path states (unresponsive), the packet cache,
+ * persistence (the runtime's), the INTERNAL-mode announce flags.
  */
 #include <string.h>
 
@@ -148,6 +149,10 @@ int rnsc_transport_new(rnsc_ctx *ctx, rnsc_transport **out, const rnsc_identity 
 		t->cfg.use_implicit_proof = 1; /* Reticulum.__use_implicit_proof = True */
 	if (t->cfg.hashlist_maxsize == 0)
 		t->cfg.hashlist_maxsize = RNSC_HASHLIST_MAXSIZE;
+	if (t->cfg.qlen_in_il == 0)
+		t->cfg.qlen_in_il = RNSC_INBOUND_IL_QUEUE_LENGTH;
+	if (t->cfg.qlen_in_il > RNSC_INBOUND_QUEUE_MAX)
+		t->cfg.qlen_in_il = RNSC_INBOUND_QUEUE_MAX;
 	rnsc_tmap_init(&t->locals, ctx, HL);
 	rnsc_tmap_init(&t->paths, ctx, HL);
 	rnsc_tmap_init(&t->announces, ctx, HL);
@@ -163,6 +168,7 @@ int rnsc_transport_new(rnsc_ctx *ctx, rnsc_transport **out, const rnsc_identity 
 	rnsc_tmap_init(&t->pending_local_prs, ctx, HL);
 	rnsc_tr_policy_tables_init(t);
 	rnsc_tr_tunnels_init(t);
+	rnsc_tr_discovery_init(t);
 	static const char *const tunnel_aspects[] = {"tunnel", "synthesize"};
 	int rc = rnsc_pathreq_destination(ctx, t->pr_dest);
 	if (rc == 0 && t->cfg.local_hops_delta) { /* one random byte mod 6, plus 2 */
@@ -200,6 +206,8 @@ void rnsc_transport_del(rnsc_transport *t)
 	rnsc_tmap_free(&t->pending_local_prs, free_plain);
 	rnsc_tr_policy_tables_free(t);
 	rnsc_tr_tunnels_free(t);
+	rnsc_tr_discovery_free(t);
+	rnsc_tr_prq_free(t);
 	for (tr_frame *f = t->out_head, *n; f; f = n) {
 		n = f->next;
 		rnsc_free(ctx, f);
@@ -734,6 +742,9 @@ static int inbound_announce(rnsc_transport *t, const rnsc_packet *p, const uint8
 		if (rc && rc != RNSC_ERR_HOPS && rc != RNSC_ERR_TOOBIG)
 			return rc;
 	}
+	/* Waiting discovery path requests are answered at once (transport_discovery.c). */
+	if ((rc = rnsc_tr_discovery_answer(t, p, now)))
+		return rc;
 	if (t->cb.on_announce)
 		t->cb.on_announce(t->cb.ud, p->dest_hash, a.app_data, a.app_data ? a.app_data_len : 0,
 				  p->hops);
@@ -759,27 +770,51 @@ static int send_stored_announce(rnsc_transport *t, const tr_announce *ae, uint64
 
 /* ---- path requests ------------------------------------------------------------------------ */
 
-int rnsc_transport_request_path(rnsc_transport *t, const uint8_t dest_hash[HL], int iface_only,
-				uint32_t iface, uint64_t now)
+/* Transport.request_path. A recursive request (discovery on behalf of a peer) is not sent
+ * on an egress-limited interface, one with queued announces, or one whose announce cap has
+ * not allowed the next transmission yet; one that goes out advances the cap by its own
+ * airtime. Returns 1 when blocked. */
+int rnsc_tr_request_path(rnsc_transport *t, const uint8_t dest_hash[HL], const uint32_t *iface,
+			 const uint8_t *tag_in, size_t tag_len, int recursive, uint64_t now)
 {
-	if (!t || !dest_hash)
-		return RNSC_ERR_INVAL;
-	if (iface_only && !rnsc_tr_iface_find(t, iface))
+	tr_iface *f = iface ? (tr_iface *)rnsc_tr_iface_find(t, *iface) : NULL;
+	if (iface && !f)
 		return RNSC_ERR_NOTFOUND;
+	if (f && recursive && rnsc_tr_should_egress_limit_pr(f, now)) {
+		t->st.pr_egress_limited++;
+		return 1;
+	}
 	uint8_t tag[HL], data[3 * HL];
-	int rc = rnsc_random_hash(t->ctx, tag); /* RNS.Identity.get_random_hash() */
-	if (rc)
-		return rc;
+	if (tag_in) {
+		memcpy(tag, tag_in, tag_len);
+	} else {
+		int rc = rnsc_random_hash(t->ctx, tag); /* RNS.Identity.get_random_hash() */
+		if (rc)
+			return rc;
+		tag_len = HL;
+	}
 	int n = rnsc_pathreq_build(data, sizeof(data), dest_hash,
-				   t->cfg.transport_enabled ? t->ident.hash : NULL, tag, HL);
+				   t->cfg.transport_enabled ? t->ident.hash : NULL, tag, tag_len);
 	if (n < 0)
 		return n;
+	if (f && recursive) {
+		if (f->acap.n || (double)now < f->acap.allowed_at) {
+			t->st.pr_egress_limited++; /* queued announces or the announce cap */
+			return 1;
+		}
+		if (f->bitrate) {
+			/* tx_time / announce_cap, in ms */
+			double tx_ms = ((double)n + RNSC_HEADER_MINSIZE) * 8.0 * 1000.0 /
+				       (double)f->bitrate;
+			f->acap.allowed_at = (double)now + tx_ms / f->acap.cap;
+		}
+	}
 	uint64_t *ts = rnsc_tmap_get(&t->path_requests, dest_hash, NULL);
 	if (!ts) {
 		ts = rnsc_alloc(t->ctx, sizeof(*ts));
 		if (!ts)
 			return RNSC_ERR_NOMEM;
-		rc = rnsc_tmap_put(&t->path_requests, dest_hash, ts, NULL);
+		int rc = rnsc_tmap_put(&t->path_requests, dest_hash, ts, NULL);
 		if (rc) {
 			rnsc_free(t->ctx, ts);
 			return rc;
@@ -794,7 +829,15 @@ int rnsc_transport_request_path(rnsc_transport *t, const uint8_t dest_hash[HL], 
 	memcpy(p.dest_hash, t->pr_dest, HL);
 	p.data = data;
 	p.data_len = (size_t)n;
-	return rnsc_tr_outbound(t, &p, iface_only ? &iface : NULL, now, NULL);
+	return rnsc_tr_outbound(t, &p, iface, now, NULL);
+}
+
+int rnsc_transport_request_path(rnsc_transport *t, const uint8_t dest_hash[HL], int iface_only,
+				uint32_t iface, uint64_t now)
+{
+	if (!t || !dest_hash)
+		return RNSC_ERR_INVAL;
+	return rnsc_tr_request_path(t, dest_hash, iface_only ? &iface : NULL, NULL, 0, 0, now);
 }
 
 /* Transport.path_request (local destinations, and known paths on transport nodes). */
@@ -808,8 +851,13 @@ static int request_path_on(rnsc_transport *t, const uint8_t dest[HL], uint32_t e
 	for (size_t i = 0; i < t->n_ifaces && n < 64; i++)
 		if (t->ifaces[i].id != except && (role < 0 || t->ifaces[i].local_role == role))
 			ids[n++] = t->ifaces[i].id;
+	/* a local client's request goes out with one random tag on every interface */
+	uint8_t tag[HL];
+	int trc = role < 0 ? rnsc_random_hash(t->ctx, tag) : 0;
+	if (trc)
+		return trc;
 	for (size_t i = 0; i < n; i++) {
-		int rc = rnsc_transport_request_path(t, dest, 1, ids[i], now);
+		int rc = rnsc_tr_request_path(t, dest, &ids[i], role < 0 ? tag : NULL, HL, 0, now);
 		if (rc && rc != RNSC_ERR_NOTFOUND)
 			return rc;
 	}
@@ -819,7 +867,7 @@ static int request_path_on(rnsc_transport *t, const uint8_t dest[HL], uint32_t e
 #define PENDING_LOCAL_PRS_MAX 4096u
 
 static int path_request(rnsc_transport *t, const rnsc_pathreq *r, const tr_iface *rif,
-			uint64_t now)
+			int ingress_limited, uint64_t now)
 {
 	int from_local = rif->local_role == RNSC_TRANSPORT_LOCAL_CLIENT;
 	const tr_path *known = rnsc_tmap_get(&t->paths, r->dest_hash, NULL);
@@ -845,6 +893,7 @@ static int path_request(rnsc_transport *t, const rnsc_pathreq *r, const tr_iface
 	}
 	const tr_local *l = rnsc_tmap_get(&t->locals, r->dest_hash, NULL);
 	if (l) {
+		rnsc_tr_pr_resolved(t, r->dest_hash); /* answered */
 		if (l->type != RNSC_DEST_SINGLE)
 			return 0; /* only SINGLE destinations announce */
 		t->st.pr_answered++;
@@ -855,10 +904,17 @@ static int path_request(rnsc_transport *t, const rnsc_pathreq *r, const tr_iface
 				: NULL;
 	if (!path && from_local) /* asked on every other interface for the client */
 		return request_path_on(t, r->dest_hash, rif->id, -1, now);
+	if (!path) { /* a recursive search on discovering interfaces (transport_discovery.c) */
+		int rc = rnsc_tr_discover(t, r->dest_hash, r->tag, r->tag_len, rif,
+					  ingress_limited, now);
+		if (rc)
+			return rc < 0 ? rc : 0;
+	}
 	if (!path && t->n_local_clients) /* passed on to the local clients */
 		return request_path_on(t, r->dest_hash, rif->id, RNSC_TRANSPORT_LOCAL_CLIENT, now);
 	if (!path)
-		return 0; /* discovery (recursive) requests are not implemented */
+		return 0; /* no path known: ignored */
+	rnsc_tr_pr_resolved(t, r->dest_hash); /* answered (or deliberately not) */
 	if (rif->mode == RNSC_TRANSPORT_MODE_ROAMING && rif->id == path->pub.iface)
 		return 0; /* the reference does not answer a roaming peer from its own side */
 	if (r->has_transport_id && memcmp(r->transport_id, path->pub.next_hop, HL) == 0)
@@ -1146,6 +1202,12 @@ static int forward(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw, 
 	return rnsc_tr_transmit(t, path->pub.iface, nr, nlen);
 }
 
+int rnsc_tr_path_request(rnsc_transport *t, const rnsc_pathreq *r, const tr_iface *rif,
+			 int ingress_limited, uint64_t now)
+{
+	return path_request(t, r, rif, ingress_limited, now);
+}
+
 static int inbound_path_request(rnsc_transport *t, const rnsc_packet *p, const tr_iface *rif,
 				size_t len, uint64_t now)
 {
@@ -1167,8 +1229,13 @@ static int inbound_path_request(rnsc_transport *t, const rnsc_packet *p, const t
 	if (rc)
 		return rc;
 	t->st.pr_received++;
-	(void)rnsc_tr_pr_ingress(t, (tr_iface *)rif, len, now);
-	return path_request(t, &r, rif, now);
+	int limited = rnsc_tr_pr_ingress(t, (tr_iface *)rif, len, now);
+	rc = rnsc_tr_pr_inflight(t, r.dest_hash, rif, limited, now);
+	if (rc)
+		return rc < 0 ? rc : 0; /* batched into the request in flight */
+	if (limited) /* TC_INGRESS_LIMITED: waits for the next tick (transport_policy.c) */
+		return rnsc_tr_prq_put(t, &r, rif);
+	return path_request(t, &r, rif, 0, now);
 }
 
 int rnsc_transport_ingest(rnsc_transport *t, uint32_t iface, const uint8_t *frame, size_t len,
@@ -1423,7 +1490,9 @@ int rnsc_transport_tick(rnsc_transport *t, uint64_t now)
 {
 	if (!t)
 		return RNSC_ERR_INVAL;
-	int rc = 0;
+	int rc = rnsc_tr_prq_drain(t, now); /* the inbound worker's last queue */
+	if (rc)
+		return rc;
 	if (now > t->receipts_last_checked + RNSC_RECEIPTS_CHECK_INTERVAL_MS) {
 		cull_receipts(t, now);
 		t->receipts_last_checked = now;
@@ -1455,6 +1524,8 @@ int rnsc_transport_tick(rnsc_transport *t, uint64_t now)
 			rc = cull_map(t, &t->path_requests, now, pr_stale);
 		if (rc == 0)
 			rc = rnsc_tr_tunnels_cull(t, now);
+		if (rc == 0)
+			rc = rnsc_tr_discovery_cull(t, now);
 		if (rc)
 			return rc;
 		t->tables_last_culled = now;
@@ -1471,13 +1542,16 @@ uint64_t rnsc_transport_next_deadline(const rnsc_transport *t)
 		uint64_t r = t->receipts_last_checked + RNSC_RECEIPTS_CHECK_INTERVAL_MS + 1;
 		d = r < d ? r : d;
 	}
-	if (t->paths.n || t->reverse.n || t->path_requests.n || t->tunnels.n) {
+	if (t->paths.n || t->reverse.n || t->path_requests.n || t->tunnels.n ||
+	    rnsc_tr_discovery_pending(t)) {
 		uint64_t c = t->tables_last_culled + RNSC_TABLES_CULL_INTERVAL_MS + 1;
 		d = c < d ? c : d;
 	}
 	/* A full hashlist generation is due for rotation now: the reference checks it on
 	 * every 250 ms job run, and a busy relay would otherwise fill it for seconds. */
 	if (t->hashlist.n > t->cfg.hashlist_maxsize / 2)
+		d = 0;
+	if (t->prq_n) /* queued path requests wait for the next tick only */
 		d = 0;
 	uint64_t l = rnsc_tr_links_deadline(t);
 	d = l < d ? l : d;

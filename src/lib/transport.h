@@ -19,9 +19,8 @@
  * (ingress.h), the announce cap and queue (announce_cap.h) and announce rate limiting
  * (announce_rate.h), set with rnsc_transport_iface_set_policy().
  *
- * Not implemented in this slice (see transport.c's header for the detail): tunnels,
- * recursive (discovery) path requests, the packet cache, ratchets on
- * local destinations. Persistence is the runtime's:
+ * Not implemented in this slice (see transport.c's header for the detail):
+ * the packet cache, ratchets on local destinations. Persistence is the runtime's:
  * the engine only exports and imports its tables (rnsc_transport_known_next/_import).
  *
  * Ownership: the engine is owned by its creator and freed with rnsc_transport_del(); it keeps
@@ -79,6 +78,10 @@ enum rnsc_transport_mode {
 #define RNSC_TUNNEL_TIMEOUT_MS (8ull * 3600000)      /* Transport.TUNNEL_TIMEOUT */
 #define RNSC_TUNNEL_PATH_TIMEOUT_MS (8ull * 3600000) /* Transport.TUNNEL_PATH_TIMEOUT */
 #define RNSC_PER_HOP_TIMEOUT_MS 6000u               /* Reticulum.DEFAULT_PER_HOP_TIMEOUT */
+#define RNSC_PATH_REQUEST_TIMEOUT_MS 15000u         /* Transport.PATH_REQUEST_TIMEOUT */
+#define RNSC_MINIMUM_BITRATE 5u                     /* Reticulum.MINIMUM_BITRATE, bit/s */
+#define RNSC_INBOUND_IL_QUEUE_LENGTH 8u             /* Transport.INBOUND_IL_QUEUE_LENGTH */
+#define RNSC_INBOUND_QUEUE_MAX 65536u               /* rnsc's bound on a configured length */
 
 typedef struct rnsc_transport rnsc_transport;
 
@@ -100,6 +103,11 @@ typedef struct rnsc_transport_config {
 	 * clients or a shared instance, never when connected to one, never PLAIN or GROUP.
 	 * The packet hash leaves the hop count out, so proofs still match. */
 	int local_hops_delta;
+	/* Reticulum qlen_in_il: path requests that arrive on an interface in a path request
+	 * burst (the reference's TC_INGRESS_LIMITED class) wait in a queue this long, processed
+	 * at the next tick after everything else; more are dropped (pr_queue_dropped).
+	 * 0 selects RNSC_INBOUND_IL_QUEUE_LENGTH; at most RNSC_INBOUND_QUEUE_MAX. */
+	size_t qlen_in_il;
 } rnsc_transport_config;
 
 /* Callbacks, all optional, run on the engine's thread. Pointers passed in are only valid for
@@ -174,6 +182,17 @@ typedef struct rnsc_transport_stats {
 	uint64_t tunnels_reappeared;   /* known tunnel ids received on a (new) interface */
 	uint64_t tunnel_paths_restored;
 	uint64_t tunnels_invalid;      /* synthesis packets of the wrong size or signature */
+	/* Discovery (recursive) path requests (transport_discovery.c). */
+	uint64_t pr_discovery;         /* recursive searches started for an unknown destination */
+	uint64_t pr_discovery_sent;    /* recursive path requests sent (one per interface) */
+	uint64_t pr_discovery_answered; /* path responses sent to waiting requestors */
+	uint64_t pr_discovery_expired; /* waiting discovery entries that timed out */
+	uint64_t pr_batched;           /* requests joined to one already in flight */
+	uint64_t pr_ingress_limited;   /* dropped or not searched: ingress-limited interface */
+	uint64_t pr_egress_limited;    /* recursive requests not sent: egress limit or cap */
+	uint64_t pr_discovery_full;    /* searches refused: discovery or in-flight table full */
+	uint64_t pr_queued;            /* ingress-limited path requests queued for the next tick */
+	uint64_t pr_queue_dropped;     /* ...dropped: the queue was full (qlen_in_il) */
 } rnsc_transport_stats;
 
 /* A path table entry (Transport.path_table, IDX_PT_*). */
@@ -231,6 +250,10 @@ RNSC_API int rnsc_transport_iface_add(rnsc_transport *t, uint32_t id, int mode, 
 /* Detaches it; paths and reverse entries through it go at the next table cull, as in the
  * reference. Returns 0 or RNSC_ERR_NOTFOUND. */
 RNSC_API int rnsc_transport_iface_remove(rnsc_transport *t, uint32_t id);
+/* Interface.online (interfaces are online when added): an offline interface stays attached
+ * (its paths survive) but recursive path requests skip it and its bitrate does not count
+ * for medium_path_timeout(). Returns 0, RNSC_ERR_INVAL or RNSC_ERR_NOTFOUND. */
+RNSC_API int rnsc_transport_iface_set_online(rnsc_transport *t, uint32_t id, int online);
 
 /* The announce policy of an interface (the options Reticulum._synthesize_interface sets). */
 typedef struct rnsc_transport_iface_policy {
@@ -240,6 +263,10 @@ typedef struct rnsc_transport_iface_policy {
 	uint64_t rate_grace;     /* announce_rate_grace */
 	uint64_t rate_penalty_s; /* announce_rate_penalty, s */
 	rnsc_ingress_cfg ic;     /* ingress_control and ic_* */
+	/* Egress control of recursive path requests (Interface.should_egress_limit_pr). */
+	int egress_control;      /* Interface.egress_control (default off, as EGRESS_CONTROL) */
+	double ec_pr_freq;       /* Interface.ec_pr_freq, Hz; <= 0: EC_PR_FREQ (5) */
+	int recursive_prs;       /* Interface.recursive_prs: discover paths whatever the mode */
 } rnsc_transport_iface_policy;
 
 /* What an interface gets when none is set: ingress control with the reference's defaults,

@@ -13,6 +13,7 @@
 #include "ingress.h"
 #include "link.h"
 #include "packet.h"
+#include "pathreq.h"
 #include "transport.h"
 #include "transport_map.h"
 
@@ -37,6 +38,11 @@ typedef struct tr_iface {
 	uint64_t arxc, arxb, atxc, atxb, prxc, prxb, ptxc, ptxb;
 	int has_tunnel; /* Interface.tunnel_id, set by a tunnel synthesis received here */
 	uint8_t tunnel_id[RNSC_HASHLEN];
+	/* discovery path requests (transport_discovery.c) */
+	int egress_control;  /* Interface.egress_control */
+	double ec_pr_freq;   /* Interface.ec_pr_freq, Hz */
+	int recursive_prs;   /* Interface.recursive_prs */
+	int offline;         /* not Interface.online (rnsc_transport_iface_set_online) */
 } tr_iface;
 
 typedef struct tr_local {
@@ -146,6 +152,13 @@ struct rnsc_transport {
 	uint64_t iface_jobs_last; /* Transport.interface_last_jobs */
 	rnsc_tmap tunnels;        /* Transport.tunnels: tunnel id (32) -> tr_tunnel* */
 	int in_release;           /* re-processing a released held announce */
+
+	/* discovery path requests (transport_discovery.c) */
+	rnsc_tmap discovery_prs; /* discovery_path_requests: dest -> tr_discovery* */
+	rnsc_tmap inflight_prs;  /* inflight_path_requests: dest -> uint64_t* timestamp */
+	/* the TC_INGRESS_LIMITED inbound queue, for path requests (transport_policy.c) */
+	struct tr_prq *prq;      /* ring of cfg.qlen_in_il entries, allocated on first use */
+	size_t prq_head, prq_n;
 };
 
 /* Transport enabled, or acting for attached programs (which the reference transports
@@ -282,5 +295,68 @@ int rnsc_tr_policy_tick(rnsc_transport *t, uint64_t now);
 uint64_t rnsc_tr_policy_deadline(const rnsc_transport *t);
 /* Table culling: rate entries and held entries of destinations no longer known. */
 void rnsc_tr_policy_cull(rnsc_transport *t);
+
+/* ---- discovery (recursive) path requests: transport_discovery.c ---- */
+#define RNSC_DISCOVERY_MAX_IFACES 64     /* requesting interfaces kept per entry */
+#define RNSC_DISCOVERY_MAX_ENTRIES 16384 /* rnsc's bound on each of the two tables */
+#define RNSC_EC_PR_FREQ 5.0              /* Interface.EC_PR_FREQ, Hz */
+#define RNSC_EC_BURST_MIN_SAMPLES 2      /* Interface.EC_BURST_MIN_SAMPLES */
+/* A Transport.discovery_path_requests entry. */
+typedef struct tr_discovery {
+	uint64_t timeout; /* absolute, ms */
+	int engaged;      /* a recursive request went out for it */
+	size_t n;
+	uint32_t ifaces[RNSC_DISCOVERY_MAX_IFACES]; /* requesting_interfaces, in arrival order */
+} tr_discovery;
+void rnsc_tr_discovery_init(rnsc_transport *t);
+void rnsc_tr_discovery_free(rnsc_transport *t);
+/* Transport.request_path: tag NULL draws a random one; recursive applies the reference's
+ * egress limit and announce-cap gate for recursive requests (returns 1 when blocked).
+ * Lives in transport.c. */
+int rnsc_tr_request_path(rnsc_transport *t, const uint8_t dest[HL], const uint32_t *iface,
+			 const uint8_t *tag, size_t tag_len, int recursive, uint64_t now);
+/* Inbound's in-flight batching of a fresh-tagged path request: 1 when it was batched into
+ * (or, ingress limited, dropped behind) one already in flight: stop; 0 to go on (now in
+ * flight); RNSC_ERR_NOMEM. */
+int rnsc_tr_pr_inflight(rnsc_transport *t, const uint8_t dest[HL], const tr_iface *rif,
+			int ingress_limited, uint64_t now);
+/* path_request() answered (local destination or known path): no longer in flight. */
+void rnsc_tr_pr_resolved(rnsc_transport *t, const uint8_t dest[HL]);
+/* The should_search_for_unknown branch of path_request() for an unknown destination.
+ * Returns 1 when rif searches (handled, whether or not anything was sent), 0 when it does
+ * not (transport off, or a mode that does not discover), or an error. */
+int rnsc_tr_discover(rnsc_transport *t, const uint8_t dest[HL], const uint8_t *tag,
+		     size_t tag_len, const tr_iface *rif, int ingress_limited, uint64_t now);
+/* An announce for dest updated the path table: answers waiting discovery requests with
+ * path responses on the requesting interfaces and resolves an in-flight request. p is the
+ * announce as received (hops already counted). */
+int rnsc_tr_discovery_answer(rnsc_transport *t, const rnsc_packet *p, uint64_t now);
+/* Whether dest waits for a discovery answer (exempts its announce from ingress limiting). */
+int rnsc_tr_discovery_waiting(const rnsc_transport *t, const uint8_t dest[HL]);
+/* Interface.should_egress_limit_pr */
+int rnsc_tr_should_egress_limit_pr(tr_iface *f, uint64_t now);
+/* Table culling: timed-out discovery entries and in-flight requests past the gate. */
+int rnsc_tr_discovery_cull(rnsc_transport *t, uint64_t now);
+int rnsc_tr_discovery_pending(const rnsc_transport *t);
+
+/* ---- the ingress-limited path request queue: transport_policy.c ---- */
+typedef struct tr_prq {
+	uint32_t iface;
+	uint8_t dest[HL];
+	int has_tid;
+	uint8_t tid[HL];
+	uint8_t tag[HL];
+	size_t tag_len;
+} tr_prq;
+/* Queues a parsed path request from rif (Transport.inbound_queues.put with
+ * TC_INGRESS_LIMITED). 0 (queued or, queue full, dropped and counted) or RNSC_ERR_NOMEM. */
+int rnsc_tr_prq_put(rnsc_transport *t, const rnsc_pathreq *r, const tr_iface *rif);
+/* The inbound worker for that queue: every queued request goes to path_request() as
+ * ingress limited, oldest first (transport.c's rnsc_tr_path_request). */
+int rnsc_tr_prq_drain(rnsc_transport *t, uint64_t now);
+void rnsc_tr_prq_free(rnsc_transport *t);
+/* transport.c: path_request() for a parsed request from rif. */
+int rnsc_tr_path_request(rnsc_transport *t, const rnsc_pathreq *r, const tr_iface *rif,
+			 int ingress_limited, uint64_t now);
 
 #endif

@@ -30,6 +30,7 @@ void rnsc_transport_iface_policy_default(const rnsc_transport *t, rnsc_transport
 		p->rate_penalty_s = RNSC_DEFAULT_AR_PENALTY;
 	}
 	rnsc_ingress_cfg_default(&p->ic);
+	p->ec_pr_freq = RNSC_EC_PR_FREQ; /* egress control itself is off, as EGRESS_CONTROL */
 }
 
 static void apply(tr_iface *f, const rnsc_transport_iface_policy *p)
@@ -40,6 +41,9 @@ static void apply(tr_iface *f, const rnsc_transport_iface_policy *p)
 	f->rate_grace = p->rate_grace;
 	f->rate_penalty_s = p->rate_penalty_s;
 	rnsc_ingress_configure(&f->ig, &p->ic);
+	f->egress_control = p->egress_control;
+	f->ec_pr_freq = p->ec_pr_freq > 0 ? p->ec_pr_freq : RNSC_EC_PR_FREQ;
+	f->recursive_prs = p->recursive_prs;
 }
 
 void rnsc_tr_policy_init(rnsc_transport *t, tr_iface *f)
@@ -179,8 +183,9 @@ int rnsc_tr_announce_ingress(rnsc_transport *t, tr_iface *rif, const rnsc_packet
 	rif->arxc++; /* received_announce */
 	rif->arxb += len;
 	rnsc_ingress_announce_seen(&rif->ig, now);
-	if (rnsc_tmap_has(&t->paths, p->dest_hash) || rnsc_tmap_has(&t->path_requests, p->dest_hash))
-		return 0; /* known destinations are left to the announce rate rules */
+	if (rnsc_tmap_has(&t->paths, p->dest_hash) || rnsc_tmap_has(&t->path_requests, p->dest_hash) ||
+	    rnsc_tr_discovery_waiting(t, p->dest_hash))
+		return 0; /* known or awaited destinations are left to the announce rate rules */
 	if (!rnsc_ingress_should_limit(&rif->ig, now))
 		return 0;
 	int rc = rnsc_ingress_hold(&rif->ig, p->dest_hash, p->hops, raw, len);
@@ -376,4 +381,73 @@ void rnsc_tr_policy_cull(rnsc_transport *t)
 			rnsc_free(t->ctx, rnsc_tmap_del(m, gone[i]));
 		rnsc_free(t->ctx, gone);
 	}
+}
+
+/* ---- the ingress-limited path request queue ---------------------------------------------- */
+/* The reference puts every inbound packet in a queue by traffic class (InboundQueues) that
+ * one worker drains in priority order: data, announces, path requests, and last the path
+ * requests of an interface in a path request burst (TC_INGRESS_LIMITED, a queue of
+ * INBOUND_IL_QUEUE_LENGTH = 8); a full queue drops the packet. rnsc processes the other
+ * classes as they arrive (its worker is never behind them), and keeps the ingress-limited
+ * path requests back until the next tick, which the runtime runs as soon as the frames
+ * already received are processed: a burst larger than the queue in one go is dropped. */
+
+int rnsc_tr_prq_put(rnsc_transport *t, const rnsc_pathreq *r, const tr_iface *rif)
+{
+	size_t cap = t->cfg.qlen_in_il;
+	if (!t->prq) {
+		t->prq = rnsc_calloc(t->ctx, cap, sizeof(*t->prq));
+		if (!t->prq)
+			return RNSC_ERR_NOMEM;
+	}
+	if (t->prq_n >= cap) {
+		t->st.pr_queue_dropped++;
+		rnsc_log(t->ctx, RNSC_LOG_DEBUG, WHO,
+			 "dropping a path request on interface %u: the ingress-limited queue is full",
+			 (unsigned)rif->id);
+		return 0;
+	}
+	tr_prq *e = &t->prq[(t->prq_head + t->prq_n++) % cap];
+	memset(e, 0, sizeof(*e));
+	e->iface = rif->id;
+	memcpy(e->dest, r->dest_hash, HL);
+	e->has_tid = r->has_transport_id;
+	if (r->has_transport_id)
+		memcpy(e->tid, r->transport_id, HL);
+	e->tag_len = r->tag_len <= HL ? r->tag_len : HL;
+	memcpy(e->tag, r->tag, e->tag_len);
+	t->st.pr_queued++;
+	return 0;
+}
+
+int rnsc_tr_prq_drain(rnsc_transport *t, uint64_t now)
+{
+	size_t cap = t->cfg.qlen_in_il;
+	while (t->prq_n) {
+		tr_prq e = t->prq[t->prq_head];
+		t->prq_head = (t->prq_head + 1) % cap;
+		t->prq_n--;
+		const tr_iface *rif = rnsc_tr_iface_find(t, e.iface);
+		if (!rif)
+			continue; /* the interface went away meanwhile */
+		rnsc_pathreq r;
+		memset(&r, 0, sizeof(r));
+		memcpy(r.dest_hash, e.dest, HL);
+		r.has_transport_id = e.has_tid;
+		memcpy(r.transport_id, e.tid, HL);
+		r.tag = e.tag;
+		r.tag_len = e.tag_len;
+		int rc = rnsc_tr_path_request(t, &r, rif, 1, now);
+		if (rc == RNSC_ERR_NOMEM)
+			return rc;
+	}
+	t->prq_head = 0;
+	return 0;
+}
+
+void rnsc_tr_prq_free(rnsc_transport *t)
+{
+	rnsc_free(t->ctx, t->prq);
+	t->prq = NULL;
+	t->prq_head = t->prq_n = 0;
 }

@@ -438,10 +438,14 @@ static void on_event(void *ud, rnsc_iface *iface, int ev)
 		break;
 	case RNSC_IFACE_ONLINE:
 	case RNSC_IFACE_OFFLINE:
-		if (r)
+		if (r) {
 			attach(n, r); /* no-op when attached; retries a failed attach */
-		if (r && r->attached && r->wants_tunnel && ev == RNSC_IFACE_ONLINE)
-			synthesize_tunnel(n, r);
+			/* Interface.online: recursive path requests skip offline interfaces */
+			(void)rnsc_transport_iface_set_online(n->t, r->id,
+							      ev == RNSC_IFACE_ONLINE);
+			if (r->attached && r->wants_tunnel && ev == RNSC_IFACE_ONLINE)
+				synthesize_tunnel(n, r);
+		}
 		break;
 	case RNSC_IFACE_REMOVED:
 		if (!r)
@@ -963,6 +967,9 @@ int rnsc_node_new(rnsc_ctx *ctx, rnsc_plugin_host *plugins, const rnsc_node_opti
 		.use_implicit_proof = n->set.use_implicit_proof,
 		.link_mtu_discovery_off = !n->set.link_mtu_discovery,
 		.local_hops_delta = n->set.local_hops_delta,
+		.qlen_in_il = n->set.qlen_in_il.set && n->set.qlen_in_il.v > 0
+				      ? (size_t)n->set.qlen_in_il.v
+				      : 0,
 	};
 	if ((rc = rnsc_transport_new(ctx, &n->t, &ident, &tc))) {
 		rc = fail(err, rc, "cannot start the transport engine: %s", rnsc_strerror(rc));

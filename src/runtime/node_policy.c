@@ -40,6 +40,11 @@ void rnsc_node_policy_base(const rnsc_config_settings *set, int local,
 		p->ic.burst_penalty_ms = secs_ms(set->ic_burst_penalty.v);
 	if (set->ic_held_release_interval.set && set->ic_held_release_interval.v > 0)
 		p->ic.held_release_interval_ms = secs_ms(set->ic_held_release_interval.v);
+	/* Reticulum._default_egress_control() / _default_ec_pr_freq(): `configured or
+	 * constant` (recursive path requests, transport_discovery.c) */
+	p->egress_control = set->egress_control > 0;
+	if (set->ec_pr_freq.set && set->ec_pr_freq.v > 0)
+		p->ec_pr_freq = set->ec_pr_freq.v;
 	if (!local && set->enable_transport) {
 		p->has_rate_target = 1;
 		p->rate_target_s = set->default_ar_target.set && set->default_ar_target.v > 0
@@ -143,6 +148,23 @@ int rnsc_node_policy_read(const rnsc_config_settings *set, const rnsc_config_sec
 		p->rate_grace = has_g ? (uint64_t)gv : def.rate_grace;
 		p->rate_penalty_s = has_p ? (uint64_t)pv : def.rate_penalty_s;
 	}
+	/* egress control of recursive path requests, and recursive_prs; an interface's
+	 * ec_pr_freq is taken as given (0 included, which the engine reads as "default":
+	 * the smallest positive rate stands in for it) */
+	if (rnsc_config_has(s, "egress_control")) {
+		if ((rc = rnsc_config_get_bool(s, "egress_control", &b, err)))
+			return rc;
+		p->egress_control = b;
+	}
+	if (rnsc_config_has(s, "recursive_prs")) {
+		if ((rc = rnsc_config_get_bool(s, "recursive_prs", &b, err)))
+			return rc;
+		p->recursive_prs = b;
+	}
+	if ((rc = get_f(s, "ec_pr_freq", &f, &has, err)))
+		return rc;
+	if (has)
+		p->ec_pr_freq = f > 0 ? f : 1e-9;
 	if ((rc = get_f(s, "announce_cap", &f, &has, err)))
 		return rc;
 	if (has && f > 0 && f <= 100)

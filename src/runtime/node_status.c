@@ -25,7 +25,10 @@ _Static_assert(sizeof(drop_names) / sizeof(drop_names[0]) == RNSC_IFACE_DROP_COU
 	X(forwarded) X(delivered) X(decrypt_failed) X(proofs_sent) X(proofs_valid)         \
 	X(receipts_timed_out) X(pr_received) X(pr_duplicate) X(pr_answered)                \
 	X(hashlist_rotations) X(links_accepted) X(links_refused) X(links_relayed)          \
-	X(link_table_forwarded)
+	X(link_table_forwarded)                                                            \
+	X(pr_discovery) X(pr_discovery_sent) X(pr_discovery_answered)                      \
+	X(pr_discovery_expired) X(pr_batched) X(pr_ingress_limited) X(pr_egress_limited)   \
+	X(pr_discovery_full) X(pr_queued) X(pr_queue_dropped)
 
 /* A Prometheus label value: backslash, double quote and newline escaped. */
 static void label_str(FILE *f, const char *s)

@@ -101,7 +101,7 @@ sources() {
 	transport)
 		# The transport engine on top of every wire-format module, with the OpenSSL
 		# crypto plugin compiled in (fuzz_wire.h).
-		for m in $core transport transport_map transport_link transport_policy transport_tunnel ingress announce_cap announce_rate link; do printf '%s ' "$top/src/lib/$m.c"; done
+		for m in $core transport transport_map transport_link transport_policy transport_tunnel transport_discovery ingress announce_cap announce_rate link; do printf '%s ' "$top/src/lib/$m.c"; done
 		echo "$top/plugins/crypto/openssl/openssl.c -lcrypto"
 		;;
 	resource)
