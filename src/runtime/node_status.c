@@ -28,7 +28,9 @@ _Static_assert(sizeof(drop_names) / sizeof(drop_names[0]) == RNSC_IFACE_DROP_COU
 	X(link_table_forwarded)                                                            \
 	X(pr_discovery) X(pr_discovery_sent) X(pr_discovery_answered)                      \
 	X(pr_discovery_expired) X(pr_batched) X(pr_ingress_limited) X(pr_egress_limited)   \
-	X(pr_discovery_full) X(pr_queued) X(pr_queue_dropped)
+	X(pr_discovery_full) X(pr_queued) X(pr_queue_dropped)                              \
+	X(tunnels_synthesized) X(tunnels_established) X(tunnels_reappeared)                \
+	X(tunnel_paths_restored) X(tunnels_invalid)
 
 /* A Prometheus label value: backslash, double quote and newline escaped. */
 static void label_str(FILE *f, const char *s)
