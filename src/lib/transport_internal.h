@@ -142,6 +142,8 @@ struct rnsc_transport {
 	rnsc_tmap held;         /* Transport.held_announces: dest -> tr_announce* */
 	uint64_t iface_jobs_last; /* Transport.interface_last_jobs */
 	int in_release;           /* re-processing a released held announce */
+	rnsc_tmap blackhole;      /* blackholed_identities: identity hash -> tr_blackhole* */
+	uint64_t blackhole_last_checked;
 };
 
 /* Transport enabled, or acting for attached programs (which the reference transports
@@ -264,5 +266,14 @@ int rnsc_tr_policy_tick(rnsc_transport *t, uint64_t now);
 uint64_t rnsc_tr_policy_deadline(const rnsc_transport *t);
 /* Table culling: rate entries and held entries of destinations no longer known. */
 void rnsc_tr_policy_cull(rnsc_transport *t);
+
+/* transport_blackhole.c: the blackholed identities table. */
+void rnsc_tr_blackhole_init(rnsc_transport *t);
+void rnsc_tr_blackhole_free(rnsc_transport *t);
+/* An ANNOUNCE whose announced identity is blackholed: counted, 1 (drop it); else 0. */
+int rnsc_tr_blackhole_drops(rnsc_transport *t, const rnsc_packet *p);
+/* The expiry job (every RNSC_BLACKHOLE_CHECK_INTERVAL_MS) and its deadline. */
+void rnsc_tr_blackhole_tick(rnsc_transport *t, uint64_t now);
+uint64_t rnsc_tr_blackhole_deadline(const rnsc_transport *t);
 
 #endif
