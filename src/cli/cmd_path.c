@@ -17,6 +17,7 @@
 #include "msgpack.h"
 #include "node.h"
 #include "rpc.h"
+#include "blackhole_svc.h"
 #include "status_json.h"
 
 #define PATH_REQUEST_TIMEOUT_S 15.0 /* Transport.PATH_REQUEST_TIMEOUT */
@@ -27,6 +28,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: rnsc path [--config DIR] [-t [-m HOPS]] [-d | -x | -D] [-w SECONDS]\n"
 		"                 [-b | -B [--duration HOURS] [--reason TEXT] | -U]\n"
+		"                 [-p TRANSPORT_ID [FILTER]]\n"
 		"                 [--version] [-h] [DESTINATION_HASH]\n\n"
 		"Reticulum path utility (the table and lookup parts of the reference's rnpath),\n"
 		"attached to the running shared instance (rnsc daemon or rnsd: -t then lists the\n"
@@ -47,13 +49,17 @@ static void usage(FILE *f)
 		"      --duration HOURS      with -B, how long the blackhole is enforced (default:\n"
 		"                            indefinitely)\n"
 		"      --reason TEXT         with -B, the reason kept with the entry\n"
+		"  -p, --blackholed-list     fetch the blackhole list that the transport instance\n"
+		"                            DESTINATION_HASH (its identity hash) publishes\n"
+		"                            (publish_blackhole); FILTER keeps matching lines\n"
 		"  -w SECONDS                how long to wait for a path or for interfaces to come\n"
 		"                            up before listing (default %.0f)\n"
 		"      --config DIR          configuration folder (default: the reference's search)\n"
 		"      --version             print the version and exit\n"
 		"  -h, --help                show this help\n\n"
 		"Exit status (as rnpath): 0 found / listed, 1 no path (or a bad hash), 2 usage,\n"
-		"3 the node could not start; -b/-B/-U: 20 for no data, a bad hash or no answer.\n"
+		"3 the node could not start; -b/-B/-U/-p: 20 for no data or a bad hash, -p: 12\n"
+		"no path, 10 link or request failed.\n"
 		"Blackholes act on the shared instance when one runs (as rnpath), else on this\n"
 		"configuration's node (storage/blackhole/local).\n",
 		PATH_REQUEST_TIMEOUT_S);
@@ -480,6 +486,89 @@ static int bh_list(rnsc_node *n, rnsc_ctx *ctx, const char *filter)
 	return CLI_OK;
 }
 
+typedef struct remote_list {
+	int done, status;
+	uint8_t *v;
+	size_t len;
+} remote_list;
+
+static void remote_done(void *ud, int status, const uint8_t *v, size_t len)
+{
+	remote_list *r = ud;
+	r->done = 1;
+	r->status = status;
+	if (status == RNSC_BH_FETCH_OK && (r->v = malloc(len ? len : 1)) != NULL) {
+		memcpy(r->v, v, len);
+		r->len = len;
+	}
+}
+
+/* rnpath -p: the /list of rnstransport.info.blackhole on the transport instance hexhash. */
+static int bh_remote(rnsc_node *n, rnsc_ctx *ctx, const char *hexhash, const char *filter,
+		     double wait_s)
+{
+	uint8_t id[16];
+	if (!hexhash || strlen(hexhash) != 32) {
+		printf("Hash length is invalid, must be 32 hexadecimal characters (16 bytes).\n");
+		return BH_EXIT;
+	}
+	if (cli_unhex(id, sizeof(id), hexhash) != 16) {
+		printf("Invalid hash entered. Check your input.\n");
+		return BH_EXIT;
+	}
+	rnsc_blackhole_svc *svc = NULL;
+	int rc = rnsc_blackhole_svc_start(ctx, n, 0, &svc);
+	if (rc) {
+		fprintf(stderr, "rnsc path: %s\n", rnsc_strerror(rc));
+		return CLI_SETUP;
+	}
+	double mpt = rnsc_node_medium_path_timeout_s(n);
+	uint64_t tmo = (uint64_t)((wait_s > mpt ? wait_s : mpt) * 1000.0);
+	remote_list r = {0};
+	if ((rc = rnsc_blackhole_svc_fetch(svc, id, tmo, remote_done, &r))) {
+		rnsc_blackhole_svc_stop(svc);
+		fprintf(stderr, "rnsc path: %s\n", rnsc_strerror(rc));
+		return CLI_SETUP;
+	}
+	/* bounded: the path wait, the link (30 s) and the request's own timeout */
+	uint64_t end = rnsc_monotonic_ns() + (tmo + 120000) * RNSC_NS_PER_MS;
+	while (!r.done && !rnsc_node_stopping(n) && rnsc_monotonic_ns() < end)
+		rnsc_node_run_once(n, 100);
+	/* let the link close go out */
+	uint64_t t1 = rnsc_monotonic_ns() + 300 * RNSC_NS_PER_MS;
+	while (rnsc_monotonic_ns() < t1)
+		rnsc_node_run_once(n, 50);
+	rnsc_blackhole_svc_stop(svc);
+	int ret = CLI_OK;
+	if (!r.done || r.status == RNSC_BH_FETCH_NO_PATH) {
+		printf("Path request timed out\n");
+		ret = 12;
+	} else if (r.status == RNSC_BH_FETCH_LINK_FAILED) {
+		printf("The link timed out, exiting now\n");
+		ret = 10;
+	} else if (r.status != RNSC_BH_FETCH_OK || !r.v || r.len < 1 ||
+		   !((r.v[0] & 0xf0) == 0x80 || r.v[0] == 0xde || r.v[0] == 0xdf)) {
+		printf("The remote request failed.\n");
+		ret = 10;
+	} else {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		bh_print b = {.self = rnsc_transport_id(rnsc_node_transport(n)), .filter = filter,
+			      .now = (double)ts.tv_sec + ts.tv_nsec / 1e9};
+		int k = rnsc_blackhole_list_parse(r.v, r.len, NULL, NULL);
+		if (k == 0) {
+			printf("No blackholed identity data available\n");
+			ret = BH_EXIT;
+		} else if (k < 0 || rnsc_blackhole_list_parse(r.v, r.len, bh_line, &b) < 0) {
+			printf("Error while displaying collected blackhole data: %s\n",
+			       rnsc_strerror(k < 0 ? k : RNSC_ERR_MALFORMED));
+			ret = BH_EXIT;
+		}
+	}
+	free(r.v);
+	return ret;
+}
+
 /* rnpath -B / -U: on the shared instance over the RPC, else on this node. */
 static int bh_change(rnsc_node *n, rnsc_ctx *ctx, int add, const char *hexhash, double hours,
 		     const char *reason)
@@ -559,11 +648,12 @@ int cmd_path(int argc, char **argv)
 		{"max", required_argument, NULL, 'm'},	  {"version", no_argument, NULL, 'V'},
 		{"blackholed", no_argument, NULL, 'b'},	  {"blackhole", no_argument, NULL, 'B'},
 		{"unblackhole", no_argument, NULL, 'U'},  {"duration", required_argument, NULL, 1001},
-		{"reason", required_argument, NULL, 1002},
+		{"reason", required_argument, NULL, 1002}, {"blackholed-list", no_argument, NULL, 'p'},
 		{"help", no_argument, NULL, 'h'},	  {0, 0, 0, 0}};
 	int bh = 0; /* 'b', 'B' or 'U' */
 	double bh_hours = 0;
 	const char *bh_reason = NULL;
+	int bh_remote_list = 0;
 	const char *dir = NULL;
 	int table = 0, c;
 	long max_hops = -1;
@@ -571,7 +661,7 @@ int cmd_path(int argc, char **argv)
 	char *end;
 	optind = 1;
 	int drop = 0;
-	while ((c = getopt_long(argc, argv, "tm:w:hdxDbBU", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "tm:w:hdxDbBUp", opts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 		case 'B':
@@ -587,6 +677,7 @@ int cmd_path(int argc, char **argv)
 			}
 			break;
 		case 1002: bh_reason = optarg; break;
+		case 'p': bh_remote_list = 1; break;
 		case 'c': dir = optarg; break;
 		case 't': table = 1; break;
 		case 'd':
@@ -611,12 +702,20 @@ int cmd_path(int argc, char **argv)
 		default: usage(stderr); return CLI_USAGE;
 		}
 	}
-	if (argc - optind > 1) {
+	if (argc - optind > (bh_remote_list ? 2 : 1)) {
 		fprintf(stderr, "rnsc path: unexpected argument '%s'\n", argv[optind + 1]);
 		return CLI_USAGE;
 	}
 	const char *hexhash = optind < argc ? argv[optind] : NULL;
 	uint8_t dest[RNSC_TRUNCATED_HASHLEN];
+	if (bh_remote_list && bh != 'b' && !hexhash) {
+		printf("\n");
+		usage(stdout);
+		printf("\n");
+		return CLI_OK;
+	}
+	if (bh_remote_list && bh != 'b')
+		bh = 'p'; /* rnpath: -b first, then the remote list, then -B / -U */
 	if (bh && (bh == 'b' || hexhash)) {
 		cli_env benv;
 		int brc = cli_env_open(&benv, NULL, 0);
@@ -631,6 +730,9 @@ int cmd_path(int argc, char **argv)
 			brc = CLI_SETUP;
 		} else if (bh == 'b') {
 			brc = bh_list(bn, benv.ctx, hexhash);
+		} else if (bh == 'p') {
+			brc = bh_remote(bn, benv.ctx, hexhash, optind + 1 < argc ? argv[optind + 1] : NULL,
+					wait);
 		} else {
 			brc = bh_change(bn, benv.ctx, bh == 'B', hexhash, bh_hours, bh_reason);
 		}
