@@ -231,7 +231,7 @@ int rnsc_blackhole_list_write(rnsc_mp_writer *w, const rnsc_transport *t,
 		rnsc_mp_write_cstr(w, "until");
 		if (b->until <= 0)
 			rnsc_mp_write_nil(w);
-		else if (b->until_int)
+		else if (b->until_int && b->until < 9.2e18) /* past int64: written as a float */
 			rnsc_mp_write_int(w, (int64_t)b->until);
 		else
 			rnsc_mp_write_double(w, b->until);
