@@ -237,8 +237,24 @@ out=$("$RNSC" path --config "$tmp/A" -p "$TR" nomatch -w 20)
 
 # --- the updater: rnsc fetches rnsd's list as a configured blackhole source ------------------
 kill "$A"; wait_for 10 sh -c "! kill -0 $A 2>/dev/null" || bad "rnsc daemon stops on SIGTERM (2)"
-sed -i "s/^  publish_blackhole = yes/  publish_blackhole = yes\n  blackhole_sources = $TR/" "$tmp/A/config"
+Y=$("$PY" -c 'import os; print(os.urandom(16).hex())')  # a source nobody publishes for
+W=$("$PY" -c 'import os; print(os.urandom(16).hex())')  # a source that is not configured
+Q=$("$PY" -c 'import os; print(os.urandom(16).hex())')
+printf 'not msgpack' >"$tmp/A/storage/blackhole/$Y"
+"$PY" -c 'import sys, RNS.vendor.umsgpack as u
+open(sys.argv[1], "wb").write(u.packb({bytes.fromhex(sys.argv[2]): {"source": bytes.fromhex(sys.argv[3]), "until": None, "reason": "disabled"}}))' \
+  "$tmp/A/storage/blackhole/$W" "$Q" "$W"
+sed -i "s/^  publish_blackhole = yes/  publish_blackhole = yes\n  blackhole_sources = $Y, $TR/" "$tmp/A/config"
 start_a
+out=$("$RNSC" path --config "$tmp/A" -b "$Q")
+[ -z "$out" ] && ok "a list from a source not configured is skipped" || bad "disabled source loaded: $out"
+grep -q "could not load blackholed identities from .*$Y" "$tmp/rnsc.log" && ok "a corrupt source list is logged and ignored" ||
+  bad "corrupt source list not reported" "$tmp/rnsc.log"
+out=$("$RNSC" path --config "$tmp/A" -p "$Y" -w 2); rc=$?
+[ "$rc" = 12 ] && [ "$out" = "Path request timed out" ] && ok "rnsc path -p to an unknown instance: path request timed out (12)" ||
+  bad "rnsc path -p unknown: rc $rc: $out"
+out=$("$RNSC" path --config "$tmp/A" -p 1234); rc=$?
+[ "$rc" = 20 ] && ok "rnsc path -p bad hash: 20" || bad "rnsc path -p bad hash: rc $rc: $out"
 # BlackholeUpdater: first run 20 s after the start, then every 60 s
 src_listed() { "$RNSC" path --config "$tmp/A" -b "$X" 2>&1 | grep -q "^<$X> blackholed indefinitely (from rnsd) by <$TR>"; }
 wait_for 90 src_listed && ok "the updater took rnsd's entry from blackhole_sources" ||
