@@ -221,7 +221,8 @@ X=00112233445566778899aabbccddeeff
 "$RNSC" path --config "$tmp/A" -B "$ID" --reason "published" >/dev/null
 "$VENV/bin/rnsd" --config "$tmp/R" >"$tmp/rnsd.log" 2>&1 &
 R=$!; pids+=("$R")
-wait_for 30 sh -c "timeout 20 '$PY' -m RNS.Utilities.rnpath --config '$tmp/R' -b 2>&1 | grep -q -e 'No blackholed' -e blackholed" ||
+# up as the shared instance (a tool started earlier would become an instance of its own)
+wait_for 60 grep -q "Started rnsd version [0-9.]*$" "$tmp/rnsd.log" ||
   { bad "the reference rnsd starts" "$tmp/rnsd.log"; exit 1; }
 TR=$(idhash "$tmp/R/storage/transport_identity")
 out=$(rnpath --config "$tmp/R" -B "$X" --reason "from rnsd")
