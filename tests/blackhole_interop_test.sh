@@ -36,7 +36,10 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/rnsc-blackhole-test.XXXXXX")
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-  sleep 0.2
+  local end=$((SECONDS + 5)) p
+  for p in "${pids[@]}"; do
+    while kill -0 "$p" 2>/dev/null && [ $SECONDS -lt $end ]; do sleep 0.1; done
+  done
   for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
   rm -rf "$tmp"
 }
