@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* rnsc path: the path-table subset of the reference's rnpath. With a shared instance
+/* rnsc path: the path-table and blackhole parts of the reference's rnpath. With a shared instance
  * running (an rnsc daemon or a reference rnsd) it attaches to it as rnpath does: -t lists
  * the instance's table over the RPC, HASH is looked up and requested through it. Without
  * one it runs its own node: -t lists that node's table (the persisted one when
@@ -30,7 +30,7 @@ static void usage(FILE *f)
 		"                 [-b | -B [--duration HOURS] [--reason TEXT] | -U]\n"
 		"                 [-p TRANSPORT_ID [FILTER]]\n"
 		"                 [--version] [-h] [DESTINATION_HASH]\n\n"
-		"Reticulum path utility (the table and lookup parts of the reference's rnpath),\n"
+		"Reticulum path utility (the table, lookup and blackhole parts of rnpath),\n"
 		"attached to the running shared instance (rnsc daemon or rnsd: -t then lists the\n"
 		"instance's table over its RPC), or else running its own node.\n\n"
 		"  DESTINATION_HASH          show the path to it; request one if none is known and\n"
@@ -585,10 +585,12 @@ static int bh_change(rnsc_node *n, rnsc_ctx *ctx, int add, const char *hexhash, 
 		return BH_EXIT;
 	}
 	double until = 0;
-	if (add && hours > 0) {
+	if (add && hours != 0) { /* rnpath: time.time() + duration, whatever its sign */
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
 		until = (double)ts.tv_sec + ts.tv_nsec / 1e9 + hours * 3600.0;
+		if (until <= 0)
+			until = 1e-9; /* already expired, not forever */
 	}
 	int result; /* 1 True, 0 None, -1 False */
 	if (rnsc_node_connected_to_shared(n)) {
