@@ -382,6 +382,96 @@ static int call2(const char *kind, const char *what, int with_dest, uint8_t **re
 	return call_raw(b, (size_t)rnsc_mp_writer_finish(&w), resp, rl);
 }
 
+/* One blackhole call as Reticulum.py sends it; the answer's bytes in *resp. */
+static int bh_call(const char *kind, const uint8_t *id, size_t idlen, int with_args,
+		   uint8_t **resp, size_t *rl)
+{
+	uint8_t b[160];
+	rnsc_mp_writer w;
+	rnsc_mp_writer_init(&w, b, sizeof(b));
+	if (strcmp(kind, "is_blackholed") == 0 || strcmp(kind, "blackholed_identities") == 0) {
+		rnsc_mp_write_map(&w, id ? 2 : 1);
+		rnsc_mp_write_cstr(&w, "get");
+		rnsc_mp_write_cstr(&w, kind);
+		if (id) {
+			rnsc_mp_write_cstr(&w, "identity_hash");
+			rnsc_mp_write_bin(&w, id, idlen);
+		}
+	} else {
+		rnsc_mp_write_map(&w, with_args ? 3 : 1);
+		rnsc_mp_write_cstr(&w, kind);
+		rnsc_mp_write_bin(&w, id, idlen);
+		if (with_args) {
+			rnsc_mp_write_cstr(&w, "until");
+			if (with_args == 2)
+				rnsc_mp_write_double(&w, 4102444800.5); /* 2100 */
+			else
+				rnsc_mp_write_nil(&w);
+			rnsc_mp_write_cstr(&w, "reason");
+			if (with_args == 2)
+				rnsc_mp_write_cstr(&w, "spam");
+			else
+				rnsc_mp_write_nil(&w);
+		}
+	}
+	return call_raw(b, (size_t)rnsc_mp_writer_finish(&w), resp, rl);
+}
+
+static int bh_first(const char *kind, const uint8_t *id, size_t idlen, int with_args)
+{
+	uint8_t *resp = NULL;
+	size_t rl = 0;
+	int rc = bh_call(kind, id, idlen, with_args, &resp, &rl);
+	int b = rc == 0 && rl ? resp[0] : -1;
+	free(resp);
+	return b;
+}
+
+static void bh_calls(const char *dir)
+{
+	static const uint8_t id[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+	static const uint8_t id2[16] = {9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9};
+	CU_ASSERT_EQUAL(bh_first("blackhole_identity", id, 16, 2), 0xc3);  /* True */
+	CU_ASSERT_EQUAL(bh_first("blackhole_identity", id, 16, 2), 0xc0);  /* None: already */
+	CU_ASSERT_EQUAL(bh_first("blackhole_identity", id2, 16, 1), 0xc3);
+	CU_ASSERT_EQUAL(bh_first("blackhole_identity", id, 5, 1), 0xc2);   /* False: length */
+	CU_ASSERT_EQUAL(bh_first("is_blackholed", id, 16, 0), 0xc3);
+	CU_ASSERT_EQUAL(bh_first("unblackhole_identity", id2, 16, 0), 0xc3);
+	CU_ASSERT_EQUAL(bh_first("unblackhole_identity", id2, 16, 0), 0xc0); /* None */
+	CU_ASSERT_EQUAL(bh_first("is_blackholed", id2, 16, 0), 0xc2);
+	/* the table as Transport's dict: one entry, this transport as source */
+	uint8_t *resp = NULL;
+	size_t rl = 0;
+	CU_ASSERT_EQUAL_FATAL(bh_call("blackholed_identities", NULL, 0, 0, &resp, &rl), 0);
+	rnsc_transport *t = rnsc_node_transport(N);
+	uint8_t want[160];
+	rnsc_mp_writer w;
+	rnsc_mp_writer_init(&w, want, sizeof(want));
+	int wl = rnsc_blackhole_list_write(&w, t, NULL);
+	CU_ASSERT(wl > 0 && (size_t)wl == rl && memcmp(resp, want, rl) == 0);
+	CU_ASSERT(rl > 2 && resp[0] == 0x81);
+	free(resp);
+	/* a bad until is malformed: the connection is closed */
+	uint8_t bad[64];
+	rnsc_mp_writer_init(&w, bad, sizeof(bad));
+	rnsc_mp_write_map(&w, 2);
+	rnsc_mp_write_cstr(&w, "blackhole_identity");
+	rnsc_mp_write_bin(&w, id2, 16);
+	rnsc_mp_write_cstr(&w, "until");
+	rnsc_mp_write_cstr(&w, "soon");
+	CU_ASSERT_EQUAL(call_raw(bad, (size_t)rnsc_mp_writer_finish(&w), &resp, &rl), RNSC_ERR_IO);
+	/* storage/blackhole/local holds the local entries as the reference writes them */
+	char path[400];
+	snprintf(path, sizeof(path), "%s/storage/blackhole/local", dir);
+	FILE *f = fopen(path, "rb");
+	CU_ASSERT_FATAL(f != NULL);
+	uint8_t file[256];
+	size_t fl = fread(file, 1, sizeof(file), f);
+	fclose(f);
+	CU_ASSERT(fl == (size_t)wl && memcmp(file, want, fl) == 0);
+	CU_ASSERT_EQUAL(bh_first("unblackhole_identity", id, 16, 0), 0xc3);
+}
+
 static void test_node_rpc(void)
 {
 	char dir[300], cfg[700];
@@ -444,6 +534,7 @@ static void test_node_rpc(void)
 				calls[i].what, rc, resp && rl ? resp[0] : 0);
 		free(resp);
 	}
+	bh_calls(dir);
 	uint8_t *resp = NULL;
 	size_t rl = 0;
 	CU_ASSERT_EQUAL(call2("get", "interface_stats", 0, &resp, &rl), 0);
@@ -485,7 +576,7 @@ static void test_node_rpc(void)
 	pthread_join(T, NULL);
 	rnsc_node_rpc_stats st;
 	rnsc_node_rpc_stats_get(rnsc_node_rpc_server(N), &st);
-	CU_ASSERT_EQUAL(st.served, sizeof(calls) / sizeof(calls[0]) + 1);
+	CU_ASSERT_EQUAL(st.served, sizeof(calls) / sizeof(calls[0]) + 1 + 10); /* + bh_calls */
 	CU_ASSERT_EQUAL(st.refused, 1);
 	CU_ASSERT(st.dropped >= 2 + 4);
 	rnsc_node_del(N);

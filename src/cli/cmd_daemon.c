@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "config.h"
+#include "blackhole_svc.h"
 #include "http_status.h"
 #include "node.h"
 #include "store.h"
@@ -178,6 +179,13 @@ int cmd_daemon(int argc, char **argv)
 			 ho.bind ? ho.bind : "127.0.0.1", strchr(ho.bind ? ho.bind : "", ':') ? "]" : "",
 			 (unsigned)rnsc_http_status_port(hs));
 	}
+	/* publish_blackhole / blackhole_sources: the /list destination and the updater */
+	rnsc_blackhole_svc *bsvc = NULL;
+	const rnsc_config_settings *bset = rnsc_node_settings(n);
+	if ((bset->publish_blackhole || bset->blackhole_sources.n) &&
+	    (rc = rnsc_blackhole_svc_start(env.ctx, n, 1, &bsvc)))
+		rnsc_log(env.ctx, RNSC_LOG_ERROR, "daemon", "blackhole list service: %s",
+			 rnsc_strerror(rc));
 	rnsc_log(env.ctx, RNSC_LOG_NOTICE, "daemon", "started rnsc daemon version %s",
 		 PACKAGE_VERSION);
 	if ((rc = rnsc_node_run(n))) {
@@ -191,6 +199,7 @@ int cmd_daemon(int argc, char **argv)
 			 (unsigned long long)rnsc_http_status_served(hs),
 			 (unsigned long long)rnsc_http_status_refused(hs));
 	rnsc_http_status_stop(hs);
+	rnsc_blackhole_svc_stop(bsvc);
 	rnsc_node_del(n);
 	rnsc_log(env.ctx, RNSC_LOG_NOTICE, "daemon", "stopped");
 out:

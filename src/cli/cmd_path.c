@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* rnsc path: the path-table subset of the reference's rnpath. With a shared instance
+/* rnsc path: the path-table and blackhole parts of the reference's rnpath. With a shared instance
  * running (an rnsc daemon or a reference rnsd) it attaches to it as rnpath does: -t lists
  * the instance's table over the RPC, HASH is looked up and requested through it. Without
  * one it runs its own node: -t lists that node's table (the persisted one when
  * enable_transport is set, plus what arrives while it runs). */
 #include <getopt.h>
+#include <math.h>
 #include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,8 @@
 #include "msgpack.h"
 #include "node.h"
 #include "rpc.h"
+#include "blackhole_svc.h"
+#include "status_json.h"
 
 #define PATH_REQUEST_TIMEOUT_S 15.0 /* Transport.PATH_REQUEST_TIMEOUT */
 #define IFACE_WAIT_MS 5000u
@@ -24,8 +27,10 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: rnsc path [--config DIR] [-t [-m HOPS]] [-d | -x | -D] [-w SECONDS]\n"
+		"                 [-b | -B [--duration HOURS] [--reason TEXT] | -U]\n"
+		"                 [-p TRANSPORT_ID [FILTER]]\n"
 		"                 [--version] [-h] [DESTINATION_HASH]\n\n"
-		"Reticulum path utility (the table and lookup parts of the reference's rnpath),\n"
+		"Reticulum path utility (the table, lookup and blackhole parts of rnpath),\n"
 		"attached to the running shared instance (rnsc daemon or rnsd: -t then lists the\n"
 		"instance's table over its RPC), or else running its own node.\n\n"
 		"  DESTINATION_HASH          show the path to it; request one if none is known and\n"
@@ -36,13 +41,27 @@ static void usage(FILE *f)
 		"  -x, --drop-via            remove every path via the transport instance\n"
 		"                            DESTINATION_HASH\n"
 		"  -D, --drop-announces      drop all queued announces\n"
+		"  -b, --blackholed          list blackholed identities (with DESTINATION_HASH: only\n"
+		"                            lines containing it)\n"
+		"  -B, --blackhole           blackhole the identity DESTINATION_HASH: its announces\n"
+		"                            are dropped and its paths removed\n"
+		"  -U, --unblackhole         lift the blackhole for the identity DESTINATION_HASH\n"
+		"      --duration HOURS      with -B, how long the blackhole is enforced (default:\n"
+		"                            indefinitely)\n"
+		"      --reason TEXT         with -B, the reason kept with the entry\n"
+		"  -p, --blackholed-list     fetch the blackhole list that the transport instance\n"
+		"                            DESTINATION_HASH (its identity hash) publishes\n"
+		"                            (publish_blackhole); FILTER keeps matching lines\n"
 		"  -w SECONDS                how long to wait for a path or for interfaces to come\n"
 		"                            up before listing (default %.0f)\n"
 		"      --config DIR          configuration folder (default: the reference's search)\n"
 		"      --version             print the version and exit\n"
 		"  -h, --help                show this help\n\n"
 		"Exit status (as rnpath): 0 found / listed, 1 no path (or a bad hash), 2 usage,\n"
-		"3 the node could not start.\n",
+		"3 the node could not start; -b/-B/-U/-p: 20 for no data or a bad hash, -p: 12\n"
+		"no path, 10 link or request failed.\n"
+		"Blackholes act on the shared instance when one runs (as rnpath), else on this\n"
+		"configuration's node (storage/blackhole/local).\n",
 		PATH_REQUEST_TIMEOUT_S);
 }
 
@@ -318,6 +337,310 @@ static int drop_cmd(rnsc_node *n, rnsc_ctx *ctx, int which, const uint8_t *dest)
 	return CLI_FAIL;
 }
 
+/* ---- blackholed identities (rnpath -b / -B / -U) ---------------------------------------- */
+
+#define BH_EXIT 20 /* rnpath's exit(20) */
+
+/* RNS.prettytime */
+static void prettytime(char *out, size_t cap, double t)
+{
+	int neg = t < 0;
+	if (neg)
+		t = -t;
+	long days = (long)(t / 86400);
+	t = fmod(t, 86400);
+	long hours = (long)(t / 3600);
+	t = fmod(t, 3600);
+	long minutes = (long)(t / 60);
+	t = fmod(t, 60);
+	double seconds = round(t * 100) / 100;
+	char comp[4][48];
+	int nc = 0;
+	if (days > 0)
+		snprintf(comp[nc++], 48, "%ldd", days);
+	if (hours > 0)
+		snprintf(comp[nc++], 48, "%ldh", hours);
+	if (minutes > 0)
+		snprintf(comp[nc++], 48, "%ldm", minutes);
+	if (seconds > 0) {
+		char r[40];
+		rnsc_py_float_repr(r, sizeof(r), seconds);
+		snprintf(comp[nc++], 48, "%ss", r);
+	}
+	size_t o = 0;
+	out[0] = 0;
+	if (neg && nc)
+		o += (size_t)snprintf(out + o, cap - o, "-");
+	for (int i = 0; i < nc && o < cap; i++) {
+		const char *sep = i == 0 ? "" : i < nc - 1 ? ", " : " and ";
+		o += (size_t)snprintf(out + o, cap - o, "%s%s", sep, comp[i]);
+	}
+	if (!nc)
+		snprintf(out, cap, "0s");
+}
+
+/* A request to the shared instance, the answer in *resp (malloc'd). */
+static int rpc_raw(rnsc_node *n, rnsc_ctx *ctx, const uint8_t *req, size_t len, uint8_t **resp,
+		   size_t *rlen)
+{
+	struct sockaddr_storage addr;
+	unsigned alen;
+	uint8_t key[64];
+	size_t klen;
+	int rc = rnsc_rpc_endpoint(ctx, rnsc_node_settings(n), rnsc_node_config_dir(n), &addr, &alen,
+				   key, &klen);
+	if (rc == 0)
+		rc = rnsc_rpc_call(ctx, &addr, alen, key, klen, req, len, resp, rlen, 10000);
+	memset(key, 0, sizeof(key));
+	return rc;
+}
+
+typedef struct bh_print {
+	const uint8_t *self; /* this node's transport id: no " by ..." */
+	const char *filter;  /* substring filter, or NULL */
+	double now;
+	int printed;
+} bh_print;
+
+/* rnpath's line: "<id> blackholed for 1h and 2s (reason) by <source>" */
+static int bh_line(void *ud, const uint8_t id[16], const rnsc_blackhole_entry *e)
+{
+	bh_print *b = ud;
+	char ph[40], ps[40], until[128], reason[300] = "", by[64] = "", filt[600];
+	pretty(ph, id);
+	if (e->until > 0) {
+		char pt[100];
+		prettytime(pt, sizeof(pt), e->until - b->now > 0 ? e->until - b->now : 0);
+		snprintf(until, sizeof(until), "for %s", pt);
+	} else {
+		snprintf(until, sizeof(until), "indefinitely");
+	}
+	if (e->reason && e->reason_len) {
+		/* trunc(): 64 code points, the last replaced by an ellipsis */
+		size_t cps = 0, cut = e->reason_len;
+		for (size_t i = 0; i < e->reason_len; i++)
+			if (((unsigned char)e->reason[i] & 0xc0) != 0x80 && ++cps == 64)
+				cut = i;
+		size_t total = 0;
+		for (size_t i = 0; i < e->reason_len; i++)
+			total += ((unsigned char)e->reason[i] & 0xc0) != 0x80;
+		if (total <= 64)
+			snprintf(reason, sizeof(reason), " (%.*s)", (int)e->reason_len, e->reason);
+		else
+			snprintf(reason, sizeof(reason), " (%.*s\u2026)", (int)cut, e->reason);
+	}
+	if (e->has_source && (!b->self || memcmp(e->source, b->self, 16) != 0)) {
+		pretty(ps, e->source);
+		snprintf(by, sizeof(by), " by %s", ps);
+	}
+	snprintf(filt, sizeof(filt), "%s %s %s %s", ph, until, reason, by);
+	if (b->filter && !strstr(filt, b->filter))
+		return 0;
+	printf("%s blackholed %s%s%s\n", ph, until, reason, by);
+	b->printed++;
+	return 0;
+}
+
+static int bh_list(rnsc_node *n, rnsc_ctx *ctx, const char *filter)
+{
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	int rc;
+	if (rnsc_node_connected_to_shared(n)) {
+		static const uint8_t req[] = "\x81\xa3get\xb5" "blackholed_identities";
+		rc = rpc_raw(n, ctx, req, sizeof(req) - 1, &buf, &len);
+		if (rc) {
+			printf("Could not get blackholed identities from RNS instance: %s\n",
+			       rnsc_strerror(rc));
+			return BH_EXIT;
+		}
+	} else {
+		rnsc_transport *t = rnsc_node_transport(n);
+		rnsc_mp_writer w;
+		rnsc_mp_writer_init(&w, NULL, 0);
+		rc = rnsc_blackhole_list_write(&w, t, NULL);
+		buf = rc > 0 ? malloc((size_t)rc) : NULL;
+		if (!buf)
+			return CLI_SETUP;
+		len = (size_t)rc;
+		rnsc_mp_writer_init(&w, buf, len);
+		(void)rnsc_blackhole_list_write(&w, t, NULL);
+	}
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	bh_print b = {.self = rnsc_transport_id(rnsc_node_transport(n)), .filter = filter,
+		      .now = (double)ts.tv_sec + ts.tv_nsec / 1e9};
+	rc = rnsc_blackhole_list_parse(buf, len, NULL, NULL);
+	if (rc == 0) {
+		printf("No blackholed identity data available\n");
+		free(buf);
+		return BH_EXIT;
+	}
+	if (rc > 0)
+		rc = rnsc_blackhole_list_parse(buf, len, bh_line, &b);
+	free(buf);
+	if (rc < 0) {
+		printf("Error while displaying collected blackhole data: %s\n", rnsc_strerror(rc));
+		return BH_EXIT;
+	}
+	return CLI_OK;
+}
+
+typedef struct remote_list {
+	int done, status;
+	uint8_t *v;
+	size_t len;
+} remote_list;
+
+static void remote_done(void *ud, int status, const uint8_t *v, size_t len)
+{
+	remote_list *r = ud;
+	r->done = 1;
+	r->status = status;
+	if (status == RNSC_BH_FETCH_OK && (r->v = malloc(len ? len : 1)) != NULL) {
+		memcpy(r->v, v, len);
+		r->len = len;
+	}
+}
+
+/* rnpath -p: the /list of rnstransport.info.blackhole on the transport instance hexhash. */
+static int bh_remote(rnsc_node *n, rnsc_ctx *ctx, const char *hexhash, const char *filter,
+		     double wait_s)
+{
+	uint8_t id[16];
+	if (!hexhash || strlen(hexhash) != 32) {
+		printf("Hash length is invalid, must be 32 hexadecimal characters (16 bytes).\n");
+		return BH_EXIT;
+	}
+	if (cli_unhex(id, sizeof(id), hexhash) != 16) {
+		printf("Invalid hash entered. Check your input.\n");
+		return BH_EXIT;
+	}
+	rnsc_blackhole_svc *svc = NULL;
+	int rc = rnsc_blackhole_svc_start(ctx, n, 0, &svc);
+	if (rc) {
+		fprintf(stderr, "rnsc path: %s\n", rnsc_strerror(rc));
+		return CLI_SETUP;
+	}
+	double mpt = rnsc_node_medium_path_timeout_s(n);
+	uint64_t tmo = (uint64_t)((wait_s > mpt ? wait_s : mpt) * 1000.0);
+	remote_list r = {0};
+	if ((rc = rnsc_blackhole_svc_fetch(svc, id, tmo, remote_done, &r))) {
+		rnsc_blackhole_svc_stop(svc);
+		fprintf(stderr, "rnsc path: %s\n", rnsc_strerror(rc));
+		return CLI_SETUP;
+	}
+	/* bounded: the path wait, the link (30 s) and the request's own timeout */
+	uint64_t end = rnsc_monotonic_ns() + (tmo + 120000) * RNSC_NS_PER_MS;
+	while (!r.done && !rnsc_node_stopping(n) && rnsc_monotonic_ns() < end)
+		rnsc_node_run_once(n, 100);
+	/* let the link close go out */
+	uint64_t t1 = rnsc_monotonic_ns() + 300 * RNSC_NS_PER_MS;
+	while (rnsc_monotonic_ns() < t1)
+		rnsc_node_run_once(n, 50);
+	rnsc_blackhole_svc_stop(svc);
+	int ret = CLI_OK;
+	if (!r.done || r.status == RNSC_BH_FETCH_NO_PATH) {
+		printf("Path request timed out\n");
+		ret = 12;
+	} else if (r.status == RNSC_BH_FETCH_LINK_FAILED) {
+		printf("The link timed out, exiting now\n");
+		ret = 10;
+	} else if (r.status != RNSC_BH_FETCH_OK || !r.v || r.len < 1 ||
+		   !((r.v[0] & 0xf0) == 0x80 || r.v[0] == 0xde || r.v[0] == 0xdf)) {
+		printf("The remote request failed.\n");
+		ret = 10;
+	} else {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		bh_print b = {.self = rnsc_transport_id(rnsc_node_transport(n)), .filter = filter,
+			      .now = (double)ts.tv_sec + ts.tv_nsec / 1e9};
+		int k = rnsc_blackhole_list_parse(r.v, r.len, NULL, NULL);
+		if (k == 0) {
+			printf("No blackholed identity data available\n");
+			ret = BH_EXIT;
+		} else if (k < 0 || rnsc_blackhole_list_parse(r.v, r.len, bh_line, &b) < 0) {
+			printf("Error while displaying collected blackhole data: %s\n",
+			       rnsc_strerror(k < 0 ? k : RNSC_ERR_MALFORMED));
+			ret = BH_EXIT;
+		}
+	}
+	free(r.v);
+	return ret;
+}
+
+/* rnpath -B / -U: on the shared instance over the RPC, else on this node. */
+static int bh_change(rnsc_node *n, rnsc_ctx *ctx, int add, const char *hexhash, double hours,
+		     const char *reason)
+{
+	const char *verb = add ? "blackhole" : "unblackhole";
+	uint8_t id[16];
+	if (!hexhash || strlen(hexhash) != 32) {
+		printf("Could not %s identity: Hash length is invalid, must be 32 hexadecimal "
+		       "characters (16 bytes).\n", verb);
+		return BH_EXIT;
+	}
+	if (cli_unhex(id, sizeof(id), hexhash) != 16) {
+		printf("Could not %s identity: Invalid hash entered. Check your input.\n", verb);
+		return BH_EXIT;
+	}
+	double until = 0;
+	if (add && hours != 0) { /* rnpath: time.time() + duration, whatever its sign */
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		until = (double)ts.tv_sec + ts.tv_nsec / 1e9 + hours * 3600.0;
+		if (until <= 0)
+			until = 1e-9; /* already expired, not forever */
+	}
+	int result; /* 1 True, 0 None, -1 False */
+	if (rnsc_node_connected_to_shared(n)) {
+		size_t rlen = reason ? strlen(reason) : 0;
+		uint8_t *req = malloc(96 + rlen), *resp = NULL;
+		if (!req)
+			return CLI_SETUP;
+		rnsc_mp_writer w;
+		rnsc_mp_writer_init(&w, req, 96 + rlen);
+		rnsc_mp_write_map(&w, add ? 3 : 1);
+		rnsc_mp_write_cstr(&w, add ? "blackhole_identity" : "unblackhole_identity");
+		rnsc_mp_write_bin(&w, id, sizeof(id));
+		if (add) {
+			rnsc_mp_write_cstr(&w, "until");
+			if (until > 0)
+				rnsc_mp_write_double(&w, until);
+			else
+				rnsc_mp_write_nil(&w);
+			rnsc_mp_write_cstr(&w, "reason");
+			if (reason)
+				rnsc_mp_write_cstr(&w, reason);
+			else
+				rnsc_mp_write_nil(&w);
+		}
+		int l = rnsc_mp_writer_finish(&w);
+		size_t rl = 0;
+		int rc = l < 0 ? l : rpc_raw(n, ctx, req, (size_t)l, &resp, &rl);
+		free(req);
+		if (rc) {
+			printf("Could not %s identity: %s\n", verb, rnsc_strerror(rc));
+			return BH_EXIT;
+		}
+		result = rl && resp[0] == 0xc3 ? 1 : rl && resp[0] == 0xc0 ? 0 : -1;
+		free(resp);
+	} else {
+		int rc = add ? rnsc_node_blackhole(n, id, until, 0, reason, reason ? strlen(reason) : 0)
+			     : rnsc_node_unblackhole(n, id);
+		result = rc == 1 ? 1 : rc == 0 ? 0 : -1;
+	}
+	if (add)
+		printf(result > 0 ? "Blackholed identity %s\n"
+		       : result == 0 ? "Identity %s already blackholed\n"
+				     : "Could not blackhole identity %s\n", hexhash);
+	else
+		printf(result > 0 ? "Lifted blackhole for identity %s\n"
+		       : result == 0 ? "Identity %s not blackholed\n"
+				     : "Could not unblackhole identity %s\n", hexhash);
+	return CLI_OK; /* rnpath exits 0 whatever the answer */
+}
+
 int cmd_path(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -325,7 +648,14 @@ int cmd_path(int argc, char **argv)
 		{"drop", no_argument, NULL, 'd'},	  {"drop-via", no_argument, NULL, 'x'},
 		{"drop-announces", no_argument, NULL, 'D'},
 		{"max", required_argument, NULL, 'm'},	  {"version", no_argument, NULL, 'V'},
+		{"blackholed", no_argument, NULL, 'b'},	  {"blackhole", no_argument, NULL, 'B'},
+		{"unblackhole", no_argument, NULL, 'U'},  {"duration", required_argument, NULL, 1001},
+		{"reason", required_argument, NULL, 1002}, {"blackholed-list", no_argument, NULL, 'p'},
 		{"help", no_argument, NULL, 'h'},	  {0, 0, 0, 0}};
+	int bh = 0; /* 'b', 'B' or 'U' */
+	double bh_hours = 0;
+	const char *bh_reason = NULL;
+	int bh_remote_list = 0;
 	const char *dir = NULL;
 	int table = 0, c;
 	long max_hops = -1;
@@ -333,8 +663,23 @@ int cmd_path(int argc, char **argv)
 	char *end;
 	optind = 1;
 	int drop = 0;
-	while ((c = getopt_long(argc, argv, "tm:w:hdxD", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "tm:w:hdxDbBUp", opts, NULL)) != -1) {
 		switch (c) {
+		case 'b':
+		case 'B':
+		case 'U': /* rnpath: listing wins over -B, -B over -U */
+			if (c == 'b' || (c == 'B' && bh != 'b') || !bh)
+				bh = c;
+			break;
+		case 1001:
+			bh_hours = strtod(optarg, &end);
+			if (*end || end == optarg || !(bh_hours > -1e9 && bh_hours < 1e9)) {
+				fprintf(stderr, "rnsc path: invalid duration '%s'\n", optarg);
+				return CLI_USAGE;
+			}
+			break;
+		case 1002: bh_reason = optarg; break;
+		case 'p': bh_remote_list = 1; break;
 		case 'c': dir = optarg; break;
 		case 't': table = 1; break;
 		case 'd':
@@ -359,12 +704,44 @@ int cmd_path(int argc, char **argv)
 		default: usage(stderr); return CLI_USAGE;
 		}
 	}
-	if (argc - optind > 1) {
+	if (argc - optind > (bh_remote_list ? 2 : 1)) {
 		fprintf(stderr, "rnsc path: unexpected argument '%s'\n", argv[optind + 1]);
 		return CLI_USAGE;
 	}
 	const char *hexhash = optind < argc ? argv[optind] : NULL;
 	uint8_t dest[RNSC_TRUNCATED_HASHLEN];
+	if (bh_remote_list && bh != 'b' && !hexhash) {
+		printf("\n");
+		usage(stdout);
+		printf("\n");
+		return CLI_OK;
+	}
+	if (bh_remote_list && bh != 'b')
+		bh = 'p'; /* rnpath: -b first, then the remote list, then -B / -U */
+	if (bh && (bh == 'b' || hexhash)) {
+		cli_env benv;
+		int brc = cli_env_open(&benv, NULL, 0);
+		if (brc)
+			return brc;
+		rnsc_ctx_set_log_level(benv.ctx, RNSC_LOG_WARNING);
+		rnsc_node_options bno = {.config_dir = dir, .handle_signals = 1};
+		rnsc_node *bn = NULL;
+		rnsc_config_error berr;
+		if ((brc = rnsc_node_new(benv.ctx, benv.host, &bno, &bn, &berr))) {
+			fprintf(stderr, "rnsc path: %s\n", berr.msg[0] ? berr.msg : rnsc_strerror(brc));
+			brc = CLI_SETUP;
+		} else if (bh == 'b') {
+			brc = bh_list(bn, benv.ctx, hexhash);
+		} else if (bh == 'p') {
+			brc = bh_remote(bn, benv.ctx, hexhash, optind + 1 < argc ? argv[optind + 1] : NULL,
+					wait);
+		} else {
+			brc = bh_change(bn, benv.ctx, bh == 'B', hexhash, bh_hours, bh_reason);
+		}
+		rnsc_node_del(bn);
+		cli_env_close(&benv);
+		return brc;
+	}
 	if (hexhash) {
 		if (strlen(hexhash) != 2 * RNSC_TRUNCATED_HASHLEN) {
 			printf("Destination length is invalid, must be %d hexadecimal characters (%d "

@@ -169,6 +169,7 @@ int rnsc_transport_new(rnsc_ctx *ctx, rnsc_transport **out, const rnsc_identity 
 	rnsc_tr_policy_tables_init(t);
 	rnsc_tr_tunnels_init(t);
 	rnsc_tr_discovery_init(t);
+	rnsc_tr_blackhole_init(t);
 	static const char *const tunnel_aspects[] = {"tunnel", "synthesize"};
 	int rc = rnsc_pathreq_destination(ctx, t->pr_dest);
 	if (rc == 0 && t->cfg.local_hops_delta) { /* one random byte mod 6, plus 2 */
@@ -208,6 +209,7 @@ void rnsc_transport_del(rnsc_transport *t)
 	rnsc_tr_tunnels_free(t);
 	rnsc_tr_discovery_free(t);
 	rnsc_tr_prq_free(t);
+	rnsc_tr_blackhole_free(t);
 	for (tr_frame *f = t->out_head, *n; f; f = n) {
 		n = f->next;
 		rnsc_free(ctx, f);
@@ -1278,6 +1280,8 @@ int rnsc_transport_ingest(rnsc_transport *t, uint32_t iface, const uint8_t *fram
 		t->st.malformed++; /* excessive announce frame size */
 		return 0;
 	}
+	if (rnsc_tr_blackhole_drops(t, &p))
+		return 0; /* validate_announce(signal_blackholed=True): dropped before validation */
 	/* Announces are validated early and ingress limited before they are remembered. */
 	rnsc_announce va = {0};
 	int vrc = 0;
@@ -1515,6 +1519,7 @@ int rnsc_transport_tick(rnsc_transport *t, uint64_t now)
 	}
 	if ((rc = rnsc_tr_policy_tick(t, now)))
 		return rc;
+	rnsc_tr_blackhole_tick(t, now);
 	if (now > t->tables_last_culled + RNSC_TABLES_CULL_INTERVAL_MS) {
 		rnsc_tr_policy_cull(t);
 		rc = cull_map(t, &t->paths, now, path_stale);
@@ -1556,6 +1561,8 @@ uint64_t rnsc_transport_next_deadline(const rnsc_transport *t)
 	uint64_t l = rnsc_tr_links_deadline(t);
 	d = l < d ? l : d;
 	l = rnsc_tr_policy_deadline(t);
+	d = l < d ? l : d;
+	l = rnsc_tr_blackhole_deadline(t);
 	return l < d ? l : d;
 }
 

@@ -193,6 +193,7 @@ typedef struct rnsc_transport_stats {
 	uint64_t pr_discovery_full;    /* searches refused: discovery or in-flight table full */
 	uint64_t pr_queued;            /* ingress-limited path requests queued for the next tick */
 	uint64_t pr_queue_dropped;     /* ...dropped: the queue was full (qlen_in_il) */
+	uint64_t announces_blackholed; /* announces dropped: their identity is blackholed */
 } rnsc_transport_stats;
 
 /* A path table entry (Transport.path_table, IDX_PT_*). */
@@ -532,5 +533,63 @@ RNSC_API size_t rnsc_transport_link_table_count(const rnsc_transport *t);
 
 /* Number of entries in the packet hashlist (current + previous generation). */
 RNSC_API size_t rnsc_transport_hashlist_count(const rnsc_transport *t);
+
+/* ---- blackholed identities (transport_blackhole.c) ------------------------------------------
+ * Transport.blackholed_identities: identity hash -> {source, until, reason}. An announce whose
+ * announced identity is listed is dropped on ingest before validation (counted in
+ * stats.announces_blackholed, as validate_announce(signal_blackholed=True) drops it) and
+ * never reaches the path table; adding an identity drops the paths of destinations it
+ * announced (remove_blackholed_paths). Entries with an `until` expire on the transport's jobs
+ * every RNSC_BLACKHOLE_CHECK_INTERVAL_MS. Persistence is the runtime's (the list codec below
+ * writes and reads the reference's msgpack layout). */
+#define RNSC_BLACKHOLE_CHECK_INTERVAL_MS 60000u /* Transport.blackhole_check_interval */
+
+typedef struct rnsc_blackhole_entry {
+	int has_source; /* 0 on add: this transport's identity (a local blackhole) */
+	uint8_t source[RNSC_TRUNCATED_HASHLEN];
+	double until;   /* UNIX seconds; 0: indefinitely (the reference's None) */
+	int until_int;  /* until was an int on the wire (kept so it is written back as one) */
+	const char *reason; /* UTF-8, not NUL-terminated; NULL: none */
+	size_t reason_len;
+} rnsc_blackhole_entry;
+
+/* Transport.blackhole_identity: 1 added (and paths from the identity dropped), 0 when the
+ * identity is already listed (the reference's None), RNSC_ERR_INVAL, RNSC_ERR_NOMEM. */
+RNSC_API int rnsc_transport_blackhole_add(rnsc_transport *t,
+					  const uint8_t identity_hash[RNSC_TRUNCATED_HASHLEN],
+					  const rnsc_blackhole_entry *e);
+/* Transport.unblackhole_identity: 1 removed, 0 when not listed, RNSC_ERR_INVAL. */
+RNSC_API int rnsc_transport_blackhole_remove(rnsc_transport *t,
+					     const uint8_t identity_hash[RNSC_TRUNCATED_HASHLEN]);
+/* 0 and *out filled (reason points into the engine, valid until the table changes), or
+ * RNSC_ERR_NOTFOUND. out may be NULL. */
+RNSC_API int rnsc_transport_blackhole_get(const rnsc_transport *t,
+					  const uint8_t identity_hash[RNSC_TRUNCATED_HASHLEN],
+					  rnsc_blackhole_entry *out);
+RNSC_API size_t rnsc_transport_blackhole_count(const rnsc_transport *t);
+/* Iteration as rnsc_transport_path_next(). */
+RNSC_API int rnsc_transport_blackhole_next(const rnsc_transport *t, size_t *cursor,
+					   uint8_t identity_hash[RNSC_TRUNCATED_HASHLEN],
+					   rnsc_blackhole_entry *out);
+/* Transport.remove_blackholed_paths: drops path entries of destinations whose remembered
+ * identity is blackholed. Returns the number dropped. */
+RNSC_API size_t rnsc_transport_blackhole_purge_paths(rnsc_transport *t);
+
+/* The list codec: the msgpack map the reference persists (storage/blackhole/<source>) and
+ * answers /list with: {identity_hash(bin 16): {"source": bin, "until": None|float|int,
+ * "reason": None|str}}. write emits the entries whose source is only_source (NULL: all).
+ * Returns what rnsc_mp_writer_finish() would (bytes, or the writer's error). */
+struct rnsc_mp_writer;
+RNSC_API int rnsc_blackhole_list_write(struct rnsc_mp_writer *w, const rnsc_transport *t,
+				       const uint8_t *only_source);
+/* Parses such a map (untrusted: from a file or a remote /list answer). cb is called per
+ * entry with a 16-byte key (other keys are skipped, as the reference skips them); e's
+ * pointers point into buf. An entry value that is not a map with the expected types makes
+ * the whole list malformed. Returns the number of entries passed to cb, a cb error (< 0,
+ * stops), or RNSC_ERR_MALFORMED / RNSC_ERR_TRUNCATED. */
+RNSC_API int rnsc_blackhole_list_parse(const uint8_t *buf, size_t len,
+				       int (*cb)(void *ud, const uint8_t id[RNSC_TRUNCATED_HASHLEN],
+						 const rnsc_blackhole_entry *e),
+				       void *ud);
 
 #endif

@@ -159,6 +159,8 @@ struct rnsc_transport {
 	/* the TC_INGRESS_LIMITED inbound queue, for path requests (transport_policy.c) */
 	struct tr_prq *prq;      /* ring of cfg.qlen_in_il entries, allocated on first use */
 	size_t prq_head, prq_n;
+	rnsc_tmap blackhole;      /* blackholed_identities: identity hash -> tr_blackhole* */
+	uint64_t blackhole_last_checked;
 };
 
 /* Transport enabled, or acting for attached programs (which the reference transports
@@ -358,5 +360,13 @@ void rnsc_tr_prq_free(rnsc_transport *t);
 /* transport.c: path_request() for a parsed request from rif. */
 int rnsc_tr_path_request(rnsc_transport *t, const rnsc_pathreq *r, const tr_iface *rif,
 			 int ingress_limited, uint64_t now);
+/* transport_blackhole.c: the blackholed identities table. */
+void rnsc_tr_blackhole_init(rnsc_transport *t);
+void rnsc_tr_blackhole_free(rnsc_transport *t);
+/* An ANNOUNCE whose announced identity is blackholed: counted, 1 (drop it); else 0. */
+int rnsc_tr_blackhole_drops(rnsc_transport *t, const rnsc_packet *p);
+/* The expiry job (every RNSC_BLACKHOLE_CHECK_INTERVAL_MS) and its deadline. */
+void rnsc_tr_blackhole_tick(rnsc_transport *t, uint64_t now);
+uint64_t rnsc_tr_blackhole_deadline(const rnsc_transport *t);
 
 #endif

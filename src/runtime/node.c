@@ -1030,6 +1030,9 @@ int rnsc_node_new(rnsc_ctx *ctx, rnsc_plugin_host *plugins, const rnsc_node_opti
 		node_store_load_hashlist(ctx, n->t, n->storage);
 		node_store_load_paths(ctx, n->t, n->storage, &si);
 	}
+	if (!n->connected) /* Transport.reload_blackhole; drops paths of listed identities */
+		node_store_load_blackhole(ctx, n->t, n->storage, n->set.blackhole_sources.h,
+					  n->set.blackhole_sources.n, rnsc_node_now_ms());
 	if ((rc = rnsc_loop_timer_add(n->loop, MGMT_FIRST_MS * RNSC_NS_PER_MS,
 				      (uint64_t)MGMT_INTERVAL_MS * RNSC_NS_PER_MS, mgmt_cb, n,
 				      &n->mgmt_timer)) ||
@@ -1261,4 +1264,37 @@ int rnsc_node_save(rnsc_node *n)
 	int rc2 = n->connected ? 0 : node_store_save_paths(n->ctx, n->t, n->storage, &si);
 	int rc3 = n->set.enable_transport ? node_store_save_hashlist(n->ctx, n->t, n->storage) : 0;
 	return rc ? rc : rc2 ? rc2 : rc3;
+}
+
+int rnsc_node_blackhole(rnsc_node *n, const uint8_t identity_hash[16], double until,
+			int until_int, const char *reason, size_t reason_len)
+{
+	if (!n || !n->t || !identity_hash)
+		return RNSC_ERR_INVAL;
+	rnsc_blackhole_entry e = {.until = until, .until_int = until_int, .reason = reason,
+				  .reason_len = reason_len};
+	int rc = rnsc_transport_blackhole_add(n->t, identity_hash, &e);
+	if (rc == 1) {
+		int src = node_store_save_blackhole(n->ctx, n->t, n->storage);
+		char hx[33];
+		hexstr(hx, identity_hash, 16);
+		rnsc_log(n->ctx, RNSC_LOG_INFO, WHO, "blackholed identity <%s>", hx);
+		(void)src; /* logged; the table holds it anyway, as persist_blackhole's errors */
+	}
+	return rc;
+}
+
+int rnsc_node_unblackhole(rnsc_node *n, const uint8_t identity_hash[16])
+{
+	if (!n || !n->t || !identity_hash)
+		return RNSC_ERR_INVAL;
+	int rc = rnsc_transport_blackhole_remove(n->t, identity_hash);
+	if (rc == 1) {
+		int src = node_store_save_blackhole(n->ctx, n->t, n->storage);
+		char hx[33];
+		hexstr(hx, identity_hash, 16);
+		rnsc_log(n->ctx, RNSC_LOG_INFO, WHO, "lifted blackhole for identity <%s>", hx);
+		(void)src;
+	}
+	return rc;
 }

@@ -177,4 +177,12 @@ RNSC_API void rnsc_node_log_stats(rnsc_node *n);
 /* Writes the persisted tables now (atomically). Returns 0 or the store's errors. */
 RNSC_API int rnsc_node_save(rnsc_node *n);
 
+/* Reticulum.blackhole_identity / unblackhole_identity on this node: the engine's table
+ * (rnsc_transport_blackhole_add/_remove, source: this transport) and, on a change,
+ * <storage>/blackhole/local rewritten. until: UNIX seconds, 0 forever; reason may be NULL.
+ * Return 1 done, 0 nothing to do (the reference's None), or an error. */
+RNSC_API int rnsc_node_blackhole(rnsc_node *n, const uint8_t identity_hash[16], double until,
+				 int until_int, const char *reason, size_t reason_len);
+RNSC_API int rnsc_node_unblackhole(rnsc_node *n, const uint8_t identity_hash[16]);
+
 #endif

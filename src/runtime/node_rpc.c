@@ -148,7 +148,7 @@ _Static_assert(sizeof(drop_names) / sizeof(drop_names[0]) == RNSC_IFACE_DROP_COU
 	X(forwarded) X(delivered) X(decrypt_failed) X(proofs_sent) X(proofs_valid)         \
 	X(receipts_timed_out) X(pr_received) X(pr_duplicate) X(pr_answered)                \
 	X(hashlist_rotations) X(links_accepted) X(links_refused) X(links_relayed)          \
-	X(link_table_forwarded)
+	X(link_table_forwarded) X(announces_blackholed)
 
 typedef struct stats_ud {
 	rnsc_node *n;
@@ -461,7 +461,8 @@ typedef struct ans_ud {
 	size_t bl;
 } ans_ud;
 
-enum { A_NIL, A_BOOL, A_INT, A_DBL, A_STR, A_BIN, A_EMPTY_LIST, A_EMPTY_MAP, A_PATHS, A_RATES };
+enum { A_NIL, A_BOOL, A_INT, A_DBL, A_STR, A_BIN, A_EMPTY_LIST, A_EMPTY_MAP, A_PATHS, A_RATES,
+       A_BLACKHOLE };
 
 /* Reticulum.get_rate_table: one map per destination; times are floats once set (the
  * reference's initial blocked_until is the int 0). */
@@ -537,6 +538,8 @@ static int build_answer(rnsc_mp_writer *w, void *ud)
 		return rnsc_mp_write_map(w, 0);
 	case A_RATES:
 		return build_rates(w, a->n);
+	case A_BLACKHOLE: /* Transport.blackholed_identities, every source */
+		return rnsc_blackhole_list_write(w, rnsc_node_transport(a->n), NULL);
 	default:
 		return build_paths(w, a->n, a->q);
 	}
@@ -603,10 +606,10 @@ int rnsc_node_rpc_answer(rnsc_node *n, rnsc_ctx *ctx, const uint8_t *req, size_t
 			   streq(q.get, q.get_len, "profiling_results")) {
 			a.kind = A_NIL;
 		} else if (streq(q.get, q.get_len, "blackholed_identities")) {
-			a.kind = A_EMPTY_MAP;
+			a.kind = A_BLACKHOLE;
 		} else if (streq(q.get, q.get_len, "is_blackholed")) {
 			a.kind = A_BOOL;
-			a.iv = 0;
+			a.iv = have_dest && rnsc_transport_blackhole_get(t, q.dest, NULL) == 0;
 		} else {
 			return RNSC_ERR_NOTFOUND;
 		}
@@ -642,8 +645,19 @@ int rnsc_node_rpc_answer(rnsc_node *n, rnsc_ctx *ctx, const uint8_t *req, size_t
 		a.kind = A_BOOL;
 		a.iv = 1;
 	} else if (q.has_blackhole || q.has_unblackhole) {
+		/* Reticulum.blackhole_identity: False for a hash of the wrong length, else
+		 * Transport's True (done) or None (already / not blackholed) */
 		a.kind = A_BOOL;
 		a.iv = 0;
+		if (q.bh_id && q.bh_id_len == RNSC_TRUNCATED_HASHLEN) {
+			int rc = q.has_blackhole ? rnsc_node_blackhole(n, q.bh_id, q.until, q.until_int,
+								       q.reason, q.reason_len)
+						 : rnsc_node_unblackhole(n, q.bh_id);
+			if (rc == 1)
+				a.iv = 1;
+			else if (rc == 0)
+				a.kind = A_NIL;
+		}
 	} else {
 		return RNSC_ERR_NOTFOUND;
 	}

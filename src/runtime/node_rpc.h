@@ -8,10 +8,12 @@
  * path_table (max_hops), rate_table, next_hop_if_name, next_hop, first_hop_timeout,
  * lowest_interface_bitrate, medium_path_timeout, link_count, active_link_count,
  * packet_rssi / packet_snr / packet_q (None: rnsc keeps no radio stats),
- * profiling_results (None), blackholed_identities ({}), is_blackholed (False); drop path,
- * all_via, announce_queues; destination_data used/retain/unretain and identity_data
- * retain (True, nothing to keep); blackhole_identity / unblackhole_identity (False: not
- * implemented). Anything else is answered, as by the reference, by closing the connection.
+ * profiling_results (None), blackholed_identities (the table as Transport's dict),
+ * is_blackholed (bool); drop path, all_via, announce_queues; destination_data
+ * used/retain/unretain and identity_data retain (True, nothing to keep);
+ * blackhole_identity (with until, reason) / unblackhole_identity (True done, None already /
+ * not listed, False for a bad hash; a change rewrites storage/blackhole/local). Anything
+ * else is answered, as by the reference, by closing the connection.
  *
  * Bounds: 16 connections at a time (more are closed at once and counted), 64 KiB per
  * request, 10 s per connection; a connection that fails authentication is closed and

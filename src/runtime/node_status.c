@@ -30,7 +30,7 @@ _Static_assert(sizeof(drop_names) / sizeof(drop_names[0]) == RNSC_IFACE_DROP_COU
 	X(pr_discovery_expired) X(pr_batched) X(pr_ingress_limited) X(pr_egress_limited)   \
 	X(pr_discovery_full) X(pr_queued) X(pr_queue_dropped)                              \
 	X(tunnels_synthesized) X(tunnels_established) X(tunnels_reappeared)                \
-	X(tunnel_paths_restored) X(tunnels_invalid)
+	X(tunnel_paths_restored) X(tunnels_invalid) X(announces_blackholed)
 
 /* A Prometheus label value: backslash, double quote and newline escaped. */
 static void label_str(FILE *f, const char *s)

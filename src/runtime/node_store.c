@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 #include "node_store.h"
 
+#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <string.h>
 #include <sys/stat.h>
 
 #include "identity.h"
 #include "known_file.h"
+#include "msgpack.h"
 #include "packet.h"
 #include "path_file.h"
 #include "store.h"
@@ -314,4 +317,155 @@ int node_store_save_hashlist(rnsc_ctx *ctx, rnsc_transport *t, const char *stora
 	}
 	rnsc_log(ctx, RNSC_LOG_DEBUG, WHO, "saved %zu packet hashes to %s", n, path);
 	return 0;
+}
+
+/* ---- blackholed identities ------------------------------------------------------------- */
+
+#define BLACKHOLE_FILE_MAX (16u * 1024 * 1024)
+
+typedef struct bh_load {
+	rnsc_transport *t;
+	const uint8_t *source;
+	double now_s;
+	int added;
+} bh_load;
+
+static int bh_import(void *ud, const uint8_t id[16], const rnsc_blackhole_entry *e)
+{
+	bh_load *l = ud;
+	if (e->until > 0 && !(l->now_s < e->until))
+		return 0; /* expired while we were away */
+	rnsc_blackhole_entry c = *e;
+	c.has_source = 1; /* the file names the source, whatever the entries say */
+	memcpy(c.source, l->source, 16);
+	int rc = rnsc_transport_blackhole_add(l->t, id, &c);
+	if (rc == 1)
+		l->added++;
+	return rc < 0 ? rc : 0;
+}
+
+static int bh_load_file(rnsc_ctx *ctx, rnsc_transport *t, const char *path,
+			const uint8_t source[16], double now_s)
+{
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	int rc = rnsc_store_read_file(ctx, path, BLACKHOLE_FILE_MAX, &buf, &len);
+	if (rc == 0) {
+		bh_load l = {.t = t, .source = source, .now_s = now_s};
+		rc = rnsc_blackhole_list_parse(buf, len, bh_import, &l);
+		rnsc_free(ctx, buf);
+		if (rc >= 0)
+			return l.added;
+	}
+	if (rc != RNSC_ERR_NOENT)
+		rnsc_log(ctx, RNSC_LOG_ERROR, WHO,
+			 "could not load blackholed identities from %s: %s", path, rnsc_strerror(rc));
+	return rc;
+}
+
+static int unhex16(uint8_t out[16], const char *s)
+{
+	if (strlen(s) != 32)
+		return -1;
+	for (int i = 0; i < 16; i++) {
+		unsigned v;
+		char two[3] = {s[2 * i], s[2 * i + 1], 0};
+		char *end;
+		v = (unsigned)strtoul(two, &end, 16);
+		if (*end || !two[0] || !two[1] || two[0] == '-' || two[0] == '+' || two[0] == ' ')
+			return -1;
+		out[i] = (uint8_t)v;
+	}
+	return 0;
+}
+
+int node_store_load_blackhole(rnsc_ctx *ctx, rnsc_transport *t, const char *storage,
+			      const uint8_t (*sources)[16], size_t n_sources, uint64_t now_ms)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s/blackhole", storage);
+	int rc = rnsc_store_mkdirs(dir);
+	if (rc) {
+		rnsc_log(ctx, RNSC_LOG_ERROR, WHO, "cannot create %s: %s", dir, rnsc_strerror(rc));
+		return rc;
+	}
+	double now_s = (double)now_ms / 1000.0;
+	snprintf(path, sizeof(path), "%s/blackhole/local", storage);
+	rnsc_store_cleanup_temps(path);
+	int total = 0;
+	rc = bh_load_file(ctx, t, path, rnsc_transport_id(t), now_s);
+	if (rc > 0)
+		total += rc;
+	/* then the configured sources' lists: a local entry wins over a source's */
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && (de = readdir(d)) != NULL) {
+		uint8_t src[16];
+		if (unhex16(src, de->d_name))
+			continue; /* "local", ".", temp files */
+		size_t i = 0;
+		while (i < n_sources && memcmp(sources[i], src, 16) != 0)
+			i++;
+		if (i == n_sources) {
+			rnsc_log(ctx, RNSC_LOG_VERBOSE, WHO, "skipping disabled blackhole source <%s>",
+				 de->d_name);
+			continue;
+		}
+		snprintf(path, sizeof(path), "%s/blackhole/%.32s", storage, de->d_name);
+		rc = bh_load_file(ctx, t, path, src, now_s);
+		if (rc > 0)
+			total += rc;
+	}
+	if (d)
+		closedir(d);
+	rnsc_transport_blackhole_purge_paths(t);
+	if (total)
+		rnsc_log(ctx, RNSC_LOG_VERBOSE, WHO, "loaded %d blackholed identit%s from %s", total,
+			 total == 1 ? "y" : "ies", dir);
+	return total;
+}
+
+static int bh_write(rnsc_ctx *ctx, const char *path, const uint8_t *data, size_t len)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = 0;
+	int rc = rnsc_store_mkdirs(dir);
+	if (rc == 0)
+		rc = rnsc_store_write_atomic(path, data, len, 0644);
+	if (rc)
+		rnsc_log(ctx, RNSC_LOG_ERROR, WHO, "error while persisting blackhole list to %s: %s",
+			 path, rnsc_strerror(rc));
+	return rc;
+}
+
+int node_store_save_blackhole(rnsc_ctx *ctx, rnsc_transport *t, const char *storage)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/blackhole/local", storage);
+	rnsc_mp_writer w;
+	rnsc_mp_writer_init(&w, NULL, 0);
+	int n = rnsc_blackhole_list_write(&w, t, rnsc_transport_id(t));
+	if (n < 0)
+		return n;
+	uint8_t *buf = rnsc_alloc(ctx, (size_t)n ? (size_t)n : 1);
+	if (!buf)
+		return RNSC_ERR_NOMEM;
+	rnsc_mp_writer_init(&w, buf, (size_t)n);
+	int m = rnsc_blackhole_list_write(&w, t, rnsc_transport_id(t));
+	int rc = m == n ? bh_write(ctx, path, buf, (size_t)n) : RNSC_ERR_STATE;
+	rnsc_free(ctx, buf);
+	return rc;
+}
+
+int node_store_save_blackhole_source(rnsc_ctx *ctx, const char *storage,
+				     const uint8_t source[16], const uint8_t *list, size_t len)
+{
+	char path[PATH_MAX];
+	int k = snprintf(path, sizeof(path), "%s/blackhole/", storage);
+	for (int i = 0; i < 16 && k > 0 && (size_t)k + 3 < sizeof(path); i++)
+		k += snprintf(path + k, sizeof(path) - (size_t)k, "%02x", source[i]);
+	return bh_write(ctx, path, list, len);
 }

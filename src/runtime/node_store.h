@@ -42,4 +42,19 @@ int node_store_save_paths(rnsc_ctx *ctx, rnsc_transport *t, const char *storage,
 int node_store_load_hashlist(rnsc_ctx *ctx, rnsc_transport *t, const char *storage);
 int node_store_save_hashlist(rnsc_ctx *ctx, rnsc_transport *t, const char *storage);
 
+/* Blackholed identities in the reference's layout: <storage>/blackhole/local holds this
+ * node's own entries, <storage>/blackhole/<source hex> the list fetched from a configured
+ * blackhole source (Transport.reload_blackhole / persist_blackhole, BlackholeUpdater); each
+ * a msgpack map (rnsc_blackhole_list_write). load creates the folder, reads "local" (source:
+ * this transport) then each file of a source in `sources` (others are skipped), drops
+ * entries already expired at now_ms, keeps local entries over a source's, and purges
+ * paths. Returns the number of entries loaded or a negative code (logged). */
+int node_store_load_blackhole(rnsc_ctx *ctx, rnsc_transport *t, const char *storage,
+			      const uint8_t (*sources)[16], size_t n_sources, uint64_t now_ms);
+/* Writes this node's own entries to <storage>/blackhole/local (temp + rename). */
+int node_store_save_blackhole(rnsc_ctx *ctx, rnsc_transport *t, const char *storage);
+/* Writes a source's list as received (BlackholeUpdater) to <storage>/blackhole/<hex>. */
+int node_store_save_blackhole_source(rnsc_ctx *ctx, const char *storage,
+				     const uint8_t source[16], const uint8_t *list, size_t len);
+
 #endif

@@ -665,10 +665,35 @@ int rnsc_rpc_request_parse(rnsc_rpc_request *q, const uint8_t *p, size_t len)
 				return RNSC_ERR_MALFORMED;
 			continue;
 		}
-		if (streq(k, kl, "blackhole_identity"))
-			q->has_blackhole = 1;
-		if (streq(k, kl, "unblackhole_identity"))
-			q->has_unblackhole = 1;
+		if (streq(k, kl, "blackhole_identity") || streq(k, kl, "unblackhole_identity")) {
+			if (k[0] == 'b')
+				q->has_blackhole = 1;
+			else
+				q->has_unblackhole = 1;
+			if (t.type == RNSC_MP_BIN) {
+				if (rnsc_mp_read_bin(&r, &q->bh_id, &q->bh_id_len))
+					return RNSC_ERR_MALFORMED;
+				continue;
+			}
+		}
+		if (streq(k, kl, "until") && t.type != RNSC_MP_NIL) {
+			/* time.time() + duration: a float; an int from other callers */
+			if (t.type == RNSC_MP_FLOAT64 || t.type == RNSC_MP_FLOAT32)
+				q->until = t.type == RNSC_MP_FLOAT64 ? t.f64 : t.f32;
+			else if (t.type == RNSC_MP_UINT)
+				q->until = (double)t.u, q->until_int = 1;
+			else if (t.type == RNSC_MP_INT)
+				q->until = 1e-9, q->until_int = 1; /* before the epoch: expired */
+			else
+				return RNSC_ERR_MALFORMED;
+			if (!(q->until >= 0))
+				return RNSC_ERR_MALFORMED;
+		}
+		if (streq(k, kl, "reason") && t.type == RNSC_MP_STR) {
+			if (rnsc_mp_read_str(&r, &q->reason, &q->reason_len))
+				return RNSC_ERR_MALFORMED;
+			continue;
+		}
 		if (rnsc_mp_skip(&r))
 			return RNSC_ERR_MALFORMED;
 	}

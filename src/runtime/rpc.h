@@ -129,6 +129,14 @@ typedef struct rnsc_rpc_request {
 	const char *get, *drop, *dest_data, *ident_data;
 	size_t get_len, drop_len, dest_data_len, ident_data_len;
 	int has_blackhole, has_unblackhole;
+	/* blackhole_identity / unblackhole_identity: the identity hash (any length as sent);
+	 * until (UNIX seconds, 0: None; until_int when sent as an int) and reason (NULL: None) */
+	const uint8_t *bh_id;
+	size_t bh_id_len;
+	double until;
+	int until_int;
+	const char *reason;
+	size_t reason_len;
 	int has_max_hops;
 	int64_t max_hops;
 	const uint8_t *dest; /* destination_hash, packet_hash or identity_hash */

@@ -98,10 +98,10 @@ sources() {
 		# The echo benchmark's HTTP/1.1 parser (bench/echo/echo_http.c): no dependencies.
 		echo "-I$top/bench/echo $top/bench/echo/echo_http.c"
 		;;
-	transport)
+	transport | blackhole)
 		# The transport engine on top of every wire-format module, with the OpenSSL
 		# crypto plugin compiled in (fuzz_wire.h).
-		for m in $core transport transport_map transport_link transport_policy transport_tunnel transport_discovery ingress announce_cap announce_rate link; do printf '%s ' "$top/src/lib/$m.c"; done
+		for m in $core transport transport_map transport_link transport_policy transport_tunnel transport_discovery transport_blackhole ingress announce_cap announce_rate link; do printf '%s ' "$top/src/lib/$m.c"; done
 		echo "$top/plugins/crypto/openssl/openssl.c -lcrypto"
 		;;
 	resource)
@@ -147,7 +147,7 @@ run_target() {
 
 # Targets run in RNSC_FUZZ_JOBS lanes (default 2: one per core on the CI machines), each
 # lane sequential; the reports are printed in target order at the end.
-targets="${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport link known pathfile shlex auto ws ws_session resource wire_codec request stream rpc echo_http}"
+targets="${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport link known pathfile shlex auto ws ws_session resource wire_codec request stream rpc echo_http blackhole}"
 jobs=${RNSC_FUZZ_JOBS:-2}
 lane=0
 while [ "$lane" -lt "$jobs" ]; do
