@@ -33,6 +33,7 @@
 
 #include "cli.h"
 #include "participant.h"
+#include "rapl.h"
 #include "pyref.h"
 #include "scenario_abi.h"
 
@@ -73,6 +74,7 @@ typedef struct sample {
 	rnsc_scenario_sample v; /* the plugin's verdict and counters */
 	long rss_kib[2];  /* initiator / driver, responder / relay */
 	double cpu_s[2];
+	double energy_j; /* package energy over the timed interval (RAPL); < 0: not available */
 } sample;
 
 typedef struct cell {
@@ -89,6 +91,7 @@ typedef struct cell {
 	/* relay cells: frames carried per CPU-second of the relay (median), a figure that holds
 	 * when the machine is shared and a single-threaded relay gets a thread's share */
 	double per_cpu_med;
+	double energy_med; /* < 0: no sample had an energy figure */
 } cell;
 
 typedef struct run_opts {
@@ -97,6 +100,7 @@ typedef struct run_opts {
 	int quick; /* --quick: told to the participants (a scenario may run a stated smaller variant) */
 	const char *self, *python, *ref_script;
 	const char *keep_dir; /* keep participant logs here */
+	rnsc_rapl rapl;       /* package energy, when the machine exposes it */
 } run_opts;
 
 /* ---- one sample -------------------------------------------------------------------- */
@@ -279,12 +283,16 @@ static void run_endpoints(const run_opts *o, const cell *c, int idx, sample *s)
 	if (part_readline(&res, 30, line, sizeof(line), &why) < 0 || strcmp(line, "started") != 0)
 		FAIL("%s responder: expected 'started' (%s)", impl_name[c->pr->responder],
 		     *why ? why : line);
+	rnsc_rapl_mark e0, e1;
+	rnsc_rapl_mark_now(&o->rapl, &e0);
 	if (part_send(&ini, cmd))
 		FAIL("the initiator went away before start");
 	if (part_readline(&ini, o->seconds + o->drain + 30, line, sizeof(line), &why) < 0 ||
 	    strcmp(line, "done") != 0)
 		FAIL("%s initiator: %s while timing (log: %s)", impl_name[c->pr->initiator],
 		     *why ? why : line, ilog);
+	rnsc_rapl_mark_now(&o->rapl, &e1);
+	s->energy_j = rnsc_rapl_joules(&o->rapl, &e0, &e1);
 	if (part_send(&res, "collect") || part_send(&ini, "collect"))
 		FAIL("a participant went away before collect");
 	char rres[1024];
@@ -379,12 +387,16 @@ static void run_relay(const run_opts *o, const cell *c, int idx, sample *s)
 
 	/* timing starts: from here a sample is never retried */
 	snprintf(cmd, sizeof(cmd), "start seconds=%g drain=%g", o->seconds, o->drain);
+	rnsc_rapl_mark e0, e1;
+	rnsc_rapl_mark_now(&o->rapl, &e0);
 	if (part_send(&drv, cmd))
 		FAIL("the wire driver went away before start");
 	if (part_readline(&drv, o->seconds + o->drain + 30, line, sizeof(line), &why) < 0 ||
 	    strcmp(line, "done") != 0)
 		FAIL("wire driver: %s while timing through the %s relay (log: %s)",
 		     *why ? why : line, rname, dlog);
+	rnsc_rapl_mark_now(&o->rapl, &e1);
+	s->energy_j = rnsc_rapl_joules(&o->rapl, &e0, &e1);
 	if (part_send(&drv, "collect"))
 		FAIL("the wire driver went away before collect");
 	if (part_readline(&drv, 30, line, sizeof(line), &why) < 0 || strncmp(line, "result", 6))
@@ -410,6 +422,7 @@ out:
 static void run_sample(const run_opts *o, const cell *c, int idx, sample *s)
 {
 	memset(s, 0, sizeof(*s));
+	s->energy_j = -1;
 	if (c->sc->ops->topology == RNSC_SCENARIO_RELAY)
 		run_relay(o, c, idx, s);
 	else
@@ -436,8 +449,8 @@ static void reduce(cell *c)
 {
 	double r[MAX_SAMPLES], g[MAX_SAMPLES], p5[MAX_SAMPLES], p9[MAX_SAMPLES];
 	double rs0[MAX_SAMPLES], rs1[MAX_SAMPLES], c0[MAX_SAMPLES], c1[MAX_SAMPLES];
-	double pc[MAX_SAMPLES];
-	int k = 0;
+	double pc[MAX_SAMPLES], en[MAX_SAMPLES];
+	int k = 0, ke = 0;
 	c->conformant = c->n > 0;
 	for (int i = 0; i < c->n; i++) {
 		const sample *s = &c->s[i];
@@ -451,6 +464,8 @@ static void reduce(cell *c)
 		p9[k] = s->v.p99_us, rs0[k] = (double)s->rss_kib[0];
 		rs1[k] = (double)s->rss_kib[1], c0[k] = s->cpu_s[0], c1[k] = s->cpu_s[1];
 		pc[k] = s->cpu_s[1] > 0 ? (double)s->v.delivered / s->cpu_s[1] : 0;
+		if (s->energy_j >= 0)
+			en[ke++] = s->energy_j;
 		k++;
 	}
 	c->rate_min = c->rate_max = 0;
@@ -465,6 +480,7 @@ static void reduce(cell *c)
 	c->rss_med[0] = (long)median(rs0, k), c->rss_med[1] = (long)median(rs1, k);
 	c->cpu_med[0] = median(c0, k), c->cpu_med[1] = median(c1, k);
 	c->per_cpu_med = median(pc, k);
+	c->energy_med = ke ? median(en, ke) : -1;
 }
 
 static int is_relay(const cell *c)
@@ -492,6 +508,15 @@ static void write_json(FILE *f, const cell *cells, size_t n, const run_opts *o,
 		   "\"reference_version\": ",
 		o->seconds, o->drain, o->samples, o->quick ? "true" : "false");
 	cli_json_str(f, ref_version);
+	fprintf(f, ", \"energy\": ");
+	if (o->rapl.n) {
+		char what[64];
+		snprintf(what, sizeof(what), "RAPL, %d package zone(s), machine-wide", o->rapl.n);
+		cli_json_str(f, what);
+	} else {
+		fprintf(f, "null, \"energy_unavailable\": ");
+		cli_json_str(f, o->rapl.why);
+	}
 	fprintf(f, "},\n\"cells\": [\n");
 	for (size_t i = 0; i < n; i++) {
 		const cell *c = &cells[i];
@@ -507,6 +532,10 @@ static void write_json(FILE *f, const cell *cells, size_t n, const run_opts *o,
 				impl_name[c->pr->initiator], impl_name[c->pr->responder]);
 		if (is_relay(c))
 			fprintf(f, ", \"frames_per_relay_cpu_s\": %.6g", c->per_cpu_med);
+		if (c->energy_med >= 0)
+			fprintf(f, ", \"energy_j\": %.6g", c->energy_med);
+		else
+			fprintf(f, ", \"energy_j\": null");
 		fprintf(f, ", \"interface_policy\": ");
 		cli_json_str(f, c->sc->ops->iface_policy);
 		fprintf(f, ", \"link_mtu\": %u,\n   \"conformant\": %s, \"rate\": {\"median\": %.6g, "
@@ -524,6 +553,8 @@ static void write_json(FILE *f, const cell *cells, size_t n, const run_opts *o,
 				   "\"elapsed_s\": %.6g, \"rate\": %.6g",
 				k ? ", " : "", s->ok ? "true" : "false", s->sent, s->proved, s->delivered,
 				s->timeouts, s->unproved, s->bytes, s->elapsed_s, s->rate);
+			if (c->s[k].energy_j >= 0)
+				fprintf(f, ", \"energy_j\": %.6g", c->s[k].energy_j);
 			if (s->extra_json[0])
 				fprintf(f, ", %s", s->extra_json);
 			if (!s->ok) {
@@ -569,6 +600,13 @@ static void write_md(FILE *f, const cell *cells, size_t n, const run_opts *o,
 	if (o->quick)
 		fprintf(f, "Quick run (`--quick`): scenarios with a stated quick variant ran it (see "
 			   "their descriptions).\n\n");
+	if (o->rapl.n)
+		fprintf(f, "Energy: package energy from RAPL (%d zone(s)) over each sample's timed "
+			   "interval, machine-wide (both participants and anything else running); "
+			   "medians in the cell tables.\n\n", o->rapl.n);
+	else
+		fprintf(f, "Energy: not measured on this machine (%s); omitted, never estimated.\n\n",
+			o->rapl.why);
 	fprintf(f, "## At a glance\n\nEndpoint scenarios: rnsc→rnsc against reference→reference; "
 		   "relay scenarios: rnsc daemon as relay against the reference's rnsd as relay, the "
 		   "same wire driver for both.\n\n| scenario | rnsc | reference | ratio |\n"
@@ -630,6 +668,16 @@ static void write_md(FILE *f, const cell *cells, size_t n, const run_opts *o,
 				c->rate_max, sc->ops->unit, c->goodput_med / 1024, c->p50_med, c->p99_med,
 				c->rss_med[0] / 1024.0, c->rss_med[1] / 1024.0, c->cpu_med[0],
 				c->cpu_med[1]);
+		}
+		if (o->rapl.n) {
+			fprintf(f, "\nPackage energy per sample (J, median):");
+			for (size_t i = 0; i < n; i++)
+				if (cells[i].sc == sc && cells[i].energy_med >= 0) {
+					char label[64];
+					cell_label(&cells[i], label, sizeof(label), "→");
+					fprintf(f, " %s %.1f;", label, cells[i].energy_med);
+				}
+			fprintf(f, "\n");
 		}
 		if (relay) {
 			fprintf(f, "\nCarried frames per CPU-second of the relay (median; the CPU time "
@@ -911,6 +959,7 @@ static int run(int argc, char **argv)
 		return CLI_SETUP;
 	}
 	o.self = self, o.python = python, o.ref_script = script;
+	(void)rnsc_rapl_open(&o.rapl);
 	if (o.keep_dir && mkdir(o.keep_dir, 0755) != 0 && errno != EEXIST) {
 		fprintf(stderr, "rnsc bench: cannot create %s: %s\n", o.keep_dir, strerror(errno));
 		return CLI_SETUP;
