@@ -33,6 +33,8 @@ void cli_env_close(cli_env *env);
 void cli_hex(char *out, const uint8_t *p, size_t len); /* out holds 2*len+1 */
 int cli_unhex(uint8_t *out, size_t cap, const char *hex); /* returns length or -1 */
 void cli_json_str(FILE *f, const char *s);
+/* RNS.prettytime: "1d, 2h, 3m and 4.5s", "-" in front when negative, "0s" for zero. */
+void cli_prettytime(char *out, size_t cap, double t);
 /* "environment": {cpu, kernel, compiler, rnsc_version} (no trailing comma). */
 void cli_env_json(FILE *f);
 

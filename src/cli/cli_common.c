@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -10,6 +11,7 @@
 #include "src/cli/build_info.h"
 #include "config.h"
 #include "crypto.h"
+#include "status_json.h"
 
 /* openssl first (the default), then sodium, then anything else that loaded; with both,
  * X25519 and Ed25519 come from libsodium: OpenSSL builds a key object (and derives its
@@ -223,4 +225,42 @@ int cli_exec_ref(const char *sub, int argc, char **argv)
 		"there; build or install it with rnsc\n", path, strerror(errno));
 	free(av);
 	return CLI_SETUP;
+}
+
+/* RNS.prettytime */
+void cli_prettytime(char *out, size_t cap, double t)
+{
+	int neg = t < 0;
+	if (neg)
+		t = -t;
+	long days = (long)(t / 86400);
+	t = fmod(t, 86400);
+	long hours = (long)(t / 3600);
+	t = fmod(t, 3600);
+	long minutes = (long)(t / 60);
+	t = fmod(t, 60);
+	double seconds = round(t * 100) / 100;
+	char comp[4][48];
+	int nc = 0;
+	if (days > 0)
+		snprintf(comp[nc++], 48, "%ldd", days);
+	if (hours > 0)
+		snprintf(comp[nc++], 48, "%ldh", hours);
+	if (minutes > 0)
+		snprintf(comp[nc++], 48, "%ldm", minutes);
+	if (seconds > 0) {
+		char r[40];
+		rnsc_py_float_repr(r, sizeof(r), seconds);
+		snprintf(comp[nc++], 48, "%ss", r);
+	}
+	size_t o = 0;
+	out[0] = 0;
+	if (neg && nc)
+		o += (size_t)snprintf(out + o, cap - o, "-");
+	for (int i = 0; i < nc && o < cap; i++) {
+		const char *sep = i == 0 ? "" : i < nc - 1 ? ", " : " and ";
+		o += (size_t)snprintf(out + o, cap - o, "%s%s", sep, comp[i]);
+	}
+	if (!nc)
+		snprintf(out, cap, "0s");
 }

@@ -341,43 +341,6 @@ static int drop_cmd(rnsc_node *n, rnsc_ctx *ctx, int which, const uint8_t *dest)
 
 #define BH_EXIT 20 /* rnpath's exit(20) */
 
-/* RNS.prettytime */
-static void prettytime(char *out, size_t cap, double t)
-{
-	int neg = t < 0;
-	if (neg)
-		t = -t;
-	long days = (long)(t / 86400);
-	t = fmod(t, 86400);
-	long hours = (long)(t / 3600);
-	t = fmod(t, 3600);
-	long minutes = (long)(t / 60);
-	t = fmod(t, 60);
-	double seconds = round(t * 100) / 100;
-	char comp[4][48];
-	int nc = 0;
-	if (days > 0)
-		snprintf(comp[nc++], 48, "%ldd", days);
-	if (hours > 0)
-		snprintf(comp[nc++], 48, "%ldh", hours);
-	if (minutes > 0)
-		snprintf(comp[nc++], 48, "%ldm", minutes);
-	if (seconds > 0) {
-		char r[40];
-		rnsc_py_float_repr(r, sizeof(r), seconds);
-		snprintf(comp[nc++], 48, "%ss", r);
-	}
-	size_t o = 0;
-	out[0] = 0;
-	if (neg && nc)
-		o += (size_t)snprintf(out + o, cap - o, "-");
-	for (int i = 0; i < nc && o < cap; i++) {
-		const char *sep = i == 0 ? "" : i < nc - 1 ? ", " : " and ";
-		o += (size_t)snprintf(out + o, cap - o, "%s%s", sep, comp[i]);
-	}
-	if (!nc)
-		snprintf(out, cap, "0s");
-}
 
 /* A request to the shared instance, the answer in *resp (malloc'd). */
 static int rpc_raw(rnsc_node *n, rnsc_ctx *ctx, const uint8_t *req, size_t len, uint8_t **resp,
@@ -410,7 +373,7 @@ static int bh_line(void *ud, const uint8_t id[16], const rnsc_blackhole_entry *e
 	pretty(ph, id);
 	if (e->until > 0) {
 		char pt[100];
-		prettytime(pt, sizeof(pt), e->until - b->now > 0 ? e->until - b->now : 0);
+		cli_prettytime(pt, sizeof(pt), e->until - b->now > 0 ? e->until - b->now : 0);
 		snprintf(until, sizeof(until), "for %s", pt);
 	} else {
 		snprintf(until, sizeof(until), "indefinitely");

@@ -239,43 +239,6 @@ static void prettyfrequency_lpf1(char *out, size_t cap, double hz)
 	snprintf(out, cap, "%.2fYHz", n);
 }
 
-static void prettytime(char *out, size_t cap, double t)
-{
-	int neg = t < 0;
-	if (neg)
-		t = -t;
-	long days = (long)(t / 86400);
-	t = fmod(t, 86400);
-	long hours = (long)(t / 3600);
-	t = fmod(t, 3600);
-	long minutes = (long)(t / 60);
-	t = fmod(t, 60);
-	double seconds = round(t * 100) / 100;
-	char comp[4][48];
-	int nc = 0;
-	if (days > 0)
-		snprintf(comp[nc++], 48, "%ldd", days);
-	if (hours > 0)
-		snprintf(comp[nc++], 48, "%ldh", hours);
-	if (minutes > 0)
-		snprintf(comp[nc++], 48, "%ldm", minutes);
-	if (seconds > 0) {
-		char r[40];
-		rnsc_py_float_repr(r, sizeof(r), seconds);
-		snprintf(comp[nc++], 48, "%ss", r);
-	}
-	size_t o = 0;
-	out[0] = 0;
-	if (neg && nc)
-		o += (size_t)snprintf(out + o, cap - o, "-");
-	for (int i = 0; i < nc && o < cap; i++) {
-		const char *sep = i == 0 ? "" : i < nc - 1 ? ", " : " and ";
-		o += (size_t)snprintf(out + o, cap - o, "%s%s", sep, comp[i]);
-	}
-	if (!nc)
-		snprintf(out, cap, "0s");
-}
-
 /* Python's len() of a UTF-8 string: code points. */
 static size_t ulen(const char *s)
 {
@@ -427,7 +390,7 @@ static void burst_str(const val *i, const char *active, const char *count, const
 		snprintf(on, sizeof(on), "on %.0f ", num(i, count));
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	prettytime(t, sizeof(t), (double)ts.tv_sec + ts.tv_nsec / 1e9 - num(i, since));
+	cli_prettytime(t, sizeof(t), (double)ts.tv_sec + ts.tv_nsec / 1e9 - num(i, since));
 	snprintf(out, cap, "%sburst %sfor %s", lead, on, t);
 }
 
@@ -598,9 +561,9 @@ static void print_iface(const val *i, const opts *o)
 			  *arg = get(i, "announce_rate_grace");
 		if (truthy(art)) {
 			char t1[64], t2[64], t3[40];
-			prettytime(t1, sizeof(t1), art->num);
+			cli_prettytime(t1, sizeof(t1), art->num);
 			if (is_num(arp)) {
-				prettytime(t2, sizeof(t2), arp->num);
+				cli_prettytime(t2, sizeof(t2), arp->num);
 				if (truthy(arg)) {
 					if (arg->is_float)
 						rnsc_py_float_repr(t3, sizeof(t3), arg->num);
@@ -754,7 +717,7 @@ static int print_status(const val *stats, const opts *o, int has_lc, double link
 		const val *up = get(stats, "transport_uptime");
 		if (is_num(up)) {
 			char t[128];
-			prettytime(t, sizeof(t), up->num);
+			cli_prettytime(t, sizeof(t), up->num);
 			printf(" Uptime is %s%s\n", t, lstr);
 		}
 	} else if (lstr[0]) {
