@@ -10,28 +10,14 @@
 #include "destination.h"
 #include "packet.h"
 #include "cu_run.h"
+#include "engine_env.h"
 #include "identity.h"
 #include "msgpack.h"
 #include "plugin_host.h"
 #include "transport.h"
 
-static rnsc_ctx *C;
-static rnsc_plugin_host *H;
 static uint64_t NOW = 1700000000000ull;
 static const char *const ASP[] = {"blackhole", "test"};
-
-static uint64_t rng_state = 0x1234567887654321u;
-static int test_rng(void *ud, uint8_t *out, size_t len)
-{
-	(void)ud;
-	for (size_t i = 0; i < len; i++) {
-		rng_state ^= rng_state << 13;
-		rng_state ^= rng_state >> 7;
-		rng_state ^= rng_state << 17;
-		out[i] = (uint8_t)rng_state;
-	}
-	return 0;
-}
 
 static int unhex(uint8_t *out, size_t cap, const char *hx)
 {
@@ -319,15 +305,8 @@ static void test_list_codec(void)
 
 int main(void)
 {
-	if (rnsc_ctx_new(&C) || rnsc_plugin_host_new(C, &H) || rnsc_plugin_host_add_default_dirs(H))
+	if (engine_env_open("transport_blackhole_test", 0x1234567887654321u))
 		return 1;
-	rnsc_plugin_host_scan(H);
-	if (rnsc_crypto_set_order(C, "openssl") != 0) {
-		fprintf(stderr, "transport_blackhole_test: FAILED: openssl plugin did not load\n");
-		return 1;
-	}
-	rnsc_crypto_set_rng(C, test_rng, NULL);
-	rnsc_ctx_set_log_level(C, RNSC_LOG_WARNING);
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 1;
 	CU_pSuite s = CU_add_suite("transport_blackhole", NULL, NULL);
@@ -335,7 +314,6 @@ int main(void)
 	CU_add_test(s, "iteration and expiry on the jobs", test_iterate_and_expire);
 	CU_add_test(s, "list codec against the reference's bytes", test_list_codec);
 	int rc = rnsc_cu_run();
-	rnsc_plugin_host_del(H);
-	rnsc_ctx_del(C);
+	engine_env_close();
 	return rc;
 }

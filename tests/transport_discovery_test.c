@@ -7,6 +7,7 @@
 
 #include "crypto.h"
 #include "cu_run.h"
+#include "engine_env.h"
 #include "destination.h"
 #include "node_policy.h"
 #include "packet.h"
@@ -14,21 +15,6 @@
 #include "plugin_host.h"
 #include "transport.h"
 
-static rnsc_ctx *C;
-static rnsc_plugin_host *H;
-
-static uint64_t rng_state = 0x9E3779B97F4A7C15u;
-static int test_rng(void *ud, uint8_t *out, size_t len)
-{
-	(void)ud;
-	for (size_t i = 0; i < len; i++) {
-		rng_state ^= rng_state << 13;
-		rng_state ^= rng_state >> 7;
-		rng_state ^= rng_state << 17;
-		out[i] = (uint8_t)rng_state;
-	}
-	return 0;
-}
 
 #define MAXN 5
 #define MAXW 6
@@ -571,15 +557,8 @@ static void test_config(void)
 
 int main(void)
 {
-	if (rnsc_ctx_new(&C) || rnsc_plugin_host_new(C, &H) || rnsc_plugin_host_add_default_dirs(H))
+	if (engine_env_open("transport_discovery_test", 0x9E3779B97F4A7C15u))
 		return 1;
-	rnsc_plugin_host_scan(H);
-	if (rnsc_crypto_set_order(C, "openssl") != 0) {
-		fprintf(stderr, "transport_discovery_test: FAILED: openssl plugin did not load\n");
-		return 1;
-	}
-	rnsc_crypto_set_rng(C, test_rng, NULL);
-	rnsc_ctx_set_log_level(C, RNSC_LOG_WARNING);
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 1;
 	CU_pSuite s = CU_add_suite("transport_discovery", NULL, NULL);
@@ -596,7 +575,6 @@ int main(void)
 	CU_add_test(s, "bounded tables", test_tables_full);
 	CU_add_test(s, "configuration: egress_control, ec_pr_freq, recursive_prs", test_config);
 	int rc = rnsc_cu_run();
-	rnsc_plugin_host_del(H);
-	rnsc_ctx_del(C);
+	engine_env_close();
 	return rc;
 }
