@@ -10,17 +10,19 @@ import sys
 
 
 def table(rec):
-    out = ["| set | impl | algo | pages | THP MiB | JIT | AES | init threads | cache s | dataset s "
-           "| H/s median | min | max |",
-           "| ---: | --- | --- | --- | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    out = ["| set | impl | algo | pages | THP MiB | JIT | AES | fetch | init threads | cache s "
+           "| dataset s | H/s median | min | max |",
+           "| ---: | --- | --- | --- | ---: | --- | --- | --- | ---: | ---: | ---: | ---: | ---: "
+           "| ---: |"]
     for r in rec["runs"]:
         if not r["ok"]:
             out.append(f"| {r.get('group', 0) + 1} | {r['impl']} | {r['algo']} | (failed) "
-                       "| | | | | | | | | |")
+                       "| | | | | | | | | | |")
             continue
         out.append(f"| {r.get('group', 0) + 1} | {r['impl']} ({r['impl_version']}) | {r['algo']} "
                    f"| {r['pages']} | "
-                   f"{r['thp_mib']:.0f} | {r['jit']} | {r['aes']} | {r['init_threads']:.0f} | "
+                   f"{r['thp_mib']:.0f} | {r['jit']} | {r['aes']} | {r.get('prefetch', 'hint')} | "
+                   f"{r['init_threads']:.0f} | "
                    f"{r['cache_init_s']:.2f} | {r['dataset_init_s']:.2f} | "
                    f"**{r['hs_median']:.1f}** | {r['hs_min']:.1f} | {r['hs_max']:.1f} |")
     return "\n".join(out)
@@ -48,7 +50,11 @@ def main():
           f"({env['hugepage_kb']} kB)")
     print(f"- compiler: {env['compiler']}; rnsc {first['rnsc_version']}; librandomx "
           f"{env['librandomx_version']}")
-    print(f"- JIT: see the JIT column (on = x86-64 JIT for both implementations)\n")
+    print(f"- JIT: see the JIT column (on = x86-64 JIT for both implementations)")
+    print("- fetch: how a full-memory machine gets each dataset item ahead of its use: `spec` = "
+          "a speculative load that starts the TLB walk, then a prefetch an iteration later "
+          "(rnsc's v2 JIT default), `hint` = a prefetch instruction (upstream's and librandomx's "
+          "way), `none` = light mode\n")
     for mode, rec in data.items():
         e = rec["environment"]
         print(f"## {mode} mode ({rec['date']})\n")

@@ -127,7 +127,10 @@ for path in sys.argv[1:]:
     assert len(r["hs_samples"]) == 2 and r["hs_min"] <= r["hs_median"] <= r["hs_max"], r
     assert r["hs_min"] > 0 and r["cache_init_s"] > 0 and r["dataset_init_s"] == 0, r
     assert r["jit"] in ("on", "off") and r["pages"] in ("4k", "thp", "hugetlb"), r
+    assert r["prefetch"] == "none", r  # light mode computes items, it fetches none
 ' "$tmp/cal_stdout.json" "$tmp/cal.json"
+check "bad --prefetch refused" 2 $TL calibrate --mode light --prefetch sometimes
+expect_grep "bad --prefetch named" "invalid value 'sometimes' for --prefetch" "$tmp/err"
 check "calibrate with the W^X JIT" 0 $TL calibrate --mode light --workers 1 --samples 1 --hashes 2 \
   --algo v1 --impl own --secure-jit --json --output "$tmp/calw.json"
 check "secure JIT reported" 0 "$PY" -c '

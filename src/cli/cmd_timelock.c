@@ -32,7 +32,8 @@ static void usage(FILE *f)
 	fprintf(f,
 "Usage: rnsc timelock calibrate [--mode full|light] [--workers 1] [--samples N] [--hashes H]\n"
 "                               [--algo v1|v2] [--impl own|librandomx] [--pages auto|4k|both]\n"
-"                               [--init-threads N] [--json] [--output FILE]\n"
+"                               [--prefetch spec|hint] [--init-threads N] [--json]\n"
+"                               [--output FILE]\n"
 "       rnsc timelock seal --seconds S [--rate H/S | --steps N] [--checkpoint-every N]\n"
 "                          [--mode full|light] [--algo v1|v2] [--impl own|librandomx] IN OUT\n"
 "       rnsc timelock open [--mode full|light] [--impl own|librandomx] [--max-steps N]\n"
@@ -72,6 +73,11 @@ static void usage(FILE *f)
 "  --secure-jit           keep JIT code pages W^X (never writable and executable at once;\n"
 "                         two page-protection changes per program, a little slower). Also\n"
 "                         asks librandomx for its secure JIT.\n"
+"  --prefetch spec|hint   own v2 full-memory JIT: start each dataset item's TLB walk with\n"
+"                         a load that runs only speculatively and prefetch the line an\n"
+"                         iteration later (spec, the default), or fetch it with one\n"
+"                         prefetch instruction as upstream RandomX does (hint). Same\n"
+"                         hashes either way.\n"
 "  --init-threads N       threads for the dataset (default: all online CPUs)\n"
 "  --workers 1            chain workers; a sequential chain has exactly one\n"
 "  --samples N            calibration samples (default 5)\n"
@@ -106,6 +112,7 @@ typedef struct tl_opts {
 	int pages;        /* 0 auto, 1 4k, 2 both */
 	int interp;
 	int secure_jit; /* W^X JIT pages for every machine of the run */
+	int prefetch_hint; /* own full-memory JIT: prefetchnta instead of the speculative load */
 	unsigned init_threads;
 	unsigned samples;
 	unsigned hashes;
@@ -145,7 +152,7 @@ static int parse_opts(tl_opts *o, int argc, char **argv)
 {
 	enum { O_MODE = 256, O_ALGO, O_IMPL, O_PAGES, O_INTERP, O_THREADS, O_WORKERS, O_SAMPLES,
 	       O_HASHES, O_JSON, O_OUTPUT, O_SECONDS, O_RATE, O_STEPS, O_CKPT, O_MAX, O_NORESUME,
-	       O_CRYPTO, O_SECURE_JIT };
+	       O_CRYPTO, O_SECURE_JIT, O_PREFETCH };
 	static const struct option opts[] = {
 		{"mode", required_argument, NULL, O_MODE},
 		{"algo", required_argument, NULL, O_ALGO},
@@ -153,6 +160,7 @@ static int parse_opts(tl_opts *o, int argc, char **argv)
 		{"pages", required_argument, NULL, O_PAGES},
 		{"interp", no_argument, NULL, O_INTERP},
 		{"secure-jit", no_argument, NULL, O_SECURE_JIT},
+		{"prefetch", required_argument, NULL, O_PREFETCH},
 		{"init-threads", required_argument, NULL, O_THREADS},
 		{"workers", required_argument, NULL, O_WORKERS},
 		{"samples", required_argument, NULL, O_SAMPLES},
@@ -212,6 +220,14 @@ static int parse_opts(tl_opts *o, int argc, char **argv)
 			break;
 		case O_INTERP: o->interp = 1; break;
 		case O_SECURE_JIT: o->secure_jit = 1; break;
+		case O_PREFETCH:
+			if (!strcmp(optarg, "spec"))
+				o->prefetch_hint = 0;
+			else if (!strcmp(optarg, "hint"))
+				o->prefetch_hint = 1;
+			else
+				return bad("--prefetch", optarg);
+			break;
 		case O_THREADS:
 			if (parse_u64(optarg, &v, 1, 1024))
 				return bad("--init-threads", optarg);
@@ -310,6 +326,8 @@ static uint32_t machine_flags(const tl_opts *o, int algo, int impl, int mode, in
 		f |= RNSC_RANDOMX_INTERP;
 	if (o->secure_jit)
 		f |= RNSC_RANDOMX_SECURE_JIT;
+	if (o->prefetch_hint && impl == 0)
+		f |= RNSC_RANDOMX_PREFETCH_NTA;
 	if (no_huge)
 		f |= RNSC_RANDOMX_NO_HUGE;
 	f |= impl == 1 ? RNSC_RANDOMX_IMPL_LIBRANDOMX : RNSC_RANDOMX_IMPL_OWN;
@@ -721,7 +739,8 @@ static void print_json(FILE *f, const tl_opts *o, const env_info *e, const cal_r
 		json_kv_str(f, "huge_pages_requested", r->no_huge ? "no" : "yes", 1);
 		fprintf(f, ", \"group\": %d", r->group);
 		fprintf(f, ", \"ok\": %s", r->ok ? "true" : "false");
-		static const char *const keys[] = {"impl_version", "pages", "cache_pages", "jit", "jit_pages", "aes"};
+		static const char *const keys[] = {"impl_version", "pages", "cache_pages", "jit", "jit_pages", "aes",
+						   "prefetch"};
 		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
 			kv(r->info, keys[k], v, sizeof(v));
 			json_kv_str(f, keys[k], v, 1);
@@ -976,23 +995,26 @@ static int cmd_calibrate(tl_opts *o)
 		failures++;
 	}
 	if (txt) {
-		printf("%-10s %-4s %-7s %-9s %-4s %-4s %-7s %8s %8s %9s %9s %9s %9s\n", "impl", "algo",
-		       "pages", "thp MiB", "jit", "aes", "threads", "cache s", "dataset s", "init s",
+		printf("%-10s %-4s %-7s %-9s %-4s %-4s %-5s %-7s %8s %8s %9s %9s %9s %9s\n", "impl",
+		       "algo", "pages", "thp MiB", "jit", "aes", "fetch", "threads", "cache s", "dataset s",
+		       "init s",
 		       "H/s med", "H/s min", "H/s max");
 		for (size_t i = 0; i < nr; i++) {
 			const cal_run *r = &runs[i];
-			char pages[16], jit[8], aes[8];
+			char pages[16], jit[8], aes[8], fetch[8];
 			kv(r->info, "pages", pages, sizeof(pages));
 			kv(r->info, "jit", jit, sizeof(jit));
 			kv(r->info, "aes", aes, sizeof(aes));
+			kv(r->info, "prefetch", fetch, sizeof(fetch));
 			if (!r->ok) {
 				printf("%-10s v%-3d %-7s failed\n", r->impl ? "librandomx" : "own", r->algo,
 				       r->no_huge ? "4k" : "auto");
 				continue;
 			}
-			printf("%-10s v%-3d %-7s %-9.0f %-4s %-4s %-7.0f %8.2f %9.2f %9.2f %9.1f %9.1f %9.1f\n",
+			printf("%-10s v%-3d %-7s %-9.0f %-4s %-4s %-5s %-7.0f %8.2f %9.2f %9.2f %9.1f %9.1f "
+			       "%9.1f\n",
 			       r->impl ? "librandomx" : "own", r->algo, pages,
-			       kv_d(r->info, "thp_kb") / 1024.0, jit, aes, kv_d(r->info, "init_threads"),
+			       kv_d(r->info, "thp_kb") / 1024.0, jit, aes, fetch, kv_d(r->info, "init_threads"),
 			       kv_d(r->info, "cache_s"), kv_d(r->info, "dataset_s"),
 			       kv_d(r->info, "cache_s") + kv_d(r->info, "dataset_s"), r->median, r->min,
 			       r->max);

@@ -119,6 +119,9 @@ enum rnsc_randomx_flags {
 	RNSC_RANDOMX_SOFT_AES = 1u << 3,  /* force software AES (else hardware AES when present) */
 	RNSC_RANDOMX_NO_HUGE = 1u << 4,   /* never ask for huge pages (4 KiB pages only) */
 	RNSC_RANDOMX_SECURE_JIT = 1u << 5, /* JIT code pages kept W^X (else RWX, no syscalls per program) */
+	/* Own v2 full-memory JIT: fetch dataset items ahead with one prefetchnta, as upstream
+	 * does, instead of its default speculative load plus later prefetch. */
+	RNSC_RANDOMX_PREFETCH_NTA = 1u << 6,
 	/* Implementation select (a 4-bit field): which code computes the hashes. */
 	RNSC_RANDOMX_IMPL_OWN = 0u << 8,        /* rnsc's own (v1 and v2) */
 	RNSC_RANDOMX_IMPL_LIBRANDOMX = 1u << 8, /* the system's librandomx (v1 only) */

@@ -56,6 +56,8 @@ int main(int argc, char **argv)
 			flags |= RX_FLAG_SOFT_AES;
 		else if (!strcmp(argv[i], "--no-huge"))
 			flags |= RX_FLAG_NO_HUGE_PAGES;
+		else if (!strcmp(argv[i], "--prefetch-hint"))
+			flags |= RX_FLAG_PREFETCH_NTA;
 		else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
 			threads = (unsigned)strtoul(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--aggregate"))
@@ -63,7 +65,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--bench") && i + 1 < argc)
 			bench = strtol(argv[++i], NULL, 10);
 		else {
-			fprintf(stderr, "usage: %s [--v1] [--interp] [--soft-aes] [--no-huge] "
+			fprintf(stderr, "usage: %s [--v1] [--interp] [--soft-aes] [--no-huge] [--prefetch-hint] "
 					"[--threads N] [--bench N] [--aggregate]\n", argv[0]);
 			return 2;
 		}
@@ -92,9 +94,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	printf("RandomX v%d full-memory mode: %s, %s AES\n", v2 ? 2 : 1,
+	printf("RandomX v%d full-memory mode: %s, %s AES%s\n", v2 ? 2 : 1,
 	       (flags & RX_FLAG_JIT) ? "JIT" : "interpreter",
-	       (flags & RX_FLAG_SOFT_AES) ? "software" : "hardware");
+	       (flags & RX_FLAG_SOFT_AES) ? "software" : "hardware",
+	       !(flags & RX_FLAG_JIT) ? "" : (flags & RX_FLAG_PREFETCH_NTA) ? ", dataset fetch by prefetchnta"
+									 : ", dataset fetch by speculative load");
 	rx_cache *cache = NULL;
 	rx_dataset *ds = NULL;
 	rx_vm *vm = NULL;

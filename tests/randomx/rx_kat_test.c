@@ -4,7 +4,8 @@
  * the JSON files in shared/vectors/randomx: constants, reciprocal, AES generator, SuperscalarHash programs,
  * cache and dataset items, single instructions, v1 and v2 hashes and commitments. Every check
  * runs on each implementation this machine supports (interpreter and JIT, AES-NI and software
- * AES), in light mode only so `make check` stays fast; full-memory mode is rx_full_test.
+ * AES), in light mode so `make check` stays fast (plus full-memory mode's fetch paths on an
+ * unwritten dataset); full-memory mode on a real dataset is rx_full_test.
  *
  * The vector directory is $RX_VECTOR_DIR, else $RNSC_SRCDIR/../shared/vectors/randomx, else
  * the source tree's ../shared/vectors/randomx. A missing vector file is a failure, not a skip.
@@ -664,6 +665,50 @@ static void test_commitment(void)
 	rx_json_free(j);
 }
 
+/* Full-memory mode's two ways of fetching dataset items ahead (the JIT's speculative load and
+ * its prefetchnta) and the interpreter must give the same hashes. The 2 GiB dataset is mapped
+ * but never written, so every item reads as zeros: this checks that the fetch sequences leave
+ * the VM's state alone, cheaply; rx_full_test checks the upstream vectors on a real dataset
+ * both ways (make check-full). */
+static void test_full_fetch_paths(void)
+{
+	rx_dataset *ds = NULL;
+	if (rx_dataset_new(&ds, RX_FLAG_NO_HUGE_PAGES) != 0) {
+		CU_FAIL("cannot map the 2 GiB dataset (address space)");
+		return;
+	}
+	const unsigned base = rx_default_flags() | RX_FLAG_FULL_MEM | RX_FLAG_NO_HUGE_PAGES;
+	for (int ver = 1; ver <= 2; ver++) {
+		const unsigned vf = ver == 2 ? RX_FLAG_V2 : 0;
+		const unsigned variants[3] = { (base & ~(unsigned)RX_FLAG_JIT) | vf, base | vf,
+					       base | vf | RX_FLAG_PREFETCH_NTA };
+		const int n_var = (base & RX_FLAG_JIT) ? 3 : 1;
+		uint8_t got[3][3][32];
+		for (int k = 0; k < n_var; k++) {
+			rx_vm *vm = NULL;
+			CU_ASSERT_EQUAL_FATAL(rx_vm_new(&vm, variants[k], NULL, ds), 0);
+			if (k == 1 && rx_jit_spec_load_usable())
+				CU_ASSERT_FALSE(rx_vm_flags(vm) & RX_FLAG_PREFETCH_NTA);
+			if (k == 2)
+				CU_ASSERT_TRUE(rx_vm_flags(vm) & RX_FLAG_PREFETCH_NTA);
+			for (int i = 0; i < 3; i++) {
+				uint8_t in[68];
+				memset(in, 0x41 + i, sizeof in);
+				CU_ASSERT_EQUAL(rx_hash(vm, in, sizeof in, got[k][i]), 0);
+			}
+			rx_vm_del(vm);
+		}
+		for (int k = 1; k < n_var; k++)
+			for (int i = 0; i < 3; i++)
+				if (memcmp(got[k][i], got[0][i], 32) != 0) {
+					fprintf(stderr, "\n  v%d input %d: %s differs from the interpreter\n",
+						ver, i, k == 1 ? "JIT (speculative load)" : "JIT (prefetchnta)");
+					CU_FAIL("full-mode hash mismatch");
+				}
+	}
+	rx_dataset_del(ds);
+}
+
 static void test_api_errors(void)
 {
 	rx_vm *vm = (rx_vm *)1;
@@ -763,6 +808,7 @@ int main(void)
 		{ "hashes_v1_light", test_hash_v1 },
 		{ "hashes_v2_light", test_hash_v2 },
 		{ "commitment", test_commitment },
+		{ "full_mode_fetch_paths", test_full_fetch_paths },
 		{ "api_errors", test_api_errors },
 	};
 	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)

@@ -51,6 +51,12 @@ enum rx_flags {
 	 * emitted without a system call; where the system refuses such pages the JIT falls back to
 	 * W^X by itself. */
 	RX_FLAG_SECURE_JIT = 1u << 5,
+	/* v2 full-memory JIT: fetch the dataset item of a later iteration with one prefetchnta
+	 * instruction, as upstream does, instead of the default speculative load followed by a
+	 * prefetch an iteration later (see rx_jit_x86.c; v1 always uses prefetchnta). Set by
+	 * rx_vm_new where the speculative load cannot be used (a CET shadow stack is active);
+	 * rx_vm_flags() tells which one a VM runs with. */
+	RX_FLAG_PREFETCH_NTA = 1u << 6,
 };
 
 /* What backs a large allocation, as reported by rx_cache_pages()/rx_dataset_pages(). */

@@ -31,6 +31,10 @@ typedef struct rx_jit_ctx {
 	uint32_t mxcsr_out;       /* MXCSR at exit: carries the rounding mode to the next program */
 } rx_jit_ctx;
 
+/* Whether the full-mode program loop may fetch dataset items by a speculative load (its
+ * default; see rx_jit_x86.c): false where a CET shadow stack is active or there is no JIT. */
+int rx_jit_spec_load_usable(void);
+/* flags: the VM's RX_FLAG_* (RX_FLAG_PREFETCH_NTA selects prefetchnta for the dataset). */
 int rx_jit_new(rx_jit **out, unsigned flags);
 void rx_jit_del(rx_jit *j);
 /* Translate one program of n instructions for the given configuration. */

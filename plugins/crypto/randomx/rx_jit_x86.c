@@ -16,7 +16,9 @@
  */
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "rx_jit.h"
@@ -43,6 +45,7 @@ enum { RAX = 0, RCX = 1, RDX = 2, RBX = 3, RSP = 4, RBP = 5, RSI = 6, RDI = 7 };
 #define S_P1 16  /* scratchpad + spAddr1 of the running iteration */
 #define S_TMP 24 /* MXCSR image for ldmxcsr */
 #define S_MXB 28 /* caller's MXCSR with the rounding field cleared */
+#define S_NEXT 32 /* v2 speculative fetch: dataset offset of the next iteration's item */
 
 struct rx_jit {
 	uint8_t *code;
@@ -167,6 +170,45 @@ static void call_abs(asm_buf *a, const void *fn)
 	b1(a, 0xD0); /* call rax */
 }
 
+/*
+ * v2 dataset fetch, first half: a load that runs only speculatively. In full mode every
+ * iteration's dataset line is a TLB miss, and a prefetch instruction holds retirement until
+ * its address is translated; under nested paging (a KVM or Firecracker guest) that walk
+ * outlasts what the reorder buffer covers. Measured on the 2-vCPU guest this was written on,
+ * with the item's read pointed at one fixed line, a prefetchnta of the real address still cost
+ * v2 as much as the real read: the walk, not the memory latency, was the stall.
+ * This sequence starts the walk without anything waiting for it: the call pushes the address
+ * of a load, the callee overwrites that return address with the one past the load (through a
+ * short multiply chain, so the return resolves late), and the return predictor sends the
+ * front end into the load until then. The translation it brings in outlives the squash; the
+ * line does not, so rx_jit_compile prefetches it again an iteration later, when the address
+ * translates at once (v2 reads it one iteration after that). Architecturally only rax (free
+ * here) and the word below rsp change. The address is rdi + rdx. Not used where a CET shadow
+ * stack is active (rx_jit_spec_load_usable).
+ */
+static void spec_load(asm_buf *a)
+{
+	b1(a, 0xE8); /* call over */
+	const size_t call_rel = a->len;
+	d32(a, 0);
+	const size_t body = a->len;
+	ins_m(a, 0, 1, OP(0x8B), RAX, RDI, RDX, 0, 0); /* mov rax, [rdi + rdx] (speculative only) */
+	b1(a, 0x0F), b1(a, 0xAE), b1(a, 0xE8);        /* lfence: speculation stops here */
+	b1(a, 0xEB);                                    /* jmp body: never reached */
+	b1(a, (unsigned)(uint8_t)(int8_t)((int64_t)body - (int64_t)(a->len + 1)));
+	rx_store32(a->p + call_rel, (uint32_t)(a->len - (call_rel + 4)));
+	/* over: return past the load, the return address ready only after 8 multiplies (about
+	 * 24 cycles: shorter windows let fewer walks start, longer ones gained nothing) */
+	b1(a, 0x48), b1(a, 0x8D), b1(a, 0x05); /* lea rax, [rip + past] */
+	const size_t lea_rel = a->len;
+	d32(a, 0);
+	for (int i = 0; i < 8; i++)
+		ins_r(a, 0, 1, OP(0x6B), RAX, RAX), b1(a, 1); /* imul rax, rax, 1 */
+	ins_m(a, 0, 1, OP(0x89), RAX, RSP, -1, 0, 0); /* mov [rsp], rax */
+	b1(a, 0xC3);                                   /* ret */
+	rx_store32(a->p + lea_rel, (uint32_t)(a->len - (lea_rel + 4)));
+}
+
 /* Pad with the recommended multi-byte NOPs up to a multiple of align bytes (a power of two),
  * so the program loop starts on a fresh fetch block and decodes from its first byte. */
 static void align_nops(asm_buf *a, size_t align)
@@ -197,6 +239,23 @@ static void align_nops(asm_buf *a, size_t align)
 int rx_jit_available(void)
 {
 	return 1; /* x86-64 with SSE2; AES-NI is only emitted when the VM uses hardware AES */
+}
+
+/* A shadow stack (CET, Linux 6.6+) would fault on the return spec_load redirects: the kernel
+ * lists it in x86_Thread_features when this process has one. */
+int rx_jit_spec_load_usable(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	if (!f)
+		return 1; /* no /proc: nothing enables a shadow stack without it being listed */
+	char line[256];
+	int ok = 1;
+	while (fgets(line, sizeof line, f)) {
+		if (strncmp(line, "x86_Thread_features:", 20) == 0 && strstr(line + 20, "shstk"))
+			ok = 0;
+	}
+	fclose(f);
+	return ok;
 }
 
 static void *code_map(size_t len)
@@ -650,6 +709,9 @@ int rx_jit_compile(rx_jit *j, const uint8_t *program, unsigned n, const rx_prog_
 	const int v2 = (j->flags & RX_FLAG_V2) != 0;
 	const int full = (j->flags & RX_FLAG_FULL_MEM) != 0;
 	const int soft = (j->flags & RX_FLAG_SOFT_AES) != 0;
+	/* v2 reads an item two iterations after its address is known: time for a speculative
+	 * walk and a prefetch (spec_load). v1 reads it after one: a prefetch instruction. */
+	const int spec = v2 && full && !(j->flags & RX_FLAG_PREFETCH_NTA);
 	asm_buf a = { j->code, 0, j->cap - CODE_SLACK, 0 };
 	rx_interp_compile(j->bc, program, n);
 
@@ -676,6 +738,8 @@ int rx_jit_compile(rx_jit *j, const uint8_t *program, unsigned n, const rx_prog_
 		ins_r(&a, 0, 0, OP(0x81), 4, RAX);
 		d32(&a, RX_DATASET_LINE_MASK);
 		ins_m(&a, 0, 0, OP(0x0F, 0x18), 0, RDI, RAX, 0, 0);
+		if (spec) /* iteration 0's late prefetch: mx, read at the end of iteration 1 */
+			ins_m(&a, 0, 1, OP(0x89), RAX, RSP, -1, 0, S_NEXT);
 	}
 	/* First iteration: spAddr0 = mx, spAddr1 = ma (r is zero, so the mix changes nothing).
 	 * Later iterations get eax/edx from the end of the previous one. */
@@ -708,6 +772,12 @@ int rx_jit_compile(rx_jit *j, const uint8_t *program, unsigned n, const rx_prog_
 		ins_r(&a, 0, 0, OP(0x0F, 0x56), i, 14);
 
 	emit_body(j, &a, n);
+	if (spec) {
+		/* Second half of the fetch: the line of the item read at the end of the next
+		 * iteration, whose walk spec_load started an iteration ago. */
+		ins_m(&a, 0, 1, OP(0x8B), RAX, RSP, -1, 0, S_NEXT);
+		ins_m(&a, 0, 0, OP(0x0F, 0x18), 0, RDI, RAX, 0, 0); /* prefetchnta */
+	}
 	if (!room(&a))
 		return finish(j, &a);
 
@@ -734,7 +804,12 @@ int rx_jit_compile(rx_jit *j, const uint8_t *program, unsigned n, const rx_prog_
 	if (full) {
 		ins_r(&a, 0, 0, OP(0x81), 4, RDX);
 		d32(&a, RX_DATASET_LINE_MASK);
-		ins_m(&a, 0, 0, OP(0x0F, 0x18), 0, RDI, RDX, 0, 0); /* prefetchnta */
+		if (spec) {
+			ins_m(&a, 0, 1, OP(0x89), RDX, RSP, -1, 0, S_NEXT);
+			spec_load(&a);
+		} else {
+			ins_m(&a, 0, 0, OP(0x0F, 0x18), 0, RDI, RDX, 0, 0); /* prefetchnta */
+		}
 		for (int i = 1; i < 8; i++)
 			ins_m(&a, 0, 1, OP(0x33), VR(i), RDI, RCX, 0, 8 * i);
 	} else {
@@ -812,6 +887,11 @@ void rx_jit_run(rx_jit *j, rx_jit_ctx *ctx)
 #else /* not x86-64: no JIT */
 
 int rx_jit_available(void)
+{
+	return 0;
+}
+
+int rx_jit_spec_load_usable(void)
 {
 	return 0;
 }

@@ -187,6 +187,8 @@ static int own_new(rxp_inst *in, rxp_vm *m, const uint8_t *key, size_t key_len)
 		f |= RX_FLAG_NO_HUGE_PAGES;
 	if (m->flags & RNSC_RANDOMX_V2)
 		f |= RX_FLAG_V2;
+	if (m->flags & RNSC_RANDOMX_PREFETCH_NTA)
+		f |= RX_FLAG_PREFETCH_NTA;
 	int full = (m->flags & RNSC_RANDOMX_FULL) != 0;
 	m->jit = (f & RX_FLAG_JIT) != 0;
 	m->soft_aes = (f & RX_FLAG_SOFT_AES) != 0;
@@ -407,6 +409,18 @@ static void rxp_del(void *inst, void *vmp)
 	free(m);
 }
 
+/* How a full-memory machine fetches dataset items ahead: "spec" (own v2 JIT: speculative load,
+ * then a prefetch), "hint" (a prefetch instruction: own v1, own interpreter, own JIT on
+ * request, librandomx) or "none" (light mode computes items instead). */
+static const char *prefetch_name(const rxp_vm *m, int full)
+{
+	if (!full)
+		return "none";
+	if (m->impl || !m->vm || !m->jit || !(m->flags & RNSC_RANDOMX_V2))
+		return "hint";
+	return (rx_vm_flags(m->vm) & RX_FLAG_PREFETCH_NTA) ? "hint" : "spec";
+}
+
 static int rxp_new(void *inst, uint32_t flags, const uint8_t *key, size_t key_len,
 		   unsigned init_threads, void **out)
 {
@@ -416,7 +430,7 @@ static int rxp_new(void *inst, uint32_t flags, const uint8_t *key, size_t key_le
 	*out = NULL;
 	const uint32_t known = RNSC_RANDOMX_V2 | RNSC_RANDOMX_FULL | RNSC_RANDOMX_INTERP |
 			       RNSC_RANDOMX_SOFT_AES | RNSC_RANDOMX_NO_HUGE | RNSC_RANDOMX_SECURE_JIT |
-			       RNSC_RANDOMX_IMPL_MASK;
+			       RNSC_RANDOMX_PREFETCH_NTA | RNSC_RANDOMX_IMPL_MASK;
 	if (flags & ~known)
 		return RNSC_ERR_INVAL;
 	uint32_t impl = flags & RNSC_RANDOMX_IMPL_MASK;
@@ -512,14 +526,15 @@ static int rxp_info(void *inst, void *vmp, char *buf, size_t cap)
 	long thp = thp_kb(mem, len);
 	n = snprintf(buf, cap,
 		     "impl=%s impl_version=%s%s version=%d mode=%s jit=%s aes=%s pages=%s thp_kb=%ld "
-		     "cache_pages=%s init_threads=%u cache_s=%.3f dataset_s=%.3f jit_pages=%s",
+		     "cache_pages=%s init_threads=%u cache_s=%.3f dataset_s=%.3f jit_pages=%s "
+		     "prefetch=%s",
 		     m->impl ? "librandomx" : "own", m->impl ? "librandomx-" : "rnsc-",
 		     m->impl ? LIBRANDOMX_VERSION : PACKAGE_VERSION,
 		     (m->flags & RNSC_RANDOMX_V2) ? 2 : 1, full ? "full" : "light",
 		     m->jit ? "on" : "off", m->soft_aes ? "soft" : "hw",
 		     rx_pages_name(full ? m->ds_pages : m->cache_pages), thp, rx_pages_name(m->cache_pages),
 		     full ? m->threads : 0, m->cache_s, m->dataset_s,
-		     !m->jit ? "none" : m->secure_jit ? "wx" : "rwx");
+		     !m->jit ? "none" : m->secure_jit ? "wx" : "rwx", prefetch_name(m, full));
 	if (n < 0)
 		return RNSC_ERR_FATAL;
 	return n >= (int)cap ? (int)cap - 1 : n;

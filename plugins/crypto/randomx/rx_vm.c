@@ -521,6 +521,9 @@ int rx_vm_new(rx_vm **out, unsigned flags, const rx_cache *cache, const rx_datas
 	if (sodium_init() < 0)
 		return RNSC_ERR_CRYPTO;
 
+	if ((flags & RX_FLAG_JIT) && (flags & RX_FLAG_FULL_MEM) && !rx_jit_spec_load_usable())
+		flags |= RX_FLAG_PREFETCH_NTA;
+
 	rx_vm *vm = (rx_vm *)calloc(1, sizeof(*vm));
 	if (!vm)
 		return RNSC_ERR_NOMEM;
