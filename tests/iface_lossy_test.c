@@ -3,7 +3,8 @@
  * The interface host with the "lossy" test plugin (LossyInterface) over real sockets on
  * 127.0.0.1: a clean pair delivers every frame once; drop, duplicate, reorder and latency
  * each do what they say, seeded runs repeat exactly, a direction switched off by `apply`
- * is untouched; runts and oversized frames; config errors name the option.
+ * is untouched, `spare = setup` lets set-up packets through total loss and nothing else;
+ * runts and oversized frames; config errors name the option.
  */
 #include <netinet/in.h>
 #include <stdarg.h>
@@ -184,6 +185,70 @@ static void test_reorder_latency(void)
 	tu_teardown();
 }
 
+/* A header: flags, hops, one address (or two for HEADER_2), context, some payload. */
+static size_t hdr_frame(uint8_t flags, uint8_t ctx, uint8_t *out)
+{
+	size_t addr = (flags & 0x40) ? 32 : 16;
+	memset(out, 0xA5, 80);
+	out[0] = flags;
+	out[1] = 0;
+	out[2 + addr] = ctx;
+	return 2 + addr + 1 + 40;
+}
+
+/* spare = setup under 100 % loss: announces, link requests, link proofs, path requests
+ * (DATA to PLAIN), RTT and identify packets (also in HEADER_2) pass once each; link data,
+ * other proofs, keepalives and anything with the IFAC bit are lost. */
+static void test_spare_setup(void)
+{
+	static const struct {
+		uint8_t flags, ctx;
+		int spared;
+	} F[] = {
+		{0x01, 0x00, 1}, /* ANNOUNCE, SINGLE */
+		{0x02, 0x00, 1}, /* LINKREQUEST */
+		{0x0F, 0xFF, 1}, /* PROOF to a LINK, LRPROOF */
+		{0x08, 0x00, 1}, /* DATA to PLAIN: a path request */
+		{0x0C, 0xFE, 1}, /* DATA to a LINK, LRRTT */
+		{0x0C, 0xFB, 1}, /* LINKIDENTIFY */
+		{0x4C, 0xFE, 1}, /* HEADER_2 LRRTT */
+		{0x0C, 0x00, 0}, /* link DATA */
+		{0x0C, 0x01, 0}, /* RESOURCE part */
+		{0x0C, 0xFA, 0}, /* KEEPALIVE */
+		{0x0F, 0x00, 0}, /* an ordinary proof */
+		{0x00, 0x00, 0}, /* DATA to SINGLE */
+		{0x81, 0x00, 0}, /* IFAC set: the header cannot be read */
+	};
+	const size_t nf = sizeof(F) / sizeof(F[0]);
+	CU_ASSERT_FATAL(tu_setup() == 0);
+	rnsc_iface *a, *b;
+	open_pair(&a, &b, "    drop = 100\n    spare = setup\n    apply = tx\n");
+	uint8_t f[128];
+	size_t want = 0;
+	for (size_t i = 0; i < nf; i++) {
+		CU_ASSERT_EQUAL(rnsc_iface_send(a, f, hdr_frame(F[i].flags, F[i].ctx, f)), 0);
+		rnsc_loop_run_once(L, 0);
+		want += (size_t)F[i].spared;
+	}
+	CU_ASSERT(run_until(have_rx, &want, 5000));
+	run_for(100);
+	CU_ASSERT_EQUAL(nrx, want);
+	size_t j = 0;
+	for (size_t i = 0; i < nf && j < nrx; i++) {
+		if (!F[i].spared)
+			continue;
+		CU_ASSERT(rx[j].len == hdr_frame(F[i].flags, F[i].ctx, f) &&
+			  memcmp(rx[j].data, f, rx[j].len) == 0);
+		j++;
+	}
+	char d[256];
+	rnsc_iface_describe(a, d, sizeof(d));
+	char exp[96];
+	snprintf(exp, sizeof(exp), "tx %zu/-%zu/+0/~0 rx 0/-0/+0/~0 spared %zu/0]", nf, nf - want, want);
+	CU_ASSERT_PTR_NOT_NULL(strstr(d, exp));
+	tu_teardown();
+}
+
 static void test_hostile(void)
 {
 	CU_ASSERT_FATAL(tu_setup() == 0);
@@ -241,6 +306,7 @@ static void test_config(void)
 	EXPECT_OK(" reorder_delay_ms = 0\n", RNSC_ERR_CONFIG_VALUE, "\"reorder_delay_ms\"");
 	EXPECT_OK(" latency_ms = 20000\n", RNSC_ERR_CONFIG_VALUE, "\"latency_ms\"");
 	EXPECT_OK(" seed = x\n", RNSC_ERR_CONFIG_VALUE, "seed");
+	EXPECT_OK(" spare = everything\n", RNSC_ERR_CONFIG_VALUE, "\"spare\"");
 	EXPECT(" listen_ip = no.such.host.invalid\n forward_ip = 127.0.0.1\n listen_port = 0\n"
 	       " forward_port = 9\n",
 	       RNSC_ERR_CONFIG_VALUE, "\"listen_ip\"");
@@ -268,6 +334,7 @@ int main(void)
 	CU_add_test(s, "drop and duplicate, per direction", test_drop_dup);
 	CU_add_test(s, "seeded loss repeats", test_seeded);
 	CU_add_test(s, "reordering and latency", test_reorder_latency);
+	CU_add_test(s, "spare = setup: set-up packets pass total loss", test_spare_setup);
 	CU_add_test(s, "runts and oversized datagrams", test_hostile);
 	CU_add_test(s, "config errors name the option", test_config);
 	return rnsc_cu_run();

@@ -3,14 +3,20 @@
 pairing of the loss tests (tests/resource_loss_test.sh, tests/request_interop_test.sh with
 LOSS): the same faults as rnsc's LossyInterface (plugins/iface/lossy.c), on a seeded RNG.
 
-  lossy_udp_relay.py PORT_A PEER_A PORT_B PEER_B DROP DUP REORDER SEED LATENCY_MS [TIMEOUT]
+  lossy_udp_relay.py PORT_A PEER_A PORT_B PEER_B DROP DUP REORDER SEED LATENCY_MS [TIMEOUT
+                     [SPARE]]
 
 Datagrams arriving on 127.0.0.1:PORT_A go to 127.0.0.1:PEER_B and those on PORT_B go to
 PEER_A (so peer A's UDPInterface forwards to PORT_A and listens on PEER_A). Per datagram, one
 draw: below DROP per cent it is lost, below DROP + DUP it goes twice; a survivor draws again
 and below REORDER per cent is held back until the next datagram in its direction (or 20 ms).
-Every datagram is delayed LATENCY_MS. Exits after TIMEOUT s (default 600) or on SIGTERM,
-printing "relay <dir> packets=.. dropped=.. duplicated=.. reordered=.." per direction.
+Every datagram is delayed LATENCY_MS. SPARE "setup" (default "none") lets path discovery and
+link set-up through unharmed and without a draw, as LossyInterface's spare = setup: announces,
+link requests, DATA to PLAIN destinations (path requests), link proofs (context LRPROOF) and
+the RTT and identify packets (contexts LRRTT, LINKIDENTIFY); the header is read as the
+reference lays it out, and a packet with the IFAC bit is never spared. Exits after TIMEOUT s
+(default 600) or on SIGTERM, printing "relay <dir> packets=.. dropped=.. duplicated=..
+reordered=.. spared=.." per direction.
 """
 import heapq
 import random
@@ -21,19 +27,38 @@ import sys
 import time
 
 
+def is_setup(p):
+    if len(p) < 19 or p[0] & 0x80:
+        return False
+    ptype, dtype = p[0] & 3, (p[0] >> 2) & 3
+    cpos = 2 + (32 if p[0] & 0x40 else 16)
+    if len(p) <= cpos:
+        return False
+    ctx = p[cpos]
+    if ptype in (1, 2):  # ANNOUNCE, LINKREQUEST
+        return True
+    if ptype == 3:  # PROOF
+        return ctx == 0xFF
+    return dtype == 2 or ctx in (0xFE, 0xFB)
+
+
 def main(a):
     port_a, peer_a, port_b, peer_b = (int(x) for x in a[:4])
     drop, dup, reorder = (float(x) for x in a[4:7])
     rng = random.Random(int(a[7]))
     lat = float(a[8]) / 1000.0
     end = time.time() + (float(a[9]) if len(a) > 9 else 600)
+    spare = a[10] if len(a) > 10 else "none"
+    if spare not in ("none", "setup"):
+        print("SPARE must be none or setup", file=sys.stderr)
+        sys.exit(2)
     sa = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     sa.bind(("127.0.0.1", port_a))
     sb = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     sb.bind(("127.0.0.1", port_b))
     # datagrams from A's side go out of sb to peer B, and the other way round
     route = {sa: (sb, ("127.0.0.1", peer_b), "a->b"), sb: (sa, ("127.0.0.1", peer_a), "b->a")}
-    st = {d: {"packets": 0, "dropped": 0, "duplicated": 0, "reordered": 0}
+    st = {d: {"packets": 0, "dropped": 0, "duplicated": 0, "reordered": 0, "spared": 0}
           for d in ("a->b", "b->a")}
     held = {}  # direction -> (datagram, release time)
     q = []     # (due, seq, out socket, address, datagram)
@@ -70,6 +95,13 @@ def main(a):
             out, addr, d = route[s]
             c = st[d]
             c["packets"] += 1
+            if spare == "setup" and is_setup(data):
+                c["spared"] += 1
+                later(out, addr, data, lat)
+                if d in held:  # a held-back datagram goes after this one
+                    hd = held.pop(d)
+                    later(hd[2], hd[3], hd[0], lat)
+                continue
             x = rng.random() * 100
             if x < drop:
                 c["dropped"] += 1

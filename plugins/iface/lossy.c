@@ -18,6 +18,12 @@
  *   latency_ms = N             every packet of a suffering direction is delayed N ms
  *                              (default 0; at most 256 packets in flight per direction,
  *                              more are dropped and counted as such)
+ *   spare = none | setup       setup: announces, path requests (DATA to a PLAIN
+ *                              destination), link requests, link proofs and the RTT and
+ *                              identify packets pass unharmed and draw nothing, so a test
+ *                              of what runs over a link meets loss only there, and the loss
+ *                              sequence does not depend on how many setup packets went
+ *                              first (default none)
  * Each packet draws once: below drop it is lost, below drop + duplicate it goes twice;
  * a packet that survives then draws again for reordering. HW_MTU 1064 and a 10 Mbit/s
  * bitrate, as UDPInterface. At close the counts (packets, dropped, duplicated, reordered per
@@ -64,7 +70,7 @@ typedef struct dir {
 	uint8_t held[LOSSY_MAX_FRAME];
 	size_t held_len;
 	int holding;
-	uint64_t packets, dropped, duplicated, reordered;
+	uint64_t packets, dropped, duplicated, reordered, spared;
 } dir;
 
 typedef struct lossy_if {
@@ -76,6 +82,7 @@ typedef struct lossy_if {
 	struct sockaddr_in fwd;
 	uint16_t bind_port, fwd_port;
 	double drop, dup, reorder;
+	int spare_setup;
 	uint64_t rng;
 	uint64_t delay_ns, latency_ns;
 	rnsc_iface_timer *timer, *lat_timer;
@@ -193,6 +200,31 @@ static void on_timer(void *ud)
 	release(u, &u->rx);
 }
 
+/* Whether a packet belongs to path discovery or link set-up (spare = setup). Read from the
+ * header alone: flags byte (IFAC bit 7, header type bit 6, destination type bits 2-3, packet
+ * type bits 0-1), hops, one or two 16-byte addresses, context. With IFAC the header is
+ * masked, so nothing is spared. */
+static int is_setup(const uint8_t *p, size_t len)
+{
+	if (len < RET_HEADER_MINSIZE || (p[0] & 0x80))
+		return 0;
+	unsigned ptype = p[0] & 3u, dtype = (p[0] >> 2) & 3u;
+	size_t cpos = 2 + ((p[0] & 0x40) ? 32u : 16u);
+	if (len <= cpos)
+		return 0;
+	uint8_t ctx = p[cpos];
+	switch (ptype) {
+	case 1: /* ANNOUNCE */
+	case 2: /* LINKREQUEST */
+		return 1;
+	case 3: /* PROOF */
+		return ctx == 0xFF; /* LRPROOF */
+	default: /* DATA */
+		return dtype == 2 /* PLAIN: path requests */ || ctx == 0xFE /* LRRTT */ ||
+		       ctx == 0xFB /* LINKIDENTIFY */;
+	}
+}
+
 /* One packet through a direction's loss model. */
 static void pass(lossy_if *u, dir *d, const uint8_t *p, size_t len)
 {
@@ -201,6 +233,12 @@ static void pass(lossy_if *u, dir *d, const uint8_t *p, size_t len)
 		return;
 	}
 	d->packets++;
+	if (u->spare_setup && is_setup(p, len)) {
+		d->spared++;
+		emit(u, d, p, len);
+		release(u, d);
+		return;
+	}
 	double r = draw(u);
 	if (r < u->drop) {
 		d->dropped++;
@@ -354,6 +392,16 @@ static int configure(lossy_if *u, const rnsc_iface_config *cfg)
 	} else if (rc != RNSC_ERR_NOTFOUND) {
 		return rc;
 	}
+	const char *spare = NULL;
+	if ((rc = cfg->get_str(cfg->cctx, "spare", &spare)) == 0) {
+		if (strcmp(spare, "setup") == 0)
+			u->spare_setup = 1;
+		else if (strcmp(spare, "none") != 0)
+			return cfg->fail(cfg->cctx, "spare", RNSC_ERR_CONFIG_VALUE,
+					 "spare must be none or setup");
+	} else if (rc != RNSC_ERR_NOTFOUND) {
+		return rc;
+	}
 	u->tx.on = u->rx.on = 1;
 	if ((rc = cfg->get_str(cfg->cctx, "apply", &apply)) == 0) {
 		if (strcmp(apply, "tx") == 0)
@@ -454,13 +502,17 @@ static int lossy_stats(void *handle, rnsc_iface_stats *out)
 static int lossy_describe(void *handle, char *buf, size_t cap)
 {
 	lossy_if *u = handle;
+	char sp[64] = "";
+	if (u->spare_setup)
+		snprintf(sp, sizeof(sp), " spared %llu/%llu", (unsigned long long)u->tx.spared,
+			 (unsigned long long)u->rx.spared);
 	return snprintf(buf, cap,
-			"LossyInterface[%s/%u->%u tx %llu/-%llu/+%llu/~%llu rx %llu/-%llu/+%llu/~%llu]",
+			"LossyInterface[%s/%u->%u tx %llu/-%llu/+%llu/~%llu rx %llu/-%llu/+%llu/~%llu%s]",
 			u->name, (unsigned)u->bind_port, (unsigned)u->fwd_port,
 			(unsigned long long)u->tx.packets, (unsigned long long)u->tx.dropped,
 			(unsigned long long)u->tx.duplicated, (unsigned long long)u->tx.reordered,
 			(unsigned long long)u->rx.packets, (unsigned long long)u->rx.dropped,
-			(unsigned long long)u->rx.duplicated, (unsigned long long)u->rx.reordered);
+			(unsigned long long)u->rx.duplicated, (unsigned long long)u->rx.reordered, sp);
 }
 
 static void lossy_close(void *handle)
@@ -468,7 +520,8 @@ static void lossy_close(void *handle)
 	lossy_if *u = handle;
 	char d[256];
 	lossy_describe(u, d, sizeof(d));
-	lg(u, RNSC_LOG_WARNING, "%s closing (packets/-dropped/+duplicated/~reordered)", d);
+	lg(u, RNSC_LOG_WARNING, "%s closing (packets/-dropped/+duplicated/~reordered%s)", d,
+	   u->spare_setup ? ", set-up packets spared tx/rx" : "");
 	free_if(u);
 }
 
