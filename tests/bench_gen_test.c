@@ -53,6 +53,34 @@ static void test_payload_golden(void)
 		CU_ASSERT_EQUAL(got[k], (uint8_t)(w >> (8 * k)));
 }
 
+/* The same stream however it is cut: whole words, odd pieces, pieces crossing words,
+ * against a byte-at-a-time reading of the definition. */
+static void test_payload_cuts(void)
+{
+	enum { N = 4099 };
+	static uint8_t ref[N], got[N];
+	uint64_t st = BENCH_PAYLOAD_SEED;
+	for (size_t i = 0; i < N; i++) {
+		if (i % 8 == 0)
+			st = bench_xorshift64(st);
+		ref[i] = (uint8_t)(st >> (8 * (i % 8)));
+	}
+	static const size_t cuts[][4] = {{N, 0, 0, 0}, {1, 7, 8, 9}, {3, 1024, 5, 17},
+					 {8, 16, 4000, 1}, {13, 0, 2, 4000}};
+	for (size_t c = 0; c < sizeof(cuts) / sizeof(cuts[0]); c++) {
+		bench_payload g;
+		bench_payload_init(&g);
+		size_t at = 0;
+		for (int k = 0; k < 4 && at < N; k++) {
+			size_t take = cuts[c][k] < N - at ? cuts[c][k] : N - at;
+			bench_payload_take(&g, got + at, take);
+			at += take;
+		}
+		bench_payload_take(&g, got + at, N - at);
+		CU_ASSERT_EQUAL(memcmp(got, ref, N), 0);
+	}
+}
+
 int main(void)
 {
 	if (CU_initialize_registry() != CUE_SUCCESS)
@@ -61,5 +89,6 @@ int main(void)
 	CU_add_test(s, "size sequence golden values", test_sizes_golden);
 	CU_add_test(s, "sizes cover the range", test_sizes_range);
 	CU_add_test(s, "payload stream golden bytes", test_payload_golden);
+	CU_add_test(s, "payload stream independent of the cuts", test_payload_cuts);
 	return rnsc_cu_run();
 }

@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define BENCH_SIZE_SEED UINT64_C(6840346605343539201)
 #define BENCH_PAYLOAD_SEED UINT64_C(0x9E3779B97F4A7C15)
@@ -54,16 +55,29 @@ static inline void bench_payload_init(bench_payload *g)
 	g->state = BENCH_PAYLOAD_SEED, g->used = 8;
 }
 
+/* Whole words go straight from the state to the output: the resource scenarios draw a
+ * mebibyte per resource on each side, and a byte-at-a-time loop made this generator a
+ * tenth of a resource cell's profile. The stream is the same however it is cut. */
 static inline void bench_payload_take(bench_payload *g, uint8_t *out, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		if (g->used == 8) {
-			g->state = bench_xorshift64(g->state);
-			for (int k = 0; k < 8; k++)
-				g->word[k] = (uint8_t)(g->state >> (8 * k));
-			g->used = 0;
-		}
-		out[i] = g->word[g->used++];
+	size_t i = 0;
+	while (i < n && g->used < 8)
+		out[i++] = g->word[g->used++];
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x = g->state = bench_xorshift64(g->state);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		x = __builtin_bswap64(x);
+#endif
+		memcpy(out + i, &x, 8); /* little-endian */
+	}
+	if (i < n) {
+		g->state = bench_xorshift64(g->state);
+		for (int k = 0; k < 8; k++)
+			g->word[k] = (uint8_t)(g->state >> (8 * k));
+		size_t r = n - i; /* 1..7 */
+		for (size_t k = 0; k < r && k < 8; k++)
+			out[i + k] = g->word[k];
+		g->used = (unsigned)r;
 	}
 }
 
