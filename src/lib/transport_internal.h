@@ -181,6 +181,12 @@ typedef struct tr_llink {
 	unsigned expected_hops; /* initiator: hops_to(dest) when requested */
 	int busy;     /* inside a call into the link: its deletion waits for the outer settle */
 	uint64_t now; /* the time of the call in progress (for proof checks in callbacks) */
+	/* During rnsc_link_receive() of an inbound packet: the buffer handed to the link and
+	 * the packet hash ingest computed, so the callbacks for that packet do not hash it
+	 * again (a resource part is up to a link MTU of 32 KiB + header) */
+	const uint8_t *rx_raw;
+	size_t rx_len;
+	const uint8_t *rx_hash;
 	/* receipts of packets sent with rnsc_transport_link_send() and not proved yet */
 	/* Receipts of link DATA packets: a FIFO ring (head, n slots in use, cap a power of
 	 * two up to TR_LINK_MAX_RECEIPTS), deadlines non-decreasing from the head; a proved

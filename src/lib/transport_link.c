@@ -231,6 +231,17 @@ static void cb_closed(void *ud, rnsc_link *link)
 		ll->t->cb.on_link_closed(ll->t->cb.ud, ll->id, rnsc_link_reason(link));
 }
 
+/* The hash of the packet a link callback is about: the one ingest computed when the link
+ * is handing up that very packet, else computed here. */
+static int cb_hash(tr_llink *ll, uint8_t out[RNSC_HASHLEN], const uint8_t *raw, size_t raw_len)
+{
+	if (ll->rx_hash && raw == ll->rx_raw && raw_len == ll->rx_len) {
+		memcpy(out, ll->rx_hash, RNSC_HASHLEN);
+		return 0;
+	}
+	return rnsc_packet_hash(ll->t->ctx, out, raw, raw_len);
+}
+
 static void cb_packet(void *ud, rnsc_link *link, int context, const uint8_t *data, size_t len,
 		      const rnsc_packet *pkt, const uint8_t *raw, size_t raw_len)
 {
@@ -239,14 +250,14 @@ static void cb_packet(void *ud, rnsc_link *link, int context, const uint8_t *dat
 	if (context != RNSC_CTX_NONE) {
 		/* requests, resources, channel: for the application layer above the engine */
 		uint8_t hash[RNSC_HASHLEN];
-		if (t->cb.on_link_packet && rnsc_packet_hash(t->ctx, hash, raw, raw_len) == 0)
+		if (t->cb.on_link_packet && cb_hash(ll, hash, raw, raw_len) == 0)
 			t->cb.on_link_packet(t->cb.ud, ll->id, pkt->packet_type, context, data, len,
 					     hash);
 		return;
 	}
 	if (pkt->packet_type == RNSC_PKT_DATA) {
 		uint8_t hash[RNSC_HASHLEN];
-		if (rnsc_packet_hash(t->ctx, hash, raw, raw_len))
+		if (cb_hash(ll, hash, raw, raw_len))
 			return;
 		if (t->cb.on_link_data)
 			t->cb.on_link_data(t->cb.ud, ll->id, data, len, hash);
@@ -366,10 +377,12 @@ int rnsc_tr_link_packet(rnsc_transport *t, const rnsc_packet *p, const uint8_t *
 	if (!buf)
 		return RNSC_ERR_NOMEM;
 	memcpy(buf, raw, len);
-	buf[1] = p->hops;
+	buf[1] = p->hops; /* hops lie outside the hashed part: the hash still holds */
 	ll->now = now;
 	ll->busy = 1;
+	ll->rx_raw = buf, ll->rx_len = len, ll->rx_hash = hash;
 	int rc = rnsc_link_receive(ll->link, buf, len, now);
+	ll->rx_raw = NULL, ll->rx_len = 0, ll->rx_hash = NULL;
 	ll->busy = 0;
 	if (buf != copy)
 		rnsc_free(t->ctx, buf);
