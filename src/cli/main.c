@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "cli.h"
 #include "config.h"
@@ -38,11 +42,35 @@ static void usage(FILE *f)
 		   "\nEnvironment:\n"
 		   "  RNSC_PLUGIN_PATH  colon-separated folders searched for plugins first\n"
 		   "  RNSC_CRYPTO       crypto backend order, e.g. \"sodium, openssl\"\n"
-		   "  RNSC_VENV         virtualenv holding the pinned reference (rns)\n");
+		   "  RNSC_VENV         virtualenv holding the pinned reference (rns)\n"
+		   "  GLIBC_TUNABLES    glibc.malloc.* settings replace rnsc's malloc thresholds\n"
+		   "                    (blocks up to 4 MiB from the heap, 8 MiB kept free)\n");
+}
+
+/*
+ * glibc serves blocks above a dynamic threshold (128 KiB at first) with mmap and gives the
+ * top of the heap back beyond 2x that, so every resource segment (about 1 MiB of data,
+ * again as ciphertext, again when assembled) came from fresh pages: each page faulted and
+ * was zeroed on every segment. With blocks up to 4 MiB kept in the heap and up to 8 MiB of
+ * free heap top retained, the resource-segment cell ran about 15 % faster (68 -> 78
+ * resources/s rnsc -> rnsc, 10 s samples, interleaved) for about 1 MiB more peak RSS per
+ * side. Larger blocks (the packet hashlist's tables) still map and unmap directly. A
+ * GLIBC_TUNABLES setting of glibc.malloc.* takes precedence.
+ */
+static void tune_malloc(void)
+{
+#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
+	const char *t = getenv("GLIBC_TUNABLES");
+	if (t && strstr(t, "glibc.malloc."))
+		return;
+	(void)mallopt(M_MMAP_THRESHOLD, 4 << 20);
+	(void)mallopt(M_TRIM_THRESHOLD, 8 << 20);
+#endif
 }
 
 int main(int argc, char **argv)
 {
+	tune_malloc();
 	if (argc < 2) {
 		usage(stderr);
 		return CLI_USAGE;
