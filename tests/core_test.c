@@ -326,6 +326,20 @@ static void test_streaming_hash(void)
 		CU_ASSERT_EQUAL(rc, 0);
 		CU_ASSERT_EQUAL(memcmp(one, two, alg == RNSC_HASH_SHA256 ? 32 : 64), 0);
 	}
+	/* A copy finishes the shared prefix its own way; the source goes on unaffected. */
+	rnsc_hash h2;
+	CU_ASSERT_EQUAL_FATAL(rnsc_hash_init(C, &h, RNSC_HASH_SHA256), 0);
+	CU_ASSERT_EQUAL(rnsc_hash_update(&h, msg, 500), 0);
+	CU_ASSERT_EQUAL_FATAL(rnsc_hash_copy(&h2, &h), 0);
+	CU_ASSERT_EQUAL(rnsc_hash_update(&h, msg + 500, 500), 0);
+	CU_ASSERT_EQUAL(rnsc_hash_final(&h, one), 0);
+	CU_ASSERT_EQUAL(rnsc_hash_final(&h2, two), 0);
+	uint8_t want[32];
+	CU_ASSERT_EQUAL(rnsc_sha256(C, want, msg, sizeof(msg)), 0);
+	CU_ASSERT_EQUAL(memcmp(one, want, 32), 0);
+	CU_ASSERT_EQUAL(rnsc_sha256(C, want, msg, 500), 0);
+	CU_ASSERT_EQUAL(memcmp(two, want, 32), 0);
+	CU_ASSERT_EQUAL(rnsc_hash_copy(&h2, &h), RNSC_ERR_STATE);
 	CU_ASSERT_EQUAL(rnsc_hash_init(C, &h, RNSC_HASH_SHA256), 0);
 	rnsc_hash_abort(&h);
 	CU_ASSERT_EQUAL(rnsc_hash_final(&h, one), RNSC_ERR_STATE);

@@ -114,6 +114,35 @@ static void edge_cases(const char *name)
 	uint8_t direct[32];
 	CU_ASSERT_EQUAL(ops->sha256(in, direct, msg, 0), 0);
 	CU_ASSERT_EQUAL(memcmp(out, direct, 32), 0);
+	/* Copy: a shared prefix finished two ways, each as if hashed alone; the source stays
+	 * live; a dead source is refused and leaves a state abort() accepts. */
+	for (int alg = RNSC_HASH_SHA256; alg <= RNSC_HASH_SHA512; alg++) {
+		size_t dl = alg == RNSC_HASH_SHA256 ? 32 : 64;
+		uint8_t d1[64], d2[64], w1[64], w2[64], joined[64 + 3];
+		CU_ASSERT_FATAL(RNSC_OPS_HAS(ops, rnsc_crypto_ops, hash_copy));
+		CU_ASSERT_EQUAL(ops->hash_init(in, &s1, alg), 0);
+		CU_ASSERT_EQUAL(ops->hash_update(in, &s1, msg, 40), 0);
+		CU_ASSERT_EQUAL(ops->hash_copy(in, &s2, &s1), 0);
+		CU_ASSERT_EQUAL(ops->hash_update(in, &s2, (const uint8_t *)"abc", 3), 0);
+		CU_ASSERT_EQUAL(ops->hash_update(in, &s1, msg + 40, 24), 0);
+		CU_ASSERT_EQUAL(ops->hash_final(in, &s2, d2), 0);
+		CU_ASSERT_EQUAL(ops->hash_final(in, &s1, d1), 0);
+		memcpy(joined, msg, 40);
+		memcpy(joined + 40, "abc", 3);
+		if (alg == RNSC_HASH_SHA256) {
+			CU_ASSERT_EQUAL(ops->sha256(in, w1, msg, 64), 0);
+			CU_ASSERT_EQUAL(ops->sha256(in, w2, joined, 43), 0);
+		} else {
+			CU_ASSERT_EQUAL(ops->sha512(in, w1, msg, 64), 0);
+			CU_ASSERT_EQUAL(ops->sha512(in, w2, joined, 43), 0);
+		}
+		CU_ASSERT_EQUAL(memcmp(d1, w1, dl), 0);
+		CU_ASSERT_EQUAL(memcmp(d2, w2, dl), 0);
+	}
+	CU_ASSERT(ops->hash_copy(in, &s2, &s1) < 0); /* s1 was finalised */
+	ops->hash_abort(in, &s2);
+	CU_ASSERT(ops->hash_copy(in, &s2, NULL) < 0);
+	CU_ASSERT(ops->hash_copy(in, NULL, &s1) < 0);
 	/* HMAC with a key longer than the block size, and an empty key. */
 	uint8_t longkey[200];
 	fill(longkey, sizeof(longkey), 9);
@@ -269,7 +298,7 @@ static void test_openssl_alloc_failures(void)
 	void *inst = calloc(1, r->desc->inst_size);
 	CU_ASSERT_EQUAL_FATAL(r->desc->init(inst, &api), 0);
 	for (nth = 1; nth <= 40; nth++) {
-		for (int op = 0; op < 11; op++) {
+		for (int op = 0; op < 12; op++) {
 			rnsc_hash_state st;
 			int rc = 0;
 			alloc_count = 0;
@@ -298,6 +327,23 @@ static void test_openssl_alloc_failures(void)
 						ops->hash_abort(inst, &st);
 				}
 				break;
+			case 11: {
+				rnsc_hash_state cp;
+				fail_at = 0;
+				rc = ops->hash_init(inst, &st, RNSC_HASH_SHA256);
+				CU_ASSERT_EQUAL(rc, 0);
+				alloc_count = 0;
+				fail_at = nth;
+				if (rc == 0) {
+					rc = ops->hash_copy(inst, &cp, &st);
+					if (rc == 0)
+						rc = ops->hash_final(inst, &cp, out);
+					else
+						ops->hash_abort(inst, &cp);
+					ops->hash_abort(inst, &st);
+				}
+				break;
+			}
 			}
 			fail_at = 0;
 			CU_ASSERT(rc <= 0);

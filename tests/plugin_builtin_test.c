@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The plugin host's handshake, exercised with plugins linked into this test (the builtin
  * path static builds use): every rejection reason, and every upcall a plugin can make. */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -84,6 +85,37 @@ static const rnsc_crypto_ops ops_noslot = {.struct_size = sizeof(rnsc_crypto_ops
 static const rnsc_crypto_ops ops_sha = {.struct_size = sizeof(rnsc_crypto_ops),
 					.self_test = selftest_ok,
 					.sha256 = fake_sha};
+
+/* A streaming hash from before the hash_copy slot (its struct ends at randomx_del). */
+static int old_init(void *inst, rnsc_hash_state *st, int alg)
+{
+	(void)inst, (void)alg;
+	st->bytes[0] = 1;
+	return 0;
+}
+static int old_update(void *inst, rnsc_hash_state *st, const uint8_t *p, size_t len)
+{
+	(void)inst, (void)st, (void)p, (void)len;
+	return 0;
+}
+static int old_final(void *inst, rnsc_hash_state *st, uint8_t *out)
+{
+	(void)inst, (void)st;
+	memset(out, 0, 32);
+	return 0;
+}
+static void old_abort(void *inst, rnsc_hash_state *st)
+{
+	(void)inst, (void)st;
+}
+static const rnsc_crypto_ops ops_old_stream = {
+	.struct_size = offsetof(rnsc_crypto_ops, hash_copy),
+	.self_test = selftest_ok,
+	.hash_init = old_init,
+	.hash_update = old_update,
+	.hash_final = old_final,
+	.hash_abort = old_abort,
+};
 
 #define CRYPTO_DESC(var, nm, opsp, capsv, initfn)                                        \
 	static const rnsc_plugin_desc var = {                                             \
@@ -204,6 +236,25 @@ static void test_registry_limits(void)
 	rnsc_ctx_del(c);
 }
 
+/* rnsc_hash_copy says so when the backend predates the slot, and refuses dead states. */
+static void test_hash_copy_absent(void)
+{
+	rnsc_ctx *c;
+	CU_ASSERT_EQUAL_FATAL(rnsc_ctx_new(&c), 0);
+	rnsc_ctx_set_log(c, NULL, NULL, 0);
+	CU_ASSERT_EQUAL_FATAL(rnsc_crypto_register(c, "old", &ops_old_stream, NULL,
+						   RNSC_PRIM_BIT(RNSC_PRIM_HASH_STREAM)), 0);
+	CU_ASSERT_EQUAL(rnsc_crypto_set_order(c, "old"), 0);
+	rnsc_hash a, b;
+	CU_ASSERT_EQUAL_FATAL(rnsc_hash_init(c, &a, RNSC_HASH_SHA256), 0);
+	CU_ASSERT_EQUAL(rnsc_hash_copy(&b, &a), RNSC_ERR_NOPRIM);
+	CU_ASSERT_EQUAL(rnsc_hash_final(&b, NULL), RNSC_ERR_STATE); /* b holds nothing */
+	rnsc_hash_abort(&a);
+	CU_ASSERT_EQUAL(rnsc_hash_copy(&b, &a), RNSC_ERR_STATE);
+	CU_ASSERT_EQUAL(rnsc_hash_copy(NULL, &a), RNSC_ERR_INVAL);
+	rnsc_ctx_del(c);
+}
+
 int main(void)
 {
 	if (CU_initialize_registry() != CUE_SUCCESS)
@@ -211,5 +262,6 @@ int main(void)
 	CU_pSuite s = CU_add_suite("plugin_builtin", NULL, NULL);
 	CU_add_test(s, "builtin handshake, rejections and upcalls", test_builtins);
 	CU_add_test(s, "crypto registry limits and order", test_registry_limits);
+	CU_add_test(s, "hash copy from a backend without the slot", test_hash_copy_absent);
 	return rnsc_cu_run();
 }

@@ -258,6 +258,23 @@ int rnsc_hash_final(rnsc_hash *h, uint8_t *out)
 	return rc;
 }
 
+int rnsc_hash_copy(rnsc_hash *dst, const rnsc_hash *src)
+{
+	if (!dst || !src)
+		return RNSC_ERR_INVAL;
+	dst->be = NULL;
+	if (!src->be)
+		return RNSC_ERR_STATE;
+	if (!RNSC_OPS_HAS(src->be->ops, rnsc_crypto_ops, hash_copy))
+		return RNSC_ERR_NOPRIM;
+	int rc = src->be->ops->hash_copy(src->be->inst, &dst->st, &src->st);
+	if (rc == 0) {
+		dst->be = src->be;
+		dst->alg = src->alg;
+	}
+	return rc;
+}
+
 void rnsc_hash_abort(rnsc_hash *h)
 {
 	if (h->be)

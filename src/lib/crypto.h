@@ -72,6 +72,9 @@ RNSC_API int rnsc_hash_update(rnsc_hash *h, const uint8_t *p, size_t len);
 /* out must hold 32 (SHA-256) or 64 (SHA-512) bytes. */
 RNSC_API int rnsc_hash_final(rnsc_hash *h, uint8_t *out);
 RNSC_API void rnsc_hash_abort(rnsc_hash *h);
+/* dst continues independently from src's state (src stays live); both must be ended.
+ * RNSC_ERR_NOPRIM when src's backend predates the hash_copy slot: hash the prefix again. */
+RNSC_API int rnsc_hash_copy(rnsc_hash *dst, const rnsc_hash *src);
 
 RNSC_API int rnsc_hmac_sha256(rnsc_ctx *ctx, uint8_t out[32], const uint8_t *key, size_t key_len,
 			      const uint8_t *msg, size_t msg_len);

@@ -192,6 +192,14 @@ typedef struct rnsc_crypto_ops {
 	int (*randomx_info)(void *inst, void *vm, char *buf, size_t cap);
 	/* Releases the machine and all its memory; NULL is a no-op. */
 	void (*randomx_del)(void *inst, void *vm);
+	/*
+	 * Streaming hash (RNSC_PRIM_HASH_STREAM, optional; appended after the RandomX slots):
+	 * dst becomes an independent state that continues from src, which stays live. Both
+	 * end with hash_final or hash_abort. Lets a caller hash a shared prefix once and finish
+	 * it with different suffixes (a resource's hash and its proof). On failure dst is left
+	 * as a failed init leaves it.
+	 */
+	int (*hash_copy)(void *inst, rnsc_hash_state *dst, const rnsc_hash_state *src);
 } rnsc_crypto_ops;
 
 /* True when an ops table of reported size `sz` contains slot `field`. */

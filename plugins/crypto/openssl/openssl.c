@@ -329,6 +329,35 @@ static int ossl_hash_final(void *inst, rnsc_hash_state *st, uint8_t *out)
 	return rc;
 }
 
+static int ossl_hash_copy(void *inst, rnsc_hash_state *dst, const rnsc_hash_state *src)
+{
+	ossl_inst *in = ready(inst);
+	struct ossl_hs hs, ns;
+
+	if (dst == NULL)
+		return RNSC_ERR_INVAL;
+	hs_clear(dst);
+	if (in == NULL)
+		return RNSC_ERR_STATE;
+	if (src == NULL)
+		return RNSC_ERR_INVAL;
+	memcpy(&hs, src->bytes, sizeof hs);
+	if (hs.magic != HS_MAGIC || hs.ctx == NULL)
+		return RNSC_ERR_STATE;
+	ns = hs;
+	ns.ctx = atomic_exchange(&in->spare, NULL);
+	if (ns.ctx == NULL)
+		ns.ctx = EVP_MD_CTX_new();
+	if (ns.ctx == NULL)
+		return fail(in, RNSC_ERR_NOMEM, "EVP_MD_CTX_new");
+	if (EVP_MD_CTX_copy_ex(ns.ctx, hs.ctx) != 1) {
+		EVP_MD_CTX_free(ns.ctx);
+		return fail(in, RNSC_ERR_CRYPTO, "EVP_MD_CTX_copy_ex");
+	}
+	memcpy(dst->bytes, &ns, sizeof ns);
+	return 0;
+}
+
 static void ossl_hash_abort(void *inst, rnsc_hash_state *st)
 {
 	struct ossl_hs hs;
@@ -726,6 +755,7 @@ static const rnsc_crypto_ops ossl_ops = {
 	.ed25519_public = ossl_ed25519_public,
 	.ed25519_sign = ossl_ed25519_sign,
 	.ed25519_verify = ossl_ed25519_verify,
+	.hash_copy = ossl_hash_copy,
 };
 
 #define OSSL_CAPS                                                                       \

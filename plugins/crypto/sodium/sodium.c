@@ -228,6 +228,22 @@ static int sod_hash_final(void *inst, rnsc_hash_state *st, uint8_t *out)
 	return rc;
 }
 
+/* The libsodium state is plain memory: a copy is an independent continuation. */
+static int sod_hash_copy(void *inst, rnsc_hash_state *dst, const rnsc_hash_state *src)
+{
+	struct sodium_hs hs;
+	int rc;
+
+	(void)inst;
+	if (dst == NULL)
+		return RNSC_ERR_INVAL;
+	sodium_memzero(dst->bytes, sizeof hs);
+	if ((rc = hs_load(src, &hs)) == 0)
+		memcpy(dst->bytes, &hs, sizeof hs);
+	sodium_memzero(&hs, sizeof hs);
+	return rc;
+}
+
 static void sod_hash_abort(void *inst, rnsc_hash_state *st)
 {
 	struct sodium_hs hs;
@@ -404,6 +420,7 @@ static const rnsc_crypto_ops sod_ops = {
 	.ed25519_public = sod_ed25519_public,
 	.ed25519_sign = sod_ed25519_sign,
 	.ed25519_verify = sod_ed25519_verify,
+	.hash_copy = sod_hash_copy,
 };
 
 #define SOD_CAPS                                                                        \
