@@ -37,6 +37,7 @@ typedef struct end {
 	const uint8_t *src;
 	uint64_t src_len;
 	int read_fail;
+	uint64_t read_end; /* the furthest byte read so far */
 	/* receiver sink */
 	uint8_t *sink;
 	size_t sink_len, sink_cap;
@@ -101,6 +102,8 @@ static int e_read(void *ud, uint64_t off, uint8_t *buf, size_t len)
 	end *e = ud;
 	if (e->read_fail)
 		return RNSC_ERR_IO;
+	if (off + len > e->read_end)
+		e->read_end = off + len;
 	for (size_t i = 0; i < len; i++)
 		buf[i] = e->src ? e->src[off + i]
 				: (uint8_t)(((off + i) * 2654435761u) >> 13 ^ (off + i) >> 20);
@@ -425,6 +428,89 @@ static void t_segments(void)
 	CU_ASSERT_EQUAL(R.status, RNSC_RESOURCE_COMPLETE);
 	CU_ASSERT_EQUAL(rnsc_resource_segment_index(S.r), 64);
 	expect_pattern(&R, size);
+	teardown_pair();
+}
+
+/* Moves S's packets, gives S one tick at its next deadline for each segment whose proof it
+ * awaits (the loop pass after the last part, when it prepares the next segment), then
+ * moves R's. fail_first: reads fail during the first such tick (1: only then, 2: from then
+ * on); cancel: the resource is cancelled right after the first. Returns the ticks that read. */
+static int run_ticking_ahead(int fail_first, int cancel)
+{
+	int ahead = 0;
+	unsigned ticked = 0;
+	for (int i = 0; i < 1000000 && !rnsc_resource_done(S.r); i++) {
+		int moved = 0;
+		while (deliver_one(&S, &R))
+			moved = 1;
+		unsigned seg = rnsc_resource_segment_index(S.r);
+		if (rnsc_resource_status(S.r) == RNSC_RESOURCE_AWAITING_PROOF && seg != ticked &&
+		    seg < rnsc_resource_segments(S.r)) {
+			ticked = seg;
+			uint64_t d = rnsc_resource_next_deadline(S.r), before = S.read_end;
+			CU_ASSERT(d <= now + 1);
+			if (d > now)
+				now = d;
+			if (fail_first && seg == 1)
+				S.read_fail = 1;
+			rnsc_resource_tick(S.r, now);
+			if (fail_first == 1)
+				S.read_fail = 0;
+			ahead += S.read_end > before;
+			CU_ASSERT_EQUAL(rnsc_resource_status(S.r), RNSC_RESOURCE_AWAITING_PROOF);
+			/* the prepared segment does not bring the deadline forward again */
+			CU_ASSERT(rnsc_resource_next_deadline(S.r) > now);
+			if (cancel) {
+				rnsc_resource_cancel(S.r, now); /* the prepared segment goes too */
+				return ahead;
+			}
+		}
+		if (deliver_one(&R, &S))
+			moved = 1;
+		if (!moved)
+			break;
+	}
+	return ahead;
+}
+
+static void t_prepared_ahead(void)
+{
+	/* segment k + 1 is read while k's proof is awaited; the bytes are those of t_segments */
+	setup(8192, 0);
+	uint64_t size = 2500000;
+	CU_ASSERT_EQUAL_FATAL(start(size, NULL, "big.bin", 0), 0);
+	CU_ASSERT_EQUAL(run_ticking_ahead(0, 0), 2);
+	pump();
+	CU_ASSERT_EQUAL(S.status, RNSC_RESOURCE_COMPLETE);
+	CU_ASSERT_EQUAL(R.status, RNSC_RESOURCE_COMPLETE);
+	CU_ASSERT_EQUAL(R.meta_calls, 1);
+	expect_pattern(&R, size);
+	teardown_pair();
+
+	/* preparation ahead fails (a read error that has cleared by the proof): the segment is
+	 * prepared at the proof instead, once */
+	setup(8192, 0);
+	CU_ASSERT_EQUAL_FATAL(start(size, NULL, NULL, 0), 0);
+	CU_ASSERT_EQUAL(run_ticking_ahead(1, 0), 1);
+	pump();
+	CU_ASSERT_EQUAL(S.status, RNSC_RESOURCE_COMPLETE);
+	CU_ASSERT_EQUAL(R.status, RNSC_RESOURCE_COMPLETE);
+	expect_pattern(&R, size);
+	teardown_pair();
+
+	/* a read error that persists fails the resource at the proof */
+	setup(8192, 0);
+	CU_ASSERT_EQUAL_FATAL(start(size, NULL, NULL, 0), 0);
+	(void)run_ticking_ahead(2, 0);
+	pump();
+	CU_ASSERT_EQUAL(S.status, RNSC_RESOURCE_FAILED);
+	teardown_pair();
+
+	/* cancelled while holding a prepared segment: freed with it (LSan-checked) */
+	setup(8192, 0);
+	CU_ASSERT_EQUAL_FATAL(start(size, NULL, NULL, 0), 0);
+	CU_ASSERT_EQUAL(run_ticking_ahead(0, 1), 1);
+	CU_ASSERT_EQUAL(rnsc_resource_status(S.r), RNSC_RESOURCE_FAILED);
 	teardown_pair();
 }
 
@@ -1147,6 +1233,7 @@ int main(void)
 		{"small transfer", t_small},
 		{"metadata, bz2, hashmap updates", t_metadata_compressed_hmu},
 		{"3 and 64 segments", t_segments},
+		{"next segment prepared while the proof is awaited", t_prepared_ahead},
 		{"fast and very slow rates", t_rates},
 		{"dropped first request is retried", t_dropped_first_request},
 		{"corrupt and lost parts, lost HMU", t_corrupt_and_lost_parts},

@@ -55,6 +55,10 @@ struct rnsc_resource {
 	double timeout_factor;
 	uint8_t adv[RNSC_RESOURCE_ADV_MAX_LEN];
 	size_t adv_len;
+	/* The next segment, prepared while this one awaits its proof: a copy of this struct
+	 * whose segment buffers are its own (everything else it borrows from here). */
+	rnsc_resource *nx;
+	int nx_tried; /* preparation ahead attempted for the current segment */
 
 	/* both */
 	double rtt; /* seconds, < 0: None */
@@ -100,10 +104,20 @@ static void free_segment(rnsc_resource *r)
 	r->data = r->hashmap = r->have = r->hm_have = NULL;
 }
 
+static void drop_next(rnsc_resource *r)
+{
+	if (r->nx) {
+		free_segment(r->nx);
+		rnsc_free(r->ctx, r->nx);
+		r->nx = NULL;
+	}
+}
+
 void rnsc_resource_del(rnsc_resource *r)
 {
 	if (!r)
 		return;
+	drop_next(r);
 	free_segment(r);
 	rnsc_free(r->ctx, r->meta);
 	rnsc_free(r->ctx, r);
@@ -125,6 +139,39 @@ static int sha_concat(rnsc_ctx *ctx, uint8_t out[HL], const uint8_t *a, size_t a
 		return rc;
 	}
 	return rnsc_hash_final(&h, out);
+}
+
+/* hash = SHA-256(P + suffix), then proof = SHA-256(P + hash). The two share the prefix P, a
+ * whole segment, so P is hashed once and the state copied, where the backend can copy. */
+static int hash_and_proof(rnsc_ctx *ctx, uint8_t hash[HL], uint8_t proof[HL], const uint8_t *p,
+			  size_t plen, const uint8_t *suffix, size_t slen)
+{
+	rnsc_hash a, b;
+	int rc = rnsc_hash_init(ctx, &a, RNSC_HASH_SHA256);
+	if (rc)
+		return rc;
+	if ((rc = rnsc_hash_update(&a, p, plen))) {
+		rnsc_hash_abort(&a);
+		return rc;
+	}
+	rc = rnsc_hash_copy(&b, &a);
+	if (rc == RNSC_ERR_NOPRIM) { /* a backend from before the hash_copy slot */
+		rnsc_hash_abort(&a);
+		if ((rc = sha_concat(ctx, hash, p, plen, suffix, slen)))
+			return rc;
+		return sha_concat(ctx, proof, p, plen, hash, HL);
+	}
+	if (rc) {
+		rnsc_hash_abort(&a);
+		return rc;
+	}
+	if ((rc = rnsc_hash_update(&a, suffix, slen)) || (rc = rnsc_hash_final(&a, hash)) ||
+	    (rc = rnsc_hash_update(&b, hash, HL))) {
+		rnsc_hash_abort(&a);
+		rnsc_hash_abort(&b);
+		return rc;
+	}
+	return rnsc_hash_final(&b, proof);
 }
 
 static int map_hash(rnsc_resource *r, uint8_t out[MH], const uint8_t *part, size_t len)
@@ -198,9 +245,13 @@ static int prepare_segment(rnsc_resource *r, unsigned index)
 			want = r->data_size - off;
 	}
 	size_t plen = (with_meta ? r->meta_len : 0) + (size_t)want;
-	uint8_t *plain = rnsc_alloc(r->ctx, plen ? plen : 1);
-	if (!plain)
+	/* P is read in place after room for the 4 random bytes the encrypted data starts with,
+	 * so an uncompressed segment is encrypted from where it was read */
+	const size_t RH = RNSC_RESOURCE_RANDOM_HASH_SIZE;
+	uint8_t *buf = rnsc_alloc(r->ctx, plen + RH);
+	if (!buf)
 		return RNSC_ERR_NOMEM;
+	uint8_t *plain = buf + RH;
 	size_t mo = 0;
 	if (with_meta) {
 		memcpy(plain, r->meta, r->meta_len);
@@ -220,33 +271,37 @@ static int prepare_segment(rnsc_resource *r, unsigned index)
 	if (r->auto_compress && r->data_size <= r->ac_limit)
 		clen = bz2_compress(r, &cdata, plain, plen);
 	r->compressed = cdata && clen < plen;
-	const uint8_t *body = r->compressed ? cdata : plain;
 	size_t blen = r->compressed ? clen : plen;
 	/* data = 4 random bytes (a random hash's head) + body, encrypted whole */
-	uint8_t *pre = rnsc_alloc(r->ctx, blen + RNSC_RESOURCE_RANDOM_HASH_SIZE);
-	uint8_t rnd[RNSC_TRUNCATED_HASHLEN];
+	uint8_t *pre = buf;
+	if (r->compressed) {
+		pre = rnsc_alloc(r->ctx, blen + RH);
+		if (pre)
+			memcpy(pre + RH, cdata, blen);
+	}
+	rnsc_free(r->ctx, cdata);
 	if (!pre) {
 		rc = RNSC_ERR_NOMEM;
-		rnsc_free(r->ctx, cdata);
 		goto out;
 	}
+	uint8_t rnd[RNSC_TRUNCATED_HASHLEN];
 	if ((rc = rnsc_random_hash(r->ctx, rnd))) {
-		rnsc_free(r->ctx, cdata);
-		rnsc_free(r->ctx, pre);
+		if (pre != buf)
+			rnsc_free(r->ctx, pre);
 		goto out;
 	}
-	memcpy(pre, rnd, RNSC_RESOURCE_RANDOM_HASH_SIZE);
-	memcpy(pre + RNSC_RESOURCE_RANDOM_HASH_SIZE, body, blen);
-	rnsc_free(r->ctx, cdata);
-	size_t elen = rnsc_token_len(blen + RNSC_RESOURCE_RANDOM_HASH_SIZE);
+	memcpy(pre, rnd, RH);
+	size_t elen = rnsc_token_len(blen + RH);
 	r->data = rnsc_alloc(r->ctx, elen);
 	if (!r->data) {
-		rnsc_free(r->ctx, pre);
+		if (pre != buf)
+			rnsc_free(r->ctx, pre);
 		rc = RNSC_ERR_NOMEM;
 		goto out;
 	}
-	rc = r->link.encrypt(r->link.ud, r->data, elen, pre, blen + RNSC_RESOURCE_RANDOM_HASH_SIZE);
-	rnsc_free(r->ctx, pre);
+	rc = r->link.encrypt(r->link.ud, r->data, elen, pre, blen + RH);
+	if (pre != buf)
+		rnsc_free(r->ctx, pre);
 	if (rc < 0)
 		goto out;
 	r->size = (uint64_t)rc;
@@ -263,8 +318,8 @@ static int prepare_segment(rnsc_resource *r, unsigned index)
 			goto out;
 		memcpy(r->random_hash, rnd, RNSC_RESOURCE_RANDOM_HASH_SIZE);
 		r->rh_len = RNSC_RESOURCE_RANDOM_HASH_SIZE;
-		if ((rc = sha_concat(r->ctx, r->hash, plain, plen, r->random_hash, r->rh_len)) ||
-		    (rc = sha_concat(r->ctx, r->expected_proof, plain, plen, r->hash, HL)))
+		if ((rc = hash_and_proof(r->ctx, r->hash, r->expected_proof, plain, plen,
+					 r->random_hash, r->rh_len)))
 			goto out;
 		if (index == 1)
 			memcpy(r->original_hash, r->hash, HL);
@@ -298,7 +353,7 @@ static int prepare_segment(rnsc_resource *r, unsigned index)
 		   (r->compressed ? RNSC_RESOURCE_F_COMPRESSED : 0) | RNSC_RESOURCE_F_ENCRYPTED;
 	rc = pack_adv(r);
 out:
-	rnsc_free_secret(r->ctx, plain, plen ? plen : 1);
+	rnsc_free_secret(r->ctx, buf, plen + RH);
 	return rc;
 }
 
@@ -515,6 +570,59 @@ static void sender_request(rnsc_resource *r, const uint8_t *pt, size_t len, uint
 		r->cb.progress(r->ud, r);
 }
 
+/* The sender is idle between sending the last part and the proof while the receiver
+ * decrypts and hashes: it prepares the next segment then, a loop pass after the last part
+ * (so the parts just queued leave first), into a shadow copy of itself. */
+static int prep_ahead_due(const rnsc_resource *r)
+{
+	return r->initiator && r->status == RNSC_RESOURCE_AWAITING_PROOF && !r->nx &&
+	       !r->nx_tried && r->segment_index < r->total_segments;
+}
+
+static void prepare_ahead(rnsc_resource *r)
+{
+	r->nx_tried = 1;
+	rnsc_resource *nx = rnsc_alloc(r->ctx, sizeof(*nx));
+	if (!nx)
+		return; /* prepared when the proof comes, as without this */
+	memcpy(nx, r, sizeof(*nx));
+	nx->data = nx->hashmap = nx->have = nx->hm_have = NULL;
+	nx->nx = NULL;
+	if (prepare_segment(nx, r->segment_index + 1) != 0) {
+		/* the same preparation runs again at the proof and fails the resource there */
+		free_segment(nx);
+		rnsc_free(r->ctx, nx);
+		return;
+	}
+	r->nx = nx;
+}
+
+/* Makes the segment prepared ahead the current one. */
+static void adopt_next(rnsc_resource *r)
+{
+	rnsc_resource *nx = r->nx;
+	r->nx = NULL;
+	free_segment(r);
+	r->data = nx->data;
+	r->hashmap = nx->hashmap;
+	r->have = nx->have;
+	r->size = nx->size;
+	r->total_parts = nx->total_parts;
+	memcpy(r->random_hash, nx->random_hash, sizeof(r->random_hash));
+	r->rh_len = nx->rh_len;
+	memcpy(r->hash, nx->hash, HL);
+	memcpy(r->expected_proof, nx->expected_proof, HL);
+	r->compressed = nx->compressed;
+	r->flags = nx->flags;
+	r->segment_index = nx->segment_index;
+	r->sent_parts = nx->sent_parts;
+	r->rmch = nx->rmch;
+	r->req_seen_n = nx->req_seen_n;
+	memcpy(r->adv, nx->adv, nx->adv_len);
+	r->adv_len = nx->adv_len;
+	rnsc_free(r->ctx, nx);
+}
+
 static void sender_proof(rnsc_resource *r, const uint8_t *d, size_t len, uint64_t now)
 {
 	if (r->status == RNSC_RESOURCE_FAILED || len != 2 * HL ||
@@ -526,7 +634,12 @@ static void sender_proof(rnsc_resource *r, const uint8_t *d, size_t len, uint64_
 		conclude(r);
 		return;
 	}
-	int rc = prepare_segment(r, r->segment_index + 1);
+	int rc = 0;
+	if (r->nx)
+		adopt_next(r);
+	else
+		rc = prepare_segment(r, r->segment_index + 1);
+	r->nx_tried = 0;
 	if (!rc)
 		rc = advertise(r, now);
 	if (rc) {
@@ -810,12 +923,12 @@ static int bz2_decompress(rnsc_resource *r, uint8_t **out, size_t *olen, const u
 	return 0;
 }
 
-static void prove(rnsc_resource *r, const uint8_t *plain, size_t plen, uint64_t now)
+static void prove(rnsc_resource *r, const uint8_t proof_hash[HL], uint64_t now)
 {
 	uint8_t proof[2 * HL];
 	memcpy(proof, r->hash, HL);
-	if (sha_concat(r->ctx, proof + HL, plain, plen, r->hash, HL) ||
-	    send_pkt(r, RNSC_PKT_PROOF, RNSC_CTX_RESOURCE_PRF, proof, sizeof(proof)) < 0)
+	memcpy(proof + HL, proof_hash, HL);
+	if (send_pkt(r, RNSC_PKT_PROOF, RNSC_CTX_RESOURCE_PRF, proof, sizeof(proof)) < 0)
 		fail(r, now);
 }
 
@@ -824,7 +937,8 @@ static void assemble(rnsc_resource *r, uint64_t now)
 {
 	r->status = RNSC_RESOURCE_ASSEMBLING;
 	uint8_t *dec = rnsc_alloc(r->ctx, r->size ? (size_t)r->size : 1);
-	uint8_t *plain = NULL;
+	uint8_t *unz = NULL;       /* the decompressed segment, when compressed */
+	const uint8_t *plain = NULL; /* P: in dec (after the random head) or unz */
 	size_t plen = 0;
 	int ok = 0;
 	if (!dec)
@@ -835,7 +949,7 @@ static void assemble(rnsc_resource *r, uint64_t now)
 	const uint8_t *body = dec + RNSC_RESOURCE_RANDOM_HASH_SIZE;
 	size_t blen = (size_t)n - RNSC_RESOURCE_RANDOM_HASH_SIZE;
 	if (r->compressed) {
-		int rc = bz2_decompress(r, &plain, &plen, body, blen, RNSC_RESOURCE_MAX_SEGMENT);
+		int rc = bz2_decompress(r, &unz, &plen, body, blen, RNSC_RESOURCE_MAX_SEGMENT);
 		if (rc == RNSC_ERR_TOOBIG) {
 			/* "Decompressed resource exceeded maximum decompressed size": rejected,
 			 * and the reference tears the link down */
@@ -850,14 +964,14 @@ static void assemble(rnsc_resource *r, uint64_t now)
 		}
 		if (rc)
 			goto corrupt;
+		plain = unz;
 	} else {
-		plain = dec;
+		plain = body;
 		plen = blen;
-		memmove(dec, body, blen);
-		dec = NULL;
 	}
-	uint8_t calc[HL];
-	if (sha_concat(r->ctx, calc, plain, plen, r->random_hash, r->rh_len) ||
+	/* the proof, SHA-256(P + hash), is computed with the check: they share P */
+	uint8_t calc[HL], proof_hash[HL];
+	if (hash_and_proof(r->ctx, calc, proof_hash, plain, plen, r->random_hash, r->rh_len) ||
 	    memcmp(calc, r->hash, HL) != 0)
 		goto corrupt;
 	const uint8_t *payload = plain;
@@ -876,19 +990,19 @@ static void assemble(rnsc_resource *r, uint64_t now)
 	}
 	if (r->cb.write(r->ud, payload, paylen) < 0) {
 		rnsc_free(r->ctx, dec);
-		rnsc_free(r->ctx, plain);
+		rnsc_free(r->ctx, unz);
 		fail(r, now);
 		return;
 	}
 	r->status = RNSC_RESOURCE_COMPLETE;
-	prove(r, plain, plen, now);
+	prove(r, proof_hash, now);
 	ok = r->status == RNSC_RESOURCE_COMPLETE;
 	goto done;
 corrupt:
 	r->status = RNSC_RESOURCE_CORRUPT;
 done:
 	rnsc_free(r->ctx, dec);
-	rnsc_free(r->ctx, plain);
+	rnsc_free(r->ctx, unz);
 	/* Link.resource_concluded: the window and rate carry over to the next resource */
 	r->eifr = eifr_of(r);
 	free_segment(r);
@@ -1101,6 +1215,7 @@ static void fail(rnsc_resource *r, uint64_t now)
 				       r->initiator ? RNSC_CTX_RESOURCE_ICL : RNSC_CTX_RESOURCE_RCL,
 				       r->hash, HL);
 		free_segment(r);
+		drop_next(r);
 		conclude(r);
 	}
 }
@@ -1119,6 +1234,7 @@ void rnsc_resource_link_closed(rnsc_resource *r)
 		r->status = RNSC_RESOURCE_FAILED;
 	r->waiting_next = 0;
 	free_segment(r);
+	drop_next(r);
 	conclude(r);
 }
 
@@ -1163,12 +1279,20 @@ static uint64_t deadline(const rnsc_resource *r)
 				      RNSC_RESOURCE_SENDER_GRACE_TIME_MS / 1000.0 + extra;
 			return ms_at(r->last_activity, wait);
 		}
-	case RNSC_RESOURCE_AWAITING_PROOF:
-		return ms_at(r->last_part_sent,
-			     cur_rtt(r) * RNSC_RESOURCE_PROOF_TIMEOUT_FACTOR +
-				     RNSC_RESOURCE_SENDER_GRACE_TIME_MS / 1000.0);
+	case RNSC_RESOURCE_AWAITING_PROOF: {
+		uint64_t d = ms_at(r->last_part_sent, cur_rtt(r) * RNSC_RESOURCE_PROOF_TIMEOUT_FACTOR +
+							      RNSC_RESOURCE_SENDER_GRACE_TIME_MS / 1000.0);
+		if (prep_ahead_due(r) && r->last_part_sent < d)
+			d = r->last_part_sent;
+		return d;
+	}
 	default: return UINT64_MAX;
 	}
+}
+
+int rnsc_resource_work_deferred(const rnsc_resource *r)
+{
+	return r && !r->concluded && prep_ahead_due(r);
 }
 
 uint64_t rnsc_resource_next_deadline(const rnsc_resource *r)
@@ -1180,6 +1304,11 @@ void rnsc_resource_tick(rnsc_resource *r, uint64_t now)
 {
 	if (!r || r->concluded || now < deadline(r))
 		return;
+	if (prep_ahead_due(r)) {
+		prepare_ahead(r);
+		if (now < deadline(r))
+			return;
+	}
 	switch (r->status) {
 	case RNSC_RESOURCE_ADVERTISED:
 		if (r->retries_left == 0) {

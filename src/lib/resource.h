@@ -24,8 +24,8 @@
  *
  * Memory bound (per resource, whatever the total size): one segment at a time.
  *   sender:   the encrypted segment (<= MAX_EFFICIENT_SIZE + bz2 worst case + 64 bytes, about
- *             1.01 MiB) + its map hashes, plus transiently the plaintext and the bz2 output
- *             while a segment is prepared: about 3.1 MiB peak.
+ *             1.01 MiB) + its map hashes, the next one's once prepared, plus transiently the
+ *             plaintext and the bz2 output while a segment is prepared: about 4.1 MiB peak.
  *   receiver: the advertised transfer size t (<= 3 * MAX_EFFICIENT_SIZE, checked, normally
  *             about 1 MiB) for the parts, plus transiently the decrypted copy and the
  *             decompressed segment, capped at RNSC_RESOURCE_MAX_SEGMENT bytes: at most
@@ -37,8 +37,9 @@
  *   - a decompressed segment larger than RNSC_RESOURCE_MAX_SEGMENT (4 MiB; the reference
  *     allows AUTO_COMPRESS_MAX_SIZE = 64 MiB) is rejected as CORRUPT. A reference sender never
  *     produces segments above MAX_EFFICIENT_SIZE unless its metadata alone exceeds 3 MiB.
- *   - the sender prepares the next segment when the previous is proved (the reference does it
- *     in a thread while the previous one transfers): the same bytes, no polling.
+ *   - the sender prepares the next segment one loop pass after the last part
+ *     of the previous one went out, while the receiver assembles that one (the reference
+ *     starts it in a thread as the previous one is advertised): the same bytes, no threads.
  *   - the proof-timeout "cache request" the reference sends (Transport.cache_request) is not
  *     sent: rnsc keeps no packet cache; the retry count and timings are the reference's.
  *
@@ -205,10 +206,14 @@ RNSC_API int rnsc_resource_packet(rnsc_resource *r, int packet_type, int context
 				  const uint8_t *data, size_t len,
 				  const uint8_t packet_hash[32], uint64_t now);
 
-/* The watchdog: timeouts, retries and cancellation at now. */
+/* The watchdog: timeouts, retries and cancellation at now; and deferred work. */
 RNSC_API void rnsc_resource_tick(rnsc_resource *r, uint64_t now);
 /* When tick next has something to do; UINT64_MAX when the resource is done. */
 RNSC_API uint64_t rnsc_resource_next_deadline(const rnsc_resource *r);
+/* 1 when tick has deferred work (preparing the next segment) that should run on the owner's
+ * next loop pass, once the packets just sent have left, rather than at a millisecond
+ * deadline; tick clears it. */
+RNSC_API int rnsc_resource_work_deferred(const rnsc_resource *r);
 
 /* Resource.cancel: ICL (sender) or RCL (receiver) while the link is up, state FAILED,
  * concluded callback. No-op once concluded. */

@@ -213,10 +213,12 @@ static void on_timer(rnsc_loop *loop, rnsc_timer *t, void *ud)
 static void arm(rnsc_linkapp *la)
 {
 	uint64_t next = UINT64_MAX;
+	int deferred = 0;
 	for (la_res *e = la->res; e; e = e->next) {
 		uint64_t d = rnsc_resource_next_deadline(e->r);
 		if (d < next)
 			next = d;
+		deferred |= rnsc_resource_work_deferred(e->r);
 	}
 	rnsc_loop *loop = rnsc_node_loop(la->n);
 	if (next == UINT64_MAX) {
@@ -231,7 +233,9 @@ static void arm(rnsc_linkapp *la)
 	uint64_t delay = next > now ? next - now : 0;
 	if (delay > RNSC_RESOURCE_WATCHDOG_MAX_SLEEP_MS)
 		delay = RNSC_RESOURCE_WATCHDOG_MAX_SLEEP_MS;
-	uint64_t ns = delay * RNSC_NS_PER_MS + 1000000;
+	/* Deferred work runs on the next pass: a timer armed now fires after the interfaces'
+	 * end-of-pass flushes armed before it (same deadline, earlier sequence). */
+	uint64_t ns = deferred ? 0 : delay * RNSC_NS_PER_MS + 1000000;
 	if (la->timer) {
 		if (rnsc_loop_timer_rearm(loop, la->timer, ns, 0) == 0)
 			return;
