@@ -33,8 +33,6 @@ typedef struct node {
 	size_t last_len;
 	int proofs;
 	int close_in_data; /* tear the link down from inside on_link_data */
-	int lp_n, lp_context, lp_hashed; /* on_link_packet: count, last context, hash given */
-	uint8_t lp_hash[32];
 } node;
 
 static node N[MAXN];
@@ -73,18 +71,6 @@ static void on_ldata(void *ud, const uint8_t *lid, const uint8_t *data, size_t l
 		CU_ASSERT_EQUAL(rnsc_transport_link_close(n->t, lid, NOW), 0);
 }
 
-static void on_lpacket(void *ud, const uint8_t *lid, int type, int context, const uint8_t *d,
-		      size_t len, const uint8_t *ph)
-{
-	(void)lid, (void)type, (void)d, (void)len;
-	node *n = ud;
-	n->lp_n++;
-	n->lp_context = context;
-	n->lp_hashed = ph != NULL;
-	if (ph)
-		memcpy(n->lp_hash, ph, 32);
-}
-
 static void on_lproof(void *ud, const uint8_t *lid, const uint8_t *ph)
 {
 	(void)lid, (void)ph;
@@ -116,8 +102,7 @@ static int add_node(int transport_enabled)
 				       .on_link_established = on_est,
 				       .on_link_closed = on_closed,
 				       .on_link_data = on_ldata,
-				       .on_link_proof = on_lproof,
-				       .on_link_packet = on_lpacket};
+				       .on_link_proof = on_lproof};
 	rnsc_transport_set_callbacks(n->t, &cb);
 	return n_nodes++;
 }
@@ -327,31 +312,6 @@ static void test_through_transport(void)
 	CU_ASSERT_EQUAL(N[b].data_bytes, 60 + 100 + 140 + 180 + 220 + 260 + sizeof(big));
 	/* LRPROOF, 7 data packets and 6 proofs from B, 6 data packets from A... all carried */
 	CU_ASSERT(rnsc_transport_get_stats(N[t].t)->link_table_forwarded >= 1 + 7 + 6 + 6 + 1);
-	/* A resource part is carried and handed up unhashed, and neither the transport node
-	 * nor the receiver remembers it; a resource request is hashed and remembered by both. */
-	size_t hl_t = rnsc_transport_hashlist_count(N[t].t);
-	size_t hl_b = rnsc_transport_hashlist_count(N[b].t);
-	uint64_t fw = rnsc_transport_get_stats(N[t].t)->link_table_forwarded;
-	CU_ASSERT_EQUAL(rnsc_transport_link_send_packet(N[a].t, lid, RNSC_PKT_DATA,
-							RNSC_CTX_RESOURCE, big, 3000, NULL, NOW), 0);
-	pump();
-	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[t].t)->link_table_forwarded, fw + 1);
-	CU_ASSERT_EQUAL(N[b].lp_n, 1);
-	CU_ASSERT_EQUAL(N[b].lp_context, RNSC_CTX_RESOURCE);
-	CU_ASSERT_EQUAL(N[b].lp_hashed, 0);
-	CU_ASSERT_EQUAL(rnsc_transport_hashlist_count(N[t].t), hl_t);
-	CU_ASSERT_EQUAL(rnsc_transport_hashlist_count(N[b].t), hl_b);
-	uint8_t sent_hash[32];
-	CU_ASSERT_EQUAL(rnsc_transport_link_send_packet(N[a].t, lid, RNSC_PKT_DATA,
-							RNSC_CTX_RESOURCE_REQ, big, 40, sent_hash,
-							NOW), 0);
-	pump();
-	CU_ASSERT_EQUAL(N[b].lp_n, 2);
-	CU_ASSERT_EQUAL(N[b].lp_context, RNSC_CTX_RESOURCE_REQ);
-	CU_ASSERT_EQUAL(N[b].lp_hashed, 1);
-	CU_ASSERT_EQUAL(memcmp(N[b].lp_hash, sent_hash, 32), 0);
-	CU_ASSERT_EQUAL(rnsc_transport_hashlist_count(N[t].t), hl_t + 1);
-	CU_ASSERT_EQUAL(rnsc_transport_hashlist_count(N[b].t), hl_b + 1);
 	CU_ASSERT_EQUAL(rnsc_transport_link_close(N[a].t, lid, NOW), 0);
 	pump();
 	CU_ASSERT_EQUAL(N[a].last_reason, RNSC_LINK_INITIATOR_CLOSED);

@@ -30,11 +30,6 @@
  * no packet filter or hashlist, hops over the shared socket not counted, HEADER_2 insertion
  * for one-hop paths.
  *
- * Deliberate difference: resource parts on links (DATA, context RESOURCE) are not hashed
- * and so not remembered in the hashlist. packet_filter passes them without looking, and no
- * other packet can share their hash, so only the hashlist's size (and with it the timing of
- * its rotation) differs from the reference's.
- *
  * Links (link table, LRPROOF transport, engine-owned links) are transport_link.c's; ingress
  * control, held announces, announce caps and queues and announce rate limits are
  * transport_policy.c's (called from here).
@@ -1268,15 +1263,9 @@ int rnsc_transport_ingest(rnsc_transport *t, uint32_t iface, const uint8_t *fram
 		t->st.malformed++;
 		return rc;
 	}
-	/* A resource part on a link (DATA, context RESOURCE) is not hashed: packet_filter passes
-	 * it unlooked, nothing above reads its hash, and its hashlist entry could never match
-	 * another packet (the context is hashed too). The hash would cost a pass over up to a
-	 * whole link MTU per part. It is computed below if the packet turns out to need it. */
 	uint8_t hash[RNSC_HASHLEN];
-	int hashed = !(p.packet_type == RNSC_PKT_DATA && p.context == RNSC_CTX_RESOURCE &&
-		       p.dest_type == RNSC_DEST_LINK && p.header_type == RNSC_HEADER_1 &&
-		       memcmp(p.dest_hash, t->pr_dest, HL) != 0);
-	if (hashed && (rc = rnsc_packet_hash(t->ctx, hash, frame, len)))
+	rc = rnsc_packet_hash(t->ctx, hash, frame, len);
+	if (rc)
 		return rc;
 	/* Behind a shared instance the instance filters (Transport.packet_filter). */
 	if (!t->to_shared && !packet_filter(t, &p, hash)) {
@@ -1312,7 +1301,7 @@ int rnsc_transport_ingest(rnsc_transport *t, uint32_t iface, const uint8_t *fram
 
 	/* Packets of relayed links and LRPROOFs are only remembered once their place in the
 	 * chain is known; everything else right away. */
-	if (hashed && !rnsc_tr_link_table_has(t, p.dest_hash) &&
+	if (!rnsc_tr_link_table_has(t, p.dest_hash) &&
 	    !(p.packet_type == RNSC_PKT_PROOF && p.context == RNSC_CTX_LRPROOF)) {
 		rc = rnsc_tr_hashlist_add(t, hash);
 		if (rc)
@@ -1340,11 +1329,6 @@ int rnsc_transport_ingest(rnsc_transport *t, uint32_t iface, const uint8_t *fram
 		const tr_path *lp = rnsc_tmap_get(&t->paths, p.dest_hash, NULL);
 		for_local = lp && lp->pub.hops == 0;
 	}
-	if (!hashed && for_local) { /* forwarding keys its reverse entry by the hash */
-		if ((rc = rnsc_packet_hash(t->ctx, hash, frame, len)))
-			return rc;
-		hashed = 1;
-	}
 	int lr_handled = 0;
 	if (((t->cfg.transport_enabled || from_local) && p.header_type == RNSC_HEADER_2 &&
 	     p.packet_type != RNSC_PKT_ANNOUNCE) ||
@@ -1357,7 +1341,7 @@ int rnsc_transport_ingest(rnsc_transport *t, uint32_t iface, const uint8_t *fram
 	}
 	if (rnsc_tr_relaying(t) && p.packet_type != RNSC_PKT_ANNOUNCE &&
 	    p.packet_type != RNSC_PKT_LINKREQUEST && p.context != RNSC_CTX_LRPROOF) {
-		rc = rnsc_tr_link_transport(t, &p, frame, len, hashed ? hash : NULL, rif, now);
+		rc = rnsc_tr_link_transport(t, &p, frame, len, hash, rif, now);
 		if (rc)
 			return rc < 0 ? rc : 0;
 	}
@@ -1370,7 +1354,7 @@ int rnsc_transport_ingest(rnsc_transport *t, uint32_t iface, const uint8_t *fram
 		return rnsc_tr_link_request(t, &p, frame, len, rif, now);
 	case RNSC_PKT_DATA:
 		if (p.dest_type == RNSC_DEST_LINK) {
-			rc = rnsc_tr_link_packet(t, &p, frame, len, hashed ? hash : NULL, rif, now);
+			rc = rnsc_tr_link_packet(t, &p, frame, len, hash, rif, now);
 			return rc < 0 ? rc : 0;
 		}
 		if (p.dest_type == RNSC_DEST_PLAIN && memcmp(p.dest_hash, t->tunnel_dest, HL) == 0)

@@ -143,8 +143,7 @@ typedef struct rnsc_transport_callbacks {
 	 * _REQ / _HMU / _ICL / _RCL, CHANNEL (once on), and PROOF with context RESOURCE_PRF.
 	 * data is the plaintext for the contexts the reference encrypts, the packet data as
 	 * received for RESOURCE and RESOURCE_PRF. packet_hash is the packet's full hash (a
-	 * request id is its first 16 bytes); NULL for a resource part (DATA, context RESOURCE),
-	 * which the transport does not hash. */
+	 * request id is its first 16 bytes). */
 	void (*on_link_packet)(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
 			       int packet_type, int context, const uint8_t *data, size_t len,
 			       const uint8_t packet_hash[RNSC_HASHLEN]);

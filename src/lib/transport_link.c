@@ -250,12 +250,7 @@ static void cb_packet(void *ud, rnsc_link *link, int context, const uint8_t *dat
 	if (context != RNSC_CTX_NONE) {
 		/* requests, resources, channel: for the application layer above the engine */
 		uint8_t hash[RNSC_HASHLEN];
-		if (!t->cb.on_link_packet)
-			return;
-		if (pkt->packet_type == RNSC_PKT_DATA && context == RNSC_CTX_RESOURCE)
-			t->cb.on_link_packet(t->cb.ud, ll->id, pkt->packet_type, context, data, len,
-					     NULL); /* a resource part: nothing reads its hash */
-		else if (cb_hash(ll, hash, raw, raw_len) == 0)
+		if (t->cb.on_link_packet && cb_hash(ll, hash, raw, raw_len) == 0)
 			t->cb.on_link_packet(t->cb.ud, ll->id, pkt->packet_type, context, data, len,
 					     hash);
 		return;
@@ -372,11 +367,9 @@ int rnsc_tr_link_packet(rnsc_transport *t, const rnsc_packet *p, const uint8_t *
 		return 0;
 	if (!ll->has_iface || ll->iface != rif->id) {
 		/* Link traffic is bound to the link's interface; the hash is forgotten so the
-		 * packet can still arrive over the right one (a resource part has none). */
-		if (hash) {
-			rnsc_tmap_del(&t->hashlist, hash);
-			rnsc_tmap_del(&t->hashlist_prev, hash);
-		}
+		 * packet can still arrive over the right one. */
+		rnsc_tmap_del(&t->hashlist, hash);
+		rnsc_tmap_del(&t->hashlist_prev, hash);
 		return 0;
 	}
 	uint8_t copy[RNSC_MTU + HL];
@@ -572,7 +565,7 @@ int rnsc_tr_link_transport(rnsc_transport *t, const rnsc_packet *p, const uint8_
 	}
 	if (!have_out)
 		return 1;
-	int rc = hash ? rnsc_tr_hashlist_add(t, hash) : 0; /* resource parts are not hashed */
+	int rc = rnsc_tr_hashlist_add(t, hash);
 	if (rc)
 		return rc;
 	uint8_t nr[RNSC_MTU + HL];
