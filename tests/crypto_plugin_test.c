@@ -85,6 +85,28 @@ static void test_long_hkdf_info_agrees(void)
 	free(info);
 }
 
+/* OpenSSL keeps a finished HMAC context for the next call: a sequence of keys (long, empty,
+ * short, the same again) and messages gives libsodium's answer every time. */
+static void test_hmac_sequence_agrees(void)
+{
+	const rnsc_plugin_rec *o = plugin("openssl"), *s = plugin("sodium");
+	if (!o || !s)
+		return;
+	const rnsc_crypto_ops *oo = o->desc->ops, *so = s->desc->ops;
+	uint8_t key[100], msg[300], a[32], b[32];
+	fill(key, sizeof(key), 21);
+	fill(msg, sizeof(msg), 22);
+	static const size_t klen[] = {100, 0, 16, 64, 0, 32, 32};
+	static const size_t mlen[] = {300, 0, 64, 1, 300, 0, 77};
+	for (size_t i = 0; i < sizeof(klen) / sizeof(klen[0]); i++) {
+		CU_ASSERT_EQUAL(oo->hmac_sha256(o->inst, a, klen[i] ? key : NULL, klen[i],
+						 mlen[i] ? msg : NULL, mlen[i]), 0);
+		CU_ASSERT_EQUAL(so->hmac_sha256(s->inst, b, klen[i] ? key : NULL, klen[i],
+						 mlen[i] ? msg : NULL, mlen[i]), 0);
+		CU_ASSERT_EQUAL(memcmp(a, b, 32), 0);
+	}
+}
+
 static void edge_cases(const char *name)
 {
 	const rnsc_plugin_rec *r = plugin(name);
@@ -373,6 +395,7 @@ int main(void)
 		return 1;
 	CU_pSuite s = CU_add_suite("crypto_plugins", NULL, NULL);
 	CU_add_test(s, "HKDF with info beyond 32 KiB agrees", test_long_hkdf_info_agrees);
+	CU_add_test(s, "HMAC key sequence agrees (reused context)", test_hmac_sequence_agrees);
 	CU_add_test(s, "openssl edge arguments", test_edges_openssl);
 	CU_add_test(s, "sodium edge arguments", test_edges_sodium);
 	CU_add_test(s, "openssl under allocation failure", test_openssl_alloc_failures);
