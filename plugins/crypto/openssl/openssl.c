@@ -274,6 +274,13 @@ static void hs_clear(rnsc_hash_state *st)
 	memset(st->bytes, 0, sizeof(struct ossl_hs));
 }
 
+/* The finished context kept in spare, else a new one. */
+static EVP_MD_CTX *take_md_ctx(ossl_inst *in)
+{
+	EVP_MD_CTX *c = atomic_exchange(&in->spare, NULL);
+	return c != NULL ? c : EVP_MD_CTX_new();
+}
+
 static int ossl_hash_init(void *inst, rnsc_hash_state *st, int alg)
 {
 	ossl_inst *in = ready(inst);
@@ -293,9 +300,7 @@ static int ossl_hash_init(void *inst, rnsc_hash_state *st, int alg)
 	else
 		return RNSC_ERR_INVAL;
 	hs.md_len = alg == RNSC_HASH_SHA256 ? 32 : 64;
-	hs.ctx = atomic_exchange(&in->spare, NULL);
-	if (hs.ctx == NULL)
-		hs.ctx = EVP_MD_CTX_new();
+	hs.ctx = take_md_ctx(in);
 	if (hs.ctx == NULL)
 		return fail(in, RNSC_ERR_NOMEM, "EVP_MD_CTX_new");
 	if (EVP_DigestInit_ex2(hs.ctx, md, NULL) != 1) {
@@ -306,7 +311,7 @@ static int ossl_hash_init(void *inst, rnsc_hash_state *st, int alg)
 	return 0;
 }
 
-static int hs_load(rnsc_hash_state *st, struct ossl_hs *hs)
+static int hs_load(const rnsc_hash_state *st, struct ossl_hs *hs)
 {
 	if (st == NULL)
 		return RNSC_ERR_INVAL;
@@ -353,21 +358,17 @@ static int ossl_hash_copy(void *inst, rnsc_hash_state *dst, const rnsc_hash_stat
 {
 	ossl_inst *in = ready(inst);
 	struct ossl_hs hs, ns;
+	int rc;
 
 	if (dst == NULL)
 		return RNSC_ERR_INVAL;
 	hs_clear(dst);
 	if (in == NULL)
 		return RNSC_ERR_STATE;
-	if (src == NULL)
-		return RNSC_ERR_INVAL;
-	memcpy(&hs, src->bytes, sizeof hs);
-	if (hs.magic != HS_MAGIC || hs.ctx == NULL)
-		return RNSC_ERR_STATE;
+	if ((rc = hs_load(src, &hs)) != 0)
+		return rc;
 	ns = hs;
-	ns.ctx = atomic_exchange(&in->spare, NULL);
-	if (ns.ctx == NULL)
-		ns.ctx = EVP_MD_CTX_new();
+	ns.ctx = take_md_ctx(in);
 	if (ns.ctx == NULL)
 		return fail(in, RNSC_ERR_NOMEM, "EVP_MD_CTX_new");
 	if (EVP_MD_CTX_copy_ex(ns.ctx, hs.ctx) != 1) {
