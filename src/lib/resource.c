@@ -597,7 +597,8 @@ static void prepare_ahead(rnsc_resource *r)
 	r->nx = nx;
 }
 
-/* Makes the segment prepared ahead the current one. */
+/* Makes the segment prepared ahead the current one: takes over exactly the fields
+ * prepare_segment() sets (keep the two in step). */
 static void adopt_next(rnsc_resource *r)
 {
 	rnsc_resource *nx = r->nx;
