@@ -191,7 +191,12 @@ print(", ".join(f"{k} {r['convergence_s']} s" for k, r in sorted(runs.items())) 
       + ", ".join(f"{k} {r['storm']['answered']}/10 (max {r['storm']['answer_max_s']} s)" for k, r in sorted(runs.items())))
 PYEOF
 then ok "quick 10-node grid, mixed/reference/rnsc converge to the same tables: $(cat "$tmp/q.check")"
-else bad "quick runs (exit $rc)" "$tmp/q.out" "$tmp/q.check"; fi
+else
+  # The tail of the report is per-node tables; name the failing step first.
+  { grep -E 'FAILED|did NOT|failed:|timed out|died|\*\*no\*\*' "$tmp/q.out"
+    grep -E 'storm: [0-9]+/[0-9]+ answered|recovery after' "$tmp/q.out"; } >"$tmp/q.why" 2>/dev/null
+  bad "quick runs (exit $rc)" "$tmp/q.why" "$tmp/q.out" "$tmp/q.check"
+fi
 for f in mesh.md mesh.json mesh-convergence.svg mesh-rss.svg mesh-traffic.svg; do
   [ -s "$tmp/rep/$f" ] || { bad "report file $f missing"; continue; }
 done

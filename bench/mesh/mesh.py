@@ -474,9 +474,17 @@ class Run:
         _, a, b = max(pairs)
         na, nb, nc = self.nodes[a], self.nodes[b], self.nodes[centre]
         out.update({"from": na.name, "to": nb.name, "hops": hops[a][b]})
-        if not na.probe(nb.name, nb.dests[0], 15):
-            out["error"] = f"baseline probe {na.name} -> {nb.name} failed"
+        # The baseline only shows the path works before the kill; one lost probe (a slow
+        # client start on a loaded machine) is not the mesh's failure, three are.
+        for attempt in range(1, 4):
+            if na.probe(nb.name, nb.dests[0], 15):
+                break
+            log(f"{self.label}: recovery: baseline probe {na.name} -> {nb.name} attempt "
+                f"{attempt} got no proof")
+        else:
+            out["error"] = f"baseline probe {na.name} -> {nb.name} failed 3 times"
             return out
+        out["baseline_attempts"] = attempt
         nc.proc.kill()
         nc.proc.wait()
         time.sleep(1)
