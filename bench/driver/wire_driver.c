@@ -11,8 +11,9 @@
  *  - mode raw (scenario 6): opaque HEADER_2 DATA frames (payload sizes 60..420 and bytes
  *    from bench/scenario/bench_gen.h, one generator pair per direction) addressed through
  *    the relay to the far side's destination, 256 credits per direction; the far side
- *    checks each frame against the sender's in-flight window (in order, intact, once) and
- *    answers with an opaque PROOF (the packet hash and 64 zero bytes, unsigned: the relay
+ *    checks each frame against the sender's in-flight window (intact: the bytes the packet
+ *    hash covers equal those sent; once; in order: no frame sent later arrived first; a
+ *    loss is counted as lost, not as reordering of the frames after it) and answers with an opaque PROOF (the packet hash and 64 zero bytes, unsigned: the relay
  *    carries proofs through its reverse table without checking them); the proof returns
  *    the credit;
  *  - mode resource (scenario 7): a real link from side b to side a's destination through
@@ -101,7 +102,8 @@ typedef struct dirn {
 	flight ring[RING];
 	unsigned head, count; /* window, oldest first: sent, not yet credited */
 	unsigned rxo;         /* raw: offset from head of the first frame not yet received */
-	uint64_t next_seq;    /* resource: of the next frame sent */
+	uint64_t next_seq;    /* of the next frame sent (raw: numbers frames for the order check) */
+	uint64_t rx_high;     /* raw: one past the highest sequence number received */
 	uint8_t done[DONE_RING][RNSC_TRUNCATED_HASHLEN]; /* raw: recently credited */
 	unsigned done_n;
 	unsigned long long sent, carried, dup, corrupt, reordered, bytes, stray;
@@ -352,6 +354,7 @@ static void send_raw(driver *dv, dirn *d)
 	}
 	f->hashed[0] = p[0] & 0x0f;
 	memcpy(f->hashed + 1, p + 18, 17 + size);
+	f->seq = d->next_seq++;
 	f->size = size, f->received = 0, f->sent_ns = dv->tx_ns;
 	d->count++;
 	d->sent++;
@@ -423,6 +426,18 @@ static void pop_done(dirn *d)
 		d->rxo--;
 }
 
+/* raw: x arrived intact for the first time. It is out of order when a frame sent after it
+ * came first; a frame lost before it does not make it (or any later frame) reordered. */
+static void received(dirn *d, flight *x)
+{
+	if (x->seq + 1 < d->rx_high)
+		d->reordered++;
+	else
+		d->rx_high = x->seq + 1;
+	x->received = 1;
+	d->carried++;
+}
+
 /* raw: a DATA frame arrived at its sink; check it against the sender's window, prove it */
 static void sink_raw(driver *dv, dirn *d, const uint8_t *f, size_t len, size_t hdr)
 {
@@ -435,8 +450,7 @@ static void sink_raw(driver *dv, dirn *d, const uint8_t *f, size_t len, size_t h
 	    !memcmp(f + hdr - 16, e->hashed + 1, 17 + e->size)) {
 		/* the usual case: the next frame in send order, byte for byte */
 		memcpy(h, e->hash, RNSC_HASHLEN);
-		e->received = 1;
-		d->carried++;
+		received(d, e);
 		d->bytes += len - hdr - 1;
 		found = 1;
 		goto advance;
@@ -453,14 +467,7 @@ static void sink_raw(driver *dv, dirn *d, const uint8_t *f, size_t len, size_t h
 		if (x->received) {
 			d->dup++;
 		} else {
-			/* in order: every earlier frame of the window has already arrived */
-			for (unsigned j = 0; j < i; j++)
-				if (!d->ring[(d->head + j) % RING].received) {
-					d->reordered++;
-					break;
-				}
-			x->received = 1;
-			d->carried++;
+			received(d, x);
 			d->bytes += len - hdr - 1;
 		}
 		break;
