@@ -163,7 +163,7 @@ elif [ $rc = 1 ] && grep -q "tc netem is not available in this kernel" "$tmp/sha
 else bad "netem-shaped link (exit $rc)" "$tmp/shaped.out"; fi
 
 # ---- the quick runs ------------------------------------------------------------------------------
-timeout 600 "$RNSC" bench mesh --quick --json "$tmp/q.json" --report "$tmp/rep" >"$tmp/q.out" 2>&1; rc=$?
+timeout 900 "$RNSC" bench mesh --quick --json "$tmp/q.json" --report "$tmp/rep" >"$tmp/q.out" 2>&1; rc=$?
 if [ $rc = 0 ] && "$PY" - "$tmp/q.json" >"$tmp/q.check" 2>&1 <<'PYEOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
