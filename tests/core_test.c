@@ -10,6 +10,7 @@
 
 #include "crypto.h"
 #include "cu_run.h"
+#include "test_rng.h"
 #include "destination.h"
 #include "identity.h"
 #include "plugin_host.h"
@@ -33,10 +34,7 @@ static int test_rng(void *ud, uint8_t *out, size_t len)
 {
 	(void)ud;
 	for (size_t i = 0; i < len; i++) {
-		rng_state ^= rng_state << 13;
-		rng_state ^= rng_state >> 7;
-		rng_state ^= rng_state << 17;
-		out[i] = (uint8_t)rng_state;
+		out[i] = (uint8_t)test_xorshift64(&rng_state);
 	}
 	return 0;
 }

@@ -15,6 +15,7 @@
 #include "msgpack.h"
 #include "packet.h"
 #include "resource.h"
+#include "test_rng.h"
 #include "token.h"
 #include "wire_test_util.h"
 
@@ -337,8 +338,7 @@ static void t_metadata_compressed_hmu(void)
 	static uint8_t text[120000];
 	uint64_t x = 7;
 	for (size_t i = 0; i < sizeof(text); i++) {
-		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-		text[i] = (uint8_t)("abcdefghijklmnop \n"[x % 18]);
+		text[i] = (uint8_t)("abcdefghijklmnop \n"[test_xorshift64(&x) % 18]);
 	}
 	CU_ASSERT_EQUAL_FATAL(start(sizeof(text), text, "file.txt", 1), 0);
 	CU_ASSERT_EQUAL(rnsc_resource_flags(S.r), 0x23);

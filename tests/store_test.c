@@ -22,6 +22,7 @@
 
 #include "cu_run.h"
 #include "store.h"
+#include "test_rng.h"
 
 static char dir[512];
 
@@ -279,12 +280,8 @@ static void make_version(uint64_t gen, uint8_t *buf)
 	uint64_t l = len;
 	memcpy(buf + 16, &l, 8);
 	uint64_t x = gen * 0x9e3779b97f4a7c15ULL + 1;
-	for (size_t i = 24; i < len; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		buf[i] = (uint8_t)x;
-	}
+	for (size_t i = 24; i < len; i++)
+		buf[i] = (uint8_t)test_xorshift64(&x);
 }
 
 /* The generation the file holds, or -1 when it is not exactly one complete version. */

@@ -9,16 +9,14 @@
 #include "cu_run.h"
 #include "identity.h"
 #include "transport_map.h"
+#include "test_rng.h"
 
 #define N 5000
 
 static uint64_t rs = 88172645463325252u;
 static uint64_t next_rand(void)
 {
-	rs ^= rs << 13;
-	rs ^= rs >> 7;
-	rs ^= rs << 17;
-	return rs;
+	return test_xorshift64(&rs);
 }
 
 static void key_of(uint8_t k[16], unsigned i)
