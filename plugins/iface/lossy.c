@@ -518,7 +518,8 @@ static int lossy_describe(void *handle, char *buf, size_t cap)
 static void lossy_close(void *handle)
 {
 	lossy_if *u = handle;
-	char d[256];
+	/* the longest description: a 159-byte name, ports and ten 20-digit counters */
+	char d[512];
 	lossy_describe(u, d, sizeof(d));
 	lg(u, RNSC_LOG_WARNING, "%s closing (packets/-dropped/+duplicated/~reordered%s)", d,
 	   u->spare_setup ? ", set-up packets spared tx/rx" : "");
