@@ -13,9 +13,10 @@
  *    the relay to the far side's destination, 256 credits per direction; the far side
  *    checks each frame against the sender's in-flight window (intact: the bytes the packet
  *    hash covers equal those sent; once; in order: no frame sent later arrived first; a
- *    loss is counted as lost, not as reordering of the frames after it) and answers with an opaque PROOF (the packet hash and 64 zero bytes, unsigned: the relay
- *    carries proofs through its reverse table without checking them); the proof returns
- *    the credit;
+ *    loss is counted as lost, not as reordering of the frames after it) and answers with
+ *    an opaque PROOF (the packet hash and 64 zero bytes, unsigned: the relay carries
+ *    proofs through its reverse table without checking them); the proof returns the
+ *    credit;
  *  - mode resource (scenario 7): a real link from side b to side a's destination through
  *    the relay (LINKREQUEST in HEADER_2, LRPROOF signed, RTT packet; src/lib/link.c on both
  *    ends), the MTU signalled as a Backbone client interface would (its 100 Mbit/s guess:
