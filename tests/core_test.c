@@ -10,10 +10,10 @@
 
 #include "crypto.h"
 #include "cu_run.h"
-#include "test_rng.h"
 #include "destination.h"
 #include "identity.h"
 #include "plugin_host.h"
+#include "test_rng.h"
 #include "token.h"
 
 static rnsc_ctx *C;

@@ -31,15 +31,8 @@ def escape(b):
 
 
 def unescape(b):
-    out, i = bytearray(), 0
-    while i < len(b):
-        if b[i] == ESC and i + 1 < len(b):
-            out.append(b[i + 1] ^ ESC_MASK)
-            i += 2
-        else:
-            out.append(b[i])
-            i += 1
-    return bytes(out)
+    return b.replace(bytes([ESC, FLAG ^ ESC_MASK]), bytes([FLAG])).replace(
+        bytes([ESC, ESC ^ ESC_MASK]), bytes([ESC]))
 
 
 def frame(p):
@@ -89,7 +82,7 @@ def main():
                     held = bytes(q)
                     return
             send(out, bytes(q))
-            if held is not None and side == 0 and bytes(q) != held:
+            if held is not None and side == 0:  # the held frame follows the next one
                 send(out, held)
                 held = None
         elif ptype == 3 and htype == 0:  # PROOF back to the source
