@@ -81,6 +81,39 @@ static void test_payload_cuts(void)
 	}
 }
 
+/* Indexed reads (the resource scenarios' path) against the sequential stream: offsets on
+ * and off word, block and lane-group boundaries, lengths from 0 to the whole index. */
+static void test_payload_indexed(void)
+{
+	enum { N = 300001 };
+	static uint8_t ref[N], got[N];
+	static uint64_t ck[64];
+	bench_payload g;
+	bench_payload_init(&g);
+	bench_payload_take(&g, ref, N);
+	size_t n = bench_payload_index_len(N);
+	CU_ASSERT_FATAL(n <= 64);
+	CU_ASSERT_EQUAL(n, (N + 8 * BENCH_CK_WORDS - 1) / (8 * BENCH_CK_WORDS));
+	bench_payload_index_build(ck, n);
+	const size_t group = 8 * BENCH_CK_WORDS * BENCH_LANES;
+	const size_t offs[] = {0, 1, 7, 8, 9, 8 * BENCH_CK_WORDS - 3, 8 * BENCH_CK_WORDS,
+			       group - 1, group, group + 8, 2 * group + 5, N - 9, N - 1, N};
+	const size_t lens[] = {0, 1, 5, 8, 16, 8 * BENCH_CK_WORDS + 3, group, group + 1,
+			       7 * 8 * BENCH_CK_WORDS + 5, 3 * 8 * BENCH_CK_WORDS,
+			       2 * group + 7, 4 * group};
+	for (size_t a = 0; a < sizeof(offs) / sizeof(offs[0]); a++)
+		for (size_t b = 0; b < sizeof(lens) / sizeof(lens[0]); b++) {
+			size_t off = offs[a], len = lens[b] < N - off ? lens[b] : N - off;
+			memset(got, 0xA5, len + (off + len < N));
+			bench_payload_read(ck, off, got, len);
+			CU_ASSERT_EQUAL(memcmp(got, ref + off, len), 0);
+			if (off + len < N) /* nothing written past the end */
+				CU_ASSERT_EQUAL(got[len], 0xA5);
+		}
+	bench_payload_read(ck, 0, got, N);
+	CU_ASSERT_EQUAL(memcmp(got, ref, N), 0);
+}
+
 int main(void)
 {
 	if (CU_initialize_registry() != CUE_SUCCESS)
@@ -90,5 +123,6 @@ int main(void)
 	CU_add_test(s, "sizes cover the range", test_sizes_range);
 	CU_add_test(s, "payload stream golden bytes", test_payload_golden);
 	CU_add_test(s, "payload stream independent of the cuts", test_payload_cuts);
+	CU_add_test(s, "payload stream read through the index", test_payload_indexed);
 	return rnsc_cu_run();
 }

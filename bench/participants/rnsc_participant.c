@@ -61,6 +61,7 @@
 #define RES_SEGMENT 1048575ull /* Resource.MAX_EFFICIENT_SIZE */
 #define RES_STREAM (64ull * RES_SEGMENT)
 #define RES_STREAM_QUICK (4ull * RES_SEGMENT)
+#define RX_CHUNK (8u * BENCH_CK_WORDS * BENCH_LANES) /* one lane group of the index */
 #define ACK_MAGIC "RNSCBACK"
 #define ACK_LEN 16
 #define REQ_LINKS 4
@@ -112,11 +113,10 @@ typedef struct part_state {
 	/* resource initiator: the current resource */
 	int cur_busy, cur_done, cur_acked;
 	uint64_t cur_size, cur_t0_ns, seq;
-	bench_payload tx_gen;
-	uint64_t tx_pos;
+	uint64_t *ck; /* index into the payload stream (bench_gen.h), res_size bytes */
 	unsigned long long completed, acked;
 	/* resource responder */
-	bench_payload rx_gen;
+	uint8_t *rx_want; /* RX_CHUNK bytes: the payload expected next */
 	uint64_t rx_bytes;
 	int rx_bad;
 	unsigned long long rcompleted, corrupt, acks, rseq;
@@ -226,23 +226,13 @@ static void on_receipt(void *ud, const uint8_t packet_hash[RNSC_HASHLEN], int pr
 
 /* ---- resources (scenarios 4 and 5) ---------------------------------------------------- */
 
-/* The sender's data: the payload stream from its start, generated as the resource reads it
- * (in order; a read behind the generator restarts it). */
+/* The sender's data: the payload stream from its start, read through the index. */
 static int tx_read(void *ud, uint64_t off, uint8_t *buf, size_t len)
 {
 	part_state *s = ud;
-	uint8_t skip[4096];
-	if (off < s->tx_pos) {
-		bench_payload_init(&s->tx_gen);
-		s->tx_pos = 0;
-	}
-	while (s->tx_pos < off) {
-		size_t k = off - s->tx_pos < sizeof(skip) ? (size_t)(off - s->tx_pos) : sizeof(skip);
-		bench_payload_take(&s->tx_gen, skip, k);
-		s->tx_pos += k;
-	}
-	bench_payload_take(&s->tx_gen, buf, len);
-	s->tx_pos += len;
+	if (off > s->res_size || len > s->res_size - off)
+		return RNSC_ERR_INVAL; /* past the resource: the index does not reach */
+	bench_payload_read(s->ck, off, buf, len);
 	return (int)len;
 }
 
@@ -264,8 +254,6 @@ static void start_resource(part_state *s)
 	uint64_t size = s->phase == PH_WARMUP && s->res_size > RES_SEGMENT ? RES_SEGMENT : s->res_size;
 	rnsc_resource_params p = {.size = size, .auto_compress = 0};
 	rnsc_resource_callbacks cb = {.read = tx_read, .concluded = tx_concluded};
-	bench_payload_init(&s->tx_gen);
-	s->tx_pos = 0;
 	s->cur_busy = 1, s->cur_done = s->cur_acked = 0;
 	s->cur_size = size;
 	s->cur_t0_ns = rnsc_monotonic_ns();
@@ -320,14 +308,22 @@ static void ack_received(part_state *s, const uint8_t *data, size_t len)
 	s->cur_acked = 1;
 }
 
+/* The content check: what arrives against the payload stream at the same offset, in pieces
+ * that end on lane-group boundaries of the index so that each is generated side by side. */
 static int rx_write(void *ud, const uint8_t *p, size_t len)
 {
 	part_state *s = ud;
-	uint8_t want[4096];
+	if (s->rx_bytes > s->res_size || len > s->res_size - s->rx_bytes) {
+		s->rx_bad = 1; /* longer than any resource this scenario sends */
+		s->rx_bytes += len;
+		return 0;
+	}
 	for (size_t off = 0; off < len;) {
-		size_t k = len - off < sizeof(want) ? len - off : sizeof(want);
-		bench_payload_take(&s->rx_gen, want, k);
-		if (memcmp(want, p + off, k) != 0)
+		uint64_t at = s->rx_bytes + off;
+		size_t k = RX_CHUNK - (size_t)(at % RX_CHUNK);
+		k = len - off < k ? len - off : k;
+		bench_payload_read(s->ck, at, s->rx_want, k);
+		if (memcmp(s->rx_want, p + off, k) != 0)
 			s->rx_bad = 1;
 		off += k;
 	}
@@ -359,7 +355,6 @@ static int on_advertised(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN]
 {
 	(void)link_id, (void)adv;
 	part_state *s = ud;
-	bench_payload_init(&s->rx_gen);
 	s->rx_bytes = 0, s->rx_bad = 0;
 	*cb = (rnsc_resource_callbacks){.write = rx_write, .concluded = rx_concluded};
 	*cb_ud = s;
@@ -946,6 +941,17 @@ int cmd_bench_participant(int argc, char **argv)
 		goto out;
 	}
 	s->t = rnsc_node_transport(s->node);
+	if (s->res) { /* the payload index, before anything is timed (17 ms for 64 MiB) */
+		size_t n = bench_payload_index_len(s->res_size);
+		s->ck = malloc(n * sizeof(*s->ck));
+		s->rx_want = malloc(RX_CHUNK);
+		if (!s->ck || !s->rx_want) {
+			fail(s, "out of memory");
+			ret = CLI_FAIL;
+			goto out;
+		}
+		bench_payload_index_build(s->ck, n);
+	}
 	rnsc_node_hooks hooks = {.ud = s,
 				 .on_receipt = on_receipt,
 				 .on_data = on_data,
@@ -1064,6 +1070,8 @@ out:
 	rnsc_node_del(s->node);
 	cli_env_close(&env);
 	free(s->rtts);
+	free(s->ck);
+	free(s->rx_want);
 	free(s);
 	return ret;
 }
