@@ -147,6 +147,58 @@ static void test_token(void)
 	rnsc_token_free(&t);
 }
 
+/* The token made in pieces equals the one-shot token with the same IV, for every way of
+ * cutting it into whole blocks, and final on its own (no update) too. */
+static void test_token_stream(void)
+{
+	uint8_t key[64], iv[16], pt[300], whole[400], piece[400];
+	for (size_t i = 0; i < sizeof(key); i++)
+		key[i] = (uint8_t)(i * 7 + 1);
+	for (size_t i = 0; i < sizeof(iv); i++)
+		iv[i] = (uint8_t)(0xA0 + i);
+	for (size_t i = 0; i < sizeof(pt); i++)
+		pt[i] = (uint8_t)(i * 13);
+	rnsc_token t;
+	CU_ASSERT_EQUAL_FATAL(rnsc_token_init(&t, C, key, 64), 0);
+	static const size_t lens[] = {0, 1, 15, 16, 17, 32, 255, 300};
+	static const size_t cuts[] = {0, 16, 48, 256};
+	for (size_t a = 0; a < sizeof(lens) / sizeof(lens[0]); a++)
+		for (size_t b = 0; b < sizeof(cuts) / sizeof(cuts[0]); b++) {
+			size_t len = lens[a], cut = cuts[b] <= len ? cuts[b] : len - len % 16;
+			int n = rnsc_token_encrypt_iv(&t, whole, sizeof(whole), iv, pt, len);
+			CU_ASSERT_EQUAL_FATAL((size_t)n, rnsc_token_len(len));
+			rnsc_token_enc e;
+			memset(piece, 0, sizeof(piece));
+			CU_ASSERT_EQUAL(rnsc_token_enc_begin_iv(&e, &t, iv, piece), 0);
+			size_t at = 0;
+			while (at < cut) { /* one block, then the rest of the cut */
+				size_t k = at == 0 ? 16 : cut - at;
+				CU_ASSERT_EQUAL(rnsc_token_enc_update(&e, piece + 16 + at, pt + at, k), 0);
+				at += k;
+			}
+			int m = rnsc_token_enc_final(&e, piece + 16 + at, sizeof(piece) - 16 - at,
+						     pt + at, len - at);
+			CU_ASSERT_EQUAL((size_t)m + 16 + at, (size_t)n);
+			CU_ASSERT_EQUAL(memcmp(piece, whole, (size_t)n), 0);
+		}
+	/* errors: a partial block to update, no room for final, use after final */
+	rnsc_token_enc e;
+	CU_ASSERT_EQUAL_FATAL(rnsc_token_enc_begin(&e, &t, piece), 0);
+	CU_ASSERT_EQUAL(rnsc_token_enc_update(&e, piece + 16, pt, 15), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(rnsc_token_enc_final(&e, piece + 16, 40, pt, 20), RNSC_ERR_BUFSIZE);
+	CU_ASSERT_EQUAL(rnsc_token_enc_update(&e, piece + 16, pt, 16), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(rnsc_token_enc_begin(&e, &t, piece), 0);
+	int m = rnsc_token_enc_final(&e, piece + 16, sizeof(piece) - 16, pt, 20);
+	CU_ASSERT_EQUAL(m, 32 + 32);
+	CU_ASSERT_EQUAL(rnsc_token_decrypt(&t, whole, sizeof(whole), piece, 16 + (size_t)m), 20);
+	CU_ASSERT_EQUAL(memcmp(whole, pt, 20), 0);
+	rnsc_token_enc_abort(&e); /* after final: nothing to do */
+	CU_ASSERT_EQUAL(rnsc_token_enc_begin(&e, &t, piece), 0);
+	rnsc_token_enc_abort(&e);
+	CU_ASSERT_EQUAL(e.live, 0);
+	rnsc_token_free(&t);
+}
+
 static const char *FIXED_PRV = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
 			       "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f";
 static const char *FIXED_PUB = "8f40c5adb68f25624ae5b214ea767a6ec94d829d3d7b5e1ad1ba6f3e2138285f"
@@ -381,6 +433,7 @@ int main(void)
 	CU_add_test(s, "context, logging, allocation", test_ctx);
 	CU_add_test(s, "pkcs7", test_pkcs7);
 	CU_add_test(s, "token", test_token);
+	CU_add_test(s, "token made in pieces", test_token_stream);
 	CU_add_test(s, "identity from fixed key (rns 1.5.4 values)", test_identity_fixed);
 	CU_add_test(s, "destination names", test_names);
 	CU_add_test(s, "identity sign/encrypt/ratchets", test_identity_ops);

@@ -93,6 +93,12 @@ static int e_decrypt(void *ud, uint8_t *out, size_t cap, const uint8_t *ct, size
 	return n;
 }
 
+static int e_encrypt_begin(void *ud, rnsc_token_enc *e, uint8_t out[16])
+{
+	(void)ud;
+	return rnsc_token_enc_begin(e, &TOK, out);
+}
+
 static void e_teardown(void *ud)
 {
 	((end *)ud)->teardowns++;
@@ -512,6 +518,71 @@ static void t_prepared_ahead(void)
 	CU_ASSERT_EQUAL(run_ticking_ahead(0, 1), 1);
 	CU_ASSERT_EQUAL(rnsc_resource_status(S.r), RNSC_RESOURCE_FAILED);
 	teardown_pair();
+}
+
+/* With the link's encryption in pieces, S prepares the next segment a slice per deferred
+ * pass while the current one transfers. Packets move one at a time each way between passes.
+ * mode 0: every pass runs; 1: reads fail in the third pass only; 2: cancelled after the
+ * second; 3: two passes per segment, the proof finishes the rest. Returns the passes. */
+static int run_slices(int mode)
+{
+	int passes = 0, seg_passes = 0;
+	unsigned seg = 0;
+	for (int i = 0; i < 1000000 && !rnsc_resource_done(S.r); i++) {
+		int moved = 0;
+		if (rnsc_resource_segment_index(S.r) != seg) {
+			seg = rnsc_resource_segment_index(S.r);
+			seg_passes = 0;
+		}
+		if (rnsc_resource_work_deferred(S.r) && (mode != 3 || seg_passes < 2)) {
+			CU_ASSERT(rnsc_resource_next_deadline(S.r) <= now);
+			passes++, seg_passes++;
+			if (mode == 1 && passes == 3)
+				S.read_fail = 1;
+			rnsc_resource_tick(S.r, now);
+			S.read_fail = 0;
+			if (mode == 2 && passes == 2) {
+				rnsc_resource_cancel(S.r, now); /* the shadow goes too */
+				return passes;
+			}
+			moved = 1;
+		}
+		moved |= deliver_one(&S, &R);
+		moved |= deliver_one(&R, &S);
+		if (!moved)
+			break;
+	}
+	return passes;
+}
+
+static void t_prepared_in_slices(void)
+{
+	uint64_t size = 2500000; /* three segments, the third short */
+	for (int mode = 0; mode < 4; mode++) {
+		setup(8192, 0);
+		S.link.encrypt_begin = e_encrypt_begin;
+		CU_ASSERT_EQUAL_FATAL(start(size, NULL, mode ? NULL : "big.bin", 0), 0);
+		int passes = run_slices(mode);
+		if (mode == 2) {
+			CU_ASSERT_EQUAL(passes, 2);
+			CU_ASSERT_EQUAL(rnsc_resource_status(S.r), RNSC_RESOURCE_FAILED);
+			teardown_pair();
+			continue;
+		}
+		if (mode == 0) /* begin + 33 slices for segment 2, begin + 13 for segment 3 */
+			CU_ASSERT(passes >= 45 && passes <= 48);
+		if (mode == 1) /* segment 2 dropped at its second slice and prepared whole */
+			CU_ASSERT(passes >= 15 && passes <= 17);
+		if (mode == 3)
+			CU_ASSERT_EQUAL(passes, 4);
+		pump();
+		CU_ASSERT_EQUAL(S.status, RNSC_RESOURCE_COMPLETE);
+		CU_ASSERT_EQUAL(R.status, RNSC_RESOURCE_COMPLETE);
+		CU_ASSERT_EQUAL(rnsc_resource_segment_index(S.r), 3);
+		CU_ASSERT_EQUAL(R.meta_calls, mode ? 0 : 1);
+		expect_pattern(&R, size);
+		teardown_pair();
+	}
 }
 
 static void t_rates(void)
@@ -1234,6 +1305,7 @@ int main(void)
 		{"metadata, bz2, hashmap updates", t_metadata_compressed_hmu},
 		{"3 and 64 segments", t_segments},
 		{"next segment prepared while the proof is awaited", t_prepared_ahead},
+		{"next segment prepared in slices during the transfer", t_prepared_in_slices},
 		{"fast and very slow rates", t_rates},
 		{"dropped first request is retried", t_dropped_first_request},
 		{"corrupt and lost parts, lost HMU", t_corrupt_and_lost_parts},

@@ -886,6 +886,15 @@ int rnsc_link_encrypt(const rnsc_link *l, uint8_t *out, size_t cap, const uint8_
 	return rnsc_token_encrypt(&l->token, out, cap, pt, len);
 }
 
+int rnsc_link_encrypt_begin(const rnsc_link *l, rnsc_token_enc *e, uint8_t out[16])
+{
+	if (!l || !e || !out)
+		return RNSC_ERR_INVAL;
+	if (!l->have_key)
+		return RNSC_ERR_STATE;
+	return rnsc_token_enc_begin(e, &l->token, out);
+}
+
 int rnsc_link_decrypt(const rnsc_link *l, uint8_t *out, size_t cap, const uint8_t *ct,
 		      size_t len)
 {

@@ -63,6 +63,7 @@
 #include "identity.h"
 #include "linkfmt.h"
 #include "packet.h"
+#include "token.h"
 
 /* Link.PENDING ... Link.CLOSED */
 enum rnsc_link_status {
@@ -215,6 +216,10 @@ RNSC_API int rnsc_link_encrypt(const rnsc_link *link, uint8_t *out, size_t cap,
 			       const uint8_t *pt, size_t len) RNSC_MUST_CHECK;
 RNSC_API int rnsc_link_decrypt(const rnsc_link *link, uint8_t *out, size_t cap,
 			       const uint8_t *ct, size_t len) RNSC_MUST_CHECK;
+/* rnsc_link_encrypt in pieces (rnsc_token_enc_begin with the link's key): writes the IV to
+ * out[0..16); continue with rnsc_token_enc_update / _final. RNSC_ERR_STATE as above. */
+RNSC_API int rnsc_link_encrypt_begin(const rnsc_link *link, rnsc_token_enc *e, uint8_t out[16])
+	RNSC_MUST_CHECK;
 /* Link.identify: the initiator reveals identity (private key) over the ACTIVE link.
  * Returns the packet length, RNSC_ERR_STATE (responder, or not ACTIVE), RNSC_ERR_NOKEY, ... */
 RNSC_API int rnsc_link_identify(rnsc_link *link, const rnsc_identity *identity, uint64_t now);

@@ -57,6 +57,7 @@
 
 #include "ctx.h"
 #include "resource_adv.h"
+#include "token.h"
 
 /* Resource.py constants (times in milliseconds, rates in bytes per second). */
 #define RNSC_RESOURCE_WINDOW 4u
@@ -118,6 +119,10 @@ typedef struct rnsc_resource_link {
 	/* Link.encrypt / Link.decrypt (rnsc_link_encrypt / rnsc_link_decrypt). */
 	int (*encrypt)(void *ud, uint8_t *out, size_t cap, const uint8_t *pt, size_t len);
 	int (*decrypt)(void *ud, uint8_t *out, size_t cap, const uint8_t *ct, size_t len);
+	/* rnsc_link_encrypt_begin (optional): with it, a sender of several segments prepares
+	 * the next one in slices between the loop's passes while the current one transfers,
+	 * instead of all at once after its last part. */
+	int (*encrypt_begin)(void *ud, rnsc_token_enc *e, uint8_t out[16]);
 	/* Link.teardown (optional): a receiver whose decompressed segment exceeds the limit
 	 * rejects it and tears the link down, as the reference does. */
 	void (*teardown)(void *ud);
@@ -210,9 +215,9 @@ RNSC_API int rnsc_resource_packet(rnsc_resource *r, int packet_type, int context
 RNSC_API void rnsc_resource_tick(rnsc_resource *r, uint64_t now);
 /* When tick next has something to do; UINT64_MAX when the resource is done. */
 RNSC_API uint64_t rnsc_resource_next_deadline(const rnsc_resource *r);
-/* 1 when tick has deferred work (preparing the next segment) that should run on the owner's
- * next loop pass, once the packets just sent have left, rather than at a millisecond
- * deadline; tick clears it. */
+/* 1 while tick has deferred work (preparing the next segment, whole or a slice at a time)
+ * that should run on the owner's next loop pass, after the packets just sent have left and
+ * those just arrived are handled, rather than at a millisecond deadline. */
 RNSC_API int rnsc_resource_work_deferred(const rnsc_resource *r);
 
 /* Resource.cancel: ICL (sender) or RCL (receiver) while the link is up, state FAILED,

@@ -64,6 +64,108 @@ int rnsc_token_encrypt(const rnsc_token *t, uint8_t *out, size_t cap, const uint
 	return rnsc_token_encrypt_iv(t, out, cap, iv, pt, len);
 }
 
+/* HMAC-SHA256 by hand on the streaming hash: SHA-256((K ^ opad) || SHA-256((K ^ ipad) || m))
+ * with the 32-byte signing key zero-padded to the 64-byte block. */
+static int mac_pad(rnsc_hash *h, const uint8_t *key, uint8_t pad)
+{
+	uint8_t block[64];
+	for (size_t i = 0; i < sizeof(block); i++)
+		block[i] = (uint8_t)((i < 32 ? key[i] : 0) ^ pad);
+	int rc = rnsc_hash_update(h, block, sizeof(block));
+	rnsc_memzero(block, sizeof(block));
+	return rc;
+}
+
+int rnsc_token_enc_begin_iv(rnsc_token_enc *e, const rnsc_token *t, const uint8_t iv[16],
+			    uint8_t out[16])
+{
+	if (!e || !t || !iv || !out)
+		return RNSC_ERR_INVAL;
+	memset(e, 0, sizeof(*e));
+	int rc = rnsc_hash_init(t->ctx, &e->mac, RNSC_HASH_SHA256);
+	if (rc)
+		return rc;
+	if ((rc = mac_pad(&e->mac, t->key, 0x36)) || (rc = rnsc_hash_update(&e->mac, iv, 16))) {
+		rnsc_hash_abort(&e->mac);
+		return rc;
+	}
+	e->ctx = t->ctx;
+	memcpy(e->key, t->key, sizeof(e->key));
+	memcpy(e->chain, iv, 16);
+	memmove(out, iv, 16);
+	e->live = 1;
+	return 0;
+}
+
+int rnsc_token_enc_begin(rnsc_token_enc *e, const rnsc_token *t, uint8_t out[16])
+{
+	uint8_t iv[16];
+	if (!t)
+		return RNSC_ERR_INVAL;
+	int rc = rnsc_random(t->ctx, iv, sizeof(iv));
+	return rc ? rc : rnsc_token_enc_begin_iv(e, t, iv, out);
+}
+
+void rnsc_token_enc_abort(rnsc_token_enc *e)
+{
+	if (!e || !e->live)
+		return;
+	rnsc_hash_abort(&e->mac);
+	rnsc_memzero(e, sizeof(*e));
+}
+
+int rnsc_token_enc_update(rnsc_token_enc *e, uint8_t *out, const uint8_t *pt, size_t len)
+{
+	if (!e || !e->live || (len && (!out || !pt)) || len % 16)
+		return RNSC_ERR_INVAL;
+	if (!len)
+		return 0;
+	int rc = rnsc_aes256_cbc_encrypt(e->ctx, out, e->key + 32, e->chain, pt, len);
+	if (!rc)
+		rc = rnsc_hash_update(&e->mac, out, len);
+	if (rc) {
+		rnsc_token_enc_abort(e);
+		return rc;
+	}
+	memcpy(e->chain, out + len - 16, 16);
+	return 0;
+}
+
+int rnsc_token_enc_final(rnsc_token_enc *e, uint8_t *out, size_t cap, const uint8_t *pt,
+			 size_t len)
+{
+	if (!e || !e->live || !out || (len && !pt))
+		return RNSC_ERR_INVAL;
+	size_t plen = rnsc_pkcs7_padded_len(len);
+	if (cap < plen + 32 || plen + 32 > (size_t)INT32_MAX) {
+		rnsc_token_enc_abort(e);
+		return RNSC_ERR_BUFSIZE;
+	}
+	uint8_t inner[32];
+	rnsc_hash outer;
+	int rc = rnsc_pkcs7_pad(out, cap, pt, len);
+	if (rc >= 0)
+		rc = rnsc_aes256_cbc_encrypt(e->ctx, out, e->key + 32, e->chain, out, plen);
+	if (!rc && !(rc = rnsc_hash_update(&e->mac, out, plen)))
+		rc = rnsc_hash_final(&e->mac, inner);
+	else
+		rnsc_hash_abort(&e->mac);
+	if (!rc && !(rc = rnsc_hash_init(e->ctx, &outer, RNSC_HASH_SHA256))) {
+		if ((rc = mac_pad(&outer, e->key, 0x5c)) ||
+		    (rc = rnsc_hash_update(&outer, inner, sizeof(inner))))
+			rnsc_hash_abort(&outer);
+		else
+			rc = rnsc_hash_final(&outer, out + plen);
+	}
+	rnsc_memzero(inner, sizeof(inner));
+	rnsc_memzero(e, sizeof(*e));
+	if (rc) {
+		rnsc_memzero(out, plen + 32);
+		return rc;
+	}
+	return (int)(plen + 32);
+}
+
 int rnsc_token_decrypt(const rnsc_token *t, uint8_t *out, size_t cap, const uint8_t *token,
 		       size_t len)
 {

@@ -95,6 +95,12 @@ static int l_encrypt(void *ud, uint8_t *out, size_t cap, const uint8_t *pt, size
 	return l ? rnsc_link_encrypt(l, out, cap, pt, len) : RNSC_ERR_STATE;
 }
 
+static int l_encrypt_begin(void *ud, rnsc_token_enc *e, uint8_t out[16])
+{
+	const rnsc_link *l = link_of(ud);
+	return l ? rnsc_link_encrypt_begin(l, e, out) : RNSC_ERR_STATE;
+}
+
 static int l_decrypt(void *ud, uint8_t *out, size_t cap, const uint8_t *ct, size_t len)
 {
 	const rnsc_link *l = link_of(ud);
@@ -119,6 +125,7 @@ static int link_params(la_link *lk, rnsc_resource_link *rl)
 	rl->ud = lk;
 	rl->send = l_send;
 	rl->encrypt = l_encrypt;
+	rl->encrypt_begin = l_encrypt_begin;
 	rl->decrypt = l_decrypt;
 	rl->teardown = l_teardown;
 	rl->mtu = rnsc_link_mtu(l);
