@@ -198,7 +198,10 @@ class Node:
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                timeout=timeout + 20)
         except subprocess.TimeoutExpired:
+            self.last_probe = "rnprobe did not exit"
             return False
+        lines = [ln.strip() for ln in r.stdout.splitlines() if ln.strip()]
+        self.last_probe = f"exit {r.returncode}: {lines[-1] if lines else 'no output'}"
         return r.returncode == 0 and "Valid reply" in r.stdout
 
     def xfer(self, dest, size, seed, timeout):
@@ -480,9 +483,10 @@ class Run:
             if na.probe(nb.name, nb.dests[0], 15):
                 break
             log(f"{self.label}: recovery: baseline probe {na.name} -> {nb.name} attempt "
-                f"{attempt} got no proof")
+                f"{attempt} got no proof ({getattr(na, 'last_probe', '')})")
         else:
             out["error"] = f"baseline probe {na.name} -> {nb.name} failed 3 times"
+            log(f"{self.label}: recovery FAILED: {out['error']}")
             return out
         out["baseline_attempts"] = attempt
         nc.proc.kill()
@@ -865,6 +869,13 @@ class Run:
                 per.append(row)
             if o.xfer and converged is not None:
                 rec["transfers"] = self.transfers(o)
+            # The recovery before the storm and the partition: each step starts from a mesh
+            # where every daemon knows every destination (the recovery waits for that again).
+            # After a storm the reference's own mesh has held paths on which three probes in
+            # a row went unanswered, so a baseline probe there measured the storm's after-
+            # effects, not the kill.
+            if o.recovery:
+                rec["recovery"] = self.recovery(o)
             if o.storm and converged is not None:
                 try:
                     rec["storm"] = self.storm(o)
@@ -874,8 +885,6 @@ class Run:
                                     "requests": 0, "per_requester": o.storm}
             if o.partition and converged is not None:
                 rec["partition"] = self.partition(o)
-            if o.recovery:
-                rec["recovery"] = self.recovery(o)
             # Tables are read live where the daemon answers the reference's RPC (a daemon
             # that has stopped forgets paths learnt from peers already gone), else from
             # what it persisted at a clean stop.
