@@ -151,8 +151,8 @@ static inline void bench_payload_lanes(const uint64_t *ck, uint64_t w, uint8_t *
 				v[l / 2] = x;
 				uint8_t *o = out + 8 * ((size_t)l * BENCH_CK_WORDS + j);
 				_mm_storel_epi64((__m128i *)(void *)o, x);
-				_mm_storeh_pd((double *)(void *)(o + 8 * BENCH_CK_WORDS),
-					      _mm_castsi128_pd(x));
+				_mm_storel_epi64((__m128i *)(void *)(o + 8 * BENCH_CK_WORDS),
+						 _mm_unpackhi_epi64(x, x));
 			}
 		return;
 	}

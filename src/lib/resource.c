@@ -706,8 +706,10 @@ static void slices_begin(rnsc_resource *r)
 		rc = rnsc_hash_init(r->ctx, &nx->sp_hash, RNSC_HASH_SHA256);
 	if (!rc) {
 		nx->sp_hash_live = 1;
-		memcpy(nx->sp_pre + RH, r->meta, nx->sp_mo);
-		rc = rnsc_hash_update(&nx->sp_hash, nx->sp_pre + RH, nx->sp_mo);
+		if (nx->sp_mo) {
+			memcpy(nx->sp_pre + RH, r->meta, nx->sp_mo);
+			rc = rnsc_hash_update(&nx->sp_hash, nx->sp_pre + RH, nx->sp_mo);
+		}
 	}
 	if (!rc)
 		rc = nx->link.encrypt_begin(nx->link.ud, &nx->sp_tok, nx->data);
