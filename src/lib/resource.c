@@ -66,7 +66,7 @@ struct rnsc_resource {
 	size_t sp_len, sp_read, sp_enc, sp_mapped, sp_mo;
 	uint64_t sp_off;
 	unsigned sp_index;
-	int sp_collision, sp_hash_live;
+	int sp_collision;
 	rnsc_token_enc sp_tok;
 	rnsc_hash sp_hash; /* SHA-256 over P so far: the hash and the proof continue it */
 
@@ -119,9 +119,7 @@ static void slices_free(rnsc_resource *nx)
 	if (!nx->sp_pre)
 		return;
 	rnsc_token_enc_abort(&nx->sp_tok);
-	if (nx->sp_hash_live)
-		rnsc_hash_abort(&nx->sp_hash);
-	nx->sp_hash_live = 0;
+	rnsc_hash_abort(&nx->sp_hash); /* a no-op once ended */
 	rnsc_free_secret(nx->ctx, nx->sp_pre, nx->sp_len);
 	nx->sp_pre = NULL;
 }
@@ -686,7 +684,9 @@ static void slices_begin(rnsc_resource *r)
 	nx->sp_len = RH + nx->sp_mo + (size_t)want;
 	nx->sp_read = RH + nx->sp_mo;
 	nx->sp_enc = nx->sp_mapped = 0;
-	nx->sp_collision = nx->sp_hash_live = 0;
+	nx->sp_collision = 0;
+	memset(&nx->sp_tok, 0, sizeof(nx->sp_tok)); /* not live: abort does nothing */
+	memset(&nx->sp_hash, 0, sizeof(nx->sp_hash));
 	nx->compressed = 0;
 	nx->size = rnsc_token_len(nx->sp_len);
 	nx->total_parts = (size_t)((nx->size + nx->sdu - 1) / nx->sdu);
@@ -704,12 +704,9 @@ static void slices_begin(rnsc_resource *r)
 	}
 	if (!rc)
 		rc = rnsc_hash_init(r->ctx, &nx->sp_hash, RNSC_HASH_SHA256);
-	if (!rc) {
-		nx->sp_hash_live = 1;
-		if (nx->sp_mo) {
-			memcpy(nx->sp_pre + RH, r->meta, nx->sp_mo);
-			rc = rnsc_hash_update(&nx->sp_hash, nx->sp_pre + RH, nx->sp_mo);
-		}
+	if (!rc && nx->sp_mo) {
+		memcpy(nx->sp_pre + RH, r->meta, nx->sp_mo);
+		rc = rnsc_hash_update(&nx->sp_hash, nx->sp_pre + RH, nx->sp_mo);
 	}
 	if (!rc)
 		rc = nx->link.encrypt_begin(nx->link.ud, &nx->sp_tok, nx->data);
@@ -768,7 +765,6 @@ static int slices_run(rnsc_resource *nx, size_t budget)
 	rnsc_hash b;
 	rc = rnsc_hash_copy(&b, &nx->sp_hash);
 	if (!rc) {
-		nx->sp_hash_live = 0;
 		if ((rc = rnsc_hash_update(&nx->sp_hash, nx->random_hash, nx->rh_len)) ||
 		    (rc = rnsc_hash_final(&nx->sp_hash, nx->hash)) ||
 		    (rc = rnsc_hash_update(&b, nx->hash, HL))) {
@@ -779,7 +775,6 @@ static int slices_run(rnsc_resource *nx, size_t budget)
 		rc = rnsc_hash_final(&b, nx->expected_proof);
 	} else if (rc == RNSC_ERR_NOPRIM) { /* a backend from before the hash_copy slot */
 		rnsc_hash_abort(&nx->sp_hash);
-		nx->sp_hash_live = 0;
 		rc = hash_and_proof(nx->ctx, nx->hash, nx->expected_proof, nx->sp_pre + RH,
 				    nx->sp_len - RH, nx->random_hash, nx->rh_len);
 	}
@@ -1451,8 +1446,8 @@ static uint64_t ms_at(uint64_t base, double seconds)
 	return v >= 1.8e19 ? UINT64_MAX : (uint64_t)v;
 }
 
-/* The reference's watchdog deadlines, state by state. */
-/* When the watchdog next has something to do (timeouts, retries). */
+/* The reference's watchdog deadlines, state by state: when the watchdog next has something
+ * to do (timeouts, retries). */
 static uint64_t watch_deadline(const rnsc_resource *r)
 {
 	if (r->concluded || r->waiting_next)
