@@ -164,10 +164,36 @@ static int sha_concat(rnsc_ctx *ctx, uint8_t out[HL], const uint8_t *a, size_t a
 
 /* hash = SHA-256(P + suffix), then proof = SHA-256(P + hash). The two share the prefix P, a
  * whole segment, so P is hashed once and the state copied, where the backend can copy. */
+/* The same from a, a hash already over P (a sliced segment hashes P as it reads it); a is
+ * always ended. */
+static int hash_and_proof_from(rnsc_ctx *ctx, rnsc_hash *a, uint8_t hash[HL], uint8_t proof[HL],
+			       const uint8_t *p, size_t plen, const uint8_t *suffix, size_t slen)
+{
+	rnsc_hash b;
+	int rc = rnsc_hash_copy(&b, a);
+	if (rc == RNSC_ERR_NOPRIM) { /* a backend from before the hash_copy slot */
+		rnsc_hash_abort(a);
+		if ((rc = sha_concat(ctx, hash, p, plen, suffix, slen)))
+			return rc;
+		return sha_concat(ctx, proof, p, plen, hash, HL);
+	}
+	if (rc) {
+		rnsc_hash_abort(a);
+		return rc;
+	}
+	if ((rc = rnsc_hash_update(a, suffix, slen)) || (rc = rnsc_hash_final(a, hash)) ||
+	    (rc = rnsc_hash_update(&b, hash, HL))) {
+		rnsc_hash_abort(a);
+		rnsc_hash_abort(&b);
+		return rc;
+	}
+	return rnsc_hash_final(&b, proof);
+}
+
 static int hash_and_proof(rnsc_ctx *ctx, uint8_t hash[HL], uint8_t proof[HL], const uint8_t *p,
 			  size_t plen, const uint8_t *suffix, size_t slen)
 {
-	rnsc_hash a, b;
+	rnsc_hash a;
 	int rc = rnsc_hash_init(ctx, &a, RNSC_HASH_SHA256);
 	if (rc)
 		return rc;
@@ -175,24 +201,7 @@ static int hash_and_proof(rnsc_ctx *ctx, uint8_t hash[HL], uint8_t proof[HL], co
 		rnsc_hash_abort(&a);
 		return rc;
 	}
-	rc = rnsc_hash_copy(&b, &a);
-	if (rc == RNSC_ERR_NOPRIM) { /* a backend from before the hash_copy slot */
-		rnsc_hash_abort(&a);
-		if ((rc = sha_concat(ctx, hash, p, plen, suffix, slen)))
-			return rc;
-		return sha_concat(ctx, proof, p, plen, hash, HL);
-	}
-	if (rc) {
-		rnsc_hash_abort(&a);
-		return rc;
-	}
-	if ((rc = rnsc_hash_update(&a, suffix, slen)) || (rc = rnsc_hash_final(&a, hash)) ||
-	    (rc = rnsc_hash_update(&b, hash, HL))) {
-		rnsc_hash_abort(&a);
-		rnsc_hash_abort(&b);
-		return rc;
-	}
-	return rnsc_hash_final(&b, proof);
+	return hash_and_proof_from(ctx, &a, hash, proof, p, plen, suffix, slen);
 }
 
 static int map_hash(rnsc_resource *r, uint8_t out[MH], const uint8_t *part, size_t len)
@@ -762,22 +771,8 @@ static int slices_run(rnsc_resource *nx, size_t budget)
 	}
 	if (!fin)
 		return 0;
-	rnsc_hash b;
-	rc = rnsc_hash_copy(&b, &nx->sp_hash);
-	if (!rc) {
-		if ((rc = rnsc_hash_update(&nx->sp_hash, nx->random_hash, nx->rh_len)) ||
-		    (rc = rnsc_hash_final(&nx->sp_hash, nx->hash)) ||
-		    (rc = rnsc_hash_update(&b, nx->hash, HL))) {
-			rnsc_hash_abort(&nx->sp_hash);
-			rnsc_hash_abort(&b);
-			return rc;
-		}
-		rc = rnsc_hash_final(&b, nx->expected_proof);
-	} else if (rc == RNSC_ERR_NOPRIM) { /* a backend from before the hash_copy slot */
-		rnsc_hash_abort(&nx->sp_hash);
-		rc = hash_and_proof(nx->ctx, nx->hash, nx->expected_proof, nx->sp_pre + RH,
-				    nx->sp_len - RH, nx->random_hash, nx->rh_len);
-	}
+	rc = hash_and_proof_from(nx->ctx, &nx->sp_hash, nx->hash, nx->expected_proof,
+				 nx->sp_pre + RH, nx->sp_len - RH, nx->random_hash, nx->rh_len);
 	if (!rc && nx->sp_collision) /* a new random hash, everything mapped again */
 		rc = map_segment(nx, nx->sp_pre + RH, nx->sp_len - RH);
 	if (!rc)
