@@ -427,6 +427,46 @@ static void test_hashlist_rotation(void)
 	net_reset();
 }
 
+/* A transport node keeps (and yields, for packet_hashlist.raw) whole hashes; any other
+ * node keeps 16-byte prefixes, filters duplicates the same, and has nothing to persist. */
+static void test_hashlist_keys_by_role(void)
+{
+	for (int transport = 0; transport < 2; transport++) {
+		rnsc_transport *t = NULL;
+		rnsc_transport_config cfg = {.transport_enabled = transport,
+					     .use_implicit_proof = 1};
+		rnsc_identity id;
+		CU_ASSERT_EQUAL_FATAL(rnsc_identity_generate(C, &id), 0);
+		CU_ASSERT_EQUAL_FATAL(rnsc_transport_new(C, &t, &id, &cfg), 0);
+		CU_ASSERT_EQUAL(rnsc_transport_iface_add(t, 1, RNSC_TRANSPORT_MODE_FULL, 0, 0), 0);
+		uint8_t data[8] = {7}, frame[64], want[RNSC_HASHLEN], got[RNSC_HASHLEN];
+		rnsc_packet p = {.dest_type = RNSC_DEST_SINGLE, .packet_type = RNSC_PKT_DATA,
+				 .data = data, .data_len = sizeof(data)};
+		memset(p.dest_hash, 0x42, 16);
+		CU_ASSERT_EQUAL_FATAL(rnsc_packet_pack(frame, sizeof(frame), &p, RNSC_MTU), 27);
+		CU_ASSERT_EQUAL(rnsc_packet_hash(C, want, frame, 27), 0);
+		CU_ASSERT_EQUAL(rnsc_transport_ingest(t, 1, frame, 27, NOW), 0);
+		CU_ASSERT_EQUAL(rnsc_transport_ingest(t, 1, frame, 27, NOW), 0);
+		CU_ASSERT_EQUAL(rnsc_transport_get_stats(t)->duplicates, 1);
+		CU_ASSERT_EQUAL(rnsc_transport_hashlist_count(t), 1);
+		/* a hash that differs from a kept one only past the prefix is a different packet */
+		memcpy(got, want, sizeof(got));
+		got[RNSC_HASHLEN - 1] ^= 1;
+		CU_ASSERT_EQUAL(rnsc_transport_hashlist_add(t, got), 0);
+		CU_ASSERT_EQUAL(rnsc_transport_hashlist_count(t), transport ? 2u : 1u);
+		size_t cur = 0, n = 0;
+		int seen_want = 0;
+		while (rnsc_transport_hashlist_next(t, &cur, got)) {
+			n++;
+			seen_want |= !memcmp(got, want, RNSC_HASHLEN);
+		}
+		CU_ASSERT_EQUAL(n, transport ? 2u : 0u);
+		CU_ASSERT_EQUAL(seen_want, transport);
+		rnsc_transport_del(t);
+		rnsc_identity_free(&id);
+	}
+}
+
 /* A shared instance S (transport off) with one attached program K (its socket: S iface 2,
  * K iface 1) and a remote node R on S iface 1, as LocalInterface wires them. */
 static void test_shared_instance(void)
@@ -675,6 +715,7 @@ int main(void)
 	CU_add_test(s, "path expiry by interface mode", test_path_expiry);
 	CU_add_test(s, "relay: rebroadcast, forwarding, path response", test_relay);
 	CU_add_test(s, "hashlist rotation", test_hashlist_rotation);
+	CU_add_test(s, "hashlist keys by role", test_hashlist_keys_by_role);
 	CU_add_test(s, "shared instance: local client and attached program", test_shared_instance);
 	CU_add_test(s, "local_hops_delta", test_local_hops_delta);
 	CU_add_test(s, "tunnels", test_tunnels);

@@ -159,8 +159,12 @@ int rnsc_transport_new(rnsc_ctx *ctx, rnsc_transport **out, const rnsc_identity 
 	rnsc_tmap_init(&t->known, ctx, HL);
 	rnsc_tmap_init(&t->reverse, ctx, HL);
 	rnsc_tmap_init(&t->path_requests, ctx, HL);
-	rnsc_tmap_init(&t->hashlist, ctx, RNSC_HASHLEN);
-	rnsc_tmap_init(&t->hashlist_prev, ctx, RNSC_HASHLEN);
+	/* Only a transport node persists its hashlist (packet_hashlist.raw, whole hashes); any
+	 * other keeps the first 16 bytes of each hash, half the memory per entry at the same
+	 * duplicate detection (a chance collision needs 2^128 tries). */
+	size_t hl_key = t->cfg.transport_enabled ? RNSC_HASHLEN : RNSC_HASHLIST_SHORT_KEY;
+	rnsc_tmap_init(&t->hashlist, ctx, hl_key);
+	rnsc_tmap_init(&t->hashlist_prev, ctx, hl_key);
 	rnsc_tmap_init(&t->pr_tags, ctx, RNSC_HASHLEN);
 	rnsc_tmap_init(&t->pr_tags_prev, ctx, RNSC_HASHLEN);
 	rnsc_tmap_init(&t->links, ctx, HL);
@@ -1782,7 +1786,7 @@ int rnsc_transport_path_import(rnsc_transport *t, const uint8_t dest_hash[HL],
 int rnsc_transport_hashlist_next(const rnsc_transport *t, size_t *cursor,
 				 uint8_t hash[RNSC_HASHLEN])
 {
-	if (!t || !cursor || !hash)
+	if (!t || !cursor || !hash || t->hashlist.key_len != RNSC_HASHLEN)
 		return 0;
 	for (size_t i = *cursor; i < t->hashlist.cap; i++) {
 		if (!rnsc_tmap_slot_used(&t->hashlist, i))

@@ -71,6 +71,7 @@ enum rnsc_transport_mode {
 #define RNSC_MAX_RECEIPTS 1024                      /* Transport.MAX_RECEIPTS */
 #define RNSC_MAX_RANDOM_BLOBS 64                    /* Transport.MAX_RANDOM_BLOBS */
 #define RNSC_HASHLIST_MAXSIZE 1000000u              /* Transport.hashlist_maxsize */
+#define RNSC_HASHLIST_SHORT_KEY 16u /* bytes of each packet hash kept where it is not persisted */
 #define RNSC_MAX_PR_TAGS 16000u                     /* Transport.max_pr_tags */
 #define RNSC_ANNOUNCES_CHECK_INTERVAL_MS 1000u      /* Transport.announces_check_interval */
 #define RNSC_RECEIPTS_CHECK_INTERVAL_MS 1000u       /* Transport.receipts_check_interval */
@@ -420,7 +421,9 @@ RNSC_API int rnsc_transport_path_import(rnsc_transport *t,
 					size_t n_blobs, const uint8_t *raw, size_t raw_len);
 
 /* The current generation of the packet hashlist, which is what the reference persists
- * (packet_hashlist.raw). Iteration as rnsc_transport_path_next(). */
+ * (packet_hashlist.raw). Iteration as rnsc_transport_path_next(). Only an engine with
+ * transport_enabled keeps whole hashes (the reference persists the list only then); any
+ * other keeps RNSC_HASHLIST_SHORT_KEY bytes of each and yields nothing here. */
 RNSC_API int rnsc_transport_hashlist_next(const rnsc_transport *t, size_t *cursor,
 					  uint8_t hash[RNSC_HASHLEN]);
 /* Adds a packet hash loaded from storage to the current generation (rotation happens at

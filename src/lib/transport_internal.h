@@ -126,7 +126,7 @@ struct rnsc_transport {
 	rnsc_tmap known;         /* Identity.known_destinations (+ known_ratchets) */
 	rnsc_tmap reverse;       /* reverse_table */
 	rnsc_tmap path_requests; /* path_requests: dest -> uint64_t* timestamp */
-	rnsc_tmap hashlist, hashlist_prev;     /* packet_hashlist(_prev), 32-byte keys */
+	rnsc_tmap hashlist, hashlist_prev;     /* packet_hashlist(_prev): 32- or 16-byte keys */
 	rnsc_tmap pr_tags, pr_tags_prev;       /* discovery_pr_tags(_prev), SHA-256 of the tag */
 
 	tr_receipt *receipts;
