@@ -48,8 +48,12 @@
  *
  * Batching (rnsc's own, not visible on the wire): frames sent during a loop iteration are
  * queued and written with one send() by a zero-delay timer that runs at the end of that
- * iteration (or at once when 64 KiB are pending), and reads take up to 64 KiB per call,
- * so a relay makes a few system calls per burst instead of one per frame.
+ * iteration (or at once when 32 KiB are pending), and reads take up to 64 KiB per call,
+ * so a relay makes a few system calls per burst instead of one per frame. The 32 KiB
+ * threshold lets the next hop start on a burst sooner: relaying small frames
+ * (`rnsc bench --scenario raw-transport`, interleaved 8 s runs) it carried 513-563k
+ * frames/s against 435-475k with 64 KiB and 500-525k with 16 KiB; resource transfers
+ * did not change.
  *
  * Not done: the reference's dataplane ingress control (it gates reading from the
  * busiest connection when Transport's inbound queue is deep; rnsc has no such queue
@@ -101,7 +105,7 @@
 #define ACCEPT_PAUSE_NS (250 * UINT64_C(1000000))
 #define TXQ_MAX ((size_t)4 << 20)   /* Interface.tx_hwm */
 #define READ_CHUNK 65536
-#define FLUSH_AT ((size_t)64 << 10) /* queued bytes that are written at once, not at the flush */
+#define FLUSH_AT ((size_t)32 << 10) /* queued bytes that are written at once, not at the flush */
 #define DEFAULT_MAX_CLIENTS 1024
 #define FLAP_TABLE_MAX 4096
 
