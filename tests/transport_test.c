@@ -427,6 +427,89 @@ static void test_hashlist_rotation(void)
 	net_reset();
 }
 
+/* Interfaces may carry packets longer than the 500-byte MTU (TCP: 262,144 bytes): a relay
+ * forwards such a DATA packet, its proof and a link request intact (the reference does not
+ * limit their length), rewriting them straight into the outbox. */
+static void test_forward_beyond_mtu(void)
+{
+	int r = add_node(1), a = add_node(0);
+	const size_t hw = 4096;
+	CU_ASSERT_EQUAL(rnsc_transport_iface_add(N[r].t, 1, RNSC_TRANSPORT_MODE_FULL, 10000000, hw), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_iface_add(N[r].t, 2, RNSC_TRANSPORT_MODE_FULL, 10000000, hw), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_iface_add(N[a].t, 1, RNSC_TRANSPORT_MODE_FULL, 10000000, hw), 0);
+	rnsc_identity ida;
+	uint8_t da[16];
+	add_single(a, &ida, da);
+	CU_ASSERT_EQUAL(rnsc_transport_announce(N[a].t, da, NULL, 0, NOW), 0);
+	static uint8_t in[2048], out[2048];
+	uint32_t ifc;
+	int n = rnsc_transport_outbox_pop(N[a].t, &ifc, in, sizeof(in));
+	CU_ASSERT_FATAL(n > 0);
+	CU_ASSERT_EQUAL(rnsc_transport_ingest(N[r].t, 1, in, (size_t)n, NOW), 0);
+	while (rnsc_transport_outbox_pop(N[r].t, &ifc, out, sizeof(out)) > 0)
+		; /* the announce's rebroadcast */
+	CU_ASSERT_EQUAL_FATAL(rnsc_transport_has_path(N[r].t, da), 1);
+
+	/* DATA, HEADER_2 through r, 900 bytes of payload: r is the last hop, so it goes on
+	 * as HEADER_1 */
+	static uint8_t payload[1500];
+	for (size_t i = 0; i < sizeof(payload); i++)
+		payload[i] = (uint8_t)(i * 31 + 7);
+	rnsc_packet p = {.header_type = RNSC_HEADER_2, .transport_type = RNSC_TRANSPORT_TRANSPORT,
+			 .dest_type = RNSC_DEST_SINGLE, .packet_type = RNSC_PKT_DATA,
+			 .data = payload, .data_len = 900};
+	memcpy(p.transport_id, N[r].tid.hash, 16);
+	memcpy(p.dest_hash, da, 16);
+	n = rnsc_packet_pack(in, sizeof(in), &p, hw);
+	CU_ASSERT_EQUAL_FATAL(n, 35 + 900);
+	uint8_t h[RNSC_HASHLEN];
+	CU_ASSERT_EQUAL(rnsc_packet_hash(C, h, in, (size_t)n), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_ingest(N[r].t, 2, in, (size_t)n, NOW), 0);
+	size_t len = 0;
+	const uint8_t *f = rnsc_transport_outbox_take(N[r].t, &ifc, &len);
+	CU_ASSERT_FATAL(f != NULL);
+	CU_ASSERT_EQUAL(ifc, 1);
+	CU_ASSERT_EQUAL(len, 19 + 900);
+	CU_ASSERT_EQUAL(f[0], (uint8_t)(RNSC_HEADER_1 << 6 | RNSC_PKT_DATA));
+	CU_ASSERT_EQUAL(f[1], 1);
+	CU_ASSERT_EQUAL(memcmp(f + 2, da, 16), 0);
+	CU_ASSERT_EQUAL(memcmp(f + 19, payload, 900), 0);
+	rnsc_transport_outbox_release(N[r].t, f);
+	CU_ASSERT_PTR_NULL(rnsc_transport_outbox_take(N[r].t, &ifc, &len));
+
+	/* its proof, 700 bytes, comes back through the reverse table */
+	rnsc_packet q = {.dest_type = RNSC_DEST_SINGLE, .packet_type = RNSC_PKT_PROOF,
+			 .data = payload, .data_len = 700};
+	memcpy(q.dest_hash, h, 16);
+	n = rnsc_packet_pack(in, sizeof(in), &q, hw);
+	CU_ASSERT_EQUAL_FATAL(n, 19 + 700);
+	CU_ASSERT_EQUAL(rnsc_transport_ingest(N[r].t, 1, in, (size_t)n, NOW), 0);
+	n = rnsc_transport_outbox_pop(N[r].t, &ifc, out, sizeof(out));
+	CU_ASSERT_EQUAL(n, 19 + 700);
+	CU_ASSERT_EQUAL(ifc, 2);
+	CU_ASSERT_EQUAL(out[1], 1);
+	CU_ASSERT_EQUAL(memcmp(out + 2, in + 2, (size_t)n - 2), 0);
+
+	/* a link request of 1,200 bytes: forwarded or dropped, never written past a buffer */
+	rnsc_packet lr = p;
+	lr.packet_type = RNSC_PKT_LINKREQUEST;
+	lr.data_len = 1200;
+	n = rnsc_packet_pack(in, sizeof(in), &lr, hw);
+	CU_ASSERT_EQUAL_FATAL(n, 35 + 1200);
+	CU_ASSERT_EQUAL(rnsc_transport_ingest(N[r].t, 2, in, (size_t)n, NOW), 0);
+	uint64_t lrs = 0;
+	while ((n = rnsc_transport_outbox_pop(N[r].t, &ifc, out, sizeof(out))) > 0) {
+		CU_ASSERT_EQUAL(n, 19 + 1200);
+		CU_ASSERT_EQUAL(memcmp(out + 19, payload, 1200), 0);
+		lrs++;
+	}
+	CU_ASSERT(lrs <= 1);
+	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[r].t)->forwarded, 2 + lrs);
+	rnsc_transport_outbox_release(N[r].t, NULL);
+	rnsc_identity_free(&ida);
+	net_reset();
+}
+
 /* A transport node keeps (and yields, for packet_hashlist.raw) whole hashes; any other
  * node keeps 16-byte prefixes, filters duplicates the same, and has nothing to persist. */
 static void test_hashlist_keys_by_role(void)
@@ -716,6 +799,7 @@ int main(void)
 	CU_add_test(s, "relay: rebroadcast, forwarding, path response", test_relay);
 	CU_add_test(s, "hashlist rotation", test_hashlist_rotation);
 	CU_add_test(s, "hashlist keys by role", test_hashlist_keys_by_role);
+	CU_add_test(s, "forwarding beyond the 500-byte MTU", test_forward_beyond_mtu);
 	CU_add_test(s, "shared instance: local client and attached program", test_shared_instance);
 	CU_add_test(s, "local_hops_delta", test_local_hops_delta);
 	CU_add_test(s, "tunnels", test_tunnels);

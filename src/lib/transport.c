@@ -38,6 +38,7 @@
  * instance goes away), interface gravity, path states (unresponsive), the packet cache,
  * persistence (the runtime's), the INTERNAL-mode announce flags.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "announce.h"
@@ -97,15 +98,14 @@ static int rand_ms(rnsc_transport *t, uint32_t window, uint64_t *out)
 	return 0;
 }
 
-int rnsc_tr_transmit(rnsc_transport *t, uint32_t iface, const uint8_t *raw, size_t len)
+uint8_t *rnsc_tr_transmit_buf(rnsc_transport *t, uint32_t iface, size_t len)
 {
 	tr_frame *f = rnsc_alloc(t->ctx, sizeof(*f) + len);
 	if (!f)
-		return RNSC_ERR_NOMEM;
+		return NULL;
 	f->next = NULL;
 	f->iface = iface;
 	f->len = len;
-	memcpy(f->data, raw, len);
 	if (t->out_tail)
 		t->out_tail->next = f;
 	else
@@ -113,6 +113,26 @@ int rnsc_tr_transmit(rnsc_transport *t, uint32_t iface, const uint8_t *raw, size
 	t->out_tail = f;
 	t->n_out++;
 	t->st.tx++;
+	return f->data;
+}
+
+int rnsc_tr_transmit(rnsc_transport *t, uint32_t iface, const uint8_t *raw, size_t len)
+{
+	uint8_t *d = rnsc_tr_transmit_buf(t, iface, len);
+	if (!d)
+		return RNSC_ERR_NOMEM;
+	memcpy(d, raw, len);
+	return 0;
+}
+
+int rnsc_tr_transmit_hops(rnsc_transport *t, uint32_t iface, const uint8_t *raw, size_t len,
+			  uint8_t hops)
+{
+	uint8_t *d = rnsc_tr_transmit_buf(t, iface, len);
+	if (!d)
+		return RNSC_ERR_NOMEM;
+	memcpy(d, raw, len);
+	d[1] = hops; /* outside the hashed part: the packet hash still holds */
 	return 0;
 }
 
@@ -1076,11 +1096,8 @@ static int inbound_proof(rnsc_transport *t, const rnsc_packet *p, const uint8_t 
 		if (rv) {
 			int rc = 0;
 			if (rv->outb_if == rif->id) {
-				uint8_t nr[RNSC_MTU];
-				memcpy(nr, raw, len);
-				nr[1] = p->hops;
 				t->st.forwarded++;
-				rc = rnsc_tr_transmit(t, rv->rcvd_if, nr, len);
+				rc = rnsc_tr_transmit_hops(t, rv->rcvd_if, raw, len, p->hops);
 			}
 			rnsc_free(t->ctx, rv);
 			if (rc)
@@ -1150,6 +1167,55 @@ static int packet_filter(rnsc_transport *t, const rnsc_packet *p,
 	return 0;
 }
 
+/* The packet as the next hop gets it, into out (room for len bytes): hops counted, and the
+ * transport id replaced by the next hop's (or, on the last transport hop, the transport
+ * header stripped). Returns its length. */
+static size_t rewrite_for_next_hop(uint8_t *out, const rnsc_packet *p, const uint8_t *raw,
+				   size_t len, const tr_path *path)
+{
+	if (path->pub.hops == 1) {
+		out[0] = (uint8_t)(RNSC_HEADER_1 << 6 | RNSC_TRANSPORT_BROADCAST << 4 | (raw[0] & 0x0f));
+		out[1] = p->hops;
+		memcpy(out + 2, raw + 2 + HL, len - 2 - HL);
+		return len - HL;
+	}
+	memcpy(out, raw, len);
+	out[1] = p->hops;
+	if (path->pub.hops > 1)
+		memcpy(out + 2, path->pub.next_hop, HL);
+	return len;
+}
+
+/* forward() for anything but a link request: the reverse table entry for the proof's way
+ * back, and the packet rewritten straight into the outbox. */
+static int forward_packet(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw,
+			  size_t len, const uint8_t hash[RNSC_HASHLEN], const tr_iface *rif,
+			  tr_path *path, uint64_t now)
+{
+	/* reverse_table[truncated packet hash] */
+	tr_reverse *rv = rnsc_alloc(t->ctx, sizeof(*rv));
+	if (!rv)
+		return RNSC_ERR_NOMEM;
+	rv->rcvd_if = rif->id;
+	rv->outb_if = path->pub.iface;
+	rv->timestamp = now;
+	void *prev = NULL;
+	int rc = rnsc_tmap_put(&t->reverse, hash, rv, &prev); /* first 16 bytes = key */
+	if (rc) {
+		rnsc_free(t->ctx, rv);
+		return rc;
+	}
+	rnsc_free(t->ctx, prev);
+	size_t nlen = path->pub.hops == 1 ? len - HL : len;
+	uint8_t *out = rnsc_tr_transmit_buf(t, path->pub.iface, nlen);
+	if (!out)
+		return RNSC_ERR_NOMEM;
+	rewrite_for_next_hop(out, p, raw, len, path);
+	t->st.forwarded++;
+	path->pub.timestamp = now;
+	return 0;
+}
+
 /* Forwarding of a packet addressed to this node in transport (HEADER_2, non-announce). */
 static int forward(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw, size_t len,
 		   const uint8_t hash[RNSC_HASHLEN], const tr_iface *rif, uint64_t now,
@@ -1158,54 +1224,31 @@ static int forward(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw, 
 	tr_path *path = rnsc_tmap_get(&t->paths, p->dest_hash, NULL);
 	if (!path)
 		return 0; /* no path: dropped, as the reference does */
-	uint8_t nr[RNSC_MTU];
-	size_t nlen;
-	if (path->pub.hops > 1) {
-		memcpy(nr, raw, len);
-		nr[1] = p->hops;
-		memcpy(nr + 2, path->pub.next_hop, HL);
-		nlen = len;
-	} else if (path->pub.hops == 1) {
-		/* Last transport hop: strip the transport header. */
-		nr[0] = (uint8_t)(RNSC_HEADER_1 << 6 | RNSC_TRANSPORT_BROADCAST << 4 | (raw[0] & 0x0f));
-		nr[1] = p->hops;
-		memcpy(nr + 2, raw + 2 + HL, len - 2 - HL);
-		nlen = len - HL;
-	} else {
-		memcpy(nr, raw, len);
-		nr[1] = p->hops;
-		nlen = len;
-	}
-	if (p->packet_type == RNSC_PKT_LINKREQUEST) {
-		const tr_iface *oif = rnsc_tr_iface_find(t, path->pub.iface);
-		if (!oif)
-			return 0;
-		int rc = rnsc_tr_lr_forward(t, raw, len, nr, &nlen, rif, oif, path->pub.next_hop,
-					    path->pub.hops, p->hops, p->dest_hash, now);
-		if (rc == RNSC_ERR_LINK_MODE || rc == RNSC_ERR_RANGE || rc == RNSC_ERR_MALFORMED)
-			return 0; /* undecodable signalling: dropped, as the reference does */
-		if (rc)
-			return rc;
+	if (p->packet_type != RNSC_PKT_LINKREQUEST)
+		return forward_packet(t, p, raw, len, hash, rif, path, now);
+	const tr_iface *oif = rnsc_tr_iface_find(t, path->pub.iface);
+	if (!oif)
+		return 0;
+	/* A link request may be as long as the interface carries: the stack buffer is for the
+	 * usual one only. */
+	uint8_t stack_nr[RNSC_MTU];
+	uint8_t *nr = len > sizeof(stack_nr) ? rnsc_alloc(t->ctx, len) : stack_nr;
+	if (!nr)
+		return RNSC_ERR_NOMEM;
+	size_t nlen = rewrite_for_next_hop(nr, p, raw, len, path);
+	int rc = rnsc_tr_lr_forward(t, raw, len, nr, &nlen, rif, oif, path->pub.next_hop,
+				    path->pub.hops, p->hops, p->dest_hash, now);
+	if (rc == 0) {
 		*lr_handled = 1;
-	} else {
-		/* reverse_table[truncated packet hash] for the proof's way back */
-		tr_reverse *rv = rnsc_alloc(t->ctx, sizeof(*rv));
-		if (!rv)
-			return RNSC_ERR_NOMEM;
-		rv->rcvd_if = rif->id;
-		rv->outb_if = path->pub.iface;
-		rv->timestamp = now;
-		void *prev = NULL;
-		int rc = rnsc_tmap_put(&t->reverse, hash, rv, &prev); /* first 16 bytes = key */
-		if (rc) {
-			rnsc_free(t->ctx, rv);
-			return rc;
-		}
-		rnsc_free(t->ctx, prev);
+		t->st.forwarded++;
+		path->pub.timestamp = now;
+		rc = rnsc_tr_transmit(t, path->pub.iface, nr, nlen);
+	} else if (rc == RNSC_ERR_LINK_MODE || rc == RNSC_ERR_RANGE || rc == RNSC_ERR_MALFORMED) {
+		rc = 0; /* undecodable signalling: dropped, as the reference does */
 	}
-	t->st.forwarded++;
-	path->pub.timestamp = now;
-	return rnsc_tr_transmit(t, path->pub.iface, nr, nlen);
+	if (nr != stack_nr)
+		rnsc_free(t->ctx, nr);
+	return rc;
 }
 
 int rnsc_tr_path_request(rnsc_transport *t, const rnsc_pathreq *r, const tr_iface *rif,
@@ -1590,6 +1633,27 @@ int rnsc_transport_outbox_pop(rnsc_transport *t, uint32_t *iface, uint8_t *buf, 
 	t->n_out--;
 	rnsc_free(t->ctx, f);
 	return n;
+}
+
+const uint8_t *rnsc_transport_outbox_take(rnsc_transport *t, uint32_t *iface, size_t *len)
+{
+	if (!t || !iface || !len || !t->out_head)
+		return NULL;
+	tr_frame *f = t->out_head;
+	t->out_head = f->next;
+	if (!t->out_head)
+		t->out_tail = NULL;
+	t->n_out--;
+	*iface = f->iface;
+	*len = f->len;
+	return f->data;
+}
+
+void rnsc_transport_outbox_release(rnsc_transport *t, const uint8_t *frame)
+{
+	if (!t || !frame)
+		return;
+	rnsc_free(t->ctx, (void *)(uintptr_t)(frame - offsetof(tr_frame, data)));
 }
 
 size_t rnsc_transport_outbox_count(const rnsc_transport *t)

@@ -369,6 +369,13 @@ RNSC_API uint64_t rnsc_transport_next_deadline(const rnsc_transport *t);
  * cap is too small, RNSC_ERR_INVAL. */
 RNSC_API int rnsc_transport_outbox_pop(rnsc_transport *t, uint32_t *iface, uint8_t *buf,
 				       size_t cap);
+/* Removes the oldest frame without copying it: returns its bytes (NULL when the outbox is
+ * empty or an argument is NULL), *iface and *len. The caller owns them until it hands them
+ * back with rnsc_transport_outbox_release(), and may call into the engine meanwhile. */
+RNSC_API const uint8_t *rnsc_transport_outbox_take(rnsc_transport *t, uint32_t *iface,
+						   size_t *len);
+/* Frees a frame from rnsc_transport_outbox_take() (NULL: nothing). */
+RNSC_API void rnsc_transport_outbox_release(rnsc_transport *t, const uint8_t *frame);
 RNSC_API size_t rnsc_transport_outbox_count(const rnsc_transport *t);
 
 /* Path table lookups. path_get returns 0 or RNSC_ERR_NOTFOUND. */

@@ -218,6 +218,13 @@ int rnsc_tr_outbound(rnsc_transport *t, const rnsc_packet *p, const uint32_t *at
 		     uint64_t now, uint8_t hash_out[RNSC_HASHLEN]);
 /* Appends one frame to the outbox. */
 int rnsc_tr_transmit(rnsc_transport *t, uint32_t iface, const uint8_t *raw, size_t len);
+/* Appends a frame of len bytes and returns its bytes for the caller to fill at once (before
+ * the engine returns to its caller), sparing a copy when a frame is built from another;
+ * NULL when out of memory (nothing queued). */
+uint8_t *rnsc_tr_transmit_buf(rnsc_transport *t, uint32_t iface, size_t len);
+/* rnsc_tr_transmit_buf() filled with raw, its hops byte replaced: a packet repeated on. */
+int rnsc_tr_transmit_hops(rnsc_transport *t, uint32_t iface, const uint8_t *raw, size_t len,
+			  uint8_t hops);
 /* Transport.add_packet_hash */
 int rnsc_tr_hashlist_add(rnsc_transport *t, const uint8_t hash[RNSC_HASHLEN]);
 const tr_iface *rnsc_tr_iface_find(const rnsc_transport *t, uint32_t id);

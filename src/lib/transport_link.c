@@ -425,14 +425,11 @@ static int relay_proof(rnsc_transport *t, tr_lte *e, const rnsc_packet *p, const
 			 rnsc_strerror(rc));
 		return 0;
 	}
-	uint8_t nr[RNSC_MTU + HL];
-	if (len > sizeof(nr))
+	if (len > RNSC_MTU + HL)
 		return 0;
-	memcpy(nr, raw, len);
-	nr[1] = p->hops;
 	e->validated = 1;
 	t->st.link_table_forwarded++;
-	return rnsc_tr_transmit(t, e->rcvd_if, nr, len);
+	return rnsc_tr_transmit_hops(t, e->rcvd_if, raw, len, p->hops);
 }
 
 int rnsc_tr_link_proof(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw, size_t len,
@@ -568,16 +565,7 @@ int rnsc_tr_link_transport(rnsc_transport *t, const rnsc_packet *p, const uint8_
 	int rc = rnsc_tr_hashlist_add(t, hash);
 	if (rc)
 		return rc;
-	uint8_t nr[RNSC_MTU + HL];
-	uint8_t *buf = len > sizeof(nr) ? rnsc_alloc(t->ctx, len) : nr;
-	if (!buf)
-		return RNSC_ERR_NOMEM;
-	memcpy(buf, raw, len);
-	buf[1] = p->hops;
-	rc = rnsc_tr_transmit(t, out, buf, len);
-	if (buf != nr)
-		rnsc_free(t->ctx, buf);
-	if (rc)
+	if ((rc = rnsc_tr_transmit_hops(t, out, raw, len, p->hops)))
 		return rc;
 	e->timestamp = now;
 	t->st.link_table_forwarded++;

@@ -90,8 +90,8 @@ struct rnsc_node {
 	uint8_t probe_hash[RNSC_TRUNCATED_HASHLEN];
 	rnsc_node_hooks hooks;
 	rnsc_node_stats st;
-	uint8_t *rxbuf, *txbuf, *ifacbuf;
-	size_t rxcap, txcap, ifaccap;
+	uint8_t *rxbuf, *ifacbuf;
+	size_t rxcap, ifaccap;
 	int flushing;
 	int started; /* set once start-up succeeded: only then are the tables saved */
 	int shared;    /* this node is the shared instance (LocalServerInterface open) */
@@ -199,46 +199,34 @@ void rnsc_node_flush(rnsc_node *n)
 	if (!n || n->flushing)
 		return;
 	n->flushing = 1;
-	for (;;) {
-		uint32_t id;
-		int len = rnsc_transport_outbox_pop(n->t, &id, n->txbuf, n->txcap);
-		if (len == RNSC_ERR_BUFSIZE) {
-			/* The engine keeps the frame; grow until it fits (frames are bounded by the
-			 * largest interface MTU). */
-			if (grow(n->ctx, &n->txbuf, &n->txcap, n->txcap * 2)) {
-				rnsc_log(n->ctx, RNSC_LOG_ERROR, WHO, "out of memory sending a frame");
-				break;
-			}
-			continue;
-		}
-		if (len <= 0)
-			break;
+	const uint8_t *frame;
+	uint32_t id;
+	size_t len;
+	/* Frames are taken from the engine, not copied out: a relayed 32 KiB frame is then
+	 * copied once less on its way to the interface. */
+	while ((frame = rnsc_transport_outbox_take(n->t, &id, &len)) != NULL) {
 		node_if *r = find_id(n, id);
-		if (!r || !r->attached) {
-			n->st.tx_errors++;
-			continue;
-		}
-		const uint8_t *out = n->txbuf;
-		size_t olen = (size_t)len;
-		if (r->has_ifac) {
-			if (grow(n->ctx, &n->ifacbuf, &n->ifaccap, olen + r->ifac.size)) {
-				n->st.tx_errors++;
-				continue;
-			}
-			int m = rnsc_ifac_apply(&r->ifac, n->ifacbuf, n->ifaccap, n->txbuf, olen);
+		const uint8_t *out = frame;
+		size_t olen = len;
+		int ok = r && r->attached;
+		if (ok && r->has_ifac) {
+			int m = RNSC_ERR_NOMEM;
+			if (grow(n->ctx, &n->ifacbuf, &n->ifaccap, olen + r->ifac.size) == 0)
+				m = rnsc_ifac_apply(&r->ifac, n->ifacbuf, n->ifaccap, frame, olen);
 			if (m < 0) {
 				rnsc_log(n->ctx, RNSC_LOG_WARNING, WHO, "IFAC on %s failed: %s",
 					 rnsc_iface_name(r->iface), rnsc_strerror(m));
-				n->st.tx_errors++;
-				continue;
+				ok = 0;
+			} else {
+				out = n->ifacbuf;
+				olen = (size_t)m;
 			}
-			out = n->ifacbuf;
-			olen = (size_t)m;
 		}
-		if (rnsc_iface_send(r->iface, out, olen) == 0)
+		if (ok && rnsc_iface_send(r->iface, out, olen) == 0)
 			n->st.tx_frames++;
 		else
 			n->st.tx_errors++;
+		rnsc_transport_outbox_release(n->t, frame);
 	}
 	n->flushing = 0;
 	arm_tick(n);
@@ -1019,8 +1007,6 @@ int rnsc_node_new(rnsc_ctx *ctx, rnsc_plugin_host *plugins, const rnsc_node_opti
 	}
 	rnsc_iface_host_set_rx(n->ih, on_rx, n);
 	rnsc_iface_host_set_event(n->ih, on_event, n);
-	if ((rc = grow(ctx, &n->txbuf, &n->txcap, 4096)))
-		goto out;
 	if (n->set.share_instance && (rc = start_local(n, err)))
 		goto out;
 	if (!n->connected && (rc = open_ifaces(n, err)))
@@ -1087,7 +1073,6 @@ void rnsc_node_del(rnsc_node *n)
 	rnsc_transport_del(n->t);
 	rnsc_config_del(n->cfg);
 	rnsc_free(n->ctx, n->rxbuf);
-	rnsc_free(n->ctx, n->txbuf);
 	rnsc_free(n->ctx, n->ifacbuf);
 	rnsc_free(n->ctx, n);
 }
