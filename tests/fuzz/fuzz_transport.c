@@ -24,6 +24,9 @@
  * below PATHFINDER_M; next_deadline() never lies about
  * pending work being due.
  * Randomness comes from a generator seeded by the input, so a crash input replays.
+ * Seed regress-forward-beyond-mtu: transport on; on interface 0 a signed announce of a
+ * remote destination, then a 900-byte HEADER_2 DATA packet and a 1,200-byte link request
+ * addressed through the engine's transport id to it (both once overflowed a stack buffer).
  */
 #include "fuzz_wire.h"
 
