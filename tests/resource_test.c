@@ -393,6 +393,22 @@ static void t_metadata_compressed_hmu(void)
 	teardown_pair();
 }
 
+/* A link owner's remembered window above the most a part request can name is taken as
+ * that most (75 part hashes in one request). */
+static void t_oversized_last_window(void)
+{
+	setup(500, 0);
+	R.link.last_window = 1000;
+	uint64_t size = 200000;
+	CU_ASSERT_EQUAL_FATAL(start(size, NULL, NULL, 0), 0);
+	run();
+	CU_ASSERT_EQUAL(S.status, RNSC_RESOURCE_COMPLETE);
+	CU_ASSERT_EQUAL(R.status, RNSC_RESOURCE_COMPLETE);
+	CU_ASSERT(rnsc_resource_window(R.r) <= RNSC_RESOURCE_WINDOW_MAX_FAST);
+	expect_pattern(&R, size);
+	teardown_pair();
+}
+
 static void t_segments(void)
 {
 	/* 2.5 MB with metadata: 3 segments, appended in order, metadata once */
@@ -1304,6 +1320,7 @@ int main(void)
 		{"small transfer", t_small},
 		{"metadata, bz2, hashmap updates", t_metadata_compressed_hmu},
 		{"3 and 64 segments", t_segments},
+		{"an oversized remembered window", t_oversized_last_window},
 		{"next segment prepared while the proof is awaited", t_prepared_ahead},
 		{"next segment prepared in slices during the transfer", t_prepared_in_slices},
 		{"fast and very slow rates", t_rates},

@@ -1003,6 +1003,8 @@ int rnsc_resource_accept(rnsc_ctx *ctx, rnsc_resource **out, const rnsc_resource
 		r->is_response = (a.f & RNSC_RESOURCE_F_IS_RESPONSE) != 0;
 	}
 	r->window = link->last_window ? link->last_window : RNSC_RESOURCE_WINDOW;
+	if (r->window > RNSC_RESOURCE_WINDOW_MAX_FAST)
+		r->window = RNSC_RESOURCE_WINDOW_MAX_FAST; /* the part request holds at most this */
 	r->window_max = RNSC_RESOURCE_WINDOW_MAX_SLOW;
 	r->window_min = RNSC_RESOURCE_WINDOW_MIN;
 	r->window_flexibility = RNSC_RESOURCE_WINDOW_FLEXIBILITY;

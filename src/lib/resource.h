@@ -130,7 +130,8 @@ typedef struct rnsc_resource_link {
 	double rtt;                 /* the link's RTT in seconds (> 0) */
 	uint64_t establishment_cost; /* bytes of the link handshake (for the initial rate) */
 	/* Link.last_resource_window / last_resource_eifr from the previous incoming resource
-	 * on this link (0: none); the owner keeps them (rnsc_resource_window / _eifr). */
+	 * on this link (0: none); the owner keeps them (rnsc_resource_window / _eifr). A window
+	 * above RNSC_RESOURCE_WINDOW_MAX_FAST is taken as that. */
 	unsigned last_window;
 	double last_eifr;
 } rnsc_resource_link;
