@@ -99,7 +99,10 @@ RNS.Reticulum(sys.argv[1])
 time.sleep(2)
 ds = [RNS.Destination(RNS.Identity(), RNS.Destination.IN, RNS.Destination.SINGLE, "rnscflood", "d%d" % i)
       for i in range(int(sys.argv[2]))]
-for d in ds: d.announce()
+# signed and packed first, sent back to back after: on a loaded machine signing between
+# sends spread the flood out until too few announces came in fast enough to be held
+ps = [d.announce(send=False) for d in ds]
+for p in ps: p.send()
 print("announced", len(ds), flush=True)
 time.sleep(120)
 EOF
@@ -150,14 +153,17 @@ d = json.load(open(sys.argv[1]))
 fl = [i for i in d["interfaces"] if i["name"].startswith("TCPServerInterface[Flood In")][0]
 ch = [i for i in d["interfaces"] if i["name"].startswith("TCPInterface[Client on Flood In")][0]
 out = [i for i in d["interfaces"] if i["name"].startswith("TCPServerInterface[Out")][0]
+# the listener counts its own and its spawned client's transmissions (the reference's
+# sent_announce passes a child's count up), so the bound is checked on the client
+och = [i for i in d["interfaces"] if i["name"].startswith("TCPInterface[Client on Out")][0]
 assert ch["held_announces"] > 0 and ch["burst_active"] is True, ch
 assert fl["burst_active"] is True and fl["arxc"] == ch["arxc"], fl
 assert isinstance(fl["burst_activated"], float) and fl["burst_count"] is None, fl
 assert fl["arxc"] > 0 and fl["incoming_announce_frequency"] > 0, fl
 assert out["announce_rate_target"] == 7200 and out["announce_rate_grace"] == 2, out
 assert out["announce_rate_penalty"] == 0 and out["burst_active"] is False, out
-assert out["atxc"] <= fl["arxc"], (out["atxc"], fl["arxc"])
-print("held", ch["held_announces"], "arxc", fl["arxc"], "atxc on Out", out["atxc"])
+assert och["atxc"] <= fl["arxc"], (och["atxc"], out["atxc"], fl["arxc"])
+print("held", ch["held_announces"], "arxc", fl["arxc"], "atxc on Out's client", och["atxc"])
 EOF
 then ok "rnstatus -j fields from rnsc: $(cat "$tmp/j.out")"
 else bad "rnstatus -j fields" "$tmp/j.out" "$tmp/ref.json"; fi
