@@ -19,9 +19,9 @@
  *              the engine on the interface named by op.
  *
  * Checked beyond "no crash, no leak, no UB": every ingest return code is one the header
- * documents; every frame the engine puts in its outbox parses, fits the MTU it was built
- * for or the widest interface it came in on (HEADER_2 insertion included) and has hops
- * below PATHFINDER_M; next_deadline() never lies about
+ * documents; every frame the engine puts in its outbox parses, fits the widest
+ * interface's hardware MTU (HEADER_2 insertion included) and has hops below
+ * PATHFINDER_M; next_deadline() never lies about
  * pending work being due.
  * Randomness comes from a generator seeded by the input, so a crash input replays.
  * Seed regress-forward-beyond-mtu: transport on; on interface 0 a signed announce of a
