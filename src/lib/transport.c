@@ -988,14 +988,25 @@ static int deliver(rnsc_transport *t, const rnsc_packet *p, const uint8_t hash[R
 		return 0;
 	if (memcmp(p->dest_hash, t->pr_dest, HL) == 0)
 		return 0; /* not reachable: the path request destination is not in locals */
-	uint8_t pt[RNSC_MTU];
+	/* An interface with a larger hardware MTU carries larger SINGLE packets, and the
+	 * reference decrypts them: the stack buffer is for the usual size only. */
+	uint8_t stack_pt[RNSC_MTU];
+	uint8_t *pt = stack_pt;
+	size_t pt_cap = sizeof(stack_pt);
 	const uint8_t *data = p->data;
 	size_t len = p->data_len;
 	if (l->type == RNSC_DEST_SINGLE) {
-		int n = rnsc_identity_decrypt(&l->id, pt, sizeof(pt), p->data, p->data_len, NULL, 0,
-					      0, NULL);
+		if (p->data_len > pt_cap) {
+			pt_cap = p->data_len;
+			if (!(pt = rnsc_alloc(t->ctx, pt_cap)))
+				return RNSC_ERR_NOMEM;
+		}
+		int n = rnsc_identity_decrypt(&l->id, pt, pt_cap, p->data, p->data_len, NULL, 0, 0,
+					      NULL);
 		if (n < 0) {
 			t->st.decrypt_failed++;
+			if (pt != stack_pt)
+				rnsc_free_secret(t->ctx, pt, pt_cap);
 			return 0;
 		}
 		data = pt;
@@ -1004,7 +1015,10 @@ static int deliver(rnsc_transport *t, const rnsc_packet *p, const uint8_t hash[R
 	t->st.delivered++;
 	if (t->cb.on_data)
 		t->cb.on_data(t->cb.ud, p->dest_hash, data, len, hash, rif->id);
-	rnsc_memzero(pt, sizeof(pt));
+	if (pt != stack_pt)
+		rnsc_free_secret(t->ctx, pt, pt_cap);
+	else
+		rnsc_memzero(stack_pt, sizeof(stack_pt));
 	if (!l->prove_all || l->type != RNSC_DEST_SINGLE)
 		return 0;
 	/* Packet.prove -> Identity.prove: on the receiving interface, implicit by default. */
