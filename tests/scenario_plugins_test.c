@@ -58,21 +58,22 @@ static void test_descriptors(void)
 	static const struct {
 		const char *name;
 		uint32_t number, topology;
-	} want[] = {{"single", 1, RNSC_SCENARIO_ENDPOINTS},
-		    {"link", 2, RNSC_SCENARIO_ENDPOINTS},
-		    {"request", 3, RNSC_SCENARIO_ENDPOINTS},
-		    {"resource-segment", 4, RNSC_SCENARIO_ENDPOINTS},
-		    {"resource-stream", 5, RNSC_SCENARIO_ENDPOINTS},
-		    {"resource-segment-matched", 8, RNSC_SCENARIO_ENDPOINTS},
-		    {"resource-stream-matched", 8, RNSC_SCENARIO_ENDPOINTS},
-		    {"raw-transport", 6, RNSC_SCENARIO_RELAY},
-		    {"transported-resource", 7, RNSC_SCENARIO_RELAY}};
+		const char *version; /* 1.1: the resource responder reports failed apart from corrupt */
+	} want[] = {{"single", 1, RNSC_SCENARIO_ENDPOINTS, "1.0.0"},
+		    {"link", 2, RNSC_SCENARIO_ENDPOINTS, "1.0.0"},
+		    {"request", 3, RNSC_SCENARIO_ENDPOINTS, "1.0.0"},
+		    {"resource-segment", 4, RNSC_SCENARIO_ENDPOINTS, "1.1.0"},
+		    {"resource-stream", 5, RNSC_SCENARIO_ENDPOINTS, "1.1.0"},
+		    {"resource-segment-matched", 8, RNSC_SCENARIO_ENDPOINTS, "1.1.0"},
+		    {"resource-stream-matched", 8, RNSC_SCENARIO_ENDPOINTS, "1.1.0"},
+		    {"raw-transport", 6, RNSC_SCENARIO_RELAY, "1.0.0"},
+		    {"transported-resource", 7, RNSC_SCENARIO_RELAY, "1.0.0"}};
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		const rnsc_scenario_ops *o;
 		const rnsc_plugin_rec *r = get(want[i].name, &o);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 		CU_ASSERT_EQUAL(r->desc->kind, RNSC_PLUGIN_SCENARIO);
-		CU_ASSERT_STRING_EQUAL(r->desc->version, "1.0.0");
+		CU_ASSERT_STRING_EQUAL(r->desc->version, want[i].version);
 		CU_ASSERT_EQUAL(o->number, want[i].number);
 		CU_ASSERT_EQUAL(o->topology, want[i].topology);
 		CU_ASSERT(RNSC_OPS_HAS(o, rnsc_scenario_ops, check));
@@ -155,7 +156,7 @@ static int o_check_null(const char *name)
 }
 
 static void res_line(char *out, size_t cap, const char *repl);
-#define RES_OK "result completed=4 bytes=4194300 corrupt=0 acks=4"
+#define RES_OK "result completed=4 bytes=4194300 corrupt=0 failed=0 acks=4"
 
 static void test_matched_interfaces(void)
 {
@@ -237,7 +238,7 @@ static void test_resource_rules(void)
 	static const char *const zero[] = {"sent=0"};
 	res_line(line, sizeof(line), zero[0]);
 	CU_ASSERT_EQUAL(judge("resource-segment", line,
-			      "result completed=0 bytes=0 corrupt=0 acks=0", &s), 0);
+			      "result completed=0 bytes=0 corrupt=0 failed=0 acks=0", &s), 0);
 	CU_ASSERT(!s.ok);
 	CU_ASSERT_PTR_NOT_NULL(strstr(s.why, "no resource was sent"));
 	/* every initiator-side rule */
@@ -251,10 +252,12 @@ static void test_resource_rules(void)
 		CU_ASSERT_PTR_NOT_NULL(strstr(s.why, "accounting"));
 	}
 	/* every responder-side rule */
-	static const char *const rbad[] = {"result completed=3 bytes=4194300 corrupt=0 acks=4",
-					   "result completed=4 bytes=3145725 corrupt=0 acks=4",
-					   "result completed=4 bytes=4194300 corrupt=1 acks=4",
-					   "result completed=4 bytes=4194300 corrupt=0 acks=5"};
+	static const char *const rbad[] = {
+		"result completed=3 bytes=4194300 corrupt=0 failed=0 acks=4",
+		"result completed=4 bytes=3145725 corrupt=0 failed=0 acks=4",
+		"result completed=4 bytes=4194300 corrupt=1 failed=0 acks=4",
+		"result completed=4 bytes=4194300 corrupt=0 failed=0 acks=5",
+		"result completed=4 bytes=4194300 corrupt=0 failed=1 acks=4"};
 	res_line(line, sizeof(line), NULL);
 	for (size_t i = 0; i < sizeof(rbad) / sizeof(rbad[0]); i++) {
 		CU_ASSERT_EQUAL(judge("resource-stream", line, rbad[i], &s), 0);

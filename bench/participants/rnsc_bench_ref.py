@@ -154,7 +154,7 @@ class Responder:
 class ResourceResponder:
     def __init__(self, scenario, quick):
         self.lock = threading.Lock()
-        self.completed = self.bytes = self.corrupt = self.acks = self.seq = 0
+        self.completed = self.bytes = self.corrupt = self.failed = self.acks = self.seq = 0
         # the SHA-256 of the payload prefix for each length a resource may have (the
         # warm-up's and the scenario's), computed once without holding the payload
         size = resource_size(scenario, quick)
@@ -176,23 +176,26 @@ class ResourceResponder:
         self.first.set()
 
     def on_resource(self, resource):
-        ok = resource.status == RNS.Resource.COMPLETE
+        if resource.status != RNS.Resource.COMPLETE:
+            with self.lock:  # concluded without completing: failed, not corrupt
+                self.failed += 1
+            return
         n = 0
-        if ok:  # content check: SHA-256 of what arrived against the payload's
-            data = resource.data  # an open file (the reference assembles into storage)
-            h = hashlib.sha256()
-            if isinstance(data, (bytes, bytearray)):
-                h.update(data)
-                n = len(data)
-            else:
-                data.seek(0)
-                while True:
-                    chunk = data.read(1 << 20)
-                    if not chunk:
-                        break
-                    h.update(chunk)
-                    n += len(chunk)
-            ok = self.expected.get(n) == h.digest()
+        # content check: SHA-256 of what arrived against the payload's
+        data = resource.data  # an open file (the reference assembles into storage)
+        h = hashlib.sha256()
+        if isinstance(data, (bytes, bytearray)):
+            h.update(data)
+            n = len(data)
+        else:
+            data.seek(0)
+            while True:
+                chunk = data.read(1 << 20)
+                if not chunk:
+                    break
+                h.update(chunk)
+                n += len(chunk)
+        ok = self.expected.get(n) == h.digest()
         with self.lock:
             if not ok:
                 self.corrupt += 1
@@ -218,12 +221,12 @@ class ResourceResponder:
         say("ready dest=" + self.dest.hash.hex())
         expect("start")
         with self.lock:  # the warm-up resource was ACKed before the initiator said ready
-            self.completed = self.bytes = self.corrupt = self.acks = 0
+            self.completed = self.bytes = self.corrupt = self.failed = self.acks = 0
         say("started")
         expect("collect")
         with self.lock:
-            say("result completed=%d bytes=%d corrupt=%d acks=%d" %
-                (self.completed, self.bytes, self.corrupt, self.acks))
+            say("result completed=%d bytes=%d corrupt=%d failed=%d acks=%d" %
+                (self.completed, self.bytes, self.corrupt, self.failed, self.acks))
 
 
 class Initiator:

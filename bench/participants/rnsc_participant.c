@@ -119,7 +119,7 @@ typedef struct part_state {
 	uint8_t *rx_want; /* RX_CHUNK bytes: the payload expected next */
 	uint64_t rx_bytes;
 	int rx_bad;
-	unsigned long long rcompleted, corrupt, acks, rseq;
+	unsigned long long rcompleted, corrupt, rfailed, acks, rseq;
 	uint8_t link_id[RNSC_TRUNCATED_HASHLEN];
 	int link_up, link_closed;
 	unsigned long long sbytes; /* initiator: bytes sent */
@@ -334,7 +334,11 @@ static int rx_write(void *ud, const uint8_t *p, size_t len)
 static void rx_concluded(void *ud, rnsc_resource *r)
 {
 	part_state *s = ud;
-	if (rnsc_resource_status(r) != RNSC_RESOURCE_COMPLETE || s->rx_bad) {
+	if (rnsc_resource_status(r) != RNSC_RESOURCE_COMPLETE) {
+		s->rfailed++; /* concluded without completing: failed, not corrupt */
+		return;
+	}
+	if (s->rx_bad) {
 		s->corrupt++;
 		return;
 	}
@@ -711,7 +715,7 @@ static void command(part_state *s, const char *line)
 	if (!strncmp(line, "start", 5)) {
 		if (s->responder) {
 			s->delivered = s->dbytes = 0; /* the warm-up was proved before ready */
-			s->rcompleted = s->corrupt = s->acks = 0;
+			s->rcompleted = s->corrupt = s->rfailed = s->acks = 0;
 			s->requests = s->served = s->bad = s->req_bytes = 0;
 			say("started");
 			return;
@@ -746,8 +750,9 @@ static void command(part_state *s, const char *line)
 				 (double)(s->end_ns - s->t0_ns) * 1e-9, pct(s->rtts, s->n_rtts, 50),
 				 pct(s->rtts, s->n_rtts, 99), link_mtu(s));
 		} else if (s->responder && s->res) {
-			snprintf(out, sizeof(out), "result completed=%llu bytes=%llu corrupt=%llu acks=%llu",
-				 s->rcompleted, s->dbytes, s->corrupt, s->acks);
+			snprintf(out, sizeof(out),
+				 "result completed=%llu bytes=%llu corrupt=%llu failed=%llu acks=%llu",
+				 s->rcompleted, s->dbytes, s->corrupt, s->rfailed, s->acks);
 		} else if (s->responder) {
 			snprintf(out, sizeof(out), "result delivered=%llu bytes=%llu", s->delivered,
 				 s->dbytes);

@@ -1000,7 +1000,9 @@ static int run(int argc, char **argv)
 				n++;
 			}
 	}
-	printf("%-20s %-24s %-11s %20s %12s %12s\n", "scenario", "cell", "conformant", "rate",
+	/* widths: the longest scenario name and unit ("resource-segment-matched",
+	 * "resources/s") */
+	printf("%-24s %-24s %-11s %24s %12s %12s\n", "scenario", "cell", "conformant", "rate",
 	       "p50 (us)", "p99 (us)");
 	int all = 1;
 	for (size_t i = 0; i < n; i++) {
@@ -1016,7 +1018,7 @@ static int run(int argc, char **argv)
 		}
 		reduce(x);
 		all &= x->conformant;
-		printf("%-20s %-24s %-11s %10.1f %-9s %12.0f %12.0f\n", x->sc->name, label,
+		printf("%-24s %-24s %-11s %11.1f %-12s %12.0f %12.0f\n", x->sc->name, label,
 		       x->conformant ? "yes" : "NO", x->rate_med, x->sc->ops->unit, x->p50_med,
 		       x->p99_med);
 		fflush(stdout);

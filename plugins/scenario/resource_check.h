@@ -10,9 +10,10 @@
  * Result lines:
  *   initiator: sent completed acked bytes sent_bytes resource_size unfinished elapsed_s
  *              rtt_p50_us rtt_p99_us link_mtu       (RTT = resource start -> ACK)
- *   responder: completed bytes corrupt acks
+ *   responder: completed bytes corrupt failed acks   (failed: concluded, not COMPLETE;
+ *              corrupt: COMPLETE but not the generator's bytes)
  * Rule: sent = completed = ACKed (initiator) = completed = ACKs sent (responder) > 0,
- * nothing unfinished or corrupt, and bytes sent = bytes ACKed = bytes received =
+ * nothing unfinished, failed or corrupt, and bytes sent = bytes ACKed = bytes received =
  * ACKed * resource_size. Rate in resources/s; goodput in bytes/s (MiB/s in extra_json).
  */
 #ifndef RNSC_RESOURCE_CHECK_H
@@ -70,6 +71,7 @@ static inline int scn_resource_check(const rnsc_scenario_lines *l, rnsc_scenario
 	s->delivered = scn_u(l->b, "completed", &missing);
 	unsigned long long rbytes = scn_u(l->b, "bytes", &missing);
 	unsigned long long corrupt = scn_u(l->b, "corrupt", &missing);
+	unsigned long long failed = scn_u(l->b, "failed", &missing);
 	unsigned long long acks = scn_u(l->b, "acks", &missing);
 	if (missing)
 		return scn_fail(s, "a result line lacks %d field(s): '%s' / '%s'", missing,
@@ -81,20 +83,20 @@ static inline int scn_resource_check(const rnsc_scenario_lines *l, rnsc_scenario
 	snprintf(s->extra_json, sizeof(s->extra_json),
 		 "\"resource_size\": %llu, \"completed\": %llu, \"acked\": %llu, "
 		 "\"received\": %llu, \"acks_sent\": %llu, \"corrupt\": %llu, "
-		 "\"goodput_mib_s\": %.3f",
-		 size, completed, s->proved, s->delivered, acks, corrupt,
+		 "\"failed\": %llu, \"goodput_mib_s\": %.3f",
+		 size, completed, s->proved, s->delivered, acks, corrupt, failed,
 		 s->goodput / (1024.0 * 1024.0));
 	if (s->sent == 0)
 		return scn_fail(s, "no resource was sent");
 	if (size == 0 || s->sent != completed || s->sent != s->proved || s->sent != s->delivered ||
-	    s->sent != acks || s->unproved || corrupt || sent_bytes != s->bytes ||
+	    s->sent != acks || s->unproved || corrupt || failed || sent_bytes != s->bytes ||
 	    rbytes != s->bytes || s->bytes != s->proved * size)
 		return scn_fail(s,
 				"accounting: sent %llu, completed %llu, acked %llu, received %llu, "
-				"acks sent %llu, unfinished %llu, corrupt %llu, bytes sent %llu / "
+				"acks sent %llu, unfinished %llu, corrupt %llu, failed %llu, bytes sent %llu / "
 				"acked %llu / received %llu, resource size %llu",
 				s->sent, completed, s->proved, s->delivered, acks, s->unproved,
-				corrupt, sent_bytes, s->bytes, rbytes, size);
+				corrupt, failed, sent_bytes, s->bytes, rbytes, size);
 	s->ok = 1;
 	return 0;
 }

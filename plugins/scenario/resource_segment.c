@@ -42,7 +42,7 @@ static const rnsc_plugin_desc DESC = {
 	.abi_minor = RNSC_PLUGIN_ABI_MINOR,
 	.kind = RNSC_PLUGIN_SCENARIO,
 	.name = "resource-segment",
-	.version = "1.0.0",
+	.version = "1.1.0",
 	.description = "benchmark scenario 4: maximum resource segment",
 	.ops = &OPS,
 };

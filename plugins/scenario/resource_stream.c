@@ -45,7 +45,7 @@ static const rnsc_plugin_desc DESC = {
 	.abi_minor = RNSC_PLUGIN_ABI_MINOR,
 	.kind = RNSC_PLUGIN_SCENARIO,
 	.name = "resource-stream",
-	.version = "1.0.0",
+	.version = "1.1.0",
 	.description = "benchmark scenario 5: 64-segment resource stream",
 	.ops = &OPS,
 };
