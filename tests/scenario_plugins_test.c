@@ -58,9 +58,10 @@ static void test_descriptors(void)
 	static const struct {
 		const char *name;
 		uint32_t number, topology;
-		const char *version; /* 1.1: the resource responder reports failed apart from corrupt */
-	} want[] = {{"single", 1, RNSC_SCENARIO_ENDPOINTS, "1.0.0"},
-		    {"link", 2, RNSC_SCENARIO_ENDPOINTS, "1.0.0"},
+		const char *version; /* 1.1: single and link on Backbone; the resource responder
+			      * reports failed apart from corrupt */
+	} want[] = {{"single", 1, RNSC_SCENARIO_ENDPOINTS, "1.1.0"},
+		    {"link", 2, RNSC_SCENARIO_ENDPOINTS, "1.1.0"},
 		    {"request", 3, RNSC_SCENARIO_ENDPOINTS, "1.0.0"},
 		    {"resource-segment", 4, RNSC_SCENARIO_ENDPOINTS, "1.1.0"},
 		    {"resource-stream", 5, RNSC_SCENARIO_ENDPOINTS, "1.1.0"},
@@ -93,12 +94,15 @@ static void test_interfaces(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	CU_ASSERT_EQUAL(o->interfaces(r->inst, RNSC_SCENARIO_ROLE_RESPONDER, ports, 1, out,
 				      sizeof(out)), 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(out, "TCPServerInterface"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(out, "listen_port = 4242"));
+	/* default-policy cells: Backbone on Linux */
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "type = BackboneInterface"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "listen_on = 127.0.0.1"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "port = 4242"));
 	r = get("link", &o);
 	CU_ASSERT_EQUAL(o->interfaces(r->inst, RNSC_SCENARIO_ROLE_INITIATOR, ports, 1, out,
 				      sizeof(out)), 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(out, "TCPClientInterface"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "type = BackboneInterface"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "target_port = 4242"));
 	CU_ASSERT_EQUAL(o->interfaces(r->inst, RNSC_SCENARIO_ROLE_RELAY, ports, 2, out, sizeof(out)),
 			RNSC_ERR_INVAL);
 	CU_ASSERT_EQUAL(o->interfaces(r->inst, RNSC_SCENARIO_ROLE_INITIATOR, ports, 0, out,

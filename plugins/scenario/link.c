@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Scenario 2, link-message throughput: one link, link packets of 60..420 bytes, each proved,
- * 16 outstanding, over TCP. Accounting: sent = delivered, bytes sent = bytes delivered, and
+ * 16 outstanding, over Backbone. Accounting: sent = delivered, bytes sent = bytes delivered, and
  * every packet accounted for by its proof, a receipt timeout or as unproved at the end (the
  * reference registers a link packet's receipt after sending it, so a very fast proof can
  * miss it: NOTES-reference.md).
@@ -11,7 +11,7 @@
 static int interfaces(void *inst, int role, const int *ports, size_t n, char *out, size_t cap)
 {
 	(void)inst;
-	return scn_tcp_endpoints(role, ports, n, out, cap);
+	return scn_backbone_endpoints(role, ports, n, out, cap);
 }
 
 static int check(void *inst, const rnsc_scenario_lines *l, rnsc_scenario_sample *s)
@@ -62,7 +62,7 @@ static const rnsc_scenario_ops OPS = {
 	.unit = "packets/s",
 	.size_lo = 60,
 	.size_hi = 420,
-	.iface_policy = "TCP (loopback), each side's default MTU policy",
+	.iface_policy = "Backbone (loopback), each side's default MTU policy",
 	.mode = "link",
 	.interfaces = interfaces,
 	.check = check,
@@ -74,7 +74,7 @@ static const rnsc_plugin_desc DESC = {
 	.abi_minor = RNSC_PLUGIN_ABI_MINOR,
 	.kind = RNSC_PLUGIN_SCENARIO,
 	.name = "link",
-	.version = "1.0.0",
+	.version = "1.1.0",
 	.description = "benchmark scenario 2: link-message throughput",
 	.ops = &OPS,
 };

@@ -80,6 +80,26 @@ static inline int scn_tcp_endpoints(int role, const int *ports, size_t n, char *
 	return RNSC_ERR_INVAL;
 }
 
+/* Endpoint scenarios over Backbone interfaces (the issue's Linux default policy): the
+ * responder listens, the initiator connects; each side keeps its own MTU policy. */
+static inline int scn_backbone_endpoints(int role, const int *ports, size_t n, char *out,
+					 size_t cap)
+{
+	if (n < 1)
+		return RNSC_ERR_INVAL;
+	if (role == RNSC_SCENARIO_ROLE_RESPONDER)
+		return scn_put(out, cap,
+			       "[interfaces]\n  [[bench server]]\n    type = BackboneInterface\n"
+			       "    enabled = yes\n    listen_on = 127.0.0.1\n    port = %d\n",
+			       ports[0]);
+	if (role == RNSC_SCENARIO_ROLE_INITIATOR)
+		return scn_put(out, cap,
+			       "[interfaces]\n  [[bench client]]\n    type = BackboneInterface\n"
+			       "    enabled = yes\n    target_host = 127.0.0.1\n    target_port = %d\n",
+			       ports[0]);
+	return RNSC_ERR_INVAL;
+}
+
 /* Relay scenarios: two Backbone server interfaces (the issue's Linux default policy), each
  * implementation keeping its own default bitrate and MTU policy. */
 static inline int scn_backbone_relay(int role, const int *ports, size_t n, char *out, size_t cap)
