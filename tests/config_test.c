@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tests of src/runtime/config.c against the reference.
+ * Tests of src/runtime/cfgfile.c and cfg_*.c against the reference.
  *
  * tests/data/config_cases.txt holds expectations produced by the pinned rns itself
  * (tests/data/config_cases.py): ConfigObj's parse of corner cases and of the

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """
 Differential check of rnsc's configuration reader against the reference's
-ConfigObj (RNS/vendor/configobj.py), used while developing src/runtime/config.c.
+ConfigObj (RNS/vendor/configobj.py), used while developing src/runtime/cfgfile.c (and cfg_*.c).
 It is not run by `make check` (that uses the frozen cases of config_cases.txt).
 
   .venv/bin/python tests/data/config_diff.py ./tests/config_test [CASES] [SEED]

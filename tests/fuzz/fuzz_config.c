@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target for the configuration reader (src/runtime/config.c).
+ * libFuzzer target for the configuration reader (src/runtime/cfgfile.c and cfg_*.c).
  *
  * Any bytes: the parse either fails with one of its documented codes and a message,
  * or yields a tree on which every getter of every option, the settings reader and the
@@ -11,7 +11,10 @@
  * Build (tests/fuzz/run.sh does this):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
  *     -Isrc/lib -Isrc/runtime tests/fuzz/fuzz_config.c src/runtime/cfgfile.c \
- *     src/runtime/store.c src/lib/ctx.c src/lib/err.c -lpthread -o fuzz_config
+ *     src/runtime/cfg_scan.c src/runtime/cfg_parse.c src/runtime/cfg_access.c \
+ *     src/runtime/cfg_interp.c src/runtime/cfg_convert.c src/runtime/cfg_settings.c \
+ *     src/runtime/cfg_locate.c src/runtime/store.c src/lib/ctx.c src/lib/err.c \
+ *     -lpthread -o fuzz_config
  */
 #include <stdint.h>
 #include <stdlib.h>

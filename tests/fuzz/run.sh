@@ -58,7 +58,8 @@ sources() {
 		;;
 	config)
 		# The runtime's config reader: its sources, the ctx allocator and err.c.
-		echo "$top/src/runtime/cfgfile.c $top/src/runtime/store.c $top/src/lib/ctx.c $top/src/lib/err.c -lpthread"
+		for m in cfgfile cfg_scan cfg_parse cfg_access cfg_interp cfg_convert cfg_settings cfg_locate; do printf '%s ' "$top/src/runtime/$m.c"; done
+		echo "$top/src/runtime/store.c $top/src/lib/ctx.c $top/src/lib/err.c -lpthread"
 		;;
 	link)
 		# The link state machine and Channel on top of every wire-format module, with the OpenSSL
