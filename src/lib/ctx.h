@@ -37,7 +37,8 @@ RNSC_API void rnsc_ctx_set_log_level(rnsc_ctx *ctx, int level);
 RNSC_API int rnsc_ctx_log_level(const rnsc_ctx *ctx);
 RNSC_API void rnsc_log(rnsc_ctx *ctx, int level, const char *who, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-RNSC_API void rnsc_vlog(rnsc_ctx *ctx, int level, const char *who, const char *fmt, va_list ap);
+RNSC_API void rnsc_vlog(rnsc_ctx *ctx, int level, const char *who, const char *fmt, va_list ap)
+	__attribute__((format(printf, 4, 0)));
 
 /* Allocation through the context (malloc today; one place to hook failure injection). */
 RNSC_API void *rnsc_alloc(rnsc_ctx *ctx, size_t n);
