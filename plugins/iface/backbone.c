@@ -474,8 +474,9 @@ static void flush_later(bb_if *t)
 {
 	if (t->interest & RNSC_IFACE_EV_WRITE)
 		return; /* the socket is full: io_cb writes when it drains */
+	/* the first frame of a queue cannot be late yet: no clock read for it */
 	if (t->tx_len - t->tx_off >= FLUSH_AT || !t->fl_timer ||
-	    mono_ns() - t->q_first_ns >= FLUSH_SLOW_NS * t->q_frames) {
+	    (t->q_frames > 1 && mono_ns() - t->q_first_ns >= FLUSH_SLOW_NS * t->q_frames)) {
 		do_write(t);
 		return;
 	}
