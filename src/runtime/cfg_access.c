@@ -206,6 +206,20 @@ int rnsc_config_get_bool(const rnsc_config_section *s, const char *key, int *out
 	return 0;
 }
 
+/* The error for a value that rnsc_config_parse_int/_float refused; `kind` names
+ * what was expected ("an integer", "a number"). */
+static int number_err(const rnsc_config_section *s, const char *key, const cfg_opt *o, int rc,
+		      const char *kind, rnsc_config_error *err)
+{
+	char shown[96];
+	rnsc_cfg_show_value(o->ip_str, shown, sizeof(shown));
+	if (rc == RNSC_ERR_RANGE)
+		return rnsc_cfg_opt_err(err, rc, s, key, o->line, "%s is out of range", shown);
+	if (rc == RNSC_ERR_CONFIG_VALUE)
+		return rnsc_cfg_opt_err(err, rc, s, key, o->line, "%s is not %s", shown, kind);
+	return rnsc_cfg_opt_err(err, rc, s, key, o->line, "%s", rnsc_strerror(rc));
+}
+
 int rnsc_config_get_int(const rnsc_config_section *s, const char *key, int64_t *out,
 			rnsc_config_error *err)
 {
@@ -215,20 +229,8 @@ int rnsc_config_get_int(const rnsc_config_section *s, const char *key, int64_t *
 	int rc = get_single(s, key, &o, err);
 	if (rc)
 		return rc;
-	int64_t v;
-	rc = rnsc_config_parse_int(o->ip_str, &v);
-	if (rc) {
-		char shown[96];
-		rnsc_cfg_show_value(o->ip_str, shown, sizeof(shown));
-		if (rc == RNSC_ERR_RANGE)
-			return rnsc_cfg_opt_err(err, rc, s, key, o->line, "%s is out of range",
-						shown);
-		if (rc == RNSC_ERR_NOMEM)
-			return rnsc_cfg_opt_err(err, rc, s, key, o->line, "out of memory");
-		return rnsc_cfg_opt_err(err, rc, s, key, o->line, "%s is not an integer", shown);
-	}
-	*out = v;
-	return 0;
+	rc = rnsc_config_parse_int(o->ip_str, out);
+	return rc ? number_err(s, key, o, rc, "an integer", err) : 0;
 }
 
 int rnsc_config_get_float(const rnsc_config_section *s, const char *key, double *out,
@@ -240,16 +242,6 @@ int rnsc_config_get_float(const rnsc_config_section *s, const char *key, double 
 	int rc = get_single(s, key, &o, err);
 	if (rc)
 		return rc;
-	double v;
-	rc = rnsc_config_parse_float(o->ip_str, &v);
-	if (rc) {
-		char shown[96];
-		rnsc_cfg_show_value(o->ip_str, shown, sizeof(shown));
-		if (rc == RNSC_ERR_CONFIG_VALUE)
-			return rnsc_cfg_opt_err(err, rc, s, key, o->line, "%s is not a number",
-						shown);
-		return rnsc_cfg_opt_err(err, rc, s, key, o->line, "%s", rnsc_strerror(rc));
-	}
-	*out = v;
-	return 0;
+	rc = rnsc_config_parse_float(o->ip_str, out);
+	return rc ? number_err(s, key, o, rc, "a number", err) : 0;
 }
