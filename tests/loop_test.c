@@ -45,6 +45,12 @@ static int threads_now(void)
 	return count_dir("/proc/self/task");
 }
 
+static void sleep_us(long us)
+{
+	struct timespec d = {us / 1000000, (us % 1000000) * 1000};
+	nanosleep(&d, NULL);
+}
+
 /* The thread count once joined threads are gone. pthread_join returns when the
  * kernel clears the thread's tid, a moment before the task leaves
  * /proc/self/task; on a loaded machine that moment can stretch, so wait for it
@@ -53,8 +59,7 @@ static int threads_after_join(int expect)
 {
 	int n = threads_now();
 	for (int i = 0; i < 2000 && n != expect; i++) {
-		struct timespec d = {0, 1000000};
-		nanosleep(&d, NULL);
+		sleep_us(1000);
 		n = threads_now();
 	}
 	return n;
@@ -66,12 +71,6 @@ static void run_until(rnsc_loop *loop, const int *flag, int budget_ms)
 	uint64_t end = rnsc_monotonic_ns() + (uint64_t)budget_ms * MS;
 	while (!*flag && rnsc_monotonic_ns() < end)
 		CU_ASSERT(rnsc_loop_run_once(loop, 10) >= 0);
-}
-
-static void sleep_us(long us)
-{
-	struct timespec d = {us / 1000000, (us % 1000000) * 1000};
-	nanosleep(&d, NULL);
 }
 
 /* ---- timers ---------------------------------------------------------------------------- */
