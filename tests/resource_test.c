@@ -803,6 +803,73 @@ static void t_cancel_and_reject(void)
 	teardown_pair();
 }
 
+/* A response whose first advertisement is lost (the reference drops one that arrives before
+ * it registered the request) is advertised once more after RNSC_RESOURCE_RESPONSE_READV_MS +
+ * 3 RTTs, without spending a retry, instead of after timeout + 1 s. */
+static int start_response(uint64_t size)
+{
+	static const uint8_t rid[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+	S.src = NULL;
+	S.src_len = size;
+	rnsc_resource_params p = {
+		.size = size, .request_id = rid, .request_id_len = sizeof(rid), .is_response = 1};
+	return rnsc_resource_send(C, &S.r, &S.link, &CB, &S, &p, now);
+}
+
+static void t_response_readvertised(void)
+{
+	rnsc_resource_stats st;
+	/* the first advertisement is lost: the second one starts the transfer */
+	setup(500, 1 << 16);
+	S.drop_type = RNSC_PKT_DATA;
+	S.drop_ctx = RNSC_CTX_RESOURCE_ADV;
+	S.drop_n = 1;
+	uint64_t t0 = now;
+	CU_ASSERT_EQUAL_FATAL(start_response(3000), 0);
+	uint64_t early = t0 + RNSC_RESOURCE_RESPONSE_READV_MS + 150; /* 3 x the link's 50 ms */
+	CU_ASSERT_EQUAL(rnsc_resource_next_deadline(S.r), early);
+	CU_ASSERT_EQUAL(S.qn, 0);
+	run();
+	CU_ASSERT_EQUAL(S.status, RNSC_RESOURCE_COMPLETE);
+	CU_ASSERT_EQUAL(R.status, RNSC_RESOURCE_COMPLETE);
+	CU_ASSERT(now < t0 + 300 + RNSC_RESOURCE_PROCESSING_GRACE_MS);
+	rnsc_resource_stats_get(S.r, &st);
+	CU_ASSERT_EQUAL(st.advertisements, 2);
+	CU_ASSERT_EQUAL(st.early_advertisements, 1);
+	CU_ASSERT_EQUAL(st.retries, 0);
+	teardown_pair();
+
+	/* nobody answers: the early one, then the reference's 4 retries at their usual times */
+	setup(500, 0);
+	t0 = now;
+	CU_ASSERT_EQUAL_FATAL(start_response(3000), 0);
+	now = rnsc_resource_next_deadline(S.r);
+	CU_ASSERT_EQUAL(now, t0 + RNSC_RESOURCE_RESPONSE_READV_MS + 150);
+	rnsc_resource_tick(S.r, now);
+	CU_ASSERT_EQUAL(S.qn, 2);
+	CU_ASSERT(S.q[0].len == S.q[1].len && memcmp(S.q[0].d, S.q[1].d, S.q[0].len) == 0);
+	CU_ASSERT_EQUAL(rnsc_resource_next_deadline(S.r), t0 + 300 + RNSC_RESOURCE_PROCESSING_GRACE_MS);
+	for (int i = 0; i < 10 && !rnsc_resource_done(S.r); i++) {
+		now = rnsc_resource_next_deadline(S.r);
+		rnsc_resource_tick(S.r, now);
+	}
+	CU_ASSERT_EQUAL(S.status, RNSC_RESOURCE_FAILED);
+	rnsc_resource_stats_get(S.r, &st);
+	CU_ASSERT_EQUAL(st.advertisements, 2 + RNSC_RESOURCE_MAX_ADV_RETRIES);
+	CU_ASSERT_EQUAL(st.early_advertisements, 1);
+	teardown_pair();
+
+	/* answered in time: no second advertisement */
+	setup(500, 1 << 16);
+	CU_ASSERT_EQUAL_FATAL(start_response(3000), 0);
+	run();
+	CU_ASSERT_EQUAL(R.status, RNSC_RESOURCE_COMPLETE);
+	rnsc_resource_stats_get(S.r, &st);
+	CU_ASSERT_EQUAL(st.advertisements, 1);
+	CU_ASSERT_EQUAL(st.early_advertisements, 0);
+	teardown_pair();
+}
+
 static void t_timeouts(void)
 {
 	uint8_t d[5000];
@@ -1250,7 +1317,8 @@ static void t_api(void)
 	p.timeout_ms = 12345;
 	CU_ASSERT_EQUAL_FATAL(rnsc_resource_send(C, &S.r, &S.link, &CB, &S, &p, now), 0);
 	CU_ASSERT_EQUAL(rnsc_resource_flags(S.r), 0x11);
-	CU_ASSERT_EQUAL(rnsc_resource_next_deadline(S.r), now + 12345 + 1000);
+	/* a response's first deadline is its early re-advertisement (t_response_readvertised) */
+	CU_ASSERT_EQUAL(rnsc_resource_next_deadline(S.r), now + RNSC_RESOURCE_RESPONSE_READV_MS + 150);
 	const uint8_t *q = rnsc_resource_request_id(S.r, &ql);
 	CU_ASSERT(q && ql == 16 && memcmp(q, rid, 16) == 0);
 	rnsc_resource_adv a;
@@ -1332,6 +1400,7 @@ int main(void)
 		{"corrupt segment, refusing sink", t_corrupt_segment},
 		{"decompression limit", t_decompression_limit},
 		{"advertisement parser", t_adv},
+		{"a lost response advertisement is sent again early", t_response_readvertised},
 		{"receiver and sender edges", t_receiver_edges},
 		{"API edges, allocation failures", t_api},
 	};

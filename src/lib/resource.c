@@ -52,6 +52,7 @@ struct rnsc_resource {
 	uint8_t req_seen[REQ_RING][HL];
 	unsigned req_seen_n, req_seen_pos;
 	uint64_t adv_sent, last_part_sent, timeout_ms;
+	uint64_t early_readv; /* 0, or when a response's first advertisement goes once more */
 	double timeout_factor;
 	uint8_t adv[RNSC_RESOURCE_ADV_MAX_LEN];
 	size_t adv_len;
@@ -424,6 +425,13 @@ static int advertise(rnsc_resource *r, uint64_t now)
 	r->rtt = -1;
 	r->status = RNSC_RESOURCE_ADVERTISED;
 	r->retries_left = RNSC_RESOURCE_MAX_ADV_RETRIES;
+	r->early_readv = 0;
+	if (r->is_response && r->request_id_len && r->segment_index <= 1) {
+		uint64_t at = now + RNSC_RESOURCE_RESPONSE_READV_MS +
+			      (uint64_t)(3.0 * r->link.rtt * 1000.0);
+		if (at < now + r->timeout_ms + RNSC_RESOURCE_PROCESSING_GRACE_MS)
+			r->early_readv = at;
+	}
 	return 0;
 }
 
@@ -1451,6 +1459,8 @@ static uint64_t watch_deadline(const rnsc_resource *r)
 		return UINT64_MAX;
 	switch (r->status) {
 	case RNSC_RESOURCE_ADVERTISED:
+		if (r->early_readv)
+			return r->early_readv;
 		return r->adv_sent + r->timeout_ms + RNSC_RESOURCE_PROCESSING_GRACE_MS;
 	case RNSC_RESOURCE_TRANSFERRING:
 		if (!r->initiator) {
@@ -1519,6 +1529,17 @@ void rnsc_resource_tick(rnsc_resource *r, uint64_t now)
 		return;
 	switch (r->status) {
 	case RNSC_RESOURCE_ADVERTISED:
+		if (r->early_readv) {
+			/* the same advertisement again; the timeout still runs from the first */
+			r->early_readv = 0;
+			if (send_pkt(r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE_ADV, r->adv, r->adv_len) < 0) {
+				fail(r, now);
+				return;
+			}
+			r->st.advertisements++;
+			r->st.early_advertisements++;
+			break;
+		}
 		if (r->retries_left == 0) {
 			fail(r, now); /* "Resource transfer timeout after sending advertisement" */
 			return;

@@ -80,6 +80,11 @@
 #define RNSC_RESOURCE_MAX_ADV_RETRIES 4u
 #define RNSC_RESOURCE_SENDER_GRACE_TIME_MS 10000u
 #define RNSC_RESOURCE_PROCESSING_GRACE_MS 1000u
+/* A response's first advertisement is sent once more, without spending a retry, when no part
+ * request came within this much (plus 3 link RTTs): the reference registers a request as
+ * pending only after its packet went out, and drops a response advertisement that beats it
+ * (interop/REFERENCE-QUIRKS.md); its own re-advertisement would come only after timeout + 1 s. */
+#define RNSC_RESOURCE_RESPONSE_READV_MS 100u
 #define RNSC_RESOURCE_RETRY_GRACE_TIME_MS 250u
 #define RNSC_RESOURCE_PER_RETRY_DELAY_MS 500u
 #define RNSC_RESOURCE_WATCHDOG_MAX_SLEEP_MS 1000u
@@ -254,6 +259,7 @@ RNSC_API double rnsc_resource_eifr(const rnsc_resource *r);
  * retries taken, advertisements sent. */
 typedef struct rnsc_resource_stats {
 	uint64_t requests, parts, resent_parts, retries, advertisements, hmus, bytes;
+	uint64_t early_advertisements; /* of advertisements: RNSC_RESOURCE_RESPONSE_READV_MS */
 } rnsc_resource_stats;
 RNSC_API void rnsc_resource_stats_get(const rnsc_resource *r, rnsc_resource_stats *out);
 
