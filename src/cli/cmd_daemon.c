@@ -194,10 +194,16 @@ int cmd_daemon(int argc, char **argv)
 		ret = CLI_FAIL;
 	}
 	rnsc_node_log_stats(n);
-	if (hs)
-		rnsc_log(env.ctx, RNSC_LOG_NOTICE, "daemon", "status endpoint: %llu served, %llu refused",
+	if (hs) {
+		uint64_t ob, dl, gone;
+		rnsc_http_status_closed(hs, &ob, &dl, &gone);
+		rnsc_log(env.ctx, RNSC_LOG_NOTICE, "daemon",
+			 "status endpoint: %llu served, %llu refused; connections closed: %llu over "
+			 "the per-source budget, %llu past the deadline, %llu gone",
 			 (unsigned long long)rnsc_http_status_served(hs),
-			 (unsigned long long)rnsc_http_status_refused(hs));
+			 (unsigned long long)rnsc_http_status_refused(hs), (unsigned long long)ob,
+			 (unsigned long long)dl, (unsigned long long)gone);
+	}
 	rnsc_http_status_stop(hs);
 	rnsc_blackhole_svc_stop(bsvc);
 	rnsc_node_del(n);
