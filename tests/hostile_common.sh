@@ -40,6 +40,7 @@ ${A_EXTRA_RETICULUM:-}
     enabled = yes
     listen_ip = 127.0.0.1
     listen_port = $P1
+${A_EXTRA_IFACE:-}
 EOC
   cat >"$tmp/R/config" <<EOC
 [reticulum]
