@@ -3,7 +3,7 @@
 # Hostile local programs on the shared instance (issue 28, findings 2 and 3): 200 idle
 # connections to @rns/<instance> must not lock out a legitimate program (a probe through
 # the shared instance gets its proof while they are held; refusals and evictions are
-# counted), and after floods of silent and of speaking connections the daemon's resident
+# counted; under pressure the silent ones are reaped after 10 s), and after floods of silent and of speaking connections the daemon's resident
 # memory comes back to within a bound of its baseline. Legitimate TCP traffic meanwhile.
 set -u
 . "${RNSC_SRCDIR:-$(dirname "$0")/..}/tests/hostile_common.sh"
@@ -67,6 +67,16 @@ assert dr["refused"] + dr["idle"] >= 72, dr
 assert si["clients"] <= 128, si["clients"]
 print("clients", si["clients"], "refused", dr["refused"], "idle", dr["idle"])
 PYEOF
+# under pressure (more than 32 attached) the connections that never spoke are reaped
+# after 10 s: the table drains to 32 while the attacker still holds its sockets
+reaped() { status_within 2 && "$PY" -c '
+import json, sys
+(si,) = [i for i in json.load(open(sys.argv[1]))["interfaces"] if i["name"].startswith("Shared Instance[")]
+print("clients", si["clients"], "idle", si["rnsc_drops"]["idle"])
+sys.exit(0 if si["clients"] <= 32 else 1)' "$tmp/status.json" >"$tmp/reaped.out" 2>&1; }
+if wait_for 16 reaped; then ok "silent connections reaped under pressure: $(cat "$tmp/reaped.out")"
+else bad "silent connections not reaped" "$tmp/reaped.out"; fi
+probe_shared "after the reaping"
 unflood idle
 # twice: the first burst's frees raise glibc's mmap threshold, so the second one's buffers
 # come from the heap, where they stay unless trimmed
