@@ -62,7 +62,7 @@
 #define REAP_PRESSURE (MAX_CLIENTS / 4)
 #define REAP_IDLE_NS (10 * UINT64_C(1000000000))
 #define REAP_PERIOD_NS (2 * UINT64_C(1000000000))
-#define EVICT_MIN_AGE_NS (2 * UINT64_C(1000000000))
+#define EVICT_MIN_AGE_NS (500 * UINT64_C(1000000)) /* a program speaks within ms */
 
 enum { K_CLIENT = 1, K_SERVER = 2, K_CHILD = 3 };
 
