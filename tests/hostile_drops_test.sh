@@ -10,6 +10,7 @@ set -u
 . "${RNSC_SRCDIR:-$(dirname "$0")/..}/tests/hostile_common.sh"
 N=3000
 start_a
+rss0=$(rss_kb $DA)
 mkdir -p "$tmp/F"
 sed 's/share_instance = no/share_instance = no\n  enable_transport = no/' "$tmp/R/config" >"$tmp/F/config"
 "$PY" - "$tmp/F" "$N" >"$tmp/F.log" 2>&1 <<'PYEOF' & FP=$!; pids+=($FP)
@@ -56,4 +57,6 @@ assert http["announces_held"] + http["announces_ingress_dropped"] > 0, http
 print(" ".join("%s=%d" % (k, http[k]) for k in ["rx"] + reasons + ["announces_rate_blocked", "announces_queue_dropped"]))
 PYEOF
 kill $FP 2>/dev/null; wait $FP 2>/dev/null
+echo "RSS kB: before $rss0, after the flood $(rss_kb $DA)"
+sleep 6; echo "RSS kB 6 s later $(rss_kb $DA)"
 finish

@@ -3,8 +3,10 @@
 # Hostile local programs on the shared instance (issue 28, findings 2 and 3): 200 idle
 # connections to @rns/<instance> must not lock out a legitimate program (a probe through
 # the shared instance gets its proof while they are held; refusals and evictions are
-# counted; under pressure the silent ones are reaped after 10 s), and after floods of silent and of speaking connections the daemon's resident
-# memory comes back to within a bound of its baseline. Legitimate TCP traffic meanwhile.
+# counted; under pressure the silent ones are reaped after 10 s), and after floods of
+# silent and of speaking shared-instance connections and of TCP connections the daemon's
+# resident memory comes back to within 4 MiB of its baseline. Legitimate TCP traffic
+# meanwhile.
 set -u
 . "${RNSC_SRCDIR:-$(dirname "$0")/..}/tests/hostile_common.sh"
 start_a
@@ -87,10 +89,22 @@ for round in 1 2; do
   unflood speak
   sleep 0.5
 done
+# and 300 connections to the TCP server interface, held a second, then closed
+"$PY" - "$P1" <<'PYEOF' >"$tmp/tcpflood.out" 2>&1 || bad "TCP connection flood" "$tmp/tcpflood.out"
+import socket, sys, time
+held = []
+for _ in range(300):
+    try: held.append(socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1))
+    except OSError: pass
+time.sleep(1)
+for s in held: s.close()
+print("tcp", len(held))
+PYEOF
+rss_tcp=$(rss_kb $DA)
 # memory comes back: within 4 MiB of the baseline, polled for at most 15 s
 end=$((SECONDS + 15)); rss1=$(rss_kb $DA)
 while [ $SECONDS -lt $end ] && [ "$rss1" -gt $((rss0 + 4096)) ]; do sleep 0.5; rss1=$(rss_kb $DA); done
-echo "RSS kB: baseline $rss0, 200 idle held $rss_idle, 100 speaking held $rss_speak (second burst), after $rss1" | tee "$tmp/rss.txt"
+echo "RSS kB: baseline $rss0, 200 idle held $rss_idle, 100 speaking held $rss_speak (second burst), after 300 TCP $rss_tcp, after $rss1" | tee "$tmp/rss.txt"
 [ "$rss1" -le $((rss0 + 4096)) ] && ok "resident memory back to $rss1 kB (baseline $rss0, peak $rss_speak)" || bad "RSS stays at $rss1 kB (baseline $rss0)" "$tmp/rss.txt"
 [ "$rss_idle" -le $((rss0 + 8192)) ] && ok "200 silent connections cost $((rss_idle - rss0)) kB" || bad "200 silent connections cost $((rss_idle - rss0)) kB"
 probe_shared "after the floods"
