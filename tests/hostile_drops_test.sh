@@ -58,5 +58,4 @@ print(" ".join("%s=%d" % (k, http[k]) for k in ["rx"] + reasons + ["announces_ra
 PYEOF
 kill $FP 2>/dev/null; wait $FP 2>/dev/null
 echo "RSS kB: before $rss0, after the flood $(rss_kb $DA)"
-sleep 6; echo "RSS kB 6 s later $(rss_kb $DA)"
 finish
