@@ -105,6 +105,12 @@ assert all(got[t] in (400, 404) for t in list(got)[:4]), got
 assert got[b"/status"] == 200 and got[b"/metrics"] == 200, got
 print(" ".join("%r=%d" % (k, v) for k, v in got.items()))
 PYEOF
+curl -s --max-time 5 "http://127.0.0.1:$HPORT/metrics" >"$tmp/metrics.txt"
+if grep -Eq '^rnsc_http_connections_closed_total\{reason="over_source_budget"\} [1-9]' "$tmp/metrics.txt" &&
+   grep -Eq '^rnsc_http_connections_closed_total\{reason="deadline"\} [1-9]' "$tmp/metrics.txt" &&
+   grep -Eq '^rnsc_http_connections_closed_total\{reason="peer_gone"\} [1-9]' "$tmp/metrics.txt"; then
+  ok "/metrics serves the endpoint's own counters: $(grep -c '^rnsc_http_' "$tmp/metrics.txt") samples"
+else bad "rnsc_http_* in /metrics" "$tmp/metrics.txt"; fi
 kill -TERM $DA; wait $DA 2>/dev/null
 grep -Eqs "closed: [1-9][0-9]* over the per-source budget, [1-9][0-9]* past the deadline, [1-9][0-9]* gone" "$tmp/A.log" \
   && ok "the endpoint's defences counted: $(grep -o 'connections closed: .*' "$tmp/A.log")" || bad "defence counters" "$tmp/A.log"

@@ -259,6 +259,38 @@ static size_t sweep(rnsc_http_status *h)
 	return open;
 }
 
+/* The endpoint's own counters after the node's: requests, and connections its defences
+ * closed (see sweep() and on_accept()). */
+static int append_own_metrics(rnsc_http_status *h, char **body, size_t *len)
+{
+	char own[1024];
+	int n = snprintf(
+		own, sizeof(own),
+		"# HELP rnsc_http_requests_total Requests to this endpoint, by result.\n"
+		"# TYPE rnsc_http_requests_total counter\n"
+		"rnsc_http_requests_total{result=\"served\"} %llu\n"
+		"rnsc_http_requests_total{result=\"refused\"} %llu\n"
+		"# HELP rnsc_http_connections_closed_total Connections the endpoint closed itself, "
+		"by reason.\n"
+		"# TYPE rnsc_http_connections_closed_total counter\n"
+		"rnsc_http_connections_closed_total{reason=\"over_source_budget\"} %llu\n"
+		"rnsc_http_connections_closed_total{reason=\"deadline\"} %llu\n"
+		"rnsc_http_connections_closed_total{reason=\"peer_gone\"} %llu\n",
+		(unsigned long long)h->served, (unsigned long long)h->refused,
+		(unsigned long long)h->source_refused, (unsigned long long)h->deadline_closed,
+		(unsigned long long)h->peer_closed);
+	char *grown = n > 0 && (size_t)n < sizeof(own) ? realloc(*body, *len + (size_t)n + 1) : NULL;
+	if (!grown) {
+		free(*body);
+		*body = NULL;
+		return RNSC_ERR_NOMEM;
+	}
+	memcpy(grown + *len, own, (size_t)n + 1);
+	*body = grown;
+	*len += (size_t)n;
+	return 0;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 				  const char *method, const char *version, const char *upload,
 				  size_t *upload_size, void **state)
@@ -299,7 +331,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 			return reply(h, c, MHD_HTTP_OK, "application/json", body, len, 1);
 	} else if (strcmp(url, "/metrics") == 0) {
 		rc = rnsc_node_status_metrics(h->node, &body, &len);
-		if (rc == 0)
+		if (rc == 0 && (rc = append_own_metrics(h, &body, &len)) == 0)
 			return reply(h, c, MHD_HTTP_OK, "text/plain; version=0.0.4", body, len, 1);
 	} else {
 		return reply(h, c, MHD_HTTP_NOT_FOUND, "text/plain", not_found,
