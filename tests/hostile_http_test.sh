@@ -103,7 +103,12 @@ def code(target):
 got = {t: code(t) for t in (b"/status\x00/../x", b"/metrics\x00", b"/st%61tus", b"/status?a=1", b"/status", b"/metrics")}
 assert all(got[t] in (400, 404) for t in list(got)[:4]), got
 assert got[b"/status"] == 200 and got[b"/metrics"] == 200, got
-print(" ".join("%r=%d" % (k, v) for k, v in got.items()))
+# a client that half-closes after its request still gets the answer
+s = socket.create_connection(("127.0.0.1", port), 3); s.settimeout(3)
+s.sendall(b"GET /status HTTP/1.1\r\nHost: x\r\n\r\n"); s.shutdown(socket.SHUT_WR)
+r = s.recv(64); s.close()
+assert r.startswith(b"HTTP/1.1 200"), r
+print(" ".join("%r=%d" % (k, v) for k, v in got.items()), "half-closed=200")
 PYEOF
 curl -s --max-time 5 "http://127.0.0.1:$HPORT/metrics" >"$tmp/metrics.txt"
 if grep -Eq '^rnsc_http_connections_closed_total\{reason="over_source_budget"\} [1-9]' "$tmp/metrics.txt" &&

@@ -244,11 +244,13 @@ static size_t sweep(rnsc_http_status *h)
 		open++;
 		if (hc->waiting_since == UINT64_MAX)
 			continue; /* already shut down, libmicrohttpd closes it */
+		if (!hc->waiting_since)
+			continue; /* a request is being answered (the peer may have half-closed) */
 		char b;
 		ssize_t r = recv(hc->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
 		if (r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
 			h->peer_closed++;
-		} else if (hc->waiting_since && now - hc->waiting_since > HTTP_DEADLINE_NS) {
+		} else if (now - hc->waiting_since > HTTP_DEADLINE_NS) {
 			h->deadline_closed++;
 		} else {
 			continue;
