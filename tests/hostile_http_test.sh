@@ -8,6 +8,7 @@
 # traffic over TCP and the shared instance gets through during the flood.
 set -u
 . "${RNSC_SRCDIR:-$(dirname "$0")/..}/tests/hostile_common.sh"
+command -v ss >/dev/null || { echo "FAIL ss (iproute2) is not installed"; exit 1; }
 start_a
 status_within 2 && ok "/status answers before the flood" || bad "/status before" "$tmp/A.log"
 fd0=$(fds_of $DA)
