@@ -16,10 +16,20 @@
  *  - Framing: HDLC as TCP; HW_MTU 262144, bitrate 1 Gbit/s; frames of 20 .. HW_MTU +
  *    ifac_size bytes are delivered, the rest counted as drops.
  *
- * Bounds: at most MAX_CLIENTS attached programs (more are refused and counted), a 4 MiB
- * send queue per connection (beyond it frames are dropped and counted), and one receive
- * buffer of HW_MTU + IFAC per connection: a hostile local peer costs at most
- * MAX_CLIENTS * (4 MiB + 256 KiB).
+ * Bounds: at most MAX_CLIENTS attached programs, a 4 MiB send queue per connection
+ * (beyond it frames are dropped and counted), and one receive buffer of HW_MTU + IFAC per
+ * connection that has spoken (allocated at its first byte, so a silent connection costs
+ * a few hundred bytes): a hostile local peer costs at most MAX_CLIENTS * (4 MiB + 256 KiB).
+ *
+ * Admission (the reference has no limit at all, so every program that it would let in
+ * must still get in; the floor): a connection that has never sent a byte is the
+ * cheapest thing to give up. When the table is full a new program takes the slot of the
+ * longest-silent connection that never spoke (older than EVICT_MIN_AGE, so a program that
+ * just attached is not pushed out by the next); while more than REAP_PRESSURE are attached,
+ * connections that never spoke within REAP_IDLE are closed; and on the Unix socket one user
+ * other than the daemon's own holds at most PER_UID_MAX slots (SO_PEERCRED). Refusals are
+ * counted as RNSC_IFACE_DROP_REFUSED, evicted and reaped connections as
+ * RNSC_IFACE_DROP_IDLE, on the server.
  */
 #define _GNU_SOURCE /* accept4 */
 #include <errno.h>
@@ -48,6 +58,11 @@
 #define TXQ_MAX ((size_t)4 << 20)
 #define READ_CHUNK 16384
 #define MAX_CLIENTS 128u
+#define PER_UID_MAX (MAX_CLIENTS / 2)
+#define REAP_PRESSURE (MAX_CLIENTS / 4)
+#define REAP_IDLE_NS (10 * UINT64_C(1000000000))
+#define REAP_PERIOD_NS (2 * UINT64_C(1000000000))
+#define EVICT_MIN_AGE_NS (500 * UINT64_C(1000000)) /* a program speaks within ms */
 
 enum { K_CLIENT = 1, K_SERVER = 2, K_CHILD = 3 };
 
@@ -85,6 +100,10 @@ struct local_if {
 	local_if *sib_next, *sib_prev;
 	uint32_t n_children;
 	uint32_t n_spawned; /* the reference names children by its running client count */
+	/* admission (children): when accepted, whether a byte ever came, the peer's uid */
+	uint64_t accepted_ns;
+	int spoken;
+	long uid; /* -1: unknown (TCP) */
 };
 
 static void *xalloc(local_if *t, size_t n)
@@ -113,6 +132,8 @@ __attribute__((format(printf, 3, 4))) static void llog(local_if *t, int level, c
 
 static int rx_setup(local_if *t)
 {
+	if (t->rxbuf)
+		return 0;
 	t->max_frame = LOCAL_HW_MTU + t->ifac_size;
 	t->rxbuf = xalloc(t, t->max_frame);
 	if (!t->rxbuf)
@@ -205,7 +226,12 @@ static void do_read(local_if *t)
 	uint8_t buf[READ_CHUNK];
 	for (int round = 0; round < 16 && t->fd >= 0; round++) {
 		ssize_t n = recv(t->fd, buf, sizeof(buf), 0);
+		if (n > 0 && !t->rxbuf && rx_setup(t) != 0) {
+			lost(t, "out of memory");
+			return;
+		}
 		if (n > 0) {
+			t->spoken = 1;
 			(void)rnsc_hdlc_decoder_feed(&t->dec, buf, (size_t)n, on_frame, t);
 			rnsc_hdlc_rx_report(t->host, &t->dec, &t->seen);
 			if ((size_t)n < sizeof(buf))
@@ -341,9 +367,66 @@ static void free_if(local_if *t)
 	xfree(t, t);
 }
 
+/* The never-spoken child accepted longest ago, if older than min_age_ns. */
+static local_if *oldest_silent(local_if *s, uint64_t now, uint64_t min_age_ns)
+{
+	local_if *best = NULL;
+	for (local_if *c = s->child_head; c; c = c->sib_next)
+		if (!c->spoken && now - c->accepted_ns >= min_age_ns &&
+		    (!best || c->accepted_ns < best->accepted_ns))
+			best = c;
+	return best;
+}
+
+static void evict(local_if *s, local_if *c, const char *why)
+{
+	s->host->drop(s->host->hctx, RNSC_IFACE_DROP_IDLE, 1);
+	llog(s, RNSC_LOG_VERBOSE, "Closing local client %s: %s", c->name, why);
+	child_unlink(c); /* before lost(): the host may free c in it */
+	lost(c, why);    /* request_close: the host closes and frees it */
+}
+
+static void reap_cb(void *ud)
+{
+	local_if *s = ud;
+	uint64_t now = s->host->now_ns(s->host->hctx);
+	local_if *c;
+	while (s->n_children > REAP_PRESSURE && (c = oldest_silent(s, now, REAP_IDLE_NS)))
+		evict(s, c, "attached but never spoke");
+}
+
+static long peer_uid(int cfd)
+{
+	struct ucred cr;
+	socklen_t l = sizeof(cr);
+	if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cr, &l) != 0 || l != sizeof(cr))
+		return -1;
+	return (long)cr.uid;
+}
+
+/* Admission (see the top of the file). Returns 0 to accept. */
+static int admit(local_if *s, long uid)
+{
+	if (uid >= 0 && uid != (long)geteuid()) {
+		uint32_t same = 0;
+		for (local_if *c = s->child_head; c; c = c->sib_next)
+			same += c->uid == uid;
+		if (same >= PER_UID_MAX)
+			return -1;
+	}
+	if (s->n_children < MAX_CLIENTS)
+		return 0;
+	local_if *c = oldest_silent(s, s->host->now_ns(s->host->hctx), EVICT_MIN_AGE_NS);
+	if (!c)
+		return -1;
+	evict(s, c, "the shared instance is full and it never spoke");
+	return 0;
+}
+
 static void accept_one(local_if *s, int cfd, const struct sockaddr_storage *ss)
 {
-	if (s->n_children >= MAX_CLIENTS) {
+	long uid = ss->ss_family == AF_UNIX ? peer_uid(cfd) : -1;
+	if (admit(s, uid) != 0) {
 		s->host->drop(s->host->hctx, RNSC_IFACE_DROP_REFUSED, 1);
 		close(cfd);
 		return;
@@ -357,6 +440,8 @@ static void accept_one(local_if *s, int cfd, const struct sockaddr_storage *ss)
 	c->kind = K_CHILD;
 	c->fd = -1;
 	c->ifac_size = s->ifac_size;
+	c->uid = uid;
+	c->accepted_ns = s->host->now_ns(s->host->hctx);
 	snprintf(c->path, sizeof(c->path), "%s", s->path);
 	if (ss->ss_family == AF_INET) {
 		const struct sockaddr_in *in = (const void *)ss;
@@ -364,11 +449,6 @@ static void accept_one(local_if *s, int cfd, const struct sockaddr_storage *ss)
 		snprintf(c->name, sizeof(c->name), "%u", (unsigned)c->port);
 	} else {
 		snprintf(c->name, sizeof(c->name), "%u@%.100s", (unsigned)s->n_spawned, s->path);
-	}
-	if (rx_setup(c) != 0) {
-		free_if(c);
-		close(cfd);
-		return;
 	}
 	if (ss->ss_family == AF_INET) {
 		int one = 1;
@@ -458,6 +538,9 @@ static int open_server(local_if *t, const rnsc_iface_config *cfg)
 		t->fd = -1;
 		return cfg->fail(cfg->cctx, NULL, rc, "cannot watch the listening socket");
 	}
+	if ((rc = t->host->timer_new(t->host->hctx, reap_cb, t, &t->timer)) ||
+	    (rc = t->host->timer_start(t->host->hctx, t->timer, REAP_PERIOD_NS, REAP_PERIOD_NS)))
+		return cfg->fail(cfg->cctx, NULL, rc, "cannot create a timer");
 	t->online = 1;
 	t->host->set_online(t->host->hctx, 1);
 	return 0;

@@ -12,6 +12,7 @@
 #include "config.h"
 #include "blackhole_svc.h"
 #include "http_status.h"
+#include "mem_trim.h"
 #include "node.h"
 #include "store.h"
 
@@ -179,6 +180,11 @@ int cmd_daemon(int argc, char **argv)
 			 ho.bind ? ho.bind : "127.0.0.1", strchr(ho.bind ? ho.bind : "", ':') ? "]" : "",
 			 (unsigned)rnsc_http_status_port(hs));
 	}
+	/* memory back to the system after bursts (mem_trim.h); without it the daemon runs on */
+	rnsc_mem_trim *mt = NULL;
+	if ((rc = rnsc_mem_trim_start(rnsc_node_loop(n), &mt)))
+		rnsc_log(env.ctx, RNSC_LOG_WARNING, "daemon", "memory trimming: %s",
+			 rnsc_strerror(rc));
 	/* publish_blackhole / blackhole_sources: the /list destination and the updater */
 	rnsc_blackhole_svc *bsvc = NULL;
 	const rnsc_config_settings *bset = rnsc_node_settings(n);
@@ -194,11 +200,18 @@ int cmd_daemon(int argc, char **argv)
 		ret = CLI_FAIL;
 	}
 	rnsc_node_log_stats(n);
-	if (hs)
-		rnsc_log(env.ctx, RNSC_LOG_NOTICE, "daemon", "status endpoint: %llu served, %llu refused",
+	if (hs) {
+		uint64_t ob, dl, gone;
+		rnsc_http_status_closed(hs, &ob, &dl, &gone);
+		rnsc_log(env.ctx, RNSC_LOG_NOTICE, "daemon",
+			 "status endpoint: %llu served, %llu refused; connections closed: %llu over "
+			 "the per-source budget, %llu past the deadline, %llu gone",
 			 (unsigned long long)rnsc_http_status_served(hs),
-			 (unsigned long long)rnsc_http_status_refused(hs));
+			 (unsigned long long)rnsc_http_status_refused(hs), (unsigned long long)ob,
+			 (unsigned long long)dl, (unsigned long long)gone);
+	}
 	rnsc_http_status_stop(hs);
+	rnsc_mem_trim_stop(mt);
 	rnsc_blackhole_svc_stop(bsvc);
 	rnsc_node_del(n);
 	rnsc_log(env.ctx, RNSC_LOG_NOTICE, "daemon", "stopped");

@@ -57,6 +57,7 @@ enum rnsc_iface_drop {
 	RNSC_IFACE_DROP_OFFLINE = 4, /* outbound frame while the interface is offline */
 	RNSC_IFACE_DROP_TXQUEUE = 5, /* outbound frame refused: the send queue is full */
 	RNSC_IFACE_DROP_REFUSED = 6, /* incoming connection closed at once: a client limit or a block */
+	RNSC_IFACE_DROP_IDLE = 7,    /* connection closed for never speaking (evicted or reaped) */
 	RNSC_IFACE_DROP_COUNT
 };
 

@@ -616,8 +616,10 @@ static int inbound_announce(rnsc_transport *t, const rnsc_packet *p, const uint8
 	rc = remember(t, p->dest_hash, hash, &a, now);
 	if (rc)
 		return rc;
-	if (rnsc_tmap_has(&t->locals, p->dest_hash))
+	if (rnsc_tmap_has(&t->locals, p->dest_hash)) {
+		t->st.announces_own++;
 		return 0;
+	}
 
 	const uint8_t *received_from = p->dest_hash;
 	if (p->header_type == RNSC_HEADER_2) {

@@ -195,7 +195,30 @@ typedef struct rnsc_transport_stats {
 	uint64_t pr_queued;            /* ingress-limited path requests queued for the next tick */
 	uint64_t pr_queue_dropped;     /* ...dropped: the queue was full (qlen_in_il) */
 	uint64_t announces_blackholed; /* announces dropped: their identity is blackholed */
+	/* Where the announces that announces_valid does not count went (issue 28: every drop has a
+	 * counter). A held announce that is released later is counted again when processed. */
+	uint64_t announces_held;        /* ingress control held it (new destination, burst) */
+	uint64_t announces_ingress_dropped; /* ingress control dropped it: held table full, hops */
+	uint64_t announces_rate_blocked;    /* valid, but its rebroadcast exceeded the rate target */
+	uint64_t announces_queue_dropped;   /* dropped from a full announce queue (announce cap) */
+	uint64_t announces_own;         /* echo of one of this node's own destinations */
 } rnsc_transport_stats;
+
+/* Every counter of rnsc_transport_stats, for the places that serve them all (RPC, /metrics,
+ * /status): X(name) once per field, in declaration order. */
+#define RNSC_TRANSPORT_COUNTERS(X)                                                         \
+	X(rx) X(tx) X(malformed) X(filtered) X(duplicates) X(announces_valid)              \
+	X(announces_invalid) X(paths_added) X(announces_ignored) X(rebroadcasts)           \
+	X(forwarded) X(delivered) X(decrypt_failed) X(proofs_sent) X(proofs_valid)         \
+	X(receipts_timed_out) X(pr_received) X(pr_duplicate) X(pr_answered)                \
+	X(hashlist_rotations) X(links_accepted) X(links_refused) X(links_relayed)          \
+	X(link_table_forwarded) X(tunnels_synthesized) X(tunnels_established)              \
+	X(tunnels_reappeared) X(tunnel_paths_restored) X(tunnels_invalid)                  \
+	X(pr_discovery) X(pr_discovery_sent) X(pr_discovery_answered)                      \
+	X(pr_discovery_expired) X(pr_batched) X(pr_ingress_limited) X(pr_egress_limited)   \
+	X(pr_discovery_full) X(pr_queued) X(pr_queue_dropped) X(announces_blackholed)      \
+	X(announces_held) X(announces_ingress_dropped) X(announces_rate_blocked)           \
+	X(announces_queue_dropped) X(announces_own)
 
 /* A path table entry (Transport.path_table, IDX_PT_*). */
 typedef struct rnsc_transport_path {

@@ -191,6 +191,10 @@ int rnsc_tr_announce_ingress(rnsc_transport *t, tr_iface *rif, const rnsc_packet
 	int rc = rnsc_ingress_hold(&rif->ig, p->dest_hash, p->hops, raw, len);
 	if (rc < 0)
 		return rc;
+	if (rc)
+		t->st.announces_held++;
+	else
+		t->st.announces_ingress_dropped++;
 	rnsc_log(t->ctx, RNSC_LOG_DEBUG, WHO, "ingress limited announce on interface %u %s",
 		 (unsigned)rif->id, rc ? "held" : "dropped");
 	return 1;
@@ -228,6 +232,7 @@ int rnsc_tr_announce_rate(rnsc_transport *t, const tr_iface *rif, const rnsc_pac
 	}
 	*blocked = rnsc_arate_check(e, now, rif->rate_target_s, rif->rate_grace,
 				    rif->rate_penalty_s);
+	t->st.announces_rate_blocked += *blocked != 0;
 	if (*blocked)
 		rnsc_log(t->ctx, RNSC_LOG_DEBUG, WHO,
 			 "blocking rebroadcast of an announce due to excessive announce rate");
@@ -237,7 +242,6 @@ int rnsc_tr_announce_rate(rnsc_transport *t, const tr_iface *rif, const rnsc_pac
 int rnsc_tr_announce_cap(rnsc_transport *t, tr_iface *f, const rnsc_packet *p,
 			 const uint8_t *raw, size_t len, uint64_t now)
 {
-	(void)t;
 	/* Only where the reference's mode chain reaches the cap: full, point-to-point and
 	 * gateway interfaces, for announces not originating here. */
 	if (p->hops == 0 || (f->mode != RNSC_TRANSPORT_MODE_FULL &&
@@ -247,8 +251,10 @@ int rnsc_tr_announce_cap(rnsc_transport *t, tr_iface *f, const rnsc_packet *p,
 	uint64_t emitted = 0;
 	if (p->data_len >= RNSC_KEYSIZE + RNSC_NAME_HASHLEN + RNSC_ANNOUNCE_RANDOM_LEN)
 		emitted = rnsc_announce_timestamp(p->data + RNSC_KEYSIZE + RNSC_NAME_HASHLEN);
+	uint64_t dropped = f->acap.dropped;
 	int v = rnsc_acap_admit(&f->acap, now, f->bitrate, p->dest_hash, p->hops, emitted, raw,
 				len);
+	t->st.announces_queue_dropped += f->acap.dropped - dropped;
 	if (v < 0)
 		return v;
 	return v != RNSC_ACAP_SEND;
@@ -299,7 +305,9 @@ int rnsc_tr_policy_tick(rnsc_transport *t, uint64_t now)
 	for (size_t i = 0; i < t->n_ifaces; i++) {
 		tr_iface *f = &t->ifaces[i];
 		touch(f, now);
+		uint64_t dropped = f->acap.dropped;
 		int rc = rnsc_acap_run(&f->acap, now, f->bitrate, buf, sizeof(buf), &len);
+		t->st.announces_queue_dropped += f->acap.dropped - dropped;
 		if (rc < 0)
 			return rc;
 		if (rc == 1) {

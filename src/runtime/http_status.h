@@ -3,7 +3,10 @@
  * The daemon's read-only HTTP endpoint (off unless asked for): `GET /status` serves the
  * node's status as JSON (node_status.h) and `GET /metrics` the Prometheus text format.
  * Anything else is refused with a 4xx status and the connection closed; requests are
- * bounded in size, time and number of connections. HTTPS when a certificate and key are
+ * bounded in size, time and number of connections: 64 connections, at most 8 from one
+ * source address (more are closed at accept), 5 s to send the request headers and 5 s
+ * idle between keep-alive requests, and a peer that is gone is closed within 200 ms.
+ * The request target must be literally /status or /metrics (no query, escape or NUL). HTTPS when a certificate and key are
  * given.
  *
  * HTTP itself is libmicrohttpd's (Debian's libmicrohttpd-dev, a well-kept and fuzzed
@@ -42,5 +45,10 @@ RNSC_API uint16_t rnsc_http_status_port(const rnsc_http_status *h);
 /* Requests answered, and requests refused (4xx). */
 RNSC_API uint64_t rnsc_http_status_served(const rnsc_http_status *h);
 RNSC_API uint64_t rnsc_http_status_refused(const rnsc_http_status *h);
+/* Connections closed by the endpoint's own defences: refused at accept because their source
+ * already held its share, shut down for missing the header/idle deadline, and found gone
+ * (end of stream) while libmicrohttpd still held them. */
+RNSC_API void rnsc_http_status_closed(const rnsc_http_status *h, uint64_t *over_budget,
+				      uint64_t *deadline, uint64_t *gone);
 
 #endif

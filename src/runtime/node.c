@@ -29,7 +29,6 @@
 #define MGMT_FIRST_MS 15000u
 #define MGMT_INTERVAL_MS (2u * 3600u * 1000u)
 /* Known destinations are saved this often, and at shutdown. */
-#define SAVE_INTERVAL_MS (5u * 60u * 1000u)
 /* Upper bound on the tick timer, so a missed deadline never stalls the engine for long. */
 #define TICK_MAX_MS 1000u
 
@@ -78,6 +77,7 @@ struct rnsc_node {
 	rnsc_iface_host *ih;
 	rnsc_transport *t;
 	rnsc_timer *tick_timer, *mgmt_timer, *save_timer;
+	node_store_cadence cadence; /* when save_cb writes (node_store.h) */
 	int sigfd;
 	rnsc_watch *sigw;
 	sigset_t oldmask;
@@ -596,9 +596,17 @@ static void mgmt_cb(rnsc_loop *loop, rnsc_timer *tm, void *ud)
 
 static void save_cb(rnsc_loop *loop, rnsc_timer *tm, void *ud)
 {
-	(void)loop;
 	(void)tm;
-	rnsc_node_save(ud);
+	rnsc_node *n = ud;
+	int due = node_store_cadence_due(&n->cadence, n->t, rnsc_loop_now(loop) / RNSC_NS_PER_MS);
+	if (due == NODE_STORE_ALL) {
+		rnsc_node_save(n);
+	} else if (due == NODE_STORE_TABLES) {
+		node_store_ifaces si = {.ud = n, .describe = store_describe, .find = store_find};
+		node_store_save_known(n->ctx, n->t, n->storage);
+		if (!n->connected)
+			node_store_save_paths(n->ctx, n->t, n->storage, &si);
+	}
 }
 
 static void sig_cb(rnsc_loop *loop, rnsc_watch *w, int fd, unsigned events, void *ud)
@@ -1022,9 +1030,8 @@ int rnsc_node_new(rnsc_ctx *ctx, rnsc_plugin_host *plugins, const rnsc_node_opti
 	if ((rc = rnsc_loop_timer_add(n->loop, MGMT_FIRST_MS * RNSC_NS_PER_MS,
 				      (uint64_t)MGMT_INTERVAL_MS * RNSC_NS_PER_MS, mgmt_cb, n,
 				      &n->mgmt_timer)) ||
-	    (rc = rnsc_loop_timer_add(n->loop, (uint64_t)SAVE_INTERVAL_MS * RNSC_NS_PER_MS,
-				      (uint64_t)SAVE_INTERVAL_MS * RNSC_NS_PER_MS, save_cb, n,
-				      &n->save_timer)))
+	    (rc = rnsc_loop_timer_add(n->loop, 0, (uint64_t)NODE_STORE_CHECK_MS * RNSC_NS_PER_MS,
+				      save_cb, n, &n->save_timer)))
 		goto out;
 	rnsc_node_flush(n);
 	char hx[33];

@@ -138,17 +138,11 @@ static const char *child_type(const char *type)
 }
 
 static const char *const drop_names[] = {"runt",    "oversize", "garbage", "partial",
-					 "offline", "txqueue",  "refused"};
+					 "offline", "txqueue",  "refused", "idle"};
 _Static_assert(sizeof(drop_names) / sizeof(drop_names[0]) == RNSC_IFACE_DROP_COUNT,
 	       "one name per drop reason");
 
-#define TRANSPORT_COUNTERS(X)                                                              \
-	X(rx) X(tx) X(malformed) X(filtered) X(duplicates) X(announces_valid)              \
-	X(announces_invalid) X(paths_added) X(announces_ignored) X(rebroadcasts)           \
-	X(forwarded) X(delivered) X(decrypt_failed) X(proofs_sent) X(proofs_valid)         \
-	X(receipts_timed_out) X(pr_received) X(pr_duplicate) X(pr_answered)                \
-	X(hashlist_rotations) X(links_accepted) X(links_refused) X(links_relayed)          \
-	X(link_table_forwarded) X(announces_blackholed)
+#define TRANSPORT_COUNTERS RNSC_TRANSPORT_COUNTERS
 
 typedef struct stats_ud {
 	rnsc_node *n;

@@ -13,24 +13,13 @@
 
 /* Names of enum rnsc_iface_drop, in order (iface_abi.h). */
 static const char *const drop_names[] = {"runt",    "oversize", "garbage", "partial",
-					 "offline", "txqueue",  "refused"};
+					 "offline", "txqueue",  "refused", "idle"};
 _Static_assert(sizeof(drop_names) / sizeof(drop_names[0]) == RNSC_IFACE_DROP_COUNT,
 	       "one name per drop reason");
 
 /* The engine's counters, named as in the JSON and (with rnsc_transport_ and _total) in the
  * metrics. */
-#define TRANSPORT_COUNTERS(X)                                                              \
-	X(rx) X(tx) X(malformed) X(filtered) X(duplicates) X(announces_valid)              \
-	X(announces_invalid) X(paths_added) X(announces_ignored) X(rebroadcasts)           \
-	X(forwarded) X(delivered) X(decrypt_failed) X(proofs_sent) X(proofs_valid)         \
-	X(receipts_timed_out) X(pr_received) X(pr_duplicate) X(pr_answered)                \
-	X(hashlist_rotations) X(links_accepted) X(links_refused) X(links_relayed)          \
-	X(link_table_forwarded)                                                            \
-	X(pr_discovery) X(pr_discovery_sent) X(pr_discovery_answered)                      \
-	X(pr_discovery_expired) X(pr_batched) X(pr_ingress_limited) X(pr_egress_limited)   \
-	X(pr_discovery_full) X(pr_queued) X(pr_queue_dropped)                              \
-	X(tunnels_synthesized) X(tunnels_established) X(tunnels_reappeared)                \
-	X(tunnel_paths_restored) X(tunnels_invalid) X(announces_blackholed)
+#define TRANSPORT_COUNTERS RNSC_TRANSPORT_COUNTERS
 
 /* A Prometheus label value: backslash, double quote and newline escaped. */
 static void label_str(FILE *f, const char *s)

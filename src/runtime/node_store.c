@@ -469,3 +469,27 @@ int node_store_save_blackhole_source(rnsc_ctx *ctx, const char *storage,
 		k += snprintf(path + k, sizeof(path) - (size_t)k, "%02x", source[i]);
 	return bh_write(ctx, path, list, len);
 }
+
+int node_store_cadence_due(node_store_cadence *c, const rnsc_transport *t, uint64_t now_ms)
+{
+	const rnsc_transport_stats *st = rnsc_transport_get_stats(t);
+	/* announces_valid moves whenever remember() may have changed a known destination */
+	uint64_t sig[3] = {st->paths_added + st->announces_valid, rnsc_transport_path_count(t),
+			   rnsc_transport_known_count(t)};
+	if (!c->init) { /* the tables as loaded are on disk already */
+		memcpy(c->sig, sig, sizeof(sig));
+		c->saved_ms = c->full_ms = now_ms;
+		c->init = 1;
+		return NODE_STORE_NOTHING;
+	}
+	if (now_ms - c->full_ms >= NODE_STORE_FULL_MS) {
+		memcpy(c->sig, sig, sizeof(sig));
+		c->saved_ms = c->full_ms = now_ms;
+		return NODE_STORE_ALL;
+	}
+	if (memcmp(c->sig, sig, sizeof(sig)) == 0 || now_ms - c->saved_ms < NODE_STORE_GAP_MS)
+		return NODE_STORE_NOTHING;
+	memcpy(c->sig, sig, sizeof(sig));
+	c->saved_ms = now_ms;
+	return NODE_STORE_TABLES;
+}

@@ -57,4 +57,21 @@ int node_store_save_blackhole(rnsc_ctx *ctx, rnsc_transport *t, const char *stor
 int node_store_save_blackhole_source(rnsc_ctx *ctx, const char *storage,
 				     const uint8_t source[16], const uint8_t *list, size_t len);
 
+/* When to write: known destinations and the path table are written SAVE_GAP_MS after they
+ * changed (checked every NODE_STORE_CHECK_MS; at most one write per gap, so a flood costs
+ * one write per gap, and a kill -9 loses at most a gap plus a check of what was learnt),
+ * everything (the packet hashlist too) every NODE_STORE_FULL_MS. */
+#define NODE_STORE_CHECK_MS 5000u
+#define NODE_STORE_GAP_MS 15000u
+#define NODE_STORE_FULL_MS (5u * 60u * 1000u)
+typedef struct node_store_cadence {
+	uint64_t sig[3];         /* what the tables looked like at the last write */
+	uint64_t saved_ms;       /* last write of the tables */
+	uint64_t full_ms;        /* last write of everything */
+	int init;
+} node_store_cadence;
+enum { NODE_STORE_NOTHING = 0, NODE_STORE_TABLES = 1, NODE_STORE_ALL = 2 };
+/* What is due at now_ms (a monotonic millisecond clock); counts the write as done. */
+int node_store_cadence_due(node_store_cadence *c, const rnsc_transport *t, uint64_t now_ms);
+
 #endif
