@@ -224,6 +224,21 @@ else bad "rnsd refusal: $c1" "$tmp/c_ref2.txt"; fi
 timeout 12 "$RNSC" status --config "$tmp/R" -R "zz${D_ID:2}" -i "$tmp/M.rid" >"$tmp/c_bad.txt" 2>&1; c1=$?
 if [ "$c1" = 20 ] && grep -q "Invalid destination entered" "$tmp/c_bad.txt"; then ok "rnsc status -R non-hex hash: exit 20"
 else bad "non-hex: $c1" "$tmp/c_bad.txt"; fi
+# rnsc path -R -t, against rnsc (D) and rnsd (E), as rnpath -R -t prints the same table
+for who in D E; do
+  idv=${who}_ID
+  rp --config "$tmp/R" -R "${!idv}" -i "$tmp/M.rid" -W 15 -t >"$tmp/rpt_$who.txt"; r1=$?
+  timeout 60 "$RNSC" path --config "$tmp/R" -R "${!idv}" -i "$tmp/M.rid" -W 15 -t >"$tmp/cpt_$who.txt" 2>&1; c1=$?
+  if [ "$c1" = 0 ] && grep -q "$APP_DEST" "$tmp/cpt_$who.txt" &&
+     diff <(pn <"$tmp/rpt_$who.txt" | grep "$APP_DEST") <(pn <"$tmp/cpt_$who.txt" | grep "$APP_DEST") >"$tmp/pdiff"; then
+    ok "rnsc path -R -t against $who: as rnpath -R -t"
+  else bad "rnsc path -R -t against $who: $r1/$c1" "$tmp/pdiff" "$tmp/cpt_$who.txt" "$tmp/rpt_$who.txt"; fi
+done
+timeout 12 "$RNSC" path --config "$tmp/R" -R "$E_ID" -i "$tmp/N.rid" -W 4 -t >"$tmp/cpt_ref.txt" 2>&1; c1=$?
+if [ "$c1" = 10 ] && grep -q "Likely authentication failure" "$tmp/cpt_ref.txt"; then
+  ok "rnsc path -R refused by rnsd for an identity not allowed (exit 10)"
+else bad "rnsc path refusal: $c1" "$tmp/cpt_ref.txt"; fi
+
 start=$SECONDS
 timeout 20 "$RNSC" status --config "$tmp/R" -R 00112233445566778899aabbccddeeff -i "$tmp/M.rid" -w 3 >"$tmp/c_un.txt" 2>&1; c1=$?
 if [ "$c1" = 12 ] && grep -q "Path request timed out" "$tmp/c_un.txt" && [ $((SECONDS - start)) -lt 10 ]; then
