@@ -29,28 +29,13 @@ struct rnsc_remote_mgmt {
 	uint8_t *resp; /* the last answer (handler storage) */
 };
 
-/* Python truthiness of `x == True`: True, or the integer 1 (1 == True). */
-static int is_true(const rnsc_mp_token *t)
-{
-	return (t->type == RNSC_MP_BOOL && t->boolean) || (t->type == RNSC_MP_UINT && t->u == 1) ||
-	       (t->type == RNSC_MP_FLOAT64 && t->f64 == 1.0);
-}
-
 int rnsc_remote_mgmt_status_answer(rnsc_node *n, rnsc_ctx *ctx, const uint8_t *data, size_t len,
 				   uint8_t **out, size_t *out_len)
 {
 	*out = NULL;
-	rnsc_mp_reader r;
-	rnsc_mp_reader_init(&r, data, len);
-	size_t cnt;
-	if (rnsc_mp_read_array(&r, &cnt) || cnt == 0)
+	int lstats, prof;
+	if (rnsc_remote_mgmt_parse_status(data, len, &lstats, &prof) != 1)
 		return 0;
-	rnsc_mp_token a0, a1 = {0};
-	if (rnsc_mp_peek(&r, &a0) || rnsc_mp_skip(&r))
-		return 0;
-	int lstats = is_true(&a0), prof = 0;
-	if (cnt >= 2 && rnsc_mp_peek(&r, &a1) == 0)
-		prof = is_true(&a1);
 	uint8_t *st = NULL;
 	size_t sl = 0;
 	int rc = rnsc_node_interface_stats(n, ctx, &st, &sl);
@@ -81,116 +66,26 @@ int rnsc_remote_mgmt_status_answer(rnsc_node *n, rnsc_ctx *ctx, const uint8_t *d
 	return 1;
 }
 
-/* Copies the entries of a list of maps whose "hash" is dest (all with dest NULL). */
-static int filter_list(const uint8_t *list, size_t len, const uint8_t *dest, uint8_t **out,
-		       size_t *out_len)
-{
-	rnsc_mp_reader r;
-	rnsc_mp_reader_init(&r, list, len);
-	size_t cnt, keep = 0;
-	if (rnsc_mp_read_array(&r, &cnt))
-		return RNSC_ERR_MALFORMED;
-	uint8_t *buf = malloc(len + 8);
-	if (!buf)
-		return RNSC_ERR_NOMEM;
-	size_t body = 8; /* the header is written last, in front */
-	for (size_t i = 0; i < cnt; i++) {
-		size_t start = r.pos;
-		int match = dest == NULL;
-		rnsc_mp_reader e = r;
-		size_t pairs;
-		if (rnsc_mp_read_map(&e, &pairs) == 0)
-			for (size_t k = 0; k < pairs && !match; k++) {
-				const char *ks;
-				size_t kl;
-				const uint8_t *b;
-				size_t bl;
-				if (rnsc_mp_read_str(&e, &ks, &kl) != 0)
-					break;
-				if (kl == 4 && memcmp(ks, "hash", 4) == 0 &&
-				    rnsc_mp_read_bin(&e, &b, &bl) == 0) {
-					match = bl == RNSC_TRUNCATED_HASHLEN &&
-						memcmp(b, dest, RNSC_TRUNCATED_HASHLEN) == 0;
-					break;
-				}
-				if (rnsc_mp_skip(&e))
-					break;
-			}
-		if (rnsc_mp_skip(&r)) {
-			free(buf);
-			return RNSC_ERR_MALFORMED;
-		}
-		if (match) {
-			memcpy(buf + body, list + start, r.pos - start);
-			body += r.pos - start;
-			keep++;
-		}
-	}
-	uint8_t hdr[8];
-	rnsc_mp_writer w;
-	rnsc_mp_writer_init(&w, hdr, sizeof(hdr));
-	rnsc_mp_write_array(&w, keep);
-	int hl = rnsc_mp_writer_finish(&w);
-	if (hl < 0) {
-		free(buf);
-		return hl;
-	}
-	memmove(buf + 8 - hl, hdr, (size_t)hl);
-	memmove(buf, buf + 8 - hl, body - 8 + (size_t)hl);
-	*out = buf;
-	*out_len = body - 8 + (size_t)hl;
-	return 1;
-}
-
 int rnsc_remote_mgmt_path_answer(rnsc_node *n, rnsc_ctx *ctx, const uint8_t *data, size_t len,
 				 uint8_t **out, size_t *out_len)
 {
 	*out = NULL;
-	rnsc_mp_reader r;
-	rnsc_mp_reader_init(&r, data, len);
-	size_t cnt;
-	if (rnsc_mp_read_array(&r, &cnt) || cnt == 0)
+	rnsc_remote_mgmt_path_req q;
+	if (rnsc_remote_mgmt_parse_path(data, len, &q) != 1)
 		return 0;
-	const char *cmd;
-	size_t cl;
-	if (rnsc_mp_read_str(&r, &cmd, &cl))
-		return 0; /* command == "table" is False for anything else */
-	int table = cl == 5 && memcmp(cmd, "table", 5) == 0;
-	int rates = cl == 5 && memcmp(cmd, "rates", 5) == 0;
-	if (!table && !rates)
-		return 0;
-	const uint8_t *dest = NULL;
-	size_t dl = 0;
-	int dest_any = 1;
-	rnsc_mp_token mh = {.type = RNSC_MP_NIL};
-	if (cnt > 1) {
-		rnsc_mp_token d;
-		if (rnsc_mp_peek(&r, &d))
-			return 0;
-		if (d.type != RNSC_MP_NIL) {
-			dest_any = 0;
-			if (d.type == RNSC_MP_BIN) {
-				dest = d.p;
-				dl = d.len;
-			}
-		}
-		if (rnsc_mp_skip(&r))
-			return 0;
-	}
-	if (cnt > 2 && rnsc_mp_peek(&r, &mh))
-		return 0;
+	int table = q.table, dest_any = q.dest_any, with_hops = q.with_hops;
+	const uint8_t *dest = q.dest;
+	size_t dl = q.dest_len;
 	/* The same documents as the RPC's path_table / rate_table calls. */
 	uint8_t req[64];
 	rnsc_mp_writer w;
 	rnsc_mp_writer_init(&w, req, sizeof(req));
-	int with_hops = table && (mh.type == RNSC_MP_UINT || mh.type == RNSC_MP_INT);
 	rnsc_mp_write_map(&w, with_hops ? 2 : 1);
 	rnsc_mp_write_cstr(&w, "get");
 	rnsc_mp_write_cstr(&w, table ? "path_table" : "rate_table");
 	if (with_hops) {
 		rnsc_mp_write_cstr(&w, "max_hops");
-		rnsc_mp_write_int(&w, mh.type == RNSC_MP_UINT ? (int64_t)(mh.u > INT64_MAX ? INT64_MAX : mh.u)
-								: mh.i);
+		rnsc_mp_write_int(&w, q.max_hops);
 	}
 	int rl = rnsc_mp_writer_finish(&w);
 	if (rl < 0)
@@ -209,7 +104,7 @@ int rnsc_remote_mgmt_path_answer(rnsc_node *n, rnsc_ctx *ctx, const uint8_t *dat
 		*out_len = 1;
 		return 1;
 	}
-	rc = filter_list(list, ll, dest, out, out_len);
+	rc = rnsc_remote_mgmt_filter(list, ll, dest, out, out_len);
 	free(list);
 	return rc;
 }

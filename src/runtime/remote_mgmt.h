@@ -43,4 +43,24 @@ RNSC_API int rnsc_remote_mgmt_status_answer(rnsc_node *n, rnsc_ctx *ctx, const u
 RNSC_API int rnsc_remote_mgmt_path_answer(rnsc_node *n, rnsc_ctx *ctx, const uint8_t *data,
 					  size_t len, uint8_t **out, size_t *out_len);
 
+/* remote_mgmt_msg.c (no node needed). parse_status: 1 with the two flags (`x == True` as
+ * Python compares), 0 when the data is not a non-empty list (the reference answers None). */
+RNSC_API int rnsc_remote_mgmt_parse_status(const uint8_t *data, size_t len, int *lstats,
+					   int *prof);
+typedef struct rnsc_remote_mgmt_path_req {
+	int table;          /* "table" (else "rates") */
+	int dest_any;       /* no destination hash given (None) */
+	const uint8_t *dest; /* into data; NULL when given but not bytes (matches nothing) */
+	size_t dest_len;
+	int with_hops;      /* table with an integer max_hops */
+	int64_t max_hops;
+} rnsc_remote_mgmt_path_req;
+/* 1 for a "table" or "rates" command, 0 otherwise (no answer). */
+RNSC_API int rnsc_remote_mgmt_parse_path(const uint8_t *data, size_t len,
+					 rnsc_remote_mgmt_path_req *q);
+/* The entries of a msgpack list of maps whose "hash" is dest (every entry for dest NULL),
+ * as a new list in *out (malloc'd). 1, RNSC_ERR_MALFORMED, RNSC_ERR_NOMEM. */
+RNSC_API int rnsc_remote_mgmt_filter(const uint8_t *list, size_t len, const uint8_t *dest,
+				     uint8_t **out, size_t *out_len);
+
 #endif
