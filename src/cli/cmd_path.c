@@ -19,6 +19,7 @@
 #include "rpc.h"
 #include "blackhole_svc.h"
 #include "cli_remote.h"
+#include "cmd_path_rates.h"
 #include "status_json.h"
 
 #define PATH_REQUEST_TIMEOUT_S 15.0 /* Transport.PATH_REQUEST_TIMEOUT */
@@ -27,7 +28,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: rnsc path [--config DIR] [-t [-m HOPS]] [-d | -x | -D] [-w SECONDS]\n"
+		"Usage: rnsc path [--config DIR] [-t [-m HOPS]] [-r] [-j] [-d | -x | -D] [-w SECONDS]\n"
 		"                 [-b | -B [--duration HOURS] [--reason TEXT] | -U]\n"
 		"                 [-p TRANSPORT_ID [FILTER]] [-R HASH -i PATH [-W SECONDS]]\n"
 		"                 [--version] [-h] [DESTINATION_HASH]\n\n"
@@ -38,6 +39,9 @@ static void usage(FILE *f)
 		"                            wait up to -w seconds for the answer\n"
 		"  -t, --table               list the known paths (with DESTINATION_HASH: only it)\n"
 		"  -m, --max HOPS            with -t, only paths of at most HOPS hops\n"
+		"  -r, --rates               show announce rate info (with DESTINATION_HASH: only\n"
+		"                            its entry)\n"
+		"  -j, --json                with -t or -r, output in JSON format\n"
 		"  -d, --drop                remove the path to DESTINATION_HASH\n"
 		"  -x, --drop-via            remove every path via the transport instance\n"
 		"                            DESTINATION_HASH\n"
@@ -697,7 +701,9 @@ int cmd_path(int argc, char **argv)
 		{"blackholed", no_argument, NULL, 'b'},	  {"blackhole", no_argument, NULL, 'B'},
 		{"unblackhole", no_argument, NULL, 'U'},  {"duration", required_argument, NULL, 1001},
 		{"reason", required_argument, NULL, 1002}, {"blackholed-list", no_argument, NULL, 'p'},
+		{"rates", no_argument, NULL, 'r'},	  {"json", no_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},	  {0, 0, 0, 0}};
+	int rates = 0, json = 0;
 	const char *remote = NULL, *mgmt_id = NULL;
 	double remote_timeout = PATH_REQUEST_TIMEOUT_S;
 	int bh = 0; /* 'b', 'B' or 'U' */
@@ -711,7 +717,7 @@ int cmd_path(int argc, char **argv)
 	char *end;
 	optind = 1;
 	int drop = 0;
-	while ((c = getopt_long(argc, argv, "tm:w:hdxDbBUpR:i:W:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "trjm:w:hdxDbBUpR:i:W:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 		case 'B':
@@ -730,6 +736,8 @@ int cmd_path(int argc, char **argv)
 		case 'p': bh_remote_list = 1; break;
 		case 'c': dir = optarg; break;
 		case 't': table = 1; break;
+		case 'r': rates = 1; break;
+		case 'j': json = 1; break;
 		case 'd':
 		case 'x':
 		case 'D': drop = c; break;
@@ -813,16 +821,19 @@ int cmd_path(int argc, char **argv)
 		printf("Destination length is invalid, must be %d hexadecimal characters (%d "
 		       "bytes).\n", 2 * RNSC_TRUNCATED_HASHLEN, RNSC_TRUNCATED_HASHLEN);
 		return CLI_FAIL;
-	} else if (!table && !drop) {
+	} else if (!table && !drop && !rates) {
 		printf("\n");
 		usage(stdout);
 		printf("\n");
 		return CLI_OK;
 	}
-	if (remote && !table) {
-		printf("rnsc path -R supports the path table (-t) only\n");
+	if (remote && !table && !rates) {
+		printf("rnsc path -R supports the path table (-t) and rates (-r) only\n");
 		return 20;
 	}
+	if (remote && (rates || json))
+		return path_remote_rates_or_json(dir, remote, mgmt_id, remote_timeout, rates && !table,
+						 json, hexhash ? dest : NULL, max_hops);
 	if (remote)
 		return remote_table(dir, remote, mgmt_id, remote_timeout, hexhash ? dest : NULL,
 				    max_hops);
@@ -850,6 +861,10 @@ int cmd_path(int argc, char **argv)
 	while (!ifaces_ready(n) && rnsc_monotonic_ns() - t0 < up * RNSC_NS_PER_MS &&
 	       !rnsc_node_stopping(n))
 		rnsc_node_run_once(n, 50);
+	if ((table && json) || (rates && !table)) {
+		ret = path_rates_or_json(n, env.ctx, !table, json, hexhash ? dest : NULL, max_hops);
+		goto out;
+	}
 	if (table && rnsc_node_connected_to_shared(n)) {
 		ret = print_shared_table(n, env.ctx, hexhash ? dest : NULL, max_hops);
 		goto out;
