@@ -249,6 +249,13 @@ if [ "$c1" = 10 ] && grep -q "Likely authentication failure" "$tmp/cpt_ref.txt";
   ok "rnsc path -R refused by rnsd for an identity not allowed (exit 10)"
 else bad "rnsc path refusal: $c1" "$tmp/cpt_ref.txt"; fi
 
+# rnsc status -q -b -z on D's shared instance, as rnstatus prints the same document
+rs --config "$tmp/D" -q -b -z >"$tmp/r_q.txt"; r1=$?
+timeout 30 "$RNSC" status --config "$tmp/D" -q -b -z >"$tmp/c_q.txt" 2>&1; c1=$?
+if [ "$r1" = 0 ] && [ "$c1" = 0 ] && grep -q "Qu. Pressure : 0.0% total, [0-9]* pkts" "$tmp/c_q.txt" &&
+   diff <(norm <"$tmp/r_q.txt") <(norm <"$tmp/c_q.txt") >"$tmp/qdiff"; then
+  ok "rnsc status -q -b -z: as rnstatus"; else bad "rnsc status -q -b -z: $r1/$c1" "$tmp/qdiff" "$tmp/c_q.txt"; fi
+
 # rnsc path -r and -j (locally on D's shared instance, and remote) as rnpath prints them
 jentry() { "$PY" -c '
 import json, sys

@@ -25,6 +25,7 @@
 #include "node_rpc.h"
 #include "node_status.h"
 #include "rpc.h"
+#include "status_json.h"
 #include "cli_remote.h"
 
 #define RPC_TIMEOUT_MS 10000
@@ -33,7 +34,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: rnsc status [-h] [--config CONFIG] [--version] [-a] [-A] [-P] [-l] [-B] [-t]\n"
-		"                   [-p] [-s SORT] [-r] [-j] [-R hash] [-i path] [-w seconds] [-m]\n"
+		"                   [-p] [-b] [-q] [-z] [-s SORT] [-r] [-j] [-R hash] [-i path]\n"
+		"                   [-w seconds] [-m]\n"
 		"                   [-I SECONDS] [-v] [filter]\n\n"
 		"Reticulum Network Stack Status: the interfaces of the running shared instance\n"
 		"(an rnsc daemon or a reference rnsd), read over its RPC socket, printed as the\n"
@@ -65,8 +67,11 @@ static void usage(FILE *f)
 		"  -I SECONDS, --monitor-interval SECONDS\n"
 		"                        refresh interval for monitor mode (default: 1)\n"
 		"  -v, --verbose\n\n"
-		"Not supported (rnsc status says so and exits 20): -d / -D (interface discovery),\n"
-		"-b, -q, -z.\n\n"
+		"  -b, --blocked-ips     list the blocked IP addresses of interfaces that have them\n"
+		"  -q, --queues          show the ingress queue pressure\n"
+		"  -z, --profiling       show profiling results (rnsc, and a reference instance\n"
+		"                        without a running profiler, report none)\n\n"
+		"Not supported (rnsc status says so and exits 20): -d / -D (interface discovery).\n\n"
 		"Exit status (as rnstatus): 0 printed, 1 no shared instance to ask, 2 the instance\n"
 		"did not answer (or refused the RPC key, or a remote request failed), 10 the link to a\n"
 		"remote instance failed, 12 no path to it, 20 an unsupported option or bad remote\n"
@@ -270,6 +275,7 @@ static void pad_to(char *s, size_t cap, size_t width)
 
 typedef struct opts {
 	int all, astats, pstats, lstats, totals, pps, json, reverse, verbose, burst;
+	int blocked, queues, profiling; /* -b, -q, -z */
 	const char *sort, *filter;
 } opts;
 
@@ -422,7 +428,7 @@ static void print_iface(const val *i, const opts *o)
 	const char *modestr = mode == 0x03 ? "Access Point" : mode == 0x02 ? "Point-to-Point"
 			    : mode == 0x04 ? "Roaming" : mode == 0x05 ? "Boundary"
 			    : mode == 0x06 ? "Gateway" : mode == 0x07 ? "Internal" : "Full";
-	char clients_string[128] = "";
+	char clients_string[1024] = "";
 	if (has_clients) {
 		if (starts(name, "Shared Instance[")) {
 			long cnum = (long)clients - 1;
@@ -441,6 +447,15 @@ static void print_iface(const val *i, const opts *o)
 				snprintf(clients_string + strlen(clients_string),
 					 sizeof(clients_string) - strlen(clients_string),
 					 "\n    Blocked   : %.0f IPs", num(i, "blocked_ips"));
+			const val *bl = get(i, "blocked_ip_list");
+			if (o->blocked && bl && bl->type == RNSC_MP_ARRAY) /* -b: the addresses */
+				for (size_t k = 0; k < bl->len; k++)
+					if (bl->items[k].type == RNSC_MP_STR &&
+					    strlen(clients_string) + bl->items[k].len + 20 < sizeof(clients_string))
+						snprintf(clients_string + strlen(clients_string),
+							 sizeof(clients_string) - strlen(clients_string),
+							 "\n                %.*s", (int)bl->items[k].len,
+							 (const char *)bl->items[k].p);
 		}
 	}
 	printf(" %s\n", name);
@@ -707,6 +722,23 @@ static int print_status(const val *stats, const opts *o, int has_lc, double link
 		if (o->astats)
 			totals_kind(stats, "Announces   ", "arxb", "atxb", "arxs", "atxs", "arxf", "atxf");
 	}
+	if (o->queues) { /* -q: rnstatus's queue pressure block */
+		static const char *const q[5][4] = {
+			{"tqpressure", "rxqt", "rxqtd", "total"},
+			{"dqpressure", "rxqd", "rxqdd", "data"},
+			{"aqpressure", "rxqa", "rxqad", "announce"},
+			{"pqpressure", "rxqp", "rxqpd", "path request"},
+			{"ilqpressure", "rxqil", "rxqild", "ingress limiter"}};
+		for (int k = 0; k < 5; k++) {
+			char pct[40], drop[48] = "";
+			rnsc_py_float_repr(pct, sizeof(pct), round(num(stats, q[k][0]) * 100.0 * 10.0) / 10.0);
+			if (truthy(get(stats, q[k][2])))
+				snprintf(drop, sizeof(drop), ", %.0f dropped", num(stats, q[k][2]));
+			printf(k ? "                %s%% %s, %.0f pkts%s\n"
+				 : "\n Qu. Pressure : %s%% %s, %.0f pkts%s\n",
+			       pct, q[k][3], num(stats, q[k][1]), drop);
+		}
+	}
 	if (has_tid) {
 		char h[40];
 		cli_hex(h, tid->p, tid->len < 16 ? tid->len : 16);
@@ -860,7 +892,7 @@ static int status_remote(cli_env *env, const char *dir, const opts *o, const cha
 		printf("Invalid destination entered. Check your input.\n");
 		return 20;
 	}
-	uint8_t req[4] = {0x92, o->lstats ? 0xc3 : 0xc2, 0xc2}; /* [lstats, profiling] */
+	uint8_t req[4] = {0x92, o->lstats ? 0xc3 : 0xc2, o->profiling ? 0xc3 : 0xc2}; /* [lstats, profiling] */
 	uint8_t *resp = NULL;
 	size_t rl = 0;
 	int rc = cli_remote_request(env, dir, ih, mgmt_id, "/status", req, 3, timeout, o->json,
@@ -1009,9 +1041,9 @@ int cmd_status(int argc, char **argv)
 		case 'v': o.verbose++; break;
 		case 'h': usage(stdout); return CLI_OK;
 		case 'B': o.burst = 1; break;
-		case 'b': unsupported = "-b (blocked IPs)"; break;
-		case 'q': unsupported = "-q (queue stats)"; break;
-		case 'z': unsupported = "-z (profiling)"; break;
+		case 'b': o.blocked = 1; break;
+		case 'q': o.queues = 1; break;
+		case 'z': o.profiling = 1; break; /* rnsc runs no profiler: nothing to show */
 		case 'R': remote = optarg; break;
 		case 'i': mgmt_id = optarg; break;
 		case 'w':
