@@ -75,6 +75,12 @@ char *id_enc(enum id_fmt fmt, const uint8_t *p, size_t len);
 long id_b32_decode(uint8_t *out, size_t cap, const char *s);
 long id_b64_decode(uint8_t *out, size_t cap, const char *s);
 
+/* validate_rsg over an .rsg/.rsm file's bytes against a content hash (and an optional
+ * required signer hash): 1 valid, 2 not valid but the signer's key was read (*signer set),
+ * 0 not an rsg. For the fuzz target (tests/fuzz/fuzz_rsg.c). */
+int id_rsg_check(rnsc_ctx *ctx, const uint8_t *rsg, size_t len, const uint8_t hash[32],
+		 const uint8_t *req_hash, uint8_t signer[RNSC_TRUNCATED_HASHLEN]);
+
 /* Operations of cmd_id_crypt.c; each returns an exit code or RID_CONTINUE. */
 int id_op_sign(const id_args *a, rnsc_ctx *ctx, const rnsc_identity *id);
 int id_op_sign_message(const id_args *a, rnsc_ctx *ctx, const rnsc_identity *id);

@@ -520,6 +520,18 @@ static void rsg_validate(rnsc_ctx *ctx, const uint8_t *rsg, size_t len, const ui
 		res->valid = 1;
 }
 
+int id_rsg_check(rnsc_ctx *ctx, const uint8_t *rsg, size_t len, const uint8_t hash[32],
+		 const uint8_t *req_hash, uint8_t signer[RNSC_TRUNCATED_HASHLEN])
+{
+	rsg_result res;
+	rsg_validate(ctx, rsg, len, hash, NULL, req_hash, &res);
+	if (res.have_signer && signer)
+		memcpy(signer, res.signer.hash, RNSC_TRUNCATED_HASHLEN);
+	if (res.envelope && (res.envelope < rsg || res.envelope + res.envelope_len > rsg + len))
+		return -1; /* cannot happen: the envelope lies inside the input */
+	return res.valid ? 1 : res.have_signer ? 2 : 0;
+}
+
 static enum id_fmt out_fmt(const id_args *a)
 {
 	return a->fmt;
