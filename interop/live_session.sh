@@ -91,8 +91,8 @@ pids+=($!)
 if wait_for 20 port_open "$P2"; then step ok "rnsc daemon connected to it and listening on :$P2"
 else step FAIL "rnsc daemon did not start (see $dir/rnsc.log)"; exit 1; fi
 
-REF_PROBE=$("$RNSC" id -i "$dir/ref/storage/transport_identity" -H rnstransport.probe | sed -n 's/.*<\([0-9a-f]*\)>.*/\1/p')
-RNSC_PROBE=$("$RNSC" id -i "$dir/rnsc/storage/transport_identity" -H rnstransport.probe | sed -n 's/.*<\([0-9a-f]*\)>.*/\1/p')
+REF_PROBE=$("$RNSC" id -i "$dir/ref/storage/transport_identity" -H rnstransport.probe | sed -n 's/.*destination for this Identity is <\([0-9a-f]*\)>.*/\1/p')
+RNSC_PROBE=$("$RNSC" id -i "$dir/rnsc/storage/transport_identity" -H rnstransport.probe | sed -n 's/.*destination for this Identity is <\([0-9a-f]*\)>.*/\1/p')
 echo "  probe destinations: reference <$REF_PROBE>, rnsc <$RNSC_PROBE>"
 echo "  (both announce them 15 s after start, as the reference does)"
 if wait_for 60 grep -qs "path to <$REF_PROBE> is 1 hop" "$dir/rnsc.log"; then

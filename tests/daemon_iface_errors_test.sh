@@ -90,7 +90,7 @@ done
 grep -qs "4 interfaces could not be started" "$tmp/daemon.log" && ok "failed interfaces counted" \
   || bad "no count of failed interfaces" "$tmp/daemon.log"
 
-PROBE=$("$RNSC" id -i "$tmp/A/storage/transport_identity" -H rnstransport.probe | sed -n 's/.*<\([0-9a-f]*\)>.*/\1/p')
+PROBE=$("$RNSC" id -i "$tmp/A/storage/transport_identity" -H rnstransport.probe | sed -n 's/.*destination for this Identity is <\([0-9a-f]*\)>.*/\1/p')
 timeout 60 "$RNSC" probe --config "$tmp/C" rnstransport.probe "$PROBE" -t 15 >"$tmp/probe.out" 2>&1; rc=$?
 if [ $rc = 0 ] && grep -qs "Valid reply from <$PROBE>" "$tmp/probe.out"; then
   ok "the working interface carries a probe and its reply"

@@ -37,7 +37,7 @@ n = int(sys.argv[1]); kind = socket.SOCK_DGRAM if sys.argv[2] == "udp" else sock
 s = [socket.socket(socket.AF_INET, kind) for _ in range(n)]
 for x in s: x.bind(("127.0.0.1", 0))
 print(*[x.getsockname()[1] for x in s])' "$@"; }
-probe_hash() { "$RNSC" id -i "$1" -H rnstransport.probe | sed -n 's/.*<\([0-9a-f]*\)>.*/\1/p'; }
+probe_hash() { "$RNSC" id -i "$1" -H rnstransport.probe | sed -n 's/.*destination for this Identity is <\([0-9a-f]*\)>.*/\1/p'; }
 
 # iface_section KIND ROLE PORTS...: the [[...]] stanza for one end.
 #   backbone: server PORT | client PORT      udp: LISTEN FORWARD

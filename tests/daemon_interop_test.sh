@@ -167,9 +167,9 @@ pids+=($!); RNSC_PID=$!
 if wait_for 20 port_open "$P2"; then ok "rnsc daemon started"
 else bad "rnsc daemon did not start" "$tmp/rnsc.log"; exit 1; fi
 
-REF_PROBE=$("$RNSC" id -i "$tmp/A/storage/transport_identity" -H rnstransport.probe | sed -n 's/.*<\([0-9a-f]*\)>.*/\1/p')
+REF_PROBE=$("$RNSC" id -i "$tmp/A/storage/transport_identity" -H rnstransport.probe | sed -n 's/.*destination for this Identity is <\([0-9a-f]*\)>.*/\1/p')
 RNSC_PROBE=$(sed -n 's/.*respond to probe requests on <\([0-9a-f]*\)>.*/\1/p' "$tmp/rnsc.log" | head -1)
-RNSC_PROBE_ID=$("$RNSC" id -i "$tmp/B/storage/transport_identity" -H rnstransport.probe | sed -n 's/.*<\([0-9a-f]*\)>.*/\1/p')
+RNSC_PROBE_ID=$("$RNSC" id -i "$tmp/B/storage/transport_identity" -H rnstransport.probe | sed -n 's/.*destination for this Identity is <\([0-9a-f]*\)>.*/\1/p')
 if [ ${#REF_PROBE} = 32 ] && [ ${#RNSC_PROBE} = 32 ] && [ "$RNSC_PROBE" = "$RNSC_PROBE_ID" ]; then
   ok "probe destinations: reference <$REF_PROBE>, rnsc <$RNSC_PROBE> (from its stored identity)"
 else bad "probe hashes ref='$REF_PROBE' rnsc='$RNSC_PROBE' id='$RNSC_PROBE_ID'" "$tmp/rnsc.log"; exit 1; fi

@@ -184,7 +184,7 @@ daemons() {
 	done
 	[ -f "$d/B/storage/transport_identity" ] &&
 		ref_probe=$("$B/src/cli/rnsc" id -i "$d/B/storage/transport_identity" -H rnstransport.probe |
-			sed -n 's/.*<\([0-9a-f]*\)>.*/\1/p')
+			sed -n 's/.*destination for this Identity is <\([0-9a-f]*\)>.*/\1/p')
 	# the management announces go out about 15 s after start
 	if [ ${#ref_probe} = 32 ] && [ ${#rnsc_probe} = 32 ]; then
 		for _ in $(seq 450); do

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "config.h"
 #include "blackhole_svc.h"
+#include "remote_mgmt.h"
 #include "http_status.h"
 #include "mem_trim.h"
 #include "node.h"
@@ -188,9 +189,15 @@ int cmd_daemon(int argc, char **argv)
 	/* publish_blackhole / blackhole_sources: the /list destination and the updater */
 	rnsc_blackhole_svc *bsvc = NULL;
 	const rnsc_config_settings *bset = rnsc_node_settings(n);
-	if ((bset->publish_blackhole || bset->blackhole_sources.n) &&
+	if ((bset->publish_blackhole || bset->blackhole_sources.n ||
+	     bset->enable_remote_management) &&
 	    (rc = rnsc_blackhole_svc_start(env.ctx, n, 1, &bsvc)))
 		rnsc_log(env.ctx, RNSC_LOG_ERROR, "daemon", "blackhole list service: %s",
+			 rnsc_strerror(rc));
+	/* enable_remote_management: /status and /path, served through bsvc's links */
+	rnsc_remote_mgmt *rmgmt = NULL;
+	if (bsvc && (rc = rnsc_remote_mgmt_start(env.ctx, n, bsvc, &rmgmt)))
+		rnsc_log(env.ctx, RNSC_LOG_ERROR, "daemon", "remote management: %s",
 			 rnsc_strerror(rc));
 	rnsc_log(env.ctx, RNSC_LOG_NOTICE, "daemon", "started rnsc daemon version %s",
 		 PACKAGE_VERSION);
@@ -213,6 +220,7 @@ int cmd_daemon(int argc, char **argv)
 	rnsc_http_status_stop(hs);
 	rnsc_mem_trim_stop(mt);
 	rnsc_blackhole_svc_stop(bsvc);
+	rnsc_remote_mgmt_stop(rmgmt); /* after bsvc: its request links use the handlers */
 	rnsc_node_del(n);
 	rnsc_log(env.ctx, RNSC_LOG_NOTICE, "daemon", "stopped");
 out:

@@ -18,6 +18,8 @@
 #include "node.h"
 #include "rpc.h"
 #include "blackhole_svc.h"
+#include "cli_remote.h"
+#include "cmd_path_rates.h"
 #include "status_json.h"
 
 #define PATH_REQUEST_TIMEOUT_S 15.0 /* Transport.PATH_REQUEST_TIMEOUT */
@@ -26,9 +28,9 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: rnsc path [--config DIR] [-t [-m HOPS]] [-d | -x | -D] [-w SECONDS]\n"
+		"Usage: rnsc path [--config DIR] [-t [-m HOPS]] [-r] [-j] [-d | -x | -D] [-w SECONDS]\n"
 		"                 [-b | -B [--duration HOURS] [--reason TEXT] | -U]\n"
-		"                 [-p TRANSPORT_ID [FILTER]]\n"
+		"                 [-p TRANSPORT_ID [FILTER]] [-R HASH -i PATH [-W SECONDS]]\n"
 		"                 [--version] [-h] [DESTINATION_HASH]\n\n"
 		"Reticulum path utility (the table, lookup and blackhole parts of rnpath),\n"
 		"attached to the running shared instance (rnsc daemon or rnsd: -t then lists the\n"
@@ -37,6 +39,9 @@ static void usage(FILE *f)
 		"                            wait up to -w seconds for the answer\n"
 		"  -t, --table               list the known paths (with DESTINATION_HASH: only it)\n"
 		"  -m, --max HOPS            with -t, only paths of at most HOPS hops\n"
+		"  -r, --rates               show announce rate info (with DESTINATION_HASH: only\n"
+		"                            its entry)\n"
+		"  -j, --json                with -t or -r, output in JSON format\n"
 		"  -d, --drop                remove the path to DESTINATION_HASH\n"
 		"  -x, --drop-via            remove every path via the transport instance\n"
 		"                            DESTINATION_HASH\n"
@@ -54,12 +59,18 @@ static void usage(FILE *f)
 		"                            (publish_blackhole); FILTER keeps matching lines\n"
 		"  -w SECONDS                how long to wait for a path or for interfaces to come\n"
 		"                            up before listing (default %.0f)\n"
+		"  -R HASH                   with -t: the table of the remote transport instance\n"
+		"                            HASH (its enable_remote_management must allow -i)\n"
+		"  -i PATH                   identity used for remote management\n"
+		"  -W SECONDS                timeout before giving up on remote queries (default\n"
+		"                            15)\n"
 		"      --config DIR          configuration folder (default: the reference's search)\n"
 		"      --version             print the version and exit\n"
 		"  -h, --help                show this help\n\n"
 		"Exit status (as rnpath): 0 found / listed, 1 no path (or a bad hash), 2 usage,\n"
 		"3 the node could not start; -b/-B/-U/-p: 20 for no data or a bad hash, -p: 12\n"
-		"no path, 10 link or request failed.\n"
+		"no path, 10 link or request failed; -R: 12 no path, 10 link or request failed\n"
+		"(also refused), 20 bad remote arguments.\n"
 		"Blackholes act on the shared instance when one runs (as rnpath), else on this\n"
 		"configuration's node (storage/blackhole/local).\n",
 		PATH_REQUEST_TIMEOUT_S);
@@ -156,6 +167,8 @@ static int print_table(rnsc_node *n, const uint8_t *only, long max_hops)
 
 /* Attached to a shared instance the table is the instance's: Reticulum.get_path_table over
  * the RPC, as rnpath does (a list of {hash, timestamp, via, hops, expires, interface}). */
+static int render_table(const uint8_t *resp, size_t resp_len, const uint8_t *only, int sort);
+
 static int print_shared_table(rnsc_node *n, rnsc_ctx *ctx, const uint8_t *only, long max_hops)
 {
 	struct sockaddr_storage addr;
@@ -190,6 +203,16 @@ static int print_shared_table(rnsc_node *n, rnsc_ctx *ctx, const uint8_t *only, 
 			rnsc_strerror(rc));
 		return CLI_FAIL;
 	}
+	rc = render_table(resp, resp_len, only, 1);
+	free(resp);
+	return rc;
+}
+
+/* A path table answer (the RPC's or a remote instance's /path): rows as rnpath -t prints
+ * them, sorted by interface and hops as rnpath sorts its own table (sort), or in the
+ * order received as it prints a remote one. */
+static int render_table(const uint8_t *resp, size_t resp_len, const uint8_t *only, int sort)
+{
 	rnsc_mp_reader r;
 	rnsc_mp_reader_init(&r, resp, resp_len);
 	size_t cnt = 0, k = 0;
@@ -236,7 +259,8 @@ static int print_shared_table(rnsc_node *n, rnsc_ctx *ctx, const uint8_t *only, 
 			continue;
 		k++;
 	}
-	qsort(rows, k, sizeof(*rows), row_cmp);
+	if (sort)
+		qsort(rows, k, sizeof(*rows), row_cmp);
 	for (size_t i = 0; i < k; i++)
 		print_row(&rows[i]);
 	if (only && k == 0) {
@@ -245,7 +269,70 @@ static int print_shared_table(rnsc_node *n, rnsc_ctx *ctx, const uint8_t *only, 
 	}
 out:
 	free(rows);
+	return ret;
+}
+
+/* -R HASH -i IDENTITY -W S with -t: the /path request of rnpath -R (["table", hash,
+ * max_hops]) to a transport instance's remote management destination. */
+static int remote_table(const char *dir, const char *remote, const char *mgmt_id, double timeout,
+			const uint8_t *only, long max_hops)
+{
+	uint8_t ih[16];
+	if (!mgmt_id) {
+		printf("Remote management requires an identity file. Use -i to specify the path to "
+		       "a management identity.\n");
+		return 20;
+	}
+	if (strlen(remote) != 32) {
+		printf("Destination length is invalid, must be 32 hexadecimal characters (16 "
+		       "bytes).\n");
+		return 20;
+	}
+	if (cli_unhex(ih, sizeof(ih), remote) != 16) {
+		printf("Invalid destination entered. Check your input.\n");
+		return 20;
+	}
+	uint8_t req[64];
+	rnsc_mp_writer w;
+	rnsc_mp_writer_init(&w, req, sizeof(req));
+	rnsc_mp_write_array(&w, 3);
+	rnsc_mp_write_cstr(&w, "table");
+	if (only)
+		rnsc_mp_write_bin(&w, only, RNSC_TRUNCATED_HASHLEN);
+	else
+		rnsc_mp_write_nil(&w);
+	if (max_hops >= 0)
+		rnsc_mp_write_int(&w, max_hops);
+	else
+		rnsc_mp_write_nil(&w);
+	int rl = rnsc_mp_writer_finish(&w);
+	cli_env env;
+	int rc = cli_env_open(&env, NULL, 0);
+	if (rc)
+		return rc;
+	rnsc_ctx_set_log_level(env.ctx, RNSC_LOG_WARNING);
+	uint8_t *resp = NULL;
+	size_t len = 0;
+	rc = cli_remote_request(&env, dir, ih, mgmt_id, "/path", req, (size_t)rl, timeout, 0, &resp,
+				&len);
+	int ret;
+	if (rc == CLI_REMOTE_NO_PATH)
+		ret = 12;
+	else if (rc == CLI_REMOTE_LINK)
+		ret = 10;
+	else if (rc == CLI_REMOTE_SETUP)
+		ret = 20;
+	else if (rc != CLI_REMOTE_OK || len == 0 || resp[0] == 0x90 || resp[0] == 0xc0) {
+		/* rnpath: no answer, or an empty (falsy) one */
+		printf("\r                                                          \r"
+		       "The remote request failed. Likely authentication failure.\n");
+		ret = 10;
+	} else {
+		printf("\r                                                          \r");
+		ret = render_table(resp, len, only, 0);
+	}
 	free(resp);
+	cli_env_close(&env);
 	return ret;
 }
 
@@ -614,7 +701,11 @@ int cmd_path(int argc, char **argv)
 		{"blackholed", no_argument, NULL, 'b'},	  {"blackhole", no_argument, NULL, 'B'},
 		{"unblackhole", no_argument, NULL, 'U'},  {"duration", required_argument, NULL, 1001},
 		{"reason", required_argument, NULL, 1002}, {"blackholed-list", no_argument, NULL, 'p'},
+		{"rates", no_argument, NULL, 'r'},	  {"json", no_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},	  {0, 0, 0, 0}};
+	int rates = 0, json = 0;
+	const char *remote = NULL, *mgmt_id = NULL;
+	double remote_timeout = PATH_REQUEST_TIMEOUT_S;
 	int bh = 0; /* 'b', 'B' or 'U' */
 	double bh_hours = 0;
 	const char *bh_reason = NULL;
@@ -626,7 +717,7 @@ int cmd_path(int argc, char **argv)
 	char *end;
 	optind = 1;
 	int drop = 0;
-	while ((c = getopt_long(argc, argv, "tm:w:hdxDbBUp", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "trjm:w:hdxDbBUpR:i:W:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 		case 'B':
@@ -645,6 +736,8 @@ int cmd_path(int argc, char **argv)
 		case 'p': bh_remote_list = 1; break;
 		case 'c': dir = optarg; break;
 		case 't': table = 1; break;
+		case 'r': rates = 1; break;
+		case 'j': json = 1; break;
 		case 'd':
 		case 'x':
 		case 'D': drop = c; break;
@@ -658,6 +751,15 @@ int cmd_path(int argc, char **argv)
 		case 'w':
 			wait = strtod(optarg, &end);
 			if (*end || end == optarg || !(wait >= 0 && wait < 1e6)) {
+				fprintf(stderr, "rnsc path: invalid timeout '%s'\n", optarg);
+				return CLI_USAGE;
+			}
+			break;
+		case 'R': remote = optarg; break;
+		case 'i': mgmt_id = optarg; break;
+		case 'W':
+			remote_timeout = strtod(optarg, &end);
+			if (*end || end == optarg || !(remote_timeout >= 0 && remote_timeout < 1e6)) {
 				fprintf(stderr, "rnsc path: invalid timeout '%s'\n", optarg);
 				return CLI_USAGE;
 			}
@@ -719,12 +821,22 @@ int cmd_path(int argc, char **argv)
 		printf("Destination length is invalid, must be %d hexadecimal characters (%d "
 		       "bytes).\n", 2 * RNSC_TRUNCATED_HASHLEN, RNSC_TRUNCATED_HASHLEN);
 		return CLI_FAIL;
-	} else if (!table && !drop) {
+	} else if (!table && !drop && !rates) {
 		printf("\n");
 		usage(stdout);
 		printf("\n");
 		return CLI_OK;
 	}
+	if (remote && !table && !rates) {
+		printf("rnsc path -R supports the path table (-t) and rates (-r) only\n");
+		return 20;
+	}
+	if (remote && (rates || json))
+		return path_remote_rates_or_json(dir, remote, mgmt_id, remote_timeout, rates && !table,
+						 json, hexhash ? dest : NULL, max_hops);
+	if (remote)
+		return remote_table(dir, remote, mgmt_id, remote_timeout, hexhash ? dest : NULL,
+				    max_hops);
 	cli_env env;
 	int rc = cli_env_open(&env, NULL, 0);
 	if (rc)
@@ -749,6 +861,10 @@ int cmd_path(int argc, char **argv)
 	while (!ifaces_ready(n) && rnsc_monotonic_ns() - t0 < up * RNSC_NS_PER_MS &&
 	       !rnsc_node_stopping(n))
 		rnsc_node_run_once(n, 50);
+	if ((table && json) || (rates && !table)) {
+		ret = path_rates_or_json(n, env.ctx, !table, json, hexhash ? dest : NULL, max_hops);
+		goto out;
+	}
 	if (table && rnsc_node_connected_to_shared(n)) {
 		ret = print_shared_table(n, env.ctx, hexhash ? dest : NULL, max_hops);
 		goto out;

@@ -25,6 +25,8 @@
 #include "node_rpc.h"
 #include "node_status.h"
 #include "rpc.h"
+#include "status_json.h"
+#include "cli_remote.h"
 
 #define RPC_TIMEOUT_MS 10000
 
@@ -32,7 +34,9 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: rnsc status [-h] [--config CONFIG] [--version] [-a] [-A] [-P] [-l] [-B] [-t]\n"
-		"                   [-p] [-s SORT] [-r] [-j] [-m] [-I SECONDS] [-v] [filter]\n\n"
+		"                   [-p] [-b] [-q] [-z] [-s SORT] [-r] [-j] [-R hash] [-i path]\n"
+		"                   [-w seconds] [-m]\n"
+		"                   [-I SECONDS] [-v] [filter]\n\n"
 		"Reticulum Network Stack Status: the interfaces of the running shared instance\n"
 		"(an rnsc daemon or a reference rnsd), read over its RPC socket, printed as the\n"
 		"reference's rnstatus prints them.\n\n"
@@ -55,15 +59,23 @@ static void usage(FILE *f)
 		"                        ivs, flt, txdrp, txdrb, txbuf]\n"
 		"  -r, --reverse         reverse sorting\n"
 		"  -j, --json            output in JSON format (the document GET /status serves)\n"
+		"  -R hash               transport identity hash of remote instance to get status\n"
+		"                        from (its enable_remote_management must allow -i)\n"
+		"  -i path               path to identity used for remote management\n"
+		"  -w seconds            timeout before giving up on remote queries (default 15)\n"
 		"  -m, --monitor         continuously monitor status\n"
 		"  -I SECONDS, --monitor-interval SECONDS\n"
 		"                        refresh interval for monitor mode (default: 1)\n"
 		"  -v, --verbose\n\n"
-		"Not supported (rnsc status says so and exits 20): -R / -i / -w (remote management\n"
-		"status), -d / -D (interface discovery), -b, -q, -z.\n\n"
+		"  -b, --blocked-ips     list the blocked IP addresses of interfaces that have them\n"
+		"  -q, --queues          show the ingress queue pressure\n"
+		"  -z, --profiling       show profiling results (rnsc, and a reference instance\n"
+		"                        without a running profiler, report none)\n\n"
+		"Not supported (rnsc status says so and exits 20): -d / -D (interface discovery).\n\n"
 		"Exit status (as rnstatus): 0 printed, 1 no shared instance to ask, 2 the instance\n"
-		"did not answer (or refused the RPC key), 20 an unsupported option, and 2 for a bad\n"
-		"command line.\n");
+		"did not answer (or refused the RPC key, or a remote request failed), 10 the link to a\n"
+		"remote instance failed, 12 no path to it, 20 an unsupported option or bad remote\n"
+		"arguments, and 2 for a bad command line.\n");
 }
 
 /* ---- a small tree over the msgpack answer ---------------------------------------------- */
@@ -263,6 +275,7 @@ static void pad_to(char *s, size_t cap, size_t width)
 
 typedef struct opts {
 	int all, astats, pstats, lstats, totals, pps, json, reverse, verbose, burst;
+	int blocked, queues, profiling; /* -b, -q, -z */
 	const char *sort, *filter;
 } opts;
 
@@ -415,7 +428,7 @@ static void print_iface(const val *i, const opts *o)
 	const char *modestr = mode == 0x03 ? "Access Point" : mode == 0x02 ? "Point-to-Point"
 			    : mode == 0x04 ? "Roaming" : mode == 0x05 ? "Boundary"
 			    : mode == 0x06 ? "Gateway" : mode == 0x07 ? "Internal" : "Full";
-	char clients_string[128] = "";
+	char clients_string[1024] = "";
 	if (has_clients) {
 		if (starts(name, "Shared Instance[")) {
 			long cnum = (long)clients - 1;
@@ -434,6 +447,15 @@ static void print_iface(const val *i, const opts *o)
 				snprintf(clients_string + strlen(clients_string),
 					 sizeof(clients_string) - strlen(clients_string),
 					 "\n    Blocked   : %.0f IPs", num(i, "blocked_ips"));
+			const val *bl = get(i, "blocked_ip_list");
+			if (o->blocked && bl && bl->type == RNSC_MP_ARRAY) /* -b: the addresses */
+				for (size_t k = 0; k < bl->len; k++)
+					if (bl->items[k].type == RNSC_MP_STR &&
+					    strlen(clients_string) + bl->items[k].len + 20 < sizeof(clients_string))
+						snprintf(clients_string + strlen(clients_string),
+							 sizeof(clients_string) - strlen(clients_string),
+							 "\n                %.*s", (int)bl->items[k].len,
+							 (const char *)bl->items[k].p);
 		}
 	}
 	printf(" %s\n", name);
@@ -700,6 +722,23 @@ static int print_status(const val *stats, const opts *o, int has_lc, double link
 		if (o->astats)
 			totals_kind(stats, "Announces   ", "arxb", "atxb", "arxs", "atxs", "arxf", "atxf");
 	}
+	if (o->queues) { /* -q: rnstatus's queue pressure block */
+		static const char *const q[5][4] = {
+			{"tqpressure", "rxqt", "rxqtd", "total"},
+			{"dqpressure", "rxqd", "rxqdd", "data"},
+			{"aqpressure", "rxqa", "rxqad", "announce"},
+			{"pqpressure", "rxqp", "rxqpd", "path request"},
+			{"ilqpressure", "rxqil", "rxqild", "ingress limiter"}};
+		for (int k = 0; k < 5; k++) {
+			char pct[40], drop[48] = "";
+			rnsc_py_float_repr(pct, sizeof(pct), round(num(stats, q[k][0]) * 100.0 * 10.0) / 10.0);
+			if (truthy(get(stats, q[k][2])))
+				snprintf(drop, sizeof(drop), ", %.0f dropped", num(stats, q[k][2]));
+			printf(k ? "                %s%% %s, %.0f pkts%s\n"
+				 : "\n Qu. Pressure : %s%% %s, %.0f pkts%s\n",
+			       pct, q[k][3], num(stats, q[k][1]), drop);
+		}
+	}
 	if (has_tid) {
 		char h[40];
 		cli_hex(h, tid->p, tid->len < 16 ? tid->len : 16);
@@ -831,6 +870,69 @@ static int status_standalone(cli_env *env, const char *dir, const opts *o)
 	return ret;
 }
 
+/* -R HASH -i IDENTITY -w S: the "/status" request of rnstatus -R to a transport instance's
+ * remote management destination; the answer [interface_stats, link_count?] is printed as
+ * the local status is. Exit codes as rnstatus: 12 no path, 10 the link failed, 20 bad
+ * arguments, 2 no status (refused, or the request failed). */
+static int status_remote(cli_env *env, const char *dir, const opts *o, const char *remote,
+			 const char *mgmt_id, double timeout)
+{
+	uint8_t ih[16];
+	if (!mgmt_id) {
+		printf("Remote management requires an identity file. Use -i to specify the path to "
+		       "a management identity.\n");
+		return 20;
+	}
+	if (strlen(remote) != 32) {
+		printf("Destination length is invalid, must be 32 hexadecimal characters (16 "
+		       "bytes).\n");
+		return 20;
+	}
+	if (cli_unhex(ih, sizeof(ih), remote) != 16) {
+		printf("Invalid destination entered. Check your input.\n");
+		return 20;
+	}
+	uint8_t req[4] = {0x92, o->lstats ? 0xc3 : 0xc2, o->profiling ? 0xc3 : 0xc2}; /* [lstats, profiling] */
+	uint8_t *resp = NULL;
+	size_t rl = 0;
+	int rc = cli_remote_request(env, dir, ih, mgmt_id, "/status", req, 3, timeout, o->json,
+				    &resp, &rl);
+	if (rc == CLI_REMOTE_NO_PATH)
+		return 12;
+	if (rc == CLI_REMOTE_LINK)
+		return 10;
+	if (rc == CLI_REMOTE_SETUP)
+		return 20;
+	if (rc == CLI_REMOTE_FAILED && !o->json)
+		printf("\r                                                          \r"
+		       "The remote status request failed. Likely authentication failure.\n");
+	int ret = 2;
+	rnsc_mp_reader r;
+	rnsc_mp_reader_init(&r, resp, rl);
+	size_t n = 0;
+	if (rc == CLI_REMOTE_OK && rnsc_mp_read_array(&r, &n) == 0 && n >= 1) {
+		if (!o->json)
+			printf("\r                                                          \r");
+		size_t start = r.pos;
+		if (rnsc_mp_skip(&r) == 0) {
+			size_t slen = r.pos - start;
+			int has_lc = 0;
+			double lc = 0;
+			int64_t v;
+			if (n >= 2 && rnsc_mp_read_int(&r, &v) == 0) {
+				has_lc = 1;
+				lc = (double)v;
+			}
+			ret = render(resp + start, slen, o, has_lc, lc);
+			free(resp);
+			return ret;
+		}
+	}
+	free(resp);
+	printf("Could not get RNS status from remote transport instance <%s>\n", remote);
+	return ret;
+}
+
 static int status_once(rnsc_ctx *ctx, const rnsc_config_settings *set, const char *dir,
 		       const opts *o)
 {
@@ -909,7 +1011,8 @@ int cmd_status(int argc, char **argv)
 		{0, 0, 0, 0}};
 	opts o = {0};
 	const char *dir = NULL;
-	const char *unsupported = NULL;
+	const char *unsupported = NULL, *remote = NULL, *mgmt_id = NULL;
+	double remote_timeout = 15.0; /* Transport.PATH_REQUEST_TIMEOUT */
 	int monitor = 0, c;
 	double interval = 1.0;
 	char *end;
@@ -938,10 +1041,18 @@ int cmd_status(int argc, char **argv)
 		case 'v': o.verbose++; break;
 		case 'h': usage(stdout); return CLI_OK;
 		case 'B': o.burst = 1; break;
-		case 'b': unsupported = "-b (blocked IPs)"; break;
-		case 'q': unsupported = "-q (queue stats)"; break;
-		case 'z': unsupported = "-z (profiling)"; break;
-		case 'R': case 'i': case 'w': unsupported = "remote management status (-R, -i, -w)"; break;
+		case 'b': o.blocked = 1; break;
+		case 'q': o.queues = 1; break;
+		case 'z': o.profiling = 1; break; /* rnsc runs no profiler: nothing to show */
+		case 'R': remote = optarg; break;
+		case 'i': mgmt_id = optarg; break;
+		case 'w':
+			remote_timeout = strtod(optarg, &end);
+			if (*end || end == optarg || !(remote_timeout >= 0)) {
+				fprintf(stderr, "rnsc status: invalid timeout '%s'\n", optarg);
+				return CLI_USAGE;
+			}
+			break;
 		case 'd': case 'D': unsupported = "interface discovery (-d, -D)"; break;
 		default: usage(stderr); return CLI_USAGE;
 		}
@@ -970,6 +1081,10 @@ int cmd_status(int argc, char **argv)
 	    (rc = rnsc_config_read_settings(cfg, &set, &err))) {
 		fprintf(stderr, "rnsc status: %s\n", err.msg[0] ? err.msg : rnsc_strerror(rc));
 		ret = CLI_SETUP;
+		goto out;
+	}
+	if (remote) {
+		ret = status_remote(&env, cdir, &o, remote, mgmt_id, remote_timeout);
 		goto out;
 	}
 	if (!set.share_instance) {

@@ -49,6 +49,11 @@ struct rnsc_blackhole_svc {
 	uint8_t dest[16];
 	uint8_t *resp; /* the last /list answer (handler storage) */
 	fetch f[MAX_FETCHES];
+	struct {
+		uint8_t dest[16];
+		rnsc_request_handlers *hs;
+	} extra[4]; /* rnsc_blackhole_svc_serve */
+	size_t n_extra;
 	uint64_t *last_update; /* per configured source, ms */
 	char storage[PATH_MAX];
 };
@@ -146,6 +151,10 @@ static void on_est(void *ud, const uint8_t link_id[16], const uint8_t dest[16], 
 {
 	rnsc_blackhole_svc *s = ud;
 	if (!initiator) {
+		for (size_t i = 0; i < s->n_extra; i++)
+			if (memcmp(dest, s->extra[i].dest, 16) == 0 &&
+			    rnsc_linkreq_attach(s->lr, link_id, s->extra[i].hs, NULL) != 0)
+				rnsc_log(s->ctx, RNSC_LOG_ERROR, WHO, "cannot set up requests on a link");
 		if (s->publishing && memcmp(dest, s->dest, 16) == 0 &&
 		    rnsc_linkreq_attach(s->lr, link_id, s->hs, NULL) != 0)
 			rnsc_log(s->ctx, RNSC_LOG_ERROR, WHO, "cannot set up requests on a link");
@@ -403,6 +412,18 @@ void rnsc_blackhole_svc_stop(rnsc_blackhole_svc *s)
 	free(s->resp);
 	free(s->last_update);
 	free(s);
+}
+
+int rnsc_blackhole_svc_serve(rnsc_blackhole_svc *s, const uint8_t dest[16],
+			     rnsc_request_handlers *hs)
+{
+	if (!s || !dest || !hs)
+		return RNSC_ERR_INVAL;
+	if (s->n_extra >= sizeof(s->extra) / sizeof(s->extra[0]))
+		return RNSC_ERR_BUFSIZE;
+	memcpy(s->extra[s->n_extra].dest, dest, 16);
+	s->extra[s->n_extra++].hs = hs;
+	return 0;
 }
 
 const uint8_t *rnsc_blackhole_svc_published(const rnsc_blackhole_svc *s)

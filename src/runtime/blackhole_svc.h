@@ -35,6 +35,13 @@ RNSC_API void rnsc_blackhole_svc_stop(rnsc_blackhole_svc *s);
 /* The published destination hash, or NULL when not publishing. */
 RNSC_API const uint8_t *rnsc_blackhole_svc_published(const rnsc_blackhole_svc *s);
 
+/* Serves requests with handlers (borrowed: they must outlive the service) on links to
+ * dest, another local destination of the node (remote management, remote_mgmt.h), since
+ * the service owns the node's link hooks. At most 4. 0, RNSC_ERR_INVAL, RNSC_ERR_BUFSIZE. */
+struct rnsc_request_handlers;
+RNSC_API int rnsc_blackhole_svc_serve(rnsc_blackhole_svc *s, const uint8_t dest[16],
+				      struct rnsc_request_handlers *hs);
+
 /* Status of a fetch (done callback). */
 enum { RNSC_BH_FETCH_OK = 0, RNSC_BH_FETCH_NO_PATH, RNSC_BH_FETCH_LINK_FAILED,
        RNSC_BH_FETCH_REQUEST_FAILED };

@@ -95,6 +95,17 @@ sources() {
 		for m in $core; do printf '%s ' "$top/src/lib/$m.c"; done
 		echo "$top/src/runtime/rpc.c $top/src/runtime/status_json.c $top/src/runtime/store.c $top/plugins/crypto/openssl/openssl.c -lcrypto -lm"
 		;;
+	rsg)
+		# rnsc id's signature envelopes and base32/base64 decoders (src/cli/cmd_id_crypt.c),
+		# with the store for its file helpers and the OpenSSL crypto plugin compiled in.
+		for m in $core; do printf '%s ' "$top/src/lib/$m.c"; done
+		echo "-I$top/src/cli $top/src/cli/cmd_id_crypt.c $top/src/runtime/store.c $top/plugins/crypto/openssl/openssl.c -lcrypto -lm"
+		;;
+	remote_mgmt)
+		# Remote management's request data and table filter (src/runtime/remote_mgmt_msg.c).
+		for m in $core; do printf '%s ' "$top/src/lib/$m.c"; done
+		echo "$top/src/runtime/remote_mgmt_msg.c $top/plugins/crypto/openssl/openssl.c -lcrypto"
+		;;
 	echo_http)
 		# The echo benchmark's HTTP/1.1 parser (bench/echo/echo_http.c): no dependencies.
 		echo "-I$top/bench/echo $top/bench/echo/echo_http.c"
@@ -148,7 +159,7 @@ run_target() {
 
 # Targets run in RNSC_FUZZ_JOBS lanes (default 2: one per core on the CI machines), each
 # lane sequential; the reports are printed in target order at the end.
-targets="${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport link known pathfile shlex auto ws ws_session resource wire_codec request stream rpc echo_http blackhole}"
+targets="${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport link known pathfile shlex auto ws ws_session resource wire_codec request stream rpc echo_http blackhole remote_mgmt rsg}"
 jobs=${RNSC_FUZZ_JOBS:-2}
 lane=0
 while [ "$lane" -lt "$jobs" ]; do
