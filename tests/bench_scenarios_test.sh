@@ -180,5 +180,33 @@ check "participant: bad role is a usage error" 2 "$RNSC" bench participant --rol
 expect_grep "markdown at-a-glance table" "At a glance" "$tmp/rep/scenarios.md"
 expect_grep "svg chart" "<svg" "$tmp/rep/scenarios.svg"
 
+# Interface and crypto dimensions (issue 25): the reference paired with rnsc over every
+# interface both have, under the nettle backend; websocket (rnsc only) reported not run.
+check "unknown interface is a usage error" 2 "$RNSC" bench --iface carrier-pigeon
+check "unknown crypto backend is a usage error" 2 "$RNSC" bench --crypto "nettle;enigma"
+check "single over tcp, udp, local, pipe, websocket under nettle, rnsc -> reference" 0 \
+  "$RNSC" bench --quick --seconds 1 --drain 5 --scenario single --pairing rnsc-ref \
+  --iface tcp,udp,local,pipe,websocket --crypto nettle --report "$tmp/repif"
+check "interface report: every cell conformant or not run with why" 0 "$PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+cells = {c["interface"]: c for c in d["cells"]}
+assert sorted(cells) == ["local", "pipe", "tcp", "udp", "websocket"], cells.keys()
+for name, c in cells.items():
+    assert c["crypto"] == "nettle", c
+    if name == "websocket":
+        assert c["samples"] == [] and "no websocket interface" in c["not_run"], c
+        continue
+    assert "not_run" not in c and c["conformant"] is True, c
+    (s,) = c["samples"]
+    assert s["ok"] and s["sent"] == s["proved"] == s["delivered"] > 0, s
+' "$tmp/repif/scenarios.json"
+expect_grep "interface markdown: not-run cell says why" "not run: the reference" "$tmp/repif/scenarios.md"
+check "websocket rnsc -> rnsc under sodium (completed for AES-CBC)" 0 \
+  "$RNSC" bench --quick --seconds 1 --drain 5 --scenario single --pairing rnsc-rnsc \
+  --iface websocket --crypto sodium --json "$tmp/ws.json"
+expect_grep "an incomplete order is completed aloud" "running it as 'sodium,openssl'" "$tmp/err"
+expect_grep "websocket rnsc -> rnsc conformant" '"conformant": true' "$tmp/ws.json"
+
 echo "bench_scenarios_test: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

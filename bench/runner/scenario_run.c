@@ -31,6 +31,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bench_iface.h"
 #include "cli.h"
 #include "participant.h"
 #include "rapl.h"
@@ -49,6 +50,7 @@ typedef struct scenario_def {
 } scenario_def;
 
 static scenario_def SCENARIOS[MAX_SCENARIOS];
+static rnsc_ctx *G_CTX; /* the command's context: checks --crypto orders against what loaded */
 static size_t N_SCENARIOS;
 
 enum impl { IMPL_RNSC = 0, IMPL_REF = 1 };
@@ -92,6 +94,9 @@ typedef struct cell {
 	 * when the machine is shared and a single-threaded relay gets a thread's share */
 	double per_cpu_med;
 	double energy_med; /* < 0: no sample had an energy figure */
+	const bench_iface *ifc; /* --iface: what carries the cell (NULL: the scenario's own) */
+	const char *crypto;     /* --crypto: the rnsc side's backend order (NULL: the default) */
+	char skip[256];         /* non-empty: the cell cannot run, and this says why */
 } cell;
 
 typedef struct run_opts {
@@ -99,6 +104,8 @@ typedef struct run_opts {
 	int samples;
 	int quick; /* --quick: told to the participants (a scenario may run a stated smaller variant) */
 	const char *self, *python, *ref_script;
+	const char *pipe_helper; /* bench/participants/pipe_relay.py, for --iface pipe */
+	const char *env_crypto;  /* RNSC_CRYPTO as the runner found it (NULL: unset) */
 	const char *keep_dir; /* keep participant logs here */
 	rnsc_rapl rapl;       /* package energy, when the machine exposes it */
 } run_opts;
@@ -124,7 +131,7 @@ static int free_port(void)
 /* A Reticulum config (the reference's format, which rnsc reads too); the [interfaces]
  * section comes from the scenario plugin. */
 static int write_config(const char *dir, int transport, const char *extra,
-			const char *interfaces)
+			const char *iface_ret, const char *interfaces)
 {
 	char path[PATH_MAX];
 	if (mkdir(dir, 0700) != 0)
@@ -133,20 +140,45 @@ static int write_config(const char *dir, int transport, const char *extra,
 	FILE *f = fopen(path, "w");
 	if (!f)
 		return -1;
-	fprintf(f, "[reticulum]\n  enable_transport = %s\n  share_instance = No\n"
-		   "  respond_to_probes = No\n%s\n[logging]\n  loglevel = 2\n\n%s",
-		transport ? "Yes" : "No", extra ? extra : "", interfaces);
+	/* an interface that is the shared instance brings its own share_instance line */
+	fprintf(f, "[reticulum]\n  enable_transport = %s\n%s  respond_to_probes = No\n%s%s\n"
+		   "[logging]\n  loglevel = 2\n\n%s",
+		transport ? "Yes" : "No", iface_ret && *iface_ret ? "" : "  share_instance = No\n",
+		extra ? extra : "", iface_ret ? iface_ret : "", interfaces);
 	return fclose(f) == 0 ? 0 : -1;
 }
 
-static int role_config(const cell *c, const char *dir, int role, const int *ports, size_t n)
+static int role_config(const run_opts *o, const cell *c, const char *dir, int role,
+		       const int *ports, size_t n)
 {
-	char text[4096];
-	if (c->sc->ops->interfaces(c->sc->inst, role, ports, n, text, sizeof(text)) != 0)
+	char text[4096], ret[512] = "";
+	if (c->ifc && !c->ifc->plugin_own && role != RNSC_SCENARIO_ROLE_RELAY) {
+		if (bench_iface_config(c->ifc, role, ports, o->python, o->pipe_helper, ret,
+				       sizeof(ret), text, sizeof(text)) != 0)
+			return -1;
+	} else if (c->sc->ops->interfaces(c->sc->inst, role, ports, n, text, sizeof(text)) != 0) {
 		return -1;
+	}
 	const char *extra =
 		RNSC_OPS_HAS(c->sc->ops, rnsc_scenario_ops, reticulum) ? c->sc->ops->reticulum : NULL;
-	return write_config(dir, role == RNSC_SCENARIO_ROLE_RELAY, extra, text);
+	return write_config(dir, role == RNSC_SCENARIO_ROLE_RELAY, extra, ret, text);
+}
+
+/* n distinct free loopback ports, or -1 */
+static int free_ports(int *ports, int n)
+{
+	for (int i = 0; i < n; i++) {
+		int tries = 0, dup;
+		do {
+			ports[i] = free_port();
+			dup = 0;
+			for (int j = 0; j < i; j++)
+				dup |= ports[j] == ports[i];
+		} while (dup && ++tries < 16);
+		if (ports[i] < 0 || dup)
+			return -1;
+	}
+	return 0;
 }
 
 static void part_argv(const run_opts *o, enum impl im, const char *role, const char *scenario,
@@ -249,9 +281,10 @@ static void run_endpoints(const run_opts *o, const cell *c, int idx, sample *s)
 		 idx);
 	snprintf(ilog, sizeof(ilog), "%s/%s-%s-%d-initiator.log", logdir, c->sc->name, c->pr->name,
 		 idx);
-	int port = free_port();
-	if (port < 0 || role_config(c, rcfg, RNSC_SCENARIO_ROLE_RESPONDER, &port, 1) ||
-	    role_config(c, icfg, RNSC_SCENARIO_ROLE_INITIATOR, &port, 1))
+	int ports[2] = {-1, -1};
+	if (free_ports(ports, c->ifc ? c->ifc->nports : 1) ||
+	    role_config(o, c, rcfg, RNSC_SCENARIO_ROLE_RESPONDER, ports, 1) ||
+	    role_config(o, c, icfg, RNSC_SCENARIO_ROLE_INITIATOR, ports, 1))
 		FAIL("cannot prepare the config directories in %s", dir);
 
 	char *argv[16];
@@ -338,7 +371,7 @@ static void run_relay(const run_opts *o, const cell *c, int idx, sample *s)
 	do
 		ports[1] = free_port();
 	while (ports[1] == ports[0] && ports[1] > 0);
-	if (ports[0] < 0 || ports[1] < 0 || role_config(c, cfg, RNSC_SCENARIO_ROLE_RELAY, ports, 2))
+	if (ports[0] < 0 || ports[1] < 0 || role_config(o, c, cfg, RNSC_SCENARIO_ROLE_RELAY, ports, 2))
 		FAIL("cannot prepare the relay's config directory in %s", dir);
 	char *argv[20];
 	int n = 0;
@@ -423,10 +456,17 @@ static void run_sample(const run_opts *o, const cell *c, int idx, sample *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->energy_j = -1;
+	/* the rnsc participants, daemon and driver read their order from RNSC_CRYPTO */
+	if (c->crypto)
+		setenv("RNSC_CRYPTO", c->crypto, 1);
 	if (c->sc->ops->topology == RNSC_SCENARIO_RELAY)
 		run_relay(o, c, idx, s);
 	else
 		run_endpoints(o, c, idx, s);
+	if (o->env_crypto)
+		setenv("RNSC_CRYPTO", o->env_crypto, 1);
+	else
+		unsetenv("RNSC_CRYPTO");
 }
 
 /* ---- reduction and reports ------------------------------------------------------------ */
@@ -488,14 +528,18 @@ static int is_relay(const cell *c)
 	return c->sc->ops->topology == RNSC_SCENARIO_RELAY;
 }
 
-/* "rnsc → reference" or "relay rnsc" */
+/* "rnsc → reference" or "relay rnsc", then " [iface, crypto]" when those were chosen */
 static void cell_label(const cell *c, char *out, size_t cap, const char *arrow)
 {
+	int k;
 	if (is_relay(c))
-		snprintf(out, cap, "relay %s", impl_name[c->relay]);
+		k = snprintf(out, cap, "relay %s", impl_name[c->relay]);
 	else
-		snprintf(out, cap, "%s %s %s", impl_name[c->pr->initiator], arrow,
-			 impl_name[c->pr->responder]);
+		k = snprintf(out, cap, "%s %s %s", impl_name[c->pr->initiator], arrow,
+			     impl_name[c->pr->responder]);
+	if (k > 0 && (size_t)k < cap && (c->ifc || c->crypto))
+		snprintf(out + k, cap - (size_t)k, " [%s%s%s]", c->ifc ? c->ifc->name : "backbone",
+			 c->crypto ? ", crypto " : "", c->crypto ? c->crypto : "");
 }
 
 static void write_json(FILE *f, const cell *cells, size_t n, const run_opts *o,
@@ -537,7 +581,18 @@ static void write_json(FILE *f, const cell *cells, size_t n, const run_opts *o,
 		else
 			fprintf(f, ", \"energy_j\": null");
 		fprintf(f, ", \"interface_policy\": ");
-		cli_json_str(f, c->sc->ops->iface_policy);
+		cli_json_str(f, c->ifc && !c->ifc->plugin_own ? c->ifc->policy : c->sc->ops->iface_policy);
+		fprintf(f, ", \"interface\": ");
+		cli_json_str(f, c->ifc ? c->ifc->name : "backbone");
+		fprintf(f, ", \"crypto\": ");
+		if (c->crypto)
+			cli_json_str(f, c->crypto);
+		else
+			fprintf(f, "null");
+		if (c->skip[0]) {
+			fprintf(f, ", \"not_run\": ");
+			cli_json_str(f, c->skip);
+		}
 		fprintf(f, ", \"link_mtu\": %u,\n   \"conformant\": %s, \"rate\": {\"median\": %.6g, "
 			   "\"min\": %.6g, \"max\": %.6g, \"unit\": \"%s\"}, \"goodput\": {\"median\": "
 			   "%.6g, \"unit\": \"B/s\"}, \"rtt_p50_us\": %.6g, \"rtt_p99_us\": %.6g,\n   "
@@ -586,7 +641,7 @@ static void md_rate(FILE *f, const cell *c)
 	if (c && c->conformant)
 		fprintf(f, "%.1f %s", c->rate_med, c->sc->ops->unit);
 	else
-		fprintf(f, "%s", c ? "failed" : "—");
+		fprintf(f, "%s", c ? (c->skip[0] ? "not run" : "failed") : "—");
 }
 
 static void write_md(FILE *f, const cell *cells, size_t n, const run_opts *o,
@@ -656,15 +711,21 @@ static void write_md(FILE *f, const cell *cells, size_t n, const run_opts *o,
 			int okn = 0;
 			for (int j = 0; j < c->n; j++)
 				okn += c->s[j].v.ok;
-			char label[64], mtu[32];
+			char label[160], mtu[32];
 			cell_label(c, label, sizeof(label), "→");
+			if (c->skip[0]) {
+				fprintf(f, "| %s | not run: %s | — | — | — | — | — | — | — |\n", label,
+					c->skip);
+				continue;
+			}
 			if (c->link_mtu)
 				snprintf(mtu, sizeof(mtu), "%u", c->link_mtu);
 			else
 				snprintf(mtu, sizeof(mtu), "—");
 			fprintf(f, "| %s | %s | %s | %d/%d | %.1f (%.1f–%.1f) %s | %.1f KiB/s | %.0f / %.0f | "
 				   "%.1f / %.1f | %.2f / %.2f |\n",
-				label, sc->ops->iface_policy, mtu, okn, c->n, c->rate_med, c->rate_min,
+				label, c->ifc && !c->ifc->plugin_own ? c->ifc->policy : sc->ops->iface_policy,
+				mtu, okn, c->n, c->rate_med, c->rate_min,
 				c->rate_max, sc->ops->unit, c->goodput_med / 1024, c->p50_med, c->p99_med,
 				c->rss_med[0] / 1024.0, c->rss_med[1] / 1024.0, c->cpu_med[0],
 				c->cpu_med[1]);
@@ -673,7 +734,7 @@ static void write_md(FILE *f, const cell *cells, size_t n, const run_opts *o,
 			fprintf(f, "\nPackage energy per sample (J, median):");
 			for (size_t i = 0; i < n; i++)
 				if (cells[i].sc == sc && cells[i].energy_med >= 0) {
-					char label[64];
+					char label[160];
 					cell_label(&cells[i], label, sizeof(label), "→");
 					fprintf(f, " %s %.1f;", label, cells[i].energy_med);
 				}
@@ -692,7 +753,7 @@ static void write_md(FILE *f, const cell *cells, size_t n, const run_opts *o,
 		for (size_t i = 0; i < n; i++)
 			for (int j = 0; j < cells[i].n; j++)
 				if (cells[i].sc == sc && !cells[i].s[j].v.ok) {
-					char label[64];
+					char label[160];
 					cell_label(&cells[i], label, sizeof(label), "->");
 					fprintf(f, "\n- %s sample %d failed: %s\n", label, j + 1,
 						cells[i].s[j].v.why);
@@ -723,7 +784,7 @@ static void write_svg(FILE *f, const cell *cells, size_t n, const scenario_def *
 		if (sc && c->sc != sc)
 			continue;
 		int y = top + (int)r++ * row;
-		char label[64];
+		char label[160];
 		cell_label(c, label, sizeof(label), "→");
 		fprintf(f, "<text x=\"10\" y=\"%d\">%s %s</text>\n", y + 14, c->sc->name, label);
 		double w = c->rate_med / max * width;
@@ -738,6 +799,8 @@ static void write_svg(FILE *f, const cell *cells, size_t n, const scenario_def *
 		if (c->conformant)
 			fprintf(f, "<text x=\"%.1f\" y=\"%d\">%.0f %s</text>\n", x1 + 6, y + 14,
 				c->rate_med, c->sc->ops->unit);
+		else if (c->skip[0])
+			fprintf(f, "<text x=\"%.1f\" y=\"%d\">not run</text>\n", x1 + 6, y + 14);
 		else
 			fprintf(f, "<text x=\"%.1f\" y=\"%d\">not conformant</text>\n", x1 + 6, y + 14);
 	}
@@ -789,12 +852,46 @@ static void collect_scenarios(const rnsc_plugin_host *h)
 
 /* ---- command line ----------------------------------------------------------------------- */
 
+/* Sets order on ctx and, when it leaves a primitive the stack needs unserved (libsodium has
+ * no AES-256-CBC), appends the first other loaded backend serving it, as the runtime's own
+ * fallback would, so "sodium" means "sodium, then what it lacks". out gets the order used.
+ * Returns 0, or -1 when the order names a backend that is not loaded. */
+static int complete_order(rnsc_ctx *ctx, const char *order, char *out, size_t cap)
+{
+	snprintf(out, cap, "%s", order);
+	if (rnsc_crypto_set_order(ctx, out) != 0)
+		return -1;
+	for (int p = 0; p <= RNSC_PRIM_ED25519; p++) {
+		if (rnsc_crypto_provider(ctx, (enum rnsc_prim)p))
+			continue;
+		/* openssl first, as in the default order, then the rest in load order */
+		for (size_t k = 0; k <= 2 * 64; k++) {
+			const rnsc_crypto_backend *be =
+				k == 0 ? rnsc_crypto_backend_find(ctx, "openssl")
+				       : rnsc_crypto_backend_at(ctx, (k - 1) % 64);
+			if (k > 64)
+				break;
+			if (!be || (k > 0 && !strcmp(be->name, "openssl")) ||
+			    !(be->prims & RNSC_PRIM_BIT(p)))
+				continue;
+			size_t l = strlen(out);
+			snprintf(out + l, cap - l, ",%s", be->name);
+			if (rnsc_crypto_set_order(ctx, out) != 0)
+				return -1;
+			fprintf(stderr, "rnsc bench: crypto order '%s' lacks %s: running it as '%s'\n",
+				order, rnsc_prim_name((enum rnsc_prim)p), out);
+			break;
+		}
+	}
+	return 0;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: rnsc bench [--quick] [--scenario LIST] [--pairing LIST] [--relay LIST]\n"
 		"                  [--seconds S] [--drain S] [--samples N] [--json FILE]\n"
-		"                  [--report DIR] [--keep-logs DIR]\n"
+		"                  [--report DIR] [--keep-logs DIR] [--iface LIST] [--crypto LIST]\n"
 		"       rnsc bench crypto|echo [OPTIONS]   (see their --help)\n\n"
 		"Runs the Reticulum benchmark scenarios with rnsc and the reference (the pinned rns\n"
 		"in the venv, driven through its public API by bench/participants/rnsc_bench_ref.py)\n"
@@ -819,7 +916,17 @@ static void usage(FILE *f)
 		   "  --json FILE      raw results (- for stdout)\n"
 		   "  --report DIR     DIR/scenarios.md, DIR/scenarios.json, DIR/scenarios.svg and\n"
 		   "                   DIR/scenarios-NAME.svg per scenario\n"
-		   "  --keep-logs DIR  keep every participant's log in DIR\n\n"
+		   "  --keep-logs DIR  keep every participant's log in DIR\n"
+		   "  --iface LIST     interfaces carrying the endpoint scenarios (default: each\n"
+		   "                   scenario's own, Backbone): backbone, tcp, udp, local (shared\n"
+		   "                   instance), pipe, websocket (rnsc only: cells with the\n"
+		   "                   reference are reported not run, with why); relay scenarios\n"
+		   "                   run over backbone only\n"
+		   "  --crypto LIST    crypto backend orders for the rnsc side, separated by ';'\n"
+		   "                   (e.g. 'sodium;openssl;nettle,openssl'); each is RNSC_CRYPTO\n"
+		   "                   of rnsc's participants, daemon and driver. The reference\n"
+		   "                   keeps its own crypto: ref-ref and ref-relay cells run once,\n"
+		   "                   under the first order, and are reported not run for the rest\n\n"
 		   "Exit status: 0 when every cell was conformant, 1 otherwise, 2 usage, 3 setup.\n",
 		MAX_SAMPLES);
 }
@@ -886,9 +993,11 @@ static int run(int argc, char **argv)
 		{"drain", required_argument, NULL, 'D'},   {"samples", required_argument, NULL, 'n'},
 		{"json", required_argument, NULL, 'j'},    {"report", required_argument, NULL, 'r'},
 		{"keep-logs", required_argument, NULL, 'k'}, {"relay", required_argument, NULL, 'R'},
+		{"iface", required_argument, NULL, 'I'},   {"crypto", required_argument, NULL, 'C'},
 		{"help", no_argument, NULL, 'h'},	   {NULL, 0, NULL, 0}};
 	run_opts o = {.seconds = 30, .drain = 30, .setup_timeout = 60, .samples = 3};
 	const char *scen = NULL, *pair = NULL, *relay = NULL, *json = NULL, *report = NULL;
+	const char *iface_list = NULL, *crypto_list = NULL;
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -923,6 +1032,12 @@ static int run(int argc, char **argv)
 		case 'k':
 			o.keep_dir = optarg;
 			break;
+		case 'I':
+			iface_list = optarg;
+			break;
+		case 'C':
+			crypto_list = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return CLI_OK;
@@ -934,6 +1049,54 @@ static int run(int argc, char **argv)
 	if (optind != argc || o.seconds <= 0 || o.drain <= 0 || o.samples < 1 ||
 	    o.samples > MAX_SAMPLES || !list_valid(scen, LIST_SCENARIO) ||
 	    !list_valid(pair, LIST_PAIRING) || !list_valid(relay, LIST_RELAY)) {
+		usage(stderr);
+		return CLI_USAGE;
+	}
+	/* the dimensions: interfaces by name, crypto orders checked against what loaded */
+	const bench_iface *ifcs[16];
+	const char *orders[16];
+	char *crypto_copy = crypto_list ? strdup(crypto_list) : NULL;
+	size_t n_ifc = 0, n_ord = 0;
+	int dims_ok = 1;
+	if (iface_list) {
+		char *copy = strdup(iface_list), *save = NULL;
+		for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t;
+		     t = strtok_r(NULL, ",", &save)) {
+			const bench_iface *fi = bench_iface_find(t);
+			if (!fi) {
+				fprintf(stderr, "rnsc bench: unknown interface '%s' (known:", t);
+				for (size_t i = 0; bench_iface_at(i); i++)
+					fprintf(stderr, " %s", bench_iface_at(i)->name);
+				fprintf(stderr, ")\n");
+				dims_ok = 0;
+			} else if (n_ifc < 16) {
+				ifcs[n_ifc++] = fi;
+			}
+		}
+		free(copy);
+		dims_ok &= n_ifc > 0;
+	}
+	static char order_buf[16][512];
+	if (crypto_list) {
+		char *save = NULL;
+		for (char *t = crypto_copy ? strtok_r(crypto_copy, ";", &save) : NULL; t;
+		     t = strtok_r(NULL, ";", &save)) {
+			if (n_ord == 16)
+				break;
+			if (!G_CTX ||
+			    complete_order(G_CTX, t, order_buf[n_ord], sizeof(order_buf[0])) != 0) {
+				fprintf(stderr, "rnsc bench: crypto order '%s' names a backend that is "
+						"not loaded (see 'rnsc plugins -v')\n", t);
+				dims_ok = 0;
+			} else {
+				orders[n_ord] = order_buf[n_ord];
+				n_ord++;
+			}
+		}
+		dims_ok &= n_ord > 0;
+	}
+	if (!dims_ok) {
+		free(crypto_copy);
 		usage(stderr);
 		return CLI_USAGE;
 	}
@@ -958,7 +1121,10 @@ static int run(int argc, char **argv)
 			python, script);
 		return CLI_SETUP;
 	}
-	o.self = self, o.python = python, o.ref_script = script;
+	char helper[PATH_MAX];
+	snprintf(helper, sizeof(helper), "%s/bench/participants/pipe_relay.py", src);
+	o.self = self, o.python = python, o.ref_script = script, o.pipe_helper = helper;
+	o.env_crypto = getenv("RNSC_CRYPTO");
 	(void)rnsc_rapl_open(&o.rapl);
 	if (o.keep_dir && mkdir(o.keep_dir, 0755) != 0 && errno != EEXIST) {
 		fprintf(stderr, "rnsc bench: cannot create %s: %s\n", o.keep_dir, strerror(errno));
@@ -977,29 +1143,53 @@ static int run(int argc, char **argv)
 			pclose(p);
 		}
 	}
-	static cell cells[MAX_SCENARIOS * N_PAIRINGS];
-	size_t n = 0;
-	memset(cells, 0, sizeof(cells));
-	for (size_t i = 0; i < N_SCENARIOS; i++) {
-		if (!in_list(scen, SCENARIOS[i].name))
-			continue;
-		if (SCENARIOS[i].ops->topology == RNSC_SCENARIO_RELAY) {
-			for (int j = 0; j < 2; j++)
-				if (in_list(relay, RELAY_NAMES[j])) {
-					cells[n].sc = &SCENARIOS[i];
-					cells[n].relay = j;
-					n++;
-				}
-			continue;
-		}
-		for (size_t j = 0; j < N_PAIRINGS; j++)
-			if (in_list(pair, PAIRINGS[j].name)) {
-				cells[n].sc = &SCENARIOS[i];
-				cells[n].pr = &PAIRINGS[j];
-				cells[n].relay = -1;
-				n++;
-			}
+	/* every interface x crypto order x scenario x pairing (or relay); a cell that cannot
+	 * run is kept, with why, so nothing disappears from the report */
+	size_t n_i = n_ifc ? n_ifc : 1, n_o = n_ord ? n_ord : 1, n = 0;
+	cell *cells = calloc(n_i * n_o * MAX_SCENARIOS * N_PAIRINGS, sizeof(cell));
+	if (!cells) {
+		free(crypto_copy);
+		fprintf(stderr, "rnsc bench: out of memory\n");
+		return CLI_SETUP;
 	}
+	for (size_t fi = 0; fi < n_i; fi++)
+		for (size_t oi = 0; oi < n_o; oi++)
+			for (size_t i = 0; i < N_SCENARIOS; i++) {
+				if (!in_list(scen, SCENARIOS[i].name))
+					continue;
+				const bench_iface *ifc = n_ifc ? ifcs[fi] : NULL;
+				const char *ord = n_ord ? orders[oi] : NULL;
+				int relay_sc = SCENARIOS[i].ops->topology == RNSC_SCENARIO_RELAY;
+				size_t m = relay_sc ? 2 : N_PAIRINGS;
+				for (size_t j = 0; j < m; j++) {
+					if (relay_sc ? !in_list(relay, RELAY_NAMES[j])
+						     : !in_list(pair, PAIRINGS[j].name))
+						continue;
+					cell *x = &cells[n++];
+					x->sc = &SCENARIOS[i];
+					x->pr = relay_sc ? NULL : &PAIRINGS[j];
+					x->relay = relay_sc ? (int)j : -1;
+					x->ifc = ifc, x->crypto = ord;
+					int has_ref = relay_sc ? j == IMPL_REF
+							       : (PAIRINGS[j].initiator == IMPL_REF ||
+								  PAIRINGS[j].responder == IMPL_REF);
+					int all_ref = relay_sc ? 0
+							       : (PAIRINGS[j].initiator == IMPL_REF &&
+								  PAIRINGS[j].responder == IMPL_REF);
+					if (relay_sc && ifc && !ifc->plugin_own)
+						snprintf(x->skip, sizeof(x->skip),
+							 "relay scenarios run over backbone only (the wire "
+							 "driver and the scenario's relay config speak it)");
+					else if (ifc && !ifc->ref_has && has_ref)
+						snprintf(x->skip, sizeof(x->skip),
+							 "the reference (rns %s) has no %s interface: "
+							 "rnsc-rnsc only", "1.5.4", ifc->name);
+					else if (ord && oi > 0 && all_ref)
+						snprintf(x->skip, sizeof(x->skip),
+							 "both sides are the reference, whose crypto is its "
+							 "own: measured once, under '%s'", orders[0]);
+				}
+			}
 	/* widths: the longest scenario name and unit ("resource-segment-matched",
 	 * "resources/s") */
 	printf("%-24s %-24s %-11s %24s %12s %12s\n", "scenario", "cell", "conformant", "rate",
@@ -1007,8 +1197,13 @@ static int run(int argc, char **argv)
 	int all = 1;
 	for (size_t i = 0; i < n; i++) {
 		cell *x = &cells[i];
-		char label[64];
+		char label[160];
 		cell_label(x, label, sizeof(label), "->");
+		if (x->skip[0]) {
+			printf("%-24s %-24s not run: %s\n", x->sc->name, label, x->skip);
+			fflush(stdout);
+			continue;
+		}
 		for (int k = 0; k < o.samples; k++) {
 			run_sample(&o, x, k, &x->s[k]);
 			x->n++;
@@ -1073,6 +1268,8 @@ static int run(int argc, char **argv)
 			}
 		}
 	}
+	free(cells);
+	free(crypto_copy);
 	return rc;
 }
 
@@ -1084,7 +1281,9 @@ int cmd_bench_scenarios(int argc, char **argv)
 	if (rc)
 		return rc;
 	collect_scenarios(env.host);
+	G_CTX = env.ctx;
 	rc = run(argc, argv);
+	G_CTX = NULL;
 	cli_env_close(&env);
 	return rc;
 }
