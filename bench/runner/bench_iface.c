@@ -16,6 +16,9 @@ static const bench_iface IFACES[] = {
 	{"pipe", "PipeInterface both sides, joined by a byte relay over 127.0.0.1 TCP "
 		 "(bench/participants/pipe_relay.py)",
 	 1, 1, 0},
+	{"tls", "TLSServerInterface / TLSClientInterface on 127.0.0.1 (TLS 1.3, self-signed "
+		"certificate, pinned)",
+	 1, 0, 0},
 	{"websocket", "WebSocketServerInterface / WebSocketClientInterface (ws://127.0.0.1)", 1, 0,
 	 0},
 };
@@ -36,8 +39,8 @@ const bench_iface *bench_iface_at(size_t i)
 
 #define PUT(buf, cap, ...) (snprintf(buf, cap, __VA_ARGS__) >= (int)(cap) ? -1 : 0)
 
-int bench_iface_config(const bench_iface *f, int role, const int *ports, const char *python,
-		       const char *helper, char *reticulum, size_t rcap, char *interfaces,
+int bench_iface_config(const bench_iface *f, int role, const int *ports,
+		       const bench_iface_env *env, char *reticulum, size_t rcap, char *interfaces,
 		       size_t icap)
 {
 	int srv = role == RNSC_SCENARIO_ROLE_RESPONDER;
@@ -73,7 +76,21 @@ int bench_iface_config(const bench_iface *f, int role, const int *ports, const c
 			   "[interfaces]\n  [[bench pipe]]\n    type = PipeInterface\n"
 			   "    enabled = yes\n    command = %s %s %s 127.0.0.1 %d\n"
 			   "    respawn_delay = 1\n",
-			   python, helper, srv ? "listen" : "connect", ports[0]);
+			   env->python, env->helper, srv ? "listen" : "connect", ports[0]);
+	if (!strcmp(f->name, "tls")) {
+		if (!env->tls_cert || !env->tls_key || !env->tls_pin)
+			return -1;
+		return srv ? PUT(interfaces, icap,
+				 "[interfaces]\n  [[bench server]]\n    type = TLSServerInterface\n"
+				 "    enabled = yes\n    listen_ip = 127.0.0.1\n    listen_port = %d\n"
+				 "    certificate = %s\n    private_key = %s\n",
+				 ports[0], env->tls_cert, env->tls_key)
+			   : PUT(interfaces, icap,
+				 "[interfaces]\n  [[bench client]]\n    type = TLSClientInterface\n"
+				 "    enabled = yes\n    target_host = 127.0.0.1\n    target_port = %d\n"
+				 "    pinned_sha256 = %s\n",
+				 ports[0], env->tls_pin);
+	}
 	if (!strcmp(f->name, "websocket"))
 		return srv ? PUT(interfaces, icap,
 				 "[interfaces]\n  [[bench server]]\n    type = WebSocketServerInterface\n"

@@ -23,11 +23,19 @@ typedef struct bench_iface {
 const bench_iface *bench_iface_find(const char *name);
 /* The i-th known interface, or NULL past the end. */
 const bench_iface *bench_iface_at(size_t i);
+/* What some interfaces need beyond ports: python and helper run the pipe interface's byte
+ * relay; cert, key and pin (its SHA-256 fingerprint) are the TLS server's self-signed
+ * certificate, which the client pins. */
+typedef struct bench_iface_env {
+	const char *python, *helper;
+	const char *tls_cert, *tls_key, *tls_pin;
+} bench_iface_env;
+
 /* Writes the config lines for role (RNSC_SCENARIO_ROLE_RESPONDER or _INITIATOR) into
- * reticulum (extra [reticulum] lines, maybe empty) and interfaces (from "[interfaces]" on);
- * python and helper run the pipe interface's byte relay. Returns 0 or -1 (no room). */
-int bench_iface_config(const bench_iface *f, int role, const int *ports, const char *python,
-		       const char *helper, char *reticulum, size_t rcap, char *interfaces,
+ * reticulum (extra [reticulum] lines, maybe empty) and interfaces (from "[interfaces]" on).
+ * Returns 0 or -1 (no room, or what the interface needs is missing from env). */
+int bench_iface_config(const bench_iface *f, int role, const int *ports,
+		       const bench_iface_env *env, char *reticulum, size_t rcap, char *interfaces,
 		       size_t icap);
 
 #endif

@@ -105,6 +105,8 @@ typedef struct run_opts {
 	int quick; /* --quick: told to the participants (a scenario may run a stated smaller variant) */
 	const char *self, *python, *ref_script;
 	const char *pipe_helper; /* bench/participants/pipe_relay.py, for --iface pipe */
+	char tls_dir[64];        /* --iface tls: the certificate's temporary directory */
+	char tls_cert[128], tls_key[128], tls_pin[128];
 	const char *env_crypto;  /* RNSC_CRYPTO as the runner found it (NULL: unset) */
 	const char *keep_dir; /* keep participant logs here */
 	rnsc_rapl rapl;       /* package energy, when the machine exposes it */
@@ -153,8 +155,13 @@ static int role_config(const run_opts *o, const cell *c, const char *dir, int ro
 {
 	char text[4096], ret[512] = "";
 	if (c->ifc && !c->ifc->plugin_own && role != RNSC_SCENARIO_ROLE_RELAY) {
-		if (bench_iface_config(c->ifc, role, ports, o->python, o->pipe_helper, ret,
-				       sizeof(ret), text, sizeof(text)) != 0)
+		bench_iface_env env = {.python = o->python,
+				       .helper = o->pipe_helper,
+				       .tls_cert = o->tls_pin[0] ? o->tls_cert : NULL,
+				       .tls_key = o->tls_pin[0] ? o->tls_key : NULL,
+				       .tls_pin = o->tls_pin[0] ? o->tls_pin : NULL};
+		if (bench_iface_config(c->ifc, role, ports, &env, ret, sizeof(ret), text,
+				       sizeof(text)) != 0)
 			return -1;
 	} else if (c->sc->ops->interfaces(c->sc->inst, role, ports, n, text, sizeof(text)) != 0) {
 		return -1;
@@ -162,6 +169,41 @@ static int role_config(const run_opts *o, const cell *c, const char *dir, int ro
 	const char *extra =
 		RNSC_OPS_HAS(c->sc->ops, rnsc_scenario_ops, reticulum) ? c->sc->ops->reticulum : NULL;
 	return write_config(dir, role == RNSC_SCENARIO_ROLE_RELAY, extra, ret, text);
+}
+
+/* --iface tls: a self-signed P-256 certificate for 127.0.0.1 from the openssl command
+ * (Debian package openssl), and its SHA-256 fingerprint, which the client pins. Returns 0,
+ * or -1 with why. */
+static int make_tls_cert(run_opts *o, char *why, size_t cap)
+{
+	snprintf(o->tls_dir, sizeof(o->tls_dir), "/tmp/rnsc-bench-tls.XXXXXX");
+	if (!mkdtemp(o->tls_dir)) {
+		snprintf(why, cap, "mkdtemp: %s", strerror(errno));
+		o->tls_dir[0] = '\0';
+		return -1;
+	}
+	snprintf(o->tls_cert, sizeof(o->tls_cert), "%s/cert.pem", o->tls_dir);
+	snprintf(o->tls_key, sizeof(o->tls_key), "%s/key.pem", o->tls_dir);
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd),
+		 "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes "
+		 "-days 2 -subj /CN=127.0.0.1 -keyout '%s' -out '%s' >/dev/null 2>&1 && "
+		 "openssl x509 -noout -fingerprint -sha256 -in '%s' 2>/dev/null",
+		 o->tls_key, o->tls_cert, o->tls_cert);
+	FILE *p = popen(cmd, "r");
+	char line[256] = "";
+	int ok = p && fgets(line, sizeof(line), p) != NULL;
+	if (p)
+		ok &= pclose(p) == 0;
+	const char *eq = strchr(line, '=');
+	if (!ok || !eq) {
+		snprintf(why, cap, "the openssl command could not make a certificate (install the "
+				   "Debian package 'openssl')");
+		return -1;
+	}
+	snprintf(o->tls_pin, sizeof(o->tls_pin), "%s", eq + 1);
+	o->tls_pin[strcspn(o->tls_pin, "\r\n")] = '\0';
+	return 0;
 }
 
 /* n distinct free loopback ports, or -1 */
@@ -919,13 +961,14 @@ static void usage(FILE *f)
 		   "  --keep-logs DIR  keep every participant's log in DIR\n"
 		   "  --iface LIST     interfaces carrying the endpoint scenarios (default: each\n"
 		   "                   scenario's own, Backbone): backbone, tcp, udp, local (shared\n"
-		   "                   instance), pipe, websocket (rnsc only: cells with the\n"
-		   "                   reference are reported not run, with why); relay scenarios\n"
-		   "                   run over backbone only\n"
+		   "                   instance), pipe, tls, websocket (tls and websocket are rnsc\n"
+		   "                   only: cells with the reference are reported not run, with\n"
+		   "                   why); relay scenarios run over backbone only\n"
 		   "  --crypto LIST    crypto backend orders for the rnsc side, separated by ';'\n"
 		   "                   (e.g. 'sodium;openssl;nettle,openssl'); each is RNSC_CRYPTO\n"
-		   "                   of rnsc's participants, daemon and driver. The reference\n"
-		   "                   keeps its own crypto: ref-ref and ref-relay cells run once,\n"
+		   "                   of rnsc's participants, daemon and driver; one lacking a\n"
+		   "                   primitive is completed from the other backends, aloud. The\n"
+		   "                   reference keeps its own crypto: ref-ref cells run once,\n"
 		   "                   under the first order, and are reported not run for the rest\n\n"
 		   "Exit status: 0 when every cell was conformant, 1 otherwise, 2 usage, 3 setup.\n",
 		MAX_SAMPLES);
@@ -1194,6 +1237,14 @@ static int run(int argc, char **argv)
 	 * "resources/s") */
 	printf("%-24s %-24s %-11s %24s %12s %12s\n", "scenario", "cell", "conformant", "rate",
 	       "p50 (us)", "p99 (us)");
+	int need_tls = 0;
+	for (size_t i = 0; i < n; i++)
+		need_tls |= !cells[i].skip[0] && cells[i].ifc && !strcmp(cells[i].ifc->name, "tls");
+	char tls_why[200];
+	if (need_tls && make_tls_cert(&o, tls_why, sizeof(tls_why)) != 0)
+		for (size_t i = 0; i < n; i++)
+			if (!cells[i].skip[0] && cells[i].ifc && !strcmp(cells[i].ifc->name, "tls"))
+				snprintf(cells[i].skip, sizeof(cells[i].skip), "%s", tls_why);
 	int all = 1;
 	for (size_t i = 0; i < n; i++) {
 		cell *x = &cells[i];
@@ -1268,6 +1319,8 @@ static int run(int argc, char **argv)
 			}
 		}
 	}
+	if (o.tls_dir[0])
+		rm_tree(o.tls_dir);
 	free(cells);
 	free(crypto_copy);
 	return rc;
