@@ -184,35 +184,36 @@ expect_grep "svg chart" "<svg" "$tmp/rep/scenarios.svg"
 # interface both have, under the nettle backend; websocket (rnsc only) reported not run.
 check "unknown interface is a usage error" 2 "$RNSC" bench --iface carrier-pigeon
 check "unknown crypto backend is a usage error" 2 "$RNSC" bench --crypto "nettle;enigma"
-check "single over tcp, udp, local, pipe, websocket under nettle, rnsc -> reference" 0 \
-  "$RNSC" bench --quick --seconds 1 --drain 5 --scenario single --pairing rnsc-ref \
-  --iface tcp,udp,local,pipe,websocket --crypto nettle --report "$tmp/repif"
-check "interface report: every cell conformant or not run with why" 0 "$PY" -c '
-import json, sys
-d = json.load(open(sys.argv[1]))
-cells = {c["interface"]: c for c in d["cells"]}
-assert sorted(cells) == ["local", "pipe", "tcp", "udp", "websocket"], cells.keys()
-for name, c in cells.items():
-    assert c["crypto"] == "nettle", c
-    if name == "websocket":
-        assert c["samples"] == [] and "no websocket interface" in c["not_run"], c
-        continue
-    assert "not_run" not in c and c["conformant"] is True, c
-    (s,) = c["samples"]
-    assert s["ok"] and s["sent"] == s["proved"] == s["delivered"] > 0, s
-' "$tmp/repif/scenarios.json"
-expect_grep "interface markdown: not-run cell says why" "not run: the reference" "$tmp/repif/scenarios.md"
-check "tls and websocket rnsc -> rnsc under sodium (completed for AES-CBC)" 0 \
-  "$RNSC" bench --quick --seconds 1 --drain 5 --scenario single --pairing rnsc-rnsc \
-  --iface tls,websocket --crypto sodium --json "$tmp/ws.json"
+# The matrix in its conformance-only smoke mode: every interface x every backend once.
+check "matrix help" 0 "$RNSC" bench matrix --help
+check "matrix: --quick and --smoke together is a usage error" 2 "$RNSC" bench matrix --quick --smoke
+check "matrix smoke: every interface x crypto order conformant" 0 \
+  "$RNSC" bench matrix --smoke --report "$tmp/smoke"
 expect_grep "an incomplete order is completed aloud" "running it as 'sodium,openssl'" "$tmp/err"
-check "tls and websocket rnsc -> rnsc conformant" 0 "$PY" -c '
+check "matrix smoke report: each combination ran once, or says why not" 0 "$PY" -c '
 import json, sys
 cells = json.load(open(sys.argv[1]))["cells"]
-assert sorted(c["interface"] for c in cells) == ["tls", "websocket"], cells
+ran = {}
 for c in cells:
-    assert c["conformant"] is True and c["crypto"] == "sodium,openssl", c
-' "$tmp/ws.json"
+    assert c["scenario"] == "single", c
+    if "not_run" in c:
+        assert c["samples"] == [] and c["not_run"], c
+        continue
+    assert c["conformant"] is True, c
+    (s,) = c["samples"]
+    assert s["ok"] and s["sent"] == s["proved"] == s["delivered"] > 0, s
+    key = (c["interface"], c["crypto"])
+    assert key not in ran, key
+    ran[key] = (c["initiator"], c["responder"])
+ifaces = {"backbone", "tcp", "udp", "local", "pipe", "tls", "websocket"}
+orders = {"openssl", "nettle", "sodium,openssl"}
+assert set(ran) == {(i, o) for i in ifaces for o in orders}, sorted(ran)
+for (i, o), pr in ran.items():  # the reference wherever it has the interface
+    assert pr == (("rnsc", "rnsc") if i in ("tls", "websocket") else ("rnsc", "reference")), (i, pr)
+' "$tmp/smoke/scenarios.json"
+expect_grep "matrix markdown: baseline is backbone, openssl" "| backbone, openssl | n/r | [0-9]* (1.00×) |" "$tmp/smoke/matrix.md"
+expect_grep "matrix markdown: best combination per column" "Best combination per column" "$tmp/smoke/matrix.md"
+expect_grep "matrix heat map" "rate relative to the baseline row (backbone, openssl)" "$tmp/smoke/matrix.svg"
 
 echo "bench_scenarios_test: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

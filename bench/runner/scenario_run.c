@@ -51,6 +51,12 @@ typedef struct scenario_def {
 
 static scenario_def SCENARIOS[MAX_SCENARIOS];
 static rnsc_ctx *G_CTX; /* the command's context: checks --crypto orders against what loaded */
+
+/* `rnsc bench matrix`: the same runner over a default grid, plus a heat map; --smoke
+ * runs each interface x crypto cell once, as briefly as the accounting allows, for CI. */
+static struct {
+	int active, smoke;
+} G_MATRIX;
 static size_t N_SCENARIOS;
 
 enum impl { IMPL_RNSC = 0, IMPL_REF = 1 };
@@ -849,6 +855,205 @@ static void write_svg(FILE *f, const cell *cells, size_t n, const scenario_def *
 	fprintf(f, "</svg>\n");
 }
 
+/* ---- the matrix: heat map and best combinations ----------------------------------------- */
+
+/* The combinations (interface, crypto order) in first-seen order; row r of the heat map. */
+static size_t combos(const cell *cells, size_t n, const cell **first, size_t cap)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t j = 0;
+		for (; j < k; j++)
+			if (first[j]->ifc == cells[i].ifc && first[j]->crypto == cells[i].crypto)
+				break;
+		if (j == k && k < cap)
+			first[k++] = &cells[i];
+	}
+	return k;
+}
+
+static const cell *cell_at(const cell *cells, size_t n, const cell *combo, const scenario_def *sc,
+			   const pairing *pr, int relay)
+{
+	for (size_t i = 0; i < n; i++)
+		if (cells[i].ifc == combo->ifc && cells[i].crypto == combo->crypto &&
+		    cells[i].sc == sc && cells[i].pr == pr && cells[i].relay == relay)
+			return &cells[i];
+	return NULL;
+}
+
+/* The columns: (scenario, pairing or relay) in cell order. */
+typedef struct mcol {
+	const scenario_def *sc;
+	const pairing *pr;
+	int relay;
+} mcol;
+
+static size_t columns(const cell *cells, size_t n, mcol *cols, size_t cap)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t j = 0;
+		for (; j < k; j++)
+			if (cols[j].sc == cells[i].sc && cols[j].pr == cells[i].pr &&
+			    cols[j].relay == cells[i].relay)
+				break;
+		if (j == k && k < cap)
+			cols[k++] = (mcol){cells[i].sc, cells[i].pr, cells[i].relay};
+	}
+	return k;
+}
+
+static void combo_name(const cell *c, char *out, size_t cap)
+{
+	snprintf(out, cap, "%s, %s", c->ifc ? c->ifc->name : "backbone",
+		 c->crypto ? c->crypto : "default order");
+}
+
+static void col_name(const mcol *m, char *out, size_t cap, const char *arrow)
+{
+	if (m->pr)
+		snprintf(out, cap, "%s %s%s%s", m->sc->name,
+			 m->pr->initiator == IMPL_REF ? "ref" : "rnsc", arrow,
+			 m->pr->responder == IMPL_REF ? "ref" : "rnsc");
+	else
+		snprintf(out, cap, "%s relay %s", m->sc->name, impl_name[m->relay]);
+}
+
+#define MAX_COMBOS 128
+#define MAX_COLS 128
+
+/* Rate relative to the baseline combination (the first: the first interface with the first
+ * order) in the same column; cells not run are grey, failed ones red. */
+static void write_heatmap(FILE *f, const cell *cells, size_t n)
+{
+	const cell *cmb[MAX_COMBOS];
+	mcol cols[MAX_COLS];
+	size_t nr = combos(cells, n, cmb, MAX_COMBOS), nc = columns(cells, n, cols, MAX_COLS);
+	const int cw = 86, rh = 22, left = 300, top = 120;
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		   "font-family=\"sans-serif\" font-size=\"11\">\n<text x=\"10\" y=\"18\" "
+		   "font-size=\"14\">rate relative to the baseline row (", left + (int)nc * cw + 20,
+		top + (int)nr * rh + 40);
+	char b[160];
+	if (nr)
+		combo_name(cmb[0], b, sizeof(b));
+	else
+		snprintf(b, sizeof(b), "none");
+	fprintf(f, "%s), same column; grey: not run, red: not conformant</text>\n", b);
+	for (size_t j = 0; j < nc; j++) {
+		char cn[160];
+		col_name(&cols[j], cn, sizeof(cn), "→");
+		int x = left + (int)j * cw + cw / 2;
+		fprintf(f, "<text transform=\"translate(%d,%d) rotate(-40)\">%s</text>\n", x, top - 6,
+			cn);
+	}
+	for (size_t r = 0; r < nr; r++) {
+		char rn[160];
+		combo_name(cmb[r], rn, sizeof(rn));
+		int y = top + (int)r * rh;
+		fprintf(f, "<text x=\"10\" y=\"%d\">%s</text>\n", y + 15, rn);
+		for (size_t j = 0; j < nc; j++) {
+			const cell *c = cell_at(cells, n, cmb[r], cols[j].sc, cols[j].pr, cols[j].relay);
+			const cell *base = cell_at(cells, n, cmb[0], cols[j].sc, cols[j].pr, cols[j].relay);
+			int x = left + (int)j * cw;
+			const char *fill = "#dddddd";
+			char txt[32] = "n/r";
+			if (c && !c->skip[0] && !c->conformant) {
+				fill = "#d9534f";
+				snprintf(txt, sizeof(txt), "fail");
+			} else if (c && c->conformant && base && base->conformant && base->rate_med > 0) {
+				double q = c->rate_med / base->rate_med;
+				/* blue above the baseline, orange below, saturating at 2x / 0.5x */
+				double t = q >= 1 ? (q > 2 ? 1 : q - 1) : (q < 0.5 ? 1 : (1 - q) * 2);
+				int lo = (int)(255 - t * 150);
+				char col[16];
+				if (q >= 1)
+					snprintf(col, sizeof(col), "#%02x%02xff", lo, lo);
+				else
+					snprintf(col, sizeof(col), "#ff%02x%02x", lo, lo - lo / 3);
+				fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+					   "fill=\"%s\" stroke=\"#fff\"/>\n",
+					x, y, cw, rh, col);
+				fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%.2f×</text>\n",
+					x + cw / 2, y + 15, q);
+				continue;
+			} else if (c && c->conformant) {
+				fill = "#eeeeff";
+				snprintf(txt, sizeof(txt), "%.0f", c->rate_med);
+			}
+			fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" "
+				   "stroke=\"#fff\"/>\n<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">"
+				   "%s</text>\n",
+				x, y, cw, rh, fill, x + cw / 2, y + 15, txt);
+		}
+	}
+	fprintf(f, "</svg>\n");
+}
+
+static void write_matrix_md(FILE *f, const cell *cells, size_t n, const run_opts *o)
+{
+	const cell *cmb[MAX_COMBOS];
+	mcol cols[MAX_COLS];
+	size_t nr = combos(cells, n, cmb, MAX_COMBOS), nc = columns(cells, n, cols, MAX_COLS);
+	char b[160];
+	fprintf(f, "# rnsc bench matrix\n\n%s: every interface x crypto order x scenario x "
+		   "pairing below, %g s timed traffic per cell, %d sample(s), in one run on one "
+		   "machine. Rates are relative to the baseline row (the first combination) in the "
+		   "same column; `n/r` is a cell that cannot run (why: scenarios.md), `fail` a cell "
+		   "whose accounting did not hold. The crypto order applies to rnsc's side; the "
+		   "reference always uses its own.\n\n![heat map](matrix.svg)\n\n",
+		G_MATRIX.smoke ? "Smoke run (conformance only, no timing asserted)" : "Matrix run",
+		o->seconds, o->samples);
+	fprintf(f, "| interface, crypto |");
+	for (size_t j = 0; j < nc; j++) {
+		col_name(&cols[j], b, sizeof(b), "→");
+		fprintf(f, " %s |", b);
+	}
+	fprintf(f, "\n|---|");
+	for (size_t j = 0; j < nc; j++)
+		fprintf(f, "---:|");
+	fprintf(f, "\n");
+	for (size_t r = 0; r < nr; r++) {
+		combo_name(cmb[r], b, sizeof(b));
+		fprintf(f, "| %s |", b);
+		for (size_t j = 0; j < nc; j++) {
+			const cell *c = cell_at(cells, n, cmb[r], cols[j].sc, cols[j].pr, cols[j].relay);
+			const cell *base = cell_at(cells, n, cmb[0], cols[j].sc, cols[j].pr, cols[j].relay);
+			if (!c || c->skip[0])
+				fprintf(f, " n/r |");
+			else if (!c->conformant)
+				fprintf(f, " fail |");
+			else if (base && base->conformant && base->rate_med > 0)
+				fprintf(f, " %.0f (%.2f×) |", c->rate_med, c->rate_med / base->rate_med);
+			else
+				fprintf(f, " %.0f |", c->rate_med);
+		}
+		fprintf(f, "\n");
+	}
+	fprintf(f, "\n## Best combination per column\n\nBy median rate; CPU-seconds per side "
+		   "(initiator / responder, or driver / relay) over the whole sample bound what a "
+		   "combination can do on a shared machine.\n\n| column | best | rate | CPU s |\n"
+		   "|---|---|---:|---:|\n");
+	for (size_t j = 0; j < nc; j++) {
+		const cell *best = NULL;
+		for (size_t r = 0; r < nr; r++) {
+			const cell *c = cell_at(cells, n, cmb[r], cols[j].sc, cols[j].pr, cols[j].relay);
+			if (c && !c->skip[0] && c->conformant && (!best || c->rate_med > best->rate_med))
+				best = c;
+		}
+		col_name(&cols[j], b, sizeof(b), "→");
+		if (!best) {
+			fprintf(f, "| %s | none conformant | — | — |\n", b);
+			continue;
+		}
+		char cn[160];
+		combo_name(best, cn, sizeof(cn));
+		fprintf(f, "| %s | %s | %.1f %s | %.2f / %.2f |\n", b, cn, best->rate_med,
+			best->sc->ops->unit, best->cpu_med[0], best->cpu_med[1]);
+	}
+}
+
 /* ---- scenario plugins ------------------------------------------------------------------- */
 
 /* Accepts a scenario plugin only when the runner can drive it. */
@@ -934,7 +1139,7 @@ static void usage(FILE *f)
 		"Usage: rnsc bench [--quick] [--scenario LIST] [--pairing LIST] [--relay LIST]\n"
 		"                  [--seconds S] [--drain S] [--samples N] [--json FILE]\n"
 		"                  [--report DIR] [--keep-logs DIR] [--iface LIST] [--crypto LIST]\n"
-		"       rnsc bench crypto|echo [OPTIONS]   (see their --help)\n\n"
+		"       rnsc bench crypto|echo|matrix [OPTIONS]   (see their --help)\n\n"
 		"Runs the Reticulum benchmark scenarios with rnsc and the reference (the pinned rns\n"
 		"in the venv, driven through its public API by bench/participants/rnsc_bench_ref.py)\n"
 		"as separate processes over loopback interfaces, measured in the same run: endpoint\n"
@@ -1227,6 +1432,13 @@ static int run(int argc, char **argv)
 						snprintf(x->skip, sizeof(x->skip),
 							 "the reference (rns %s) has no %s interface: "
 							 "rnsc-rnsc only", "1.5.4", ifc->name);
+					else if (G_MATRIX.smoke && !relay_sc &&
+						 PAIRINGS[j].initiator == IMPL_RNSC &&
+						 PAIRINGS[j].responder == IMPL_RNSC &&
+						 (!ifc || ifc->ref_has))
+						snprintf(x->skip, sizeof(x->skip),
+							 "smoke mode: this interface and order are covered "
+							 "by rnsc -> reference");
 					else if (ord && oi > 0 && all_ref)
 						snprintf(x->skip, sizeof(x->skip),
 							 "both sides are the reference, whose crypto is its "
@@ -1303,6 +1515,18 @@ static int run(int argc, char **argv)
 		} else {
 			rc = CLI_SETUP;
 		}
+		if (G_MATRIX.active && (f = open_out(report, "matrix.svg", path, sizeof(path)))) {
+			write_heatmap(f, cells, n);
+			fclose(f);
+		} else if (G_MATRIX.active) {
+			rc = CLI_SETUP;
+		}
+		if (G_MATRIX.active && (f = open_out(report, "matrix.md", path, sizeof(path)))) {
+			write_matrix_md(f, cells, n, &o);
+			fclose(f);
+		} else if (G_MATRIX.active) {
+			rc = CLI_SETUP;
+		}
 		for (size_t k = 0; k < N_SCENARIOS; k++) {
 			int any = 0;
 			for (size_t i = 0; i < n; i++)
@@ -1326,6 +1550,107 @@ static int run(int argc, char **argv)
 	return rc;
 }
 
+static void matrix_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: rnsc bench matrix [--quick | --smoke] [rnsc bench options]\n\n"
+		"The scenario runner over a grid: every interface (backbone, tcp, udp, local, pipe,\n"
+		"tls, websocket) x every crypto order (each loaded backend alone, completed where\n"
+		"it lacks a primitive, and the default order) x the core scenarios (single, link,\n"
+		"request, resource-segment) x every pairing. Any `rnsc bench` option given after\n"
+		"the mode narrows or replaces a dimension. With --report DIR it also writes\n"
+		"DIR/matrix.md (rates relative to the first combination, the best combination per\n"
+		"column with CPU-seconds per side) and DIR/matrix.svg (heat map).\n\n"
+		"  --quick  1 s per cell, drain 10 s, 1 sample\n"
+		"  --smoke  conformance only, for CI: scenario single, 0.5 s per cell, every\n"
+		"           interface x order once (rnsc -> reference, or rnsc -> rnsc where the\n"
+		"           reference lacks the interface); exit 0 only when every cell that\n"
+		"           can run is conformant; no timing is asserted\n\n"
+		"Exit status: 0 when every cell that ran was conformant, 1 otherwise, 2 usage,\n"
+		"3 setup.\n");
+}
+
+static int bench_matrix(int argc, char **argv)
+{
+	static char orders[1024];
+	int quick = 0, smoke = 0, k = 1;
+	for (; k < argc; k++) {
+		if (!strcmp(argv[k], "--quick"))
+			quick = 1;
+		else if (!strcmp(argv[k], "--smoke"))
+			smoke = 1;
+		else if (!strcmp(argv[k], "-h") || !strcmp(argv[k], "--help")) {
+			matrix_usage(stdout);
+			return CLI_OK;
+		} else
+			break;
+	}
+	if (quick && smoke) {
+		matrix_usage(stderr);
+		return CLI_USAGE;
+	}
+	/* each loaded backend that serves the Reticulum primitives, alone, then the default */
+	orders[0] = '\0';
+	/* openssl first: the first row is the heat map's baseline (backbone, openssl) */
+	for (size_t i = 0; G_CTX && i <= 64; i++) {
+		const rnsc_crypto_backend *be = i == 0 ? rnsc_crypto_backend_find(G_CTX, "openssl")
+						       : rnsc_crypto_backend_at(G_CTX, i - 1);
+		if (i > 0 && !be)
+			break;
+		if (!be || (i > 0 && !strcmp(be->name, "openssl")) ||
+		    !(be->prims & RNSC_PRIM_BIT(RNSC_PRIM_ED25519)))
+			continue;
+		size_t l = strlen(orders);
+		snprintf(orders + l, sizeof(orders) - l, "%s%s", l ? ";" : "", be->name);
+	}
+	const char *dflt = getenv("RNSC_CRYPTO");
+	if (!smoke) {
+		size_t l = strlen(orders);
+		/* the command's context was opened with the default order: name its providers */
+		snprintf(orders + l, sizeof(orders) - l, "%sx25519=%s,ed25519=%s,%s", l ? ";" : "",
+			 rnsc_crypto_provider(G_CTX, RNSC_PRIM_X25519),
+			 rnsc_crypto_provider(G_CTX, RNSC_PRIM_ED25519),
+			 dflt && *dflt ? dflt : rnsc_crypto_provider(G_CTX, RNSC_PRIM_AES256_CBC));
+	}
+	char *av[64];
+	int n = 0;
+	av[n++] = (char *)"bench";
+	av[n++] = (char *)"--iface";
+	av[n++] = (char *)"backbone,tcp,udp,local,pipe,tls,websocket";
+	av[n++] = (char *)"--crypto";
+	av[n++] = orders;
+	if (smoke) {
+		av[n++] = (char *)"--quick";
+		av[n++] = (char *)"--seconds";
+		av[n++] = (char *)"0.5";
+		av[n++] = (char *)"--drain";
+		av[n++] = (char *)"5";
+		av[n++] = (char *)"--scenario";
+		av[n++] = (char *)"single";
+		av[n++] = (char *)"--pairing";
+		av[n++] = (char *)"rnsc-rnsc,rnsc-ref";
+	} else {
+		if (quick) {
+			av[n++] = (char *)"--quick";
+			av[n++] = (char *)"--seconds";
+			av[n++] = (char *)"1";
+		}
+		av[n++] = (char *)"--scenario";
+		av[n++] = (char *)"single,link,request,resource-segment";
+	}
+	for (; k < argc && n < 63; k++)
+		av[n++] = argv[k];
+	if (k < argc) {
+		fprintf(stderr, "rnsc bench matrix: too many options\n");
+		return CLI_USAGE;
+	}
+	av[n] = NULL;
+	G_MATRIX.active = 1, G_MATRIX.smoke = smoke;
+	int rc = run(n, av);
+	G_MATRIX.active = 0, G_MATRIX.smoke = 0;
+	return rc;
+}
+
 int cmd_bench_scenarios(int argc, char **argv)
 {
 	/* the scenarios come from the plugin host, like interfaces and crypto backends */
@@ -1335,7 +1660,10 @@ int cmd_bench_scenarios(int argc, char **argv)
 		return rc;
 	collect_scenarios(env.host);
 	G_CTX = env.ctx;
-	rc = run(argc, argv);
+	if (argc > 1 && !strcmp(argv[1], "matrix"))
+		rc = bench_matrix(argc - 1, argv + 1);
+	else
+		rc = run(argc, argv);
 	G_CTX = NULL;
 	cli_env_close(&env);
 	return rc;
