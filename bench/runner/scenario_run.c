@@ -1604,13 +1604,19 @@ static int bench_matrix(int argc, char **argv)
 		snprintf(orders + l, sizeof(orders) - l, "%s%s", l ? ";" : "", be->name);
 	}
 	const char *dflt = getenv("RNSC_CRYPTO");
-	if (!smoke) {
+	const char *px = G_CTX ? rnsc_crypto_provider(G_CTX, RNSC_PRIM_X25519) : NULL;
+	const char *pe = G_CTX ? rnsc_crypto_provider(G_CTX, RNSC_PRIM_ED25519) : NULL;
+	const char *pa = G_CTX ? rnsc_crypto_provider(G_CTX, RNSC_PRIM_AES256_CBC) : NULL;
+	if (!smoke && px && pe && pa) {
 		size_t l = strlen(orders);
-		/* the command's context was opened with the default order: name its providers */
+		/* the command's context was opened with the default order: name its providers
+		 * (the smoke leaves it out: it only mixes backends the other rows cover) */
 		snprintf(orders + l, sizeof(orders) - l, "%sx25519=%s,ed25519=%s,%s", l ? ";" : "",
-			 rnsc_crypto_provider(G_CTX, RNSC_PRIM_X25519),
-			 rnsc_crypto_provider(G_CTX, RNSC_PRIM_ED25519),
-			 dflt && *dflt ? dflt : rnsc_crypto_provider(G_CTX, RNSC_PRIM_AES256_CBC));
+			 px, pe, dflt && *dflt ? dflt : pa);
+	}
+	if (!orders[0]) {
+		fprintf(stderr, "rnsc bench matrix: no crypto backend serving Ed25519 loaded\n");
+		return CLI_SETUP;
 	}
 	char *av[64];
 	int n = 0;
