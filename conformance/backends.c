@@ -92,9 +92,25 @@ size_t conf_backend_count(void)
 	return n;
 }
 
+/* openssl first, then the rest in load (file name) order: the suites that run on
+ * conf_backend(0) alone keep running on the default provider however the other
+ * plugins are named (nettle sorts before openssl). */
 const rnsc_crypto_backend *conf_backend(size_t i)
 {
-	return S.ctx ? rnsc_crypto_backend_at(S.ctx, i) : NULL;
+	const rnsc_crypto_backend *lead = S.ctx ? rnsc_crypto_backend_find(S.ctx, "openssl") : NULL;
+	if (!S.ctx)
+		return NULL;
+	if (!lead)
+		return rnsc_crypto_backend_at(S.ctx, i);
+	if (i == 0)
+		return lead;
+	for (size_t k = 0, seen = 0;; k++) {
+		const rnsc_crypto_backend *be = rnsc_crypto_backend_at(S.ctx, k);
+		if (!be)
+			return NULL;
+		if (be != lead && ++seen == i)
+			return be;
+	}
 }
 
 rnsc_ctx *conf_ctx_for(const char *name)

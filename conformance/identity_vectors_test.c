@@ -116,6 +116,7 @@ static void run_backend(const char *name)
 
 static void test_openssl(void) { run_backend("openssl"); }
 static void test_sodium(void) { run_backend("sodium"); }
+static void test_nettle(void) { run_backend("nettle"); }
 static void test_reference(void) { run_backend("reference"); }
 
 int main(void)
@@ -129,6 +130,7 @@ int main(void)
 	CU_pSuite s = CU_add_suite("reference test-suite identity vectors", NULL, NULL);
 	CU_add_test(s, "openssl", test_openssl);
 	CU_add_test(s, "sodium", test_sodium);
+	CU_add_test(s, "nettle", test_nettle);
 	CU_add_test(s, "reference backend", test_reference);
 	int failures = rnsc_cu_run();
 	conf_teardown();

@@ -25,7 +25,8 @@ static void run_backend(const char *name)
 	CU_ASSERT_EQUAL(rc, 0);
 	CU_ASSERT_EQUAL(failed, 0);
 	CU_ASSERT(passed > 0);
-	/* openssl and the reference implement every primitive; they must run every vector. */
+	/* openssl, nettle and the reference implement every primitive; they must run every
+	 * vector. */
 	if (strcmp(name, "sodium") != 0) {
 		CU_ASSERT_EQUAL(not_served, 0);
 	} else {
@@ -43,6 +44,11 @@ static void test_sodium(void)
 	run_backend("sodium");
 }
 
+static void test_nettle(void)
+{
+	run_backend("nettle");
+}
+
 static void test_reference(void)
 {
 	run_backend("reference");
@@ -50,8 +56,8 @@ static void test_reference(void)
 
 static void test_all_backends_present(void)
 {
-	const char *want[] = {"openssl", "sodium", "reference"};
-	for (size_t w = 0; w < 3; w++) {
+	const char *want[] = {"openssl", "sodium", "nettle", "reference"};
+	for (size_t w = 0; w < sizeof(want) / sizeof(want[0]); w++) {
 		int found = 0;
 		for (size_t i = 0; i < conf_backend_count(); i++)
 			found |= strcmp(conf_backend(i)->name, want[w]) == 0;
@@ -73,6 +79,7 @@ int main(void)
 	CU_add_test(s, "all backends present", test_all_backends_present);
 	CU_add_test(s, "openssl", test_openssl);
 	CU_add_test(s, "sodium", test_sodium);
+	CU_add_test(s, "nettle", test_nettle);
 	CU_add_test(s, "reference", test_reference);
 	int failures = rnsc_cu_run();
 	conf_teardown();

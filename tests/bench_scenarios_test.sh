@@ -180,5 +180,40 @@ check "participant: bad role is a usage error" 2 "$RNSC" bench participant --rol
 expect_grep "markdown at-a-glance table" "At a glance" "$tmp/rep/scenarios.md"
 expect_grep "svg chart" "<svg" "$tmp/rep/scenarios.svg"
 
+# Interface and crypto dimensions (issue 25): the reference paired with rnsc over every
+# interface both have, under the nettle backend; websocket (rnsc only) reported not run.
+check "unknown interface is a usage error" 2 "$RNSC" bench --iface carrier-pigeon
+check "unknown crypto backend is a usage error" 2 "$RNSC" bench --crypto "nettle;enigma"
+# The matrix in its conformance-only smoke mode: every interface x every backend once.
+check "matrix help" 0 "$RNSC" bench matrix --help
+check "matrix: --quick and --smoke together is a usage error" 2 "$RNSC" bench matrix --quick --smoke
+check "matrix smoke: every interface x crypto order conformant" 0 \
+  "$RNSC" bench matrix --smoke --report "$tmp/smoke"
+expect_grep "an incomplete order is completed aloud" "running it as 'sodium,openssl'" "$tmp/err"
+check "matrix smoke report: each combination ran once, or says why not" 0 "$PY" -c '
+import json, sys
+cells = json.load(open(sys.argv[1]))["cells"]
+ran = {}
+for c in cells:
+    assert c["scenario"] == "single", c
+    if "not_run" in c:
+        assert c["samples"] == [] and c["not_run"], c
+        continue
+    assert c["conformant"] is True, c
+    (s,) = c["samples"]
+    assert s["ok"] and s["sent"] == s["proved"] == s["delivered"] > 0, s
+    key = (c["interface"], c["crypto"])
+    assert key not in ran, key
+    ran[key] = (c["initiator"], c["responder"])
+ifaces = {"backbone", "tcp", "udp", "local", "pipe", "tls", "websocket"}
+orders = {"openssl", "nettle", "sodium,openssl"}
+assert set(ran) == {(i, o) for i in ifaces for o in orders}, sorted(ran)
+for (i, o), pr in ran.items():  # the reference wherever it has the interface
+    assert pr == (("rnsc", "rnsc") if i in ("tls", "websocket") else ("rnsc", "reference")), (i, pr)
+' "$tmp/smoke/scenarios.json"
+expect_grep "matrix markdown: baseline is backbone, openssl" "| backbone, openssl | n/r | [0-9]* (1.00×) |" "$tmp/smoke/matrix.md"
+expect_grep "matrix markdown: best combination per column" "Best combination per column" "$tmp/smoke/matrix.md"
+expect_grep "matrix heat map" "rate relative to the baseline row (backbone, openssl)" "$tmp/smoke/matrix.svg"
+
 echo "bench_scenarios_test: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

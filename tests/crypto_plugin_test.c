@@ -2,6 +2,7 @@
 /* The crypto plugins driven directly through their ops tables: edge arguments the vectors
  * do not reach, agreement between backends on inputs no vector has (HKDF info longer than
  * OpenSSL's own limit), and OpenSSL allocation failures injected at every step. */
+#include <dlfcn.h>
 #include <openssl/crypto.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +83,19 @@ static void test_long_hkdf_info_agrees(void)
 	CU_ASSERT_EQUAL(oo->hkdf_sha256(o->inst, a, 64, ikm, 32, NULL, 0, NULL, 0), 0);
 	CU_ASSERT_EQUAL(so->hkdf_sha256(s->inst, b, 64, ikm, 32, NULL, 0, NULL, 0), 0);
 	CU_ASSERT_EQUAL(memcmp(a, b, 64), 0);
+	/* And Nettle, whose HKDF is its own hkdf_extract/hkdf_expand, not built here. */
+	const rnsc_plugin_rec *n = plugin("nettle");
+	if (n) {
+		const rnsc_crypto_ops *no = n->desc->ops;
+		CU_ASSERT_EQUAL(oo->hkdf_sha256(o->inst, a, sizeof(a), ikm, 32, salt, 16, info,
+						info_len), 0);
+		CU_ASSERT_EQUAL(no->hkdf_sha256(n->inst, b, sizeof(b), ikm, 32, salt, 16, info,
+						info_len), 0);
+		CU_ASSERT_EQUAL(memcmp(a, b, sizeof(a)), 0);
+		CU_ASSERT_EQUAL(oo->hkdf_sha256(o->inst, a, 33, ikm, 32, NULL, 0, NULL, 0), 0);
+		CU_ASSERT_EQUAL(no->hkdf_sha256(n->inst, b, 33, ikm, 32, NULL, 0, NULL, 0), 0);
+		CU_ASSERT_EQUAL(memcmp(a, b, 33), 0);
+	}
 	free(info);
 }
 
@@ -102,6 +116,15 @@ static void test_hmac_sequence_agrees(void)
 		CU_ASSERT_EQUAL(oo->hmac_sha256(o->inst, a, klen[i] ? key : NULL, klen[i],
 						 mlen[i] ? msg : NULL, mlen[i]), 0);
 		CU_ASSERT_EQUAL(so->hmac_sha256(s->inst, b, klen[i] ? key : NULL, klen[i],
+						 mlen[i] ? msg : NULL, mlen[i]), 0);
+		CU_ASSERT_EQUAL(memcmp(a, b, 32), 0);
+	}
+	const rnsc_plugin_rec *n = plugin("nettle");
+	const rnsc_crypto_ops *no = n ? n->desc->ops : NULL;
+	for (size_t i = 0; n && i < sizeof(klen) / sizeof(klen[0]); i++) {
+		CU_ASSERT_EQUAL(oo->hmac_sha256(o->inst, a, klen[i] ? key : NULL, klen[i],
+						 mlen[i] ? msg : NULL, mlen[i]), 0);
+		CU_ASSERT_EQUAL(no->hmac_sha256(n->inst, b, klen[i] ? key : NULL, klen[i],
 						 mlen[i] ? msg : NULL, mlen[i]), 0);
 		CU_ASSERT_EQUAL(memcmp(a, b, 32), 0);
 	}
@@ -202,6 +225,99 @@ static void test_edges_openssl(void)
 static void test_edges_sodium(void)
 {
 	edge_cases("sodium");
+}
+
+static void test_edges_nettle(void)
+{
+	edge_cases("nettle");
+}
+
+/* Nettle against OpenSSL on what no vector pins: CBC over many blocks in place (Nettle
+ * advances a private IV copy; the caller's stays as given), X25519 with the peer's top bit
+ * set (RFC 7748 masks it), and a whole exchange both ways. Then every op on a finished
+ * instance refuses with RNSC_ERR_STATE and missing buffers with RNSC_ERR_INVAL. */
+static void test_nettle_agrees_and_refuses(void)
+{
+	const rnsc_plugin_rec *o = plugin("openssl"), *n = plugin("nettle");
+	if (!o || !n)
+		return;
+	const rnsc_crypto_ops *oo = o->desc->ops, *no = n->desc->ops;
+	uint8_t key[32], iv[16], iv0[16], buf[4096], a[4096], b[4096], pa[32], pb[32], sa[32],
+		sb[32];
+	fill(key, 32, 41);
+	fill(iv, 16, 42);
+	memcpy(iv0, iv, 16);
+	fill(buf, sizeof(buf), 43);
+	CU_ASSERT_EQUAL(oo->aes256_cbc_encrypt(o->inst, a, key, iv, buf, sizeof(buf)), 0);
+	memcpy(b, buf, sizeof(b));
+	CU_ASSERT_EQUAL(no->aes256_cbc_encrypt(n->inst, b, key, iv, b, sizeof(b)), 0);
+	CU_ASSERT_EQUAL(memcmp(a, b, sizeof(a)), 0);
+	CU_ASSERT_EQUAL(memcmp(iv, iv0, 16), 0);
+	CU_ASSERT_EQUAL(no->aes256_cbc_decrypt(n->inst, b, key, iv, b, sizeof(b)), 0);
+	CU_ASSERT_EQUAL(memcmp(b, buf, sizeof(b)), 0);
+	CU_ASSERT_EQUAL(no->x25519_public(n->inst, pa, key), 0);
+	CU_ASSERT_EQUAL(oo->x25519_public(o->inst, pb, buf), 0);
+	CU_ASSERT_EQUAL(no->x25519(n->inst, sa, key, pb), 0);
+	CU_ASSERT_EQUAL(oo->x25519(o->inst, sb, buf, pa), 0);
+	CU_ASSERT_EQUAL(memcmp(sa, sb, 32), 0);
+	pb[31] |= 0x80;
+	CU_ASSERT_EQUAL(no->x25519(n->inst, sb, key, pb), 0);
+	CU_ASSERT_EQUAL(memcmp(sa, sb, 32), 0);
+
+	void *dead = calloc(1, n->desc->inst_size);
+	rnsc_hash_state st;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dead);
+	CU_ASSERT_EQUAL(n->desc->init(dead, NULL), 0); /* no host: logging is skipped */
+	CU_ASSERT_EQUAL(no->sha256(dead, a, NULL, 0), 0);
+	n->desc->fini(dead);
+	CU_ASSERT_EQUAL(n->desc->init(NULL, NULL), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(no->self_test(dead), RNSC_ERR_STATE);
+	CU_ASSERT_EQUAL(no->random(dead, a, 1), RNSC_ERR_STATE);
+	CU_ASSERT_EQUAL(no->sha256(dead, a, buf, 1), RNSC_ERR_STATE);
+	CU_ASSERT_EQUAL(no->sha512(dead, a, buf, 1), RNSC_ERR_STATE);
+	CU_ASSERT_EQUAL(no->hash_init(dead, &st, RNSC_HASH_SHA256), RNSC_ERR_STATE);
+	CU_ASSERT_EQUAL(no->hash_update(dead, &st, buf, 1), RNSC_ERR_STATE);
+	no->hash_abort(dead, &st);
+	no->hash_abort(dead, NULL);
+	CU_ASSERT_EQUAL(no->hmac_sha256(dead, a, key, 32, buf, 1), RNSC_ERR_STATE);
+	CU_ASSERT_EQUAL(no->hkdf_sha256(dead, a, 32, key, 32, NULL, 0, NULL, 0), RNSC_ERR_STATE);
+	CU_ASSERT_EQUAL(no->aes256_cbc_encrypt(dead, a, key, iv, buf, 16), RNSC_ERR_STATE);
+	CU_ASSERT_EQUAL(no->x25519_public(dead, pa, key), RNSC_ERR_STATE);
+	CU_ASSERT_EQUAL(no->x25519(dead, sa, key, pa), RNSC_ERR_STATE);
+	CU_ASSERT_EQUAL(no->ed25519_public(dead, pa, key), RNSC_ERR_STATE);
+	CU_ASSERT_EQUAL(no->ed25519_sign(dead, a, key, pa, buf, 1), RNSC_ERR_STATE);
+	CU_ASSERT_EQUAL(no->ed25519_verify(dead, a, pa, buf, 1), RNSC_ERR_STATE);
+	free(dead);
+
+	void *in = n->inst;
+	CU_ASSERT_EQUAL(no->random(in, NULL, 1), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(no->sha256(in, NULL, buf, 1), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(no->sha512(in, a, NULL, 1), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(no->hash_init(in, NULL, RNSC_HASH_SHA256), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(no->hash_init(in, &st, RNSC_HASH_SHA256), 0);
+	CU_ASSERT_EQUAL(no->hash_update(in, &st, NULL, 1), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(no->hash_final(in, &st, NULL), RNSC_ERR_INVAL); /* releases st */
+	CU_ASSERT_EQUAL(no->hash_final(in, &st, a), RNSC_ERR_STATE);
+	CU_ASSERT_EQUAL(no->hash_final(in, NULL, a), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(no->hmac_sha256(in, NULL, key, 32, buf, 1), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(no->hkdf_sha256(in, a, 0, key, 32, NULL, 0, NULL, 0), 0);
+	CU_ASSERT_EQUAL(no->hkdf_sha256(in, NULL, 32, key, 32, NULL, 0, NULL, 0), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(no->aes256_cbc_decrypt(in, a, NULL, iv, buf, 16), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(no->x25519_public(in, NULL, key), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(no->x25519(in, sa, NULL, pa), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(no->ed25519_public(in, NULL, key), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(no->ed25519_sign(in, a, key, NULL, buf, 1), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(no->ed25519_verify(in, a, NULL, buf, 1), RNSC_ERR_INVAL);
+	/* The entry point checks the host it is handed. */
+	int (*entry)(const rnsc_host_api *, const rnsc_plugin_desc **) = NULL;
+	*(void **)&entry = n->handle ? dlsym(n->handle, "rnsc_plugin_init") : NULL;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(entry);
+	const rnsc_plugin_desc *d = NULL;
+	CU_ASSERT_EQUAL(entry(NULL, &d), 0);
+	CU_ASSERT_PTR_EQUAL(d, n->desc);
+	CU_ASSERT_EQUAL(entry(NULL, NULL), RNSC_ERR_INVAL);
+	rnsc_host_api newer = {.struct_size = sizeof(newer), .abi_major = RNSC_PLUGIN_ABI_MAJOR + 1};
+	CU_ASSERT_EQUAL(entry(&newer, &d), RNSC_ERR_ABI);
 }
 
 /* Ed25519 with a small-order key: a signature (R small order, S = 0) that OpenSSL accepts for
@@ -398,6 +514,9 @@ int main(void)
 	CU_add_test(s, "HMAC key sequence agrees (reused context)", test_hmac_sequence_agrees);
 	CU_add_test(s, "openssl edge arguments", test_edges_openssl);
 	CU_add_test(s, "sodium edge arguments", test_edges_sodium);
+	CU_add_test(s, "nettle edge arguments", test_edges_nettle);
+	CU_add_test(s, "nettle agrees with openssl; refuses dead instances and missing buffers",
+		    test_nettle_agrees_and_refuses);
 	CU_add_test(s, "openssl under allocation failure", test_openssl_alloc_failures);
 	CU_add_test(s, "small-order Ed25519 keys refused by every backend",
 		    test_small_order_ed25519);

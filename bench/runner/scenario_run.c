@@ -31,6 +31,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bench_iface.h"
 #include "cli.h"
 #include "participant.h"
 #include "rapl.h"
@@ -49,6 +50,13 @@ typedef struct scenario_def {
 } scenario_def;
 
 static scenario_def SCENARIOS[MAX_SCENARIOS];
+static rnsc_ctx *G_CTX; /* the command's context: checks --crypto orders against what loaded */
+
+/* `rnsc bench matrix`: the same runner over a default grid, plus a heat map; --smoke
+ * runs each interface x crypto cell once, as briefly as the accounting allows, for CI. */
+static struct {
+	int active, smoke;
+} G_MATRIX;
 static size_t N_SCENARIOS;
 
 enum impl { IMPL_RNSC = 0, IMPL_REF = 1 };
@@ -92,6 +100,9 @@ typedef struct cell {
 	 * when the machine is shared and a single-threaded relay gets a thread's share */
 	double per_cpu_med;
 	double energy_med; /* < 0: no sample had an energy figure */
+	const bench_iface *ifc; /* --iface: what carries the cell (NULL: the scenario's own) */
+	const char *crypto;     /* --crypto: the rnsc side's backend order (NULL: the default) */
+	char skip[256];         /* non-empty: the cell cannot run, and this says why */
 } cell;
 
 typedef struct run_opts {
@@ -99,6 +110,10 @@ typedef struct run_opts {
 	int samples;
 	int quick; /* --quick: told to the participants (a scenario may run a stated smaller variant) */
 	const char *self, *python, *ref_script;
+	const char *pipe_helper; /* bench/participants/pipe_relay.py, for --iface pipe */
+	char tls_dir[64];        /* --iface tls: the certificate's temporary directory */
+	char tls_cert[128], tls_key[128], tls_pin[128];
+	const char *env_crypto;  /* RNSC_CRYPTO as the runner found it (NULL: unset) */
 	const char *keep_dir; /* keep participant logs here */
 	rnsc_rapl rapl;       /* package energy, when the machine exposes it */
 } run_opts;
@@ -124,7 +139,7 @@ static int free_port(void)
 /* A Reticulum config (the reference's format, which rnsc reads too); the [interfaces]
  * section comes from the scenario plugin. */
 static int write_config(const char *dir, int transport, const char *extra,
-			const char *interfaces)
+			const char *iface_ret, const char *interfaces)
 {
 	char path[PATH_MAX];
 	if (mkdir(dir, 0700) != 0)
@@ -133,20 +148,85 @@ static int write_config(const char *dir, int transport, const char *extra,
 	FILE *f = fopen(path, "w");
 	if (!f)
 		return -1;
-	fprintf(f, "[reticulum]\n  enable_transport = %s\n  share_instance = No\n"
-		   "  respond_to_probes = No\n%s\n[logging]\n  loglevel = 2\n\n%s",
-		transport ? "Yes" : "No", extra ? extra : "", interfaces);
+	/* an interface that is the shared instance brings its own share_instance line */
+	fprintf(f, "[reticulum]\n  enable_transport = %s\n%s  respond_to_probes = No\n%s%s\n"
+		   "[logging]\n  loglevel = 2\n\n%s",
+		transport ? "Yes" : "No", iface_ret && *iface_ret ? "" : "  share_instance = No\n",
+		extra ? extra : "", iface_ret ? iface_ret : "", interfaces);
 	return fclose(f) == 0 ? 0 : -1;
 }
 
-static int role_config(const cell *c, const char *dir, int role, const int *ports, size_t n)
+static int role_config(const run_opts *o, const cell *c, const char *dir, int role,
+		       const int *ports, size_t n)
 {
-	char text[4096];
-	if (c->sc->ops->interfaces(c->sc->inst, role, ports, n, text, sizeof(text)) != 0)
+	char text[4096], ret[512] = "";
+	if (c->ifc && !c->ifc->plugin_own && role != RNSC_SCENARIO_ROLE_RELAY) {
+		bench_iface_env env = {.python = o->python,
+				       .helper = o->pipe_helper,
+				       .tls_cert = o->tls_pin[0] ? o->tls_cert : NULL,
+				       .tls_key = o->tls_pin[0] ? o->tls_key : NULL,
+				       .tls_pin = o->tls_pin[0] ? o->tls_pin : NULL};
+		if (bench_iface_config(c->ifc, role, ports, &env, ret, sizeof(ret), text,
+				       sizeof(text)) != 0)
+			return -1;
+	} else if (c->sc->ops->interfaces(c->sc->inst, role, ports, n, text, sizeof(text)) != 0) {
 		return -1;
+	}
 	const char *extra =
 		RNSC_OPS_HAS(c->sc->ops, rnsc_scenario_ops, reticulum) ? c->sc->ops->reticulum : NULL;
-	return write_config(dir, role == RNSC_SCENARIO_ROLE_RELAY, extra, text);
+	return write_config(dir, role == RNSC_SCENARIO_ROLE_RELAY, extra, ret, text);
+}
+
+/* --iface tls: a self-signed P-256 certificate for 127.0.0.1 from the openssl command
+ * (Debian package openssl), and its SHA-256 fingerprint, which the client pins. Returns 0,
+ * or -1 with why. */
+static int make_tls_cert(run_opts *o, char *why, size_t cap)
+{
+	snprintf(o->tls_dir, sizeof(o->tls_dir), "/tmp/rnsc-bench-tls.XXXXXX");
+	if (!mkdtemp(o->tls_dir)) {
+		snprintf(why, cap, "mkdtemp: %s", strerror(errno));
+		o->tls_dir[0] = '\0';
+		return -1;
+	}
+	snprintf(o->tls_cert, sizeof(o->tls_cert), "%s/cert.pem", o->tls_dir);
+	snprintf(o->tls_key, sizeof(o->tls_key), "%s/key.pem", o->tls_dir);
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd),
+		 "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes "
+		 "-days 2 -subj /CN=127.0.0.1 -keyout '%s' -out '%s' >/dev/null 2>&1 && "
+		 "openssl x509 -noout -fingerprint -sha256 -in '%s' 2>/dev/null",
+		 o->tls_key, o->tls_cert, o->tls_cert);
+	FILE *p = popen(cmd, "r");
+	char line[256] = "";
+	int ok = p && fgets(line, sizeof(line), p) != NULL;
+	if (p)
+		ok &= pclose(p) == 0;
+	const char *eq = strchr(line, '=');
+	if (!ok || !eq) {
+		snprintf(why, cap, "the openssl command could not make a certificate (install the "
+				   "Debian package 'openssl')");
+		return -1;
+	}
+	snprintf(o->tls_pin, sizeof(o->tls_pin), "%s", eq + 1);
+	o->tls_pin[strcspn(o->tls_pin, "\r\n")] = '\0';
+	return 0;
+}
+
+/* n distinct free loopback ports, or -1 */
+static int free_ports(int *ports, int n)
+{
+	for (int i = 0; i < n; i++) {
+		int tries = 0, dup;
+		do {
+			ports[i] = free_port();
+			dup = 0;
+			for (int j = 0; j < i; j++)
+				dup |= ports[j] == ports[i];
+		} while (dup && ++tries < 16);
+		if (ports[i] < 0 || dup)
+			return -1;
+	}
+	return 0;
 }
 
 static void part_argv(const run_opts *o, enum impl im, const char *role, const char *scenario,
@@ -249,9 +329,10 @@ static void run_endpoints(const run_opts *o, const cell *c, int idx, sample *s)
 		 idx);
 	snprintf(ilog, sizeof(ilog), "%s/%s-%s-%d-initiator.log", logdir, c->sc->name, c->pr->name,
 		 idx);
-	int port = free_port();
-	if (port < 0 || role_config(c, rcfg, RNSC_SCENARIO_ROLE_RESPONDER, &port, 1) ||
-	    role_config(c, icfg, RNSC_SCENARIO_ROLE_INITIATOR, &port, 1))
+	int ports[2] = {-1, -1};
+	if (free_ports(ports, c->ifc ? c->ifc->nports : 1) ||
+	    role_config(o, c, rcfg, RNSC_SCENARIO_ROLE_RESPONDER, ports, 1) ||
+	    role_config(o, c, icfg, RNSC_SCENARIO_ROLE_INITIATOR, ports, 1))
 		FAIL("cannot prepare the config directories in %s", dir);
 
 	char *argv[16];
@@ -338,7 +419,7 @@ static void run_relay(const run_opts *o, const cell *c, int idx, sample *s)
 	do
 		ports[1] = free_port();
 	while (ports[1] == ports[0] && ports[1] > 0);
-	if (ports[0] < 0 || ports[1] < 0 || role_config(c, cfg, RNSC_SCENARIO_ROLE_RELAY, ports, 2))
+	if (ports[0] < 0 || ports[1] < 0 || role_config(o, c, cfg, RNSC_SCENARIO_ROLE_RELAY, ports, 2))
 		FAIL("cannot prepare the relay's config directory in %s", dir);
 	char *argv[20];
 	int n = 0;
@@ -423,10 +504,17 @@ static void run_sample(const run_opts *o, const cell *c, int idx, sample *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->energy_j = -1;
+	/* the rnsc participants, daemon and driver read their order from RNSC_CRYPTO */
+	if (c->crypto)
+		setenv("RNSC_CRYPTO", c->crypto, 1);
 	if (c->sc->ops->topology == RNSC_SCENARIO_RELAY)
 		run_relay(o, c, idx, s);
 	else
 		run_endpoints(o, c, idx, s);
+	if (o->env_crypto)
+		setenv("RNSC_CRYPTO", o->env_crypto, 1);
+	else
+		unsetenv("RNSC_CRYPTO");
 }
 
 /* ---- reduction and reports ------------------------------------------------------------ */
@@ -488,14 +576,18 @@ static int is_relay(const cell *c)
 	return c->sc->ops->topology == RNSC_SCENARIO_RELAY;
 }
 
-/* "rnsc → reference" or "relay rnsc" */
+/* "rnsc → reference" or "relay rnsc", then " [iface, crypto]" when those were chosen */
 static void cell_label(const cell *c, char *out, size_t cap, const char *arrow)
 {
+	int k;
 	if (is_relay(c))
-		snprintf(out, cap, "relay %s", impl_name[c->relay]);
+		k = snprintf(out, cap, "relay %s", impl_name[c->relay]);
 	else
-		snprintf(out, cap, "%s %s %s", impl_name[c->pr->initiator], arrow,
-			 impl_name[c->pr->responder]);
+		k = snprintf(out, cap, "%s %s %s", impl_name[c->pr->initiator], arrow,
+			     impl_name[c->pr->responder]);
+	if (k > 0 && (size_t)k < cap && (c->ifc || c->crypto))
+		snprintf(out + k, cap - (size_t)k, " [%s%s%s]", c->ifc ? c->ifc->name : "backbone",
+			 c->crypto ? ", crypto " : "", c->crypto ? c->crypto : "");
 }
 
 static void write_json(FILE *f, const cell *cells, size_t n, const run_opts *o,
@@ -537,7 +629,18 @@ static void write_json(FILE *f, const cell *cells, size_t n, const run_opts *o,
 		else
 			fprintf(f, ", \"energy_j\": null");
 		fprintf(f, ", \"interface_policy\": ");
-		cli_json_str(f, c->sc->ops->iface_policy);
+		cli_json_str(f, c->ifc && !c->ifc->plugin_own ? c->ifc->policy : c->sc->ops->iface_policy);
+		fprintf(f, ", \"interface\": ");
+		cli_json_str(f, c->ifc ? c->ifc->name : "backbone");
+		fprintf(f, ", \"crypto\": ");
+		if (c->crypto)
+			cli_json_str(f, c->crypto);
+		else
+			fprintf(f, "null");
+		if (c->skip[0]) {
+			fprintf(f, ", \"not_run\": ");
+			cli_json_str(f, c->skip);
+		}
 		fprintf(f, ", \"link_mtu\": %u,\n   \"conformant\": %s, \"rate\": {\"median\": %.6g, "
 			   "\"min\": %.6g, \"max\": %.6g, \"unit\": \"%s\"}, \"goodput\": {\"median\": "
 			   "%.6g, \"unit\": \"B/s\"}, \"rtt_p50_us\": %.6g, \"rtt_p99_us\": %.6g,\n   "
@@ -586,7 +689,7 @@ static void md_rate(FILE *f, const cell *c)
 	if (c && c->conformant)
 		fprintf(f, "%.1f %s", c->rate_med, c->sc->ops->unit);
 	else
-		fprintf(f, "%s", c ? "failed" : "—");
+		fprintf(f, "%s", c ? (c->skip[0] ? "not run" : "failed") : "—");
 }
 
 static void write_md(FILE *f, const cell *cells, size_t n, const run_opts *o,
@@ -656,15 +759,21 @@ static void write_md(FILE *f, const cell *cells, size_t n, const run_opts *o,
 			int okn = 0;
 			for (int j = 0; j < c->n; j++)
 				okn += c->s[j].v.ok;
-			char label[64], mtu[32];
+			char label[160], mtu[32];
 			cell_label(c, label, sizeof(label), "→");
+			if (c->skip[0]) {
+				fprintf(f, "| %s | not run: %s | — | — | — | — | — | — | — |\n", label,
+					c->skip);
+				continue;
+			}
 			if (c->link_mtu)
 				snprintf(mtu, sizeof(mtu), "%u", c->link_mtu);
 			else
 				snprintf(mtu, sizeof(mtu), "—");
 			fprintf(f, "| %s | %s | %s | %d/%d | %.1f (%.1f–%.1f) %s | %.1f KiB/s | %.0f / %.0f | "
 				   "%.1f / %.1f | %.2f / %.2f |\n",
-				label, sc->ops->iface_policy, mtu, okn, c->n, c->rate_med, c->rate_min,
+				label, c->ifc && !c->ifc->plugin_own ? c->ifc->policy : sc->ops->iface_policy,
+				mtu, okn, c->n, c->rate_med, c->rate_min,
 				c->rate_max, sc->ops->unit, c->goodput_med / 1024, c->p50_med, c->p99_med,
 				c->rss_med[0] / 1024.0, c->rss_med[1] / 1024.0, c->cpu_med[0],
 				c->cpu_med[1]);
@@ -673,7 +782,7 @@ static void write_md(FILE *f, const cell *cells, size_t n, const run_opts *o,
 			fprintf(f, "\nPackage energy per sample (J, median):");
 			for (size_t i = 0; i < n; i++)
 				if (cells[i].sc == sc && cells[i].energy_med >= 0) {
-					char label[64];
+					char label[160];
 					cell_label(&cells[i], label, sizeof(label), "→");
 					fprintf(f, " %s %.1f;", label, cells[i].energy_med);
 				}
@@ -692,7 +801,7 @@ static void write_md(FILE *f, const cell *cells, size_t n, const run_opts *o,
 		for (size_t i = 0; i < n; i++)
 			for (int j = 0; j < cells[i].n; j++)
 				if (cells[i].sc == sc && !cells[i].s[j].v.ok) {
-					char label[64];
+					char label[160];
 					cell_label(&cells[i], label, sizeof(label), "->");
 					fprintf(f, "\n- %s sample %d failed: %s\n", label, j + 1,
 						cells[i].s[j].v.why);
@@ -723,7 +832,7 @@ static void write_svg(FILE *f, const cell *cells, size_t n, const scenario_def *
 		if (sc && c->sc != sc)
 			continue;
 		int y = top + (int)r++ * row;
-		char label[64];
+		char label[160];
 		cell_label(c, label, sizeof(label), "→");
 		fprintf(f, "<text x=\"10\" y=\"%d\">%s %s</text>\n", y + 14, c->sc->name, label);
 		double w = c->rate_med / max * width;
@@ -738,10 +847,211 @@ static void write_svg(FILE *f, const cell *cells, size_t n, const scenario_def *
 		if (c->conformant)
 			fprintf(f, "<text x=\"%.1f\" y=\"%d\">%.0f %s</text>\n", x1 + 6, y + 14,
 				c->rate_med, c->sc->ops->unit);
+		else if (c->skip[0])
+			fprintf(f, "<text x=\"%.1f\" y=\"%d\">not run</text>\n", x1 + 6, y + 14);
 		else
 			fprintf(f, "<text x=\"%.1f\" y=\"%d\">not conformant</text>\n", x1 + 6, y + 14);
 	}
 	fprintf(f, "</svg>\n");
+}
+
+/* ---- the matrix: heat map and best combinations ----------------------------------------- */
+
+/* The combinations (interface, crypto order) in first-seen order; row r of the heat map. */
+static size_t combos(const cell *cells, size_t n, const cell **first, size_t cap)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t j = 0;
+		for (; j < k; j++)
+			if (first[j]->ifc == cells[i].ifc && first[j]->crypto == cells[i].crypto)
+				break;
+		if (j == k && k < cap)
+			first[k++] = &cells[i];
+	}
+	return k;
+}
+
+static const cell *cell_at(const cell *cells, size_t n, const cell *combo, const scenario_def *sc,
+			   const pairing *pr, int relay)
+{
+	for (size_t i = 0; i < n; i++)
+		if (cells[i].ifc == combo->ifc && cells[i].crypto == combo->crypto &&
+		    cells[i].sc == sc && cells[i].pr == pr && cells[i].relay == relay)
+			return &cells[i];
+	return NULL;
+}
+
+/* The columns: (scenario, pairing or relay) in cell order. */
+typedef struct mcol {
+	const scenario_def *sc;
+	const pairing *pr;
+	int relay;
+} mcol;
+
+static size_t columns(const cell *cells, size_t n, mcol *cols, size_t cap)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t j = 0;
+		for (; j < k; j++)
+			if (cols[j].sc == cells[i].sc && cols[j].pr == cells[i].pr &&
+			    cols[j].relay == cells[i].relay)
+				break;
+		if (j == k && k < cap)
+			cols[k++] = (mcol){cells[i].sc, cells[i].pr, cells[i].relay};
+	}
+	return k;
+}
+
+static void combo_name(const cell *c, char *out, size_t cap)
+{
+	snprintf(out, cap, "%s, %s", c->ifc ? c->ifc->name : "backbone",
+		 c->crypto ? c->crypto : "default order");
+}
+
+static void col_name(const mcol *m, char *out, size_t cap, const char *arrow)
+{
+	if (m->pr)
+		snprintf(out, cap, "%s %s%s%s", m->sc->name,
+			 m->pr->initiator == IMPL_REF ? "ref" : "rnsc", arrow,
+			 m->pr->responder == IMPL_REF ? "ref" : "rnsc");
+	else
+		snprintf(out, cap, "%s relay %s", m->sc->name, impl_name[m->relay]);
+}
+
+#define MAX_COMBOS 128
+#define MAX_COLS 128
+
+/* Rate relative to the baseline combination (the first: the first interface with the first
+ * order) in the same column; cells not run are grey, failed ones red. */
+static void write_heatmap(FILE *f, const cell *cells, size_t n)
+{
+	const cell *cmb[MAX_COMBOS];
+	mcol cols[MAX_COLS];
+	size_t nr = combos(cells, n, cmb, MAX_COMBOS), nc = columns(cells, n, cols, MAX_COLS);
+	const int cw = 86, rh = 22, left = 300, top = 120;
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		   "font-family=\"sans-serif\" font-size=\"11\">\n<text x=\"10\" y=\"18\" "
+		   "font-size=\"14\">rate relative to the baseline row (", left + (int)nc * cw + 20,
+		top + (int)nr * rh + 40);
+	char b[160];
+	if (nr)
+		combo_name(cmb[0], b, sizeof(b));
+	else
+		snprintf(b, sizeof(b), "none");
+	fprintf(f, "%s), same column; grey: not run, red: not conformant</text>\n", b);
+	for (size_t j = 0; j < nc; j++) {
+		char cn[160];
+		col_name(&cols[j], cn, sizeof(cn), "→");
+		int x = left + (int)j * cw + cw / 2;
+		fprintf(f, "<text transform=\"translate(%d,%d) rotate(-40)\">%s</text>\n", x, top - 6,
+			cn);
+	}
+	for (size_t r = 0; r < nr; r++) {
+		char rn[160];
+		combo_name(cmb[r], rn, sizeof(rn));
+		int y = top + (int)r * rh;
+		fprintf(f, "<text x=\"10\" y=\"%d\">%s</text>\n", y + 15, rn);
+		for (size_t j = 0; j < nc; j++) {
+			const cell *c = cell_at(cells, n, cmb[r], cols[j].sc, cols[j].pr, cols[j].relay);
+			const cell *base = cell_at(cells, n, cmb[0], cols[j].sc, cols[j].pr, cols[j].relay);
+			int x = left + (int)j * cw;
+			const char *fill = "#dddddd";
+			char txt[32] = "n/r";
+			if (c && !c->skip[0] && !c->conformant) {
+				fill = "#d9534f";
+				snprintf(txt, sizeof(txt), "fail");
+			} else if (c && c->conformant && base && base->conformant && base->rate_med > 0) {
+				double q = c->rate_med / base->rate_med;
+				/* blue above the baseline, orange below, saturating at 2x / 0.5x */
+				double t = q >= 1 ? (q > 2 ? 1 : q - 1) : (q < 0.5 ? 1 : (1 - q) * 2);
+				int lo = (int)(255 - t * 150);
+				char col[16];
+				if (q >= 1)
+					snprintf(col, sizeof(col), "#%02x%02xff", lo, lo);
+				else
+					snprintf(col, sizeof(col), "#ff%02x%02x", lo, lo - lo / 3);
+				fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+					   "fill=\"%s\" stroke=\"#fff\"/>\n",
+					x, y, cw, rh, col);
+				fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%.2f×</text>\n",
+					x + cw / 2, y + 15, q);
+				continue;
+			} else if (c && c->conformant) {
+				fill = "#eeeeff";
+				snprintf(txt, sizeof(txt), "%.0f", c->rate_med);
+			}
+			fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" "
+				   "stroke=\"#fff\"/>\n<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">"
+				   "%s</text>\n",
+				x, y, cw, rh, fill, x + cw / 2, y + 15, txt);
+		}
+	}
+	fprintf(f, "</svg>\n");
+}
+
+static void write_matrix_md(FILE *f, const cell *cells, size_t n, const run_opts *o)
+{
+	const cell *cmb[MAX_COMBOS];
+	mcol cols[MAX_COLS];
+	size_t nr = combos(cells, n, cmb, MAX_COMBOS), nc = columns(cells, n, cols, MAX_COLS);
+	char b[160];
+	fprintf(f, "# rnsc bench matrix\n\n%s: every interface x crypto order x scenario x "
+		   "pairing below, %g s timed traffic per cell, %d sample(s), in one run on one "
+		   "machine. Rates are relative to the baseline row (the first combination) in the "
+		   "same column; `n/r` is a cell that cannot run (why: scenarios.md), `fail` a cell "
+		   "whose accounting did not hold. The crypto order applies to rnsc's side; the "
+		   "reference always uses its own.\n\n![heat map](matrix.svg)\n\n",
+		G_MATRIX.smoke ? "Smoke run (conformance only, no timing asserted)" : "Matrix run",
+		o->seconds, o->samples);
+	fprintf(f, "| interface, crypto |");
+	for (size_t j = 0; j < nc; j++) {
+		col_name(&cols[j], b, sizeof(b), "→");
+		fprintf(f, " %s |", b);
+	}
+	fprintf(f, "\n|---|");
+	for (size_t j = 0; j < nc; j++)
+		fprintf(f, "---:|");
+	fprintf(f, "\n");
+	for (size_t r = 0; r < nr; r++) {
+		combo_name(cmb[r], b, sizeof(b));
+		fprintf(f, "| %s |", b);
+		for (size_t j = 0; j < nc; j++) {
+			const cell *c = cell_at(cells, n, cmb[r], cols[j].sc, cols[j].pr, cols[j].relay);
+			const cell *base = cell_at(cells, n, cmb[0], cols[j].sc, cols[j].pr, cols[j].relay);
+			if (!c || c->skip[0])
+				fprintf(f, " n/r |");
+			else if (!c->conformant)
+				fprintf(f, " fail |");
+			else if (base && base->conformant && base->rate_med > 0)
+				fprintf(f, " %.0f (%.2f×) |", c->rate_med, c->rate_med / base->rate_med);
+			else
+				fprintf(f, " %.0f |", c->rate_med);
+		}
+		fprintf(f, "\n");
+	}
+	fprintf(f, "\n## Best combination per column\n\nBy median rate; CPU-seconds per side "
+		   "(initiator / responder, or driver / relay) over the whole sample bound what a "
+		   "combination can do on a shared machine.\n\n| column | best | rate | CPU s |\n"
+		   "|---|---|---:|---:|\n");
+	for (size_t j = 0; j < nc; j++) {
+		const cell *best = NULL;
+		for (size_t r = 0; r < nr; r++) {
+			const cell *c = cell_at(cells, n, cmb[r], cols[j].sc, cols[j].pr, cols[j].relay);
+			if (c && !c->skip[0] && c->conformant && (!best || c->rate_med > best->rate_med))
+				best = c;
+		}
+		col_name(&cols[j], b, sizeof(b), "→");
+		if (!best) {
+			fprintf(f, "| %s | none conformant | — | — |\n", b);
+			continue;
+		}
+		char cn[160];
+		combo_name(best, cn, sizeof(cn));
+		fprintf(f, "| %s | %s | %.1f %s | %.2f / %.2f |\n", b, cn, best->rate_med,
+			best->sc->ops->unit, best->cpu_med[0], best->cpu_med[1]);
+	}
 }
 
 /* ---- scenario plugins ------------------------------------------------------------------- */
@@ -789,13 +1099,47 @@ static void collect_scenarios(const rnsc_plugin_host *h)
 
 /* ---- command line ----------------------------------------------------------------------- */
 
+/* Sets order on ctx and, when it leaves a primitive the stack needs unserved (libsodium has
+ * no AES-256-CBC), appends the first other loaded backend serving it, as the runtime's own
+ * fallback would, so "sodium" means "sodium, then what it lacks". out gets the order used.
+ * Returns 0, or -1 when the order names a backend that is not loaded. */
+static int complete_order(rnsc_ctx *ctx, const char *order, char *out, size_t cap)
+{
+	snprintf(out, cap, "%s", order);
+	if (rnsc_crypto_set_order(ctx, out) != 0)
+		return -1;
+	for (int p = 0; p <= RNSC_PRIM_ED25519; p++) {
+		if (rnsc_crypto_provider(ctx, (enum rnsc_prim)p))
+			continue;
+		/* openssl first, as in the default order, then the rest in load order */
+		for (size_t k = 0; k <= 2 * 64; k++) {
+			const rnsc_crypto_backend *be =
+				k == 0 ? rnsc_crypto_backend_find(ctx, "openssl")
+				       : rnsc_crypto_backend_at(ctx, (k - 1) % 64);
+			if (k > 64)
+				break;
+			if (!be || (k > 0 && !strcmp(be->name, "openssl")) ||
+			    !(be->prims & RNSC_PRIM_BIT(p)))
+				continue;
+			size_t l = strlen(out);
+			snprintf(out + l, cap - l, ",%s", be->name);
+			if (rnsc_crypto_set_order(ctx, out) != 0)
+				return -1;
+			fprintf(stderr, "rnsc bench: crypto order '%s' lacks %s: running it as '%s'\n",
+				order, rnsc_prim_name((enum rnsc_prim)p), out);
+			break;
+		}
+	}
+	return 0;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: rnsc bench [--quick] [--scenario LIST] [--pairing LIST] [--relay LIST]\n"
 		"                  [--seconds S] [--drain S] [--samples N] [--json FILE]\n"
-		"                  [--report DIR] [--keep-logs DIR]\n"
-		"       rnsc bench crypto|echo [OPTIONS]   (see their --help)\n\n"
+		"                  [--report DIR] [--keep-logs DIR] [--iface LIST] [--crypto LIST]\n"
+		"       rnsc bench crypto|echo|matrix [OPTIONS]   (see their --help)\n\n"
 		"Runs the Reticulum benchmark scenarios with rnsc and the reference (the pinned rns\n"
 		"in the venv, driven through its public API by bench/participants/rnsc_bench_ref.py)\n"
 		"as separate processes over loopback interfaces, measured in the same run: endpoint\n"
@@ -819,7 +1163,18 @@ static void usage(FILE *f)
 		   "  --json FILE      raw results (- for stdout)\n"
 		   "  --report DIR     DIR/scenarios.md, DIR/scenarios.json, DIR/scenarios.svg and\n"
 		   "                   DIR/scenarios-NAME.svg per scenario\n"
-		   "  --keep-logs DIR  keep every participant's log in DIR\n\n"
+		   "  --keep-logs DIR  keep every participant's log in DIR\n"
+		   "  --iface LIST     interfaces carrying the endpoint scenarios (default: each\n"
+		   "                   scenario's own, Backbone): backbone, tcp, udp, local (shared\n"
+		   "                   instance), pipe, tls, websocket (tls and websocket are rnsc\n"
+		   "                   only: cells with the reference are reported not run, with\n"
+		   "                   why); relay scenarios run over backbone only\n"
+		   "  --crypto LIST    crypto backend orders for the rnsc side, separated by ';'\n"
+		   "                   (e.g. 'sodium;openssl;nettle,openssl'); each is RNSC_CRYPTO\n"
+		   "                   of rnsc's participants, daemon and driver; one lacking a\n"
+		   "                   primitive is completed from the other backends, aloud. The\n"
+		   "                   reference keeps its own crypto: ref-ref cells run once,\n"
+		   "                   under the first order, and are reported not run for the rest\n\n"
 		   "Exit status: 0 when every cell was conformant, 1 otherwise, 2 usage, 3 setup.\n",
 		MAX_SAMPLES);
 }
@@ -886,9 +1241,11 @@ static int run(int argc, char **argv)
 		{"drain", required_argument, NULL, 'D'},   {"samples", required_argument, NULL, 'n'},
 		{"json", required_argument, NULL, 'j'},    {"report", required_argument, NULL, 'r'},
 		{"keep-logs", required_argument, NULL, 'k'}, {"relay", required_argument, NULL, 'R'},
+		{"iface", required_argument, NULL, 'I'},   {"crypto", required_argument, NULL, 'C'},
 		{"help", no_argument, NULL, 'h'},	   {NULL, 0, NULL, 0}};
 	run_opts o = {.seconds = 30, .drain = 30, .setup_timeout = 60, .samples = 3};
 	const char *scen = NULL, *pair = NULL, *relay = NULL, *json = NULL, *report = NULL;
+	const char *iface_list = NULL, *crypto_list = NULL;
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -923,6 +1280,12 @@ static int run(int argc, char **argv)
 		case 'k':
 			o.keep_dir = optarg;
 			break;
+		case 'I':
+			iface_list = optarg;
+			break;
+		case 'C':
+			crypto_list = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return CLI_OK;
@@ -934,6 +1297,54 @@ static int run(int argc, char **argv)
 	if (optind != argc || o.seconds <= 0 || o.drain <= 0 || o.samples < 1 ||
 	    o.samples > MAX_SAMPLES || !list_valid(scen, LIST_SCENARIO) ||
 	    !list_valid(pair, LIST_PAIRING) || !list_valid(relay, LIST_RELAY)) {
+		usage(stderr);
+		return CLI_USAGE;
+	}
+	/* the dimensions: interfaces by name, crypto orders checked against what loaded */
+	const bench_iface *ifcs[16];
+	const char *orders[16];
+	char *crypto_copy = crypto_list ? strdup(crypto_list) : NULL;
+	size_t n_ifc = 0, n_ord = 0;
+	int dims_ok = 1;
+	if (iface_list) {
+		char *copy = strdup(iface_list), *save = NULL;
+		for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t;
+		     t = strtok_r(NULL, ",", &save)) {
+			const bench_iface *fi = bench_iface_find(t);
+			if (!fi) {
+				fprintf(stderr, "rnsc bench: unknown interface '%s' (known:", t);
+				for (size_t i = 0; bench_iface_at(i); i++)
+					fprintf(stderr, " %s", bench_iface_at(i)->name);
+				fprintf(stderr, ")\n");
+				dims_ok = 0;
+			} else if (n_ifc < 16) {
+				ifcs[n_ifc++] = fi;
+			}
+		}
+		free(copy);
+		dims_ok &= n_ifc > 0;
+	}
+	static char order_buf[16][512];
+	if (crypto_list) {
+		char *save = NULL;
+		for (char *t = crypto_copy ? strtok_r(crypto_copy, ";", &save) : NULL; t;
+		     t = strtok_r(NULL, ";", &save)) {
+			if (n_ord == 16)
+				break;
+			if (!G_CTX ||
+			    complete_order(G_CTX, t, order_buf[n_ord], sizeof(order_buf[0])) != 0) {
+				fprintf(stderr, "rnsc bench: crypto order '%s' names a backend that is "
+						"not loaded (see 'rnsc plugins -v')\n", t);
+				dims_ok = 0;
+			} else {
+				orders[n_ord] = order_buf[n_ord];
+				n_ord++;
+			}
+		}
+		dims_ok &= n_ord > 0;
+	}
+	if (!dims_ok) {
+		free(crypto_copy);
 		usage(stderr);
 		return CLI_USAGE;
 	}
@@ -958,7 +1369,10 @@ static int run(int argc, char **argv)
 			python, script);
 		return CLI_SETUP;
 	}
-	o.self = self, o.python = python, o.ref_script = script;
+	char helper[PATH_MAX];
+	snprintf(helper, sizeof(helper), "%s/bench/participants/pipe_relay.py", src);
+	o.self = self, o.python = python, o.ref_script = script, o.pipe_helper = helper;
+	o.env_crypto = getenv("RNSC_CRYPTO");
 	(void)rnsc_rapl_open(&o.rapl);
 	if (o.keep_dir && mkdir(o.keep_dir, 0755) != 0 && errno != EEXIST) {
 		fprintf(stderr, "rnsc bench: cannot create %s: %s\n", o.keep_dir, strerror(errno));
@@ -977,38 +1391,82 @@ static int run(int argc, char **argv)
 			pclose(p);
 		}
 	}
-	static cell cells[MAX_SCENARIOS * N_PAIRINGS];
-	size_t n = 0;
-	memset(cells, 0, sizeof(cells));
-	for (size_t i = 0; i < N_SCENARIOS; i++) {
-		if (!in_list(scen, SCENARIOS[i].name))
-			continue;
-		if (SCENARIOS[i].ops->topology == RNSC_SCENARIO_RELAY) {
-			for (int j = 0; j < 2; j++)
-				if (in_list(relay, RELAY_NAMES[j])) {
-					cells[n].sc = &SCENARIOS[i];
-					cells[n].relay = j;
-					n++;
-				}
-			continue;
-		}
-		for (size_t j = 0; j < N_PAIRINGS; j++)
-			if (in_list(pair, PAIRINGS[j].name)) {
-				cells[n].sc = &SCENARIOS[i];
-				cells[n].pr = &PAIRINGS[j];
-				cells[n].relay = -1;
-				n++;
-			}
+	/* every interface x crypto order x scenario x pairing (or relay); a cell that cannot
+	 * run is kept, with why, so nothing disappears from the report */
+	size_t n_i = n_ifc ? n_ifc : 1, n_o = n_ord ? n_ord : 1, n = 0;
+	cell *cells = calloc(n_i * n_o * MAX_SCENARIOS * N_PAIRINGS, sizeof(cell));
+	if (!cells) {
+		free(crypto_copy);
+		fprintf(stderr, "rnsc bench: out of memory\n");
+		return CLI_SETUP;
 	}
+	for (size_t fi = 0; fi < n_i; fi++)
+		for (size_t oi = 0; oi < n_o; oi++)
+			for (size_t i = 0; i < N_SCENARIOS; i++) {
+				if (!in_list(scen, SCENARIOS[i].name))
+					continue;
+				const bench_iface *ifc = n_ifc ? ifcs[fi] : NULL;
+				const char *ord = n_ord ? orders[oi] : NULL;
+				int relay_sc = SCENARIOS[i].ops->topology == RNSC_SCENARIO_RELAY;
+				size_t m = relay_sc ? 2 : N_PAIRINGS;
+				for (size_t j = 0; j < m; j++) {
+					if (relay_sc ? !in_list(relay, RELAY_NAMES[j])
+						     : !in_list(pair, PAIRINGS[j].name))
+						continue;
+					cell *x = &cells[n++];
+					x->sc = &SCENARIOS[i];
+					x->pr = relay_sc ? NULL : &PAIRINGS[j];
+					x->relay = relay_sc ? (int)j : -1;
+					x->ifc = ifc, x->crypto = ord;
+					int has_ref = relay_sc ? j == IMPL_REF
+							       : (PAIRINGS[j].initiator == IMPL_REF ||
+								  PAIRINGS[j].responder == IMPL_REF);
+					int all_ref = relay_sc ? 0
+							       : (PAIRINGS[j].initiator == IMPL_REF &&
+								  PAIRINGS[j].responder == IMPL_REF);
+					if (relay_sc && ifc && !ifc->plugin_own)
+						snprintf(x->skip, sizeof(x->skip),
+							 "relay scenarios run over backbone only (the wire "
+							 "driver and the scenario's relay config speak it)");
+					else if (ifc && !ifc->ref_has && has_ref)
+						snprintf(x->skip, sizeof(x->skip),
+							 "the reference (rns %s) has no %s interface: "
+							 "rnsc-rnsc only", "1.5.4", ifc->name);
+					else if (G_MATRIX.smoke && !relay_sc &&
+						 PAIRINGS[j].initiator == IMPL_RNSC &&
+						 PAIRINGS[j].responder == IMPL_RNSC &&
+						 (!ifc || ifc->ref_has))
+						snprintf(x->skip, sizeof(x->skip),
+							 "smoke mode: this interface and order are covered "
+							 "by rnsc -> reference");
+					else if (ord && oi > 0 && all_ref)
+						snprintf(x->skip, sizeof(x->skip),
+							 "both sides are the reference, whose crypto is its "
+							 "own: measured once, under '%s'", orders[0]);
+				}
+			}
 	/* widths: the longest scenario name and unit ("resource-segment-matched",
 	 * "resources/s") */
 	printf("%-24s %-24s %-11s %24s %12s %12s\n", "scenario", "cell", "conformant", "rate",
 	       "p50 (us)", "p99 (us)");
+	int need_tls = 0;
+	for (size_t i = 0; i < n; i++)
+		need_tls |= !cells[i].skip[0] && cells[i].ifc && !strcmp(cells[i].ifc->name, "tls");
+	char tls_why[200];
+	if (need_tls && make_tls_cert(&o, tls_why, sizeof(tls_why)) != 0)
+		for (size_t i = 0; i < n; i++)
+			if (!cells[i].skip[0] && cells[i].ifc && !strcmp(cells[i].ifc->name, "tls"))
+				snprintf(cells[i].skip, sizeof(cells[i].skip), "%s", tls_why);
 	int all = 1;
 	for (size_t i = 0; i < n; i++) {
 		cell *x = &cells[i];
-		char label[64];
+		char label[160];
 		cell_label(x, label, sizeof(label), "->");
+		if (x->skip[0]) {
+			printf("%-24s %-24s not run: %s\n", x->sc->name, label, x->skip);
+			fflush(stdout);
+			continue;
+		}
 		for (int k = 0; k < o.samples; k++) {
 			run_sample(&o, x, k, &x->s[k]);
 			x->n++;
@@ -1057,6 +1515,18 @@ static int run(int argc, char **argv)
 		} else {
 			rc = CLI_SETUP;
 		}
+		if (G_MATRIX.active && (f = open_out(report, "matrix.svg", path, sizeof(path)))) {
+			write_heatmap(f, cells, n);
+			fclose(f);
+		} else if (G_MATRIX.active) {
+			rc = CLI_SETUP;
+		}
+		if (G_MATRIX.active && (f = open_out(report, "matrix.md", path, sizeof(path)))) {
+			write_matrix_md(f, cells, n, &o);
+			fclose(f);
+		} else if (G_MATRIX.active) {
+			rc = CLI_SETUP;
+		}
 		for (size_t k = 0; k < N_SCENARIOS; k++) {
 			int any = 0;
 			for (size_t i = 0; i < n; i++)
@@ -1073,6 +1543,117 @@ static int run(int argc, char **argv)
 			}
 		}
 	}
+	if (o.tls_dir[0])
+		rm_tree(o.tls_dir);
+	free(cells);
+	free(crypto_copy);
+	return rc;
+}
+
+static void matrix_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: rnsc bench matrix [--quick | --smoke] [rnsc bench options]\n\n"
+		"The scenario runner over a grid: every interface (backbone, tcp, udp, local, pipe,\n"
+		"tls, websocket) x every crypto order (each loaded backend alone, completed where\n"
+		"it lacks a primitive, and the default order) x the core scenarios (single, link,\n"
+		"request, resource-segment) x every pairing. Any `rnsc bench` option given after\n"
+		"the mode narrows or replaces a dimension. With --report DIR it also writes\n"
+		"DIR/matrix.md (rates relative to the first combination, the best combination per\n"
+		"column with CPU-seconds per side) and DIR/matrix.svg (heat map).\n\n"
+		"  --quick  1 s per cell, drain 10 s, 1 sample\n"
+		"  --smoke  conformance only, for CI: scenario single, 0.5 s per cell, every\n"
+		"           interface x order once (rnsc -> reference, or rnsc -> rnsc where the\n"
+		"           reference lacks the interface); exit 0 only when every cell that\n"
+		"           can run is conformant; no timing is asserted\n\n"
+		"Exit status: 0 when every cell that ran was conformant, 1 otherwise, 2 usage,\n"
+		"3 setup.\n");
+}
+
+static int bench_matrix(int argc, char **argv)
+{
+	static char orders[1024];
+	int quick = 0, smoke = 0, k = 1;
+	for (; k < argc; k++) {
+		if (!strcmp(argv[k], "--quick"))
+			quick = 1;
+		else if (!strcmp(argv[k], "--smoke"))
+			smoke = 1;
+		else if (!strcmp(argv[k], "-h") || !strcmp(argv[k], "--help")) {
+			matrix_usage(stdout);
+			return CLI_OK;
+		} else
+			break;
+	}
+	if (quick && smoke) {
+		matrix_usage(stderr);
+		return CLI_USAGE;
+	}
+	/* each loaded backend that serves the Reticulum primitives, alone, then the default */
+	orders[0] = '\0';
+	/* openssl first: the first row is the heat map's baseline (backbone, openssl) */
+	for (size_t i = 0; G_CTX && i <= 64; i++) {
+		const rnsc_crypto_backend *be = i == 0 ? rnsc_crypto_backend_find(G_CTX, "openssl")
+						       : rnsc_crypto_backend_at(G_CTX, i - 1);
+		if (i > 0 && !be)
+			break;
+		if (!be || (i > 0 && !strcmp(be->name, "openssl")) ||
+		    !(be->prims & RNSC_PRIM_BIT(RNSC_PRIM_ED25519)))
+			continue;
+		size_t l = strlen(orders);
+		snprintf(orders + l, sizeof(orders) - l, "%s%s", l ? ";" : "", be->name);
+	}
+	const char *dflt = getenv("RNSC_CRYPTO");
+	const char *px = G_CTX ? rnsc_crypto_provider(G_CTX, RNSC_PRIM_X25519) : NULL;
+	const char *pe = G_CTX ? rnsc_crypto_provider(G_CTX, RNSC_PRIM_ED25519) : NULL;
+	const char *pa = G_CTX ? rnsc_crypto_provider(G_CTX, RNSC_PRIM_AES256_CBC) : NULL;
+	if (!smoke && px && pe && pa) {
+		size_t l = strlen(orders);
+		/* the command's context was opened with the default order: name its providers
+		 * (the smoke leaves it out: it only mixes backends the other rows cover) */
+		snprintf(orders + l, sizeof(orders) - l, "%sx25519=%s,ed25519=%s,%s", l ? ";" : "",
+			 px, pe, dflt && *dflt ? dflt : pa);
+	}
+	if (!orders[0]) {
+		fprintf(stderr, "rnsc bench matrix: no crypto backend serving Ed25519 loaded\n");
+		return CLI_SETUP;
+	}
+	char *av[64];
+	int n = 0;
+	av[n++] = (char *)"bench";
+	av[n++] = (char *)"--iface";
+	av[n++] = (char *)"backbone,tcp,udp,local,pipe,tls,websocket";
+	av[n++] = (char *)"--crypto";
+	av[n++] = orders;
+	if (smoke) {
+		av[n++] = (char *)"--quick";
+		av[n++] = (char *)"--seconds";
+		av[n++] = (char *)"0.5";
+		av[n++] = (char *)"--drain";
+		av[n++] = (char *)"5";
+		av[n++] = (char *)"--scenario";
+		av[n++] = (char *)"single";
+		av[n++] = (char *)"--pairing";
+		av[n++] = (char *)"rnsc-rnsc,rnsc-ref";
+	} else {
+		if (quick) {
+			av[n++] = (char *)"--quick";
+			av[n++] = (char *)"--seconds";
+			av[n++] = (char *)"1";
+		}
+		av[n++] = (char *)"--scenario";
+		av[n++] = (char *)"single,link,request,resource-segment";
+	}
+	for (; k < argc && n < 63; k++)
+		av[n++] = argv[k];
+	if (k < argc) {
+		fprintf(stderr, "rnsc bench matrix: too many options\n");
+		return CLI_USAGE;
+	}
+	av[n] = NULL;
+	G_MATRIX.active = 1, G_MATRIX.smoke = smoke;
+	int rc = run(n, av);
+	G_MATRIX.active = 0, G_MATRIX.smoke = 0;
 	return rc;
 }
 
@@ -1084,7 +1665,12 @@ int cmd_bench_scenarios(int argc, char **argv)
 	if (rc)
 		return rc;
 	collect_scenarios(env.host);
-	rc = run(argc, argv);
+	G_CTX = env.ctx;
+	if (argc > 1 && !strcmp(argv[1], "matrix"))
+		rc = bench_matrix(argc - 1, argv + 1);
+	else
+		rc = run(argc, argv);
+	G_CTX = NULL;
 	cli_env_close(&env);
 	return rc;
 }

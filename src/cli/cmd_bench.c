@@ -18,9 +18,11 @@ int cmd_bench(int argc, char **argv)
 		return cmd_bench_mesh(argc - 1, argv + 1);
 	if (strcmp(argv[1], "driver") == 0)
 		return cmd_bench_driver(argc - 1, argv + 1);
+	if (strcmp(argv[1], "matrix") == 0) /* the scenario runner over a grid */
+		return cmd_bench_scenarios(argc, argv);
 	if (strcmp(argv[1], "crypto") == 0) /* embeds the reference: rnsc-ref runs it */
 		return cli_exec_ref("bench-crypto", argc - 1, argv + 1);
-	fprintf(stderr, "rnsc bench: unknown benchmark '%s' (available: crypto, echo, mesh; without a\n"
+	fprintf(stderr, "rnsc bench: unknown benchmark '%s' (available: crypto, echo, matrix, mesh; without a\n"
 		"name: the scenarios, see rnsc bench --help)\n",
 		argv[1]);
 	return CLI_USAGE;
