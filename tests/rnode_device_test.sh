@@ -10,6 +10,7 @@
 #   Skew   reports the frequency 500 Hz off: "Frequency mismatch", port closed, retried
 #   Mute   a pty that answers nothing: "Could not detect device", retried
 #   Late   no device at start: logged, retried, online once its simulator appears
+# The channel alone: a frame's airtime by the LoRa formula, a collision, a lossy receiver.
 # Then configurations the reference refuses (frequency, TX power, bandwidth, SF, CR, airtime
 # limit, callsign length, no port) and the ble:// / tcp:// ports rnsc does not serve are
 # refused by rnsc with messages naming the option. Every wait is bounded.
@@ -121,6 +122,55 @@ if grep -qs "runt [1-9]" "$tmp/rnsc.log" && grep -Eqs "oversize [1-9]" "$tmp/rns
 else bad "drops not counted" "$tmp/rnsc.log"; fi
 grep -q "CMD 41 00" "$tmp/sim_Good.log" && tail -3 "$tmp/sim_Good.log" | grep -q "HOST LEFT" &&
   ok "Good: detached on shutdown (ESP32: framebuffer off, radio off, leave)" || bad "Good: no detach" "$tmp/sim_Good.log"
+
+# ---- the simulated channel itself: airtime, collisions, loss -------------------------------
+# Three simulators X, Y (no carrier sense) and Z on one channel, driven straight through
+# their ptys: X alone sends 100 bytes (SF7, 500 kHz, CR 4:5: 94 + 4.25 preamble and 158
+# payload symbols of 0.256 ms by the LoRa formula, 65.6 ms), Z receives it; X and Y send at
+# once: Z hears a collision; with --loss 1 on W nothing is received.
+read -r Q1 Q2 Q3 Q4 < <("$PY" -c '
+import socket
+s = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(4)]
+for x in s: x.bind(("127.0.0.1", 0))
+print(*[x.getsockname()[1] for x in s])')
+sim X "$Q1" --peer "$Q2" --peer "$Q3" --peer "$Q4" --no-csma
+sim Y "$Q2" --peer "$Q1" --peer "$Q3" --peer "$Q4" --no-csma
+sim Z "$Q3" --peer "$Q1" --peer "$Q2"
+sim W "$Q4" --loss 1.0
+for n in X Y Z W; do wait_for 10 grep -qs READY "$tmp/sim_$n.log" || bad "simulator $n did not start" "$tmp/sim_$n.log"; done
+"$PY" - "$tmp" >"$tmp/air.out" 2>&1 <<'EOF'
+import os, struct, sys, termios, time, tty
+tmp = sys.argv[1]
+def kiss(cmd, p):
+    p = bytes(p).replace(b"\xdb", b"\xdb\xdd").replace(b"\xc0", b"\xdb\xdc")
+    return b"\xc0" + bytes([cmd]) + p + b"\xc0"
+fds = {}
+for n in "XYZW":
+    fd = os.open(os.path.join(tmp, n), os.O_RDWR | os.O_NOCTTY)
+    tty.setraw(fd)
+    fds[n] = fd
+    os.write(fd, kiss(1, struct.pack("!I", 868000000)) + kiss(2, struct.pack("!I", 500000)) +
+             kiss(4, [7]) + kiss(5, [5]) + kiss(6, [1]))
+time.sleep(0.5)
+os.write(fds["X"], kiss(0, bytes(range(100))))
+time.sleep(0.5)
+os.write(fds["X"], kiss(0, b"x" * 400))
+os.write(fds["Y"], kiss(0, b"y" * 400))
+time.sleep(0.8)
+for fd in fds.values():
+    os.close(fd)
+print("done")
+EOF
+sleep 0.3
+if grep -qs "^TX 100 bytes 65.6 ms" "$tmp/sim_X.log" && grep -qs "^RX 100 bytes" "$tmp/sim_Z.log"; then
+  ok "channel: 100 bytes at SF7/500 kHz/CR 4:5 take 65.6 ms on air and are received"
+else bad "channel: airtime or reception wrong" "$tmp/sim_X.log" "$tmp/sim_Z.log" "$tmp/air.out"; fi
+if grep -qs "^COLLISION 400 bytes" "$tmp/sim_Z.log" && ! grep -qs "^RX 400 bytes" "$tmp/sim_Z.log"; then
+  ok "channel: two simultaneous transmissions collide at the third radio"
+else bad "channel: no collision" "$tmp/sim_Z.log"; fi
+if grep -qs "^LOST 100 bytes" "$tmp/sim_W.log" && ! grep -qs "^RX" "$tmp/sim_W.log"; then
+  ok "channel: --loss 1 drops every reception"
+else bad "channel: loss not applied" "$tmp/sim_W.log"; fi
 
 # ---- configurations refused ----------------------------------------------------------------
 refuse() { # refuse TAG EXPECTED-MESSAGE STANZA-EXTRA [PORT]
