@@ -33,7 +33,9 @@ ERROR_INITRADIO, as the firmware does.
 Control: --control SOCK binds a unix datagram socket taking one command per
 datagram: "unplug" (close the pty and remove PATH: the host sees the device go
 away), "plug" (a new pty at PATH), "error N" (send CMD_ERROR with code N), "raw HEX" (send
-these bytes to the host), "quit". --mute answers nothing, like a port that is no RNode.
+these bytes to the host), "quit". --tnc BITRATE makes it a plain KISS TNC instead
+(data frames on air at that bit rate, other commands logged, no reports), for the
+KISS and AX.25 interfaces. --mute answers nothing, like a port that is no RNode.
 Events go to stdout, one line each (READY, TX, RX, COLLISION, LOST, CMD ...).
 Every byte the host writes is appended to --rx-log, so tests can compare what two
 hosts sent. The process exits on "quit", SIGTERM, or after --lifetime seconds.
@@ -164,6 +166,7 @@ class Sim:
         os.symlink(name, tmp)
         os.replace(tmp, self.a.link)
         self.sel.register(self.master, selectors.EVENT_READ, self.on_host)
+        self.radio_on = bool(self.a.tnc)
         self.say("READY " + self.a.link)
 
     def unplug(self):
@@ -224,6 +227,12 @@ class Sim:
     # ---- host commands ------------------------------------------------------------
     def command(self, cmd, p):
         if self.a.mute:
+            return
+        if self.a.tnc:  # a plain KISS TNC: data frames go on air, the rest is only logged
+            if cmd & 0x0F == CMD_DATA and p:
+                self.queue.append(p)
+            elif cmd & 0x0F != CMD_DATA:
+                self.say("CMD %02x %s" % (cmd, p.hex()))
             return
         if cmd != CMD_DATA:
             self.say("CMD %02x %s" % (cmd, p.hex()))
@@ -332,7 +341,10 @@ class Sim:
         if self.over_lock(now):
             return
         p = self.queue.pop(0)
-        dur = packet_airtime(len(p), self.sf, self.bw, self.cr)
+        if self.a.tnc:
+            dur = len(p) * 8.0 / self.a.tnc
+        else:
+            dur = packet_airtime(len(p), self.sf, self.bw, self.cr)
         self.tx_until = now + dur
         self.airtime.append((now, dur))
         for r in self.rx:  # half duplex: whatever we were hearing is lost
@@ -348,7 +360,8 @@ class Sim:
         self.at(self.tx_until, self.tx_done)
 
     def tx_done(self, now):
-        self.report(CMD_READY, [0x01])
+        if not self.a.tnc:
+            self.report(CMD_READY, [0x01])
 
     def on_air(self, sock):
         while True:
@@ -385,6 +398,10 @@ class Sim:
         if not self.radio_on:
             return
         self.stat_rx += 1
+        if self.a.tnc:
+            self.report(CMD_DATA, rec[1])
+            self.say("RX %d bytes" % len(rec[1]))
+            return
         rssi = -40 - self.rng.randrange(20)
         snr = 8.0 + self.rng.randrange(8) * 0.25
         self.report(CMD_STAT_RSSI, [rssi + RSSI_OFFSET])
@@ -393,7 +410,7 @@ class Sim:
         self.say("RX %d bytes" % len(rec[1]))
 
     def stats(self, now):
-        if not self.radio_on:
+        if not self.radio_on or self.a.tnc:
             return
         ats = int(self.window_share(self.airtime, now, SHORT_WINDOW) * 10000)
         atl = int(self.window_share(self.airtime, now, LONG_WINDOW) * 10000)
@@ -475,6 +492,8 @@ def main():
     ap.add_argument("--battery-state", type=int, default=1)
     ap.add_argument("--max-txpower", type=int, default=22)
     ap.add_argument("--freq-skew", type=int, default=0, help="Hz added to set frequencies")
+    ap.add_argument("--tnc", type=int, default=0, metavar="BITRATE",
+                    help="be a plain KISS TNC on a channel of this bit rate (AX.25 tests)")
     ap.add_argument("--mute", action="store_true", help="answer nothing (not an RNode)")
     ap.add_argument("--stats-interval", type=float, default=1.0)
     ap.add_argument("--lifetime", type=float, default=600.0)
