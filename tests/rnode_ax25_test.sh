@@ -7,7 +7,7 @@
 # options, READY), the AX.25 header of their first data frames is identical and is the one
 # the callsign gives (APZRNS-0 from N0CALL-7, UI, no layer 3); rnprobe on A gets proofs
 # from B's probe destination and rnsc probe on B from A's, through both TNCs. Every wait is
-# bounded; a reference that cannot start fails the test.
+# bounded; a reference that cannot start fails the test. Then the callsign and SSID checks.
 set -u
 B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
 S=${RNSC_SRCDIR:-$B/..}
@@ -95,5 +95,19 @@ timeout 40 "$VENV/bin/rnprobe" --config "$tmp/A" rnstransport.probe "$rnsc_probe
 [ $rc = 0 ] && [ "$(grep -c "Valid reply from <$rnsc_probe>" "$tmp/rnprobe.out")" = 2 ] &&
   ok "rnprobe (on A) gets 2 of 2 proofs from rnsc over AX.25" || bad "rnprobe -> rnsc (exit $rc)" "$tmp/rnprobe.out" "$tmp/rnsd.log" "$tmp/sim1.log"
 kill -0 "$RB" 2>/dev/null && ok "rnsc daemon still running" || bad "rnsc daemon died" "$tmp/rnsc.log"
+# Options the reference refuses: a callsign outside 3..6 characters, an SSID outside 0..15
+# or none at all. rnsc refuses them too, with the reference's message.
+refuse() { # refuse TAG MESSAGE EXTRA
+  local d="$tmp/bad_$1"
+  mkdir -p "$d"
+  printf '[reticulum]\n  share_instance = no\n[interfaces]\n  [[Bad]]\n    type = AX25KISSInterface\n    enabled = yes\n    port = /dev/null\n%b' "$3" >"$d/config"
+  timeout 10 "$RNSC" daemon --config "$d" >"$d/log" 2>&1 & local p=$!
+  wait_for 8 grep -qs -- "$2" "$d/log" && ok "refused: $1 ($2)" || bad "not refused: $1" "$d/log"
+  kill "$p" 2>/dev/null; wait "$p" 2>/dev/null
+}
+refuse "short callsign" "Invalid callsign for AX25KISSInterface\[Bad\]" '    callsign = AB\n    ssid = 1\n'
+refuse "long callsign" "Invalid callsign for AX25KISSInterface\[Bad\]" '    callsign = ABCDEFG\n    ssid = 1\n'
+refuse "ssid 16" "Invalid SSID for AX25KISSInterface\[Bad\]" '    callsign = N0CALL\n    ssid = 16\n'
+refuse "no ssid" "Invalid SSID for AX25KISSInterface\[Bad\]" '    callsign = N0CALL\n'
 echo "rnode_ax25_test: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
