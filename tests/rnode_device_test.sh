@@ -97,6 +97,17 @@ status() { timeout 10 "$RNSC" status --config "$tmp/D" >"$tmp/status.out" 2>&1; 
 ctl "$tmp/ctl_Good" "raw c0000102c0"
 ctl "$tmp/ctl_Good" "raw c000$(printf '%01200d' 0 | tr 0 a)c0"
 ctl "$tmp/ctl_Good" "raw c02501c0"
+# Reports a firmware sends on request or now and then: RX/TX counters, RANDOM, RADIO_LOCK, a
+# channel report with interference, a display read (nothing for the host), a temperature
+# out of range; then half a data frame, completed after the 100 ms partial-frame timeout.
+ctl "$tmp/ctl_Good" "raw c02100000102c0c02200000009c0c04011c0c00701c0c025000100020003000480507aa0c0c0660000c0c02901c0"
+ctl "$tmp/ctl_Good" "raw c0000102030405"
+sleep 0.3
+ctl "$tmp/ctl_Good" "raw 060708c0"
+wait_for 5 has "RNodeInterface\[Good\] Radio detected interference at -35 dBm" &&
+  ok "Good: a channel report with interference is logged as the reference logs it" || bad "Good: interference not logged" "$tmp/rnsc.log"
+wait_for 5 has "RNodeInterface\[Good\] device read timeout" &&
+  ok "Good: a partial frame is forgotten after 100 ms without input" || bad "Good: no read timeout" "$tmp/rnsc.log"
 sleep 0.5
 ctl "$tmp/ctl_Good" "error 5"
 wait_for 5 has "RNodeInterface\[Good\] hardware error (code 05): Memory exhausted" && sleep 0.3 && ! has "serial port error occurred on RNodeInterface\[Good\]" &&
