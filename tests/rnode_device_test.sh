@@ -61,7 +61,7 @@ mkdir -p "$tmp/D"
   stanza Mute "$tmp/Mute" ''
   stanza Late "$tmp/Late" ''
 } >"$tmp/D/config"
-sim Good "$P1" --platform 0x80
+sim Good "$P1" --platform 0x80 --stats-interval 30 # reports at radio-on only: no frame splits the partial one below
 sim Old "$P2" --fw-minor 40
 sim Skew "$P3" --freq-skew 500
 sim Mute "$P4" --mute
@@ -101,11 +101,14 @@ ctl "$tmp/ctl_Good" "raw c02501c0"
 # channel report with interference, a display read (nothing for the host), a temperature
 # out of range; then half a data frame, completed after the 100 ms partial-frame timeout.
 ctl "$tmp/ctl_Good" "raw c02100000102c0c02200000009c0c04011c0c00701c0c025000100020003000480507aa0c0c0660000c0c02901c0"
+ctl "$tmp/ctl_Good" "raw c00600c0"
 ctl "$tmp/ctl_Good" "raw c0000102030405"
 sleep 0.3
 ctl "$tmp/ctl_Good" "raw 060708c0"
 wait_for 5 has "RNodeInterface\[Good\] Radio detected interference at -35 dBm" &&
   ok "Good: a channel report with interference is logged as the reference logs it" || bad "Good: interference not logged" "$tmp/rnsc.log"
+wait_for 5 has "RNodeInterface\[Good\] Radio reporting state is offline" &&
+  ok "Good: a radio-off report is logged" || bad "Good: radio-off report not logged" "$tmp/rnsc.log"
 wait_for 5 has "RNodeInterface\[Good\] device read timeout" &&
   ok "Good: a partial frame is forgotten after 100 ms without input" || bad "Good: no read timeout" "$tmp/rnsc.log"
 sleep 0.5
@@ -206,5 +209,10 @@ refuse callsign "exceeds the max length of 32 bytes" "${base}    id_interval = 6
 refuse noport "No port specified for RNode interface" "${base/port = \/dev\/null/}"
 refuse ble "not supported by rnsc" "${base/\/dev\/null/ble://RNode 3B87}"
 refuse tcp "not supported by rnsc" "${base/\/dev\/null/tcp://127.0.0.1:4242}"
+refuse "frequency type" "\[\[Bad\]\] frequency" "${base/868000000/abc}"
+refuse "flow_control type" "\[\[Bad\]\] flow_control" "${base}    flow_control = maybe\n"
+refuse "airtime type" "\[\[Bad\]\] airtime_limit_long" "${base}    airtime_limit_long = lots\n"
+refuse "reconnect_wait" "option \"reconnect_wait\": must be between" "${base}    reconnect_wait = 0\n"
+refuse "long port" "option \"port\": path too long" "${base/\/dev\/null/\/$(printf 'p%.0s' $(seq 600))}"
 echo "rnode_device_test: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
