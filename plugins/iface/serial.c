@@ -45,6 +45,15 @@
  *    callsign, so a callsign shorter than 15 bytes (whose padded frame never equals it)
  *    makes the identification repeat every id_interval seconds once traffic has started.
  *
+ *  - AX25KISSInterface (RNS/Interfaces/AX25KISSInterface.py) is KISSInterface with an AX.25
+ *    UI-frame header: `callsign` (3 to 6 ASCII characters, upper-cased) and `ssid` (0 ..
+ *    15) are required; every packet goes out as a data frame of the 16-byte header (to
+ *    APZRNS-0 from the callsign) and the packet; received frames lose their first 16 bytes
+ *    unread, frames no longer than that are dropped as runts. The same TNC options,
+ *    configuration commands, flow control and reconnection as KISSInterface; no station
+ *    identification (the reference reads no id_* options for it). HW_MTU 564 for the
+ *    packet; its rxb counts the header.
+ *
  * Threading: everything runs on the interface's loop thread (iface_abi.h); no locks.
  * Ownership: the plugin owns the handle, the device fd and every queued frame.
  */
@@ -53,6 +62,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -65,6 +75,7 @@
 #include "iface_plugin.h"
 #include "txq.h"
 #include "kiss.h"
+#include "serial_port.h"
 
 #define SER_HW_MTU RNSC_HDLC_MTU_SERIAL /* SerialInterface / KISSInterface HW_MTU (564) */
 #define KISS_BITRATE_GUESS 1200u        /* KISSInterface.BITRATE_GUESS */
@@ -81,7 +92,9 @@
 #define TXQ_MAX ((size_t)256 << 10)
 #define READ_CHUNK 4096
 
-enum { K_SERIAL = 1, K_KISS = 2 };
+enum { K_SERIAL = 1, K_KISS = 2, K_AX25 = 3 };
+#define IS_KISS(s) ((s)->kind != K_SERIAL) /* KISSInterface and AX25KISSInterface */
+#define AX25_HEADER 16 /* AX25.HEADER_SIZE: two addresses, control, PID */
 enum { ST_CLOSED = 0, ST_SETTLING = 1, ST_ONLINE = 2 };
 
 typedef rnsc_iface_inst ser_inst;
@@ -127,7 +140,10 @@ typedef struct ser_if {
 	rnsc_hdlc_stats hseen;
 	rnsc_kiss_decoder kdec;
 	rnsc_kiss_stats kseen;
-	uint8_t rxbuf[SER_HW_MTU];
+	uint8_t rxbuf[SER_HW_MTU + AX25_HEADER];
+	/* AX25KISSInterface: the UI-frame header every packet carries, and a scratch frame */
+	uint8_t ax25_hdr[AX25_HEADER];
+	uint8_t ax25_buf[SER_HW_MTU + AX25_HEADER];
 	/* transmit: bytes [tx_off, tx_len) pending */
 	uint8_t *tx;
 	size_t tx_off, tx_len, tx_cap;
@@ -165,101 +181,17 @@ __attribute__((format(printf, 3, 4))) static void slog(ser_if *s, int level, con
 
 static const char *type_name(const ser_if *s)
 {
-	return s->kind == K_KISS ? "KISSInterface" : "SerialInterface";
+	return s->kind == K_KISS   ? "KISSInterface"
+	       : s->kind == K_AX25 ? "AX25KISSInterface"
+				   : "SerialInterface";
 }
 
-/* ---- termios ---------------------------------------------------------------------------- */
-
-static const struct {
-	int64_t bps;
-	speed_t code;
-} SPEEDS[] = {
-	{50, B50}, {75, B75}, {110, B110}, {134, B134}, {150, B150}, {200, B200}, {300, B300},
-	{600, B600}, {1200, B1200}, {1800, B1800}, {2400, B2400}, {4800, B4800}, {9600, B9600},
-	{19200, B19200}, {38400, B38400}, {57600, B57600}, {115200, B115200}, {230400, B230400},
-	{460800, B460800}, {500000, B500000}, {576000, B576000}, {921600, B921600},
-	{1000000, B1000000}, {1152000, B1152000}, {1500000, B1500000}, {2000000, B2000000},
-	{2500000, B2500000}, {3000000, B3000000}, {3500000, B3500000}, {4000000, B4000000},
-};
-
-static int speed_code(int64_t bps, speed_t *out)
-{
-	for (size_t k = 0; k < sizeof(SPEEDS) / sizeof(SPEEDS[0]); k++)
-		if (SPEEDS[k].bps == bps) {
-			*out = SPEEDS[k].code;
-			return 0;
-		}
-	return RNSC_ERR_RANGE;
-}
-
-/* Opens and configures the device. Returns the fd, or -1 with msg filled and *err set to
- * RNSC_ERR_NOENT, RNSC_ERR_PERM or RNSC_ERR_IO. */
+/* Opens the port with the line settings (serial_port.c, shared with the rnode plugin). */
 static int open_device(ser_if *s, char *msg, size_t cap, int *err)
 {
-	int fd = open(s->port, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-	*err = RNSC_ERR_IO;
-	if (fd < 0) {
-		*err = errno == ENOENT ? RNSC_ERR_NOENT : errno == EACCES ? RNSC_ERR_PERM : RNSC_ERR_IO;
-		snprintf(msg, cap, "cannot open serial port %s: %s", s->port, strerror(errno));
-		return -1;
-	}
-	struct termios t;
-	if (tcgetattr(fd, &t) != 0) {
-		snprintf(msg, cap, "%s is not a serial port: %s", s->port, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	t.c_cflag |= CLOCAL | CREAD;
-	t.c_lflag &= ~(tcflag_t)(ICANON | ECHO | ECHOE | ECHOK | ECHONL | ISIG | IEXTEN);
-#ifdef ECHOCTL
-	t.c_lflag &= ~(tcflag_t)ECHOCTL;
-#endif
-#ifdef ECHOKE
-	t.c_lflag &= ~(tcflag_t)ECHOKE;
-#endif
-	t.c_oflag &= ~(tcflag_t)(OPOST | ONLCR | OCRNL);
-	t.c_iflag &= ~(tcflag_t)(INLCR | IGNCR | ICRNL | IGNBRK | BRKINT | PARMRK | ISTRIP |
-				  IXON | IXOFF | IXANY);
-#ifdef IUCLC
-	t.c_iflag &= ~(tcflag_t)IUCLC;
-#endif
-	t.c_cflag &= ~(tcflag_t)CSIZE;
-	t.c_cflag |= s->databits == 5 ? CS5 : s->databits == 6 ? CS6 : s->databits == 7 ? CS7 : CS8;
-	if (s->stopbits == 2)
-		t.c_cflag |= CSTOPB;
-	else
-		t.c_cflag &= ~(tcflag_t)CSTOPB;
-	t.c_iflag &= ~(tcflag_t)(INPCK | ISTRIP);
-	t.c_cflag &= ~(tcflag_t)(PARENB | PARODD);
-#ifdef CMSPAR
-	t.c_cflag &= ~(tcflag_t)CMSPAR;
-#endif
-	if (s->parity == 'E')
-		t.c_cflag |= PARENB;
-	else if (s->parity == 'O')
-		t.c_cflag |= PARENB | PARODD;
-#ifdef CRTSCTS
-	t.c_cflag &= ~(tcflag_t)CRTSCTS;
-#endif
-	t.c_cc[VMIN] = 0;
-	t.c_cc[VTIME] = 0;
-	cfsetispeed(&t, s->speed);
-	cfsetospeed(&t, s->speed);
-	if (tcsetattr(fd, TCSANOW, &t) != 0) {
-		snprintf(msg, cap, "cannot configure serial port %s: %s", s->port, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	/* pyserial raises DTR and RTS when neither flow control uses them; a pty has no
-	 * modem lines, which is fine. */
-	int lines = TIOCM_DTR | TIOCM_RTS;
-	if (ioctl(fd, TIOCMBIS, &lines) != 0 && errno != EINVAL && errno != ENOTTY) {
-		snprintf(msg, cap, "cannot raise DTR/RTS on %s: %s", s->port, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	(void)tcflush(fd, TCIFLUSH);
-	return fd;
+	rnsc_serial_line line = {.port = s->port, .speed = s->speed, .databits = s->databits,
+				 .stopbits = s->stopbits, .parity = s->parity};
+	return rnsc_serial_open(&line, msg, cap, err);
 }
 
 /* ---- device life cycle ------------------------------------------------------------------ */
@@ -281,14 +213,14 @@ static void fc_clear(ser_if *s)
 
 static int rx_mid_frame(const ser_if *s)
 {
-	if (s->kind == K_KISS)
+	if (IS_KISS(s))
 		return s->kdec.state == 2 && (s->kdec.len > 0 || s->kdec.esc); /* KISS_FRAME */
 	return rnsc_hdlc_rx_partial(&s->hdec);
 }
 
 static void rx_reset(ser_if *s)
 {
-	if (s->kind == K_KISS)
+	if (IS_KISS(s))
 		rnsc_kiss_decoder_reset(&s->kdec);
 	else
 		rnsc_hdlc_decoder_reset(&s->hdec);
@@ -360,14 +292,15 @@ static void kiss_configure(ser_if *s)
 	vals[2] = (uint8_t)(s->persistence < 0 ? 0 : s->persistence > 255 ? 255 : s->persistence);
 	vals[3] = rnsc_kiss_param_from_ms((long)s->slottime);
 	vals[4] = 0x01;
-	slog(s, RNSC_LOG_INFO, "Configuring KISS interface parameters...");
+	slog(s, RNSC_LOG_INFO, "Configuring %sKISS interface parameters...",
+	     s->kind == K_AX25 ? "AX.25 " : "");
 	for (int k = 0; k < 5 && s->fd >= 0; k++) {
 		int n = rnsc_kiss_encode_command(buf, sizeof(buf), cmds[k], vals[k]);
 		if (n > 0 && queue_bytes(s, buf, (size_t)n) != 0)
 			break;
 	}
 	s->ready = 1;
-	slog(s, RNSC_LOG_INFO, "KISS interface configured");
+	slog(s, RNSC_LOG_INFO, "%sKISS interface configured", s->kind == K_AX25 ? "AX.25 " : "");
 }
 
 static void timer_cb(void *ud)
@@ -383,7 +316,7 @@ static void timer_cb(void *ud)
 		s->ever_online = 1;
 		slog(s, RNSC_LOG_VERBOSE, "Serial port %s is now open", s->port);
 		s->host->set_online(s->host->hctx, 1);
-		if (s->kind == K_KISS && s->state == ST_ONLINE)
+		if (IS_KISS(s) && s->state == ST_ONLINE)
 			kiss_configure(s);
 		return;
 	}
@@ -409,7 +342,7 @@ static void timer_cb(void *ud)
 	s->last_rx_ns = s->host->now_ns(s->host->hctx);
 	s->state = ST_SETTLING;
 	s->host->timer_start(s->host->hctx, s->timer,
-			     s->kind == K_KISS ? KISS_SETTLE_NS : SERIAL_SETTLE_NS, 0);
+			     IS_KISS(s) ? KISS_SETTLE_NS : SERIAL_SETTLE_NS, 0);
 }
 
 /* ---- receive ---------------------------------------------------------------------------- */
@@ -438,7 +371,16 @@ static int on_kiss(void *ud, uint8_t type, const uint8_t *payload, size_t len)
 {
 	ser_if *s = ud;
 	uint8_t cmd = RNSC_KISS_CMD(type); /* the port nibble is ignored, as the reference */
-	if (cmd == RNSC_KISS_CMD_DATA)
+	if (cmd == RNSC_KISS_CMD_DATA && s->kind == K_AX25) {
+		/* The reference strips the AX.25 header unread; frames no longer than it are
+		 * dropped there (runts here). Its rxb counts the header. */
+		if (len > AX25_HEADER) {
+			s->rxb += AX25_HEADER;
+			deliver(s, payload + AX25_HEADER, len - AX25_HEADER);
+		} else {
+			s->host->drop(s->host->hctx, RNSC_IFACE_DROP_RUNT, 1);
+		}
+	} else if (cmd == RNSC_KISS_CMD_DATA)
 		deliver(s, payload, len);
 	else if (cmd == RNSC_KISS_CMD_READY && len > 0)
 		fc_release(s);
@@ -450,7 +392,7 @@ static int on_kiss(void *ud, uint8_t type, const uint8_t *payload, size_t len)
 static void account_rx_drops(ser_if *s)
 {
 	uint64_t over, garbage;
-	if (s->kind == K_KISS) {
+	if (IS_KISS(s)) {
 		over = s->kdec.stats.drop_oversize - s->kseen.drop_oversize;
 		garbage = s->kdec.stats.garbage - s->kseen.garbage;
 		s->kseen = s->kdec.stats;
@@ -478,7 +420,7 @@ static void do_read(ser_if *s)
 				rx_reset(s);
 			}
 			s->last_rx_ns = now;
-			if (s->kind == K_KISS)
+			if (IS_KISS(s))
 				(void)rnsc_kiss_decoder_feed(&s->kdec, buf, (size_t)n, on_kiss, s);
 			else
 				(void)rnsc_hdlc_decoder_feed(&s->hdec, buf, (size_t)n, on_hdlc, s);
@@ -539,8 +481,19 @@ static void io_cb(void *ud, int fd, unsigned events)
 /* Frames and writes one packet. 0 or a negative code (not counted here). */
 static int transmit(ser_if *s, const uint8_t *frame, size_t len)
 {
-	uint8_t enc[2 * SER_HW_MTU + 8], *big = NULL, *out = enc;
-	size_t max = s->kind == K_KISS ? rnsc_kiss_encoded_max(len) : rnsc_hdlc_encoded_max(len);
+	uint8_t enc[2 * (SER_HW_MTU + AX25_HEADER) + 8], *big = NULL, *out = enc;
+	const uint8_t *payload = frame;
+	size_t plen = len;
+	if (s->kind == K_AX25) { /* header and packet framed together, as the reference */
+		if (len > SER_HW_MTU)
+			return RNSC_ERR_TOOBIG;
+		memcpy(s->ax25_buf, s->ax25_hdr, AX25_HEADER);
+		if (len)
+			memcpy(s->ax25_buf + AX25_HEADER, frame, len);
+		payload = s->ax25_buf;
+		plen = len + AX25_HEADER;
+	}
+	size_t max = IS_KISS(s) ? rnsc_kiss_encoded_max(plen) : rnsc_hdlc_encoded_max(len);
 	if (max > sizeof(enc)) {
 		if (max > TXQ_MAX)
 			return RNSC_ERR_TOOBIG;
@@ -548,8 +501,8 @@ static int transmit(ser_if *s, const uint8_t *frame, size_t len)
 			return RNSC_ERR_NOMEM;
 		out = big;
 	}
-	int n = s->kind == K_KISS ? rnsc_kiss_encode(out, max, frame, len)
-				  : rnsc_hdlc_encode(out, max, frame, len);
+	int n = IS_KISS(s) ? rnsc_kiss_encode(out, max, payload, plen)
+			   : rnsc_hdlc_encode(out, max, frame, len);
 	int rc = n < 0 ? n : queue_bytes(s, out, (size_t)n);
 	/* The reference compares the escaped payload (FEND 00 <escaped> FEND) with the
 	 * callsign to tell its identification from traffic. */
@@ -569,7 +522,7 @@ static int transmit(ser_if *s, const uint8_t *frame, size_t len)
 		}
 	}
 	s->txp++;
-	if (s->kind == K_KISS) {
+	if (IS_KISS(s)) {
 		s->txb += len;
 		if (s->flow_control) {
 			s->ready = 0;
@@ -603,10 +556,10 @@ static void fc_timer_cb(void *ud)
 	if (s->ready || s->state != ST_ONLINE)
 		return;
 	slog(s, RNSC_LOG_WARNING,
-	     "Interface KISSInterface[%s] is unlocking flow control due to time-out. Your hardware "
+	     "Interface %s[%s] is unlocking flow control due to time-out. Your hardware "
 	     "might have missed a flow-control READY command, or maybe it does not support "
 	     "flow-control.",
-	     s->name);
+	     type_name(s), s->name);
 	fc_release(s);
 }
 
@@ -630,7 +583,46 @@ static void id_timer_cb(void *ud)
 
 /* ---- ops -------------------------------------------------------------------------------- */
 
-static const char *const ser_types[] = {"SerialInterface", "KISSInterface", NULL};
+static const char *const ser_types[] = {"SerialInterface", "KISSInterface", "AX25KISSInterface",
+				       NULL};
+
+/* AX25KISSInterface's `callsign` (3 to 6 characters, upper-cased) and `ssid` (0 .. 15,
+ * required): the header to APZRNS-0 from them, each address character shifted left, the
+ * source SSID byte marking the last address, then UI control and "no layer 3" PID. */
+static int ax25_config(ser_if *s, const rnsc_iface_config *cfg)
+{
+	const char *call = "";
+	int64_t ssid = -1;
+	char msg[200];
+	int rc;
+	static const char dst[] = "APZRNS";
+	if ((rc = cfg->get_str(cfg->cctx, "callsign", &call)) && rc != RNSC_ERR_NOTFOUND)
+		return rc;
+	if ((rc = cfg->get_int(cfg->cctx, "ssid", &ssid)) && rc != RNSC_ERR_NOTFOUND)
+		return rc;
+	size_t n = strlen(call);
+	for (size_t k = 0; k < n; k++)
+		if ((unsigned char)call[k] > 0x7F)
+			n = 0; /* not ASCII: the reference's encode("ascii") raises */
+	if (n < 3 || n > 6) {
+		snprintf(msg, sizeof(msg), "Invalid callsign for AX25KISSInterface[%s]", cfg->name);
+		return cfg->fail(cfg->cctx, "callsign", RNSC_ERR_CONFIG_VALUE, msg);
+	}
+	if (ssid < 0 || ssid > 15) {
+		snprintf(msg, sizeof(msg), "Invalid SSID for AX25KISSInterface[%s]", cfg->name);
+		return cfg->fail(cfg->cctx, "ssid", RNSC_ERR_CONFIG_VALUE, msg);
+	}
+	for (size_t k = 0; k < 6; k++) {
+		s->ax25_hdr[k] = (uint8_t)(dst[k] << 1);
+		s->ax25_hdr[7 + k] =
+			k < n ? (uint8_t)(toupper((unsigned char)call[k]) << 1) : 0x20;
+	}
+	s->ax25_hdr[6] = 0x60; /* destination SSID 0 */
+	s->ax25_hdr[13] = (uint8_t)(0x60 | (ssid << 1) | 0x01);
+	s->ax25_hdr[14] = 0x03; /* CTRL_UI */
+	s->ax25_hdr[15] = 0xF0; /* PID_NOLAYER3 */
+	return 0;
+}
 
 static int opt_int(const rnsc_iface_config *cfg, const char *key, int64_t *v, int64_t def)
 {
@@ -670,6 +662,8 @@ static int ser_open(void *instp, const rnsc_iface_config *cfg, const rnsc_iface_
 		kind = K_SERIAL;
 	else if (strcmp(cfg->type, "KISSInterface") == 0)
 		kind = K_KISS;
+	else if (strcmp(cfg->type, "AX25KISSInterface") == 0)
+		kind = K_AX25;
 	else
 		return cfg->fail(cfg->cctx, "type", RNSC_ERR_NOTFOUND, "not a serial interface type");
 	const char *port = NULL, *parity = "N";
@@ -696,7 +690,7 @@ static int ser_open(void *instp, const rnsc_iface_config *cfg, const rnsc_iface_
 	int64_t v;
 	if ((rc = opt_int(cfg, "speed", &s->speed_bps, 9600)))
 		goto fail;
-	if (speed_code(s->speed_bps, &s->speed) != 0) {
+	if (rnsc_serial_speed_code(s->speed_bps, &s->speed) != 0) {
 		rc = cfg->fail(cfg->cctx, "speed", RNSC_ERR_CONFIG_VALUE,
 			       "not a standard serial speed (50 .. 4000000 baud)");
 		goto fail;
@@ -723,14 +717,17 @@ static int ser_open(void *instp, const rnsc_iface_config *cfg, const rnsc_iface_
 	else if (strcasecmp(parity, "o") == 0 || strcasecmp(parity, "odd") == 0)
 		s->parity = 'O';
 
-	s->bitrate = kind == K_KISS ? KISS_BITRATE_GUESS : (uint64_t)s->speed_bps;
+	s->bitrate = kind != K_SERIAL ? KISS_BITRATE_GUESS : (uint64_t)s->speed_bps;
 	if ((rc = cfg->get_int(cfg->cctx, "bitrate", &v)) == 0) {
 		if (v >= RET_MINIMUM_BITRATE)
 			s->bitrate = (uint64_t)v;
 	} else if (rc != RNSC_ERR_NOTFOUND) {
 		goto fail;
 	}
-	if (kind == K_KISS) {
+	s->id_interval = -1;
+	if (kind == K_AX25 && (rc = ax25_config(s, cfg)))
+		goto fail;
+	if (kind != K_SERIAL) {
 		if ((rc = opt_int(cfg, "preamble", &s->preamble, 350)) ||
 		    (rc = opt_int(cfg, "txtail", &s->txtail, 20)) ||
 		    (rc = opt_int(cfg, "persistence", &s->persistence, 64)) ||
@@ -739,7 +736,8 @@ static int ser_open(void *instp, const rnsc_iface_config *cfg, const rnsc_iface_
 		if ((rc = cfg->get_bool(cfg->cctx, "flow_control", &s->flow_control)) &&
 		    rc != RNSC_ERR_NOTFOUND)
 			goto fail;
-		s->id_interval = -1;
+	}
+	if (kind == K_KISS) {
 		if ((rc = cfg->get_int(cfg->cctx, "id_interval", &s->id_interval)) == 0) {
 			if (s->id_interval < 0 || s->id_interval > 86400 * 365) {
 				rc = cfg->fail(cfg->cctx, "id_interval", RNSC_ERR_CONFIG_VALUE,
@@ -772,8 +770,9 @@ static int ser_open(void *instp, const rnsc_iface_config *cfg, const rnsc_iface_
 	} else if (rc != RNSC_ERR_NOTFOUND) {
 		goto fail;
 	}
-	if (kind == K_KISS)
-		rnsc_kiss_decoder_init(&s->kdec, s->rxbuf, sizeof(s->rxbuf));
+	if (kind != K_SERIAL) /* AX.25: room for the header too, as the reference reads it */
+		rnsc_kiss_decoder_init(&s->kdec, s->rxbuf,
+				       kind == K_AX25 ? sizeof(s->rxbuf) : SER_HW_MTU);
 	else
 		rnsc_hdlc_decoder_init(&s->hdec, s->rxbuf, sizeof(s->rxbuf));
 	if ((rc = host->timer_new(host->hctx, timer_cb, s, &s->timer)) ||
@@ -798,7 +797,7 @@ static int ser_open(void *instp, const rnsc_iface_config *cfg, const rnsc_iface_
 	}
 	s->last_rx_ns = host->now_ns(host->hctx);
 	s->state = ST_SETTLING;
-	host->timer_start(host->hctx, s->timer, kind == K_KISS ? KISS_SETTLE_NS : SERIAL_SETTLE_NS, 0);
+	host->timer_start(host->hctx, s->timer, kind != K_SERIAL ? KISS_SETTLE_NS : SERIAL_SETTLE_NS, 0);
 	*handle = s;
 	return 0;
 fail:
@@ -820,7 +819,7 @@ static int ser_send(void *handle, const uint8_t *frame, size_t len)
 		s->host->drop(s->host->hctx, RNSC_IFACE_DROP_OFFLINE, 1);
 		return RNSC_ERR_STATE;
 	}
-	if (s->kind == K_KISS && s->flow_control && !s->ready) {
+	if (IS_KISS(s) && s->flow_control && !s->ready) {
 		fc_frame *f;
 		if (s->fc_n >= FCQ_MAX || !(f = xalloc(s->inst, sizeof(*f) + (len ? len : 1)))) {
 			s->host->drop(s->host->hctx, RNSC_IFACE_DROP_TXQUEUE, 1);
@@ -859,5 +858,5 @@ static int ser_describe(void *handle, char *buf, size_t cap)
 	return snprintf(buf, cap, "%s[%s]", type_name(s), s->name);
 }
 
-RNSC_IFACE_PLUGIN("serial", "SerialInterface (HDLC) and KISSInterface (KISS TNC) over serial ports", ser_types, ser_open, ser_send, ser_stats, ser_close,
+RNSC_IFACE_PLUGIN("serial", "SerialInterface (HDLC), KISSInterface and AX25KISSInterface (KISS TNCs) over serial ports", ser_types, ser_open, ser_send, ser_stats, ser_close,
 		  ser_describe)

@@ -24,7 +24,14 @@
  *    traffic goes through the spawned per-connection interfaces, whose byte counts are
  *    also added to the server's, as the reference does with rxb/txb.
  *
- * Not supported yet (open fails naming the option): kiss_framing = yes, device = ...
+ *  - kiss_framing = yes (clients: a KISS TNC or software modem reached over TCP): frames
+ *    are KISS data frames (FEND 00 escape(p) FEND, src/lib/kiss.c) instead of HDLC, as the
+ *    reference's TCPClientInterface does; other KISS commands from the TNC are counted as
+ *    garbage, frames of up to 19 bytes as runts. No tunnel is synthesized for such a
+ *    client (the node reads the option too). The reference's server ignores the option
+ *    and so does rnsc's, saying so in the log.
+ *
+ * Not supported yet (open fails naming the option): device = ...
  *
  * Non-blocking throughout: connect, accept, read and write run from loop callbacks; a
  * frame that cannot be written at once waits in a per-connection queue (4 MiB at most;
@@ -44,6 +51,7 @@
 #include <unistd.h>
 
 #include "hdlc.h"
+#include "kiss.h"
 #include "hdlc_rx.h"
 #include "iface_abi.h"
 #include "iface_plugin.h"
@@ -91,6 +99,9 @@ struct tcp_if {
 	/* receive */
 	rnsc_hdlc_decoder dec;
 	rnsc_hdlc_stats seen;
+	int kiss; /* kiss_framing: KISS data frames instead of HDLC */
+	rnsc_kiss_decoder kdec;
+	rnsc_kiss_stats kseen;
 	uint8_t *rxbuf;
 	size_t max_frame;
 	/* transmit queue: bytes [tx_off, tx_len) are pending */
@@ -157,6 +168,8 @@ static int rx_setup(tcp_if *t)
 		return RNSC_ERR_NOMEM;
 	rnsc_hdlc_decoder_init(&t->dec, t->rxbuf, t->max_frame);
 	rnsc_hdlc_decoder_set_min(&t->dec, RNSC_HDLC_REF_MIN_FRAME);
+	if (t->kiss)
+		(void)rnsc_kiss_decoder_init(&t->kdec, t->rxbuf, t->max_frame);
 	return 0;
 }
 
@@ -174,6 +187,11 @@ static void set_interest(tcp_if *t, unsigned interest)
 static void drop_conn(tcp_if *t)
 {
 	rnsc_hdlc_rx_reset(t->host, &t->dec); /* counts a frame the disconnect cut short */
+	if (t->kiss) {
+		if (t->kdec.state == 2 && (t->kdec.len > 0 || t->kdec.esc))
+			t->host->drop(t->host->hctx, RNSC_IFACE_DROP_PARTIAL, 1);
+		rnsc_kiss_decoder_reset(&t->kdec);
+	}
 	if (t->w) {
 		t->host->watch_remove(t->host->hctx, t->w);
 		t->w = NULL;
@@ -222,6 +240,32 @@ static int on_frame(void *ud, const uint8_t *frame, size_t len)
 	return t->fd < 0 ? RNSC_ERR_STATE : 0;
 }
 
+/* kiss_framing: data frames (any TNC port, as the reference masks it) are packets. */
+static int on_kiss(void *ud, uint8_t type, const uint8_t *p, size_t len)
+{
+	tcp_if *t = ud;
+	if (RNSC_KISS_CMD(type) != RNSC_KISS_CMD_DATA) {
+		t->host->drop(t->host->hctx, RNSC_IFACE_DROP_GARBAGE, 1 + (uint64_t)len);
+		return 0;
+	}
+	if (len < RNSC_HDLC_REF_MIN_FRAME) {
+		t->host->drop(t->host->hctx, RNSC_IFACE_DROP_RUNT, 1);
+		return 0;
+	}
+	return on_frame(t, p, len);
+}
+
+static void kiss_report(tcp_if *t)
+{
+	const rnsc_kiss_stats *s = &t->kdec.stats;
+	if (s->drop_oversize != t->kseen.drop_oversize)
+		t->host->drop(t->host->hctx, RNSC_IFACE_DROP_OVERSIZE,
+			      s->drop_oversize - t->kseen.drop_oversize);
+	if (s->garbage != t->kseen.garbage)
+		t->host->drop(t->host->hctx, RNSC_IFACE_DROP_GARBAGE, s->garbage - t->kseen.garbage);
+	t->kseen = *s;
+}
+
 static void do_read(tcp_if *t)
 {
 	uint8_t buf[READ_CHUNK];
@@ -229,8 +273,13 @@ static void do_read(tcp_if *t)
 	for (int round = 0; round < 16 && t->fd >= 0; round++) {
 		ssize_t n = recv(t->fd, buf, sizeof(buf), 0);
 		if (n > 0) {
-			(void)rnsc_hdlc_decoder_feed(&t->dec, buf, (size_t)n, on_frame, t);
-			rnsc_hdlc_rx_report(t->host, &t->dec, &t->seen);
+			if (t->kiss) {
+				(void)rnsc_kiss_decoder_feed(&t->kdec, buf, (size_t)n, on_kiss, t);
+				kiss_report(t);
+			} else {
+				(void)rnsc_hdlc_decoder_feed(&t->dec, buf, (size_t)n, on_frame, t);
+				rnsc_hdlc_rx_report(t->host, &t->dec, &t->seen);
+			}
 			if ((size_t)n < sizeof(buf))
 				return;
 			continue;
@@ -686,9 +735,12 @@ static int tcp_open(void *instp, const rnsc_iface_config *cfg, const rnsc_iface_
 	int rc, b;
 	int64_t v;
 	if ((rc = cfg->get_bool(cfg->cctx, "kiss_framing", &b)) == 0 && b) {
-		rc = cfg->fail(cfg->cctx, "kiss_framing", RNSC_ERR_CONFIG_VALUE,
-			       "KISS framing over TCP is not supported yet");
-		goto fail;
+		if (server)
+			tlog(t, RNSC_LOG_WARNING, "kiss_framing has no effect on TCPServerInterface[%s] "
+				"(the reference's server ignores it too); its clients use HDLC",
+			     t->name);
+		else
+			t->kiss = 1;
 	} else if (rc && rc != RNSC_ERR_NOTFOUND) {
 		goto fail;
 	}
@@ -760,14 +812,15 @@ static int tcp_send(void *handle, const uint8_t *frame, size_t len)
 		t->host->drop(t->host->hctx, RNSC_IFACE_DROP_OFFLINE, 1);
 		return RNSC_ERR_STATE;
 	}
-	size_t need = rnsc_hdlc_encoded_len(frame, len);
+	size_t need = t->kiss ? rnsc_kiss_encoded_max(len) : rnsc_hdlc_encoded_len(frame, len);
 	int rc = rnsc_txq_reserve(t->inst, &t->tx, &t->tx_off, &t->tx_len, &t->tx_cap, need, TXQ_MAX,
 				  4096);
 	if (rc) {
 		t->host->drop(t->host->hctx, RNSC_IFACE_DROP_TXQUEUE, 1);
 		return rc;
 	}
-	int n = rnsc_hdlc_encode(t->tx + t->tx_len, t->tx_cap - t->tx_len, frame, len);
+	int n = t->kiss ? rnsc_kiss_encode(t->tx + t->tx_len, t->tx_cap - t->tx_len, frame, len)
+			: rnsc_hdlc_encode(t->tx + t->tx_len, t->tx_cap - t->tx_len, frame, len);
 	if (n < 0)
 		return n;
 	t->tx_len += (size_t)n;

@@ -689,8 +689,12 @@ static int read_iface_opts(rnsc_node *n, const rnsc_config_section *s, rnsc_conf
 	n->pend.has_pol = 1;
 	/* The reference's TCP and Backbone clients synthesize a tunnel on every connect
 	 * (wants_tunnel); a BackboneInterface is a client when it names a target. */
+	/* Not with kiss_framing: the reference's KISS TCP client synthesizes none. */
+	int kiss = 0;
+	if (rnsc_config_has(s, "kiss_framing") && rnsc_config_get_bool(s, "kiss_framing", &kiss, err))
+		kiss = 0; /* a bad value is the interface's to report */
 	if (rnsc_config_has(s, "type") && rnsc_config_get_str(s, "type", &v, err) == 0)
-		n->pend.wants_tunnel = strcmp(v, "TCPClientInterface") == 0 ||
+		n->pend.wants_tunnel = (strcmp(v, "TCPClientInterface") == 0 && !kiss) ||
 				       strcmp(v, "BackboneClientInterface") == 0 ||
 				       (strcmp(v, "BackboneInterface") == 0 &&
 					(rnsc_config_has(s, "target_host") || rnsc_config_has(s, "remote")));

@@ -4,7 +4,7 @@
 # Builds the libFuzzer targets (HDLC, KISS, MessagePack, packet, announce,
 # proof, IFAC, the config reader, the transport engine, the link state machine, the
 # persisted known-destinations and path tables, the PipeInterface command splitter, the
-# AutoInterface discovery-packet check, the resource advertisement parser with a receiving
+# AutoInterface discovery-packet check, the RNode host protocol, the resource advertisement parser with a receiving
 # resource, the WebSocket interface plugin's codec and session logic, the request and
 # stream messages, the shared-instance RPC, the wire driver's codec and the echo
 # benchmark's HTTP/1.1 parser) with clang
@@ -46,6 +46,10 @@ sources() {
 	hdlc | kiss | msgpack)
 		# Only the codec itself and err.c: these targets need no rnsc_ctx.
 		echo "$top/src/lib/$1.c $top/src/lib/err.c"
+		;;
+	rnode)
+		# The RNode host protocol (the rnode plugin's) on the KISS decoder.
+		echo "$top/plugins/iface/rnode_proto.c $top/src/lib/kiss.c $top/src/lib/err.c"
 		;;
 	shlex)
 		# The PipeInterface command splitter (compiled into the pipe plugin).
@@ -159,7 +163,7 @@ run_target() {
 
 # Targets run in RNSC_FUZZ_JOBS lanes (default 2: one per core on the CI machines), each
 # lane sequential; the reports are printed in target order at the end.
-targets="${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport link known pathfile shlex auto ws ws_session resource wire_codec request stream rpc echo_http blackhole remote_mgmt rsg}"
+targets="${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport link known pathfile shlex auto ws ws_session resource wire_codec request stream rpc echo_http blackhole remote_mgmt rsg rnode}"
 jobs=${RNSC_FUZZ_JOBS:-2}
 lane=0
 while [ "$lane" -lt "$jobs" ]; do
