@@ -6,6 +6,8 @@
 #                    rnsc conform (cross-check against the embedded reference), the
 #                    message matrix (rnsc conform --matrix), a live session between
 #                    the reference's rnsd and rnsc daemon (announces, paths, probes),
+#                    each against both pinned reference releases (rns 1.5.4 and 1.5.7,
+#                    interop/REFERENCE-VERSIONS.md),
 #                    rnsc bench --quick (scenarios in all four pairings) and
 #                    rnsc bench crypto (rnsc vs reference, same run)
 #   ./run.sh test    install what is missing, build with gcov instrumentation in its own
@@ -14,11 +16,13 @@
 #                    the coverage gate (make coverage: lcov + coverage/thresholds)
 #
 # Environment: BUILD_DIR (main's build tree, default ./build), TEST_BUILD_DIR (test's,
-# default ./build-test), RNSC_VENV (default ./.venv), JOBS.
+# default ./build-test), RNSC_VENV (default ./.venv), RNSC_VENV_157 (rns 1.5.7's venv,
+# default RNSC_VENV-1.5.7), JOBS.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${BUILD_DIR:-$here/build}
 venv=${RNSC_VENV:-$here/.venv}
+venv157=${RNSC_VENV_157:-$venv-1.5.7}
 jobs=${JOBS:-$(nproc)}
 
 need_packages() {
@@ -41,7 +45,7 @@ setup() {
   [ -x "$here/configure" ] || (cd "$here" && autoreconf -fi)
   mkdir -p "$build"
   if [ ! -f "$build/Makefile" ]; then
-    (cd "$build" && "$here/configure" --enable-werror RNSC_VENV="$venv" "$@" ${CONFIGURE_FLAGS:-})
+    (cd "$build" && "$here/configure" --enable-werror RNSC_VENV="$venv" RNSC_VENV_157="$venv157" "$@" ${CONFIGURE_FLAGS:-})
   fi
   make -C "$build" -j"$jobs"
   make -C "$build" venv
@@ -51,23 +55,29 @@ case "${1:-}" in
   main)
     setup
     mkdir -p "$here/bench/results"
-    echo "== rnsc conform: rnsc against the embedded reference =="
-    "$build/src/cli/rnsc" conform --report "$build/conform-report.md"
-    echo
-    echo "== rnsc conform --matrix: every message shape the reference defines, four ways =="
-    "$build/src/cli/rnsc" conform --matrix
-    echo
-    echo "== live session: the reference's rnsd and rnsc daemon on 127.0.0.1 =="
-    RNSC_BUILDDIR="$build" RNSC_VENV="$venv" RNSC_SESSION_DIR="$build/session" \
-      "$here/interop/live_session.sh"
-    echo
+    # rns 1.5.4 (the baseline, its report in conform-report.md), then rns 1.5.7
+    for ref in 1.5.4 1.5.7; do
+      if [ "$ref" = 1.5.4 ]; then v=$venv sfx=""; else v=$venv157 sfx="-$ref"; fi
+      echo "== rnsc conform: rnsc against the embedded reference, rns $ref =="
+      RNSC_REF_VERSION=$ref RNSC_VENV="$v" \
+        "$build/src/cli/rnsc" conform --report "$build/conform-report$sfx.md"
+      echo
+      echo "== rnsc conform --matrix: every message shape the reference defines, four ways, rns $ref =="
+      RNSC_REF_VERSION=$ref RNSC_VENV="$v" "$build/src/cli/rnsc" conform --matrix
+      echo
+      echo "== live session: the reference's rnsd (rns $ref) and rnsc daemon on 127.0.0.1 =="
+      RNSC_BUILDDIR="$build" RNSC_VENV="$v" RNSC_SESSION_DIR="$build/session$sfx" \
+        "$here/interop/live_session.sh"
+      echo
+    done
     echo "== rnsc bench --quick: scenarios, rnsc and the reference in all four pairings =="
     RNSC_VENV="$venv" "$build/src/cli/rnsc" bench --quick --report "$build/bench-scenarios"
     echo
     echo "== rnsc bench crypto: the crypto bound, rnsc vs reference =="
     "$build/src/cli/rnsc" bench crypto --json "$build/bench-crypto.json"
     echo
-    echo "Reports: $build/conform-report.md, $build/session/ (live session logs),"
+    echo "Reports: $build/conform-report.md, $build/session/ (live session logs; rns 1.5.7's:"
+    echo "         conform-report-1.5.7.md, session-1.5.7/),"
     echo "         $build/bench-scenarios/scenarios.{md,json,svg}, $build/bench-crypto.json"
     ;;
   test)

@@ -14,7 +14,11 @@
  *   rnsc -> ref  what rnsc packed, the reference reads back to the same fields (and the
  *                response size Link.__receive computes equals rnsc's);
  *   mutated      truncated or malformed messages, and compressed stream data that is not
- *                bz2 or decompresses beyond 16 KiB, are refused by both.
+ *                bz2 or decompresses beyond 16 KiB, are refused by both;
+ *   receipts     a single-packet request (SENT) that times out, or whose response is over
+ *                max_response_size, fails with the failed callback and leaves the pending
+ *                list in rnsc, and in the reference from rns 1.5.7 on (1.5.4 left it SENT and
+ *                pending: interop/REFERENCE-VERSIONS.md); a DELIVERED one fails in both.
  * The reference is mandatory: when it cannot be imported the test fails (never skips).
  */
 #include "pyref_internal.h" /* <Python.h> first: only to install the harness */
@@ -27,7 +31,10 @@
 #include "backends.h"
 #include "buffer.h"
 #include "cu_run.h"
+#include "destination.h"
+#include "link.h"
 #include "msgpack.h"
+#include "packet.h"
 #include "ref_wire.h"
 #include "request.h"
 
@@ -347,6 +354,115 @@ static void test_stream_messages(void)
 	rnsc_refwire_res_free(&r);
 }
 
+/* ---- receipt conclusions (RequestReceipt.request_timed_out / response_rejected) -------- */
+
+static unsigned g_rfailed;
+static int g_rstatus = -1;
+
+static void on_rfailed(void *ud, const rnsc_request_receipt *r)
+{
+	(void)ud;
+	g_rfailed++;
+	g_rstatus = r->status;
+}
+
+/* rnsc's outcome for a single-packet request on an active link: event 0 lets it time out,
+ * event 1 answers it with a response one byte over its max_response_size. */
+static void rnsc_conclude(int event, int *status, unsigned *failed, int *pending)
+{
+	static rnsc_identity dest;
+	static int have;
+	*status = -1, *failed = 0, *pending = -1;
+	if (!have) {
+		CU_ASSERT_FATAL(rnsc_identity_generate(g_ctx, &dest) == 0);
+		have = 1;
+	}
+	uint8_t dh[16], f[600];
+	const char *asp[] = {"receipt"};
+	CU_ASSERT_FATAL(rnsc_destination_hash(g_ctx, dh, dest.hash, "rnsc", asp, 1) == 0);
+	rnsc_link_initiate_params lp = {.hops = 1};
+	rnsc_link *a = NULL, *b = NULL;
+	rnsc_request_link *rl = NULL;
+	uint64_t now = 1000;
+	CU_ASSERT_FATAL(rnsc_link_initiate(g_ctx, &a, dh, &dest, &lp, now) == 0);
+	int n = rnsc_link_outbox_pop(a, f, sizeof(f));
+	CU_ASSERT_FATAL(n > 0 &&
+			rnsc_link_accept(g_ctx, &b, &dest, f, (size_t)n, RNSC_MTU, now + 40) == 0);
+	now += 100;
+	n = rnsc_link_outbox_pop(b, f, sizeof(f));
+	CU_ASSERT_FATAL(n > 0 && rnsc_link_receive(a, f, (size_t)n, now) == 0);
+	CU_ASSERT_FATAL(rnsc_link_status(a) == RNSC_LINK_ACTIVE);
+	rnsc_linkport port;
+	rnsc_linkport_on_link(&port, a);
+	CU_ASSERT_FATAL(rnsc_request_link_new(&rl, g_ctx, &port, NULL) == 0);
+	rnsc_request_params p = {.timeout_ms = 1000, .max_response_size = 4, .failed = on_rfailed};
+	uint8_t id[16];
+	g_rfailed = 0, g_rstatus = -1;
+	CU_ASSERT_FATAL(rnsc_request_link_send(rl, "/x", NULL, 0, &p, id, now) == 0);
+	const rnsc_request_receipt *r = rnsc_request_link_receipt(rl, id);
+	CU_ASSERT_FATAL(r && r->status == RNSC_REQUEST_SENT);
+	if (event == 0) {
+		CU_ASSERT_EQUAL(rnsc_request_link_tick(rl, rnsc_request_link_next_deadline(rl)), 1);
+	} else {
+		/* a bin of 5 bytes: the reference's len(packb(value)) - 2 = 5 > 4 */
+		uint8_t v[7] = {0xc4, 5, 1, 2, 3, 4, 5}, resp[64], h[32] = {0};
+		int m = rnsc_response_pack(resp, sizeof(resp), id, v, sizeof(v));
+		CU_ASSERT_FATAL(m > 0);
+		CU_ASSERT_EQUAL(rnsc_request_link_packet(rl, RNSC_CTX_RESPONSE, resp, (size_t)m, h,
+							 now + 10),
+				RNSC_ERR_TOOBIG);
+	}
+	*status = g_rstatus;
+	*failed = g_rfailed;
+	*pending = (int)rnsc_request_link_pending(rl);
+	rnsc_request_link_del(rl);
+	rnsc_link_del(a);
+	rnsc_link_del(b);
+}
+
+static const char *sname(long long st)
+{
+	const char *n = rnsc_request_status_name((int)st);
+	return n ? n : "?";
+}
+
+static void test_receipt_conclusions(void)
+{
+	const char *ver = rnsc_pyref_version(conf_ref());
+	int fixed = strcmp(ver, "1.5.4") != 0; /* 1.5.7 fails SENT requests too */
+	static const char *const ev[] = {"times out", "gets an oversized response"};
+	for (int event = 0; event < 2; event++) {
+		int st, pend;
+		unsigned nf;
+		rnsc_conclude(event, &st, &nf, &pend);
+		rnsc_refwire_res r;
+		/* SENT: rnsc, and the reference where it fails them */
+		int rc = CALL(&r, "req_receipt_conclude", "ii", (long long)RNSC_REQUEST_SENT,
+			      (long long)event);
+		CU_ASSERT_FATAL(rc == 0 && r.n == 3);
+		fprintf(stderr, "  SENT request %s: rnsc %s/%u failed callback/%d pending, rns %s "
+				"%s/%lld/%lld\n",
+			ev[event], sname(st), nf, pend, ver, sname(r.item[0].i), r.item[1].i,
+			r.item[2].i);
+		CU_ASSERT(st == RNSC_REQUEST_FAILED && nf == 1 && pend == 0);
+		if (fixed) {
+			CU_ASSERT(r.item[0].i == st && r.item[1].i == (long long)nf &&
+				  r.item[2].i == pend);
+		} else { /* 1.5.4: the request stays SENT and pending, no callback */
+			CU_ASSERT(r.item[0].i == RNSC_REQUEST_SENT && r.item[1].i == 0 &&
+				  r.item[2].i == 1);
+		}
+		rnsc_refwire_res_free(&r);
+		/* DELIVERED: both releases fail it */
+		rc = CALL(&r, "req_receipt_conclude", "ii", (long long)RNSC_REQUEST_DELIVERED,
+			  (long long)event);
+		CU_ASSERT(rc == 0 && r.n == 3 && r.item[0].i == RNSC_REQUEST_FAILED &&
+			  r.item[1].i == 1 && r.item[2].i == 0);
+		rnsc_refwire_res_free(&r);
+		g_checks += 2;
+	}
+}
+
 int main(void)
 {
 	if (CU_initialize_registry() != CUE_SUCCESS)
@@ -368,6 +484,7 @@ int main(void)
 	CU_pSuite s = CU_add_suite("requests and stream messages vs reference", NULL, NULL);
 	CU_add_test(s, "requests and responses", test_requests);
 	CU_add_test(s, "stream data messages and the writer", test_stream_messages);
+	CU_add_test(s, "request receipts that time out or are rejected", test_receipt_conclusions);
 	fprintf(stderr, "request_xcheck_test: rns %s embedded; rnsc crypto: %s\n",
 		rnsc_pyref_version(conf_ref()), be->name);
 	int failures = rnsc_cu_run();

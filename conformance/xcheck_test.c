@@ -74,17 +74,29 @@ static void run_current_check(void)
 }
 
 /* The pin in interop/requirements.txt is what was imported. */
+/* The imported release is the one asked for (RNSC_REF_VERSION, whose own pin file must pin
+ * it), else the baseline pin of interop/requirements.txt. */
 static void test_pinned_version(void)
 {
-	const char *src = getenv("RNSC_SRCDIR");
+	const char *src = getenv("RNSC_SRCDIR"), *want = getenv("RNSC_REF_VERSION");
 	char path[4096], line[128], pin[64] = "";
-	snprintf(path, sizeof(path), "%s/interop/requirements.txt", src && *src ? src : RNSC_SRCDIR);
+	src = src && *src ? src : RNSC_SRCDIR;
+	if (want && *want)
+		snprintf(path, sizeof(path), "%s/interop/requirements-%s.txt", src, want);
+	else
+		snprintf(path, sizeof(path), "%s/interop/requirements.txt", src);
 	FILE *f = fopen(path, "r");
+	if (!f) { /* the baseline release may be named too */
+		snprintf(path, sizeof(path), "%s/interop/requirements.txt", src);
+		f = fopen(path, "r");
+	}
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
 	while (fgets(line, sizeof(line), f))
 		if (sscanf(line, "rns==%63[0-9A-Za-z.]", pin) == 1)
 			break;
 	fclose(f);
+	if (want && *want)
+		CU_ASSERT_STRING_EQUAL(pin, want);
 	CU_ASSERT_STRING_EQUAL(rnsc_pyref_version(conf_ref()), pin);
 }
 

@@ -229,17 +229,25 @@ static void say_install(rnsc_ctx *ctx, const char *venv)
 	rnsc_log(ctx, RNSC_LOG_ERROR, WHO,
 		 "the pinned reference is not available: run `make venv` in the build directory "
 		 "(it creates %s from the interpreter whose libpython rnsc embeds and installs "
-		 "interop/requirements.txt), or point RNSC_VENV at such a venv",
+		 "interop/requirements.txt, and the venv for each interop/requirements-X.Y.Z.txt), "
+		 "or point RNSC_VENV at such a venv",
 		 venv ? venv : "$RNSC_VENV");
 }
 
-/* The single place the pin lives is interop/requirements.txt ("rns==X.Y.Z"). */
-static int read_pin(rnsc_ctx *ctx, const char *srcdir, char *pin, size_t cap)
+/* The pins live in interop/: requirements.txt ("rns==X.Y.Z") holds the baseline release,
+ * requirements-X.Y.Z.txt each further supported one. Reads the pin of one file (version NULL:
+ * the baseline); RNSC_ERR_NOENT, unlogged, when a further release's file is absent. */
+static int read_pin(rnsc_ctx *ctx, const char *srcdir, const char *version, char *pin, size_t cap)
 {
 	char path[PATH_MAX];
-	snprintf(path, sizeof(path), "%s/interop/requirements.txt", srcdir);
+	if (version)
+		snprintf(path, sizeof(path), "%s/interop/requirements-%s.txt", srcdir, version);
+	else
+		snprintf(path, sizeof(path), "%s/interop/requirements.txt", srcdir);
 	FILE *f = fopen(path, "r");
 	if (!f) {
+		if (version && errno == ENOENT)
+			return RNSC_ERR_NOENT;
 		rnsc_log(ctx, RNSC_LOG_ERROR, WHO, "cannot read the reference pin %s: %s", path,
 			 strerror(errno));
 		return RNSC_ERR_NOREF;
@@ -262,6 +270,19 @@ static int read_pin(rnsc_ctx *ctx, const char *srcdir, char *pin, size_t cap)
 	if (rc)
 		rnsc_log(ctx, RNSC_LOG_ERROR, WHO, "%s holds no '" PIN_PREFIX "<version>' line", path);
 	return rc;
+}
+
+/* 1 when version is the baseline or has its own pin file that pins exactly it. */
+static int is_pinned(rnsc_ctx *ctx, const char *srcdir, const char *base, const char *version)
+{
+	if (strcmp(version, base) == 0)
+		return 1;
+	/* only a plain release number names a file (no path parts) */
+	size_t n = strlen(version);
+	if (n == 0 || n >= 32 || strspn(version, "0123456789.") != n)
+		return 0;
+	char pin[32];
+	return read_pin(ctx, srcdir, version, pin, sizeof(pin)) == 0 && strcmp(pin, version) == 0;
 }
 
 static int start_interpreter(rnsc_ctx *ctx, const char *venv)
@@ -302,7 +323,8 @@ static int start_interpreter(rnsc_ctx *ctx, const char *venv)
 
 /* GIL held. Imports the harness and RNS and checks that RNS is the pinned version, taken from
  * the venv. Fills g_version. */
-static int load_reference(rnsc_ctx *ctx, const char *venv, const char *srcdir, const char *pin)
+static int load_reference(rnsc_ctx *ctx, const char *venv, const char *srcdir, const char *pin,
+			  const char *want)
 {
 	int rc = RNSC_ERR_NOREF;
 	PyObject *host = NULL, *path = NULL, *dir = NULL, *mod = NULL, *log = NULL, *info = NULL;
@@ -344,9 +366,17 @@ static int load_reference(rnsc_ctx *ctx, const char *venv, const char *srcdir, c
 	const char *version = NULL, *file = NULL, *prefix = NULL, *provider = NULL;
 	if (!PyArg_ParseTuple(info, "ssss", &version, &file, &prefix, &provider))
 		goto py_fail;
-	if (strcmp(version, pin) != 0) {
+	if (want && strcmp(version, want) != 0) {
 		rnsc_log(ctx, RNSC_LOG_ERROR, WHO,
-			 "the venv holds rns %s but interop/requirements.txt pins %s", version, pin);
+			 "the venv %s holds rns %s but RNSC_REF_VERSION asks for %s", venv, version,
+			 want);
+		say_install(ctx, venv);
+		goto out;
+	}
+	if (!want && !is_pinned(ctx, srcdir, pin, version)) {
+		rnsc_log(ctx, RNSC_LOG_ERROR, WHO,
+			 "the venv holds rns %s but interop/requirements.txt pins %s (and no "
+			 "interop/requirements-%s.txt pins it)", version, pin, version);
 		say_install(ctx, venv);
 		goto out;
 	}
@@ -405,9 +435,24 @@ int rnsc_pyref_open(rnsc_ctx *ctx, rnsc_pyref **out)
 
 	int rc = 0;
 	pthread_mutex_lock(&g_lock);
-	if (!g_harness) {
+	const char *want = rnsc_pyref_ref_version();
+	if (g_harness && want && strcmp(want, g_version) != 0) {
+		/* one interpreter per process: the release it imported first is the one it has */
+		rnsc_log(ctx, RNSC_LOG_ERROR, WHO,
+			 "RNSC_REF_VERSION asks for rns %s but this process already runs rns %s", want,
+			 g_version);
+		rc = RNSC_ERR_NOREF;
+	}
+	if (!rc && !g_harness) {
 		char pin[32], cfg[PATH_MAX];
-		rc = read_pin(ctx, srcdir, pin, sizeof(pin));
+		rc = read_pin(ctx, srcdir, NULL, pin, sizeof(pin));
+		if (!rc && want && !is_pinned(ctx, srcdir, pin, want)) {
+			rnsc_log(ctx, RNSC_LOG_ERROR, WHO,
+				 "RNSC_REF_VERSION=%s names no pinned reference: "
+				 "interop/requirements.txt pins %s and no interop/requirements-%s.txt "
+				 "exists", want, pin, want);
+			rc = RNSC_ERR_NOREF;
+		}
 		snprintf(cfg, sizeof(cfg), "%s/pyvenv.cfg", venv);
 		/* Without the venv the interpreter would come up on the system prefix and could
 		 * import some other RNS; refuse before starting anything. */
@@ -425,7 +470,7 @@ int rnsc_pyref_open(rnsc_ctx *ctx, rnsc_pyref **out)
 		}
 		if (!rc) {
 			pyref_gil st = pyref_enter(ref);
-			rc = load_reference(ctx, venv, srcdir, pin);
+			rc = load_reference(ctx, venv, srcdir, pin, want);
 			pyref_leave(st);
 		}
 		restore_signals(saved);

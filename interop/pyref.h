@@ -40,8 +40,13 @@ int rnsc_pyref_open(rnsc_ctx *ctx, rnsc_pyref **out);
 void rnsc_pyref_close(rnsc_pyref *ref);
 /* The imported reference's version string, e.g. "1.5.4". Owned by ref. */
 const char *rnsc_pyref_version(const rnsc_pyref *ref);
-/* The venv holding the pinned reference ($RNSC_VENV, else the build's default), or NULL. */
+/* The venv holding the pinned reference ($RNSC_VENV, else the build's default for
+ * rnsc_pyref_ref_version()), or NULL. */
 const char *rnsc_pyref_venv_dir(void);
+/* The reference release asked for ($RNSC_REF_VERSION, e.g. "1.5.7"), or NULL: then any release
+ * that interop/requirements*.txt pins is accepted (requirements.txt holds the baseline,
+ * requirements-X.Y.Z.txt each further release; interop/REFERENCE-VERSIONS.md). */
+const char *rnsc_pyref_ref_version(void);
 /* The tree holding interop/python and bench/participants ($RNSC_SRCDIR, else the source tree
  * rnsc was built from, else the installed copy), or NULL. */
 const char *rnsc_pyref_src_dir(void);

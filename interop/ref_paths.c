@@ -7,19 +7,37 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "pyref.h"
 
 #define HARNESS "rnsc_refharness"
 
+const char *rnsc_pyref_ref_version(void)
+{
+	const char *v = getenv("RNSC_REF_VERSION");
+	return v && *v ? v : NULL;
+}
+
+/* $RNSC_VENV always wins (an explicit choice). Without it, RNSC_REF_VERSION=1.5.7 picks the
+ * build's second venv, any other release the sibling "<default venv>-<version>". */
 const char *rnsc_pyref_venv_dir(void)
 {
 	const char *v = getenv("RNSC_VENV");
 	if (v && *v)
 		return v;
 #ifdef RNSC_DEFAULT_VENV
-	return RNSC_DEFAULT_VENV;
+	const char *want = rnsc_pyref_ref_version();
+	if (!want)
+		return RNSC_DEFAULT_VENV;
+#ifdef RNSC_DEFAULT_VENV_157
+	if (strcmp(want, "1.5.7") == 0)
+		return RNSC_DEFAULT_VENV_157;
+#endif
+	static char sibling[PATH_MAX];
+	snprintf(sibling, sizeof(sibling), "%s-%s", RNSC_DEFAULT_VENV, want);
+	return sibling;
 #else
 	return NULL;
 #endif

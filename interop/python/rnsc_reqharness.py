@@ -131,12 +131,42 @@ def stream_write(mdu, data, stream_id):
     return (n, ch.sent[0] if ch.sent else None)
 
 
+class _Receipt:
+    """Stands in for the PacketReceipt a single-packet request is sent under."""
+    truncated_hash = bytes(16)
+
+    def set_timeout_callback(self, cb):
+        self.timeout_cb = cb
+
+
+class _Link:
+    """What RequestReceipt touches of its link."""
+    def __init__(self):
+        self.pending_requests = []
+
+
+def receipt_conclude(status, event):
+    """A RequestReceipt in status (RequestReceipt.SENT / DELIVERED) meets its packet receipt's
+    timeout (event 0: request_timed_out) or a response over max_response_size (event 1:
+    response_rejected) -> (final status, failed callbacks run, still pending 0/1)."""
+    R = _mods().RequestReceipt
+    link, failed = _Link(), []
+    pr = _Receipt()
+    r = R(link, packet_receipt=pr, failed_callback=lambda rr: failed.append(rr), timeout=1)
+    r.status = status
+    if event == 0:
+        pr.timeout_cb(pr)
+    else:
+        r.response_rejected()
+    return (r.status, len(failed), 1 if r in link.pending_requests else 0)
+
+
 def install():
     _mods()
     import rnsc_wireharness
     rnsc_wireharness._mods()
     for name in ("req_pack", "req_unpack", "resp_pack", "resp_unpack", "path_hash",
-                 "stream_pack", "stream_unpack", "stream_write"):
+                 "stream_pack", "stream_unpack", "stream_write", "receipt_conclude"):
         setattr(rnsc_wireharness, "req_" + name if not name.startswith("req_") else name,
                 globals()[name])
     return 0

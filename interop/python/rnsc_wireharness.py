@@ -1037,6 +1037,9 @@ def _kiss_interface(serial, hw_mtu):
     iface.txb = iface.rxb = 0
     iface.timeout = 100
     iface.packet_queue = []
+    # what 1.5.7's constructor adds and its readLoop reads once the port runs dry
+    iface.detached = False
+    iface.reconnecting = False
     return iface
 
 

@@ -43,6 +43,7 @@ static void usage(FILE *f)
 		   "  RNSC_PLUGIN_PATH  colon-separated folders searched for plugins first\n"
 		   "  RNSC_CRYPTO       crypto backend order, e.g. \"sodium, openssl\"\n"
 		   "  RNSC_VENV         virtualenv holding the pinned reference (rns)\n"
+		   "  RNSC_REF_VERSION  reference release to embed: 1.5.4 (baseline) or 1.5.7\n"
 		   "  GLIBC_TUNABLES    glibc.malloc.* settings replace rnsc's malloc thresholds\n"
 		   "                    (blocks up to 4 MiB from the heap, 8 MiB kept free)\n");
 }

@@ -19,12 +19,11 @@
  * RESPONSE for a pending request concludes it (READY): the progress callback, then the response
  * callback. The response's size for max_response_size is the reference's
  * len(packb(response)) - 2, computed on the value's bytes as received.
- * Deliberate differences from the reference (which can leave a request pending forever): a
- * request that times out while SENT (single packet) or DELIVERED (sent as a resource) fails
+ * A request that times out while SENT (single packet) or DELIVERED (sent as a resource) fails
  * with the failed callback, and so does a response rejected for its size and a response
- * resource that fails; the reference's request_timed_out only acts on DELIVERED receipts, so
- * there such a request stays SENT/RECEIVING and silently disappears. Nothing on the wire
- * differs.
+ * resource that fails: rns 1.5.7's request_timed_out / response_rejected (rns 1.5.4 only
+ * acted on DELIVERED receipts, leaving a SENT one pending forever; cross-checked against
+ * both in conformance/request_xcheck_test). Nothing on the wire differs.
  *
  * Handler side (Link.handle_request): only on an ACTIVE link; a request larger than the
  * handlers' max_request_size is ignored; the path hash selects the handler; the allow policy

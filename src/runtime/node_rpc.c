@@ -652,6 +652,15 @@ int rnsc_node_rpc_answer(rnsc_node *n, rnsc_ctx *ctx, const uint8_t *req, size_t
 			else if (rc == 0)
 				a.kind = A_NIL;
 		}
+	} else if (q.manage) {
+		/* rnstatus --attach/--detach/--reload (rns 1.5.7): rnsc attaches interfaces only at
+		 * start, so it answers as rnsd with enable_interface_management = no: False */
+		rnsc_log(ctx, RNSC_LOG_NOTICE, WHO,
+			 "refused RPC %.*s of interface \"%.*s\": rnsc daemon does not attach or "
+			 "detach interfaces while running (restart it with the changed config)",
+			 (int)q.manage_len, q.manage, (int)q.name_len, q.name ? q.name : "");
+		a.kind = A_BOOL;
+		a.iv = 0;
 	} else {
 		return RNSC_ERR_NOTFOUND;
 	}

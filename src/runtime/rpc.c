@@ -652,6 +652,13 @@ int rnsc_rpc_request_parse(rnsc_rpc_request *q, const uint8_t *p, size_t len)
 			}
 			continue;
 		}
+		if ((streq(k, kl, "manage") || streq(k, kl, "name")) && t.type == RNSC_MP_STR) {
+			int m = k[0] == 'm';
+			if (rnsc_mp_read_str(&r, m ? &q->manage : &q->name,
+					     m ? &q->manage_len : &q->name_len))
+				return RNSC_ERR_MALFORMED;
+			continue;
+		}
 		if (streq(k, kl, "max_hops") && t.type != RNSC_MP_NIL) {
 			if (rnsc_mp_read_int(&r, &q->max_hops))
 				return RNSC_ERR_MALFORMED;

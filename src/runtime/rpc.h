@@ -141,6 +141,9 @@ typedef struct rnsc_rpc_request {
 	int64_t max_hops;
 	const uint8_t *dest; /* destination_hash, packet_hash or identity_hash */
 	size_t dest_len;
+	/* rns 1.5.7's interface management: "manage" (attach_interface, ...) and its "name" */
+	const char *manage, *name;
+	size_t manage_len, name_len;
 } rnsc_rpc_request;
 RNSC_API int rnsc_rpc_request_parse(rnsc_rpc_request *q, const uint8_t *p, size_t len);
 
