@@ -731,12 +731,6 @@ static int read_iface_opts(rnsc_node *n, const rnsc_config_section *s, rnsc_conf
 	return 0;
 }
 
-/* Failures of the world rather than of the configuration. */
-static int resource_failure(int rc)
-{
-	return rc == RNSC_ERR_NOENT || rc == RNSC_ERR_PERM || rc == RNSC_ERR_IO || rc == RNSC_ERR_SYS;
-}
-
 /* The interface classes whose AUTOCONFIGURE_MTU or FIXED_MTU is set in the reference
  * (links over them may use the hardware MTU). */
 static int type_mtu_capable(const char *type)
@@ -850,10 +844,35 @@ standalone:
 	return 0;
 }
 
+/* The reference's classes that keep trying to open their device (reconnect_port). */
+static int type_retries(const char *type)
+{
+	return strcmp(type, "RNodeInterface") == 0 || strcmp(type, "RNodeMultiInterface") == 0 ||
+	       strcmp(type, "WeaveInterface") == 0;
+}
+
+static int retry_prepare(void *ud, const rnsc_config_section *s, const char *type)
+{
+	rnsc_node *n = ud;
+	rnsc_config_error e;
+	int rc = read_iface_opts(n, s, &e);
+	n->pend.mtu_capable = type_mtu_capable(type);
+	return rc;
+}
+
+static void retry_done(void *ud, rnsc_iface *iface, const rnsc_config_section *s, const char *type)
+{
+	(void)iface;
+	rnsc_node *n = ud;
+	n->pend.set = 0;
+	rnsc_config_audit_iface(s, type);
+}
+
 static int open_ifaces(rnsc_node *n, rnsc_config_error *err)
 {
 	size_t cnt = rnsc_config_iface_count(n->cfg);
 	int opened = 0, failed = 0;
+	rnsc_iface_host_set_retry_hooks(n->ih, retry_prepare, retry_done, n);
 	for (size_t k = 0; k < cnt; k++) {
 		rnsc_config_iface ci;
 		int rc = rnsc_config_iface_at(n->cfg, k, &ci, err);
@@ -861,15 +880,29 @@ static int open_ifaces(rnsc_node *n, rnsc_config_error *err)
 			return rc;
 		if (!ci.enabled)
 			continue;
+		if (!rnsc_iface_host_serves(n->ih, ci.type)) {
+			/* rnsd logs an interface it cannot create and runs the others. */
+			char p[200];
+			rnsc_config_section_path(ci.section, p, sizeof(p));
+			rnsc_log(n->ctx, RNSC_LOG_ERROR, WHO, "%s option \"type\": no loaded interface "
+				 "plugin serves type \"%s\"; interface skipped, the others keep "
+				 "running", p, ci.type);
+			failed++;
+			continue;
+		}
 		if ((rc = read_iface_opts(n, ci.section, err)))
 			return rc;
 		n->pend.mtu_capable = type_mtu_capable(ci.type);
-		rc = rnsc_iface_host_open(n->ih, ci.section, ci.name, ci.type, NULL, err);
+		rc = rnsc_iface_host_open_retry(n->ih, ci.section, ci.name, ci.type,
+						type_retries(ci.type) ? RNSC_IFACE_RETRY_MS : 0, NULL,
+						err);
 		n->pend.set = 0;
-		if (rc && resource_failure(rc) && !n->set.panic_on_interface_error) {
+		if (rc && rnsc_iface_open_failed_on_resource(rc) &&
+		    (!n->set.panic_on_interface_error || type_retries(ci.type))) {
 			/* A missing device, command or address, or a port in use: the interface
 			 * host logged one clear error for it and the others keep working (the
-			 * reference panics here; panic_on_interface_error = yes restores that). */
+			 * reference panics here, except for the types that retry;
+			 * panic_on_interface_error = yes restores that). */
 			if (err)
 				memset(err, 0, sizeof(*err));
 			failed++;
@@ -877,6 +910,7 @@ static int open_ifaces(rnsc_node *n, rnsc_config_error *err)
 		}
 		if (rc)
 			return rc;
+		rnsc_config_audit_iface(ci.section, ci.type);
 		opened++;
 	}
 	rnsc_log(n->ctx, RNSC_LOG_VERBOSE, WHO, "%d interface%s opened", opened,
@@ -924,6 +958,7 @@ int rnsc_node_new(rnsc_ctx *ctx, rnsc_plugin_host *plugins, const rnsc_node_opti
 	if (created)
 		rnsc_log(ctx, RNSC_LOG_NOTICE, WHO, "created a default configuration in %s/config",
 			 n->dir);
+	rnsc_config_audit_settings(n->cfg); /* refused and unknown options, aloud */
 	/* A program finding a shared instance attaches to it: it routes nothing and opens
 	 * no interfaces of its own (Reticulum.__start_local_interface). */
 	if (n->set.share_instance && shared_running(&n->set)) {
