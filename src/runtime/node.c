@@ -51,6 +51,9 @@ typedef struct node_if {
 	int local_server; /* the shared instance's listener: its children are local clients */
 	rnsc_transport_iface_policy pol; /* announce policy (node_policy.h) */
 	int wants_tunnel; /* a TCP/Backbone client: synthesizes a tunnel on every connect */
+	/* Announce and path request counters of removed children: the reference's spawned
+	 * interfaces count into their parent as they go, so a listener keeps them. */
+	uint64_t carried[8];
 } node_if;
 
 /* Interface options read before rnsc_iface_host_open(); the ADDED event picks them up. */
@@ -402,6 +405,21 @@ static void synthesize_tunnel(rnsc_node *n, node_if *r)
 		rnsc_log(n->ctx, RNSC_LOG_DEBUG, WHO, "tunnel synthesized for %s", name);
 }
 
+/* Keeps a departing child's announce and path request counters on its parent. */
+static void carry_to_parent(rnsc_node *n, rnsc_iface *iface, node_if *r)
+{
+	rnsc_iface *p = rnsc_iface_parent(iface);
+	node_if *pr = p ? rnsc_iface_user(p) : NULL;
+	rnsc_transport_iface_astats as;
+	if (!pr || !r->attached ||
+	    rnsc_transport_iface_astats_get(n->t, r->id, rnsc_node_now_ms(), &as) != 0)
+		return;
+	const uint64_t c[8] = {as.arxc, as.arxb, as.atxc, as.atxb,
+			       as.prxc, as.prxb, as.ptxc, as.ptxb};
+	for (int i = 0; i < 8; i++)
+		pr->carried[i] += c[i] + r->carried[i];
+}
+
 static void on_event(void *ud, rnsc_iface *iface, int ev)
 {
 	rnsc_node *n = ud;
@@ -438,6 +456,7 @@ static void on_event(void *ud, rnsc_iface *iface, int ev)
 	case RNSC_IFACE_REMOVED:
 		if (!r)
 			return;
+		carry_to_parent(n, iface, r);
 		detach(n, r);
 		for (node_if **pp = &n->ifs; *pp; pp = &(*pp)->next)
 			if (*pp == r) {
@@ -1201,13 +1220,40 @@ int rnsc_node_iface_mode(const rnsc_node *n, const rnsc_iface *f, const char **n
 	return r ? r->mode : RNSC_TRANSPORT_MODE_FULL;
 }
 
+int rnsc_node_iface_ifac(const rnsc_node *n, const rnsc_iface *f, const uint8_t **signature,
+			 size_t *ifac_size, uint64_t *violations)
+{
+	(void)n;
+	const node_if *r = f ? rnsc_iface_user(f) : NULL;
+	if (violations)
+		*violations = r ? r->ifac_stats.violations : 0;
+	if (!r || !r->has_ifac)
+		return 0;
+	if (signature)
+		*signature = r->ifac.signature;
+	if (ifac_size)
+		*ifac_size = r->ifac.size;
+	return 1;
+}
+
 int rnsc_node_iface_astats(rnsc_node *n, const rnsc_iface *f, uint64_t now,
 			   rnsc_transport_iface_astats *out)
 {
 	node_if *r = f ? rnsc_iface_user(f) : NULL;
-	if (!n || !r || !r->attached)
+	if (!n || !r)
 		return RNSC_ERR_NOTFOUND;
-	return rnsc_transport_iface_astats_get(n->t, r->id, now, out);
+	int rc = RNSC_ERR_NOTFOUND;
+	if (r->attached)
+		rc = rnsc_transport_iface_astats_get(n->t, r->id, now, out);
+	else if (out)
+		memset(out, 0, sizeof(*out));
+	if (out && (rc == 0 || !r->attached)) {
+		uint64_t *c[8] = {&out->arxc, &out->arxb, &out->atxc, &out->atxb,
+				  &out->prxc, &out->prxb, &out->ptxc, &out->ptxb};
+		for (int i = 0; i < 8; i++)
+			*c[i] += r->carried[i];
+	}
+	return rc;
 }
 
 rnsc_iface *rnsc_node_iface_by_id(const rnsc_node *n, uint32_t id)
