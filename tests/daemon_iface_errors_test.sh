@@ -143,5 +143,19 @@ if [ $rc = 3 ] && grep -qs "Missing Serial" "$tmp/panic.log" && ! grep -qs "Miss
   ok "panic_on_interface_error = yes: the first failure stops the daemon (exit 3)"
 else bad "panic_on_interface_error (exit $rc)" "$tmp/panic.log"; fi
 
+# --service logs to the config folder's logfile; [logging] logtimestamps = no drops the
+# timestamps and loglevel 8 (the reference's LOG_EXTREME) is accepted.
+mkdir -p "$tmp/L"
+printf '[reticulum]\n  share_instance = no\n[logging]\n  loglevel = 8\n  logtimestamps = no\n' >"$tmp/L/config"
+"$RNSC" daemon --config "$tmp/L" -s >"$tmp/service.out" 2>&1 &
+SPID=$!
+pids+=($SPID)
+wait_for 10 grep -qs "started rnsc daemon" "$tmp/L/logfile"
+kill -TERM "$SPID"; wait "$SPID" 2>/dev/null
+if grep -qs '^\[Notice\] daemon: started rnsc daemon' "$tmp/L/logfile" && ! grep -qs '^\[20' "$tmp/L/logfile" \
+   && grep -qs '^\[Debug\]\|^\[Verbose\]' "$tmp/L/logfile" && [ ! -s "$tmp/service.out" ]; then
+  ok "--service: logfile lines without timestamps at loglevel 8 ($(wc -l <"$tmp/L/logfile") lines)"
+else bad "--service logfile with logtimestamps = no" "$tmp/L/logfile" "$tmp/service.out"; fi
+
 echo "daemon_iface_errors_test: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

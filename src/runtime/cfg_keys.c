@@ -26,7 +26,7 @@
 static const rnsc_config_key keys[] = {
 	/* [logging] */
 	H("logging", "loglevel", "the log sink; -v/-q adjust it as in rnsd"),
-	R("logging", "logtimestamps", 1, "rnsc always prefixes log lines with a timestamp"),
+	H("logging", "logtimestamps", "the daemon's log lines (logfile.c)"),
 
 	/* [reticulum] */
 	H("reticulum", "share_instance", "the shared instance (node.c)"),

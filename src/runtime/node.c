@@ -972,8 +972,10 @@ int rnsc_node_new(rnsc_ctx *ctx, rnsc_plugin_host *plugins, const rnsc_node_opti
 		int64_t lv = n->set.loglevel_raw + opt->verbosity;
 		if (!n->set.loglevel_set)
 			lv = n->set.loglevel + opt->verbosity;
-		rnsc_ctx_set_log_level(ctx, lv < 0 ? 0 : lv > 7 ? 7 : (int)lv);
+		rnsc_ctx_set_log_level(ctx, lv < 0 ? 0 : lv > 8 ? 8 : (int)lv);
 	}
+	if (opt->logtimestamps)
+		*opt->logtimestamps = n->set.logtimestamps;
 	if (created)
 		rnsc_log(ctx, RNSC_LOG_NOTICE, WHO, "created a default configuration in %s/config",
 			 n->dir);

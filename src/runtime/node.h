@@ -61,9 +61,12 @@ typedef struct rnsc_node_options {
 	const char *config_dir; /* --config; NULL: the reference's search order */
 	int handle_signals;     /* stop on SIGINT/SIGTERM (daemon) */
 	/* Set the context's log level from [logging] loglevel plus verbosity (-v/-q), clamped
-	 * to 0..7, as rnsd does. Otherwise the caller's level stays. */
+	 * to 0..8 (critical .. extreme), as rnsd does. Otherwise the caller's level stays. */
 	int apply_loglevel;
 	int verbosity;
+	/* When not NULL, receives [logging] logtimestamps once the file is read (before the
+	 * first line the node logs), for the caller's log sink. */
+	int *logtimestamps;
 } rnsc_node_options;
 
 /* Application hooks (a client tool such as probe): called after the node's own handling,
