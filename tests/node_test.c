@@ -108,7 +108,7 @@ static void test_skip_and_audit(void)
 	snprintf(text, sizeof(text),
 		 "[reticulum]\n  share_instance = no\n  frobnicate = 3\n"
 		 "  discover_interfaces = no\n  qlen_in_pr = 9\n[extra]\n"
-		 "[interfaces]\n  [[Odd]]\n    type = NoSuchInterface\n    enabled = yes\n"
+		 "[interfaces]\n  loose = 1\n  [[Odd]]\n    type = NoSuchInterface\n    enabled = yes\n"
 		 "  [[My RNode]]\n    type = RNodeInterface\n    enabled = yes\n"
 		 "    port = /dev/rnsc-none\n"
 		 "  [[Srv]]\n    type = TCPServerInterface\n    enabled = yes\n"
@@ -132,10 +132,11 @@ static void test_skip_and_audit(void)
 		"[reticulum] option \"frobnicate\" (line 3): no version of the reference reads",
 		"[reticulum] option \"qlen_in_pr\" (line 5): refused: ",
 		"[extra] (line 6): the reference reads only",
-		"[[Srv]] option \"outgoing\" (line 20): refused: rnsc transmits on every interface",
-		"[[Srv]] option \"spped\" (line 22): no version of the reference reads",
-		"[[Srv]] option \"target_port\" (line 23): not an option of TCPServerInterface",
-		"[[[sub]]] (line 24): subsections of TCPServerInterface are never read",
+		"[interfaces] option \"loose\" (line 8): an option outside any interface section",
+		"[[Srv]] option \"outgoing\" (line 21): refused: rnsc transmits on every interface",
+		"[[Srv]] option \"spped\" (line 23): no version of the reference reads",
+		"[[Srv]] option \"target_port\" (line 24): not an option of TCPServerInterface",
+		"[[[sub]]] (line 25): subsections of TCPServerInterface are never read",
 		"2 interfaces could not be started",
 	};
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)

@@ -348,9 +348,15 @@ int rnsc_config_audit_settings(const rnsc_config *cfg)
 	const rnsc_config_section *root = &cfg->root;
 	for (size_t i = 0; i < root->n_subs; i++) {
 		const rnsc_config_section *sub = root->subs[i];
-		if (strcmp(sub->name, "logging") == 0 || strcmp(sub->name, "reticulum") == 0)
+		if (strcmp(sub->name, "logging") == 0 || strcmp(sub->name, "reticulum") == 0) {
 			lines += audit_opts(sub, sub->name, NULL, 0);
-		else if (strcmp(sub->name, "interfaces") != 0) {
+		} else if (strcmp(sub->name, "interfaces") == 0) {
+			for (size_t k = 0; k < sub->n_opts; k++) {
+				warn(sub, sub->opts[k].key, "an option outside any interface "
+				     "section is never read; ignored");
+				lines++;
+			}
+		} else {
 			warn(sub, NULL, "the reference reads only [reticulum], [logging] and "
 			     "[interfaces]; section ignored");
 			lines++;
