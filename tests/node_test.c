@@ -200,6 +200,10 @@ static void test_open_retry(void)
 	CU_ASSERT_EQUAL_FATAL(rnsc_config_iface_at(cfg, 0, &ci, &err), 0);
 	int rc = rnsc_iface_host_open_retry(ih, ci.section, ci.name, ci.type, 50, NULL, &err);
 	CU_ASSERT(rnsc_iface_open_failed_on_resource(rc));
+	CU_ASSERT(rnsc_iface_open_failure_retryable(RNSC_ERR_STATE));
+	CU_ASSERT(rnsc_iface_open_failure_retryable(RNSC_ERR_PLUGIN_INIT));
+	CU_ASSERT(!rnsc_iface_open_failure_retryable(RNSC_ERR_CONFIG_VALUE));
+	CU_ASSERT(!rnsc_iface_open_failure_retryable(RNSC_ERR_NOTFOUND));
 	CU_ASSERT_EQUAL(rnsc_iface_host_retry_count(ih), 1);
 	CU_ASSERT_EQUAL(rnsc_iface_host_count(ih), 0);
 	for (int i = 0; i < 10; i++) /* still busy: it keeps trying */

@@ -648,6 +648,12 @@ int rnsc_iface_open_failed_on_resource(int rc)
 	return rc == RNSC_ERR_NOENT || rc == RNSC_ERR_PERM || rc == RNSC_ERR_IO || rc == RNSC_ERR_SYS;
 }
 
+int rnsc_iface_open_failure_retryable(int rc)
+{
+	return rnsc_iface_open_failed_on_resource(rc) || rc == RNSC_ERR_STATE ||
+	       rc == RNSC_ERR_PLUGIN_INIT;
+}
+
 void rnsc_iface_host_set_retry_hooks(rnsc_iface_host *h, rnsc_iface_prepare_fn prep,
 				     rnsc_iface_reopened_fn done, void *ud)
 {
@@ -693,7 +699,7 @@ int rnsc_iface_host_open_retry(rnsc_iface_host *h, const rnsc_config_section *s,
 			       rnsc_iface **out, rnsc_config_error *err)
 {
 	int rc = rnsc_iface_host_open(h, s, name, type, out, err);
-	if (rc == 0 || !retry_ms || !rnsc_iface_open_failed_on_resource(rc))
+	if (rc == 0 || !retry_ms || !rnsc_iface_open_failure_retryable(rc))
 		return rc;
 	struct iface_retry *r = rnsc_calloc(h->ctx, 1, sizeof(*r));
 	if (r) {

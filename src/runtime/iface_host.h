@@ -82,6 +82,10 @@ RNSC_API int rnsc_iface_host_serves(const rnsc_iface_host *h, const char *type);
 /* 1 for the open failures that are the world's rather than the configuration's (a
  * missing device, command or address, a port in use: RNSC_ERR_NOENT, _PERM, _IO, _SYS). */
 RNSC_API int rnsc_iface_open_failed_on_resource(int rc);
+/* The failures rnsc_iface_host_open_retry tries again after: those above, and a device
+ * that is there but not ready (RNSC_ERR_STATE, or RNSC_ERR_PLUGIN_INIT from a plugin that
+ * gave no reason); never a configuration error. */
+RNSC_API int rnsc_iface_open_failure_retryable(int rc);
 
 /* The reference's period for bringing up an interface whose device could not be opened
  * (RNodeInterface.RECONNECT_WAIT and the 5 s sleep of its reconnect_port loops). */
@@ -97,7 +101,7 @@ RNSC_API void rnsc_iface_host_set_retry_hooks(rnsc_iface_host *h, rnsc_iface_pre
 					      rnsc_iface_reopened_fn done, void *ud);
 
 /*
- * rnsc_iface_host_open, and when that fails on a resource (above) and retry_ms > 0, the
+ * rnsc_iface_host_open, and when that fails retryably (above) and retry_ms > 0, the
  * host tries again every retry_ms (as the reference's RNode and Weave interfaces do)
  * until it opens or the host is deleted; each failed retry is logged at verbose level.
  * s must outlive the host. Returns the first attempt's result (RNSC_ERR_NOMEM also when

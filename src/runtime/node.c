@@ -916,8 +916,9 @@ static int open_ifaces(rnsc_node *n, rnsc_config_error *err)
 						type_retries(ci.type) ? RNSC_IFACE_RETRY_MS : 0, NULL,
 						err);
 		n->pend.set = 0;
-		if (rc && rnsc_iface_open_failed_on_resource(rc) &&
-		    (!n->set.panic_on_interface_error || type_retries(ci.type))) {
+		int retried = type_retries(ci.type) && rnsc_iface_open_failure_retryable(rc);
+		if (rc && (retried || (rnsc_iface_open_failed_on_resource(rc) &&
+				       !n->set.panic_on_interface_error))) {
 			/* A missing device, command or address, or a port in use: the interface
 			 * host logged one clear error for it and the others keep working (the
 			 * reference panics here, except for the types that retry;
