@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: MIT
 # A config whose interfaces cannot all start: a serial port that does not exist, a pipe
 # command that does not exist, a TCP port already in use and a network device that does
-# not exist, beside a working TCP server.
-# rnsc daemon logs one clear error per failed interface (naming section and option) and
-# keeps running with the others: a probe through the working interface is answered. With
+# not exist, an RNodeInterface on an absent port, an I2PInterface and a WeaveInterface
+# (types no plugin of rnsc serves), beside a working TCP server that carries refused
+# options and a typo; [reticulum] has a typo too.
+# rnsc daemon logs one clear error per failed or skipped interface (naming section and
+# option), one warning per refused or unknown option, and keeps running with the others: a probe through the working interface is answered. With
 # panic_on_interface_error = yes the first failure stops it (exit 3), as the reference does.
 set -u
 B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
@@ -36,6 +38,7 @@ cat >"$tmp/A/config" <<EOF
   enable_transport = yes
   share_instance = no
   respond_to_probes = yes
+  frobnicate = 3
 [logging]
   loglevel = 4
 [interfaces]
@@ -44,6 +47,9 @@ cat >"$tmp/A/config" <<EOF
     enabled = yes
     listen_ip = 127.0.0.1
     listen_port = $FREE
+    outgoing = no
+    bootstrap_only = yes
+    frobnicate = 3
   [[Missing Serial]]
     type = SerialInterface
     enabled = yes
@@ -63,6 +69,23 @@ cat >"$tmp/A/config" <<EOF
     enabled = yes
     device = rnscnodev$$
     port = $FREE
+  [[My RNode]]
+    type = RNodeInterface
+    enabled = yes
+    port = /dev/rnsc-no-such-rnode-$$
+    frequency = 867200000
+    bandwidth = 125000
+    txpower = 7
+    spreadingfactor = 8
+    codingrate = 5
+  [[My I2P]]
+    type = I2PInterface
+    enabled = yes
+    connectable = yes
+  [[My Weave]]
+    type = WeaveInterface
+    enabled = yes
+    port = /dev/rnsc-no-such-weave-$$
 EOF
 cat >"$tmp/C/config" <<EOF
 [reticulum]
@@ -80,14 +103,30 @@ EOF
 "$RNSC" daemon --config "$tmp/A" >"$tmp/daemon.log" 2>&1 &
 DPID=$!
 pids+=($DPID)
-if wait_for 20 grep -qs "respond to probe requests" "$tmp/daemon.log"; then ok "daemon started despite four failed interfaces"
+if wait_for 20 grep -qs "started rnsc daemon" "$tmp/daemon.log"; then ok "daemon started despite seven failed or skipped interfaces"
 else bad "daemon did not start" "$tmp/daemon.log"; exit 1; fi
 for what in 'Missing Serial\]\] option "port"' 'Missing Command\]\] option "command"' 'Busy Port\]\] .*listen_port' 'Missing Device\]\] option "device"'; do
   n=$(grep -c "\[Error\].*$what" "$tmp/daemon.log")
   if [ "$n" = 1 ]; then ok "one error: $(grep "\[Error\].*$what" "$tmp/daemon.log" | sed 's/^.*\[Error\] //')"
   else bad "expected exactly one error matching '$what', saw $n" "$tmp/daemon.log"; fi
 done
-grep -qs "4 interfaces could not be started" "$tmp/daemon.log" && ok "failed interfaces counted" \
+for what in 'My RNode\]\] option "type": no loaded interface plugin serves type "RNodeInterface"; interface skipped' \
+            'My I2P\]\] option "type": no loaded interface plugin serves type "I2PInterface"; interface skipped' \
+            'My Weave\]\] option "type": no loaded interface plugin serves type "WeaveInterface"; interface skipped'; do
+  n=$(grep -c "\[Error\].*$what" "$tmp/daemon.log")
+  if [ "$n" = 1 ]; then ok "skipped: $(grep "\[Error\].*$what" "$tmp/daemon.log" | sed 's/^.*\[Error\] //')"
+  else bad "expected exactly one error matching '$what', saw $n" "$tmp/daemon.log"; fi
+done
+for what in '\[reticulum\] option "frobnicate" (line [0-9]*): no version of the reference reads' \
+            'Good TCP\]\] option "frobnicate" (line [0-9]*): no version of the reference reads' \
+            'Good TCP\]\] option "outgoing" (line [0-9]*): refused: ' \
+            'Good TCP\]\] option "bootstrap_only" (line [0-9]*): refused: '; do
+  n=$(grep -c "\[Warning\].*$what" "$tmp/daemon.log")
+  if [ "$n" = 1 ]; then ok "warned: $(grep "\[Warning\].*$what" "$tmp/daemon.log" | sed 's/^.*\[Warning\] //')"
+  else bad "expected exactly one warning matching '$what', saw $n" "$tmp/daemon.log"; fi
+done
+wait_for 10 grep -qs "respond to probe requests" "$tmp/daemon.log" || bad "no probe destination" "$tmp/daemon.log"
+grep -qs "7 interfaces could not be started" "$tmp/daemon.log" && ok "failed interfaces counted" \
   || bad "no count of failed interfaces" "$tmp/daemon.log"
 
 PROBE=$("$RNSC" id -i "$tmp/A/storage/transport_identity" -H rnstransport.probe | sed -n 's/.*destination for this Identity is <\([0-9a-f]*\)>.*/\1/p')
@@ -103,6 +142,20 @@ timeout 20 "$RNSC" daemon --config "$tmp/A" >"$tmp/panic.log" 2>&1; rc=$?
 if [ $rc = 3 ] && grep -qs "Missing Serial" "$tmp/panic.log" && ! grep -qs "Missing Command" "$tmp/panic.log"; then
   ok "panic_on_interface_error = yes: the first failure stops the daemon (exit 3)"
 else bad "panic_on_interface_error (exit $rc)" "$tmp/panic.log"; fi
+
+# --service logs to the config folder's logfile; [logging] logtimestamps = no drops the
+# timestamps and loglevel 8 (the reference's LOG_EXTREME) is accepted.
+mkdir -p "$tmp/L"
+printf '[reticulum]\n  share_instance = no\n[logging]\n  loglevel = 8\n  logtimestamps = no\n' >"$tmp/L/config"
+"$RNSC" daemon --config "$tmp/L" -s >"$tmp/service.out" 2>&1 &
+SPID=$!
+pids+=($SPID)
+wait_for 10 grep -qs "started rnsc daemon" "$tmp/L/logfile"
+kill -TERM "$SPID"; wait "$SPID" 2>/dev/null
+if grep -qs '^\[Notice\] daemon: started rnsc daemon' "$tmp/L/logfile" && ! grep -qs '^\[20' "$tmp/L/logfile" \
+   && grep -qs '^\[Debug\]\|^\[Verbose\]' "$tmp/L/logfile" && [ ! -s "$tmp/service.out" ]; then
+  ok "--service: logfile lines without timestamps at loglevel 8 ($(wc -l <"$tmp/L/logfile") lines)"
+else bad "--service logfile with logtimestamps = no" "$tmp/L/logfile" "$tmp/service.out"; fi
 
 echo "daemon_iface_errors_test: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -129,9 +129,13 @@ wait_for 10 grep -qs "status endpoint on" "$tmp/A.log"
 HPORT=$(sed -n 's/.*127\.0\.0\.1:\([0-9]*\)\/status.*/\1/p' "$tmp/A.log" | head -1)
 same_but_uptime() { # same_but_uptime A B: identical apart from the "Uptime is" line (and
   # the port of each tool's own connection to a TCP shared instance)
-  # and announce / path request frequencies, which decay between the two calls
+  # and announce / path request frequencies and traffic rates (a one-second window each),
+  # which move between the two calls, as do the announce counts of the shared instance's
+  # listener: it keeps what each tool's own connection was sent, as the reference's does
+  # (tests/stats_interop_test.sh checks the counts against rnsd's)
   norm() { grep -v "Uptime is" "$1" | sed 's/LocalInterface\[[0-9]*\]/LocalInterface[port]/' |
-    sed -E 's/[0-9.]+ [kmM]?Hz/F Hz/g; s/ +/ /g'; }
+    sed -E 's/[0-9.]+ [kmM]?Hz/F Hz/g; s/[0-9.]+ [kKMGT]?bps/R bps/g' |
+    sed -E 's/[0-9]+↓ [0-9]+↑ total/N↓ N↑ total/; s/ +/ /g'; }
   diff <(norm "$1") <(norm "$2") >"$tmp/diff" 2>&1
 }
 # both_status DIR ARGS...: rnstatus and rnsc status on DIR print the same; counters move

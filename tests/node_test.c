@@ -86,9 +86,148 @@ static void test_config_errors(void)
 		     "    listen_ip = 127.0.0.1\n    listen_port = 1\n    passphrase = x\n"
 		     "    ifac_size = 1024\n",
 		     "Big", "ifac_size");
-	expect_error("e4",
-		     "[interfaces]\n  [[Odd]]\n    type = NoSuchInterface\n    enabled = yes\n",
-		     "Odd", "type");
+}
+
+/* ---- config honesty: skipped types, audit lines, retries ------------------------------------ */
+
+static char logged[8192];
+
+static void capture(void *ud, int level, const char *who, const char *msg)
+{
+	(void)ud;
+	size_t l = strlen(logged);
+	snprintf(logged + l, sizeof(logged) - l, "%d %s: %s\n", level, who, msg);
+}
+
+/* A type no plugin serves is logged and skipped, the TCP interface beside it opens; a
+ * refused option, a typo and a foreign section are each named in one warning. */
+static void test_skip_and_audit(void)
+{
+	char dir[512], text[1024];
+	snprintf(dir, sizeof(dir), "%s/skip", root);
+	snprintf(text, sizeof(text),
+		 "[reticulum]\n  share_instance = no\n  frobnicate = 3\n"
+		 "  discover_interfaces = no\n  qlen_in_pr = 9\n[extra]\n"
+		 "[interfaces]\n  loose = 1\n  [[Odd]]\n    type = NoSuchInterface\n    enabled = yes\n"
+		 "  [[My RNode]]\n    type = RNodeInterface\n    enabled = yes\n"
+		 "    port = /dev/rnsc-none\n"
+		 "  [[Srv]]\n    type = TCPServerInterface\n    enabled = yes\n"
+		 "    listen_ip = 127.0.0.1\n    listen_port = %d\n    outgoing = no\n"
+		 "    discoverable = no\n    spped = 3\n    target_port = 1\n"
+		 "    [[[sub]]]\n      x = 1\n",
+		 free_port());
+	write_config(dir, text);
+	logged[0] = 0;
+	rnsc_ctx_set_log(C, capture, NULL, RNSC_LOG_WARNING);
+	rnsc_node *n = NULL;
+	rnsc_config_error err;
+	int rc = start(dir, &n, &err);
+	rnsc_ctx_set_log(C, capture, NULL, RNSC_LOG_CRITICAL);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	CU_ASSERT_EQUAL(rnsc_iface_host_count(rnsc_node_ifaces(n)), 1);
+	CU_ASSERT_PTR_NOT_NULL(rnsc_iface_host_find(rnsc_node_ifaces(n), "Srv"));
+	static const char *const want[] = {
+		"[[Odd]] option \"type\": no loaded interface plugin serves type \"NoSuchInterface\"",
+		"[[My RNode]] option \"type\": no loaded interface plugin serves type \"RNodeInterface\"",
+		"[reticulum] option \"frobnicate\" (line 3): no version of the reference reads",
+		"[reticulum] option \"qlen_in_pr\" (line 5): refused: ",
+		"[extra] (line 6): the reference reads only",
+		"[interfaces] option \"loose\" (line 8): an option outside any interface section",
+		"[[Srv]] option \"outgoing\" (line 21): refused: rnsc transmits on every interface",
+		"[[Srv]] option \"spped\" (line 23): no version of the reference reads",
+		"[[Srv]] option \"target_port\" (line 24): not an option of TCPServerInterface",
+		"[[[sub]]] (line 25): subsections of TCPServerInterface are never read",
+		"2 interfaces could not be started",
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!strstr(logged, want[i])) {
+			fprintf(stderr, "node_test: log lacks '%s':\n%s", want[i], logged);
+			CU_FAIL("an expected start-up log line is missing");
+		}
+	/* Benign values and options something read are not worth a line. */
+	CU_ASSERT_PTR_NULL(strstr(logged, "discover_interfaces"));
+	CU_ASSERT_PTR_NULL(strstr(logged, "discoverable"));
+	CU_ASSERT_PTR_NULL(strstr(logged, "listen_port"));
+	CU_ASSERT_PTR_NULL(strstr(logged, "\"type\" (line"));
+	rnsc_node_del(n);
+	/* An option before any section is never read by the reference either. */
+	rnsc_config *cfg = NULL;
+	CU_ASSERT_EQUAL_FATAL(rnsc_config_parse(C, "stray = 1\n[logging]\n  loglevel = 4\n", 35,
+						"t", &cfg, &err), 0);
+	logged[0] = 0;
+	rnsc_ctx_set_log(C, capture, NULL, RNSC_LOG_WARNING);
+	CU_ASSERT_EQUAL(rnsc_config_audit_settings(cfg), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(logged, "option \"stray\" (line 1): an option outside any"));
+	CU_ASSERT_EQUAL(rnsc_config_audit_settings(NULL), 0);
+	CU_ASSERT_EQUAL(rnsc_config_audit_iface(NULL, "x"), 0);
+	CU_ASSERT_PTR_NULL(rnsc_config_key_find("interface", "frobnicate"));
+	CU_ASSERT_EQUAL(rnsc_config_key_find("interface", "outgoing")->status, RNSC_CFGKEY_REFUSED);
+	rnsc_config_del(cfg);
+	rnsc_ctx_set_log(C, NULL, NULL, RNSC_LOG_CRITICAL);
+}
+
+static int reopened;
+
+static void on_reopened(void *ud, rnsc_iface *iface, const rnsc_config_section *s, const char *type)
+{
+	(void)ud;
+	(void)s;
+	reopened += iface && strcmp(type, "TCPServerInterface") == 0;
+}
+
+/* A device that cannot be opened yet (here: a port in use) is retried until it can. */
+static void test_open_retry(void)
+{
+	int busy = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t l = sizeof(a);
+	CU_ASSERT_FATAL(busy >= 0 && bind(busy, (struct sockaddr *)&a, sizeof(a)) == 0 &&
+			listen(busy, 1) == 0 && getsockname(busy, (struct sockaddr *)&a, &l) == 0);
+	char text[256];
+	snprintf(text, sizeof(text),
+		 "[interfaces]\n  [[Late]]\n    type = TCPServerInterface\n    enabled = yes\n"
+		 "    listen_ip = 127.0.0.1\n    listen_port = %d\n",
+		 ntohs(a.sin_port));
+	rnsc_config *cfg = NULL;
+	rnsc_loop *loop = NULL;
+	rnsc_iface_host *ih = NULL;
+	rnsc_config_error err;
+	CU_ASSERT_EQUAL_FATAL(rnsc_config_parse(C, text, strlen(text), "t", &cfg, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(rnsc_loop_new(C, &loop), 0);
+	CU_ASSERT_EQUAL_FATAL(rnsc_iface_host_new(C, H, loop, &ih), 0);
+	rnsc_iface_host_set_retry_hooks(ih, NULL, on_reopened, NULL);
+	rnsc_config_iface ci;
+	CU_ASSERT_EQUAL_FATAL(rnsc_config_iface_at(cfg, 0, &ci, &err), 0);
+	int rc = rnsc_iface_host_open_retry(ih, ci.section, ci.name, ci.type, 50, NULL, &err);
+	CU_ASSERT(rnsc_iface_open_failed_on_resource(rc));
+	CU_ASSERT(rnsc_iface_open_failure_retryable(RNSC_ERR_STATE));
+	CU_ASSERT(rnsc_iface_open_failure_retryable(RNSC_ERR_PLUGIN_INIT));
+	CU_ASSERT(!rnsc_iface_open_failure_retryable(RNSC_ERR_CONFIG_VALUE));
+	CU_ASSERT(!rnsc_iface_open_failure_retryable(RNSC_ERR_NOTFOUND));
+	CU_ASSERT_EQUAL(rnsc_iface_host_retry_count(ih), 1);
+	CU_ASSERT_EQUAL(rnsc_iface_host_count(ih), 0);
+	for (int i = 0; i < 10; i++) /* still busy: it keeps trying */
+		rnsc_loop_run_once(loop, 20);
+	CU_ASSERT_EQUAL(rnsc_iface_host_retry_count(ih), 1);
+	CU_ASSERT_EQUAL(reopened, 0);
+	close(busy);
+	for (int i = 0; i < 100 && rnsc_iface_host_retry_count(ih); i++)
+		rnsc_loop_run_once(loop, 20);
+	CU_ASSERT_EQUAL(rnsc_iface_host_retry_count(ih), 0);
+	CU_ASSERT_EQUAL(reopened, 1);
+	CU_ASSERT_PTR_NOT_NULL(rnsc_iface_host_find(ih, "Late"));
+	/* A configuration error is not retried; a pending retry dies with its host. */
+	CU_ASSERT_EQUAL(rnsc_iface_host_open_retry(ih, ci.section, "Other", "NoSuchInterface", 50,
+						   NULL, &err),
+			RNSC_ERR_NOTFOUND);
+	CU_ASSERT_EQUAL(rnsc_iface_host_retry_count(ih), 0);
+	CU_ASSERT_EQUAL(rnsc_iface_host_open_retry(ih, ci.section, "Twice", ci.type, 50, NULL,
+						   &err),
+			RNSC_ERR_IO);
+	CU_ASSERT_EQUAL(rnsc_iface_host_retry_count(ih), 1);
+	rnsc_iface_host_del(ih);
+	rnsc_loop_del(loop);
+	rnsc_config_del(cfg);
 }
 
 /* ---- three nodes -------------------------------------------------------------------------- */
@@ -393,6 +532,8 @@ int main(void)
 		return 1;
 	CU_pSuite s = CU_add_suite("node", NULL, NULL);
 	CU_add_test(s, "configuration errors name section and option", test_config_errors);
+	CU_add_test(s, "unserved types skipped, options audited", test_skip_and_audit);
+	CU_add_test(s, "an interface that cannot open yet is retried", test_open_retry);
 	CU_add_test(s, "three nodes: IFAC, path, probe proof, persistence", test_three_nodes);
 	CU_add_test(s, "stop from another thread", test_stop_from_thread);
 	CU_add_test(s, "engine export and import of paths and identities", test_engine_import);

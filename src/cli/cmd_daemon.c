@@ -14,6 +14,7 @@
 #include "remote_mgmt.h"
 #include "http_status.h"
 #include "mem_trim.h"
+#include "logfile.h"
 #include "node.h"
 #include "store.h"
 
@@ -40,7 +41,8 @@ static void usage(FILE *f)
 		"  -v, --verbose       log more (repeatable): raises [logging] loglevel by one\n"
 		"  -q, --quiet         log less (repeatable): lowers it by one\n"
 		"  -s, --service       log to DIR/logfile instead of standard output, at the\n"
-		"                      configured loglevel (-v and -q are then ignored, as in rnsd)\n"
+		"                      configured loglevel (-v and -q are then ignored, as in rnsd);\n"
+		"                      beyond 5 MiB it is renamed logfile.1 and a new one begun\n"
 		"      --http PORT     serve GET /status (JSON) and GET /metrics (Prometheus\n"
 		"                      text) on PORT (0: any free port, logged); off by default\n"
 		"      --http-bind ADDR  address for --http (default 127.0.0.1, loopback only)\n"
@@ -57,28 +59,11 @@ static void usage(FILE *f)
 		"cannot be used (the message names the section and option), 1 on a runtime error.\n");
 }
 
-typedef struct log_sink {
-	FILE *f;
-} log_sink;
-
-static const char *level_name(int level)
-{
-	static const char *const names[] = {"Critical", "Error", "Warning", "Notice",
-					    "Info",     "Verbose", "Debug", "Extra"};
-	return level >= 0 && level < 8 ? names[level] : "Debug";
-}
-
-/* The reference's "[timestamp] [Level] message" lines. */
+/* The reference's "[timestamp] [Level] message" lines, to standard output or, with
+ * --service, to the rotated log file (logfile.h). */
 static void sink(void *ud, int level, const char *who, const char *msg)
 {
-	log_sink *s = ud;
-	char ts[32];
-	time_t now = time(NULL);
-	struct tm tm;
-	localtime_r(&now, &tm);
-	strftime(ts, sizeof(ts), "%Y-%m-%d %H:%M:%S", &tm);
-	fprintf(s->f, "[%s] [%s] %s: %s\n", ts, level_name(level), who ? who : "rnsc", msg);
-	fflush(s->f);
+	rnsc_logfile_write(ud, level, who, msg);
 }
 
 int cmd_daemon(int argc, char **argv)
@@ -135,20 +120,19 @@ int cmd_daemon(int argc, char **argv)
 	int rc = cli_env_open(&env, NULL, 0);
 	if (rc)
 		return rc;
-	log_sink ls = {.f = stdout};
+	rnsc_logfile ls;
+	rnsc_logfile_open(&ls, NULL, 0);
 	if (service) {
 		char cdir[PATH_MAX], path[PATH_MAX + 16];
 		if ((rc = rnsc_config_locate(dir, cdir, sizeof(cdir))) == 0) {
 			snprintf(path, sizeof(path), "%s/logfile", cdir);
 			rnsc_store_mkdirs(cdir);
-			if (!(ls.f = fopen(path, "a"))) {
+			if (rnsc_logfile_open(&ls, path, RNSC_LOGFILE_MAXSIZE) != 0) {
 				fprintf(stderr, "rnsc daemon: cannot open %s for logging\n", path);
 				cli_env_close(&env);
 				return CLI_SETUP;
 			}
 		}
-		if (!ls.f)
-			ls.f = stdout;
 	}
 	rnsc_ctx_set_log(env.ctx, sink, &ls, RNSC_LOG_NOTICE);
 	rnsc_node_options no = {
@@ -156,6 +140,7 @@ int cmd_daemon(int argc, char **argv)
 		.handle_signals = 1,
 		.apply_loglevel = 1,
 		.verbosity = service ? 0 : verbose - quiet,
+		.logtimestamps = &ls.timestamps,
 	};
 	rnsc_node *n = NULL;
 	rnsc_config_error err;
@@ -226,7 +211,6 @@ int cmd_daemon(int argc, char **argv)
 out:
 	rnsc_ctx_set_log(env.ctx, NULL, NULL, 0);
 	cli_env_close(&env);
-	if (ls.f && ls.f != stdout)
-		fclose(ls.f);
+	rnsc_logfile_close(&ls);
 	return ret;
 }

@@ -42,6 +42,8 @@ enum rnsc_log_level {
 	RNSC_LOG_INFO = 4,
 	RNSC_LOG_VERBOSE = 5,
 	RNSC_LOG_DEBUG = 6,
+	RNSC_LOG_PATHING = 7, /* the reference's LOG_PATHING and LOG_EXTREME */
+	RNSC_LOG_EXTREME = 8,
 };
 
 /* Upcalls a plugin may make. host_ctx is opaque and is passed back on every call. */

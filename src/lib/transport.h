@@ -563,6 +563,8 @@ RNSC_API const rnsc_link *rnsc_transport_link_get(const rnsc_transport *t,
 /* Links terminating here (pending and active), and entries in the link table. */
 RNSC_API size_t rnsc_transport_link_count(const rnsc_transport *t);
 RNSC_API size_t rnsc_transport_link_table_count(const rnsc_transport *t);
+/* Link table entries whose link was proved (Transport.active_link_count). */
+RNSC_API size_t rnsc_transport_link_table_active_count(const rnsc_transport *t);
 
 /* Number of entries in the packet hashlist (current + previous generation). */
 RNSC_API size_t rnsc_transport_hashlist_count(const rnsc_transport *t);

@@ -842,3 +842,15 @@ size_t rnsc_transport_link_table_count(const rnsc_transport *t)
 {
 	return t ? t->link_table.n : 0;
 }
+
+size_t rnsc_transport_link_table_active_count(const rnsc_transport *t)
+{
+	size_t n = 0;
+	for (size_t i = 0; t && i < t->link_table.cap; i++) {
+		const tr_lte *e = rnsc_tmap_slot_used(&t->link_table, i)
+					  ? rnsc_tmap_slot_val(&t->link_table, i)
+					  : NULL;
+		n += e && e->validated;
+	}
+	return n;
+}

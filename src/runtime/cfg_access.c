@@ -99,6 +99,12 @@ static cfg_opt *opt_lookup(const rnsc_config_section *s, const char *key)
 	return e && e->idx >= 0 ? &((rnsc_config_section *)s)->opts[e->idx] : NULL;
 }
 
+int rnsc_config_option_used(const rnsc_config_section *s, const char *key)
+{
+	const cfg_opt *o = s && key ? opt_lookup(s, key) : NULL;
+	return o ? o->used : 0;
+}
+
 unsigned rnsc_config_option_line(const rnsc_config_section *s, const char *key)
 {
 	const cfg_opt *o = s && key ? opt_lookup(s, key) : NULL;
@@ -128,6 +134,7 @@ static int get_opt(const rnsc_config_section *s, const char *key, cfg_opt **out,
 		return rnsc_cfg_opt_err(err, RNSC_ERR_CONFIG_VALUE, s, key,
 					s->subs[-(e->idx + 1)]->line, "is a section, not an option");
 	cfg_opt *o = &((rnsc_config_section *)s)->opts[e->idx];
+	o->used = 1;
 	int rc = rnsc_cfg_opt_interp(s, o, err);
 	if (rc)
 		return rc;

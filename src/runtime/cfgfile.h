@@ -112,6 +112,9 @@ RNSC_API size_t rnsc_config_option_count(const rnsc_config_section *s);
 RNSC_API const char *rnsc_config_option_name(const rnsc_config_section *s, size_t i);
 /* Line of option `key`, 0 when absent. */
 RNSC_API unsigned rnsc_config_option_line(const rnsc_config_section *s, const char *key);
+/* 1 when a typed getter has asked for option `key` of s (whatever it returned), 0 when
+ * not or when there is no such option: what the start-up audit calls "read". */
+RNSC_API int rnsc_config_option_used(const rnsc_config_section *s, const char *key);
 /* 1 when `key` is an option or a subsection of s (the reference's `key in section`). */
 RNSC_API int rnsc_config_has(const rnsc_config_section *s, const char *key);
 /* "[interfaces] [[TCP Server]]" (empty for the top level) into buf; returns the
@@ -290,6 +293,51 @@ RNSC_API size_t rnsc_config_iface_count(const rnsc_config *cfg);
  */
 RNSC_API int rnsc_config_iface_at(const rnsc_config *cfg, size_t i, rnsc_config_iface *out,
 				  rnsc_config_error *err);
+
+/* ---- the reference's options, honoured or refused (cfg_keys.c) ------------------------ */
+
+/*
+ * Every option the reference's loader (Reticulum.py) and its interface classes
+ * (the classes in RNS/Interfaces) read, with what rnsc does with it; docs/config-options.md is
+ * this table, and tests/config_keys_test.sh derives the key list from the installed
+ * reference and checks both. scope is "logging", "reticulum", "interface" (read by the
+ * loader for every interface type), an interface type ("TCPServerInterface") or
+ * "<type>.sub" (options of its subsections).
+ */
+enum rnsc_config_key_status {
+	RNSC_CFGKEY_UNKNOWN = 0,  /* not in the table */
+	RNSC_CFGKEY_HONOURED = 1, /* acted on as the reference acts on it */
+	RNSC_CFGKEY_REFUSED = 2,  /* not acted on: logged at start (why says why) */
+};
+
+typedef struct rnsc_config_key {
+	const char *scope;
+	const char *key;
+	int status;      /* enum rnsc_config_key_status */
+	int benign_bool; /* refused keys: the boolean value that changes nothing (the
+			    reference's default), which is then not logged; -1: none */
+	const char *why; /* refused: the reason; honoured: what serves it */
+} rnsc_config_key;
+
+/* Table rows in order; NULL past the end. */
+RNSC_API const rnsc_config_key *rnsc_config_key_at(size_t i);
+/* The row for (scope, key), or NULL. */
+RNSC_API const rnsc_config_key *rnsc_config_key_find(const char *scope, const char *key);
+
+/*
+ * Start-up audit, logged through the config's context: one warning per refused option
+ * (naming the section, the option and why; a refused boolean at its benign value is
+ * not logged), per option no reference version reads (a typo, such as
+ * "frobnicate = 3") and per section the reference ignores. Options are never an error
+ * here: the reference ignores what it does not read, and so does rnsc.
+ * rnsc_config_audit_settings covers the top level, [logging] and [reticulum];
+ * rnsc_config_audit_iface one opened interface's section of that type, after its plugin
+ * read its options (an option no getter asked for and that the table honours for the
+ * type is left alone: the reference ignores it in that configuration too).
+ * Both return the number of lines logged.
+ */
+RNSC_API int rnsc_config_audit_settings(const rnsc_config *cfg);
+RNSC_API int rnsc_config_audit_iface(const rnsc_config_section *s, const char *type);
 
 /* ---- where the file lives ------------------------------------------------------------ */
 

@@ -12,6 +12,7 @@
  *   cfg_convert.c   Python's bool/int/float rules: rnsc_config_parse_bool/_int/_float
  *   cfg_settings.c  [logging], [reticulum] and [interfaces] as Reticulum.py reads them
  *   cfg_locate.c    the configuration folder, the default file, rnsc_config_open
+ *   cfg_keys.c      the reference's option table and the start-up audit against it
  *
  * Ownership: an rnsc_config owns every section, option, string, name-table entry and
  * interpolation result reachable from it; all of it comes from cfg->ctx
@@ -40,6 +41,7 @@ typedef struct cfg_opt {
 	char *ip_str;  /* interpolated value (aliases str when nothing changed) */
 	char **ip_items;
 	char *ip_msg;  /* message for a failed interpolation */
+	int used;      /* a typed getter asked for it (rnsc_config_option_used) */
 } cfg_opt;
 
 struct rnsc_config_section {

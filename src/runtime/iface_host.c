@@ -42,6 +42,16 @@ struct rnsc_iface {
 	void *user;
 };
 
+struct iface_retry {
+	rnsc_iface_host *h;
+	const rnsc_config_section *s;
+	char *name, *type;
+	unsigned period_ms;
+	unsigned attempts;
+	rnsc_timer *t;
+	struct iface_retry *next;
+};
+
 struct rnsc_iface_host {
 	rnsc_ctx *ctx;
 	rnsc_plugin_host *plugins;
@@ -56,6 +66,10 @@ struct rnsc_iface_host {
 	 * so no plugin ever returns into a freed interface. */
 	unsigned depth;
 	rnsc_timer *reap;
+	struct iface_retry *retries;
+	rnsc_iface_prepare_fn prep;
+	rnsc_iface_reopened_fn reopened;
+	void *retry_ud;
 };
 
 static char *dup_str(rnsc_ctx *ctx, const char *s)
@@ -439,6 +453,21 @@ int rnsc_iface_host_new(rnsc_ctx *ctx, rnsc_plugin_host *plugins, rnsc_loop *loo
 	return 0;
 }
 
+static void retry_free(struct iface_retry *r)
+{
+	rnsc_iface_host *h = r->h;
+	for (struct iface_retry **p = &h->retries; *p; p = &(*p)->next)
+		if (*p == r) {
+			*p = r->next;
+			break;
+		}
+	if (r->t)
+		rnsc_loop_timer_cancel(h->loop, r->t);
+	rnsc_free(h->ctx, r->name);
+	rnsc_free(h->ctx, r->type);
+	rnsc_free(h->ctx, r);
+}
+
 void rnsc_iface_host_del(rnsc_iface_host *h)
 {
 	if (!h)
@@ -452,6 +481,8 @@ void rnsc_iface_host_del(rnsc_iface_host *h)
 	}
 	if (h->reap)
 		rnsc_loop_timer_cancel(h->loop, h->reap);
+	while (h->retries)
+		retry_free(h->retries);
 	rnsc_free(h->ctx, h->v);
 	rnsc_free(h->ctx, h);
 }
@@ -605,6 +636,103 @@ int rnsc_iface_host_open(rnsc_iface_host *h, const rnsc_config_section *s, const
 	if (out)
 		*out = i;
 	return 0;
+}
+
+int rnsc_iface_host_serves(const rnsc_iface_host *h, const char *type)
+{
+	return h && type && rnsc_plugin_host_find_iface(h->plugins, type) != NULL;
+}
+
+int rnsc_iface_open_failed_on_resource(int rc)
+{
+	return rc == RNSC_ERR_NOENT || rc == RNSC_ERR_PERM || rc == RNSC_ERR_IO || rc == RNSC_ERR_SYS;
+}
+
+int rnsc_iface_open_failure_retryable(int rc)
+{
+	return rnsc_iface_open_failed_on_resource(rc) || rc == RNSC_ERR_STATE ||
+	       rc == RNSC_ERR_PLUGIN_INIT;
+}
+
+void rnsc_iface_host_set_retry_hooks(rnsc_iface_host *h, rnsc_iface_prepare_fn prep,
+				     rnsc_iface_reopened_fn done, void *ud)
+{
+	h->prep = prep;
+	h->reopened = done;
+	h->retry_ud = ud;
+}
+
+static void retry_cb(rnsc_loop *loop, rnsc_timer *t, void *ud)
+{
+	(void)loop;
+	(void)t;
+	struct iface_retry *r = ud;
+	rnsc_iface_host *h = r->h;
+	r->attempts++;
+	rnsc_log(h->ctx, RNSC_LOG_VERBOSE, "iface", "attempting to bring up %s again (attempt %u)",
+		 r->name, r->attempts);
+	rnsc_config_error e;
+	memset(&e, 0, sizeof(e));
+	int rc = h->prep ? h->prep(h->retry_ud, r->s, r->type) : 0;
+	rnsc_iface *i = NULL;
+	/* A failure is logged at error level by the open, as the reference logs each
+	 * failed reconnect_port attempt. */
+	if (rc == 0)
+		rc = rnsc_iface_host_open(h, r->s, r->name, r->type, &i, &e);
+	if (rc == 0) {
+		rnsc_log(h->ctx, RNSC_LOG_NOTICE, "iface", "%s is up after %u retr%s", r->name,
+			 r->attempts, r->attempts == 1 ? "y" : "ies");
+		r->t = NULL; /* cancelling from its own callback frees it when we return */
+		rnsc_loop_timer_cancel(h->loop, t);
+		const rnsc_config_section *s = r->s;
+		char type[128];
+		snprintf(type, sizeof(type), "%s", r->type);
+		retry_free(r);
+		if (h->reopened)
+			h->reopened(h->retry_ud, i, s, type);
+		return;
+	}
+}
+
+int rnsc_iface_host_open_retry(rnsc_iface_host *h, const rnsc_config_section *s,
+			       const char *name, const char *type, unsigned retry_ms,
+			       rnsc_iface **out, rnsc_config_error *err)
+{
+	int rc = rnsc_iface_host_open(h, s, name, type, out, err);
+	if (rc == 0 || !retry_ms || !rnsc_iface_open_failure_retryable(rc))
+		return rc;
+	struct iface_retry *r = rnsc_calloc(h->ctx, 1, sizeof(*r));
+	if (r) {
+		r->h = h;
+		r->s = s;
+		r->period_ms = retry_ms;
+		r->name = dup_str(h->ctx, name);
+		r->type = dup_str(h->ctx, type);
+	}
+	if (!r || !r->name || !r->type ||
+	    rnsc_loop_timer_add(h->loop, (uint64_t)retry_ms * 1000000u,
+				(uint64_t)retry_ms * 1000000u, retry_cb, r, &r->t) != 0) {
+		if (r) {
+			rnsc_free(h->ctx, r->name);
+			rnsc_free(h->ctx, r->type);
+			rnsc_free(h->ctx, r);
+		}
+		return RNSC_ERR_NOMEM;
+	}
+	r->next = h->retries;
+	h->retries = r;
+	rnsc_log(h->ctx, RNSC_LOG_ERROR, "iface",
+		 "%s will be brought up when its device appears (tried every %u s)", name,
+		 retry_ms / 1000u);
+	return rc;
+}
+
+size_t rnsc_iface_host_retry_count(const rnsc_iface_host *h)
+{
+	size_t n = 0;
+	for (const struct iface_retry *r = h ? h->retries : NULL; r; r = r->next)
+		n++;
+	return n;
 }
 
 int rnsc_iface_host_open_config(rnsc_iface_host *h, const rnsc_config *cfg,

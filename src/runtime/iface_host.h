@@ -76,6 +76,43 @@ RNSC_API int rnsc_iface_host_open(rnsc_iface_host *h, const rnsc_config_section 
 				  const char *name, const char *type, rnsc_iface **out,
 				  rnsc_config_error *err);
 
+/* 1 when a loaded plugin serves `type`. */
+RNSC_API int rnsc_iface_host_serves(const rnsc_iface_host *h, const char *type);
+
+/* 1 for the open failures that are the world's rather than the configuration's (a
+ * missing device, command or address, a port in use: RNSC_ERR_NOENT, _PERM, _IO, _SYS). */
+RNSC_API int rnsc_iface_open_failed_on_resource(int rc);
+/* The failures rnsc_iface_host_open_retry tries again after: those above, and a device
+ * that is there but not ready (RNSC_ERR_STATE, or RNSC_ERR_PLUGIN_INIT from a plugin that
+ * gave no reason); never a configuration error. */
+RNSC_API int rnsc_iface_open_failure_retryable(int rc);
+
+/* The reference's period for bringing up an interface whose device could not be opened
+ * (RNodeInterface.RECONNECT_WAIT and the 5 s sleep of its reconnect_port loops). */
+#define RNSC_IFACE_RETRY_MS 5000u
+
+/* Runs before every retry of rnsc_iface_host_open_retry (the node reads the section's
+ * generic options there); a nonzero return gives that attempt up. */
+typedef int (*rnsc_iface_prepare_fn)(void *ud, const rnsc_config_section *s, const char *type);
+/* Called after a retry opened the interface. */
+typedef void (*rnsc_iface_reopened_fn)(void *ud, rnsc_iface *iface, const rnsc_config_section *s,
+				       const char *type);
+RNSC_API void rnsc_iface_host_set_retry_hooks(rnsc_iface_host *h, rnsc_iface_prepare_fn prep,
+					      rnsc_iface_reopened_fn done, void *ud);
+
+/*
+ * rnsc_iface_host_open, and when that fails retryably (above) and retry_ms > 0, the
+ * host tries again every retry_ms (as the reference's RNode and Weave interfaces do)
+ * until it opens or the host is deleted; each failed retry is logged at verbose level.
+ * s must outlive the host. Returns the first attempt's result (RNSC_ERR_NOMEM also when
+ * the retry cannot be scheduled).
+ */
+RNSC_API int rnsc_iface_host_open_retry(rnsc_iface_host *h, const rnsc_config_section *s,
+					const char *name, const char *type, unsigned retry_ms,
+					rnsc_iface **out, rnsc_config_error *err);
+/* Interfaces waiting for a retry. */
+RNSC_API size_t rnsc_iface_host_retry_count(const rnsc_iface_host *h);
+
 /* Opens every enabled interface of [interfaces] in file order; stops at the first
  * failure (as the reference stops at startup) leaving those opened so far. Returns the
  * number opened, or a negative code with err filled. */

@@ -50,6 +50,9 @@ typedef struct node_if {
 	int local_server; /* the shared instance's listener: its children are local clients */
 	rnsc_transport_iface_policy pol; /* announce policy (node_policy.h) */
 	int wants_tunnel; /* a TCP/Backbone client: synthesizes a tunnel on every connect */
+	/* Announce and path request counters of removed children: the reference's spawned
+	 * interfaces count into their parent as they go, so a listener keeps them. */
+	uint64_t carried[8];
 } node_if;
 
 /* Interface options read before rnsc_iface_host_open(); the ADDED event picks them up. */
@@ -402,6 +405,21 @@ static void synthesize_tunnel(rnsc_node *n, node_if *r)
 		rnsc_log(n->ctx, RNSC_LOG_DEBUG, WHO, "tunnel synthesized for %s", name);
 }
 
+/* Keeps a departing child's announce and path request counters on its parent. */
+static void carry_to_parent(rnsc_node *n, rnsc_iface *iface, node_if *r)
+{
+	rnsc_iface *p = rnsc_iface_parent(iface);
+	node_if *pr = p ? rnsc_iface_user(p) : NULL;
+	rnsc_transport_iface_astats as;
+	if (!pr || !r->attached ||
+	    rnsc_transport_iface_astats_get(n->t, r->id, rnsc_node_now_ms(), &as) != 0)
+		return;
+	const uint64_t c[8] = {as.arxc, as.arxb, as.atxc, as.atxb,
+			       as.prxc, as.prxb, as.ptxc, as.ptxb};
+	for (int i = 0; i < 8; i++)
+		pr->carried[i] += c[i] + r->carried[i];
+}
+
 static void on_event(void *ud, rnsc_iface *iface, int ev)
 {
 	rnsc_node *n = ud;
@@ -438,6 +456,7 @@ static void on_event(void *ud, rnsc_iface *iface, int ev)
 	case RNSC_IFACE_REMOVED:
 		if (!r)
 			return;
+		carry_to_parent(n, iface, r);
 		detach(n, r);
 		for (node_if **pp = &n->ifs; *pp; pp = &(*pp)->next)
 			if (*pp == r) {
@@ -743,12 +762,6 @@ static int read_iface_opts(rnsc_node *n, const rnsc_config_section *s, rnsc_conf
 	return 0;
 }
 
-/* Failures of the world rather than of the configuration. */
-static int resource_failure(int rc)
-{
-	return rc == RNSC_ERR_NOENT || rc == RNSC_ERR_PERM || rc == RNSC_ERR_IO || rc == RNSC_ERR_SYS;
-}
-
 /* The interface classes whose AUTOCONFIGURE_MTU or FIXED_MTU is set in the reference
  * (links over them may use the hardware MTU). */
 static int type_mtu_capable(const char *type)
@@ -862,10 +875,35 @@ standalone:
 	return 0;
 }
 
+/* The reference's classes that keep trying to open their device (reconnect_port). */
+static int type_retries(const char *type)
+{
+	return strcmp(type, "RNodeInterface") == 0 || strcmp(type, "RNodeMultiInterface") == 0 ||
+	       strcmp(type, "WeaveInterface") == 0;
+}
+
+static int retry_prepare(void *ud, const rnsc_config_section *s, const char *type)
+{
+	rnsc_node *n = ud;
+	rnsc_config_error e;
+	int rc = read_iface_opts(n, s, &e);
+	n->pend.mtu_capable = type_mtu_capable(type);
+	return rc;
+}
+
+static void retry_done(void *ud, rnsc_iface *iface, const rnsc_config_section *s, const char *type)
+{
+	(void)iface;
+	rnsc_node *n = ud;
+	n->pend.set = 0;
+	rnsc_config_audit_iface(s, type);
+}
+
 static int open_ifaces(rnsc_node *n, rnsc_config_error *err)
 {
 	size_t cnt = rnsc_config_iface_count(n->cfg);
 	int opened = 0, failed = 0;
+	rnsc_iface_host_set_retry_hooks(n->ih, retry_prepare, retry_done, n);
 	for (size_t k = 0; k < cnt; k++) {
 		rnsc_config_iface ci;
 		int rc = rnsc_config_iface_at(n->cfg, k, &ci, err);
@@ -873,15 +911,30 @@ static int open_ifaces(rnsc_node *n, rnsc_config_error *err)
 			return rc;
 		if (!ci.enabled)
 			continue;
+		if (!rnsc_iface_host_serves(n->ih, ci.type)) {
+			/* rnsd logs an interface it cannot create and runs the others. */
+			char p[200];
+			rnsc_config_section_path(ci.section, p, sizeof(p));
+			rnsc_log(n->ctx, RNSC_LOG_ERROR, WHO, "%s option \"type\": no loaded interface "
+				 "plugin serves type \"%s\"; interface skipped, the others keep "
+				 "running", p, ci.type);
+			failed++;
+			continue;
+		}
 		if ((rc = read_iface_opts(n, ci.section, err)))
 			return rc;
 		n->pend.mtu_capable = type_mtu_capable(ci.type);
-		rc = rnsc_iface_host_open(n->ih, ci.section, ci.name, ci.type, NULL, err);
+		rc = rnsc_iface_host_open_retry(n->ih, ci.section, ci.name, ci.type,
+						type_retries(ci.type) ? RNSC_IFACE_RETRY_MS : 0, NULL,
+						err);
 		n->pend.set = 0;
-		if (rc && resource_failure(rc) && !n->set.panic_on_interface_error) {
+		int retried = type_retries(ci.type) && rnsc_iface_open_failure_retryable(rc);
+		if (rc && (retried || (rnsc_iface_open_failed_on_resource(rc) &&
+				       !n->set.panic_on_interface_error))) {
 			/* A missing device, command or address, or a port in use: the interface
 			 * host logged one clear error for it and the others keep working (the
-			 * reference panics here; panic_on_interface_error = yes restores that). */
+			 * reference panics here, except for the types that retry;
+			 * panic_on_interface_error = yes restores that). */
 			if (err)
 				memset(err, 0, sizeof(*err));
 			failed++;
@@ -889,6 +942,7 @@ static int open_ifaces(rnsc_node *n, rnsc_config_error *err)
 		}
 		if (rc)
 			return rc;
+		rnsc_config_audit_iface(ci.section, ci.type);
 		opened++;
 	}
 	rnsc_log(n->ctx, RNSC_LOG_VERBOSE, WHO, "%d interface%s opened", opened,
@@ -931,11 +985,14 @@ int rnsc_node_new(rnsc_ctx *ctx, rnsc_plugin_host *plugins, const rnsc_node_opti
 		int64_t lv = n->set.loglevel_raw + opt->verbosity;
 		if (!n->set.loglevel_set)
 			lv = n->set.loglevel + opt->verbosity;
-		rnsc_ctx_set_log_level(ctx, lv < 0 ? 0 : lv > 7 ? 7 : (int)lv);
+		rnsc_ctx_set_log_level(ctx, lv < 0 ? 0 : lv > 8 ? 8 : (int)lv);
 	}
+	if (opt->logtimestamps)
+		*opt->logtimestamps = n->set.logtimestamps;
 	if (created)
 		rnsc_log(ctx, RNSC_LOG_NOTICE, WHO, "created a default configuration in %s/config",
 			 n->dir);
+	rnsc_config_audit_settings(n->cfg); /* refused and unknown options, aloud */
 	/* A program finding a shared instance attaches to it: it routes nothing and opens
 	 * no interfaces of its own (Reticulum.__start_local_interface). */
 	if (n->set.share_instance && shared_running(&n->set)) {
@@ -1177,13 +1234,40 @@ int rnsc_node_iface_mode(const rnsc_node *n, const rnsc_iface *f, const char **n
 	return r ? r->mode : RNSC_TRANSPORT_MODE_FULL;
 }
 
+int rnsc_node_iface_ifac(const rnsc_node *n, const rnsc_iface *f, const uint8_t **signature,
+			 size_t *ifac_size, uint64_t *violations)
+{
+	(void)n;
+	const node_if *r = f ? rnsc_iface_user(f) : NULL;
+	if (violations)
+		*violations = r ? r->ifac_stats.violations : 0;
+	if (!r || !r->has_ifac)
+		return 0;
+	if (signature)
+		*signature = r->ifac.signature;
+	if (ifac_size)
+		*ifac_size = r->ifac.size;
+	return 1;
+}
+
 int rnsc_node_iface_astats(rnsc_node *n, const rnsc_iface *f, uint64_t now,
 			   rnsc_transport_iface_astats *out)
 {
 	node_if *r = f ? rnsc_iface_user(f) : NULL;
-	if (!n || !r || !r->attached)
+	if (!n || !r)
 		return RNSC_ERR_NOTFOUND;
-	return rnsc_transport_iface_astats_get(n->t, r->id, now, out);
+	int rc = RNSC_ERR_NOTFOUND;
+	if (r->attached)
+		rc = rnsc_transport_iface_astats_get(n->t, r->id, now, out);
+	else if (out)
+		memset(out, 0, sizeof(*out));
+	if (out && (rc == 0 || !r->attached)) {
+		uint64_t *c[8] = {&out->arxc, &out->arxb, &out->atxc, &out->atxb,
+				  &out->prxc, &out->prxb, &out->ptxc, &out->ptxb};
+		for (int i = 0; i < 8; i++)
+			*c[i] += r->carried[i];
+	}
+	return rc;
 }
 
 rnsc_iface *rnsc_node_iface_by_id(const rnsc_node *n, uint32_t id)

@@ -61,9 +61,12 @@ typedef struct rnsc_node_options {
 	const char *config_dir; /* --config; NULL: the reference's search order */
 	int handle_signals;     /* stop on SIGINT/SIGTERM (daemon) */
 	/* Set the context's log level from [logging] loglevel plus verbosity (-v/-q), clamped
-	 * to 0..7, as rnsd does. Otherwise the caller's level stays. */
+	 * to 0..8 (critical .. extreme), as rnsd does. Otherwise the caller's level stays. */
 	int apply_loglevel;
 	int verbosity;
+	/* When not NULL, receives [logging] logtimestamps once the file is read (before the
+	 * first line the node logs), for the caller's log sink. */
+	int *logtimestamps;
 } rnsc_node_options;
 
 /* Application hooks (a client tool such as probe): called after the node's own handling,
@@ -141,6 +144,11 @@ RNSC_API int rnsc_node_iface_mode(const rnsc_node *n, const rnsc_iface *f, const
 RNSC_API rnsc_iface *rnsc_node_iface_by_id(const rnsc_node *n, uint32_t id);
 /* The transport's announce counters and policy state of an attached interface (the
  * interface_stats fields); 0 or RNSC_ERR_NOTFOUND (not attached to the engine). */
+/* IFAC of an interface as interface_stats reports it: 1 with *signature (the 64-byte
+ * Interface.ifac_signature, owned by the node), *ifac_size and *violations (IFAC drops)
+ * when the interface has a network name or passphrase, else 0. */
+RNSC_API int rnsc_node_iface_ifac(const rnsc_node *n, const rnsc_iface *f, const uint8_t **signature,
+				  size_t *ifac_size, uint64_t *violations);
 RNSC_API int rnsc_node_iface_astats(rnsc_node *n, const rnsc_iface *f, uint64_t now,
 				    rnsc_transport_iface_astats *out);
 /* 1 when this node is the shared instance / is attached to another one. */

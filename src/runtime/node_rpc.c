@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "node_traffic.h"
 #include "crypto.h"
 #include "msgpack.h"
 #include "rpc.h"
@@ -41,6 +42,7 @@ struct rnsc_node_rpc {
 	size_t key_len;
 	rpc_conn *conns[RPC_MAX_CONNS];
 	rnsc_node_rpc_stats st;
+	rnsc_node_traffic *traffic; /* the rates interface_stats serves */
 };
 
 /* ---- a growable msgpack buffer: every document is written twice (size, then bytes) ------ */
@@ -147,12 +149,22 @@ _Static_assert(sizeof(drop_names) / sizeof(drop_names[0]) == RNSC_IFACE_DROP_COU
 typedef struct stats_ud {
 	rnsc_node *n;
 	rnsc_ctx *ctx;
+	const rnsc_node_traffic *traffic;
 	uint64_t now_ms;
 	long rss;
 } stats_ud;
 
 /* A frequency as the reference returns it: int 0 until there are samples, else a float. */
 static void kv_freq(rnsc_mp_writer *w, const char *k, double v)
+{
+	if (v == 0.0)
+		kv_int(w, k, 0);
+	else
+		kv_dbl(w, k, v);
+}
+
+/* A speed: Transport.count_traffic_loop's float once measured, int 0 before. */
+static void kv_rate(rnsc_mp_writer *w, const char *k, double v)
 {
 	if (v == 0.0)
 		kv_int(w, k, 0);
@@ -254,18 +266,24 @@ static void write_iface(rnsc_mp_writer *w, stats_ud *u, rnsc_iface *f)
 		kv_bin(w, "parent_interface_hash", ph, 32);
 	}
 	kv_u(w, "bitrate", st.stats.bitrate);
-	kv_int(w, "rxs", 0);
-	kv_int(w, "txs", 0);
-	kv_int(w, "arxs", 0);
-	kv_int(w, "atxs", 0);
-	kv_int(w, "prxs", 0);
-	kv_int(w, "ptxs", 0);
-	kv_nil(w, "ifac_signature");
-	kstr(w, "ifac_size");
-	if (netname)
-		rnsc_mp_write_uint(w, ifac_size);
-	else
-		rnsc_mp_write_nil(w);
+	rnsc_traffic_rates tr;
+	rnsc_node_traffic_iface(u->traffic, f, &tr);
+	kv_rate(w, "rxs", tr.rxs);
+	kv_rate(w, "txs", tr.txs);
+	kv_rate(w, "arxs", tr.arxs);
+	kv_rate(w, "atxs", tr.atxs);
+	kv_rate(w, "prxs", tr.prxs);
+	kv_rate(w, "ptxs", tr.ptxs);
+	/* Interface.ifac_signature exists once a network name or passphrase is set. */
+	const uint8_t *sig = NULL;
+	uint64_t ifac_viol = 0;
+	if (rnsc_node_iface_ifac(u->n, f, &sig, &ifac_size, &ifac_viol)) {
+		kv_bin(w, "ifac_signature", sig, RNSC_SIGLEN);
+		kv_u(w, "ifac_size", ifac_size);
+	} else {
+		kv_nil(w, "ifac_signature");
+		kv_nil(w, "ifac_size");
+	}
 	kv_str(w, "ifac_netname", netname);
 	kv_nil(w, "autoconnect_source");
 	kv_u(w, "announce_queue", as.announce_queue);
@@ -314,7 +332,7 @@ static void write_iface(rnsc_mp_writer *w, stats_ud *u, rnsc_iface *f)
 	kv_nil(w, "gravity");
 	kv_bool(w, "announces_to_internal", 0);
 	kv_int(w, "protocol_violations", 0);
-	kv_int(w, "ifac_violations", 0);
+	kv_u(w, "ifac_violations", ifac_viol);
 	kv_int(w, "packet_filter_hits", 0);
 	/* rnsc's own */
 	kv_str(w, "rnsc_plugin", st.plugin);
@@ -362,13 +380,32 @@ static int build_stats(rnsc_mp_writer *w, void *ud)
 	rnsc_mp_write_array(w, cnt);
 	for (size_t i = 0; i < cnt; i++)
 		write_iface(w, u, rnsc_iface_host_at(ih, i));
-	kv_u(w, "rxb", rxb);
-	kv_u(w, "txb", txb);
-	static const char *const zero[] = {"rxs",  "txs",   "arxb",  "atxb", "arxs", "atxs",
-					   "arxf", "atxf",  "prxb",  "ptxb", "prxs", "ptxs",
-					   "prxf", "ptxf",  "rxpps", "txpps", "rxqt", "rxqd",
-					   "rxqa", "rxqp",  "rxqil", "rxqtd", "rxqdd", "rxqad",
-					   "rxqpd", "rxqild", "tqpressure", "dqpressure",
+	rnsc_traffic_totals tt;
+	rnsc_node_traffic_totals(u->traffic, &tt);
+	if (!u->traffic) /* no sampler (no shared instance): the interfaces' sums */
+		tt.rxb = rxb, tt.txb = txb;
+	kv_u(w, "rxb", tt.rxb);
+	kv_u(w, "txb", tt.txb);
+	kv_rate(w, "rxs", tt.speed.rxs);
+	kv_rate(w, "txs", tt.speed.txs);
+	kv_u(w, "arxb", tt.arxb);
+	kv_u(w, "atxb", tt.atxb);
+	kv_rate(w, "arxs", tt.speed.arxs);
+	kv_rate(w, "atxs", tt.speed.atxs);
+	kv_freq(w, "arxf", tt.arxf);
+	kv_freq(w, "atxf", tt.atxf);
+	kv_u(w, "prxb", tt.prxb);
+	kv_u(w, "ptxb", tt.ptxb);
+	kv_rate(w, "prxs", tt.speed.prxs);
+	kv_rate(w, "ptxs", tt.speed.ptxs);
+	kv_freq(w, "prxf", tt.prxf);
+	kv_freq(w, "ptxf", tt.ptxf);
+	kv_int(w, "rxpps", tt.rxpps);
+	kv_int(w, "txpps", tt.txpps);
+	/* rnsc processes inbound packets as they arrive: its inbound queues stay empty. */
+	static const char *const zero[] = {"rxqt",	 "rxqd",	"rxqa",	      "rxqp",
+					   "rxqil",	 "rxqtd",	"rxqdd",      "rxqad",
+					   "rxqpd",	 "rxqild",	"tqpressure", "dqpressure",
 					   "aqpressure", "pqpressure", "ilqpressure"};
 	for (size_t i = 0; i < sizeof(zero) / sizeof(zero[0]); i++)
 		kv_int(w, zero[i], 0);
@@ -433,7 +470,12 @@ int rnsc_node_interface_stats(rnsc_node *n, rnsc_ctx *ctx, uint8_t **out, size_t
 {
 	if (!n || !ctx || !out || !len)
 		return RNSC_ERR_INVAL;
-	stats_ud u = {.n = n, .ctx = ctx, .now_ms = rnsc_node_now_ms(), .rss = rss_bytes()};
+	const rnsc_node_rpc *srv = rnsc_node_rpc_server(n);
+	stats_ud u = {.n = n,
+		      .ctx = ctx,
+		      .traffic = srv ? srv->traffic : NULL,
+		      .now_ms = rnsc_node_now_ms(),
+		      .rss = rss_bytes()};
 	return mp_build(build_stats, &u, out, len);
 }
 
@@ -590,10 +632,12 @@ int rnsc_node_rpc_answer(rnsc_node *n, rnsc_ctx *ctx, const uint8_t *req, size_t
 				a.iv = 0;
 				a.dv = rnsc_node_medium_path_timeout_s(n);
 			}
-		} else if (streq(q.get, q.get_len, "link_count") ||
-			   streq(q.get, q.get_len, "active_link_count")) {
+		} else if (streq(q.get, q.get_len, "link_count")) {
 			a.kind = A_INT;
 			a.iv = (int64_t)rnsc_transport_link_table_count(t);
+		} else if (streq(q.get, q.get_len, "active_link_count")) {
+			a.kind = A_INT;
+			a.iv = (int64_t)rnsc_transport_link_table_active_count(t);
 		} else if (streq(q.get, q.get_len, "packet_rssi") ||
 			   streq(q.get, q.get_len, "packet_snr") ||
 			   streq(q.get, q.get_len, "packet_q") ||
@@ -849,6 +893,10 @@ int rnsc_node_rpc_start(rnsc_node *n, rnsc_ctx *ctx, rnsc_node_rpc **out)
 	}
 	if ((rc = rnsc_loop_watch_add(s->loop, s->fd, RNSC_EV_READ, accept_cb, s, &s->w)))
 		goto fail;
+	if ((rc = rnsc_node_traffic_new(n, &s->traffic))) {
+		rnsc_loop_watch_remove(s->loop, s->w);
+		goto fail;
+	}
 	*out = s;
 	return 0;
 fail:
@@ -867,6 +915,7 @@ void rnsc_node_rpc_stop(rnsc_node_rpc *s)
 			conn_close(s->conns[i]);
 	if (s->w)
 		rnsc_loop_watch_remove(s->loop, s->w);
+	rnsc_node_traffic_del(s->traffic);
 	close(s->fd);
 	memset(s->key, 0, sizeof(s->key));
 	free(s);
