@@ -15,6 +15,18 @@ void rnsc_bridge_init(rnsc_bridge *b, rnsc_ctx *ctx)
 	b->ctx = ctx;
 }
 
+int rnsc_bridge_open_backend(rnsc_bridge *b, const char *backend)
+{
+	if (b->alt_ctx && strcmp(b->alt_backend, backend) == 0)
+		return 0;
+	if (!b->open_backend || strlen(backend) >= sizeof(b->alt_backend))
+		return -1;
+	if (b->open_backend(b, backend))
+		return -1;
+	snprintf(b->alt_backend, sizeof(b->alt_backend), "%s", backend);
+	return 0;
+}
+
 int rnsc_bridge_fail(char *err, size_t errcap, const char *what, int rc)
 {
 	snprintf(err, errcap, "%s: %s (%s)", what, rnsc_err_name(rc), rnsc_strerror(rc));

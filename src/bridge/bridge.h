@@ -35,6 +35,12 @@ typedef struct rnsc_bridge {
 	rnsc_ctx *ctx;
 	unsigned long requests;
 	char tmpdir[256]; /* where identity_to_file writes; "" = $TMPDIR or /tmp */
+	/* crypto_provider_op: a second context restricted to one backend, opened on demand
+	 * by the program that owns the bridge (NULL: not available) */
+	rnsc_ctx *alt_ctx;
+	char alt_backend[32];
+	int (*open_backend)(struct rnsc_bridge *b, const char *backend);
+	void *owner;
 } rnsc_bridge;
 
 /* A command's handler: reads params (an object), fills result (an object) and returns 0, or
@@ -53,6 +59,9 @@ char *rnsc_bridge_handle(rnsc_bridge *b, const char *line, size_t len);
 
 /* The command tables, NULL-name terminated (bridge_prim.c). */
 extern const rnsc_bridge_cmd rnsc_bridge_prim_cmds[];
+
+/* Points b->alt_ctx at a context whose crypto order is just backend. 0 or non-zero. */
+int rnsc_bridge_open_backend(rnsc_bridge *b, const char *backend);
 
 /* Parameter helpers (bridge.c). Each returns 0, or non-zero after writing the reason. */
 /* Hex string param key into a malloc'd buffer (*out, freed by the caller; never NULL on

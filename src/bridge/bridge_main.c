@@ -36,6 +36,24 @@ static long read_line(FILE *in, char **buf, size_t *cap)
 	return (long)len;
 }
 
+/* The second plugin environment crypto_provider_op runs on, restricted to one backend. */
+static cli_env alt_env;
+static int alt_open;
+
+static int open_backend(rnsc_bridge *b, const char *backend)
+{
+	if (alt_open) {
+		cli_env_close(&alt_env);
+		alt_open = 0;
+		b->alt_ctx = NULL;
+	}
+	if (cli_env_open(&alt_env, backend, 0) != CLI_OK)
+		return -1;
+	alt_open = 1;
+	b->alt_ctx = alt_env.ctx;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1) {
@@ -54,6 +72,7 @@ int main(int argc, char **argv)
 		return rc;
 	rnsc_bridge b;
 	rnsc_bridge_init(&b, env.ctx);
+	b.open_backend = open_backend;
 	printf("READY\n");
 	fflush(stdout);
 	char *line = NULL;
@@ -83,6 +102,8 @@ int main(int argc, char **argv)
 		fflush(stdout);
 	}
 	free(line);
+	if (alt_open)
+		cli_env_close(&alt_env);
 	cli_env_close(&env);
 	return CLI_OK;
 }
