@@ -57,8 +57,10 @@ void rnsc_bridge_init(rnsc_bridge *b, rnsc_ctx *ctx);
 /* Answers one request line (len bytes, no newline needed). Never NULL unless out of memory. */
 char *rnsc_bridge_handle(rnsc_bridge *b, const char *line, size_t len);
 
-/* The command tables, NULL-name terminated (bridge_prim.c). */
+/* The command tables, NULL-name terminated. */
 extern const rnsc_bridge_cmd rnsc_bridge_prim_cmds[];
+/* behavioral_*: transport engines with mock interfaces (bridge_beh.c). */
+extern const rnsc_bridge_cmd rnsc_bridge_beh_cmds[];
 
 /* Points b->alt_ctx at a context whose crypto order is just backend. 0 or non-zero. */
 int rnsc_bridge_open_backend(rnsc_bridge *b, const char *backend);

@@ -242,11 +242,36 @@ def primitives(b):
     check("hex out is lowercase", all(is_lower_hex(r[k]) for k in ("raw", "public_key", "signature")))
 
 
+def behavioral(b):
+    """A transport node with two mock interfaces: an announce heard on one is learned into
+    the path table at hops+1 and rebroadcast on the other (the reference's rule)."""
+    h = b.ok("behavioral_start", identity_seed=bytes(range(64)).hex(), enable_transport=True)["handle"]
+    ia = b.ok("behavioral_attach_mock_interface", handle=h, name="a")["iface_id"]
+    ib = b.ok("behavioral_attach_mock_interface", handle=h, name="b")["iface_id"]
+    ann = b.ok("announce_build", private_key=bytes(range(1, 65)).hex(), app_name="behav", aspects=["x"])
+    raw = bytearray.fromhex(ann["raw"])
+    raw[1] = 2
+    b.ok("behavioral_inject", handle=h, iface_id=ia, raw=raw.hex())
+    pt = b.ok("behavioral_read_path_table", handle=h, dest=ann["destination_hash"])
+    check("behavioral: path learned at hops 3", pt["found"] and pt["hops"] == 3, pt)
+    got = []
+    deadline = time.monotonic() + 6
+    while not got and time.monotonic() < deadline:
+        time.sleep(0.1)
+        got = b.ok("behavioral_drain_tx", handle=h, iface_id=ib)["packets"]
+    check("behavioral: rebroadcast on the other interface with hops 3",
+          len(got) >= 1 and bytes.fromhex(got[0])[1] == 3, got)
+    r = b.call("behavioral_inject", handle="nope", iface_id=ia, raw="00")
+    check("behavioral: unknown handle refused", r.get("success") is False, r)
+    check("behavioral: stop", b.ok("behavioral_stop", handle=h)["stopped"] is True)
+
+
 def main():
     b = Bridge()
     try:
         protocol(b)
         primitives(b)
+        behavioral(b)
     except Exception as e:  # a hang or a crash is a failure, reported with its cause
         check("bridge session", False, "%s: %s" % (type(e).__name__, e))
     rc = b.close()

@@ -1,0 +1,390 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The suite's behavioral family on rnsc's sans-I/O transport engine (transport.h): an engine
+ * per handle, "mock interfaces" that are engine interface ids whose outgoing frames the
+ * bridge keeps until drain_tx, inject as rnsc_transport_ingest(). Time is the wall clock in
+ * milliseconds; the engine's timers run (rnsc_transport_tick) before every command reads or
+ * drains, as a runtime's loop would have run them meanwhile.
+ * Handles are 16 hex digits, interface ids 12; both are drawn from the context's randomness.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bridge.h"
+#include "crypto.h"
+#include "err.h"
+#include "identity.h"
+#include "packet.h"
+#include "transport.h"
+
+#define E err, errcap
+#define MAX_INSTANCES 16
+#define MAX_IFACES 32
+#define MAX_QUEUED 4096
+
+typedef struct beh_frame {
+	uint8_t *p;
+	size_t len;
+} beh_frame;
+
+typedef struct beh_iface {
+	int used;
+	uint32_t id;
+	char hex[13];
+	char name[64];
+	beh_frame q[MAX_QUEUED];
+	size_t nq;
+	uint64_t dropped; /* frames beyond MAX_QUEUED before a drain */
+} beh_iface;
+
+typedef struct beh_inst {
+	int used;
+	char handle[17];
+	rnsc_transport *t;
+	beh_iface ifs[MAX_IFACES];
+	uint32_t next_id;
+	long long bitrate; /* for interfaces attached without one */
+} beh_inst;
+
+static beh_inst insts[MAX_INSTANCES];
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static void hexstr(char *out, const uint8_t *p, size_t n)
+{
+	static const char d[] = "0123456789abcdef";
+	for (size_t i = 0; i < n; i++)
+		out[2 * i] = d[p[i] >> 4], out[2 * i + 1] = d[p[i] & 15];
+	out[2 * n] = '\0';
+}
+
+static beh_inst *get_inst(json_t *params, char *err, size_t errcap)
+{
+	const char *h;
+	if (rnsc_bridge_str(params, "handle", NULL, &h, E))
+		return NULL;
+	for (int i = 0; i < MAX_INSTANCES; i++)
+		if (insts[i].used && strcmp(insts[i].handle, h) == 0)
+			return &insts[i];
+	snprintf(E, "Unknown handle: %.40s", h);
+	return NULL;
+}
+
+static beh_iface *get_iface(beh_inst *in, json_t *params, char *err, size_t errcap)
+{
+	const char *id;
+	if (rnsc_bridge_str(params, "iface_id", NULL, &id, E))
+		return NULL;
+	for (int i = 0; i < MAX_IFACES; i++)
+		if (in->ifs[i].used && strcmp(in->ifs[i].hex, id) == 0)
+			return &in->ifs[i];
+	snprintf(E, "Unknown iface_id: %.40s", id);
+	return NULL;
+}
+
+static beh_iface *iface_by_id(beh_inst *in, uint32_t id)
+{
+	for (int i = 0; i < MAX_IFACES; i++)
+		if (in->ifs[i].used && in->ifs[i].id == id)
+			return &in->ifs[i];
+	return NULL;
+}
+
+/* Runs the engine's timers and moves its outbox onto the mock interfaces' queues. */
+static int pump(beh_inst *in)
+{
+	int rc = rnsc_transport_tick(in->t, now_ms());
+	uint32_t iface;
+	size_t len;
+	const uint8_t *f;
+	while ((f = rnsc_transport_outbox_take(in->t, &iface, &len))) {
+		beh_iface *bi = iface_by_id(in, iface);
+		if (bi && bi->nq < MAX_QUEUED && (bi->q[bi->nq].p = malloc(len ? len : 1))) {
+			memcpy(bi->q[bi->nq].p, f, len);
+			bi->q[bi->nq++].len = len;
+		} else if (bi) {
+			bi->dropped++;
+		}
+		rnsc_transport_outbox_release(in->t, f);
+	}
+	return rc;
+}
+
+static void iface_clear(beh_iface *bi)
+{
+	for (size_t i = 0; i < bi->nq; i++)
+		free(bi->q[i].p);
+	memset(bi, 0, sizeof(*bi));
+}
+
+static int c_start(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
+{
+	rnsc_identity id;
+	uint8_t *seed = NULL, rnd[8];
+	size_t n;
+	int slot = -1;
+	for (int i = 0; i < MAX_INSTANCES; i++)
+		if (!insts[i].used) {
+			slot = i;
+			break;
+		}
+	if (slot < 0) {
+		snprintf(E, "at most %d instances at a time", MAX_INSTANCES);
+		return 1;
+	}
+	if (rnsc_bridge_hex(params, "identity_seed", 0, &seed, &n, E))
+		return 1;
+	int rc = n ? rnsc_identity_from_private(b->ctx, &id, seed, n)
+		   : rnsc_identity_generate(b->ctx, &id);
+	free(seed);
+	if (rc)
+		return rnsc_bridge_fail(E, n ? "identity_seed (64 bytes: 32 enc + 32 sig)" : "identity",
+					rc);
+	rnsc_transport_config cfg;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.transport_enabled = rnsc_bridge_bool(params, "enable_transport", 1);
+	cfg.use_implicit_proof = 1;
+	beh_inst *in = &insts[slot];
+	memset(in, 0, sizeof(*in));
+	rc = rnsc_transport_new(b->ctx, &in->t, &id, &cfg);
+	if (rc == 0)
+		rc = rnsc_random(b->ctx, rnd, sizeof(rnd));
+	if (rc) {
+		rnsc_transport_del(in->t);
+		in->t = NULL;
+		rnsc_identity_free(&id);
+		return rnsc_bridge_fail(E, "transport", rc);
+	}
+	in->used = 1;
+	in->next_id = 1;
+	/* the suite's MockInterface runs at 10 Mbit/s unless told otherwise */
+	if (rnsc_bridge_int(params, "bitrate", 10000000, &in->bitrate, E) || in->bitrate < 0) {
+		rnsc_transport_del(in->t);
+		memset(in, 0, sizeof(*in));
+		rnsc_identity_free(&id);
+		if (!err[0])
+			snprintf(E, "bitrate must not be negative");
+		return 1;
+	}
+	hexstr(in->handle, rnd, sizeof(rnd));
+	json_object_set_new(result, "handle", json_string(in->handle));
+	rnsc_bridge_set_hex(result, "identity_hash", id.hash, sizeof(id.hash));
+	rnsc_identity_free(&id);
+	return 0;
+}
+
+static int c_stop(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
+{
+	(void)b;
+	beh_inst *in = get_inst(params, E);
+	if (!in) {
+		err[0] = '\0';
+		json_object_set_new(result, "stopped", json_false());
+		return 0;
+	}
+	for (int i = 0; i < MAX_IFACES; i++)
+		iface_clear(&in->ifs[i]);
+	rnsc_transport_del(in->t);
+	memset(in, 0, sizeof(*in));
+	json_object_set_new(result, "stopped", json_true());
+	return 0;
+}
+
+static int mode_from_name(const char *m)
+{
+	static const struct {
+		const char *name;
+		int mode;
+	} modes[] = {
+		{"FULL", RNSC_TRANSPORT_MODE_FULL},
+		{"POINT_TO_POINT", RNSC_TRANSPORT_MODE_POINT_TO_POINT},
+		{"ACCESS_POINT", RNSC_TRANSPORT_MODE_ACCESS_POINT},
+		{"ROAMING", RNSC_TRANSPORT_MODE_ROAMING},
+		{"BOUNDARY", RNSC_TRANSPORT_MODE_BOUNDARY},
+		{"GATEWAY", RNSC_TRANSPORT_MODE_GATEWAY},
+	};
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (strcmp(modes[i].name, m) == 0)
+			return modes[i].mode;
+	return -1;
+}
+
+static int c_attach(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
+{
+	const char *name, *mode;
+	long long mtu, bitrate;
+	beh_inst *in = get_inst(params, E);
+	if (!in)
+		return 1;
+	if (rnsc_bridge_str(params, "name", NULL, &name, E) ||
+	    rnsc_bridge_str(params, "mode", "FULL", &mode, E) ||
+	    rnsc_bridge_int(params, "mtu", RNSC_MTU, &mtu, E) ||
+	    rnsc_bridge_int(params, "bitrate", in->bitrate, &bitrate, E))
+		return 1;
+	if (rnsc_bridge_bool(params, "local_client", 0) ||
+	    json_object_get(params, "ifac_netname") || json_object_get(params, "ifac_netkey")) {
+		snprintf(E, "local-client and IFAC mock interfaces are not bridged to rnsc yet");
+		return 1;
+	}
+	int m = mode_from_name(mode);
+	if (m < 0 || mtu < 1 || mtu > 1 << 24 || bitrate < 0) {
+		snprintf(E, "bad mode '%.20s', mtu or bitrate", mode);
+		return 1;
+	}
+	beh_iface *bi = NULL;
+	for (int i = 0; i < MAX_IFACES; i++)
+		if (!in->ifs[i].used) {
+			bi = &in->ifs[i];
+			break;
+		}
+	if (!bi) {
+		snprintf(E, "at most %d interfaces per instance", MAX_IFACES);
+		return 1;
+	}
+	uint8_t rnd[6];
+	int rc = rnsc_random(b->ctx, rnd, sizeof(rnd));
+	if (rc == 0)
+		rc = rnsc_transport_iface_add(in->t, in->next_id, m, (uint64_t)bitrate, (size_t)mtu);
+	if (rc)
+		return rnsc_bridge_fail(E, "attach interface", rc);
+	memset(bi, 0, sizeof(*bi));
+	bi->used = 1;
+	bi->id = in->next_id++;
+	hexstr(bi->hex, rnd, sizeof(rnd));
+	snprintf(bi->name, sizeof(bi->name), "%s", name);
+	/* the interface's hash: full_hash of its name, as the reference hashes str(interface) */
+	uint8_t h[RNSC_HASHLEN];
+	rc = rnsc_full_hash(b->ctx, h, (const uint8_t *)name, strlen(name));
+	if (rc)
+		return rnsc_bridge_fail(E, "hash", rc);
+	json_object_set_new(result, "iface_id", json_string(bi->hex));
+	rnsc_bridge_set_hex(result, "interface_hash", h, sizeof(h));
+	json_object_set_new(result, "ifac_size", json_integer(0));
+	return 0;
+}
+
+static int c_detach(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
+{
+	(void)b;
+	beh_inst *in = get_inst(params, E);
+	beh_iface *bi = in ? get_iface(in, params, E) : NULL;
+	if (!bi)
+		return 1;
+	int rc = rnsc_transport_iface_remove(in->t, bi->id);
+	iface_clear(bi);
+	json_object_set_new(result, "detached", json_boolean(rc == 0));
+	return 0;
+}
+
+static int c_inject(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
+{
+	(void)b, (void)result;
+	uint8_t *raw = NULL;
+	size_t n;
+	beh_inst *in = get_inst(params, E);
+	beh_iface *bi = in ? get_iface(in, params, E) : NULL;
+	if (!bi || rnsc_bridge_hex(params, "raw", 1, &raw, &n, E))
+		return 1;
+	/* what the engine drops it counts (rnsc_transport_get_stats), as an interface would */
+	(void)rnsc_transport_ingest(in->t, bi->id, raw, n, now_ms());
+	free(raw);
+	pump(in);
+	return 0;
+}
+
+static int c_drain_tx(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
+{
+	(void)b;
+	beh_inst *in = get_inst(params, E);
+	beh_iface *bi = in ? get_iface(in, params, E) : NULL;
+	if (!bi)
+		return 1;
+	pump(in);
+	json_t *a = json_array();
+	for (size_t i = 0; i < bi->nq; i++) {
+		json_t *w = json_object();
+		rnsc_bridge_set_hex(w, "f", bi->q[i].p, bi->q[i].len);
+		json_array_append(a, json_object_get(w, "f"));
+		json_decref(w);
+		free(bi->q[i].p);
+	}
+	bi->nq = 0;
+	json_object_set_new(result, "packets", a);
+	return 0;
+}
+
+static int c_read_path_table(rnsc_bridge *b, json_t *params, json_t *result, char *err,
+			     size_t errcap)
+{
+	(void)b;
+	uint8_t dest[RNSC_TRUNCATED_HASHLEN], blobs[RNSC_MAX_RANDOM_BLOBS][10];
+	beh_inst *in = get_inst(params, E);
+	if (!in || rnsc_bridge_hex_fixed(params, "dest", dest, sizeof(dest), E))
+		return 1;
+	pump(in);
+	rnsc_transport_path p;
+	if (rnsc_transport_path_get(in->t, dest, &p) != 0) {
+		json_object_set_new(result, "found", json_false());
+		return 0;
+	}
+	size_t nb = RNSC_MAX_RANDOM_BLOBS;
+	const uint8_t *raw;
+	size_t rl;
+	if (rnsc_transport_path_detail(in->t, dest, blobs, &nb, &raw, &rl) != 0)
+		nb = 0;
+	json_object_set_new(result, "found", json_true());
+	json_object_set_new(result, "hops", json_integer(p.hops));
+	rnsc_bridge_set_hex(result, "next_hop", p.next_hop, sizeof(p.next_hop));
+	json_object_set_new(result, "timestamp", json_real((double)p.timestamp / 1000.0));
+	json_object_set_new(result, "expires", json_real((double)p.expires / 1000.0));
+	json_t *a = json_array();
+	for (size_t i = 0; i < nb; i++) {
+		json_t *w = json_object();
+		rnsc_bridge_set_hex(w, "f", blobs[i], 10);
+		json_array_append(a, json_object_get(w, "f"));
+		json_decref(w);
+	}
+	json_object_set_new(result, "random_blobs", a);
+	beh_iface *bi = iface_by_id(in, p.iface);
+	json_object_set_new(result, "receiving_interface", json_string(bi ? bi->name : ""));
+	if (bi) {
+		uint8_t h[RNSC_HASHLEN];
+		if (rnsc_full_hash(in ? b->ctx : NULL, h, (const uint8_t *)bi->name,
+				   strlen(bi->name)) == 0)
+			rnsc_bridge_set_hex(result, "receiving_interface_hash", h, sizeof(h));
+	} else {
+		json_object_set_new(result, "receiving_interface_hash", json_null());
+	}
+	rnsc_bridge_set_hex(result, "packet_hash", p.packet_hash, sizeof(p.packet_hash));
+	return 0;
+}
+
+static int c_force_cull(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
+{
+	(void)b;
+	beh_inst *in = get_inst(params, E);
+	if (!in)
+		return 1;
+	pump(in);
+	json_object_set_new(result, "culled", json_true());
+	return 0;
+}
+
+const rnsc_bridge_cmd rnsc_bridge_beh_cmds[] = {
+	{"behavioral_start", c_start},
+	{"behavioral_stop", c_stop},
+	{"behavioral_attach_mock_interface", c_attach},
+	{"behavioral_detach_interface", c_detach},
+	{"behavioral_inject", c_inject},
+	{"behavioral_drain_tx", c_drain_tx},
+	{"behavioral_read_path_table", c_read_path_table},
+	{"behavioral_force_cull", c_force_cull},
+	{NULL, NULL},
+};
