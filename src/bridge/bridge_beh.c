@@ -16,6 +16,7 @@
 #include "crypto.h"
 #include "err.h"
 #include "identity.h"
+#include "ifac.h"
 #include "packet.h"
 #include "transport.h"
 
@@ -37,6 +38,9 @@ typedef struct beh_iface {
 	beh_frame q[MAX_QUEUED];
 	size_t nq;
 	uint64_t dropped; /* frames beyond MAX_QUEUED before a drain */
+	int has_ifac;
+	rnsc_ifac ifac; /* access codes, applied to frames out and checked on frames in */
+	rnsc_ifac_stats ifac_stats;
 } beh_iface;
 
 typedef struct beh_inst {
@@ -106,9 +110,19 @@ static int pump(beh_inst *in)
 	const uint8_t *f;
 	while ((f = rnsc_transport_outbox_take(in->t, &iface, &len))) {
 		beh_iface *bi = iface_by_id(in, iface);
-		if (bi && bi->nq < MAX_QUEUED && (bi->q[bi->nq].p = malloc(len ? len : 1))) {
-			memcpy(bi->q[bi->nq].p, f, len);
-			bi->q[bi->nq++].len = len;
+		size_t cap = len + (bi && bi->has_ifac ? bi->ifac.size : 0);
+		if (bi && bi->nq < MAX_QUEUED && (bi->q[bi->nq].p = malloc(cap ? cap : 1))) {
+			int n = (int)len;
+			if (bi->has_ifac)
+				n = rnsc_ifac_apply(&bi->ifac, bi->q[bi->nq].p, cap, f, len);
+			else
+				memcpy(bi->q[bi->nq].p, f, len);
+			if (n >= 0) {
+				bi->q[bi->nq++].len = (size_t)n;
+			} else {
+				free(bi->q[bi->nq].p);
+				bi->dropped++;
+			}
 		} else if (bi) {
 			bi->dropped++;
 		}
@@ -121,6 +135,8 @@ static void iface_clear(beh_iface *bi)
 {
 	for (size_t i = 0; i < bi->nq; i++)
 		free(bi->q[i].p);
+	if (bi->has_ifac)
+		rnsc_ifac_free(&bi->ifac);
 	memset(bi, 0, sizeof(*bi));
 }
 
@@ -228,11 +244,13 @@ static int c_attach(rnsc_bridge *b, json_t *params, json_t *result, char *err, s
 	    rnsc_bridge_int(params, "mtu", RNSC_MTU, &mtu, E) ||
 	    rnsc_bridge_int(params, "bitrate", in->bitrate, &bitrate, E))
 		return 1;
-	if (rnsc_bridge_bool(params, "local_client", 0) ||
-	    json_object_get(params, "ifac_netname") || json_object_get(params, "ifac_netkey")) {
-		snprintf(E, "local-client and IFAC mock interfaces are not bridged to rnsc yet");
+	const char *netname, *netkey;
+	long long ifac_size;
+	if (rnsc_bridge_str(params, "ifac_netname", "", &netname, E) ||
+	    rnsc_bridge_str(params, "ifac_netkey", "", &netkey, E) ||
+	    rnsc_bridge_int(params, "ifac_size", 16, &ifac_size, E))
 		return 1;
-	}
+	int local_client = rnsc_bridge_bool(params, "local_client", 0);
 	int m = mode_from_name(mode);
 	if (m < 0 || mtu < 1 || mtu > 1 << 24 || bitrate < 0) {
 		snprintf(E, "bad mode '%.20s', mtu or bitrate", mode);
@@ -254,7 +272,23 @@ static int c_attach(rnsc_bridge *b, json_t *params, json_t *result, char *err, s
 		rc = rnsc_transport_iface_add(in->t, in->next_id, m, (uint64_t)bitrate, (size_t)mtu);
 	if (rc)
 		return rnsc_bridge_fail(E, "attach interface", rc);
+	/* a local client: the interface a shared instance serves one attached program on */
+	if (local_client &&
+	    (rc = rnsc_transport_iface_set_local(in->t, in->next_id, RNSC_TRANSPORT_LOCAL_CLIENT))) {
+		rnsc_transport_iface_remove(in->t, in->next_id);
+		return rnsc_bridge_fail(E, "local client", rc);
+	}
 	memset(bi, 0, sizeof(*bi));
+	if (*netname || *netkey) {
+		rc = ifac_size < 1 || ifac_size > 64
+			     ? RNSC_ERR_RANGE
+			     : rnsc_ifac_init(&bi->ifac, b->ctx, netname, netkey, (size_t)ifac_size);
+		if (rc) {
+			rnsc_transport_iface_remove(in->t, in->next_id);
+			return rnsc_bridge_fail(E, "IFAC", rc);
+		}
+		bi->has_ifac = 1;
+	}
 	bi->used = 1;
 	bi->id = in->next_id++;
 	hexstr(bi->hex, rnd, sizeof(rnd));
@@ -266,7 +300,8 @@ static int c_attach(rnsc_bridge *b, json_t *params, json_t *result, char *err, s
 		return rnsc_bridge_fail(E, "hash", rc);
 	json_object_set_new(result, "iface_id", json_string(bi->hex));
 	rnsc_bridge_set_hex(result, "interface_hash", h, sizeof(h));
-	json_object_set_new(result, "ifac_size", json_integer(0));
+	json_object_set_new(result, "ifac_size",
+			    json_integer(bi->has_ifac ? (json_int_t)bi->ifac.size : 0));
 	return 0;
 }
 
@@ -292,9 +327,15 @@ static int c_inject(rnsc_bridge *b, json_t *params, json_t *result, char *err, s
 	beh_iface *bi = in ? get_iface(in, params, E) : NULL;
 	if (!bi || rnsc_bridge_hex(params, "raw", 1, &raw, &n, E))
 		return 1;
-	/* what the engine drops it counts (rnsc_transport_get_stats), as an interface would */
-	(void)rnsc_transport_ingest(in->t, bi->id, raw, n, now_ms());
-	free(raw);
+	/* the interface layer's IFAC check, then the engine; what either drops it counts
+	 * (ifac_stats, rnsc_transport_get_stats), as an interface would */
+	uint8_t *plain = malloc(n ? n : 1);
+	int len = plain ? rnsc_ifac_check(bi->has_ifac ? &bi->ifac : NULL, &bi->ifac_stats, plain,
+					  n, raw, n)
+			: RNSC_ERR_NOMEM;
+	if (len > 0)
+		(void)rnsc_transport_ingest(in->t, bi->id, plain, (size_t)len, now_ms());
+	free(raw), free(plain);
 	pump(in);
 	return 0;
 }
@@ -377,6 +418,110 @@ static int c_force_cull(rnsc_bridge *b, json_t *params, json_t *result, char *er
 	return 0;
 }
 
+
+/* Blackholes (Transport.blackhole_identity and friends) on the engine's own table. */
+static int c_blackhole(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
+{
+	(void)b;
+	uint8_t idh[RNSC_TRUNCATED_HASHLEN];
+	beh_inst *in = get_inst(params, E);
+	if (!in || rnsc_bridge_hex_fixed(params, "identity_hash", idh, sizeof(idh), E))
+		return 1;
+	rnsc_blackhole_entry e;
+	memset(&e, 0, sizeof(e));
+	json_t *u = json_object_get(params, "until");
+	if (u && json_is_number(u)) {
+		e.until = json_number_value(u);
+		e.until_int = json_is_integer(u);
+	} else if (u && !json_is_null(u)) {
+		snprintf(E, "until must be a number or null");
+		return 1;
+	}
+	json_t *r = json_object_get(params, "reason");
+	if (r && json_is_string(r)) {
+		e.reason = json_string_value(r);
+		e.reason_len = json_string_length(r);
+	}
+	int rc = rnsc_transport_blackhole_add(in->t, idh, &e);
+	if (rc < 0)
+		return rnsc_bridge_fail(E, "blackhole", rc);
+	json_object_set_new(result, "blackholed", json_boolean(rc == 1));
+	return 0;
+}
+
+static int c_unblackhole(rnsc_bridge *b, json_t *params, json_t *result, char *err,
+			 size_t errcap)
+{
+	(void)b;
+	uint8_t idh[RNSC_TRUNCATED_HASHLEN];
+	beh_inst *in = get_inst(params, E);
+	if (!in || rnsc_bridge_hex_fixed(params, "identity_hash", idh, sizeof(idh), E))
+		return 1;
+	int rc = rnsc_transport_blackhole_remove(in->t, idh);
+	if (rc < 0)
+		return rnsc_bridge_fail(E, "unblackhole", rc);
+	json_object_set_new(result, "lifted", json_boolean(rc == 1));
+	return 0;
+}
+
+static int c_read_blackhole_table(rnsc_bridge *b, json_t *params, json_t *result, char *err,
+				  size_t errcap)
+{
+	(void)b;
+	beh_inst *in = get_inst(params, E);
+	if (!in)
+		return 1;
+	pump(in);
+	json_t *a = json_array();
+	size_t cur = 0;
+	uint8_t idh[RNSC_TRUNCATED_HASHLEN];
+	rnsc_blackhole_entry e;
+	while (rnsc_transport_blackhole_next(in->t, &cur, idh, &e) == 1) {
+		json_t *o = json_object();
+		rnsc_bridge_set_hex(o, "identity_hash", idh, sizeof(idh));
+		/* a local entry's source is this transport's identity */
+		rnsc_bridge_set_hex(o, "source", e.has_source ? e.source : rnsc_transport_id(in->t),
+				    RNSC_TRUNCATED_HASHLEN);
+		if (e.until == 0)
+			json_object_set_new(o, "until", json_null());
+		else if (e.until_int)
+			json_object_set_new(o, "until", json_integer((json_int_t)e.until));
+		else
+			json_object_set_new(o, "until", json_real(e.until));
+		json_object_set_new(o, "reason", e.reason ? json_stringn(e.reason, e.reason_len)
+							  : json_null());
+		json_array_append_new(a, o);
+	}
+	json_object_set_new(result, "count", json_integer((json_int_t)json_array_size(a)));
+	json_object_set_new(result, "entries", a);
+	return 0;
+}
+
+
+/* The frame as this interface would send it: with its access code, masked. */
+static int c_ifac_mask(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
+{
+	(void)b;
+	uint8_t *raw = NULL, *out = NULL;
+	size_t n;
+	beh_inst *in = get_inst(params, E);
+	beh_iface *bi = in ? get_iface(in, params, E) : NULL;
+	if (!bi)
+		return 1;
+	if (!bi->has_ifac) {
+		snprintf(E, "interface has no IFAC identity configured");
+		return 1;
+	}
+	if (rnsc_bridge_hex(params, "raw", 1, &raw, &n, E))
+		return 1;
+	out = malloc(n + bi->ifac.size);
+	int len = out ? rnsc_ifac_apply(&bi->ifac, out, n + bi->ifac.size, raw, n) : RNSC_ERR_NOMEM;
+	if (len >= 0)
+		rnsc_bridge_set_hex(result, "masked", out, (size_t)len);
+	free(raw), free(out);
+	return len < 0 ? rnsc_bridge_fail(E, "IFAC mask", len) : 0;
+}
+
 const rnsc_bridge_cmd rnsc_bridge_beh_cmds[] = {
 	{"behavioral_start", c_start},
 	{"behavioral_stop", c_stop},
@@ -386,5 +531,9 @@ const rnsc_bridge_cmd rnsc_bridge_beh_cmds[] = {
 	{"behavioral_drain_tx", c_drain_tx},
 	{"behavioral_read_path_table", c_read_path_table},
 	{"behavioral_force_cull", c_force_cull},
+	{"behavioral_ifac_mask", c_ifac_mask},
+	{"behavioral_blackhole_identity", c_blackhole},
+	{"behavioral_unblackhole_identity", c_unblackhole},
+	{"behavioral_read_blackhole_table", c_read_blackhole_table},
 	{NULL, NULL},
 };
