@@ -80,17 +80,20 @@ int main(int argc, char **argv)
 	long len;
 	while ((len = read_line(stdin, &line, &cap)) >= 0) {
 		size_t n = (size_t)len;
-		while (n && (line[n - 1] == '\r' || line[n - 1] == ' ' || line[n - 1] == '\t') &&
-		       n <= RNSC_BRIDGE_MAX_LINE)
-			n--;
-		size_t start = 0;
-		while (start < n && n <= RNSC_BRIDGE_MAX_LINE &&
-		       (line[start] == ' ' || line[start] == '\t'))
-			start++;
-		if (n == start)
-			continue; /* blank lines are skipped, as the reference does */
-		char *out = rnsc_bridge_handle(&b, n > RNSC_BRIDGE_MAX_LINE ? "" : line + start,
-					       n > RNSC_BRIDGE_MAX_LINE ? n : n - start);
+		char *out;
+		if (n > RNSC_BRIDGE_MAX_LINE) {
+			/* only the first bytes were kept: answer by length alone */
+			out = rnsc_bridge_handle(&b, "", n);
+		} else {
+			size_t start = 0;
+			while (n && (line[n - 1] == '\r' || line[n - 1] == ' ' || line[n - 1] == '\t'))
+				n--;
+			while (start < n && (line[start] == ' ' || line[start] == '\t'))
+				start++;
+			if (n == start)
+				continue; /* blank lines are skipped, as the reference does */
+			out = rnsc_bridge_handle(&b, line + start, n - start);
+		}
 		if (out) {
 			fputs(out, stdout);
 			free(out);
