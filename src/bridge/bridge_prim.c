@@ -1746,7 +1746,12 @@ static int c_wire_buffer_pack(rnsc_bridge *b, json_t *params, json_t *result, ch
 		  : rnsc_stream_msg_pack(o, n + RNSC_BUFFER_HEADER_LEN, (unsigned)sid,
 					 rnsc_bridge_bool(params, "eof", 0),
 					 rnsc_bridge_bool(params, "compressed", 0), d, n);
-	if (len < 0) {
+	if (len == RNSC_ERR_RANGE) {
+		char msg[96];
+		snprintf(msg, sizeof(msg), "stream_id must be 0-%d: %s", RNSC_BUFFER_STREAM_ID_MAX,
+			 rnsc_strerror(len));
+		json_object_set_new(result, "error", json_string(msg));
+	} else if (len < 0) {
 		json_object_set_new(result, "error", json_string(rnsc_strerror(len)));
 	} else {
 		SETHEX("raw", o, (size_t)len);
