@@ -196,6 +196,13 @@ def primitives(b):
     r = b.ok("packet_unpack", raw=raw.hex())
     check("packet_unpack fields", r["unpacked"] and r["context"] == 0x0e and r["data"] == "0102030405"
           and r["destination_type"] == 2 and r["transport_id"] is None)
+    h1 = b.ok("packet_build", dest_type="plain", data="01")
+    h2 = b.ok("packet_build", dest_type="single", packet_type=1, data="01", header_type=2,
+              transport_id="ab" * 16)
+    check("header lengths: HEADER_1 19 + n, HEADER_2 35 + n",
+          len(h1["raw"]) // 2 == 20 and len(h2["raw"]) // 2 == 36 and h2["transport_id"] == "ab" * 16)
+    r = b.call("packet_build", dest_type="plain", data="")
+    check("a packet without data is refused", r.get("success") is False, r)
     r = b.ok("packet_unpack", raw="0000")
     check("short packet -> unpacked false", r["unpacked"] is False)
     r = b.ok("announce_build", private_key=prv.hex(), app_name="conformance", aspects=["ann"],
