@@ -17,6 +17,7 @@
 #include "err.h"
 #include "identity.h"
 #include "ifac.h"
+#include "destination.h"
 #include "packet.h"
 #include "transport.h"
 
@@ -43,8 +44,18 @@ typedef struct beh_iface {
 	rnsc_ifac_stats ifac_stats;
 } beh_iface;
 
+#define MAX_DELIVERIES 256
+
+typedef struct beh_delivery {
+	uint8_t dest[RNSC_TRUNCATED_HASHLEN];
+	uint8_t *p;
+	size_t len;
+} beh_delivery;
+
 typedef struct beh_inst {
 	int used;
+	beh_delivery dl[MAX_DELIVERIES]; /* DATA delivered to registered destinations */
+	size_t ndl;
 	char handle[17];
 	rnsc_transport *t;
 	beh_iface ifs[MAX_IFACES];
@@ -207,6 +218,8 @@ static int c_stop(rnsc_bridge *b, json_t *params, json_t *result, char *err, siz
 	}
 	for (int i = 0; i < MAX_IFACES; i++)
 		iface_clear(&in->ifs[i]);
+	for (size_t i = 0; i < in->ndl; i++)
+		free(in->dl[i].p);
 	rnsc_transport_del(in->t);
 	memset(in, 0, sizeof(*in));
 	json_object_set_new(result, "stopped", json_true());
@@ -522,6 +535,113 @@ static int c_ifac_mask(rnsc_bridge *b, json_t *params, json_t *result, char *err
 	return len < 0 ? rnsc_bridge_fail(E, "IFAC mask", len) : 0;
 }
 
+
+static void on_data(void *ud, const uint8_t dest[RNSC_TRUNCATED_HASHLEN], const uint8_t *data,
+		    size_t len, const uint8_t packet_hash[RNSC_HASHLEN], uint32_t iface)
+{
+	(void)packet_hash, (void)iface;
+	beh_inst *in = ud;
+	if (in->ndl == MAX_DELIVERIES)
+		return; /* bounded: later deliveries are not recorded */
+	beh_delivery *d = &in->dl[in->ndl];
+	d->p = malloc(len ? len : 1);
+	if (!d->p)
+		return;
+	memcpy(d->p, data, len);
+	memcpy(d->dest, dest, sizeof(d->dest));
+	d->len = len;
+	in->ndl++;
+}
+
+/* A local IN destination on the engine; what it receives is kept for
+ * read_destination_deliveries. */
+static int c_register_destination(rnsc_bridge *b, json_t *params, json_t *result, char *err,
+				  size_t errcap)
+{
+	const char *app, *type, *strategy;
+	beh_inst *in = get_inst(params, E);
+	if (!in || rnsc_bridge_str(params, "app_name", NULL, &app, E) ||
+	    rnsc_bridge_str(params, "type", "single", &type, E) ||
+	    rnsc_bridge_str(params, "proof_strategy", "none", &strategy, E))
+		return 1;
+	json_t *av = json_object_get(params, "aspects");
+	const char *asp[16];
+	size_t na = 0;
+	if (av && !json_is_null(av)) {
+		if (!json_is_array(av) || json_array_size(av) > 16) {
+			snprintf(E, "aspects must be a list of at most 16 strings");
+			return 1;
+		}
+		for (size_t i = 0; i < json_array_size(av); i++) {
+			json_t *x = json_array_get(av, i);
+			if (!json_is_string(x)) {
+				snprintf(E, "aspects must be strings");
+				return 1;
+			}
+			asp[na++] = json_string_value(x);
+		}
+	}
+	int dt = !strcmp(type, "single") ? RNSC_DEST_SINGLE
+		 : !strcmp(type, "plain") ? RNSC_DEST_PLAIN
+		 : !strcmp(type, "group") ? RNSC_DEST_GROUP
+					  : -1;
+	if (dt < 0 || dt == RNSC_DEST_GROUP) {
+		snprintf(E, "destination type '%.20s' %s", type,
+			 dt < 0 ? "is unknown" : "is not bridged (GROUP keys)");
+		return 1;
+	}
+	rnsc_identity id;
+	int have_id = 0, rc;
+	if (dt != RNSC_DEST_PLAIN) {
+		uint8_t *seed = NULL;
+		size_t n;
+		if (rnsc_bridge_hex(params, "identity_seed", 1, &seed, &n, E))
+			return 1;
+		rc = rnsc_identity_from_private(b->ctx, &id, seed, n);
+		free(seed);
+		if (rc)
+			return rnsc_bridge_fail(E, "identity_seed (64 bytes)", rc);
+		have_id = 1;
+	}
+	uint8_t h[RNSC_TRUNCATED_HASHLEN];
+	rnsc_transport_callbacks cb;
+	memset(&cb, 0, sizeof(cb));
+	cb.ud = in;
+	cb.on_data = on_data;
+	rnsc_transport_set_callbacks(in->t, &cb);
+	rc = rnsc_transport_dest_add(in->t, dt, have_id ? &id : NULL, app, asp, na,
+				     !strcmp(strategy, "all"), h);
+	if (have_id)
+		rnsc_identity_free(&id);
+	if (rc)
+		return rnsc_bridge_fail(E, "register destination", rc);
+	rnsc_bridge_set_hex(result, "destination_hash", h, sizeof(h));
+	return 0;
+}
+
+static int c_read_deliveries(rnsc_bridge *b, json_t *params, json_t *result, char *err,
+			     size_t errcap)
+{
+	(void)b;
+	uint8_t dest[RNSC_TRUNCATED_HASHLEN];
+	beh_inst *in = get_inst(params, E);
+	if (!in || rnsc_bridge_hex_fixed(params, "dest", dest, sizeof(dest), E))
+		return 1;
+	pump(in);
+	json_t *a = json_array();
+	for (size_t i = 0; i < in->ndl; i++) {
+		if (memcmp(in->dl[i].dest, dest, sizeof(dest)) != 0)
+			continue;
+		json_t *w = json_object();
+		rnsc_bridge_set_hex(w, "f", in->dl[i].p, in->dl[i].len);
+		json_array_append(a, json_object_get(w, "f"));
+		json_decref(w);
+	}
+	json_object_set_new(result, "count", json_integer((json_int_t)json_array_size(a)));
+	json_object_set_new(result, "deliveries", a);
+	return 0;
+}
+
 const rnsc_bridge_cmd rnsc_bridge_beh_cmds[] = {
 	{"behavioral_start", c_start},
 	{"behavioral_stop", c_stop},
@@ -531,6 +651,8 @@ const rnsc_bridge_cmd rnsc_bridge_beh_cmds[] = {
 	{"behavioral_drain_tx", c_drain_tx},
 	{"behavioral_read_path_table", c_read_path_table},
 	{"behavioral_force_cull", c_force_cull},
+	{"behavioral_register_destination", c_register_destination},
+	{"behavioral_read_destination_deliveries", c_read_deliveries},
 	{"behavioral_ifac_mask", c_ifac_mask},
 	{"behavioral_blackhole_identity", c_blackhole},
 	{"behavioral_unblackhole_identity", c_unblackhole},
