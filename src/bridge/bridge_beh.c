@@ -39,6 +39,7 @@ typedef struct beh_iface {
 	beh_frame q[MAX_QUEUED];
 	size_t nq;
 	uint64_t dropped; /* frames beyond MAX_QUEUED before a drain */
+	uint8_t hash[RNSC_HASHLEN]; /* the interface hash: full_hash of its name */
 	int has_ifac;
 	rnsc_ifac ifac; /* access codes, applied to frames out and checked on frames in */
 	rnsc_ifac_stats ifac_stats;
@@ -61,6 +62,7 @@ typedef struct beh_inst {
 	beh_iface ifs[MAX_IFACES];
 	uint32_t next_id;
 	long long bitrate; /* for interfaces attached without one */
+	uint8_t pub[RNSC_KEYSIZE]; /* the transport identity's public key */
 } beh_inst;
 
 static beh_inst insts[MAX_INSTANCES];
@@ -191,6 +193,7 @@ static int c_start(rnsc_bridge *b, json_t *params, json_t *result, char *err, si
 	}
 	in->used = 1;
 	in->next_id = 1;
+	rnsc_identity_public_bytes(&id, in->pub);
 	/* the suite's MockInterface runs at 10 Mbit/s unless told otherwise */
 	if (rnsc_bridge_int(params, "bitrate", 10000000, &in->bitrate, E) || in->bitrate < 0) {
 		rnsc_transport_del(in->t);
@@ -307,12 +310,11 @@ static int c_attach(rnsc_bridge *b, json_t *params, json_t *result, char *err, s
 	hexstr(bi->hex, rnd, sizeof(rnd));
 	snprintf(bi->name, sizeof(bi->name), "%s", name);
 	/* the interface's hash: full_hash of its name, as the reference hashes str(interface) */
-	uint8_t h[RNSC_HASHLEN];
-	rc = rnsc_full_hash(b->ctx, h, (const uint8_t *)name, strlen(name));
+	rc = rnsc_full_hash(b->ctx, bi->hash, (const uint8_t *)name, strlen(name));
 	if (rc)
 		return rnsc_bridge_fail(E, "hash", rc);
 	json_object_set_new(result, "iface_id", json_string(bi->hex));
-	rnsc_bridge_set_hex(result, "interface_hash", h, sizeof(h));
+	rnsc_bridge_set_hex(result, "interface_hash", bi->hash, sizeof(bi->hash));
 	json_object_set_new(result, "ifac_size",
 			    json_integer(bi->has_ifac ? (json_int_t)bi->ifac.size : 0));
 	return 0;
@@ -408,14 +410,10 @@ static int c_read_path_table(rnsc_bridge *b, json_t *params, json_t *result, cha
 	json_object_set_new(result, "random_blobs", a);
 	beh_iface *bi = iface_by_id(in, p.iface);
 	json_object_set_new(result, "receiving_interface", json_string(bi ? bi->name : ""));
-	if (bi) {
-		uint8_t h[RNSC_HASHLEN];
-		if (rnsc_full_hash(in ? b->ctx : NULL, h, (const uint8_t *)bi->name,
-				   strlen(bi->name)) == 0)
-			rnsc_bridge_set_hex(result, "receiving_interface_hash", h, sizeof(h));
-	} else {
+	if (bi)
+		rnsc_bridge_set_hex(result, "receiving_interface_hash", bi->hash, sizeof(bi->hash));
+	else
 		json_object_set_new(result, "receiving_interface_hash", json_null());
-	}
 	rnsc_bridge_set_hex(result, "packet_hash", p.packet_hash, sizeof(p.packet_hash));
 	return 0;
 }
@@ -642,6 +640,62 @@ static int c_read_deliveries(rnsc_bridge *b, json_t *params, json_t *result, cha
 	return 0;
 }
 
+
+/* Transport.synthesize_tunnel on one interface; the tunnel id is
+ * full_hash(transport public key || interface hash), the id the peer will file it under. */
+static int c_synthesize_tunnel(rnsc_bridge *b, json_t *params, json_t *result, char *err,
+			       size_t errcap)
+{
+	beh_inst *in = get_inst(params, E);
+	beh_iface *bi = in ? get_iface(in, params, E) : NULL;
+	if (!bi)
+		return 1;
+	int rc = rnsc_transport_tunnel_synthesize(in->t, bi->id, bi->hash, now_ms());
+	if (rc)
+		return rnsc_bridge_fail(E, "synthesize tunnel", rc);
+	pump(in);
+	uint8_t buf[RNSC_KEYSIZE + RNSC_HASHLEN], tid[RNSC_HASHLEN];
+	memcpy(buf, in->pub, RNSC_KEYSIZE);
+	memcpy(buf + RNSC_KEYSIZE, bi->hash, RNSC_HASHLEN);
+	rc = rnsc_full_hash(b->ctx, tid, buf, sizeof(buf));
+	if (rc)
+		return rnsc_bridge_fail(E, "hash", rc);
+	json_object_set_new(result, "iface_id", json_string(bi->hex));
+	rnsc_bridge_set_hex(result, "tunnel_id", tid, sizeof(tid));
+	return 0;
+}
+
+
+/* The tunnels established on the attached interfaces (rnsc_transport_iface_tunnel); a tunnel
+ * whose interface went away is not listed, since the engine offers no iteration. */
+static int c_read_tunnels(rnsc_bridge *b, json_t *params, json_t *result, char *err,
+			  size_t errcap)
+{
+	(void)b;
+	beh_inst *in = get_inst(params, E);
+	if (!in)
+		return 1;
+	pump(in);
+	json_t *a = json_array();
+	for (int i = 0; i < MAX_IFACES; i++) {
+		beh_iface *bi = &in->ifs[i];
+		uint8_t tid[RNSC_HASHLEN];
+		rnsc_transport_tunnel tu;
+		if (!bi->used || rnsc_transport_iface_tunnel(in->t, bi->id, tid) != 0 ||
+		    rnsc_transport_tunnel_get(in->t, tid, &tu) != 0)
+			continue;
+		json_t *o = json_object();
+		rnsc_bridge_set_hex(o, "tunnel_id", tid, sizeof(tid));
+		rnsc_bridge_set_hex(o, "interface_hash", bi->hash, sizeof(bi->hash));
+		json_object_set_new(o, "interface_id", json_string(bi->hex));
+		json_object_set_new(o, "expires", json_real((double)tu.expires / 1000.0));
+		json_object_set_new(o, "num_paths", json_integer((json_int_t)tu.n_paths));
+		json_array_append_new(a, o);
+	}
+	json_object_set_new(result, "tunnels", a);
+	return 0;
+}
+
 const rnsc_bridge_cmd rnsc_bridge_beh_cmds[] = {
 	{"behavioral_start", c_start},
 	{"behavioral_stop", c_stop},
@@ -651,6 +705,8 @@ const rnsc_bridge_cmd rnsc_bridge_beh_cmds[] = {
 	{"behavioral_drain_tx", c_drain_tx},
 	{"behavioral_read_path_table", c_read_path_table},
 	{"behavioral_force_cull", c_force_cull},
+	{"behavioral_synthesize_tunnel", c_synthesize_tunnel},
+	{"behavioral_read_tunnels", c_read_tunnels},
 	{"behavioral_register_destination", c_register_destination},
 	{"behavioral_read_destination_deliveries", c_read_deliveries},
 	{"behavioral_ifac_mask", c_ifac_mask},
