@@ -63,6 +63,7 @@ typedef struct beh_inst {
 	uint32_t next_id;
 	long long bitrate; /* for interfaces attached without one */
 	uint8_t pub[RNSC_KEYSIZE]; /* the transport identity's public key */
+	json_t *knobs; /* behavioral_start's announce_* defaults for attached interfaces */
 } beh_inst;
 
 static beh_inst insts[MAX_INSTANCES];
@@ -194,6 +195,14 @@ static int c_start(rnsc_bridge *b, json_t *params, json_t *result, char *err, si
 	in->used = 1;
 	in->next_id = 1;
 	rnsc_identity_public_bytes(&id, in->pub);
+	in->knobs = json_object();
+	static const char *const knob_names[] = {"announce_rate_target", "announce_rate_grace",
+						 "announce_rate_penalty", "announce_cap"};
+	for (size_t k = 0; k < 4 && in->knobs; k++) {
+		json_t *v = json_object_get(params, knob_names[k]);
+		if (v)
+			json_object_set(in->knobs, knob_names[k], v);
+	}
 	/* the suite's MockInterface runs at 10 Mbit/s unless told otherwise */
 	if (rnsc_bridge_int(params, "bitrate", 10000000, &in->bitrate, E) || in->bitrate < 0) {
 		rnsc_transport_del(in->t);
@@ -223,6 +232,7 @@ static int c_stop(rnsc_bridge *b, json_t *params, json_t *result, char *err, siz
 		iface_clear(&in->ifs[i]);
 	for (size_t i = 0; i < in->ndl; i++)
 		free(in->dl[i].p);
+	json_decref(in->knobs);
 	rnsc_transport_del(in->t);
 	memset(in, 0, sizeof(*in));
 	json_object_set_new(result, "stopped", json_true());
@@ -248,6 +258,41 @@ static int mode_from_name(const char *m)
 	return -1;
 }
 
+
+/* A knob of the attach request, else the instance's default from behavioral_start. */
+static json_t *knob(beh_inst *in, json_t *params, const char *key)
+{
+	json_t *v = json_object_get(params, key);
+	return v ? v : json_object_get(in->knobs, key);
+}
+
+/* The suite's MockInterface announce policy: no rate target unless one is given (the
+ * reference's Interface default), grace and penalty as given, the cap as given or the
+ * default; ingress control as rnsc's default interface. */
+static int mock_policy(beh_inst *in, uint32_t id, json_t *params, char *err, size_t errcap)
+{
+	rnsc_transport_iface_policy pol;
+	rnsc_transport_iface_policy_default(in->t, &pol);
+	json_t *rt = knob(in, params, "announce_rate_target");
+	json_t *rg = knob(in, params, "announce_rate_grace");
+	json_t *rp = knob(in, params, "announce_rate_penalty");
+	json_t *cap = knob(in, params, "announce_cap");
+	pol.has_rate_target = rt && json_is_number(rt);
+	pol.rate_target_s = pol.has_rate_target && json_number_value(rt) > 0
+				    ? (uint64_t)json_number_value(rt)
+				    : 0;
+	pol.rate_grace = rg && json_is_number(rg) && json_number_value(rg) > 0
+				 ? (uint64_t)json_number_value(rg)
+				 : 0;
+	pol.rate_penalty_s = rp && json_is_number(rp) && json_number_value(rp) > 0
+				     ? (uint64_t)json_number_value(rp)
+				     : 0;
+	if (cap && json_is_number(cap))
+		pol.announce_cap = json_number_value(cap);
+	int rc = rnsc_transport_iface_set_policy(in->t, id, &pol, 0);
+	return rc ? rnsc_bridge_fail(E, "interface policy", rc) : 0;
+}
+
 static int c_attach(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
 {
 	const char *name, *mode;
@@ -260,6 +305,9 @@ static int c_attach(rnsc_bridge *b, json_t *params, json_t *result, char *err, s
 	    rnsc_bridge_int(params, "mtu", RNSC_MTU, &mtu, E) ||
 	    rnsc_bridge_int(params, "bitrate", in->bitrate, &bitrate, E))
 		return 1;
+	json_t *bv = json_object_get(params, "bitrate");
+	if (bv && json_is_null(bv))
+		bitrate = in->bitrate;
 	const char *netname, *netkey;
 	long long ifac_size;
 	if (rnsc_bridge_str(params, "ifac_netname", "", &netname, E) ||
@@ -288,6 +336,10 @@ static int c_attach(rnsc_bridge *b, json_t *params, json_t *result, char *err, s
 		rc = rnsc_transport_iface_add(in->t, in->next_id, m, (uint64_t)bitrate, (size_t)mtu);
 	if (rc)
 		return rnsc_bridge_fail(E, "attach interface", rc);
+	if (mock_policy(in, in->next_id, params, E)) {
+		rnsc_transport_iface_remove(in->t, in->next_id);
+		return 1;
+	}
 	/* a local client: the interface a shared instance serves one attached program on */
 	if (local_client &&
 	    (rc = rnsc_transport_iface_set_local(in->t, in->next_id, RNSC_TRANSPORT_LOCAL_CLIENT))) {
