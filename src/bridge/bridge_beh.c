@@ -62,6 +62,7 @@ typedef struct beh_inst {
 	beh_iface ifs[MAX_IFACES];
 	uint32_t next_id;
 	long long bitrate; /* for interfaces attached without one */
+	uint64_t last_tick; /* ms; 0 before the first */
 	uint8_t pub[RNSC_KEYSIZE]; /* the transport identity's public key */
 	json_t *knobs; /* behavioral_start's announce_* defaults for attached interfaces */
 } beh_inst;
@@ -115,10 +116,25 @@ static beh_iface *iface_by_id(beh_inst *in, uint32_t id)
 	return NULL;
 }
 
-/* Runs the engine's timers and moves its outbox onto the mock interfaces' queues. */
+/* Runs the engine's timers and moves its outbox onto the mock interfaces' queues. The
+ * engine wants a tick at least every 250 ms (Transport.job_interval); between commands the
+ * bridge runs none, so the missed ones are run now at their times (at most 10 s of them),
+ * as a runtime's loop would have run them meanwhile. */
+#define TICK_MS 250u
+#define CATCH_UP_MAX 40u
 static int pump(beh_inst *in)
 {
-	int rc = rnsc_transport_tick(in->t, now_ms());
+	uint64_t now = now_ms(), t0 = in->last_tick;
+	int rc = 0;
+	if (t0 && now > t0 + TICK_MS) {
+		if (now - t0 > (uint64_t)TICK_MS * CATCH_UP_MAX)
+			t0 = now - (uint64_t)TICK_MS * CATCH_UP_MAX;
+		for (uint64_t t = t0 + TICK_MS; t < now && rc == 0; t += TICK_MS)
+			rc = rnsc_transport_tick(in->t, t);
+	}
+	if (rc == 0)
+		rc = rnsc_transport_tick(in->t, now);
+	in->last_tick = now;
 	uint32_t iface;
 	size_t len;
 	const uint8_t *f;
@@ -396,6 +412,7 @@ static int c_inject(rnsc_bridge *b, json_t *params, json_t *result, char *err, s
 		return 1;
 	/* the interface layer's IFAC check, then the engine; what either drops it counts
 	 * (ifac_stats, rnsc_transport_get_stats), as an interface would */
+	pump(in); /* the timers that were due before this frame arrived */
 	uint8_t *plain = malloc(n ? n : 1);
 	int len = plain ? rnsc_ifac_check(bi->has_ifac ? &bi->ifac : NULL, &bi->ifac_stats, plain,
 					  n, raw, n)
