@@ -11,4 +11,10 @@ if ! "$PY" -c 'import RNS' 2>/dev/null; then
   echo "FAIL: the reference (import RNS) is not available from $PY" >&2
   exit 1
 fi
-exec timeout 120 "$PY" "$S/src/bridge/tests/bridge_check.py" "$B/src/bridge/rnsc-conformance-bridge"
+BR="$B/src/bridge/rnsc-conformance-bridge"
+"$BR" --help >/dev/null; rc=$?
+[ "$rc" = 0 ] || { echo "FAIL --help exits $rc, want 0"; exit 1; }
+"$BR" --no-such-option 2>/dev/null; rc=$?
+[ "$rc" = 2 ] || { echo "FAIL an unknown option exits $rc, want 2"; exit 1; }
+echo "ok   --help 0, unknown option 2"
+exec timeout 120 "$PY" "$S/src/bridge/tests/bridge_check.py" "$BR"
