@@ -394,7 +394,14 @@ static void test_streaming_hash(void)
 	rnsc_hash_abort(&h);
 	CU_ASSERT_EQUAL(rnsc_hash_final(&h, one), RNSC_ERR_STATE);
 	CU_ASSERT_EQUAL(rnsc_hkdf_sha256(C, one, 0, msg, 32, NULL, 0, NULL, 0), RNSC_ERR_INVAL);
-	CU_ASSERT_EQUAL(rnsc_hkdf_sha256(C, one, 32, msg, 0, NULL, 0, NULL, 0), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(rnsc_hkdf_sha256(C, one, 32, NULL, 1, NULL, 0, NULL, 0), RNSC_ERR_INVAL);
+	/* empty input material derives, as the reference's hkdf(derive_from=b"") does
+	 * (conformance/vectors/hkdf_sha256.txt, the empty-IKM stanza) */
+	static const uint8_t empty_ikm[32] = {
+		0xeb, 0x70, 0xf0, 0x1d, 0xed, 0xe9, 0xaf, 0xaf, 0xa4, 0x49, 0xee, 0xe1, 0xb1, 0x28, 0x65, 0x04,
+		0xe1, 0xf6, 0x23, 0x88, 0xb3, 0xf7, 0xdd, 0x4f, 0x95, 0x66, 0x97, 0xb0, 0xe8, 0x28, 0xfe, 0x18};
+	CU_ASSERT_EQUAL(rnsc_hkdf_sha256(C, one, 32, msg, 0, NULL, 0, NULL, 0), 0);
+	CU_ASSERT_EQUAL(memcmp(one, empty_ikm, 32), 0);
 	CU_ASSERT_EQUAL(rnsc_aes256_cbc_encrypt(C, one, msg, msg, msg, 15), RNSC_ERR_INVAL);
 }
 

@@ -294,8 +294,9 @@ int rnsc_hkdf_sha256(rnsc_ctx *ctx, uint8_t *out, size_t out_len, const uint8_t 
 		     size_t info_len)
 {
 	/* RFC 5869 caps the output at 255 blocks; the reference refuses zero-length output
-	 * and empty input material. */
-	if (out_len == 0 || out_len > 255 * 32 || ikm_len == 0)
+	 * and missing input material, but derives from empty bytes (its check compares
+	 * derive_from with the str "", which b"" never equals). */
+	if (out_len == 0 || out_len > 255 * 32 || (!ikm && ikm_len))
 		return RNSC_ERR_INVAL;
 	SERVED(ctx, RNSC_PRIM_HKDF_SHA256, be);
 	return be->ops->hkdf_sha256(be->inst, out, out_len, ikm, ikm_len, salt, salt_len, info,

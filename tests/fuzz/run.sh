@@ -7,7 +7,7 @@
 # AutoInterface discovery-packet check, the RNode host protocol, the resource advertisement parser with a receiving
 # resource, the WebSocket interface plugin's codec and session logic, the request and
 # stream messages, the shared-instance RPC, the wire driver's codec and the echo
-# benchmark's HTTP/1.1 parser) with clang
+# benchmark's HTTP/1.1 parser, the conformance bridge's requests) with clang
 # -fsanitize=fuzzer,address,undefined and
 # runs each for SECONDS (default 60) on a scratch copy of its seed corpus, so
 # the corpus in the source tree never changes. Exits non-zero if any target
@@ -120,6 +120,12 @@ sources() {
 		for m in $core transport transport_map transport_link transport_policy transport_tunnel transport_discovery transport_blackhole ingress announce_cap announce_rate link; do printf '%s ' "$top/src/lib/$m.c"; done
 		echo "$top/plugins/crypto/openssl/openssl.c -lcrypto"
 		;;
+	bridge)
+		# rnsc-conformance-bridge's request handling on the core modules its commands use,
+		# jansson for the JSON, libbz2, and the OpenSSL crypto plugin compiled in (fuzz_wire.h).
+		for m in $core hdlc kiss link channel linkport buffer transport transport_map transport_link transport_policy transport_tunnel transport_discovery transport_blackhole ingress announce_cap announce_rate; do printf '%s ' "$top/src/lib/$m.c"; done
+		echo "-I$top/src/bridge $top/src/bridge/bridge.c $top/src/bridge/bridge_prim.c $top/src/bridge/bridge_beh.c $top/plugins/crypto/openssl/openssl.c -ljansson -lcrypto -lbz2 -lm"
+		;;
 	resource)
 		# Resource advertisements and a receiving resource, with bzip2 and the OpenSSL
 		# crypto plugin compiled in (fuzz_wire.h).
@@ -163,7 +169,7 @@ run_target() {
 
 # Targets run in RNSC_FUZZ_JOBS lanes (default 2: one per core on the CI machines), each
 # lane sequential; the reports are printed in target order at the end.
-targets="${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport link known pathfile shlex auto ws ws_session resource wire_codec request stream rpc echo_http blackhole remote_mgmt rsg rnode}"
+targets="${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport link known pathfile shlex auto ws ws_session resource wire_codec request stream rpc echo_http blackhole remote_mgmt rsg rnode bridge}"
 jobs=${RNSC_FUZZ_JOBS:-2}
 lane=0
 while [ "$lane" -lt "$jobs" ]; do

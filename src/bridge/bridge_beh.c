@@ -1,0 +1,786 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The suite's behavioral family on rnsc's sans-I/O transport engine (transport.h): an engine
+ * per handle, "mock interfaces" that are engine interface ids whose outgoing frames the
+ * bridge keeps until drain_tx, inject as rnsc_transport_ingest(). Time is the wall clock in
+ * milliseconds; the engine's timers run (rnsc_transport_tick) before every command reads or
+ * drains, as a runtime's loop would have run them meanwhile.
+ * Handles are 16 hex digits, interface ids 12; both are drawn from the context's randomness.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bridge.h"
+#include "crypto.h"
+#include "err.h"
+#include "identity.h"
+#include "ifac.h"
+#include "destination.h"
+#include "packet.h"
+#include "transport.h"
+
+#define E err, errcap
+#define MAX_INSTANCES 16
+#define MAX_IFACES 32
+#define MAX_QUEUED 4096
+
+typedef struct beh_frame {
+	uint8_t *p;
+	size_t len;
+} beh_frame;
+
+typedef struct beh_iface {
+	int used;
+	uint32_t id;
+	char hex[13];
+	char name[64];
+	beh_frame q[MAX_QUEUED];
+	size_t nq;
+	uint64_t dropped; /* frames beyond MAX_QUEUED before a drain */
+	uint8_t hash[RNSC_HASHLEN]; /* the interface hash: full_hash of its name */
+	int has_ifac;
+	rnsc_ifac ifac; /* access codes, applied to frames out and checked on frames in */
+	rnsc_ifac_stats ifac_stats;
+} beh_iface;
+
+#define MAX_DELIVERIES 256
+
+typedef struct beh_delivery {
+	uint8_t dest[RNSC_TRUNCATED_HASHLEN];
+	uint8_t *p;
+	size_t len;
+} beh_delivery;
+
+typedef struct beh_inst {
+	int used;
+	beh_delivery dl[MAX_DELIVERIES]; /* DATA delivered to registered destinations */
+	size_t ndl;
+	char handle[17];
+	rnsc_transport *t;
+	beh_iface ifs[MAX_IFACES];
+	uint32_t next_id;
+	long long bitrate; /* for interfaces attached without one */
+	uint64_t last_tick; /* ms; 0 before the first */
+	uint8_t pub[RNSC_KEYSIZE]; /* the transport identity's public key */
+	json_t *knobs; /* behavioral_start's announce_* defaults for attached interfaces */
+} beh_inst;
+
+static beh_inst insts[MAX_INSTANCES];
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static void hexstr(char *out, const uint8_t *p, size_t n)
+{
+	static const char d[] = "0123456789abcdef";
+	for (size_t i = 0; i < n; i++)
+		out[2 * i] = d[p[i] >> 4], out[2 * i + 1] = d[p[i] & 15];
+	out[2 * n] = '\0';
+}
+
+static beh_inst *get_inst(json_t *params, char *err, size_t errcap)
+{
+	const char *h;
+	if (rnsc_bridge_str(params, "handle", NULL, &h, E))
+		return NULL;
+	for (int i = 0; i < MAX_INSTANCES; i++)
+		if (insts[i].used && strcmp(insts[i].handle, h) == 0)
+			return &insts[i];
+	snprintf(E, "Unknown handle: %.40s", h);
+	return NULL;
+}
+
+static beh_iface *get_iface(beh_inst *in, json_t *params, char *err, size_t errcap)
+{
+	const char *id;
+	if (rnsc_bridge_str(params, "iface_id", NULL, &id, E))
+		return NULL;
+	for (int i = 0; i < MAX_IFACES; i++)
+		if (in->ifs[i].used && strcmp(in->ifs[i].hex, id) == 0)
+			return &in->ifs[i];
+	snprintf(E, "Unknown iface_id: %.40s", id);
+	return NULL;
+}
+
+static beh_iface *iface_by_id(beh_inst *in, uint32_t id)
+{
+	for (int i = 0; i < MAX_IFACES; i++)
+		if (in->ifs[i].used && in->ifs[i].id == id)
+			return &in->ifs[i];
+	return NULL;
+}
+
+/* Runs the engine's timers and moves its outbox onto the mock interfaces' queues. The
+ * engine wants a tick at least every 250 ms (Transport.job_interval); between commands the
+ * bridge runs none, so the missed ones are run now at their times (at most 10 s of them),
+ * as a runtime's loop would have run them meanwhile. */
+#define TICK_MS 250u
+#define CATCH_UP_MAX 40u
+static int pump(beh_inst *in)
+{
+	uint64_t now = now_ms(), t0 = in->last_tick;
+	int rc = 0;
+	if (t0 && now > t0 + TICK_MS) {
+		if (now - t0 > (uint64_t)TICK_MS * CATCH_UP_MAX)
+			t0 = now - (uint64_t)TICK_MS * CATCH_UP_MAX;
+		for (uint64_t t = t0 + TICK_MS; t < now && rc == 0; t += TICK_MS)
+			rc = rnsc_transport_tick(in->t, t);
+	}
+	if (rc == 0)
+		rc = rnsc_transport_tick(in->t, now);
+	in->last_tick = now;
+	uint32_t iface;
+	size_t len;
+	const uint8_t *f;
+	while ((f = rnsc_transport_outbox_take(in->t, &iface, &len))) {
+		beh_iface *bi = iface_by_id(in, iface);
+		size_t cap = len + (bi && bi->has_ifac ? bi->ifac.size : 0);
+		if (bi && bi->nq < MAX_QUEUED && (bi->q[bi->nq].p = malloc(cap ? cap : 1))) {
+			int n = (int)len;
+			if (bi->has_ifac)
+				n = rnsc_ifac_apply(&bi->ifac, bi->q[bi->nq].p, cap, f, len);
+			else
+				memcpy(bi->q[bi->nq].p, f, len);
+			if (n >= 0) {
+				bi->q[bi->nq++].len = (size_t)n;
+			} else {
+				free(bi->q[bi->nq].p);
+				bi->dropped++;
+			}
+		} else if (bi) {
+			bi->dropped++;
+		}
+		rnsc_transport_outbox_release(in->t, f);
+	}
+	return rc;
+}
+
+static void iface_clear(beh_iface *bi)
+{
+	for (size_t i = 0; i < bi->nq; i++)
+		free(bi->q[i].p);
+	if (bi->has_ifac)
+		rnsc_ifac_free(&bi->ifac);
+	memset(bi, 0, sizeof(*bi));
+}
+
+static int c_start(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
+{
+	rnsc_identity id;
+	uint8_t *seed = NULL, rnd[8];
+	size_t n;
+	int slot = -1;
+	for (int i = 0; i < MAX_INSTANCES; i++)
+		if (!insts[i].used) {
+			slot = i;
+			break;
+		}
+	if (slot < 0) {
+		snprintf(E, "at most %d instances at a time", MAX_INSTANCES);
+		return 1;
+	}
+	if (rnsc_bridge_hex(params, "identity_seed", 0, &seed, &n, E))
+		return 1;
+	int rc = n ? rnsc_identity_from_private(b->ctx, &id, seed, n)
+		   : rnsc_identity_generate(b->ctx, &id);
+	free(seed);
+	if (rc)
+		return rnsc_bridge_fail(E, n ? "identity_seed (64 bytes: 32 enc + 32 sig)" : "identity",
+					rc);
+	rnsc_transport_config cfg;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.transport_enabled = rnsc_bridge_bool(params, "enable_transport", 1);
+	cfg.use_implicit_proof = 1;
+	beh_inst *in = &insts[slot];
+	memset(in, 0, sizeof(*in));
+	rc = rnsc_transport_new(b->ctx, &in->t, &id, &cfg);
+	if (rc == 0)
+		rc = rnsc_random(b->ctx, rnd, sizeof(rnd));
+	if (rc) {
+		rnsc_transport_del(in->t);
+		in->t = NULL;
+		rnsc_identity_free(&id);
+		return rnsc_bridge_fail(E, "transport", rc);
+	}
+	in->used = 1;
+	in->next_id = 1;
+	rnsc_identity_public_bytes(&id, in->pub);
+	in->knobs = json_object();
+	static const char *const knob_names[] = {"announce_rate_target", "announce_rate_grace",
+						 "announce_rate_penalty", "announce_cap"};
+	for (size_t k = 0; k < 4 && in->knobs; k++) {
+		json_t *v = json_object_get(params, knob_names[k]);
+		if (v)
+			json_object_set(in->knobs, knob_names[k], v);
+	}
+	/* the suite's MockInterface runs at 10 Mbit/s unless told otherwise */
+	if (rnsc_bridge_int(params, "bitrate", 10000000, &in->bitrate, E) || in->bitrate < 0) {
+		rnsc_transport_del(in->t);
+		memset(in, 0, sizeof(*in));
+		rnsc_identity_free(&id);
+		if (!err[0])
+			snprintf(E, "bitrate must not be negative");
+		return 1;
+	}
+	hexstr(in->handle, rnd, sizeof(rnd));
+	json_object_set_new(result, "handle", json_string(in->handle));
+	rnsc_bridge_set_hex(result, "identity_hash", id.hash, sizeof(id.hash));
+	rnsc_identity_free(&id);
+	return 0;
+}
+
+static int c_stop(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
+{
+	(void)b;
+	beh_inst *in = get_inst(params, E);
+	if (!in) {
+		err[0] = '\0';
+		json_object_set_new(result, "stopped", json_false());
+		return 0;
+	}
+	for (int i = 0; i < MAX_IFACES; i++)
+		iface_clear(&in->ifs[i]);
+	for (size_t i = 0; i < in->ndl; i++)
+		free(in->dl[i].p);
+	json_decref(in->knobs);
+	rnsc_transport_del(in->t);
+	memset(in, 0, sizeof(*in));
+	json_object_set_new(result, "stopped", json_true());
+	return 0;
+}
+
+static int mode_from_name(const char *m)
+{
+	static const struct {
+		const char *name;
+		int mode;
+	} modes[] = {
+		{"FULL", RNSC_TRANSPORT_MODE_FULL},
+		{"POINT_TO_POINT", RNSC_TRANSPORT_MODE_POINT_TO_POINT},
+		{"ACCESS_POINT", RNSC_TRANSPORT_MODE_ACCESS_POINT},
+		{"ROAMING", RNSC_TRANSPORT_MODE_ROAMING},
+		{"BOUNDARY", RNSC_TRANSPORT_MODE_BOUNDARY},
+		{"GATEWAY", RNSC_TRANSPORT_MODE_GATEWAY},
+	};
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (strcmp(modes[i].name, m) == 0)
+			return modes[i].mode;
+	return -1;
+}
+
+
+/* A knob of the attach request, else the instance's default from behavioral_start. */
+static json_t *knob(beh_inst *in, json_t *params, const char *key)
+{
+	json_t *v = json_object_get(params, key);
+	return v ? v : json_object_get(in->knobs, key);
+}
+
+/* The suite's MockInterface announce policy: no rate target unless one is given (the
+ * reference's Interface default), grace and penalty as given, the cap as given or the
+ * default; ingress control as rnsc's default interface. */
+static int mock_policy(beh_inst *in, uint32_t id, json_t *params, char *err, size_t errcap)
+{
+	rnsc_transport_iface_policy pol;
+	rnsc_transport_iface_policy_default(in->t, &pol);
+	json_t *rt = knob(in, params, "announce_rate_target");
+	json_t *rg = knob(in, params, "announce_rate_grace");
+	json_t *rp = knob(in, params, "announce_rate_penalty");
+	json_t *cap = knob(in, params, "announce_cap");
+	pol.has_rate_target = rt && json_is_number(rt);
+	pol.rate_target_s = pol.has_rate_target && json_number_value(rt) > 0
+				    ? (uint64_t)json_number_value(rt)
+				    : 0;
+	pol.rate_grace = rg && json_is_number(rg) && json_number_value(rg) > 0
+				 ? (uint64_t)json_number_value(rg)
+				 : 0;
+	pol.rate_penalty_s = rp && json_is_number(rp) && json_number_value(rp) > 0
+				     ? (uint64_t)json_number_value(rp)
+				     : 0;
+	if (cap && json_is_number(cap))
+		pol.announce_cap = json_number_value(cap);
+	int rc = rnsc_transport_iface_set_policy(in->t, id, &pol, 0);
+	return rc ? rnsc_bridge_fail(E, "interface policy", rc) : 0;
+}
+
+static int c_attach(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
+{
+	const char *name, *mode;
+	long long mtu, bitrate;
+	beh_inst *in = get_inst(params, E);
+	if (!in)
+		return 1;
+	if (rnsc_bridge_str(params, "name", NULL, &name, E) ||
+	    rnsc_bridge_str(params, "mode", "FULL", &mode, E) ||
+	    rnsc_bridge_int(params, "mtu", RNSC_MTU, &mtu, E) ||
+	    rnsc_bridge_int(params, "bitrate", in->bitrate, &bitrate, E))
+		return 1;
+	json_t *bv = json_object_get(params, "bitrate");
+	if (bv && json_is_null(bv))
+		bitrate = in->bitrate;
+	const char *netname, *netkey;
+	long long ifac_size;
+	if (rnsc_bridge_str(params, "ifac_netname", "", &netname, E) ||
+	    rnsc_bridge_str(params, "ifac_netkey", "", &netkey, E) ||
+	    rnsc_bridge_int(params, "ifac_size", 16, &ifac_size, E))
+		return 1;
+	int local_client = rnsc_bridge_bool(params, "local_client", 0);
+	int m = mode_from_name(mode);
+	if (m < 0 || mtu < 1 || mtu > 1 << 24 || bitrate < 0) {
+		snprintf(E, "bad mode '%.20s', mtu or bitrate", mode);
+		return 1;
+	}
+	beh_iface *bi = NULL;
+	for (int i = 0; i < MAX_IFACES; i++)
+		if (!in->ifs[i].used) {
+			bi = &in->ifs[i];
+			break;
+		}
+	if (!bi) {
+		snprintf(E, "at most %d interfaces per instance", MAX_IFACES);
+		return 1;
+	}
+	uint8_t rnd[6];
+	int rc = rnsc_random(b->ctx, rnd, sizeof(rnd));
+	if (rc == 0)
+		rc = rnsc_transport_iface_add(in->t, in->next_id, m, (uint64_t)bitrate, (size_t)mtu);
+	if (rc)
+		return rnsc_bridge_fail(E, "attach interface", rc);
+	if (mock_policy(in, in->next_id, params, E)) {
+		rnsc_transport_iface_remove(in->t, in->next_id);
+		return 1;
+	}
+	/* a local client: the interface a shared instance serves one attached program on */
+	if (local_client &&
+	    (rc = rnsc_transport_iface_set_local(in->t, in->next_id, RNSC_TRANSPORT_LOCAL_CLIENT))) {
+		rnsc_transport_iface_remove(in->t, in->next_id);
+		return rnsc_bridge_fail(E, "local client", rc);
+	}
+	memset(bi, 0, sizeof(*bi));
+	if (*netname || *netkey) {
+		rc = ifac_size < 1 || ifac_size > 64
+			     ? RNSC_ERR_RANGE
+			     : rnsc_ifac_init(&bi->ifac, b->ctx, netname, netkey, (size_t)ifac_size);
+		if (rc) {
+			rnsc_transport_iface_remove(in->t, in->next_id);
+			return rnsc_bridge_fail(E, "IFAC", rc);
+		}
+		bi->has_ifac = 1;
+	}
+	bi->used = 1;
+	bi->id = in->next_id++;
+	hexstr(bi->hex, rnd, sizeof(rnd));
+	snprintf(bi->name, sizeof(bi->name), "%s", name);
+	/* the interface's hash: full_hash of its name, as the reference hashes str(interface) */
+	rc = rnsc_full_hash(b->ctx, bi->hash, (const uint8_t *)name, strlen(name));
+	if (rc)
+		return rnsc_bridge_fail(E, "hash", rc);
+	json_object_set_new(result, "iface_id", json_string(bi->hex));
+	rnsc_bridge_set_hex(result, "interface_hash", bi->hash, sizeof(bi->hash));
+	json_object_set_new(result, "ifac_size",
+			    json_integer(bi->has_ifac ? (json_int_t)bi->ifac.size : 0));
+	return 0;
+}
+
+static int c_detach(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
+{
+	(void)b;
+	beh_inst *in = get_inst(params, E);
+	beh_iface *bi = in ? get_iface(in, params, E) : NULL;
+	if (!bi)
+		return 1;
+	int rc = rnsc_transport_iface_remove(in->t, bi->id);
+	iface_clear(bi);
+	json_object_set_new(result, "detached", json_boolean(rc == 0));
+	return 0;
+}
+
+static int c_inject(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
+{
+	(void)b, (void)result;
+	uint8_t *raw = NULL;
+	size_t n;
+	beh_inst *in = get_inst(params, E);
+	beh_iface *bi = in ? get_iface(in, params, E) : NULL;
+	if (!bi || rnsc_bridge_hex(params, "raw", 1, &raw, &n, E))
+		return 1;
+	/* the interface layer's IFAC check, then the engine; what either drops it counts
+	 * (ifac_stats, rnsc_transport_get_stats), as an interface would */
+	pump(in); /* the timers that were due before this frame arrived */
+	uint8_t *plain = malloc(n ? n : 1);
+	int len = plain ? rnsc_ifac_check(bi->has_ifac ? &bi->ifac : NULL, &bi->ifac_stats, plain,
+					  n, raw, n)
+			: RNSC_ERR_NOMEM;
+	if (len > 0)
+		(void)rnsc_transport_ingest(in->t, bi->id, plain, (size_t)len, now_ms());
+	free(raw), free(plain);
+	pump(in);
+	return 0;
+}
+
+static int c_drain_tx(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
+{
+	(void)b;
+	beh_inst *in = get_inst(params, E);
+	beh_iface *bi = in ? get_iface(in, params, E) : NULL;
+	if (!bi)
+		return 1;
+	pump(in);
+	json_t *a = json_array();
+	for (size_t i = 0; i < bi->nq; i++) {
+		json_t *w = json_object();
+		rnsc_bridge_set_hex(w, "f", bi->q[i].p, bi->q[i].len);
+		json_array_append(a, json_object_get(w, "f"));
+		json_decref(w);
+		free(bi->q[i].p);
+	}
+	bi->nq = 0;
+	json_object_set_new(result, "packets", a);
+	return 0;
+}
+
+static int c_read_path_table(rnsc_bridge *b, json_t *params, json_t *result, char *err,
+			     size_t errcap)
+{
+	(void)b;
+	uint8_t dest[RNSC_TRUNCATED_HASHLEN], blobs[RNSC_MAX_RANDOM_BLOBS][10];
+	beh_inst *in = get_inst(params, E);
+	if (!in || rnsc_bridge_hex_fixed(params, "dest", dest, sizeof(dest), E))
+		return 1;
+	pump(in);
+	rnsc_transport_path p;
+	if (rnsc_transport_path_get(in->t, dest, &p) != 0) {
+		json_object_set_new(result, "found", json_false());
+		return 0;
+	}
+	size_t nb = RNSC_MAX_RANDOM_BLOBS;
+	const uint8_t *raw;
+	size_t rl;
+	if (rnsc_transport_path_detail(in->t, dest, blobs, &nb, &raw, &rl) != 0)
+		nb = 0;
+	json_object_set_new(result, "found", json_true());
+	json_object_set_new(result, "hops", json_integer(p.hops));
+	rnsc_bridge_set_hex(result, "next_hop", p.next_hop, sizeof(p.next_hop));
+	json_object_set_new(result, "timestamp", json_real((double)p.timestamp / 1000.0));
+	json_object_set_new(result, "expires", json_real((double)p.expires / 1000.0));
+	json_t *a = json_array();
+	for (size_t i = 0; i < nb; i++) {
+		json_t *w = json_object();
+		rnsc_bridge_set_hex(w, "f", blobs[i], 10);
+		json_array_append(a, json_object_get(w, "f"));
+		json_decref(w);
+	}
+	json_object_set_new(result, "random_blobs", a);
+	beh_iface *bi = iface_by_id(in, p.iface);
+	json_object_set_new(result, "receiving_interface", json_string(bi ? bi->name : ""));
+	if (bi)
+		rnsc_bridge_set_hex(result, "receiving_interface_hash", bi->hash, sizeof(bi->hash));
+	else
+		json_object_set_new(result, "receiving_interface_hash", json_null());
+	rnsc_bridge_set_hex(result, "packet_hash", p.packet_hash, sizeof(p.packet_hash));
+	return 0;
+}
+
+static int c_force_cull(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
+{
+	(void)b;
+	beh_inst *in = get_inst(params, E);
+	if (!in)
+		return 1;
+	pump(in);
+	json_object_set_new(result, "culled", json_true());
+	return 0;
+}
+
+
+/* Blackholes (Transport.blackhole_identity and friends) on the engine's own table. */
+static int c_blackhole(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
+{
+	(void)b;
+	uint8_t idh[RNSC_TRUNCATED_HASHLEN];
+	beh_inst *in = get_inst(params, E);
+	if (!in || rnsc_bridge_hex_fixed(params, "identity_hash", idh, sizeof(idh), E))
+		return 1;
+	rnsc_blackhole_entry e;
+	memset(&e, 0, sizeof(e));
+	json_t *u = json_object_get(params, "until");
+	if (u && json_is_number(u)) {
+		e.until = json_number_value(u);
+		e.until_int = json_is_integer(u);
+	} else if (u && !json_is_null(u)) {
+		snprintf(E, "until must be a number or null");
+		return 1;
+	}
+	json_t *r = json_object_get(params, "reason");
+	if (r && json_is_string(r)) {
+		e.reason = json_string_value(r);
+		e.reason_len = json_string_length(r);
+	}
+	int rc = rnsc_transport_blackhole_add(in->t, idh, &e);
+	if (rc < 0)
+		return rnsc_bridge_fail(E, "blackhole", rc);
+	json_object_set_new(result, "blackholed", json_boolean(rc == 1));
+	return 0;
+}
+
+static int c_unblackhole(rnsc_bridge *b, json_t *params, json_t *result, char *err,
+			 size_t errcap)
+{
+	(void)b;
+	uint8_t idh[RNSC_TRUNCATED_HASHLEN];
+	beh_inst *in = get_inst(params, E);
+	if (!in || rnsc_bridge_hex_fixed(params, "identity_hash", idh, sizeof(idh), E))
+		return 1;
+	int rc = rnsc_transport_blackhole_remove(in->t, idh);
+	if (rc < 0)
+		return rnsc_bridge_fail(E, "unblackhole", rc);
+	json_object_set_new(result, "lifted", json_boolean(rc == 1));
+	return 0;
+}
+
+static int c_read_blackhole_table(rnsc_bridge *b, json_t *params, json_t *result, char *err,
+				  size_t errcap)
+{
+	(void)b;
+	beh_inst *in = get_inst(params, E);
+	if (!in)
+		return 1;
+	pump(in);
+	json_t *a = json_array();
+	size_t cur = 0;
+	uint8_t idh[RNSC_TRUNCATED_HASHLEN];
+	rnsc_blackhole_entry e;
+	while (rnsc_transport_blackhole_next(in->t, &cur, idh, &e) == 1) {
+		json_t *o = json_object();
+		rnsc_bridge_set_hex(o, "identity_hash", idh, sizeof(idh));
+		/* a local entry's source is this transport's identity */
+		rnsc_bridge_set_hex(o, "source", e.has_source ? e.source : rnsc_transport_id(in->t),
+				    RNSC_TRUNCATED_HASHLEN);
+		if (e.until == 0)
+			json_object_set_new(o, "until", json_null());
+		else if (e.until_int)
+			json_object_set_new(o, "until", json_integer((json_int_t)e.until));
+		else
+			json_object_set_new(o, "until", json_real(e.until));
+		json_object_set_new(o, "reason", e.reason ? json_stringn(e.reason, e.reason_len)
+							  : json_null());
+		json_array_append_new(a, o);
+	}
+	json_object_set_new(result, "count", json_integer((json_int_t)json_array_size(a)));
+	json_object_set_new(result, "entries", a);
+	return 0;
+}
+
+
+/* The frame as this interface would send it: with its access code, masked. */
+static int c_ifac_mask(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
+{
+	(void)b;
+	uint8_t *raw = NULL, *out = NULL;
+	size_t n;
+	beh_inst *in = get_inst(params, E);
+	beh_iface *bi = in ? get_iface(in, params, E) : NULL;
+	if (!bi)
+		return 1;
+	if (!bi->has_ifac) {
+		snprintf(E, "interface has no IFAC identity configured");
+		return 1;
+	}
+	if (rnsc_bridge_hex(params, "raw", 1, &raw, &n, E))
+		return 1;
+	out = malloc(n + bi->ifac.size);
+	int len = out ? rnsc_ifac_apply(&bi->ifac, out, n + bi->ifac.size, raw, n) : RNSC_ERR_NOMEM;
+	if (len >= 0)
+		rnsc_bridge_set_hex(result, "masked", out, (size_t)len);
+	free(raw), free(out);
+	return len < 0 ? rnsc_bridge_fail(E, "IFAC mask", len) : 0;
+}
+
+
+static void on_data(void *ud, const uint8_t dest[RNSC_TRUNCATED_HASHLEN], const uint8_t *data,
+		    size_t len, const uint8_t packet_hash[RNSC_HASHLEN], uint32_t iface)
+{
+	(void)packet_hash, (void)iface;
+	beh_inst *in = ud;
+	if (in->ndl == MAX_DELIVERIES)
+		return; /* bounded: later deliveries are not recorded */
+	beh_delivery *d = &in->dl[in->ndl];
+	d->p = malloc(len ? len : 1);
+	if (!d->p)
+		return;
+	memcpy(d->p, data, len);
+	memcpy(d->dest, dest, sizeof(d->dest));
+	d->len = len;
+	in->ndl++;
+}
+
+/* A local IN destination on the engine; what it receives is kept for
+ * read_destination_deliveries. */
+static int c_register_destination(rnsc_bridge *b, json_t *params, json_t *result, char *err,
+				  size_t errcap)
+{
+	const char *app, *type, *strategy;
+	beh_inst *in = get_inst(params, E);
+	if (!in || rnsc_bridge_str(params, "app_name", NULL, &app, E) ||
+	    rnsc_bridge_str(params, "type", "single", &type, E) ||
+	    rnsc_bridge_str(params, "proof_strategy", "none", &strategy, E))
+		return 1;
+	json_t *av = json_object_get(params, "aspects");
+	const char *asp[16];
+	size_t na = 0;
+	if (av && !json_is_null(av)) {
+		if (!json_is_array(av) || json_array_size(av) > 16) {
+			snprintf(E, "aspects must be a list of at most 16 strings");
+			return 1;
+		}
+		for (size_t i = 0; i < json_array_size(av); i++) {
+			json_t *x = json_array_get(av, i);
+			if (!json_is_string(x)) {
+				snprintf(E, "aspects must be strings");
+				return 1;
+			}
+			asp[na++] = json_string_value(x);
+		}
+	}
+	int dt = !strcmp(type, "single") ? RNSC_DEST_SINGLE
+		 : !strcmp(type, "plain") ? RNSC_DEST_PLAIN
+		 : !strcmp(type, "group") ? RNSC_DEST_GROUP
+					  : -1;
+	if (dt < 0 || dt == RNSC_DEST_GROUP) {
+		snprintf(E, "destination type '%.20s' %s", type,
+			 dt < 0 ? "is unknown" : "is not bridged (GROUP keys)");
+		return 1;
+	}
+	rnsc_identity id;
+	int have_id = 0, rc;
+	if (dt != RNSC_DEST_PLAIN) {
+		uint8_t *seed = NULL;
+		size_t n;
+		if (rnsc_bridge_hex(params, "identity_seed", 1, &seed, &n, E))
+			return 1;
+		rc = rnsc_identity_from_private(b->ctx, &id, seed, n);
+		free(seed);
+		if (rc)
+			return rnsc_bridge_fail(E, "identity_seed (64 bytes)", rc);
+		have_id = 1;
+	}
+	uint8_t h[RNSC_TRUNCATED_HASHLEN];
+	rnsc_transport_callbacks cb;
+	memset(&cb, 0, sizeof(cb));
+	cb.ud = in;
+	cb.on_data = on_data;
+	rnsc_transport_set_callbacks(in->t, &cb);
+	rc = rnsc_transport_dest_add(in->t, dt, have_id ? &id : NULL, app, asp, na,
+				     !strcmp(strategy, "all"), h);
+	if (have_id)
+		rnsc_identity_free(&id);
+	if (rc)
+		return rnsc_bridge_fail(E, "register destination", rc);
+	rnsc_bridge_set_hex(result, "destination_hash", h, sizeof(h));
+	return 0;
+}
+
+static int c_read_deliveries(rnsc_bridge *b, json_t *params, json_t *result, char *err,
+			     size_t errcap)
+{
+	(void)b;
+	uint8_t dest[RNSC_TRUNCATED_HASHLEN];
+	beh_inst *in = get_inst(params, E);
+	if (!in || rnsc_bridge_hex_fixed(params, "dest", dest, sizeof(dest), E))
+		return 1;
+	pump(in);
+	json_t *a = json_array();
+	for (size_t i = 0; i < in->ndl; i++) {
+		if (memcmp(in->dl[i].dest, dest, sizeof(dest)) != 0)
+			continue;
+		json_t *w = json_object();
+		rnsc_bridge_set_hex(w, "f", in->dl[i].p, in->dl[i].len);
+		json_array_append(a, json_object_get(w, "f"));
+		json_decref(w);
+	}
+	json_object_set_new(result, "count", json_integer((json_int_t)json_array_size(a)));
+	json_object_set_new(result, "deliveries", a);
+	return 0;
+}
+
+
+/* Transport.synthesize_tunnel on one interface; the tunnel id is
+ * full_hash(transport public key || interface hash), the id the peer will file it under. */
+static int c_synthesize_tunnel(rnsc_bridge *b, json_t *params, json_t *result, char *err,
+			       size_t errcap)
+{
+	beh_inst *in = get_inst(params, E);
+	beh_iface *bi = in ? get_iface(in, params, E) : NULL;
+	if (!bi)
+		return 1;
+	int rc = rnsc_transport_tunnel_synthesize(in->t, bi->id, bi->hash, now_ms());
+	if (rc)
+		return rnsc_bridge_fail(E, "synthesize tunnel", rc);
+	pump(in);
+	uint8_t buf[RNSC_KEYSIZE + RNSC_HASHLEN], tid[RNSC_HASHLEN];
+	memcpy(buf, in->pub, RNSC_KEYSIZE);
+	memcpy(buf + RNSC_KEYSIZE, bi->hash, RNSC_HASHLEN);
+	rc = rnsc_full_hash(b->ctx, tid, buf, sizeof(buf));
+	if (rc)
+		return rnsc_bridge_fail(E, "hash", rc);
+	json_object_set_new(result, "iface_id", json_string(bi->hex));
+	rnsc_bridge_set_hex(result, "tunnel_id", tid, sizeof(tid));
+	return 0;
+}
+
+
+/* The tunnels established on the attached interfaces (rnsc_transport_iface_tunnel); a tunnel
+ * whose interface went away is not listed, since the engine offers no iteration. */
+static int c_read_tunnels(rnsc_bridge *b, json_t *params, json_t *result, char *err,
+			  size_t errcap)
+{
+	(void)b;
+	beh_inst *in = get_inst(params, E);
+	if (!in)
+		return 1;
+	pump(in);
+	json_t *a = json_array();
+	for (int i = 0; i < MAX_IFACES; i++) {
+		beh_iface *bi = &in->ifs[i];
+		uint8_t tid[RNSC_HASHLEN];
+		rnsc_transport_tunnel tu;
+		if (!bi->used || rnsc_transport_iface_tunnel(in->t, bi->id, tid) != 0 ||
+		    rnsc_transport_tunnel_get(in->t, tid, &tu) != 0)
+			continue;
+		json_t *o = json_object();
+		rnsc_bridge_set_hex(o, "tunnel_id", tid, sizeof(tid));
+		rnsc_bridge_set_hex(o, "interface_hash", bi->hash, sizeof(bi->hash));
+		json_object_set_new(o, "interface_id", json_string(bi->hex));
+		json_object_set_new(o, "expires", json_real((double)tu.expires / 1000.0));
+		json_object_set_new(o, "num_paths", json_integer((json_int_t)tu.n_paths));
+		json_array_append_new(a, o);
+	}
+	json_object_set_new(result, "tunnels", a);
+	return 0;
+}
+
+const rnsc_bridge_cmd rnsc_bridge_beh_cmds[] = {
+	{"behavioral_start", c_start},
+	{"behavioral_stop", c_stop},
+	{"behavioral_attach_mock_interface", c_attach},
+	{"behavioral_detach_interface", c_detach},
+	{"behavioral_inject", c_inject},
+	{"behavioral_drain_tx", c_drain_tx},
+	{"behavioral_read_path_table", c_read_path_table},
+	{"behavioral_force_cull", c_force_cull},
+	{"behavioral_synthesize_tunnel", c_synthesize_tunnel},
+	{"behavioral_read_tunnels", c_read_tunnels},
+	{"behavioral_register_destination", c_register_destination},
+	{"behavioral_read_destination_deliveries", c_read_deliveries},
+	{"behavioral_ifac_mask", c_ifac_mask},
+	{"behavioral_blackhole_identity", c_blackhole},
+	{"behavioral_unblackhole_identity", c_unblackhole},
+	{"behavioral_read_blackhole_table", c_read_blackhole_table},
+	{NULL, NULL},
+};

@@ -1,0 +1,293 @@
+# SPDX-License-Identifier: MIT
+"""Drives rnsc-conformance-bridge over its pipes and checks its answers.
+
+Every read has a deadline, so a bridge that hangs fails the test instead of stalling it.
+Reference answers come from the pinned rns (RNS.*) imported in this process.
+"""
+import bz2
+import hashlib
+import json
+import os
+import select
+import subprocess
+import sys
+import time
+
+BRIDGE = sys.argv[1]
+failures = 0
+checks = 0
+
+
+def check(name, cond, detail=""):
+    global failures, checks
+    checks += 1
+    if cond:
+        print(f"ok   {name}")
+    else:
+        failures += 1
+        print(f"FAIL {name} {detail}")
+
+
+class Bridge:
+    def __init__(self):
+        self.p = subprocess.Popen([BRIDGE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, env=os.environ.copy())
+        self.buf = b""
+        self.n = 0
+
+    def readline(self, timeout=10.0):
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self.buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("no line from the bridge within %.0fs" % timeout)
+            r, _, _ = select.select([self.p.stdout], [], [], left)
+            if r:
+                chunk = os.read(self.p.stdout.fileno(), 65536)
+                if not chunk:
+                    raise EOFError("bridge closed stdout (exit %s)" % self.p.poll())
+                self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return line
+
+    def send_raw(self, data):
+        self.p.stdin.write(data)
+        self.p.stdin.flush()
+
+    def raw(self, data, timeout=10.0):
+        self.send_raw(data)
+        return json.loads(self.readline(timeout))
+
+    def call(self, command, **params):
+        self.n += 1
+        rid = "t-%d" % self.n
+        r = self.raw((json.dumps({"id": rid, "command": command, "params": params}) + "\n").encode())
+        assert r.get("id") == rid, "response id %r for request %r" % (r.get("id"), rid)
+        return r
+
+    def ok(self, command, **params):
+        r = self.call(command, **params)
+        if not r.get("success"):
+            raise AssertionError("%s failed: %s" % (command, r.get("error")))
+        return r["result"]
+
+    def close(self):
+        self.p.stdin.close()
+        try:
+            return self.p.wait(10)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            return None
+
+
+def is_lower_hex(s):
+    return isinstance(s, str) and all(c in "0123456789abcdef" for c in s) and len(s) % 2 == 0
+
+
+def protocol(b):
+    check("READY first", b.readline(15) == b"READY")
+    r = b.raw(b"this is not json\n")
+    check("not JSON -> success:false", r.get("success") is False and "JSON" in r.get("error", ""), r)
+    r = b.raw(b"[1,2,3]\n")
+    check("not an object -> success:false", r.get("success") is False, r)
+    r = b.raw(b'{"id":"x1","params":{}}\n')
+    check("no command -> success:false, id echoed", r.get("success") is False and r.get("id") == "x1", r)
+    r = b.raw(b'{"id":7,"command":"no_such_command"}\n')
+    check("unknown command names it", r.get("success") is False and r.get("id") == 7
+          and "no_such_command" in r.get("error", ""), r)
+    r = b.raw(b'{"id":"x2","command":"sha256","params":[1]}\n')
+    check("params not an object", r.get("success") is False, r)
+    r = b.raw(b'{"id":"x3","command":"sha256","params":{"data":"abc"}}\n')
+    check("odd-length hex refused", r.get("success") is False and "hex" in r.get("error", ""), r)
+    r = b.raw(b'{"id":"x4","command":"sha256","params":{"data":"zz"}}\n')
+    check("non-hex refused", r.get("success") is False, r)
+    r = b.raw(b'{"id":"x5","command":"sha256","params":{"data":5}}\n')
+    check("hex of the wrong JSON type refused", r.get("success") is False, r)
+    r = b.raw(b'{"id":"x6","command":"sha256","params":{}}\n')
+    check("missing parameter named", r.get("success") is False and "data" in r.get("error", ""), r)
+    r = b.raw(b'{"id":"x7","command":"sha256","params":{"data":"ABCDEF"}}\r\n')
+    check("uppercase hex in, CRLF line, lowercase hex out",
+          r.get("success") is True and r["result"]["hash"] == hashlib.sha256(bytes.fromhex("abcdef")).hexdigest(), r)
+    r = b.raw(b'\n   \n{"id":"x8","command":"sha256","params":{"data":""}}\n')
+    check("blank lines get no response", r.get("id") == "x8" and r.get("success") is True, r)
+    r = b.raw(b'{"id":"x9","command":"sha256","params":{"data":"00"}}  {"trailing":1}\n')
+    check("trailing garbage refused", r.get("success") is False, r)
+    r = b.raw(b'{"id":"x10","command":"sha\x00256"}\n')
+    check("NUL inside a line refused", r.get("success") is False, r)
+    r = b.raw(b"[" * 100000 + b"\n")
+    check("deep nesting refused", r.get("success") is False, r)
+    r = b.raw(b'{"id":"x11","id":"x12","command":"sha256","params":{"data":""}}\n')
+    check("duplicate keys refused", r.get("success") is False, r)
+    r = b.raw(b'{"id":"x13","command":"sha256","params":{"data":"' + b"\xff\xfe" + b'"}}\n')
+    check("invalid UTF-8 refused", r.get("success") is False, r)
+    big = b'{"id":"big","command":"sha256","params":{"data":"' + b"00" * (9 * 1024 * 1024) + b'"}}\n'
+    b.send_raw(big)
+    r = json.loads(b.readline(30))
+    check("oversized line (>16 MiB) refused", r.get("success") is False and "limit" in r.get("error", ""), str(r)[:200])
+    r = b.call("sha256", data="")
+    check("bridge still answers after bad lines", r.get("success") is True, r)
+
+
+def primitives(b):
+    import RNS
+    from RNS.Cryptography import HKDF
+
+    # published vectors
+    r = b.ok("sha256", data="616263")
+    check("sha256 FIPS 180-2 'abc'", r["hash"] == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    r = b.ok("hkdf", length=42, ikm="0b" * 22, salt="000102030405060708090a0b0c",
+             info="f0f1f2f3f4f5f6f7f8f9")
+    check("hkdf RFC 5869 A.1", r["derived_key"] == "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887185865")
+    r = b.ok("x25519_exchange",
+             private_key="77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a",
+             peer_public_key="de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f")
+    check("x25519 RFC 7748 6.1", r["shared_secret"] == "4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742")
+    r = b.ok("ed25519_sign", private_key="9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60",
+             message="")
+    check("ed25519 RFC 8032 test 1", r["signature"].startswith("e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b"))
+
+    # against the reference, same inputs
+    prv = bytes(range(64))
+    ref = RNS.Identity.from_bytes(prv)
+    r = b.ok("identity_from_private_key", private_key=prv.hex())
+    check("identity hash = reference", r["hash"] == ref.hash.hex() and r["public_key"] == ref.get_public_key().hex())
+    r = b.ok("destination_hash", identity_hash=ref.hash.hex(), app_name="conformance", aspects=["a", "b"])
+    check("destination hash = reference", r["destination_hash"] == RNS.Destination.hash(ref, "conformance", "a", "b").hex())
+    r = b.ok("destination_hash", identity_hash=ref.hash.hex(), app_name="conformance", aspects="a,b")
+    check("aspects as comma string", r["destination_hash"] == RNS.Destination.hash(ref, "conformance", "a", "b").hex())
+    r = b.call("destination_hash", identity_hash=ref.hash.hex(), app_name="bad.name", aspects=[])
+    check("dot in app name refused", r.get("success") is False, r)
+    r = b.ok("identity_sign", private_key=prv.hex(), message="68656c6c6f")
+    check("signature = reference", r["signature"] == ref.sign(b"hello").hex())
+    r = b.ok("identity_encrypt", public_key=ref.get_public_key().hex(), plaintext="00112233")
+    check("rnsc encrypt -> reference decrypt", ref.decrypt(bytes.fromhex(r["ciphertext"])) == bytes.fromhex("00112233"))
+    r = b.ok("identity_decrypt", private_key=prv.hex(), ciphertext=ref.encrypt(b"xyz").hex())
+    check("reference encrypt -> rnsc decrypt", r["plaintext"] == b"xyz".hex())
+    r = b.ok("identity_decrypt", private_key=prv.hex(), ciphertext="00" * 100)
+    check("undecryptable token -> plaintext null", r["plaintext"] is None)
+    key = bytes(range(64))
+    tok = RNS.Cryptography.Token(key).encrypt(b"token data")
+    r = b.ok("token_decrypt", key=key.hex(), token=tok.hex())
+    check("reference token -> rnsc", r["plaintext"] == b"token data".hex())
+    r = b.ok("token_verify_hmac", key=key.hex(), token=tok[:-1].hex() + "%02x" % (tok[-1] ^ 1))
+    check("tampered token HMAC invalid", r["valid"] is False)
+    r = b.ok("hkdf", length=64, ikm="01" * 32, salt="02" * 16, info="")
+    check("hkdf = reference", r["derived_key"] == HKDF.hkdf(length=64, derive_from=b"\x01" * 32, salt=b"\x02" * 16, context=None).hex())
+    r = b.ok("truncated_hash", data="00ff")
+    check("truncated hash = reference", r["hash"] == RNS.Identity.truncated_hash(b"\x00\xff").hex())
+    r = b.ok("name_hash", name="app.x.y")
+    check("name hash = reference", r["hash"] == RNS.Identity.full_hash(b"app.x.y")[:10].hex())
+    rpub = RNS.Cryptography.X25519PrivateKey.from_private_bytes(b"\x05" * 32).public_key().public_bytes()
+    r = b.ok("ratchet_public_from_private", ratchet_private="05" * 32)
+    check("ratchet public = reference", r["ratchet_public"] == rpub.hex())
+    ct = ref.encrypt(b"ratcheted", ratchet=rpub)
+    r = b.ok("ratchet_decrypt", private_key=prv.hex(), ciphertext=ct.hex(),
+             ratchet_privates=["06" * 32, "05" * 32], enforce_ratchets=True)
+    check("ratchet decrypt names the ratchet", r["plaintext"] == b"ratcheted".hex()
+          and r["latest_ratchet_id"] == RNS.Identity._get_ratchet_id(rpub).hex(), r)
+
+    # packets and announces
+    r = b.ok("packet_build", dest_type="plain", data="0102030405", context=0x0e, hops=3)
+    raw = bytes.fromhex(r["raw"])
+    p = RNS.Packet(None, None)
+    p.raw = raw
+    check("plain packet: reference unpacks it", p.unpack() and p.data == bytes.fromhex("0102030405")
+          and p.context == 0x0e and p.hops == 3 and p.get_hash().hex() == r["hash"])
+    r = b.ok("packet_unpack", raw=raw.hex())
+    check("packet_unpack fields", r["unpacked"] and r["context"] == 0x0e and r["data"] == "0102030405"
+          and r["destination_type"] == 2 and r["transport_id"] is None)
+    h1 = b.ok("packet_build", dest_type="plain", data="01")
+    h2 = b.ok("packet_build", dest_type="single", packet_type=1, data="01", header_type=2,
+              transport_id="ab" * 16)
+    check("header lengths: HEADER_1 19 + n, HEADER_2 35 + n",
+          len(h1["raw"]) // 2 == 20 and len(h2["raw"]) // 2 == 36 and h2["transport_id"] == "ab" * 16)
+    r = b.call("packet_build", dest_type="plain", data="")
+    check("a packet without data is refused", r.get("success") is False, r)
+    r = b.ok("packet_unpack", raw="0000")
+    check("short packet -> unpacked false", r["unpacked"] is False)
+    r = b.ok("announce_build", private_key=prv.hex(), app_name="conformance", aspects=["ann"],
+             app_data="6869", enable_ratchets=True, emission_ts=1700000000)
+    ap = RNS.Packet(None, None)
+    ap.raw = bytes.fromhex(r["raw"])
+    check("rnsc announce validates in the reference", ap.unpack() and
+          RNS.Identity.validate_announce(ap, only_validate_signature=True) and r["has_ratchet"]
+          and r["app_data"] == "6869" and r["random_hash"].endswith("%010x" % 1700000000))
+    v = b.ok("announce_validate", raw=r["raw"])
+    check("announce_validate accepts it", v["valid"] is True and v["ratchet"] == r["ratchet"])
+    bad = bytearray.fromhex(r["raw"])
+    bad[-3] ^= 1
+    v = b.ok("announce_validate", raw=bad.hex())
+    check("announce_validate rejects a flipped byte", v["valid"] is False)
+
+    # framing and bz2
+    payload = bytes([0x7e, 0x7d, 0xc0, 0xdb, 0x01] * 5)
+    from RNS.Interfaces.TCPInterface import HDLC
+    from RNS.Interfaces.KISSInterface import KISS
+    r = b.ok("hdlc_frame", data=payload.hex())
+    check("hdlc frame = reference", r["framed"] == (b"\x7e" + HDLC.escape(payload) + b"\x7e").hex())
+    r2 = b.ok("hdlc_deframe_stream", stream=r["framed"] * 2 + "7e0102037e")
+    check("hdlc stream: two frames, runt dropped", r2["frames"] == [payload.hex()] * 2, r2)
+    r = b.ok("kiss_frame", data=payload.hex())
+    check("kiss frame = reference", r["framed"] == (b"\xc0\x00" + KISS.escape(payload) + b"\xc0").hex())
+    r = b.ok("kiss_deframe", framed=r["framed"])
+    check("kiss deframe round trip", r["data"] == payload.hex())
+    r = b.ok("bz2_compress", data="41" * 1000)
+    check("bz2 compress -> python bz2", bz2.decompress(bytes.fromhex(r["compressed"])) == b"A" * 1000)
+    r = b.ok("bz2_decompress", compressed=bz2.compress(b"B" * 500).hex())
+    check("python bz2 -> bz2 decompress", r["decompressed"] == "42" * 500)
+    r = b.call("bz2_decompress", compressed="425a6839")
+    check("truncated bz2 refused", r.get("success") is False, r)
+    r = b.ok("wire_buffer_pack", stream_id=5, data="aa", eof=True)
+    check("stream message header = reference layout", r["raw"] == "8005aa" and r["msgtype"] == 0xff00, r)
+    r = b.ok("wire_channel_envelope_pack", msgtype=0x0101, sequence=2, data="bb")
+    check("channel envelope header", r["raw"] == "010100020001bb", r)
+    r = b.ok("crypto_provider_op", op="ed25519_sign", provider="internal",
+             private_key="9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60", message="")
+    check("provider op on libsodium", r["result"].startswith("e5564300c360ac72"), r)
+    # every hex field of a sample answer is lowercase
+    r = b.ok("announce_build", private_key=prv.hex(), app_name="x", aspects=[])
+    check("hex out is lowercase", all(is_lower_hex(r[k]) for k in ("raw", "public_key", "signature")))
+
+
+def behavioral(b):
+    """A transport node with two mock interfaces: an announce heard on one is learned into
+    the path table at hops+1 and rebroadcast on the other (the reference's rule)."""
+    h = b.ok("behavioral_start", identity_seed=bytes(range(64)).hex(), enable_transport=True)["handle"]
+    ia = b.ok("behavioral_attach_mock_interface", handle=h, name="a")["iface_id"]
+    ib = b.ok("behavioral_attach_mock_interface", handle=h, name="b")["iface_id"]
+    ann = b.ok("announce_build", private_key=bytes(range(1, 65)).hex(), app_name="behav", aspects=["x"])
+    raw = bytearray.fromhex(ann["raw"])
+    raw[1] = 2
+    b.ok("behavioral_inject", handle=h, iface_id=ia, raw=raw.hex())
+    pt = b.ok("behavioral_read_path_table", handle=h, dest=ann["destination_hash"])
+    check("behavioral: path learned at hops 3", pt["found"] and pt["hops"] == 3, pt)
+    got = []
+    deadline = time.monotonic() + 6
+    while not got and time.monotonic() < deadline:
+        time.sleep(0.1)
+        got = b.ok("behavioral_drain_tx", handle=h, iface_id=ib)["packets"]
+    check("behavioral: rebroadcast on the other interface with hops 3",
+          len(got) >= 1 and bytes.fromhex(got[0])[1] == 3, got)
+    r = b.call("behavioral_inject", handle="nope", iface_id=ia, raw="00")
+    check("behavioral: unknown handle refused", r.get("success") is False, r)
+    check("behavioral: stop", b.ok("behavioral_stop", handle=h)["stopped"] is True)
+
+
+def main():
+    b = Bridge()
+    try:
+        protocol(b)
+        primitives(b)
+        behavioral(b)
+    except Exception as e:  # a hang or a crash is a failure, reported with its cause
+        check("bridge session", False, "%s: %s" % (type(e).__name__, e))
+    rc = b.close()
+    check("clean exit at end of input", rc == 0, "exit %s" % rc)
+    err = b.p.stderr.read().decode(errors="replace")
+    if err.strip():
+        print("bridge stderr:", err[-2000:])
+    print("%d checks, %d failed" % (checks, failures))
+    sys.exit(1 if failures else 0)
+
+
+main()
