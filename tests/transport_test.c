@@ -389,6 +389,127 @@ static void test_relay(void)
 	net_reset();
 }
 
+/* Inspection and ageing of the tables (transport_tables.c), the packet filter as a query,
+ * and a path request with the caller's tag. */
+static void test_tables_filter_tagged_request(void)
+{
+	int a = add_node(0), r = add_node(1), c = add_node(0);
+	wire_up(a, 1, r, 1, RNSC_TRANSPORT_MODE_FULL);
+	wire_up(c, 1, r, 2, RNSC_TRANSPORT_MODE_FULL);
+	rnsc_identity ida;
+	uint8_t da[16], none[16] = {0};
+	add_single(a, &ida, da);
+	CU_ASSERT_EQUAL(rnsc_transport_announce(N[a].t, da, NULL, 0, NOW), 0);
+	pump();
+	rnsc_transport_announce_entry e;
+	CU_ASSERT_EQUAL_FATAL(rnsc_transport_announce_get(N[r].t, da, &e), 0);
+	CU_ASSERT_EQUAL(e.hops, 1);
+	CU_ASSERT_EQUAL(e.retries, 0);
+	CU_ASSERT_EQUAL(memcmp(e.received_from, da, 16), 0); /* no transport id: the dest */
+	CU_ASSERT_FALSE(e.block_rebroadcasts);
+	rnsc_transport_path p;
+	CU_ASSERT_EQUAL_FATAL(rnsc_transport_path_get(N[r].t, da, &p), 0);
+	CU_ASSERT_EQUAL(memcmp(e.packet_hash, p.packet_hash, RNSC_HASHLEN), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_announce_get(N[r].t, none, &e), RNSC_ERR_NOTFOUND);
+	CU_ASSERT_EQUAL(rnsc_transport_announce_get(N[r].t, da, NULL), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(rnsc_transport_announce_set_times(N[r].t, none, NULL, NULL),
+			RNSC_ERR_NOTFOUND);
+	CU_ASSERT_EQUAL(rnsc_transport_announce_set_times(NULL, da, NULL, NULL), RNSC_ERR_INVAL);
+	/* A retransmit timeout a minute away holds the rebroadcast; one in the past fires it. */
+	uint64_t later = NOW + 60000, ts = NOW - 5;
+	CU_ASSERT_EQUAL(rnsc_transport_announce_set_times(N[r].t, da, &ts, &later), 0);
+	CU_ASSERT_EQUAL_FATAL(rnsc_transport_announce_get(N[r].t, da, &e), 0);
+	CU_ASSERT_EQUAL(e.timestamp, ts);
+	CU_ASSERT_EQUAL(e.retransmit_timeout, later);
+	tick_all(NOW + 2000, 250);
+	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[r].t)->rebroadcasts, 0);
+	uint64_t past = NOW - 1;
+	CU_ASSERT_EQUAL(rnsc_transport_announce_set_times(N[r].t, da, NULL, &past), 0);
+	tick_all(NOW + 1, 1); /* within the announce check interval: nothing yet */
+	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[r].t)->rebroadcasts, 0);
+	rnsc_transport_jobs_due(N[r].t);
+	rnsc_transport_jobs_due(NULL);
+	tick_all(NOW + 1, 1);
+	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[r].t)->rebroadcasts, 1);
+	CU_ASSERT_EQUAL_FATAL(rnsc_transport_announce_get(N[r].t, da, &e), 0);
+	CU_ASSERT_EQUAL(e.retries, 1);
+
+	/* A timestamp older than the path lifetime lets the next cull drop the path (the cull
+	 * reads the timestamp, as the reference's does; expires is for path replacement). */
+	uint64_t stamp = 0, gone = NOW - 1;
+	CU_ASSERT_EQUAL(rnsc_transport_path_set_times(N[r].t, da, NULL, &gone), 0);
+	CU_ASSERT_EQUAL_FATAL(rnsc_transport_path_get(N[r].t, da, &p), 0);
+	CU_ASSERT_EQUAL(p.expires, gone);
+	CU_ASSERT_EQUAL(rnsc_transport_path_set_times(N[r].t, none, NULL, &gone), RNSC_ERR_NOTFOUND);
+	CU_ASSERT_EQUAL(rnsc_transport_path_set_times(N[r].t, NULL, NULL, &gone), RNSC_ERR_INVAL);
+	tick_all(NOW + 6000, 250);
+	CU_ASSERT_TRUE(rnsc_transport_has_path(N[r].t, da)); /* expiry alone culls nothing */
+	CU_ASSERT_EQUAL(rnsc_transport_path_set_times(N[r].t, da, &stamp, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(rnsc_transport_path_get(N[r].t, da, &p), 0);
+	CU_ASSERT_EQUAL(p.timestamp, stamp);
+	tick_all(NOW + 6000, 250);
+	CU_ASSERT_FALSE(rnsc_transport_has_path(N[r].t, da));
+
+	/* The filter as a query: nothing remembered or counted until the caller adds the hash. */
+	uint8_t data[8] = {9}, frame[64], h[RNSC_HASHLEN];
+	int ok = -1;
+	rnsc_packet q = {.dest_type = RNSC_DEST_SINGLE, .packet_type = RNSC_PKT_DATA,
+			 .data = data, .data_len = sizeof(data)};
+	memset(q.dest_hash, 0x24, 16);
+	CU_ASSERT_EQUAL_FATAL(rnsc_packet_pack(frame, sizeof(frame), &q, RNSC_MTU), 27);
+	CU_ASSERT_EQUAL(rnsc_transport_packet_filter(N[r].t, frame, 27, &ok, h), 0);
+	CU_ASSERT_EQUAL(ok, 1);
+	CU_ASSERT_EQUAL(rnsc_transport_packet_filter(N[r].t, frame, 27, &ok, NULL), 0);
+	CU_ASSERT_EQUAL(ok, 1);
+	CU_ASSERT_EQUAL(rnsc_transport_hashlist_add(N[r].t, h), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_packet_filter(N[r].t, frame, 27, &ok, NULL), 0);
+	CU_ASSERT_EQUAL(ok, 0);
+	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[r].t)->duplicates, 0);
+	q.context = RNSC_CTX_RESOURCE; /* exempt from the hashlist */
+	CU_ASSERT_EQUAL_FATAL(rnsc_packet_pack(frame, sizeof(frame), &q, RNSC_MTU), 27);
+	CU_ASSERT_EQUAL(rnsc_transport_packet_filter(N[r].t, frame, 27, &ok, h), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_hashlist_add(N[r].t, h), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_packet_filter(N[r].t, frame, 27, &ok, NULL), 0);
+	CU_ASSERT_EQUAL(ok, 1);
+	q.context = RNSC_CTX_NONE;
+	q.dest_hash[0] ^= 1; /* a packet not yet in the hashlist */
+	q.header_type = RNSC_HEADER_2; /* in transport: only for this instance */
+	q.transport_type = RNSC_TRANSPORT_TRANSPORT;
+	memset(q.transport_id, 0x77, 16);
+	CU_ASSERT_EQUAL_FATAL(rnsc_packet_pack(frame, sizeof(frame), &q, RNSC_MTU), 43);
+	CU_ASSERT_EQUAL(rnsc_transport_packet_filter(N[r].t, frame, 43, &ok, NULL), 0);
+	CU_ASSERT_EQUAL(ok, 0);
+	memcpy(q.transport_id, rnsc_transport_id(N[r].t), 16);
+	CU_ASSERT_EQUAL_FATAL(rnsc_packet_pack(frame, sizeof(frame), &q, RNSC_MTU), 43);
+	CU_ASSERT_EQUAL(rnsc_transport_packet_filter(N[r].t, frame, 43, &ok, NULL), 0);
+	CU_ASSERT_EQUAL(ok, 1);
+	q.header_type = RNSC_HEADER_1, q.transport_type = RNSC_TRANSPORT_BROADCAST;
+	q.dest_type = RNSC_DEST_PLAIN, q.hops = 2; /* PLAIN is never transported */
+	CU_ASSERT_EQUAL_FATAL(rnsc_packet_pack(frame, sizeof(frame), &q, RNSC_MTU), 27);
+	CU_ASSERT_EQUAL(rnsc_transport_packet_filter(N[r].t, frame, 27, &ok, NULL), 0);
+	CU_ASSERT_EQUAL(ok, 0);
+	CU_ASSERT_NOT_EQUAL(rnsc_transport_packet_filter(N[r].t, frame, 5, &ok, NULL), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_packet_filter(N[r].t, frame, 27, NULL, NULL),
+			RNSC_ERR_INVAL);
+
+	/* A tagged path request carries the tag as the last 16 payload bytes. */
+	uint8_t tag[16], want[16], buf[600];
+	memset(tag, 0x5a, sizeof(tag));
+	memset(want, 0x33, sizeof(want));
+	CU_ASSERT_EQUAL(rnsc_transport_request_path_tagged(N[c].t, want, 1, 1, tag, 17, NOW),
+			RNSC_ERR_RANGE);
+	CU_ASSERT_EQUAL(rnsc_transport_request_path_tagged(N[c].t, want, 1, 1, NULL, 4, NOW),
+			RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(rnsc_transport_request_path_tagged(N[c].t, want, 1, 1, tag, 16, NOW), 0);
+	uint32_t ifc = 0;
+	int len = rnsc_transport_outbox_pop(N[c].t, &ifc, buf, sizeof(buf));
+	CU_ASSERT_EQUAL_FATAL(len, 19 + 32); /* dest || tag: transport is off on c */
+	CU_ASSERT_EQUAL(memcmp(buf + 19, want, 16), 0);
+	CU_ASSERT_EQUAL(memcmp(buf + 35, tag, 16), 0);
+	rnsc_identity_free(&ida);
+	net_reset();
+}
+
 static void test_hashlist_rotation(void)
 {
 	int a = add_node(0), b = add_node(0);
@@ -841,6 +962,8 @@ int main(void)
 	CU_add_test(s, "path expiry by interface mode", test_path_expiry);
 	CU_add_test(s, "relay: rebroadcast, forwarding, path response", test_relay);
 	CU_add_test(s, "hashlist rotation", test_hashlist_rotation);
+	CU_add_test(s, "table reads and rewrites, filter query, tagged path request",
+		    test_tables_filter_tagged_request);
 	CU_add_test(s, "hashlist keys by role", test_hashlist_keys_by_role);
 	CU_add_test(s, "forwarding beyond the 500-byte MTU", test_forward_beyond_mtu);
 	CU_add_test(s, "delivery beyond the 500-byte MTU", test_deliver_beyond_mtu);

@@ -868,6 +868,18 @@ int rnsc_transport_request_path(rnsc_transport *t, const uint8_t dest_hash[HL], 
 	return rnsc_tr_request_path(t, dest_hash, iface_only ? &iface : NULL, NULL, 0, 0, now);
 }
 
+int rnsc_transport_request_path_tagged(rnsc_transport *t, const uint8_t dest_hash[HL],
+				       int iface_only, uint32_t iface, const uint8_t *tag,
+				       size_t tag_len, uint64_t now)
+{
+	if (!t || !dest_hash || (!tag && tag_len))
+		return RNSC_ERR_INVAL;
+	if (tag_len > HL)
+		return RNSC_ERR_RANGE; /* a path request's tag is read back as at most 16 bytes */
+	return rnsc_tr_request_path(t, dest_hash, iface_only ? &iface : NULL,
+				    tag_len ? tag : NULL, tag_len, 0, now);
+}
+
 /* Transport.path_request (local destinations, and known paths on transport nodes). */
 /* Asks every interface but `except` (UINT32_MAX: none) with role `role` (-1: any) for a
  * path, as the reference forwards path requests for and to local clients. */
@@ -1152,9 +1164,10 @@ static int inbound_proof(rnsc_transport *t, const rnsc_packet *p, const uint8_t 
 
 /* ---- inbound ------------------------------------------------------------------------------ */
 
-/* Transport.packet_filter: 1 to process, 0 to drop. */
+/* Transport.packet_filter: 1 to process, 0 to drop. A hashlist duplicate is counted only
+ * when count is set (inbound; not a query through rnsc_transport_packet_filter). */
 static int packet_filter(rnsc_transport *t, const rnsc_packet *p,
-			 const uint8_t hash[RNSC_HASHLEN])
+			 const uint8_t hash[RNSC_HASHLEN], int count)
 {
 	if (p->header_type == RNSC_HEADER_2 && p->packet_type != RNSC_PKT_ANNOUNCE &&
 	    memcmp(p->transport_id, t->ident.hash, HL) != 0)
@@ -1179,7 +1192,8 @@ static int packet_filter(rnsc_transport *t, const rnsc_packet *p,
 		return 1;
 	if (p->packet_type == RNSC_PKT_ANNOUNCE && p->dest_type == RNSC_DEST_SINGLE)
 		return 1; /* repeated announces are sorted out by the path table rules */
-	t->st.duplicates++;
+	if (count)
+		t->st.duplicates++;
 	return 0;
 }
 
@@ -1331,7 +1345,7 @@ int rnsc_transport_ingest(rnsc_transport *t, uint32_t iface, const uint8_t *fram
 	if (rc)
 		return rc;
 	/* Behind a shared instance the instance filters (Transport.packet_filter). */
-	if (!t->to_shared && !packet_filter(t, &p, hash)) {
+	if (!t->to_shared && !packet_filter(t, &p, hash, 1)) {
 		t->st.filtered++;
 		return 0;
 	}
@@ -1876,6 +1890,26 @@ int rnsc_transport_hashlist_next(const rnsc_transport *t, size_t *cursor,
 		return 1;
 	}
 	*cursor = t->hashlist.cap;
+	return 0;
+}
+
+int rnsc_transport_packet_filter(rnsc_transport *t, const uint8_t *raw, size_t len,
+				 int *accepted, uint8_t hash[RNSC_HASHLEN])
+{
+	if (!t || !raw || !accepted)
+		return RNSC_ERR_INVAL;
+	rnsc_packet p;
+	int rc = rnsc_packet_unpack(&p, raw, len);
+	if (rc)
+		return rc;
+	uint8_t h[RNSC_HASHLEN];
+	rc = rnsc_packet_hash(t->ctx, h, raw, len);
+	if (rc)
+		return rc;
+	/* connected to a shared instance: the instance filters, everything passes here */
+	*accepted = t->to_shared ? 1 : packet_filter(t, &p, h, 0);
+	if (hash)
+		memcpy(hash, h, RNSC_HASHLEN);
 	return 0;
 }
 

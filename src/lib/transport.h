@@ -358,6 +358,13 @@ RNSC_API int rnsc_transport_announce(rnsc_transport *t, const uint8_t dest_hash[
 RNSC_API int rnsc_transport_request_path(rnsc_transport *t,
 					 const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
 					 int iface_only, uint32_t iface, uint64_t now);
+/* As rnsc_transport_request_path with the caller's request tag (Transport.request_path's
+ * tag argument): tag_len 1..16 bytes, or 0 for a random one. Returns the same codes, and
+ * RNSC_ERR_RANGE for a longer tag. */
+RNSC_API int rnsc_transport_request_path_tagged(rnsc_transport *t,
+						const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+						int iface_only, uint32_t iface, const uint8_t *tag,
+						size_t tag_len, uint64_t now);
 
 /* Sends one DATA packet to a remote SINGLE destination (encrypted to its recalled identity,
  * or its latest ratchet when one was announced) and registers a receipt. packet_hash (may be
@@ -450,6 +457,45 @@ RNSC_API int rnsc_transport_path_import(rnsc_transport *t,
 					const rnsc_transport_path *p, const uint8_t blobs[][10],
 					size_t n_blobs, const uint8_t *raw, size_t raw_len);
 
+/* One announce_table entry (the reference's IDX_AT_* fields), as the engine holds it for
+ * rebroadcast and retransmission. Times are in the engine's clock (ms, as passed to tick). */
+typedef struct rnsc_transport_announce_entry {
+	uint64_t timestamp;          /* IDX_AT_TIMESTAMP */
+	uint64_t retransmit_timeout; /* IDX_AT_RTRNS_TMO: the next retransmission is after it */
+	int retries;                 /* IDX_AT_RETRIES */
+	unsigned hops;               /* IDX_AT_HOPS */
+	uint8_t received_from[RNSC_TRUNCATED_HASHLEN]; /* IDX_AT_RCVD_IF: a hash, not an iface */
+	int local_rebroadcasts;      /* IDX_AT_LCL_RBRD */
+	int block_rebroadcasts;      /* IDX_AT_BLCK_RBRD */
+	int has_attached;            /* IDX_AT_ATTCHD_IF is set: attached is the interface id */
+	uint32_t attached;
+	uint8_t packet_hash[RNSC_HASHLEN]; /* hash of the held announce (IDX_AT_PACKET) */
+} rnsc_transport_announce_entry;
+
+/* Copies the announce_table entry of dest into *out. Returns 0, RNSC_ERR_INVAL or
+ * RNSC_ERR_NOTFOUND (transport_tables.c). */
+RNSC_API int rnsc_transport_announce_get(const rnsc_transport *t,
+					 const uint8_t dest[RNSC_TRUNCATED_HASHLEN],
+					 rnsc_transport_announce_entry *out);
+/* Rewrites an entry's timestamp and/or retransmit timeout (NULL: unchanged), e.g. to make
+ * the next tick retransmit at once. Returns 0, RNSC_ERR_INVAL or RNSC_ERR_NOTFOUND. */
+RNSC_API int rnsc_transport_announce_set_times(rnsc_transport *t,
+					       const uint8_t dest[RNSC_TRUNCATED_HASHLEN],
+					       const uint64_t *timestamp,
+					       const uint64_t *retransmit_timeout);
+
+/* Rewrites a path_table entry's timestamp and/or expiry (engine ms; NULL: unchanged), as
+ * the cull and path-replacement rules read them. Returns 0, RNSC_ERR_INVAL or
+ * RNSC_ERR_NOTFOUND (transport_tables.c). */
+RNSC_API int rnsc_transport_path_set_times(rnsc_transport *t,
+					   const uint8_t dest[RNSC_TRUNCATED_HASHLEN],
+					   const uint64_t *timestamp, const uint64_t *expires);
+
+/* Makes the announce-retransmit pass and the table cull due at the next tick, whatever their
+ * intervals (the reference's tests rewind announces_last_checked and tables_last_culled).
+ * NULL is a no-op (transport_tables.c). */
+RNSC_API void rnsc_transport_jobs_due(rnsc_transport *t);
+
 /* The current generation of the packet hashlist, which is what the reference persists
  * (packet_hashlist.raw). Iteration as rnsc_transport_path_next(). Only an engine with
  * transport_enabled keeps whole hashes (the reference persists the list only then); any
@@ -459,6 +505,14 @@ RNSC_API int rnsc_transport_hashlist_next(const rnsc_transport *t, size_t *curso
 /* Adds a packet hash loaded from storage to the current generation (rotation happens at
  * the next tick as usual). Returns 0, RNSC_ERR_INVAL or RNSC_ERR_NOMEM. */
 RNSC_API int rnsc_transport_hashlist_add(rnsc_transport *t, const uint8_t hash[RNSC_HASHLEN]);
+/* Transport.packet_filter's verdict on one raw packet (no IFAC), as inbound applies it
+ * before the hop count is incremented: foreign transport ids, the exempt contexts, PLAIN and
+ * GROUP hop and announce rules, the hashlist. Nothing is ingested, remembered or counted
+ * (rnsc_transport_hashlist_add remembers). *accepted is 1 (processed) or 0 (dropped); hash,
+ * when not NULL, receives the packet hash. Returns 0, RNSC_ERR_INVAL or the error of
+ * rnsc_packet_unpack for a malformed packet. */
+RNSC_API int rnsc_transport_packet_filter(rnsc_transport *t, const uint8_t *raw, size_t len,
+					  int *accepted, uint8_t hash[RNSC_HASHLEN]);
 
 /* One Identity.known_destinations entry, for persistence (the reference's
  * [timestamp, packet_hash, public_key, app_data] record). */
