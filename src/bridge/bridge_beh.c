@@ -7,6 +7,7 @@
  * drains, as a runtime's loop would have run them meanwhile.
  * Handles are 16 hex digits, interface ids 12; both are drawn from the context's randomness.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -424,6 +425,35 @@ static int c_inject(rnsc_bridge *b, json_t *params, json_t *result, char *err, s
 	return 0;
 }
 
+/* Transport.packet_filter's verdict on a raw packet and, when accepted and remember (default
+ * true), inbound's add_packet_hash, so an identical second packet meets the hashlist. */
+static int c_packet_filter(rnsc_bridge *b, json_t *params, json_t *result, char *err,
+			   size_t errcap)
+{
+	(void)b;
+	uint8_t *raw = NULL, hash[RNSC_HASHLEN];
+	size_t n;
+	int accepted = 0, remembered = 0;
+	beh_inst *in = get_inst(params, E);
+	if (!in || rnsc_bridge_hex(params, "raw", 1, &raw, &n, E))
+		return 1;
+	pump(in);
+	int rc = rnsc_transport_packet_filter(in->t, raw, n, &accepted, hash);
+	free(raw);
+	if (rc)
+		return rnsc_bridge_fail(E, "packet failed to unpack", rc);
+	if (accepted && rnsc_bridge_bool(params, "remember", 1)) {
+		rc = rnsc_transport_hashlist_add(in->t, hash);
+		if (rc)
+			return rnsc_bridge_fail(E, "add_packet_hash", rc);
+		remembered = 1;
+	}
+	json_object_set_new(result, "accepted", json_boolean(accepted));
+	rnsc_bridge_set_hex(result, "packet_hash", hash, sizeof hash);
+	json_object_set_new(result, "remembered", json_boolean(remembered));
+	return 0;
+}
+
 static int c_drain_tx(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
 {
 	(void)b;
@@ -487,12 +517,153 @@ static int c_read_path_table(rnsc_bridge *b, json_t *params, json_t *result, cha
 	return 0;
 }
 
+/* A JSON number of seconds (the reference's time.time() floats) as engine ms; 0 when absent
+ * or null, 1 with *set when present, -1 with err when not a number. Past the epoch clamps. */
+static int seconds_param(json_t *params, const char *key, uint64_t *out, char *err,
+			 size_t errcap)
+{
+	json_t *v = json_object_get(params, key);
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_number(v)) {
+		snprintf(E, "%s: a number of seconds is required", key);
+		return -1;
+	}
+	double d = json_number_value(v) * 1000.0;
+	*out = d <= 0.0 ? 0u : d >= 1.8e19 ? UINT64_MAX : (uint64_t)d;
+	return 1;
+}
+
+/* Transport.announce_table[dest]: the rebroadcast and retransmit state. */
+static int c_read_announce_table(rnsc_bridge *b, json_t *params, json_t *result, char *err,
+				 size_t errcap)
+{
+	(void)b;
+	uint8_t dest[RNSC_TRUNCATED_HASHLEN];
+	beh_inst *in = get_inst(params, E);
+	if (!in || rnsc_bridge_hex_fixed(params, "dest", dest, sizeof(dest), E))
+		return 1;
+	pump(in);
+	rnsc_transport_announce_entry e;
+	int rc = rnsc_transport_announce_get(in->t, dest, &e);
+	if (rc == RNSC_ERR_NOTFOUND) {
+		json_object_set_new(result, "found", json_false());
+		return 0;
+	}
+	if (rc)
+		return rnsc_bridge_fail(E, "announce_table", rc);
+	json_object_set_new(result, "found", json_true());
+	json_object_set_new(result, "retries", json_integer(e.retries));
+	json_object_set_new(result, "hops", json_integer(e.hops));
+	json_object_set_new(result, "timestamp", json_real((double)e.timestamp / 1000.0));
+	json_object_set_new(result, "retransmit_timeout",
+			    json_real((double)e.retransmit_timeout / 1000.0));
+	json_object_set_new(result, "local_rebroadcasts", json_integer(e.local_rebroadcasts));
+	json_object_set_new(result, "block_rebroadcasts", json_boolean(e.block_rebroadcasts));
+	rnsc_bridge_set_hex(result, "received_from", e.received_from, sizeof(e.received_from));
+	beh_iface *bi = e.has_attached ? iface_by_id(in, e.attached) : NULL;
+	json_object_set_new(result, "attached_interface", bi ? json_string(bi->hex) : json_null());
+	rnsc_bridge_set_hex(result, "packet_hash", e.packet_hash, sizeof(e.packet_hash));
+	return 0;
+}
+
+/* Rewrites an announce_table entry's retransmit_timeout and/or timestamp (seconds). */
+static int c_set_announce_timestamp(rnsc_bridge *b, json_t *params, json_t *result, char *err,
+				    size_t errcap)
+{
+	(void)b;
+	uint8_t dest[RNSC_TRUNCATED_HASHLEN];
+	uint64_t ts = 0, tmo = 0;
+	beh_inst *in = get_inst(params, E);
+	if (!in || rnsc_bridge_hex_fixed(params, "dest", dest, sizeof(dest), E))
+		return 1;
+	int has_tmo = seconds_param(params, "retransmit_timeout", &tmo, E);
+	int has_ts = has_tmo < 0 ? -1 : seconds_param(params, "timestamp", &ts, E);
+	if (has_tmo < 0 || has_ts < 0)
+		return 1;
+	pump(in);
+	int rc = rnsc_transport_announce_set_times(in->t, dest, has_ts ? &ts : NULL,
+						   has_tmo ? &tmo : NULL);
+	if (rc && rc != RNSC_ERR_NOTFOUND)
+		return rnsc_bridge_fail(E, "announce_table", rc);
+	json_object_set_new(result, "set", json_boolean(rc == 0));
+	return 0;
+}
+
+/* Transport.request_path(dest, on_interface, tag): the engine builds and queues the request;
+ * without a tag the bridge draws one (RNS.Identity.get_random_hash) so it can report it. */
+static int c_request_path(rnsc_bridge *b, json_t *params, json_t *result, char *err,
+			  size_t errcap)
+{
+	uint8_t dest[RNSC_TRUNCATED_HASHLEN], rnd[RNSC_TRUNCATED_HASHLEN], *tag = NULL;
+	size_t tl = 0;
+	beh_inst *in = get_inst(params, E);
+	beh_iface *bi = in ? get_iface(in, params, E) : NULL;
+	if (!bi || rnsc_bridge_hex_fixed(params, "dest", dest, sizeof(dest), E) ||
+	    rnsc_bridge_hex(params, "tag", 0, &tag, &tl, E))
+		return 1;
+	int rc = 0;
+	if (tl == 0)
+		rc = rnsc_random_hash(b->ctx, rnd);
+	pump(in);
+	if (rc == 0)
+		rc = rnsc_transport_request_path_tagged(in->t, dest, 1, bi->id, tl ? tag : rnd,
+							tl ? tl : sizeof(rnd), now_ms());
+	if (rc == 0)
+		rnsc_bridge_set_hex(result, "tag", tl ? tag : rnd, tl ? tl : sizeof(rnd));
+	free(tag);
+	if (rc)
+		return rnsc_bridge_fail(E, "request_path", rc);
+	pump(in);
+	return 0;
+}
+
+/* Rewrites a path_table entry's timestamp (key "timestamp") or expiry ("expires"). */
+static int set_path_time(json_t *params, json_t *result, const char *key, char *err,
+			 size_t errcap)
+{
+	uint8_t dest[RNSC_TRUNCATED_HASHLEN];
+	uint64_t v = 0;
+	beh_inst *in = get_inst(params, E);
+	if (!in || rnsc_bridge_hex_fixed(params, "dest", dest, sizeof(dest), E))
+		return 1;
+	int has = seconds_param(params, key, &v, E);
+	if (has <= 0) {
+		if (has == 0)
+			snprintf(E, "%s is required", key);
+		return 1;
+	}
+	pump(in);
+	int ts = strcmp(key, "timestamp") == 0;
+	int rc = rnsc_transport_path_set_times(in->t, dest, ts ? &v : NULL, ts ? NULL : &v);
+	if (rc && rc != RNSC_ERR_NOTFOUND)
+		return rnsc_bridge_fail(E, "path_table", rc);
+	json_object_set_new(result, "set", json_boolean(rc == 0));
+	return 0;
+}
+
+static int c_set_path_timestamp(rnsc_bridge *b, json_t *params, json_t *result, char *err,
+				size_t errcap)
+{
+	(void)b;
+	return set_path_time(params, result, "timestamp", E);
+}
+
+static int c_set_path_expires(rnsc_bridge *b, json_t *params, json_t *result, char *err,
+			      size_t errcap)
+{
+	(void)b;
+	return set_path_time(params, result, "expires", E);
+}
+
 static int c_force_cull(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
 {
 	(void)b;
 	beh_inst *in = get_inst(params, E);
 	if (!in)
 		return 1;
+	pump(in); /* the timers due so far at their times, then the forced pass now */
+	rnsc_transport_jobs_due(in->t);
 	pump(in);
 	json_object_set_new(result, "culled", json_true());
 	return 0;
@@ -772,8 +943,14 @@ const rnsc_bridge_cmd rnsc_bridge_beh_cmds[] = {
 	{"behavioral_detach_interface", c_detach},
 	{"behavioral_inject", c_inject},
 	{"behavioral_drain_tx", c_drain_tx},
+	{"behavioral_packet_filter", c_packet_filter},
 	{"behavioral_read_path_table", c_read_path_table},
 	{"behavioral_force_cull", c_force_cull},
+	{"behavioral_set_path_timestamp", c_set_path_timestamp},
+	{"behavioral_set_path_expires", c_set_path_expires},
+	{"behavioral_request_path", c_request_path},
+	{"behavioral_read_announce_table", c_read_announce_table},
+	{"behavioral_set_announce_timestamp", c_set_announce_timestamp},
 	{"behavioral_synthesize_tunnel", c_synthesize_tunnel},
 	{"behavioral_read_tunnels", c_read_tunnels},
 	{"behavioral_register_destination", c_register_destination},
