@@ -26,6 +26,7 @@
 #define MAX_INSTANCES 16
 #define MAX_IFACES 32
 #define MAX_QUEUED 4096
+#define SHARED_IFACE_ID 0xfffffff0u /* the hidden link to a shared instance (c_start) */
 
 typedef struct beh_frame {
 	uint8_t *p;
@@ -201,6 +202,16 @@ static int c_start(rnsc_bridge *b, json_t *params, json_t *result, char *err, si
 	beh_inst *in = &insts[slot];
 	memset(in, 0, sizeof(*in));
 	rc = rnsc_transport_new(b->ctx, &in->t, &id, &cfg);
+	/* connected_to_shared_instance: an engine attached to a shared instance is one with a
+	 * LOCAL_SHARED interface (no packet filter or hashlist of its own). The bridge adds
+	 * that interface out of the test's sight; what goes out on it is discarded. */
+	if (rc == 0 && rnsc_bridge_bool(params, "connected_to_shared_instance", 0)) {
+		rc = rnsc_transport_iface_add(in->t, SHARED_IFACE_ID, RNSC_TRANSPORT_MODE_FULL,
+					      1000000000u, 0);
+		if (rc == 0)
+			rc = rnsc_transport_iface_set_local(in->t, SHARED_IFACE_ID,
+							    RNSC_TRANSPORT_LOCAL_SHARED);
+	}
 	if (rc == 0)
 		rc = rnsc_random(b->ctx, rnd, sizeof(rnd));
 	if (rc) {
@@ -229,6 +240,9 @@ static int c_start(rnsc_bridge *b, json_t *params, json_t *result, char *err, si
 			snprintf(E, "bitrate must not be negative");
 		return 1;
 	}
+	/* the engine's first tick at start, as a node's loop runs it: its periodic jobs (the
+	 * announce check among them) then keep the phase of the start, not of the first frame */
+	pump(in);
 	hexstr(in->handle, rnd, sizeof(rnd));
 	json_object_set_new(result, "handle", json_string(in->handle));
 	rnsc_bridge_set_hex(result, "identity_hash", id.hash, sizeof(id.hash));

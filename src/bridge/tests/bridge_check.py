@@ -268,6 +268,104 @@ def behavioral(b):
         got = b.ok("behavioral_drain_tx", handle=h, iface_id=ib)["packets"]
     check("behavioral: rebroadcast on the other interface with hops 3",
           len(got) >= 1 and bytes.fromhex(got[0])[1] == 3, got)
+    # the announce table: the entry's state, a retransmission forced now, and its end
+    dest = ann["destination_hash"]
+    at = b.ok("behavioral_read_announce_table", handle=h, dest=dest)
+    check("behavioral: announce table after the first rebroadcast",
+          at["found"] and at["retries"] == 1 and at["hops"] == 3 and at["received_from"] == dest
+          and at["attached_interface"] is None, at)
+    b.ok("behavioral_set_announce_timestamp", handle=h, dest=dest, retransmit_timeout=10 ** 12)
+    at = b.ok("behavioral_read_announce_table", handle=h, dest=dest)
+    check("behavioral: retransmit timeout rewritten", at["retransmit_timeout"] == 10 ** 12, at)
+    b.ok("behavioral_set_announce_timestamp", handle=h, dest=dest, retransmit_timeout=0)
+    b.ok("behavioral_force_cull", handle=h)
+    at = b.ok("behavioral_read_announce_table", handle=h, dest=dest)
+    got = []
+    deadline = time.monotonic() + 3  # the interface's announce cap may space it a little
+    while not got and time.monotonic() < deadline:
+        got = b.ok("behavioral_drain_tx", handle=h, iface_id=ib)["packets"]
+        if not got:
+            time.sleep(0.05)
+    check("behavioral: forced pass retransmits (retries 2)",
+          at["found"] and at["retries"] == 2 and len(got) == 1, (at, got))
+    b.ok("behavioral_set_announce_timestamp", handle=h, dest=dest, retransmit_timeout=0)
+    b.ok("behavioral_force_cull", handle=h)
+    at = b.ok("behavioral_read_announce_table", handle=h, dest=dest)
+    check("behavioral: entry completed after PATHFINDER_R retries", at == {"found": False}, at)
+    r = b.ok("behavioral_set_announce_timestamp", handle=h, dest=dest, retransmit_timeout=0)
+    check("behavioral: rewrite of an absent entry reports set false", r["set"] is False, r)
+    r = b.ok("behavioral_set_path_timestamp", handle=h, dest=dest, timestamp=0)
+    b.ok("behavioral_force_cull", handle=h)
+    pt = b.ok("behavioral_read_path_table", handle=h, dest=dest)
+    check("behavioral: a path stamped at the epoch is culled", r["set"] and not pt["found"], (r, pt))
+    r = b.call("behavioral_set_path_expires", handle=h, dest=dest, expires="soon")
+    check("behavioral: a non-numeric time is refused", r.get("success") is False, r)
+
+    # Transport.packet_filter: rnsc's verdicts against the reference's on the same packets,
+    # with the same remember sequence (the reference's filter is run on a transport
+    # identity of the same seed and an owner that is not attached to a shared instance)
+    import types
+    import RNS
+    RNS.Transport.owner = types.SimpleNamespace(is_connected_to_shared_instance=False)
+    RNS.Transport.identity = RNS.Identity.from_bytes(bytes(range(64)))
+    RNS.Transport.packet_hashlist, RNS.Transport.packet_hashlist_prev = set(), set()
+    tid = RNS.Transport.identity.hash
+
+    def pkt(flags, hops, dst, ctx, data, transport_id=None):
+        return bytes([flags, hops]) + (transport_id or b"") + dst + bytes([ctx]) + data
+
+    d1, d2 = bytes([0x11] * 16), bytes([0x22] * 16)
+    cases = [
+        ("SINGLE DATA", pkt(0x00, 0, d1, 0, b"x" * 8), True),
+        ("SINGLE DATA replay", pkt(0x00, 0, d1, 0, b"x" * 8), True),
+        ("RESOURCE context", pkt(0x00, 0, d2, 0x01, b"y" * 8), True),
+        ("RESOURCE context replay", pkt(0x00, 0, d2, 0x01, b"y" * 8), True),
+        ("PLAIN DATA hops 2", pkt(0x08, 2, d1, 0, b"z" * 8), False),
+        ("PLAIN DATA hops 1", pkt(0x08, 1, d2, 0, b"z" * 8), False),
+        ("GROUP announce", pkt(0x05, 0, d2, 0, b"w" * 8), False),
+        ("HEADER_2 foreign transport id", pkt(0x50, 1, d2, 0, b"v" * 8, bytes(16)), False),
+        ("HEADER_2 own transport id", pkt(0x50, 1, d2, 0, b"u" * 8, tid), False),
+    ]
+    for name, raw, remember in cases:
+        p = RNS.Packet(None, raw)
+        p.unpack()
+        want = bool(RNS.Transport.packet_filter(p))
+        if want and remember:
+            RNS.Transport.add_packet_hash(p.packet_hash)
+        r = b.ok("behavioral_packet_filter", handle=h, raw=raw.hex(), remember=remember)
+        check("packet_filter %s = reference (%s)" % (name, want),
+              r["accepted"] is want and r["packet_hash"] == p.packet_hash.hex()
+              and r["remembered"] is (want and remember), r)
+    # attached to a shared instance the instance filters: a replay and a foreign transport
+    # id pass (the reference's packet_filter returns True first thing)
+    RNS.Transport.owner.is_connected_to_shared_instance = True
+    hs = b.ok("behavioral_start", enable_transport=False, connected_to_shared_instance=True)["handle"]
+    for name, raw, _ in cases[:2] + cases[7:8]:
+        want = bool(RNS.Transport.packet_filter(RNS.Packet(None, raw)))
+        r = b.ok("behavioral_packet_filter", handle=hs, raw=raw.hex())
+        check("packet_filter behind a shared instance: %s = reference (%s)" % (name, want),
+              r["accepted"] is want, r)
+    b.ok("behavioral_stop", handle=hs)
+    RNS.Transport.owner.is_connected_to_shared_instance = False
+    r = b.call("behavioral_packet_filter", handle=h, raw="0000")
+    check("packet_filter: a malformed packet is refused", r.get("success") is False, r)
+
+    # a path request with the caller's tag, against the reference's packet for it
+    tag = bytes(range(16))
+    want_dest = bytes([0x33] * 16)
+    b.ok("behavioral_drain_tx", handle=h, iface_id=ia)  # the rebroadcasts went out there too
+    r = b.ok("behavioral_request_path", handle=h, iface_id=ia, dest=want_dest.hex(), tag=tag.hex())
+    got = b.ok("behavioral_drain_tx", handle=h, iface_id=ia)["packets"]
+    prd = RNS.Destination(None, RNS.Destination.OUT, RNS.Destination.PLAIN, "rnstransport",
+                          "path", "request")
+    ref = RNS.Packet(prd, want_dest + tid + tag, packet_type=RNS.Packet.DATA,
+                     transport_type=RNS.Transport.BROADCAST, header_type=RNS.Packet.HEADER_1)
+    ref.pack()
+    check("request_path with a tag = reference's packet", r["tag"] == tag.hex()
+          and got == [ref.raw.hex()], (r, got, ref.raw.hex()))
+    r = b.call("behavioral_request_path", handle=h, iface_id=ia, dest=want_dest.hex(),
+               tag=bytes(17).hex())
+    check("request_path: a tag over 16 bytes is refused", r.get("success") is False, r)
     r = b.call("behavioral_inject", handle="nope", iface_id=ia, raw="00")
     check("behavioral: unknown handle refused", r.get("success") is False, r)
     check("behavioral: stop", b.ok("behavioral_stop", handle=h)["stopped"] is True)
