@@ -506,6 +506,52 @@ static void test_tables_filter_tagged_request(void)
 	CU_ASSERT_EQUAL_FATAL(len, 19 + 32); /* dest || tag: transport is off on c */
 	CU_ASSERT_EQUAL(memcmp(buf + 19, want, 16), 0);
 	CU_ASSERT_EQUAL(memcmp(buf + 35, tag, 16), 0);
+
+	/* Seeded link and reverse entries read back, and a stale one goes at the next cull. */
+	rnsc_transport_link_entry le = {.timestamp = NOW, .next_hop_iface = 1,
+					.received_iface = 9, .remaining_hops = 2, .hops = 3,
+					.validated = 1, .proof_timeout = NOW + 1000}, lg;
+	memset(le.link_id, 0x61, 16);
+	memset(le.dest_hash, 0x62, 16);
+	CU_ASSERT_EQUAL(rnsc_transport_link_entry_put(N[r].t, &le), RNSC_ERR_NOTFOUND);
+	le.received_iface = 2;
+	CU_ASSERT_EQUAL(rnsc_transport_link_entry_put(N[r].t, &le), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_link_entry_put(N[r].t, &le), 0); /* replaces */
+	CU_ASSERT_EQUAL(rnsc_transport_link_entry_put(NULL, &le), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL_FATAL(rnsc_transport_link_entry_get(N[r].t, le.link_id, &lg), 0);
+	CU_ASSERT(lg.timestamp == le.timestamp && lg.next_hop_iface == 1 &&
+		  lg.received_iface == 2 && lg.remaining_hops == 2 && lg.hops == 3 &&
+		  lg.validated == 1 && lg.proof_timeout == NOW + 1000 &&
+		  memcmp(lg.dest_hash, le.dest_hash, 16) == 0 &&
+		  memcmp(lg.link_id, le.link_id, 16) == 0);
+	CU_ASSERT_EQUAL(rnsc_transport_link_entry_get(N[r].t, none, &lg), RNSC_ERR_NOTFOUND);
+	CU_ASSERT_EQUAL(rnsc_transport_link_entry_get(N[r].t, NULL, &lg), RNSC_ERR_INVAL);
+	size_t cur = 0;
+	int seen = 0;
+	while (rnsc_transport_link_entry_next(N[r].t, &cur, &lg))
+		seen += memcmp(lg.link_id, le.link_id, 16) == 0;
+	CU_ASSERT_EQUAL(seen, 1);
+	CU_ASSERT_EQUAL(rnsc_transport_link_entry_next(N[r].t, NULL, &lg), 0);
+	rnsc_transport_reverse_entry re = {.received_iface = 2, .outbound_iface = 9,
+					   .timestamp = 0}, rg;
+	memset(re.key, 0x63, 16);
+	CU_ASSERT_EQUAL(rnsc_transport_reverse_put(N[r].t, &re), RNSC_ERR_NOTFOUND);
+	re.outbound_iface = 1;
+	CU_ASSERT_EQUAL(rnsc_transport_reverse_put(N[r].t, &re), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_reverse_put(N[r].t, &re), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_reverse_put(N[r].t, NULL), RNSC_ERR_INVAL);
+	cur = 0, seen = 0;
+	while (rnsc_transport_reverse_next(N[r].t, &cur, &rg))
+		seen += memcmp(rg.key, re.key, 16) == 0 && rg.outbound_iface == 1;
+	CU_ASSERT_EQUAL(seen, 1);
+	CU_ASSERT_EQUAL(rnsc_transport_reverse_next(NULL, &cur, &rg), 0);
+	le.timestamp = 0; /* stale: LINK_TIMEOUT long past */
+	CU_ASSERT_EQUAL(rnsc_transport_link_entry_put(N[r].t, &le), 0);
+	rnsc_transport_jobs_due(N[r].t);
+	CU_ASSERT_EQUAL(rnsc_transport_tick(N[r].t, NOW), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_link_entry_get(N[r].t, le.link_id, &lg), RNSC_ERR_NOTFOUND);
+	cur = 0;
+	CU_ASSERT_EQUAL(rnsc_transport_reverse_next(N[r].t, &cur, &rg), 0); /* reverse culled */
 	rnsc_identity_free(&ida);
 	net_reset();
 }

@@ -1458,15 +1458,19 @@ int rnsc_transport_ingest(rnsc_transport *t, uint32_t iface, const uint8_t *fram
 static int process_announce_table(rnsc_transport *t, uint64_t now)
 {
 	rnsc_tmap *m = &t->announces;
-	uint8_t(*done)[HL] = NULL;
-	size_t n_done = 0;
+	uint8_t(*done)[HL] = NULL, (*due)[HL] = NULL;
+	size_t n_done = 0, n_due = 0;
 	int rc = 0;
 	if (m->n) {
 		done = rnsc_alloc(t->ctx, m->n * HL);
-		if (!done)
+		due = rnsc_alloc(t->ctx, m->n * HL);
+		if (!done || !due) {
+			rnsc_free(t->ctx, done);
+			rnsc_free(t->ctx, due);
 			return RNSC_ERR_NOMEM;
+		}
 	}
-	for (size_t i = 0; i < m->cap && rc == 0; i++) {
+	for (size_t i = 0; i < m->cap; i++) {
 		if (!rnsc_tmap_slot_used(m, i))
 			continue;
 		tr_announce *ae = rnsc_tmap_slot_val(m, i);
@@ -1480,19 +1484,41 @@ static int process_announce_table(rnsc_transport *t, uint64_t now)
 			ae->retries++;
 			if (!rnsc_tmap_has(&t->known, dest))
 				memcpy(done[n_done++], dest, HL); /* identity forgotten meanwhile */
-			else if ((rc = send_stored_announce(t, ae, now)) == 0)
-				rc = rnsc_tr_reinsert_held(t, dest);
-			/* A rebroadcast that cannot be sent (hops reached PATHFINDER_M, or the
-			 * HEADER_2 re-send of a full-size announce exceeds the MTU) is dropped as
-			 * the reference's _outbound / Packet.pack drop it; it must not fail the
-			 * whole tick (tables would go unculled while it waits out its retries). */
-			if (rc == RNSC_ERR_HOPS || rc == RNSC_ERR_TOOBIG)
-				rc = 0;
+			else
+				memcpy(due[n_due++], dest, HL);
 		}
+	}
+	/* The pass's rebroadcasts go out lowest hop count first (the reference sends its
+	 * outgoing list sorted by hops); insertion sort: a pass holds few. */
+	for (size_t i = 1; i < n_due; i++) {
+		for (size_t j = i; j > 0; j--) {
+			const tr_announce *a = rnsc_tmap_get(m, due[j - 1], NULL);
+			const tr_announce *b = rnsc_tmap_get(m, due[j], NULL);
+			if (a->hops <= b->hops)
+				break;
+			uint8_t tmp[HL];
+			memcpy(tmp, due[j], HL);
+			memcpy(due[j], due[j - 1], HL);
+			memcpy(due[j - 1], tmp, HL);
+		}
+	}
+	for (size_t i = 0; i < n_due && rc == 0; i++) {
+		tr_announce *ae = rnsc_tmap_get(m, due[i], NULL);
+		if (!ae)
+			continue; /* gone while an earlier one was sent */
+		if ((rc = send_stored_announce(t, ae, now)) == 0)
+			rc = rnsc_tr_reinsert_held(t, due[i]);
+		/* A rebroadcast that cannot be sent (hops reached PATHFINDER_M, or the HEADER_2
+		 * re-send of a full-size announce exceeds the MTU) is dropped as the reference's
+		 * _outbound / Packet.pack drop it; it must not fail the whole tick (tables would
+		 * go unculled while it waits out its retries). */
+		if (rc == RNSC_ERR_HOPS || rc == RNSC_ERR_TOOBIG)
+			rc = 0;
 	}
 	for (size_t i = 0; i < n_done; i++)
 		rnsc_free(t->ctx, rnsc_tmap_del(m, done[i]));
 	rnsc_free(t->ctx, done);
+	rnsc_free(t->ctx, due);
 	return rc;
 }
 

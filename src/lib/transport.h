@@ -491,10 +491,51 @@ RNSC_API int rnsc_transport_path_set_times(rnsc_transport *t,
 					   const uint8_t dest[RNSC_TRUNCATED_HASHLEN],
 					   const uint64_t *timestamp, const uint64_t *expires);
 
-/* Makes the announce-retransmit pass and the table cull due at the next tick, whatever their
- * intervals (the reference's tests rewind announces_last_checked and tables_last_culled).
+/* Makes the announce-retransmit pass and the table culls (link table included) due at the
+ * next tick, whatever their intervals (the reference's tests rewind announces_last_checked
+ * and tables_last_culled).
  * NULL is a no-op (transport_tables.c). */
 RNSC_API void rnsc_transport_jobs_due(rnsc_transport *t);
+
+/* One Transport.link_table entry (a relayed link, IDX_LT_*), keyed by link id. Times in
+ * engine ms; the interfaces are engine interface ids. */
+typedef struct rnsc_transport_link_entry {
+	uint8_t link_id[RNSC_TRUNCATED_HASHLEN];
+	uint64_t timestamp;                                    /* IDX_LT_TIMESTAMP */
+	uint8_t next_hop_transport_id[RNSC_TRUNCATED_HASHLEN]; /* IDX_LT_NH_TRID */
+	uint32_t next_hop_iface;                               /* IDX_LT_NH_IF */
+	unsigned remaining_hops;                               /* IDX_LT_REM_HOPS */
+	uint32_t received_iface;                               /* IDX_LT_RCVD_IF */
+	unsigned hops;                                         /* IDX_LT_HOPS */
+	uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN];             /* IDX_LT_DSTHASH */
+	int validated;                                         /* IDX_LT_VALIDATED */
+	uint64_t proof_timeout;                                /* IDX_LT_PROOF_TMO */
+} rnsc_transport_link_entry;
+/* Iteration like rnsc_transport_path_next(): 1 with *out filled, 0 at the end. */
+RNSC_API int rnsc_transport_link_entry_next(const rnsc_transport *t, size_t *cursor,
+					    rnsc_transport_link_entry *out);
+/* Returns 0, RNSC_ERR_INVAL or RNSC_ERR_NOTFOUND. */
+RNSC_API int rnsc_transport_link_entry_get(const rnsc_transport *t,
+					   const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
+					   rnsc_transport_link_entry *out);
+/* Inserts or replaces the entry of in->link_id, which the engine then relays and culls as
+ * one it created. Returns 0, RNSC_ERR_INVAL, RNSC_ERR_NOTFOUND (an interface id is not
+ * attached) or RNSC_ERR_NOMEM. */
+RNSC_API int rnsc_transport_link_entry_put(rnsc_transport *t, const rnsc_transport_link_entry *in);
+
+/* One Transport.reverse_table entry (where a proof for a relayed packet goes back), keyed by
+ * the truncated packet hash. */
+typedef struct rnsc_transport_reverse_entry {
+	uint8_t key[RNSC_TRUNCATED_HASHLEN];
+	uint32_t received_iface; /* IDX_RT_RCVD_IF */
+	uint32_t outbound_iface; /* IDX_RT_OUTB_IF */
+	uint64_t timestamp;      /* IDX_RT_TIMESTAMP, engine ms */
+} rnsc_transport_reverse_entry;
+/* Iteration like rnsc_transport_path_next(). */
+RNSC_API int rnsc_transport_reverse_next(const rnsc_transport *t, size_t *cursor,
+					 rnsc_transport_reverse_entry *out);
+/* Inserts or replaces an entry. Returns as rnsc_transport_link_entry_put(). */
+RNSC_API int rnsc_transport_reverse_put(rnsc_transport *t, const rnsc_transport_reverse_entry *in);
 
 /* The current generation of the packet hashlist, which is what the reference persists
  * (packet_hashlist.raw). Iteration as rnsc_transport_path_next(). Only an engine with

@@ -633,14 +633,18 @@ int rnsc_tr_links_tick(rnsc_transport *t, uint64_t now)
 		if (rc)
 			return rc;
 	}
-	if (t->link_table.n && now > t->links_last_culled + RNSC_TABLES_CULL_INTERVAL_MS) {
-		uint8_t(*ids)[HL] = rnsc_alloc(t->ctx, t->link_table.n * HL);
-		if (!ids)
-			return RNSC_ERR_NOMEM;
-		size_t n = collect(t, &t->link_table, ids, now, lte_due);
-		for (size_t i = 0; i < n; i++)
-			rnsc_free(t->ctx, rnsc_tmap_del(&t->link_table, ids[i]));
-		rnsc_free(t->ctx, ids);
+	/* The reference culls the link table in its periodic table pass, empty or not: an entry
+	 * that goes stale waits for the next pass, not for the first tick after it. */
+	if (now > t->links_last_culled + RNSC_TABLES_CULL_INTERVAL_MS) {
+		if (t->link_table.n) {
+			uint8_t(*ids)[HL] = rnsc_alloc(t->ctx, t->link_table.n * HL);
+			if (!ids)
+				return RNSC_ERR_NOMEM;
+			size_t n = collect(t, &t->link_table, ids, now, lte_due);
+			for (size_t i = 0; i < n; i++)
+				rnsc_free(t->ctx, rnsc_tmap_del(&t->link_table, ids[i]));
+			rnsc_free(t->ctx, ids);
+		}
 		t->links_last_culled = now;
 	}
 	return 0;
