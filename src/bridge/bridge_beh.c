@@ -71,11 +71,18 @@ typedef struct beh_inst {
 
 static beh_inst insts[MAX_INSTANCES];
 
+/* Wall-clock ms, strictly increasing from one reading to the next: the reference's float
+ * clock never gives two events the same instant, and the suite compares timestamps of
+ * consecutive commands (a refreshed entry must be later than the one it replaced). */
 static uint64_t now_ms(void)
 {
+	static uint64_t last;
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+	uint64_t now = (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+	if (now <= last)
+		now = last + 1;
+	return last = now;
 }
 
 static void hexstr(char *out, const uint8_t *p, size_t n)
@@ -670,6 +677,224 @@ static int c_set_path_expires(rnsc_bridge *b, json_t *params, json_t *result, ch
 	return set_path_time(params, result, "expires", E);
 }
 
+/* The suite's interface descriptor fields (prefix_if, prefix_if_hash[, prefix_if_name]) of an
+ * engine interface id, null for one that is gone. */
+static void iface_fields(beh_inst *in, json_t *o, const char *prefix, uint32_t id, int name)
+{
+	char k[48];
+	beh_iface *bi = iface_by_id(in, id);
+	snprintf(k, sizeof k, "%s_if", prefix);
+	json_object_set_new(o, k, bi ? json_string(bi->hex) : json_null());
+	snprintf(k, sizeof k, "%s_if_hash", prefix);
+	if (bi)
+		rnsc_bridge_set_hex(o, k, bi->hash, sizeof(bi->hash));
+	else
+		json_object_set_new(o, k, json_null());
+	if (name) {
+		snprintf(k, sizeof k, "%s_if_name", prefix);
+		json_object_set_new(o, k, bi ? json_string(bi->name) : json_null());
+	}
+}
+
+static json_t *lte_json(beh_inst *in, const rnsc_transport_link_entry *e)
+{
+	json_t *o = json_object();
+	rnsc_bridge_set_hex(o, "link_id", e->link_id, sizeof(e->link_id));
+	json_object_set_new(o, "timestamp", json_real((double)e->timestamp / 1000.0));
+	rnsc_bridge_set_hex(o, "next_hop_transport_id", e->next_hop_transport_id,
+			    sizeof(e->next_hop_transport_id));
+	iface_fields(in, o, "next_hop", e->next_hop_iface, 0);
+	json_object_set_new(o, "remaining_hops", json_integer(e->remaining_hops));
+	iface_fields(in, o, "received", e->received_iface, 0);
+	json_object_set_new(o, "hops", json_integer(e->hops));
+	rnsc_bridge_set_hex(o, "destination_hash", e->dest_hash, sizeof(e->dest_hash));
+	json_object_set_new(o, "validated", json_boolean(e->validated));
+	json_object_set_new(o, "proof_timeout", json_real((double)e->proof_timeout / 1000.0));
+	return o;
+}
+
+/* Transport.link_table: one entry by link_id, or all of them. */
+static int c_read_link_table(rnsc_bridge *b, json_t *params, json_t *result, char *err,
+			     size_t errcap)
+{
+	(void)b;
+	uint8_t id[RNSC_TRUNCATED_HASHLEN];
+	rnsc_transport_link_entry e;
+	beh_inst *in = get_inst(params, E);
+	if (!in)
+		return 1;
+	json_t *v = json_object_get(params, "link_id");
+	int one = v && !json_is_null(v);
+	if (one && rnsc_bridge_hex_fixed(params, "link_id", id, sizeof(id), E))
+		return 1;
+	pump(in);
+	if (one) {
+		if (rnsc_transport_link_entry_get(in->t, id, &e) != 0) {
+			json_object_set_new(result, "found", json_false());
+			return 0;
+		}
+		json_t *o = lte_json(in, &e);
+		json_object_update(result, o);
+		json_decref(o);
+		json_object_set_new(result, "found", json_true());
+		return 0;
+	}
+	json_t *a = json_array();
+	size_t cur = 0;
+	while (rnsc_transport_link_entry_next(in->t, &cur, &e))
+		json_array_append_new(a, lte_json(in, &e));
+	json_object_set_new(result, "entries", a);
+	return 0;
+}
+
+/* A link_table entry as the suite seeds it: next hop transport id none (zeros here),
+ * rem_hops and hops 99 unless given, aged by timestamp_age_s, validated unless told not,
+ * proof_timeout_in_s from now (60 s unless given). */
+static int c_seed_link_table(rnsc_bridge *b, json_t *params, json_t *result, char *err,
+			     size_t errcap)
+{
+	(void)b;
+	rnsc_transport_link_entry e;
+	memset(&e, 0, sizeof e);
+	long long rem, hops;
+	beh_inst *in = get_inst(params, E);
+	if (!in || rnsc_bridge_hex_fixed(params, "dest", e.link_id, sizeof(e.link_id), E))
+		return 1;
+	const char *nh, *rc_if;
+	if (rnsc_bridge_str(params, "nh_iface_id", NULL, &nh, E) ||
+	    rnsc_bridge_str(params, "rcvd_iface_id", NULL, &rc_if, E) ||
+	    rnsc_bridge_int(params, "rem_hops", 99, &rem, E) ||
+	    rnsc_bridge_int(params, "hops", 99, &hops, E))
+		return 1;
+	if (rem < 0 || rem > 255 || hops < 0 || hops > 255) {
+		snprintf(E, "rem_hops and hops must be 0..255");
+		return 1;
+	}
+	beh_iface *nbi = NULL, *rbi = NULL;
+	for (int i = 0; i < MAX_IFACES; i++) {
+		if (in->ifs[i].used && strcmp(in->ifs[i].hex, nh) == 0)
+			nbi = &in->ifs[i];
+		if (in->ifs[i].used && strcmp(in->ifs[i].hex, rc_if) == 0)
+			rbi = &in->ifs[i];
+	}
+	if (!nbi || !rbi) {
+		snprintf(E, "nh_iface_id / rcvd_iface_id must reference attached interfaces");
+		return 1;
+	}
+	json_t *age = json_object_get(params, "timestamp_age_s");
+	json_t *ptmo = json_object_get(params, "proof_timeout_in_s");
+	if ((age && !json_is_null(age) && !json_is_number(age)) ||
+	    (ptmo && !json_is_null(ptmo) && !json_is_number(ptmo))) {
+		snprintf(E, "timestamp_age_s and proof_timeout_in_s are numbers of seconds");
+		return 1;
+	}
+	pump(in);
+	double now = (double)now_ms();
+	double ts = now - (age && json_is_number(age) ? json_number_value(age) * 1000.0 : 0.0);
+	double pt = now + (ptmo && json_is_number(ptmo) ? json_number_value(ptmo) * 1000.0 : 60000.0);
+	e.timestamp = ts > 0 ? (uint64_t)ts : 0;
+	e.proof_timeout = pt > 0 ? (uint64_t)pt : 0;
+	e.next_hop_iface = nbi->id;
+	e.received_iface = rbi->id;
+	e.remaining_hops = (unsigned)rem;
+	e.hops = (unsigned)hops;
+	memcpy(e.dest_hash, e.link_id, sizeof(e.dest_hash));
+	e.validated = rnsc_bridge_bool(params, "validated", 1);
+	int rc = rnsc_transport_link_entry_put(in->t, &e);
+	if (rc)
+		return rnsc_bridge_fail(E, "link_table", rc);
+	json_object_set_new(result, "seeded", json_true());
+	rnsc_bridge_set_hex(result, "dest", e.link_id, sizeof(e.link_id));
+	return 0;
+}
+
+static json_t *rev_json(beh_inst *in, const rnsc_transport_reverse_entry *r)
+{
+	json_t *o = json_object();
+	rnsc_bridge_set_hex(o, "key", r->key, sizeof(r->key));
+	iface_fields(in, o, "received", r->received_iface, 1);
+	iface_fields(in, o, "outbound", r->outbound_iface, 1);
+	json_object_set_new(o, "timestamp", json_real((double)r->timestamp / 1000.0));
+	return o;
+}
+
+/* Transport.reverse_table: one entry by key ("dest"), or all of them. */
+static int c_read_reverse_table(rnsc_bridge *b, json_t *params, json_t *result, char *err,
+				size_t errcap)
+{
+	(void)b;
+	uint8_t key[RNSC_TRUNCATED_HASHLEN];
+	rnsc_transport_reverse_entry r;
+	beh_inst *in = get_inst(params, E);
+	if (!in)
+		return 1;
+	json_t *v = json_object_get(params, "dest");
+	int one = v && !json_is_null(v);
+	if (one && rnsc_bridge_hex_fixed(params, "dest", key, sizeof(key), E))
+		return 1;
+	pump(in);
+	json_t *a = one ? NULL : json_array();
+	size_t cur = 0;
+	while (rnsc_transport_reverse_next(in->t, &cur, &r)) {
+		if (!one) {
+			json_array_append_new(a, rev_json(in, &r));
+		} else if (memcmp(r.key, key, sizeof(key)) == 0) {
+			json_t *o = rev_json(in, &r);
+			json_object_update(result, o);
+			json_decref(o);
+			json_object_set_new(result, "found", json_true());
+			return 0;
+		}
+	}
+	if (one)
+		json_object_set_new(result, "found", json_false());
+	else
+		json_object_set_new(result, "entries", a);
+	return 0;
+}
+
+static int c_seed_reverse_table(rnsc_bridge *b, json_t *params, json_t *result, char *err,
+				size_t errcap)
+{
+	(void)b;
+	rnsc_transport_reverse_entry r;
+	memset(&r, 0, sizeof r);
+	beh_inst *in = get_inst(params, E);
+	if (!in || rnsc_bridge_hex_fixed(params, "key", r.key, sizeof(r.key), E))
+		return 1;
+	const char *ri, *oi;
+	if (rnsc_bridge_str(params, "rcvd_iface_id", NULL, &ri, E) ||
+	    rnsc_bridge_str(params, "outb_iface_id", NULL, &oi, E))
+		return 1;
+	beh_iface *rbi = NULL, *obi = NULL;
+	for (int i = 0; i < MAX_IFACES; i++) {
+		if (in->ifs[i].used && strcmp(in->ifs[i].hex, ri) == 0)
+			rbi = &in->ifs[i];
+		if (in->ifs[i].used && strcmp(in->ifs[i].hex, oi) == 0)
+			obi = &in->ifs[i];
+	}
+	if (!rbi || !obi) {
+		snprintf(E, "rcvd_iface_id / outb_iface_id must reference attached interfaces");
+		return 1;
+	}
+	json_t *age = json_object_get(params, "timestamp_age_s");
+	if (age && !json_is_null(age) && !json_is_number(age)) {
+		snprintf(E, "timestamp_age_s is a number of seconds");
+		return 1;
+	}
+	pump(in);
+	double ts = (double)now_ms() - (age && json_is_number(age) ? json_number_value(age) * 1000.0 : 0.0);
+	r.timestamp = ts > 0 ? (uint64_t)ts : 0;
+	r.received_iface = rbi->id;
+	r.outbound_iface = obi->id;
+	int rc = rnsc_transport_reverse_put(in->t, &r);
+	if (rc)
+		return rnsc_bridge_fail(E, "reverse_table", rc);
+	json_object_set_new(result, "seeded", json_true());
+	rnsc_bridge_set_hex(result, "key", r.key, sizeof(r.key));
+	return 0;
+}
+
 static int c_force_cull(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
 {
 	(void)b;
@@ -960,6 +1185,10 @@ const rnsc_bridge_cmd rnsc_bridge_beh_cmds[] = {
 	{"behavioral_packet_filter", c_packet_filter},
 	{"behavioral_read_path_table", c_read_path_table},
 	{"behavioral_force_cull", c_force_cull},
+	{"behavioral_read_link_table", c_read_link_table},
+	{"behavioral_seed_link_table", c_seed_link_table},
+	{"behavioral_read_reverse_table", c_read_reverse_table},
+	{"behavioral_seed_reverse_table", c_seed_reverse_table},
 	{"behavioral_set_path_timestamp", c_set_path_timestamp},
 	{"behavioral_set_path_expires", c_set_path_expires},
 	{"behavioral_request_path", c_request_path},
