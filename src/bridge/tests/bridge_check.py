@@ -366,6 +366,30 @@ def behavioral(b):
     r = b.call("behavioral_request_path", handle=h, iface_id=ia, dest=want_dest.hex(),
                tag=bytes(17).hex())
     check("request_path: a tag over 16 bytes is refused", r.get("success") is False, r)
+    # link and reverse tables: seeded entries read back; aged ones go at the forced cull
+    lid = bytes([0x44] * 16).hex()
+    b.ok("behavioral_seed_link_table", handle=h, dest=lid, nh_iface_id=ia, rcvd_iface_id=ib,
+         rem_hops=2, hops=3)
+    lt = b.ok("behavioral_read_link_table", handle=h, link_id=lid)
+    check("link table: seeded entry reads back", lt["found"] and lt["next_hop_if"] == ia
+          and lt["received_if"] == ib and lt["remaining_hops"] == 2 and lt["hops"] == 3
+          and lt["validated"] is True and lt["destination_hash"] == lid, lt)
+    check("link table: listed", [e["link_id"] for e in
+                                 b.ok("behavioral_read_link_table", handle=h)["entries"]] == [lid])
+    key = bytes([0x55] * 16).hex()
+    b.ok("behavioral_seed_reverse_table", handle=h, key=key, rcvd_iface_id=ib, outb_iface_id=ia,
+         timestamp_age_s=10 ** 5)
+    rt = b.ok("behavioral_read_reverse_table", handle=h, dest=key)
+    check("reverse table: seeded entry reads back", rt["found"] and rt["received_if"] == ib
+          and rt["outbound_if"] == ia and rt["received_if_name"] == "b", rt)
+    b.ok("behavioral_force_cull", handle=h)
+    rt = b.ok("behavioral_read_reverse_table", handle=h, dest=key)
+    lt = b.ok("behavioral_read_link_table", handle=h, link_id=lid)
+    check("cull: aged reverse entry gone, fresh link entry kept",
+          rt == {"found": False} and lt["found"], (rt, lt))
+    r = b.call("behavioral_seed_link_table", handle=h, dest=lid, nh_iface_id="nope",
+               rcvd_iface_id=ib)
+    check("link table: unknown interface refused", r.get("success") is False, r)
     r = b.call("behavioral_inject", handle="nope", iface_id=ia, raw="00")
     check("behavioral: unknown handle refused", r.get("success") is False, r)
     check("behavioral: stop", b.ok("behavioral_stop", handle=h)["stopped"] is True)
