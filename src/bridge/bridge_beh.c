@@ -895,6 +895,35 @@ static int c_seed_reverse_table(rnsc_bridge *b, json_t *params, json_t *result, 
 	return 0;
 }
 
+/* Transport.announce_rate_table[dest]: the rebroadcast rate state of a destination. */
+static int c_read_announce_rate(rnsc_bridge *b, json_t *params, json_t *result, char *err,
+				size_t errcap)
+{
+	(void)b;
+	uint8_t dest[RNSC_TRUNCATED_HASHLEN], d[RNSC_TRUNCATED_HASHLEN];
+	beh_inst *in = get_inst(params, E);
+	if (!in || rnsc_bridge_hex_fixed(params, "dest", dest, sizeof(dest), E))
+		return 1;
+	pump(in);
+	rnsc_arate r;
+	size_t cur = 0;
+	while (rnsc_transport_rate_next(in->t, &cur, d, &r)) {
+		if (memcmp(d, dest, sizeof(d)) != 0)
+			continue;
+		json_object_set_new(result, "found", json_true());
+		json_object_set_new(result, "last", json_real((double)r.last / 1000.0));
+		json_object_set_new(result, "rate_violations", json_integer((json_int_t)r.rate_violations));
+		json_object_set_new(result, "blocked_until", json_real((double)r.blocked_until / 1000.0));
+		json_t *a = json_array();
+		for (unsigned i = 0; i < r.n_timestamps && i < RNSC_MAX_RATE_TIMESTAMPS; i++)
+			json_array_append_new(a, json_real((double)r.timestamps[i] / 1000.0));
+		json_object_set_new(result, "timestamps", a);
+		return 0;
+	}
+	json_object_set_new(result, "found", json_false());
+	return 0;
+}
+
 static int c_force_cull(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
 {
 	(void)b;
@@ -1185,6 +1214,7 @@ const rnsc_bridge_cmd rnsc_bridge_beh_cmds[] = {
 	{"behavioral_packet_filter", c_packet_filter},
 	{"behavioral_read_path_table", c_read_path_table},
 	{"behavioral_force_cull", c_force_cull},
+	{"behavioral_read_announce_rate", c_read_announce_rate},
 	{"behavioral_read_link_table", c_read_link_table},
 	{"behavioral_seed_link_table", c_seed_link_table},
 	{"behavioral_read_reverse_table", c_read_reverse_table},

@@ -270,6 +270,16 @@ def behavioral(b):
           len(got) >= 1 and bytes.fromhex(got[0])[1] == 3, got)
     # the announce table: the entry's state, a retransmission forced now, and its end
     dest = ann["destination_hash"]
+    hr = b.ok("behavioral_start", enable_transport=True, announce_rate_target=3600)["handle"]
+    ir = b.ok("behavioral_attach_mock_interface", handle=hr, name="r")["iface_id"]
+    b.ok("behavioral_inject", handle=hr, iface_id=ir, raw=raw.hex())
+    ar = b.ok("behavioral_read_announce_rate", handle=hr, dest=dest)
+    b.ok("behavioral_stop", handle=hr)
+    check("announce rate table: the heard announce's entry (rate target set)", ar["found"] is True
+          and ar["rate_violations"] == 0 and ar["blocked_until"] == 0 and ar["last"] > 0
+          and isinstance(ar["timestamps"], list), ar)
+    ar = b.ok("behavioral_read_announce_rate", handle=h, dest="00" * 16)
+    check("announce rate table: no entry for an unheard destination", ar == {"found": False}, ar)
     at = b.ok("behavioral_read_announce_table", handle=h, dest=dest)
     check("behavioral: announce table after the first rebroadcast",
           at["found"] and at["retries"] == 1 and at["hops"] == 3 and at["received_from"] == dest
