@@ -538,6 +538,12 @@ static int c_read_path_table(rnsc_bridge *b, json_t *params, json_t *result, cha
 	return 0;
 }
 
+/* ms as the engine keeps them from a computed double: clamped to 0 .. UINT64_MAX */
+static uint64_t ms_clamp(double d)
+{
+	return !(d > 0.0) ? 0u : d >= 1.8e19 ? UINT64_MAX : (uint64_t)d;
+}
+
 /* A JSON number of seconds (the reference's time.time() floats) as engine ms; 0 when absent
  * or null, 1 with *set when present, -1 with err when not a number. Past the epoch clamps. */
 static int seconds_param(json_t *params, const char *key, uint64_t *out, char *err,
@@ -550,8 +556,7 @@ static int seconds_param(json_t *params, const char *key, uint64_t *out, char *e
 		snprintf(E, "%s: a number of seconds is required", key);
 		return -1;
 	}
-	double d = json_number_value(v) * 1000.0;
-	*out = d <= 0.0 ? 0u : d >= 1.8e19 ? UINT64_MAX : (uint64_t)d;
+	*out = ms_clamp(json_number_value(v) * 1000.0);
 	return 1;
 }
 
@@ -792,8 +797,8 @@ static int c_seed_link_table(rnsc_bridge *b, json_t *params, json_t *result, cha
 	double now = (double)now_ms();
 	double ts = now - (age && json_is_number(age) ? json_number_value(age) * 1000.0 : 0.0);
 	double pt = now + (ptmo && json_is_number(ptmo) ? json_number_value(ptmo) * 1000.0 : 60000.0);
-	e.timestamp = ts > 0 ? (uint64_t)ts : 0;
-	e.proof_timeout = pt > 0 ? (uint64_t)pt : 0;
+	e.timestamp = ms_clamp(ts);
+	e.proof_timeout = ms_clamp(pt);
 	e.next_hop_iface = nbi->id;
 	e.received_iface = rbi->id;
 	e.remaining_hops = (unsigned)rem;
@@ -884,7 +889,7 @@ static int c_seed_reverse_table(rnsc_bridge *b, json_t *params, json_t *result, 
 	}
 	pump(in);
 	double ts = (double)now_ms() - (age && json_is_number(age) ? json_number_value(age) * 1000.0 : 0.0);
-	r.timestamp = ts > 0 ? (uint64_t)ts : 0;
+	r.timestamp = ms_clamp(ts);
 	r.received_iface = rbi->id;
 	r.outbound_iface = obi->id;
 	int rc = rnsc_transport_reverse_put(in->t, &r);
