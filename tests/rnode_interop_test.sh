@@ -48,7 +48,7 @@ trap cleanup EXIT
 wait_for() { local end=$((SECONDS + $1)); shift; while [ $SECONDS -lt $end ]; do "$@" && return 0; sleep 0.2; done; return 1; }
 alive() { kill -0 "$1" 2>/dev/null; }
 ctl() { "$PY" -c 'import socket,sys; socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).sendto(sys.argv[2].encode(), sys.argv[1])' "$1" "$2"; }
-probe_hash() { "$RNSC" id -i "$1" -H rnstransport.probe | sed -n 's/.*<\([0-9a-f]*\)>.*/\1/p'; }
+probe_hash() { "$RNSC" id -i "$1" -H rnstransport.probe | sed -n 's/.*destination for this Identity is <\([0-9a-f]*\)>.*/\1/p'; }
 read -r P1 P2 P3 < <("$PY" -c '
 import socket
 s = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(3)]
