@@ -81,9 +81,9 @@ else
   bad "could not read identities/destinations ('$ID_A' '$ID_U' '$D_L1' '$D_L2')"; exit 1
 fi
 
-timeout 120 "$RNSC" x --config "$tmp/L1" -l -a "$ID_A" -v >"$tmp/L1.log" 2>&1 &
+timeout 150 "$RNSC" x --config "$tmp/L1" -l -a "$ID_A" -v >"$tmp/L1.log" 2>&1 &
 pids+=($!)
-timeout 120 "${RNX[@]}" --config "$tmp/L2" -l -a "$ID_A" -v >"$tmp/L2.log" 2>&1 &
+timeout 150 "${RNX[@]}" --config "$tmp/L2" -l -a "$ID_A" -v >"$tmp/L2.log" 2>&1 &
 pids+=($!)
 if wait_for 20 port_open "$P1" && wait_for 30 port_open "$P2"; then ok "both listeners up"
 else bad "a listener did not start" "$tmp/L1.log" "$tmp/L2.log"; exit 1; fi
@@ -102,42 +102,64 @@ for line in t.split("\n"):
 sys.stdout.write("\n".join(out))' "$1"
 }
 
-# run_case NAME IDENTITY ARGS... : the three pairings, in parallel, each bounded
+# run_pair DIR PAIRING DEST CLIENT... -- ARGS... : one client run, bounded
+run_pair() {
+  local d=$1 p=$2 dest=$3; shift 3
+  local cl=() a=()
+  while [ "$1" != -- ]; do cl+=("$1"); shift; done; shift
+  for x in "$@"; do a+=("${x//@DEST@/$dest}"); done
+  timeout 40 "${cl[@]}" --config "$d/$p" -i "$tmp/id_${ids[$d]}" "${a[@]}" >"$d/$p.out" 2>"$d/$p.err"
+  echo $? >"$d/$p.rc"
+}
+# run_case NAME IDENTITY ARGS... : the three pairings, in parallel
+declare -A ids argl
 cases=() jobs_=()
 run_case() {
   local name=$1 id=$2; shift 2
   cases+=("$name")
-  local d="$tmp/c_$name"; mkdir -p "$d"
+  local d="$tmp/c_$name"; mkdir -p "$d"; ids[$d]=$id
   config "$d/ref_ref" client "$P2"; config "$d/rnsc_ref" client "$P2"; config "$d/ref_rnsc" client "$P1"
-  sub() { local a=(); for x in "$@"; do a+=("${x//@DEST@/$DEST}"); done; printf '%s\0' "${a[@]}"; }
-  ( DEST=$D_L2; mapfile -d '' A < <(sub "$@")
-    timeout 40 "${RNX[@]}" --config "$d/ref_ref" -i "$tmp/id_$id" "${A[@]}" >"$d/ref_ref.out" 2>"$d/ref_ref.err"
-    echo $? >"$d/ref_ref.rc" ) &
-  jobs_+=($!)
-  ( DEST=$D_L2; mapfile -d '' A < <(sub "$@")
-    timeout 40 "$RNSC" x --config "$d/rnsc_ref" -i "$tmp/id_$id" "${A[@]}" >"$d/rnsc_ref.out" 2>"$d/rnsc_ref.err"
-    echo $? >"$d/rnsc_ref.rc" ) &
-  jobs_+=($!)
-  ( DEST=$D_L1; mapfile -d '' A < <(sub "$@")
-    timeout 40 "${RNX[@]}" --config "$d/ref_rnsc" -i "$tmp/id_$id" "${A[@]}" >"$d/ref_rnsc.out" 2>"$d/ref_rnsc.err"
-    echo $? >"$d/ref_rnsc.rc" ) &
-  jobs_+=($!)
+  printf '%s\0' "$@" >"$d/args"
+  run_pair "$d" ref_ref "$D_L2" "${RNX[@]}" -- "$@" & jobs_+=($!)
+  run_pair "$d" rnsc_ref "$D_L2" "$RNSC" x -- "$@" & jobs_+=($!)
+  run_pair "$d" ref_rnsc "$D_L1" "${RNX[@]}" -- "$@" & jobs_+=($!)
+}
+# Under a loaded machine a Python client now and then finds no path within -w (rnx -> rnx
+# as well): no case expects that, so a run ending in "Path not found" (242) runs once more.
+rerun_242() {
+  for name in "${cases[@]}"; do
+    local d="$tmp/c_$name" A; mapfile -d '' A <"$d/args"
+    for p in ref_ref rnsc_ref ref_rnsc; do
+      [ "$(cat "$d/$p.rc" 2>/dev/null)" = 242 ] || continue
+      echo "     $name: $p found no path, once more"
+      case $p in
+        ref_ref) run_pair "$d" $p "$D_L2" "${RNX[@]}" -- "${A[@]}";;
+        rnsc_ref) run_pair "$d" $p "$D_L2" "$RNSC" x -- "${A[@]}";;
+        ref_rnsc) run_pair "$d" $p "$D_L1" "${RNX[@]}" -- "${A[@]}";;
+      esac
+    done
+  done
 }
 
 t0=$SECONDS
 run_case echo A @DEST@ "echo hello  world"
 run_case mirror A -m @DEST@ "sh -c 'echo out; echo err >&2; exit 3'"
 run_case stdin A --stdin "piped input" @DEST@ cat
+wait "${jobs_[@]}"; jobs_=()
 run_case trunc A --stdout 3 @DEST@ "echo abcdefgh"
-run_case detailed A -d @DEST@ "seq 1 1000"
+# -d: a result of ~24 kB (a resource; big enough that rnx's own transfer-time arithmetic,
+# which divides by it, never meets a zero)
+run_case detailed A -d @DEST@ "awk 'BEGIN { srand(1); for (i = 0; i < 3000; i++) printf \"%08x\", int(rand() * 4294967295) }'"
 run_case quoting A @DEST@ "printf '%s|' 'a\"b c' \"d'e\" f\\ g"
 wait "${jobs_[@]}"; jobs_=()
 run_case noexec A @DEST@ "/nonexistent/rnsc-x-no-such-command"
 run_case timeout A -m -w 3 @DEST@ "sleep 9"
 run_case refused U @DEST@ "echo should not run"
+wait "${jobs_[@]}"; jobs_=()
 run_case noid A -N -w 3 @DEST@ "echo should not run"
 run_case badhash A 0123abcd "echo x"
 wait "${jobs_[@]}"
+rerun_242
 echo "     (cases ran in $((SECONDS - t0)) s)"
 
 for name in "${cases[@]}"; do

@@ -41,6 +41,7 @@
 #include "msgpack.h"
 #include "linkport.h"
 #include "request.h"
+#include "../../plugins/iface/shlex.h"
 #include "node.h"
 #include "store.h"
 #include "transport.h"
@@ -176,77 +177,21 @@ static int parse_hash(const char *s, uint8_t out[RNSC_TRUNCATED_HASHLEN])
 	return 0;
 }
 
-/* ---- shlex.split (POSIX mode, no comments) ------------------------------------------------- */
-
-/* Splits s into a NULL-terminated argv (one allocation, *out freed by the caller).
- * 0, or -1 on an unclosed quote / trailing escape (shlex's ValueError) or no memory. */
+/* shlex.split (POSIX mode, no comments): plugins/iface/shlex.c, PipeInterface's splitter.
+ * Into one allocation (*out, freed by the caller): 0, or -1 on an unclosed quote / trailing
+ * escape (shlex's ValueError) or no memory. */
 static int shlex_split(const char *s, char ***out)
 {
-	size_t n = strlen(s);
-	char **argv = malloc((n / 2 + 2) * sizeof(char *) + n + 1 + n + 1);
+	size_t n = strlen(s), max_args = n / 2 + 1;
+	char **argv = malloc((max_args + 1) * sizeof(char *) + n + 1);
 	if (!argv)
 		return -1;
-	char *buf = (char *)(argv + n / 2 + 2), *o = buf;
-	size_t argc = 0;
-	int in_tok = 0;
-	const char *p = s;
-	while (*p) {
-		char c = *p;
-		if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-			if (in_tok) {
-				*o++ = 0;
-				in_tok = 0;
-			}
-			p++;
-			continue;
-		}
-		if (!in_tok) {
-			argv[argc++] = o;
-			in_tok = 1;
-		}
-		if (c == '\\') {
-			if (!p[1])
-				goto bad;
-			*o++ = p[1];
-			p += 2;
-		} else if (c == '\'') {
-			const char *e = strchr(p + 1, '\'');
-			if (!e)
-				goto bad;
-			memcpy(o, p + 1, (size_t)(e - p - 1));
-			o += e - p - 1;
-			p = e + 1;
-		} else if (c == '"') {
-			p++;
-			for (;;) {
-				if (!*p)
-					goto bad;
-				if (*p == '"') {
-					p++;
-					break;
-				}
-				if (*p == '\\' && (p[1] == '"' || p[1] == '\\')) {
-					*o++ = p[1];
-					p += 2;
-					continue;
-				}
-				if (*p == '\\' && !p[1])
-					goto bad;
-				*o++ = *p++;
-			}
-		} else {
-			*o++ = c;
-			p++;
-		}
+	if (rnsc_shlex_split(s, (char *)(argv + max_args + 1), n + 1, argv, max_args, NULL) < 0) {
+		free(argv);
+		return -1;
 	}
-	if (in_tok)
-		*o++ = 0;
-	argv[argc] = NULL;
 	*out = argv;
 	return 0;
-bad:
-	free(argv);
-	return -1;
 }
 
 /* ---- the listener ---------------------------------------------------------------------------- */
@@ -722,6 +667,18 @@ static void l_est(void *ud, const uint8_t id[RNSC_TRUNCATED_HASHLEN],
 		rnsc_log(s->ctx, RNSC_LOG_ERROR, "x", "cannot set up requests on the link");
 }
 
+/* The request slot in front of linkreq's: a peer's LINKIDENTIFY and REQUEST can reach the
+ * node before its link-established hook (rnx identifies as soon as its side is active), so
+ * the link gets its handlers on its first request packet as well. */
+static void l_request_slot(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
+			   int packet_type, int context, const uint8_t *data, size_t len,
+			   const uint8_t packet_hash[RNSC_HASHLEN])
+{
+	x_listener *s = ud;
+	(void)rnsc_linkreq_attach(s->lr, link_id, s->hs, NULL);
+	rnsc_linkreq_packet(s->lr, link_id, packet_type, context, data, len, packet_hash);
+}
+
 static void l_identified(void *ud, const uint8_t id[RNSC_TRUNCATED_HASHLEN],
 			 const rnsc_identity *who)
 {
@@ -827,6 +784,8 @@ static int do_listen(cli_env *env, const char *cfg, const char *idpath, int verb
 	if (!rc)
 		rc = rnsc_request_handlers_new(env->ctx, &s.hs);
 	if (!rc)
+		rnsc_linkapp_set_request_slot(s.la, l_request_slot, &s);
+	if (!rc)
 		rc = no_auth ? rnsc_request_handlers_register(s.hs, "command", exec_handler, &s,
 							      RNSC_REQUEST_ALLOW_ALL, NULL, 0, 1)
 			     : rnsc_request_handlers_register(
@@ -886,7 +845,7 @@ typedef struct x_client {
 	int have_id;
 	uint8_t dest[RNSC_TRUNCATED_HASHLEN];
 	uint8_t link_id[RNSC_TRUNCATED_HASHLEN];
-	int link_open, link_closed, did_identify;
+	int link_open, link_closed, did_identify, path_offline;
 	/* the current request */
 	int st;
 	double progress;
@@ -944,7 +903,7 @@ static void c_closed(void *ud, const uint8_t id[RNSC_TRUNCATED_HASHLEN], int rea
 	}
 }
 
-typedef int (*until_fn)(const x_client *c);
+typedef int (*until_fn)(x_client *c);
 
 /* rnx's spin(): the message, a spinner every 0.1 s on stdout, then the line cleared.
  * timeout_s < 0: none. 1 when until() held, 0 on timeout. */
@@ -992,28 +951,36 @@ static void py_round3(char *out, size_t cap, double x)
 		*e-- = 0;
 }
 
-static int u_path(const x_client *c)
+static int u_path(x_client *c)
 {
+	/* a request sent before the interface was up is lost (the reference's TCP clients
+	 * connect before it asks): asked again once it is */
+	if (c->path_offline && ifaces_ready(c->n)) {
+		c->path_offline = 0;
+		(void)rnsc_transport_request_path(rnsc_node_transport(c->n), c->dest, 0, 0,
+						  rnsc_node_now_ms());
+		rnsc_node_flush(c->n);
+	}
 	return rnsc_transport_has_path(rnsc_node_transport(c->n), c->dest);
 }
 
-static int u_active(const x_client *c)
+static int u_active(x_client *c)
 {
 	const rnsc_link *l = rnsc_transport_link_get(rnsc_node_transport(c->n), c->link_id);
 	return l && rnsc_link_status(l) == RNSC_LINK_ACTIVE;
 }
 
-static int u_sent(const x_client *c)
+static int u_sent(x_client *c)
 {
 	return c->link_closed || (c->st != ST_FAILED && c->st != ST_SENT);
 }
 
-static int u_delivered(const x_client *c)
+static int u_delivered(x_client *c)
 {
 	return c->st != ST_DELIVERED;
 }
 
-static int u_receiving(const x_client *c)
+static int u_receiving(x_client *c)
 {
 	return c->st != ST_RECEIVING;
 }
@@ -1028,6 +995,7 @@ static int execute(x_client *c, const char *command, const char *stdin_s, int in
 	rnsc_transport *t = rnsc_node_transport(c->n);
 	c->have_resp = 0;
 	if (!u_path(c)) {
+		c->path_offline = !ifaces_ready(c->n);
 		(void)rnsc_transport_request_path(t, c->dest, 0, 0, rnsc_node_now_ms());
 		rnsc_node_flush(c->n);
 		double mpt = rnsc_node_medium_path_timeout_s(c->n);
