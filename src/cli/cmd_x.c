@@ -45,6 +45,7 @@
 #include "node.h"
 #include "store.h"
 #include "transport.h"
+#include "x_wire.h"
 
 #define APP_NAME "rnx"
 #define PATH_REQUEST_TIMEOUT_S 15.0 /* Transport.PATH_REQUEST_TIMEOUT */
@@ -523,82 +524,27 @@ static void jobs_service(x_listener *s, int wait_ms)
 	}
 }
 
-/* reads an int or nil; -1 for anything else */
-static int read_opt_int(rnsc_mp_reader *rd, int *has, int64_t *v)
-{
-	rnsc_mp_token t;
-	if (rnsc_mp_peek(rd, &t))
-		return -1;
-	*has = 0;
-	if (t.type == RNSC_MP_NIL)
-		return rnsc_mp_read_nil(rd) ? -1 : 0;
-	*has = 1;
-	return rnsc_mp_read_int(rd, v) ? -1 : 0;
-}
-
-/* a float or an integer as a double (Python compares either) */
-static int read_num(rnsc_mp_reader *rd, double *v)
-{
-	rnsc_mp_token t;
-	if (rnsc_mp_peek(rd, &t))
-		return -1;
-	if (t.type == RNSC_MP_UINT || t.type == RNSC_MP_INT) {
-		int64_t i;
-		if (rnsc_mp_read_int(rd, &i))
-			return -1;
-		*v = (double)i;
-		return 0;
-	}
-	return rnsc_mp_read_double(rd, v) ? -1 : 0;
-}
-
 /* The "command" handler: starts the command and answers when it ends (jobs_service), or
  * answers executed = False at once when it cannot start. */
 static int exec_handler(void *ud, const rnsc_request_info *req, const uint8_t **resp,
 			size_t *resp_len)
 {
 	x_listener *s = ud;
-	rnsc_mp_reader rd;
-	rnsc_mp_reader_init(&rd, req->data, req->data_len);
-	size_t n;
-	const uint8_t *cmd;
-	size_t cmd_len;
-	rnsc_mp_token t;
-	const uint8_t *in = NULL;
-	size_t in_len = 0;
+	rnsc_x_request q;
 	x_job *j = calloc(1, sizeof(*j));
 	if (!j)
 		return 0;
 	j->in_fd = j->out_fd = j->err_fd = -1;
-	j->timeout_s = NAN;
 	/* rnx indexes data[0..4] and decodes data[0]: anything else raises, no answer */
-	if (rnsc_mp_read_array(&rd, &n) || n < 5 || rnsc_mp_peek(&rd, &t))
+	if (rnsc_x_parse_request(req->data, req->data_len, &q) != 0)
 		goto drop;
-	if (t.type == RNSC_MP_STR) {
-		const char *cs;
-		if (rnsc_mp_read_str(&rd, &cs, &cmd_len))
-			goto drop;
-		cmd = (const uint8_t *)cs;
-	} else if (rnsc_mp_read_bin(&rd, &cmd, &cmd_len)) {
-		goto drop;
-	}
-	if (!rnsc_mp_utf8_valid(cmd, cmd_len) || memchr(cmd, 0, cmd_len) || rnsc_mp_peek(&rd, &t))
-		goto drop;
-	if (t.type == RNSC_MP_NIL) {
-		if (rnsc_mp_read_nil(&rd))
-			goto drop;
-	} else if (read_num(&rd, &j->timeout_s) || isnan(j->timeout_s)) {
-		goto drop;
-	}
-	if (read_opt_int(&rd, &j->has_o, &j->o_limit) || read_opt_int(&rd, &j->has_e, &j->e_limit) ||
-	    rnsc_mp_peek(&rd, &t))
-		goto drop;
-	if (t.type == RNSC_MP_NIL) {
-		if (rnsc_mp_read_nil(&rd))
-			goto drop;
-	} else if (rnsc_mp_read_bin(&rd, &in, &in_len)) {
-		goto drop;
-	}
+	const uint8_t *cmd = q.cmd, *in = q.in;
+	size_t cmd_len = q.cmd_len, in_len = q.in_len;
+	j->timeout_s = q.timeout;
+	j->has_o = q.has_o;
+	j->o_limit = q.o_limit;
+	j->has_e = q.has_e;
+	j->e_limit = q.e_limit;
 	if (!(j->command = malloc(cmd_len + 1)))
 		goto drop;
 	memcpy(j->command, cmd, cmd_len);
@@ -1123,49 +1069,14 @@ static int execute(x_client *c, const char *command, const char *stdin_s, int in
 		return interactive ? INT_MIN : 249;
 	}
 	/* the response: [executed, retval, stdout, stderr, outlen, errlen, started, concluded] */
-	rnsc_mp_reader rd;
-	rnsc_mp_reader_init(&rd, c->resp, c->resp_len);
-	size_t n;
-	int executed = 0, has_ret = 0, has_olen = 0, has_elen = 0;
-	int64_t retval = 0, outlen = 0, errlen = 0;
-	const uint8_t *so = NULL, *se = NULL;
-	size_t so_len = 0, se_len = 0;
-	double started = NAN, concluded = NAN;
-	rnsc_mp_token tk;
-	int bad = rnsc_mp_read_array(&rd, &n) || n < 8;
-	if (!bad && !rnsc_mp_peek(&rd, &tk)) {
-		if (tk.type == RNSC_MP_BOOL)
-			bad = rnsc_mp_read_bool(&rd, &executed);
-		else if (tk.type == RNSC_MP_NIL)
-			bad = rnsc_mp_skip(&rd);
-		else /* Python truthiness of a number */
-			bad = rnsc_mp_read_int(&rd, &retval) || ((executed = retval != 0), 0);
-	}
-	if (!bad)
-		bad = read_opt_int(&rd, &has_ret, &retval);
-	for (int k = 0; k < 2 && !bad; k++) {
-		const uint8_t **pp = k ? &se : &so;
-		size_t *pl = k ? &se_len : &so_len;
-		if (rnsc_mp_peek(&rd, &tk))
-			bad = 1;
-		else if (tk.type == RNSC_MP_NIL)
-			bad = rnsc_mp_read_nil(&rd);
-		else if (tk.type == RNSC_MP_STR)
-			bad = rnsc_mp_read_str(&rd, (const char **)pp, pl);
-		else
-			bad = rnsc_mp_read_bin(&rd, pp, pl);
-	}
-	if (!bad)
-		bad = read_opt_int(&rd, &has_olen, &outlen) || read_opt_int(&rd, &has_elen, &errlen);
-	for (int k = 0; k < 2 && !bad; k++) {
-		double *d = k ? &concluded : &started;
-		if (rnsc_mp_peek(&rd, &tk))
-			bad = 1;
-		else if (tk.type == RNSC_MP_NIL)
-			bad = rnsc_mp_read_nil(&rd);
-		else
-			bad = read_num(&rd, d);
-	}
+	rnsc_x_result res;
+	int bad = rnsc_x_parse_result(c->resp, c->resp_len, &res) != 0;
+	int executed = res.executed, has_ret = res.has_ret, has_olen = res.has_olen;
+	int has_elen = res.has_elen;
+	int64_t retval = res.retval, outlen = res.outlen, errlen = res.errlen;
+	const uint8_t *so = res.so, *se = res.se;
+	size_t so_len = res.so_len, se_len = res.se_len;
+	double started = res.started, concluded = res.concluded;
 	if (bad) {
 		printf("Received invalid result\n");
 		return interactive ? INT_MIN : 247;
