@@ -7,8 +7,9 @@
 # destination hashes masked) and exit with the same code. Cases: plain output, stdout and
 # stderr with the remote exit code mirrored (-m), --stdin, --stdout truncation, -d (detailed,
 # figures masked), a command that cannot be started, a command that runs past -w (killed),
-# an identity not on the allow-list (refused), no identification (-N), a bad hash. Every
-# wait is bounded; a reference that cannot start fails the test.
+# an identity not on the allow-list (refused), no identification (-N), a short and a non-hex
+# hash; and a listener's bad -a. HOME is a scratch folder. Every wait is bounded; a reference
+# that cannot start fails the test.
 set -u
 B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
 RNSC="$B/src/cli/rnsc"
@@ -158,6 +159,7 @@ run_case refused U @DEST@ "echo should not run"
 wait "${jobs_[@]}"; jobs_=()
 run_case noid A -N -w 3 @DEST@ "echo should not run"
 run_case badhash A 0123abcd "echo x"
+run_case badhex A 0123456789abcdef0123456789abcdeg "echo x"
 wait "${jobs_[@]}"
 rerun_242
 echo "     (cases ran in $((SECONDS - t0)) s)"
@@ -184,6 +186,16 @@ done
 if grep -q "not allowed, tearing down link" "$tmp/L1.log" && ! grep -q "should not run" "$tmp/L1.log"; then
   ok "rnsc x -l: identity <$ID_U> refused, its commands never ran"
 else bad "rnsc x -l did not refuse <$ID_U> as expected" "$tmp/L1.log"; fi
+
+# a listener given a bad -a says why and exits 1, as rnx -l does
+mkdir -p "$tmp/na"; printf '[reticulum]\n  share_instance = no\n[interfaces]\n' >"$tmp/na/config"
+for a in 0123 0123456789abcdef0123456789abcdeg; do
+  exp=$(timeout 20 "${RNX[@]}" --config "$tmp/na" -i "$tmp/id_A" -l -a "$a" 2>&1); exp_rc=$?
+  got=$(timeout 20 "$RNSC" x --config "$tmp/na" -i "$tmp/id_A" -l -a "$a" 2>&1); got_rc=$?
+  if [ "$got_rc" = "$exp_rc" ] && [ "$got" = "$(printf %s "$exp" | grep -v '^\[')" ]; then
+    ok "rnsc x -l -a $a: exit $got_rc, '$got' as rnx -l"
+  else bad "rnsc x -l -a $a: exit $got_rc '$got' (rnx: $exp_rc '$exp')"; fi
+done
 
 echo "x_interop: $pass passed, $fail failed ($SECONDS s)"
 [ $fail = 0 ]
