@@ -109,7 +109,8 @@ run_pair() {
   local cl=() a=()
   while [ "$1" != -- ]; do cl+=("$1"); shift; done; shift
   for x in "$@"; do a+=("${x//@DEST@/$dest}"); done
-  timeout 40 "${cl[@]}" --config "$d/$p" -i "$tmp/id_${ids[$d]}" "${a[@]}" >"$d/$p.out" 2>"$d/$p.err"
+  local in=/dev/null; [ -f "$d/stdin" ] && in="$d/stdin"
+  timeout 40 "${cl[@]}" --config "$d/$p" -i "$tmp/id_${ids[$d]}" "${a[@]}" <"$in" >"$d/$p.out" 2>"$d/$p.err"
   echo $? >"$d/$p.rc"
 }
 # run_case NAME IDENTITY ARGS... : the three pairings, in parallel
@@ -158,6 +159,9 @@ run_case timeout A -m -w 3 @DEST@ "sleep 9"
 run_case refused U @DEST@ "echo should not run"
 wait "${jobs_[@]}"; jobs_=()
 run_case noid A -N -w 3 @DEST@ "echo should not run"
+# -x: commands read from stdin on one link, the prompt showing a non-zero code (-m)
+mkdir -p "$tmp/c_interactive"; printf 'echo one\nsh -c "exit 4"\nclear\necho two\nexit\n' >"$tmp/c_interactive/stdin"
+run_case interactive A -x -m @DEST@
 run_case badhash A 0123abcd "echo x"
 run_case badhex A 0123456789abcdef0123456789abcdeg "echo x"
 wait "${jobs_[@]}"
