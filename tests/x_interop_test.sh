@@ -168,6 +168,25 @@ wait "${jobs_[@]}"
 rerun_242
 echo "     (cases ran in $((SECONDS - t0)) s)"
 
+# same NAME PAIRING: 0 when the pairing's exit code, output and stderr are rnx -> rnx's
+same() {
+  local d="$tmp/c_$1" p=$2
+  [ "$(cat "$d/$p.rc" 2>/dev/null)" = "$(cat "$d/ref_ref.rc" 2>/dev/null)" ] &&
+    [ "$(render "$d/$p.out")" = "$(render "$d/ref_ref.out")" ] &&
+    [ "$(cat "$d/$p.err")" = "$(cat "$d/ref_ref.err")" ]
+}
+# On a loaded machine the reference's own rnx -> rnx now and then loses a result ("No
+# response" in -x): a case whose pairings differ from it is run once more, all three
+# pairings, one after the other, and said so; the second run must agree.
+for name in "${cases[@]}"; do
+  same "$name" rnsc_ref && same "$name" ref_rnsc && continue
+  d="$tmp/c_$name"; mapfile -d '' A <"$d/args"
+  echo "     $name: a pairing differs from rnx -> rnx, the three pairings once more"
+  run_pair "$d" ref_ref "$D_L2" "${RNX[@]}" -- "${A[@]}"
+  run_pair "$d" rnsc_ref "$D_L2" "$RNSC" x -- "${A[@]}"
+  run_pair "$d" ref_rnsc "$D_L1" "${RNX[@]}" -- "${A[@]}"
+done
+
 for name in "${cases[@]}"; do
   d="$tmp/c_$name"
   exp_rc=$(cat "$d/ref_ref.rc" 2>/dev/null)
@@ -175,14 +194,13 @@ for name in "${cases[@]}"; do
   case $exp_rc in ''|124) bad "$name: rnx -> rnx -l gave no result (rc '$exp_rc')" "$d/ref_ref.out" "$d/ref_ref.err"; continue;; esac
   for p in rnsc_ref ref_rnsc; do
     rc=$(cat "$d/$p.rc" 2>/dev/null); out=$(render "$d/$p.out"); err=$(cat "$d/$p.err")
-    exp_e=$exp_err
     label=$([ "$p" = rnsc_ref ] && echo "rnsc x -> rnx -l" || echo "rnx -> rnsc x -l")
-    if [ "$rc" = "$exp_rc" ] && [ "$out" = "$exp_out" ] && [ "$err" = "$exp_e" ]; then
+    if same "$name" "$p"; then
       ok "$name: $label: exit $rc, output as rnx -> rnx -l ($(printf %s "$out" | tr '\n' '|' | cut -c1-70))"
     else
       bad "$name: $label: exit $rc (rnx: $exp_rc)" "$d/$p.out" "$d/$p.err"
       diff <(echo "$exp_out") <(echo "$out") | head -10 | sed 's/^/     /'
-      [ "$err" != "$exp_e" ] && echo "     stderr: '$err' vs rnx '$exp_e'"
+      [ "$err" != "$exp_err" ] && echo "     stderr: '$err' vs rnx '$exp_err'"
     fi
   done
 done
