@@ -79,15 +79,18 @@ wait_for 15 grep -qs "started the shared instance interface" "$tmp/A.log" ||
 
 # O: counts distinct announced destinations, one line per change
 "$PY" - "$tmp/O" >"$tmp/O.log" 2>&1 <<'EOF' & pids+=($!)
-import RNS, sys, time
+import RNS, sys, threading, time
 RNS.Reticulum(sys.argv[1])
 seen = set()
+lock = threading.Lock()  # the reference calls announce handlers from several threads
 class H:
     aspect_filter = None
     def received_announce(self, destination_hash, announced_identity, app_data):
-        if destination_hash not in seen:
-            seen.add(destination_hash)
-            print("seen", len(seen), flush=True)
+        with lock:
+            if destination_hash not in seen:
+                seen.add(destination_hash)
+                sys.stdout.write("seen %d\n" % len(seen))
+                sys.stdout.flush()
 RNS.Transport.register_announce_handler(H())
 print("ready", flush=True)
 time.sleep(120)

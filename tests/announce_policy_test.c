@@ -423,6 +423,50 @@ static void test_engine_ingress(void)
 	eng_del(&b);
 }
 
+/* LocalClientInterface.should_ingress_limit is always False: the same flood that is held on
+ * a new ordinary interface (above) is taken at once from a program attached to a shared
+ * instance (the instance's spawned interface) and by that program from the instance (its
+ * interface to it), 10 ms or 0.6 s apart; the announces are still counted. */
+static void test_engine_ingress_local(void)
+{
+	enum { ND = 12 };
+	const int roles[2] = {RNSC_TRANSPORT_LOCAL_CLIENT, RNSC_TRANSPORT_LOCAL_SHARED};
+	const uint64_t gaps[2] = {10, 600};
+	for (int v = 0; v < 4; v++) {
+		eng a, b;
+		eng_new(&a, 0);
+		eng_new(&b, roles[v / 2] == RNSC_TRANSPORT_LOCAL_CLIENT);
+		uint64_t now = T0;
+		CU_ASSERT_EQUAL(rnsc_transport_iface_add(a.t, 1, RNSC_TRANSPORT_MODE_FULL, 10000000, 0), 0);
+		CU_ASSERT_EQUAL(rnsc_transport_iface_add(b.t, 7, RNSC_TRANSPORT_MODE_FULL,
+							 1000000000, 0), 0);
+		CU_ASSERT_EQUAL(rnsc_transport_iface_set_local(b.t, 7, roles[v / 2]), 0);
+		rnsc_identity ids[ND];
+		uint8_t dh[ND][16];
+		for (int i = 0; i < ND; i++) {
+			CU_ASSERT_EQUAL_FATAL(rnsc_identity_generate(C, &ids[i]), 0);
+			CU_ASSERT_EQUAL_FATAL(rnsc_transport_dest_add(a.t, RNSC_DEST_SINGLE, &ids[i],
+								      "rnsc", ASP, 2, 0, dh[i]),
+					      0);
+			CU_ASSERT_EQUAL(rnsc_transport_announce(a.t, dh[i], NULL, 0, now), 0);
+			CU_ASSERT_EQUAL(move(&a, &b, 7, now), 1);
+			(void)move(&b, NULL, 0, now);
+			now += gaps[v % 2];
+		}
+		rnsc_transport_iface_astats st;
+		CU_ASSERT_EQUAL(rnsc_transport_iface_astats_get(b.t, 7, now, &st), 0);
+		CU_ASSERT_EQUAL(st.arxc, ND);
+		CU_ASSERT_EQUAL(st.held_announces, 0);
+		CU_ASSERT_EQUAL(st.burst_active, 0);
+		CU_ASSERT_EQUAL(rnsc_transport_path_count(b.t), ND);
+		CU_ASSERT_EQUAL(b.announces, ND);
+		for (int i = 0; i < ND; i++)
+			rnsc_identity_free(&ids[i]);
+		eng_del(&a);
+		eng_del(&b);
+	}
+}
+
 /* A transport node rebroadcasting onto a slow interface: the announce cap queues. */
 static void test_engine_cap(void)
 {
@@ -657,6 +701,8 @@ int main(void)
 	CU_add_test(s, "announce cap: no bitrate, queue bound, stale entries", test_cap_bounds);
 	CU_add_test(s, "announce rate: grace, block, penalty", test_rate);
 	CU_add_test(s, "engine: announce flood into a new interface", test_engine_ingress);
+	CU_add_test(s, "engine: no ingress limiting on local client interfaces",
+		    test_engine_ingress_local);
 	CU_add_test(s, "engine: announce cap on a slow interface", test_engine_cap);
 	CU_add_test(s, "engine: announce rate limit", test_engine_rate);
 	CU_add_test(s, "engine: held announce around a path response", test_engine_held_for_pr);

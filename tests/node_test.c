@@ -109,7 +109,7 @@ static void test_skip_and_audit(void)
 		 "[reticulum]\n  share_instance = no\n  frobnicate = 3\n"
 		 "  discover_interfaces = no\n  qlen_in_pr = 9\n[extra]\n"
 		 "[interfaces]\n  loose = 1\n  [[Odd]]\n    type = NoSuchInterface\n    enabled = yes\n"
-		 "  [[My RNode]]\n    type = RNodeInterface\n    enabled = yes\n"
+		 "  [[My Weave]]\n    type = WeaveInterface\n    enabled = yes\n"
 		 "    port = /dev/rnsc-none\n"
 		 "  [[Srv]]\n    type = TCPServerInterface\n    enabled = yes\n"
 		 "    listen_ip = 127.0.0.1\n    listen_port = %d\n    outgoing = no\n"
@@ -128,7 +128,7 @@ static void test_skip_and_audit(void)
 	CU_ASSERT_PTR_NOT_NULL(rnsc_iface_host_find(rnsc_node_ifaces(n), "Srv"));
 	static const char *const want[] = {
 		"[[Odd]] option \"type\": no loaded interface plugin serves type \"NoSuchInterface\"",
-		"[[My RNode]] option \"type\": no loaded interface plugin serves type \"RNodeInterface\"",
+		"[[My Weave]] option \"type\": no loaded interface plugin serves type \"WeaveInterface\"",
 		"[reticulum] option \"frobnicate\" (line 3): no version of the reference reads",
 		"[reticulum] option \"qlen_in_pr\" (line 5): refused: ",
 		"[extra] (line 6): the reference reads only",

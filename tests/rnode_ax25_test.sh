@@ -31,7 +31,7 @@ cleanup() {
 }
 trap cleanup EXIT
 wait_for() { local end=$((SECONDS + $1)); shift; while [ $SECONDS -lt $end ]; do "$@" && return 0; sleep 0.2; done; return 1; }
-probe_hash() { "$RNSC" id -i "$1" -H rnstransport.probe | sed -n 's/.*<\([0-9a-f]*\)>.*/\1/p'; }
+probe_hash() { "$RNSC" id -i "$1" -H rnstransport.probe | sed -n 's/.*destination for this Identity is <\([0-9a-f]*\)>.*/\1/p'; }
 read -r P1 P2 < <("$PY" -c '
 import socket
 s = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(2)]

@@ -29,7 +29,7 @@ cleanup() {
 }
 trap cleanup EXIT
 wait_for() { local end=$((SECONDS + $1)); shift; while [ $SECONDS -lt $end ]; do "$@" && return 0; sleep 0.2; done; return 1; }
-probe_hash() { "$RNSC" id -i "$1" -H rnstransport.probe | sed -n 's/.*<\([0-9a-f]*\)>.*/\1/p'; }
+probe_hash() { "$RNSC" id -i "$1" -H rnstransport.probe | sed -n 's/.*destination for this Identity is <\([0-9a-f]*\)>.*/\1/p'; }
 # The relay: two listening ports; bytes from the connection on one go to the other's, and
 # to a log per direction. "inject" in $tmp/inject makes it send a KISS command to port 2.
 "$PY" - "$tmp" >"$tmp/relay.log" 2>&1 <<'PYX' & pids+=($!)

@@ -52,7 +52,7 @@ pids+=($!)
 if wait_for 30 port_open "$P1" && wait_for 10 port_open "$P2" && [ -f "$tmp/R/storage/transport_identity" ] \
    && [ -f "$tmp/S/storage/transport_identity" ]; then ok "rnsd and rnsc daemon started"
 else bad "daemons did not start" "$tmp/rnsd.log" "$tmp/rnsc.log"; exit 1; fi
-probe() { "$RNSC" id -i "$1/storage/transport_identity" -H rnstransport.probe | sed -n 's/.*<\([0-9a-f]*\)>.*/\1/p'; }
+probe() { "$RNSC" id -i "$1/storage/transport_identity" -H rnstransport.probe | sed -n 's/.*destination for this Identity is <\([0-9a-f]*\)>.*/\1/p'; }
 PR=$(probe "$tmp/R") PS=$(probe "$tmp/S")
 
 # rnstatus -j of both daemons at (nearly) the same moment, into r$1.json and s$1.json

@@ -452,6 +452,58 @@ static void test_interface_binding(void)
 	net_reset();
 }
 
+/* A destination on a local client K of a transport node S, while other clients come and
+ * go (as rnsc cp / rnpath runs do): one leaving from the middle of the interface list left
+ * a copy of the last interface, local role and all, in the slot the next interface got,
+ * so that client went uncounted and, once it left too, S counted no local client while K
+ * was still attached. S's peer R echoes K's announce back (a rebroadcast, then a path
+ * response, both with more hops); S keeps its own 0-hop path (Transport.inbound: more hops
+ * and the same emission never win), so R's link request, which arrives without a
+ * transport id, is still taken into transport and passed to K (for_local_client). */
+static void test_local_client_echo(void)
+{
+	int k = add_node(0), s = add_node(1), r = add_node(1);
+	wire_up(k, 1, 0, s, 2, 0);
+	wire_up(s, 1, 0, r, 1, 0);
+	CU_ASSERT_EQUAL(rnsc_transport_iface_set_local(N[s].t, 2, RNSC_TRANSPORT_LOCAL_CLIENT), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_iface_set_local(N[k].t, 1, RNSC_TRANSPORT_LOCAL_SHARED), 0);
+	/* client churn on S: 5 and 6 attach, 5 leaves (not the last slot), 7 attaches into
+	 * the vacated last slot and leaves, then 6 leaves */
+	for (uint32_t id = 5; id <= 6; id++) {
+		CU_ASSERT_EQUAL(rnsc_transport_iface_add(N[s].t, id, RNSC_TRANSPORT_MODE_FULL,
+							 1000000000, 0), 0);
+		CU_ASSERT_EQUAL(rnsc_transport_iface_set_local(N[s].t, id, RNSC_TRANSPORT_LOCAL_CLIENT), 0);
+	}
+	CU_ASSERT_EQUAL(rnsc_transport_iface_remove(N[s].t, 5), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_iface_add(N[s].t, 7, RNSC_TRANSPORT_MODE_FULL, 1000000000, 0), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_iface_set_local(N[s].t, 7, RNSC_TRANSPORT_LOCAL_CLIENT), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_iface_remove(N[s].t, 7), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_iface_remove(N[s].t, 6), 0);
+	rnsc_identity idk;
+	uint8_t dk[16], lid[16];
+	uint64_t rx0 = rnsc_transport_get_stats(N[s].t)->rx;
+	dest_on(k, r, &idk, dk, 1); /* R rebroadcasts it back to S meanwhile */
+	CU_ASSERT(rnsc_transport_get_stats(N[s].t)->rx >= rx0 + 2); /* the echo reached S */
+	rnsc_transport_path p;
+	CU_ASSERT_EQUAL_FATAL(rnsc_transport_path_get(N[s].t, dk, &p), 0);
+	CU_ASSERT(p.hops == 0 && p.iface == 2);
+	/* S asks R (a path response from R, 2 hops at S): still the client's path */
+	CU_ASSERT_EQUAL(rnsc_transport_request_path(N[s].t, dk, 0, 0, NOW), 0);
+	pump();
+	tick_all(NOW + 3000, 100);
+	CU_ASSERT_EQUAL_FATAL(rnsc_transport_path_get(N[s].t, dk, &p), 0);
+	CU_ASSERT(p.hops == 0 && p.iface == 2);
+	CU_ASSERT_EQUAL(rnsc_transport_link_open(N[r].t, dk, lid, NOW), 0);
+	NOW += 20;
+	pump();
+	CU_ASSERT_EQUAL(N[k].established, 1);
+	CU_ASSERT_EQUAL(N[r].established, 1);
+	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[s].t)->links_relayed, 1);
+	exchange(r, k, 2);
+	rnsc_identity_free(&idk);
+	net_reset();
+}
+
 int main(void)
 {
 	if (engine_env_open("transport_link_test", 0x9E3779B97F4A7C15u))
@@ -466,6 +518,7 @@ int main(void)
 	CU_add_test(s, "refused request: timeout, link table expiry", test_refused_and_expiry);
 	CU_add_test(s, "lost LRPROOF: both sides time out", test_lost_proof);
 	CU_add_test(s, "link packets bound to the link's interface", test_interface_binding);
+	CU_add_test(s, "link to a local client after its announce came back", test_local_client_echo);
 	int rc = rnsc_cu_run();
 	engine_env_close();
 	return rc;

@@ -60,5 +60,6 @@ int cmd_probe(int argc, char **argv);
 int cmd_path(int argc, char **argv);
 int cmd_cp(int argc, char **argv); /* cmd_cp.c: rncp */
 int cmd_status(int argc, char **argv);
+int cmd_x(int argc, char **argv); /* cmd_x.c: rnx */
 
 #endif

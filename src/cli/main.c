@@ -28,6 +28,7 @@ static const struct {
 	{"status", cmd_status, "status of the running shared instance's interfaces (like rnstatus)"},
 	{"path", cmd_path, "show or request paths (like rnpath: -t, or one destination hash)"},
 	{"cp", cmd_cp, "send or receive files over links as resources (like rncp)"},
+	{"x", cmd_x, "execute commands on a remote listener, or listen for them (like rnx)"},
 	{"probe", cmd_probe, "probe a destination and report round-trip times (like rnprobe)"},
 	{"timelock", cmd_timelock, "RandomX time-lock: calibrate the sequential chain, seal, open"},
 };

@@ -281,6 +281,9 @@ int rnsc_transport_iface_add(rnsc_transport *t, uint32_t id, int mode, uint64_t 
 		t->cap_ifaces = ncap;
 	}
 	tr_iface *f = &t->ifaces[t->n_ifaces++];
+	/* The slot may hold a stale copy left behind by iface_remove's memmove (its local role
+	 * among it, which would make set_local skip counting the new local client). */
+	memset(f, 0, sizeof(*f));
 	f->id = id;
 	f->mode = mode;
 	f->bitrate = bitrate;

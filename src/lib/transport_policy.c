@@ -186,6 +186,11 @@ int rnsc_tr_announce_ingress(rnsc_transport *t, tr_iface *rif, const rnsc_packet
 	if (rnsc_tmap_has(&t->paths, p->dest_hash) || rnsc_tmap_has(&t->path_requests, p->dest_hash) ||
 	    rnsc_tr_discovery_waiting(t, p->dest_hash))
 		return 0; /* known or awaited destinations are left to the announce rate rules */
+	/* LocalClientInterface.should_ingress_limit is always False in the reference: neither
+	 * a shared instance's spawned client interfaces nor a client's own interface to the
+	 * instance hold announces (path requests on them are still limited). */
+	if (rif->local_role != RNSC_TRANSPORT_LOCAL_NONE)
+		return 0;
 	if (!rnsc_ingress_should_limit(&rif->ig, now))
 		return 0;
 	int rc = rnsc_ingress_hold(&rif->ig, p->dest_hash, p->hops, raw, len);

@@ -41,10 +41,8 @@ static const rnsc_config_key keys[] = {
 	R("reticulum", "network_identity", -1, "rnsc has no network identity (it only serves "
 	  "interface discovery and blackhole publishing under that identity)"),
 	H("reticulum", "link_mtu_discovery", "the transport engine"),
-	R("reticulum", "enable_remote_management", 0,
-	  "rnsc serves no remote management destination"),
-	R("reticulum", "remote_management_allowed", -1,
-	  "rnsc serves no remote management destination"),
+	H("reticulum", "enable_remote_management", "the remote management destination (remote_mgmt.c)"),
+	H("reticulum", "remote_management_allowed", "remote management's allowed identities"),
 	H("reticulum", "respond_to_probes", "the probe destination (node.c)"),
 	R("reticulum", "force_shared_instance_bitrate", -1,
 	  "the shared instance interface reports its own bitrate"),

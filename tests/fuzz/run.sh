@@ -7,7 +7,7 @@
 # AutoInterface discovery-packet check, the RNode host protocol, the resource advertisement parser with a receiving
 # resource, the WebSocket interface plugin's codec and session logic, the request and
 # stream messages, the shared-instance RPC, the wire driver's codec and the echo
-# benchmark's HTTP/1.1 parser, the conformance bridge's requests) with clang
+# benchmark's HTTP/1.1 parser, the conformance bridge's requests, rnsc x's rnx messages) with clang
 # -fsanitize=fuzzer,address,undefined and
 # runs each for SECONDS (default 60) on a scratch copy of its seed corpus, so
 # the corpus in the source tree never changes. Exits non-zero if any target
@@ -105,6 +105,10 @@ sources() {
 		for m in $core; do printf '%s ' "$top/src/lib/$m.c"; done
 		echo "-I$top/src/cli $top/src/cli/cmd_id_crypt.c $top/src/runtime/store.c $top/plugins/crypto/openssl/openssl.c -lcrypto -lm"
 		;;
+	x)
+		# rnx's request data and result as rnsc x reads them (src/cli/x_wire.c).
+		echo "-I$top/src/cli $top/src/cli/x_wire.c $top/src/lib/msgpack.c $top/src/lib/err.c -lm"
+		;;
 	remote_mgmt)
 		# Remote management's request data and table filter (src/runtime/remote_mgmt_msg.c).
 		for m in $core; do printf '%s ' "$top/src/lib/$m.c"; done
@@ -169,7 +173,7 @@ run_target() {
 
 # Targets run in RNSC_FUZZ_JOBS lanes (default 2: one per core on the CI machines), each
 # lane sequential; the reports are printed in target order at the end.
-targets="${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport link known pathfile shlex auto ws ws_session resource wire_codec request stream rpc echo_http blackhole remote_mgmt rsg rnode bridge}"
+targets="${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport link known pathfile shlex auto ws ws_session resource wire_codec request stream rpc echo_http blackhole remote_mgmt rsg rnode bridge x}"
 jobs=${RNSC_FUZZ_JOBS:-2}
 lane=0
 while [ "$lane" -lt "$jobs" ]; do
