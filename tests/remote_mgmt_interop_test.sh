@@ -142,6 +142,18 @@ rs() {
   printf '%s\n' "$out"; return $rc
 }
 rp() { timeout 40 "$VENV/bin/rnpath" "$@" 2>&1; }
+# rp_remote OUT ARGS...: rnpath -R into OUT; the reference registers a request only after
+# sending it and drops a response that beats it (interop/REFERENCE-QUIRKS.md), so a run that
+# sent its request and then waited out its timeout is run once more, and said so
+rp_remote() {
+  local out=$1; shift
+  rp "$@" >"$out"; local r=$?
+  if [ "$r" = 124 ] && grep -q "Sending request" "$out"; then
+    echo "     rnpath $*: request sent, no response (the reference's request race); once more"
+    rp "$@" >"$out"; r=$?
+  fi
+  return $r
+}
 
 rs --config "$tmp/D" -a >"$tmp/local.txt"; lrc=$?
 rs --config "$tmp/R" -R "$D_ID" -i "$tmp/M.rid" -w 15 -a >"$tmp/remote.txt"; rrc=$?
@@ -184,14 +196,14 @@ if grep -q "Sending request" "$tmp/refused.txt" && ! grep -q "TCP Server" "$tmp/
 else bad "refusal: exit $nrc" "$tmp/refused.txt"; fi
 
 rp --config "$tmp/D" -t >"$tmp/ptl.txt"
-rp --config "$tmp/R" -R "$D_ID" -i "$tmp/M.rid" -W 15 -t >"$tmp/ptr.txt"; prc=$?
+rp_remote "$tmp/ptr.txt" --config "$tmp/R" -R "$D_ID" -i "$tmp/M.rid" -W 15 -t; prc=$?
 pn() { tr '\r' '\n' | sed -e 's/expires .*//; s/last heard.*//' -e '/requested/d; /Establishing/d; /Sending/d' | sed '/^ *$/d'; }
 # (only the announced destination: more paths may arrive between the two queries)
 if [ "$prc" = 0 ] && grep -q "$APP_DEST" "$tmp/ptr.txt" &&
    diff <(pn <"$tmp/ptl.txt" | grep "$APP_DEST") <(pn <"$tmp/ptr.txt" | grep "$APP_DEST") >"$tmp/pdiff"; then
   ok "rnpath -R -t against rnsc: the daemon's own path table"
 else bad "rnpath -R -t: exit $prc" "$tmp/pdiff" "$tmp/ptr.txt"; fi
-rp --config "$tmp/R" -R "$D_ID" -i "$tmp/M.rid" -W 15 -r >"$tmp/prr.txt"; prc=$?
+rp_remote "$tmp/prr.txt" --config "$tmp/R" -R "$D_ID" -i "$tmp/M.rid" -W 15 -r; prc=$?
 rp --config "$tmp/D" -r >"$tmp/prl.txt"
 if [ "$prc" = 0 ] && grep -q "$APP_DEST" "$tmp/prr.txt" &&
    diff <(pn <"$tmp/prl.txt" | grep "$APP_DEST") <(pn <"$tmp/prr.txt" | grep "$APP_DEST") >"$tmp/pdiff"; then
@@ -237,13 +249,7 @@ else bad "non-hex: $c1" "$tmp/c_bad.txt"; fi
 # rnsc path -R -t, against rnsc (D) and rnsd (E), as rnpath -R -t prints the same table
 for who in D E; do
   idv=${who}_ID
-  rp --config "$tmp/R" -R "${!idv}" -i "$tmp/M.rid" -W 15 -t >"$tmp/rpt_$who.txt"; r1=$?
-  if [ "$r1" = 124 ] && grep -q "Sending request" "$tmp/rpt_$who.txt"; then
-    # the reference registers a request only after sending it, and drops a response that
-    # beats it (interop/REFERENCE-QUIRKS.md): its rnpath then waits out its timeout
-    echo "     rnpath -R -t against $who: request sent, no response (the reference's request race); once more"
-    rp --config "$tmp/R" -R "${!idv}" -i "$tmp/M.rid" -W 15 -t >"$tmp/rpt_$who.txt"; r1=$?
-  fi
+  rp_remote "$tmp/rpt_$who.txt" --config "$tmp/R" -R "${!idv}" -i "$tmp/M.rid" -W 15 -t; r1=$?
   timeout 60 "$RNSC" path --config "$tmp/R" -R "${!idv}" -i "$tmp/M.rid" -W 15 -t >"$tmp/cpt_$who.txt" 2>&1; c1=$?
   if [ "$c1" = 0 ] && grep -q "$APP_DEST" "$tmp/cpt_$who.txt" &&
      diff <(pn <"$tmp/rpt_$who.txt" | grep "$APP_DEST") <(pn <"$tmp/cpt_$who.txt" | grep "$APP_DEST") >"$tmp/pdiff"; then
@@ -281,11 +287,11 @@ rp --config "$tmp/D" -r >"$tmp/r_r.txt"; timeout 30 "$RNSC" path --config "$tmp/
 if [ "$c1" = 0 ] && grep -q "<$APP_DEST> last heard .* ago, [0-9.]* announces/hour in the last " "$tmp/c_r.txt" &&
    diff <(grep "$APP_DEST" "$tmp/r_r.txt" | sed 's/ last heard.*//') <(grep "$APP_DEST" "$tmp/c_r.txt" | sed 's/ last heard.*//') >/dev/null; then
   ok "rnsc path -r: rnpath's lines"; else bad "rnsc path -r: $c1" "$tmp/c_r.txt" "$tmp/r_r.txt"; fi
-rp --config "$tmp/R" -R "$D_ID" -i "$tmp/M.rid" -W 15 -r -j >"$tmp/r_Rrj.json"
+rp_remote "$tmp/r_Rrj.json" --config "$tmp/R" -R "$D_ID" -i "$tmp/M.rid" -W 15 -r -j
 timeout 60 "$RNSC" path --config "$tmp/R" -R "$D_ID" -i "$tmp/M.rid" -W 15 -r -j >"$tmp/c_Rrj.json" 2>&1
 cmp_json "rnsc path -R -r -j: rnpath's JSON entry" "$tmp/r_Rrj.json" "$tmp/c_Rrj.json"
 timeout 60 "$RNSC" path --config "$tmp/R" -R "$E_ID" -i "$tmp/M.rid" -W 15 -t -j >"$tmp/c_Etj.json" 2>&1
-rp --config "$tmp/R" -R "$E_ID" -i "$tmp/M.rid" -W 15 -t -j >"$tmp/r_Etj.json"
+rp_remote "$tmp/r_Etj.json" --config "$tmp/R" -R "$E_ID" -i "$tmp/M.rid" -W 15 -t -j
 cmp_json "rnsc path -R -t -j against rnsd: rnpath's JSON entry" "$tmp/r_Etj.json" "$tmp/c_Etj.json"
 
 start=$SECONDS
