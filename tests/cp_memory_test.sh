@@ -10,7 +10,7 @@
 # SHA-256); every peak below RSS_MAX_KIB (default 40 MiB); the 128 MiB transfer's peaks at
 # most RSS_SLACK_KIB (default 4 MiB) above the 16 MiB transfer's, on both sides.
 #
-# The bound. (1) The resource (src/lib/resource.h): the data streams from the file (pread,
+# The bound. (1) The resource (include/rnsc/resource.h): the data streams from the file (pread,
 # segment by segment, through the resource's read callback) and to the file (write, after
 # each segment's hash is checked), so a transfer holds one segment at a time: sender about
 # 3.1 MiB at its peak (the encrypted segment, its map hashes, transiently the plaintext and

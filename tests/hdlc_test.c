@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * CUnit suite for src/lib/hdlc.c. Encoder vectors were produced with the
+ * CUnit suite for src/framing/hdlc.c. Encoder vectors were produced with the
  * reference (rns 1.5.4, RNS.Interfaces.util.HDLC.frame); decoder
  * expectations follow its ReceiveBuffer. The exit status is the failure
  * count (tests/cu_run.h: clamped below automake's 77 = skip).

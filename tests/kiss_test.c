@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * CUnit suite for src/lib/kiss.c. Encoder vectors were produced with the
+ * CUnit suite for src/framing/kiss.c. Encoder vectors were produced with the
  * reference (rns 1.5.4: KISS.escape plus the framing in
  * KISSInterface.process_outgoing and its set* configuration commands). The
  * exit status is the failure count (tests/cu_run.h: clamped below

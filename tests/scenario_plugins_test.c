@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The benchmark scenario plugins (plugins/scenario/ modules, ops in bench/scenario/scenario_abi.h)
+ * The benchmark scenario plugins (plugins/scenario/ modules, ops in include/rnsc/scenario_abi.h)
  * loaded through the plugin host as `rnsc bench` loads them: their descriptors, the
  * [interfaces] sections they write per role, and every branch of their accounting rules
  * (conformant samples, missing fields, each failed rule) on crafted result lines.

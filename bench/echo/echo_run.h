@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * One echo benchmark run: a server on rnsc's runtime (rnsc_loop and the IO models of
- * src/runtime/loop.h) and a load-generating client, in one process, over real sockets on
+ * include/rnsc/loop.h) and a load-generating client, in one process, over real sockets on
  * 127.0.0.1. The matrix runner (echo_matrix.c) starts a fresh process per run and reads
  * the one result line echo_result_print() writes; the Boost.Asio peer prints the same line.
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * `rnsc bench` (no subcommand): the scenario runner. The scenarios are plugins (kind
- * RNSC_PLUGIN_SCENARIO, ops in bench/scenario/scenario_abi.h, modules under
+ * RNSC_PLUGIN_SCENARIO, ops in include/rnsc/scenario_abi.h, modules under
  * plugins/scenario/) found through the plugin host: each says what runs, the interface
  * sections of each role's config and the accounting rule, so the runner holds no scenario.
  *

@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "plugin_abi.h"
+#include "crypto_abi.h"
 
 #define RNSC_KAT_DATA static const __attribute__((unused))
 

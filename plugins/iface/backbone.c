@@ -5,7 +5,7 @@
  * reconnects), as the reference (rns 1.5.4, RNS/Interfaces/BackboneInterface.py plus
  * the interface set-up in Reticulum.py) behaves on the wire:
  *
- *  - HDLC over TCP (src/lib/hdlc.c, compiled in): FLAG escape(p) FLAG out; in, frames
+ *  - HDLC over TCP (src/framing/hdlc.c, compiled in): FLAG escape(p) FLAG out; in, frames
  *    of 20 .. HW_MTU + ifac_size unescaped bytes are delivered, others dropped and
  *    counted (the reference's ReceiveBuffer with min HEADER_MINSIZE).
  *  - Types. "BackboneInterface" is a listener unless the section has target_host (or

@@ -7,7 +7,7 @@
  *  - `command` (required) is split like Python's shlex.split (shlex.c) and run directly,
  *    searched in PATH, without a shell; stderr is inherited. A command that cannot be
  *    started fails open() with a message naming it, as the reference's constructor raises.
- *  - HDLC framing (src/lib/hdlc.c, compiled in). HW_MTU 1064 (AUTOCONFIGURE_MTU is off for
+ *  - HDLC framing (src/framing/hdlc.c, compiled in). HW_MTU 1064 (AUTOCONFIGURE_MTU is off for
  *    pipes, so bitrate does not change it); frames of 20 .. 1064 bytes are delivered,
  *    runts and oversized frames dropped and counted (the reference truncates an oversized
  *    frame and hands runts to Transport, which discards both).

@@ -3,7 +3,7 @@
  * The "rnode" interface plugin: RNodeInterface, an RNode LoRa radio on a serial port, as
  * the reference (rns 1.5.4, RNS/Interfaces/RNodeInterface.py) drives it. The host
  * protocol itself is in rnode_proto.c; the port is opened like every serial interface
- * (serial_port.c: 115200 8N1, raw); frames are KISS (src/lib/kiss.c).
+ * (serial_port.c: 115200 8N1, raw); frames are KISS (src/framing/kiss.c).
  *
  *  - Options, checked as the reference checks them (a bad value fails the interface):
  *    `port` (required; ble:// and tcp:// ports, the reference's Bluetooth and WiFi

@@ -3,7 +3,7 @@
  * The RNode host protocol, sans I/O: the command frames the reference's RNodeInterface
  * (rns 1.5.4, RNS/Interfaces/RNodeInterface.py) sends to the firmware, and the reports
  * the firmware sends back, applied to a record of what the radio said. Frames are KISS
- * (src/lib/kiss.h): FEND cmd escape(payload) FEND, the whole type byte being the command.
+ * (include/rnsc/kiss.h): FEND cmd escape(payload) FEND, the whole type byte being the command.
  * Compiled into the rnode plugin and its fuzz target (plugins never link librnsc).
  *
  * Host -> device, byte for byte as the reference writes them:

@@ -4,7 +4,7 @@
  * (rns 1.5.4, RNS/Interfaces/TCPInterface.py plus the interface set-up in Reticulum.py)
  * behaves on the wire:
  *
- *  - HDLC framing (src/lib/hdlc.c, compiled into this module): FLAG escape(p) FLAG out;
+ *  - HDLC framing (src/framing/hdlc.c, compiled into this module): FLAG escape(p) FLAG out;
  *    in, frames of 20 .. HW_MTU + ifac_size unescaped bytes are delivered, others dropped.
  *  - HW_MTU: the reference builds the interface with 262144 and then, in its post-init,
  *    bitrate (option "bitrate" when >= 5, else the 10 Mbit/s guess) is mapped through
@@ -25,7 +25,7 @@
  *    also added to the server's, as the reference does with rxb/txb.
  *
  *  - kiss_framing = yes (clients: a KISS TNC or software modem reached over TCP): frames
- *    are KISS data frames (FEND 00 escape(p) FEND, src/lib/kiss.c) instead of HDLC, as the
+ *    are KISS data frames (FEND 00 escape(p) FEND, src/framing/kiss.c) instead of HDLC, as the
  *    reference's TCPClientInterface does; other KISS commands from the TNC are counted as
  *    garbage, frames of up to 19 bytes as runts. No tunnel is synthesized for such a
  *    client (the node reads the option too). The reference's server ignores the option

@@ -2,7 +2,7 @@
 /*
  * The "tls" interface plugin: TLSClientInterface and TLSServerInterface, HDLC-framed
  * Reticulum traffic (exactly as TCPClientInterface/TCPServerInterface put it on the wire,
- * src/lib/hdlc.c) inside TLS 1.3 with OpenSSL.
+ * src/framing/hdlc.c) inside TLS 1.3 with OpenSSL.
  *
  * The reference (rns 1.5.4) has no TLS interface: this is an rnsc extension, and both
  * ends must be rnsc. Reticulum already encrypts and authenticates its own traffic; TLS

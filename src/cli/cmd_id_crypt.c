@@ -20,7 +20,7 @@
 #include "cmd_id.h"
 #include "crypto.h"
 #include "msgpack.h"
-#include "plugin_abi.h"
+#include "crypto_abi.h"
 #include "store.h"
 
 #define ENC_CHUNK ((size_t)1024 * 1024 * 16) /* CHUNK_BLOCKS * AES block size */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Requests on a node's links, wired to resources: the glue between the request manager
- * (src/lib/request.h, sans-I/O) and linkapp (linkapp.h, resources on the node). It keeps one
+ * (include/rnsc/request.h, sans-I/O) and linkapp (linkapp.h, resources on the node). It keeps one
  * rnsc_request_link per attached link and:
  *   - takes linkapp's request slot: REQUEST / RESPONSE packets go to the link's request
  *     manager; advertisements flagged is_request / is_response are decided here as

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "crypto.h"
 #include "iface_abi.h"
@@ -186,6 +187,24 @@ int rnsc_plugin_host_add_dir(rnsc_plugin_host *h, const char *dir)
 	return 0;
 }
 
+#ifdef RNSC_BUILDDIR
+/* 1 when this process's executable lies inside RNSC_BUILDDIR (libtool runs the build tree's
+ * programs from .libs/ there), so the build tree's plugins belong to it. */
+static int running_from_build_tree(void)
+{
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return 0;
+	exe[n] = 0;
+	char dir[4096];
+	if (!realpath(RNSC_BUILDDIR, dir)) /* the build tree is gone */
+		return 0;
+	size_t bl = strlen(dir);
+	return strncmp(exe, dir, bl) == 0 && exe[bl] == '/';
+}
+#endif
+
 int rnsc_plugin_host_add_default_dirs(rnsc_plugin_host *h)
 {
 	const char *env = getenv("RNSC_PLUGIN_PATH");
@@ -204,7 +223,11 @@ int rnsc_plugin_host_add_default_dirs(rnsc_plugin_host *h)
 	static const char *const build_dirs[] = {"plugins/crypto/.libs", "plugins/iface/.libs",
 						 "plugins/scenario/.libs"};
 	char path[4096];
-	for (size_t i = 0; rc == 0 && i < sizeof(build_dirs) / sizeof(build_dirs[0]); i++) {
+	/* Only a program run from the build tree loads the build tree's plugins: an installed
+	 * rnsc must never pick up whatever a later build left there. */
+	int in_tree = running_from_build_tree();
+	for (size_t i = 0; in_tree && rc == 0 && i < sizeof(build_dirs) / sizeof(build_dirs[0]);
+	     i++) {
 		snprintf(path, sizeof(path), "%s/%s", RNSC_BUILDDIR, build_dirs[i]);
 		struct stat st;
 		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target for the HDLC decoder (src/lib/hdlc.c).
+ * libFuzzer target for the HDLC decoder (src/framing/hdlc.c).
  *
  * Input: 3 config bytes (max frame size, min frame size) and the stream.
  * Properties checked beyond "no crash, no UB":

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target for the KISS decoder (src/lib/kiss.c).
+ * libFuzzer target for the KISS decoder (src/framing/kiss.c).
  *
  * Input: 2 config bytes (max payload size) and the stream. Checked beyond
  * "no crash, no UB":

@@ -18,7 +18,7 @@
 
 #include "crypto.h"
 #include "ctx.h"
-#include "plugin_abi.h"
+#include "crypto_abi.h"
 
 int rnsc_plugin_init(const rnsc_host_api *host, const rnsc_plugin_desc **out);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -49,7 +49,7 @@ sources() {
 		;;
 	rnode)
 		# The RNode host protocol (the rnode plugin's) on the KISS decoder.
-		echo "$top/plugins/iface/rnode_proto.c $top/src/lib/kiss.c $top/src/lib/err.c"
+		echo "$top/plugins/iface/rnode_proto.c $top/src/framing/kiss.c $top/src/lib/err.c"
 		;;
 	shlex)
 		# The PipeInterface command splitter (compiled into the pipe plugin).
@@ -91,7 +91,7 @@ sources() {
 		;;
 	wire_codec)
 		# The benchmark wire driver's framing and header view, checked against the core's HDLC.
-		echo "-I$top/bench/driver $top/src/lib/hdlc.c $top/src/lib/err.c"
+		echo "-I$top/bench/driver $top/src/framing/hdlc.c $top/src/lib/err.c"
 		;;
 	rpc)
 		# The shared-instance RPC and the status JSON renderer, with the OpenSSL crypto
@@ -149,7 +149,7 @@ run_target() {
 	exe=$work/fuzz_$t
 	# shellcheck disable=SC2046 # the source list is meant to split
 	if ! "$cc" -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=undefined -I"$top/src/lib" -I"$top/src/runtime" -I"$top/plugins/crypto" -I"$top/plugins/iface" \
+		-fno-sanitize-recover=undefined -I"$top/include/rnsc" -I"$top/src/lib" -I"$top/src/runtime" -I"$top/plugins/crypto" -I"$top/plugins/iface" \
 		"$here/fuzz_$t.c" $(sources "$t") -o "$exe"; then
 		echo "fuzz_$t: BUILD FAILED"
 		return 1

@@ -3,7 +3,7 @@
  * Test plugin for the plugin host: a descriptor from a future, incompatible
  * ABI major (the host must refuse it with RNSC_ERR_ABI before touching ops).
  */
-#include "plugin_abi.h"
+#include "crypto_abi.h"
 
 #define EXPORT __attribute__((visibility("default")))
 

@@ -4,7 +4,7 @@
  * (rnsc_plugin_init returns RNSC_ERR_PLUGIN_INIT and no descriptor), as a
  * plugin whose library dependencies are unusable would.
  */
-#include "plugin_abi.h"
+#include "crypto_abi.h"
 
 #define EXPORT __attribute__((visibility("default")))
 

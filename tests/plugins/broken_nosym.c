@@ -4,7 +4,7 @@
  * an entry point under the wrong name, so dlopen succeeds and dlsym of
  * rnsc_plugin_init fails (the host must report RNSC_ERR_NOSYM).
  */
-#include "plugin_abi.h"
+#include "crypto_abi.h"
 
 #define EXPORT __attribute__((visibility("default")))
 

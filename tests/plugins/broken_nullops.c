@@ -4,7 +4,7 @@
  * primitives but has no ops table (the host must refuse it with
  * RNSC_ERR_PLUGIN_DESC instead of dereferencing NULL).
  */
-#include "plugin_abi.h"
+#include "crypto_abi.h"
 
 #define EXPORT __attribute__((visibility("default")))
 

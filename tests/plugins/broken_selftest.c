@@ -5,7 +5,7 @@
  * register it as a backend. Its one primitive always fails too, so a host
  * that registered it anyway could not produce a plausible result with it.
  */
-#include "plugin_abi.h"
+#include "crypto_abi.h"
 
 #define EXPORT __attribute__((visibility("default")))
 

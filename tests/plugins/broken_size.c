@@ -6,7 +6,7 @@
  */
 #include <stddef.h>
 
-#include "plugin_abi.h"
+#include "crypto_abi.h"
 
 #define EXPORT __attribute__((visibility("default")))
 

@@ -30,7 +30,7 @@
 #include <nettle/version.h>
 
 #include "err.h"
-#include "plugin_abi.h"
+#include "crypto_abi.h"
 
 #include "../kat.h"
 

@@ -34,7 +34,7 @@
 #include <openssl/rand.h>
 
 #include "err.h"
-#include "plugin_abi.h"
+#include "crypto_abi.h"
 
 #include "../kat.h"
 

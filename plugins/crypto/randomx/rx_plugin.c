@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "plugin_abi.h"
+#include "crypto_abi.h"
 #include "rx.h"
 #include "rx_internal.h"
 

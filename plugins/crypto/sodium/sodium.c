@@ -18,7 +18,7 @@
 #include <sodium.h>
 
 #include "err.h"
-#include "plugin_abi.h"
+#include "crypto_abi.h"
 
 #include "../kat.h"
 

@@ -80,11 +80,7 @@ enum rnsc_err {
 #define RNSC_MUST_CHECK
 #endif
 
-#if defined(RNSC_BUILDING_LIB) && defined(__GNUC__)
-#define RNSC_API __attribute__((visibility("default")))
-#else
-#define RNSC_API
-#endif
+#include "export.h"
 
 /* Human-readable text for an error code; never NULL (unknown codes get a generic text). */
 RNSC_API const char *rnsc_strerror(int err);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The ops table of a scenario plugin (kind RNSC_PLUGIN_SCENARIO of src/lib/plugin_abi.h).
+ * The ops table of a scenario plugin (kind RNSC_PLUGIN_SCENARIO of include/rnsc/plugin_abi.h).
  * A scenario plugin is loaded by the one plugin host like interface and crypto plugins and
  * tells `rnsc bench` everything that defines a scenario: its number and names, what runs
  * (two endpoint participants, or a relay under test beside rnsc's wire driver), the payload

@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "ctx.h"
-#include "plugin_abi.h"
+#include "crypto_abi.h"
 
 #define RNSC_CRYPTO_MAX_BACKENDS 16
 

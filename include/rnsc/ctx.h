@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "err.h"
-#include "plugin_abi.h"
+#include "crypto_abi.h"
 
 typedef struct rnsc_ctx rnsc_ctx;
 

@@ -22,7 +22,7 @@
 #include <stddef.h>
 
 #include "ctx.h"
-#include "plugin_abi.h"
+#include "crypto_abi.h"
 
 typedef struct rnsc_plugin_rec {
 	char *file;                     /* path loaded, or "builtin:<label>" */
@@ -39,7 +39,8 @@ RNSC_API int rnsc_plugin_host_new(rnsc_ctx *ctx, rnsc_plugin_host **out);
 RNSC_API void rnsc_plugin_host_del(rnsc_plugin_host *h);
 /* Appends one folder to the search list (missing folders are skipped at scan time). */
 RNSC_API int rnsc_plugin_host_add_dir(rnsc_plugin_host *h, const char *dir);
-/* Appends $RNSC_PLUGIN_PATH, the build tree's plugin folders and the installed folder. */
+/* Appends $RNSC_PLUGIN_PATH, the build tree's plugin folders (only for a program that runs
+ * from the build tree) and the installed folder. */
 RNSC_API int rnsc_plugin_host_add_default_dirs(rnsc_plugin_host *h);
 /* Loads every *.so in the search folders (sorted by name within a folder). Returns the
  * number of plugins now active; failures are recorded, not returned. */
