@@ -51,7 +51,9 @@
 
 #include "announce.h"
 #include "bench_gen.h"
-#include "cli.h"
+#include "bench.h"
+#include "env.h"
+#include "strfmt.h"
 #include "destination.h"
 #include "identity.h"
 #include "link.h"
@@ -834,7 +836,7 @@ static void usage(FILE *f)
 		   "on 127.0.0.1 and drives frames through it in both directions.\n");
 }
 
-int cmd_bench_driver(int argc, char **argv)
+int rnsc_bench_driver_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"mode", required_argument, NULL, 'm'},	{"a", required_argument, NULL, 'a'},
@@ -852,21 +854,21 @@ int cmd_bench_driver(int argc, char **argv)
 		case 'b': pb = atoi(optarg); break;
 		case 'c': calib_s = strtod(optarg, NULL); break;
 		case 't': setup_s = strtod(optarg, NULL); break;
-		case 'h': usage(stdout); return CLI_OK;
-		default: usage(stderr); return CLI_USAGE;
+		case 'h': usage(stdout); return BENCH_OK;
+		default: usage(stderr); return BENCH_USAGE;
 		}
 	}
 	if (optind != argc || !mode || (strcmp(mode, "raw") && strcmp(mode, "resource")) ||
 	    pa <= 0 || pa > 65535 || pb <= 0 || pb > 65535 || calib_s <= 0 || setup_s <= 0) {
 		usage(stderr);
-		return CLI_USAGE;
+		return BENCH_USAGE;
 	}
-	cli_env env;
-	int rc = cli_env_open(&env, NULL, 0);
+	rnsc_env env;
+	int rc = rnsc_env_open(&env, NULL, 0, stderr) == 0 ? BENCH_OK : BENCH_SETUP;
 	if (rc)
 		return rc;
 	driver *dv = calloc(1, sizeof(*dv));
-	int ret = CLI_FAIL;
+	int ret = BENCH_FAIL;
 	if (!dv)
 		goto out;
 	dv->ep = -1;
@@ -1031,7 +1033,7 @@ int cmd_bench_driver(int argc, char **argv)
 	}
 	say(out);
 	if (await(dv, line, sizeof(line)) == 0 && !strcmp(line, "quit"))
-		ret = CLI_OK;
+		ret = BENCH_OK;
 out:
 	if (dv) {
 		for (int s = 0; s < 2; s++) {
@@ -1049,6 +1051,6 @@ out:
 		free(dv->emap);
 		free(dv);
 	}
-	cli_env_close(&env);
+	rnsc_env_close(&env);
 	return ret;
 }

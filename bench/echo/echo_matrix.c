@@ -20,7 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "bench.h"
+#include "env.h"
+#include "strfmt.h"
 #include "echo_run.h"
 
 #define MAX_REPS 16
@@ -247,13 +249,13 @@ static void write_runs_json(FILE *f, const run_rec *r, int n)
 static void write_json(FILE *f, const cell *cells, size_t n, const matrix_opts *mo)
 {
 	fprintf(f, "{\n\"benchmark\": \"echo\",\n");
-	cli_env_json(f);
+	rnsc_env_json(f);
 	fprintf(f, ",\n\"settings\": {\"warmup_s\": %g, \"measure_s\": %g, \"drain_s\": %g, "
 		   "\"repetitions\": %d, \"reservoir\": %u, \"rnsc_program\": \"%s\", \"peer\": ",
 		mo->warmup, mo->measure, mo->drain, mo->reps, ECHO_RESERVOIR,
 		mo->lean ? "rnsc-echo (runtime only)" : "rnsc bench echo --one");
 	if (mo->peer)
-		cli_json_str(f, "Boost.Asio (bench/peers/asio_echo.cpp)");
+		rnsc_json_str(f, "Boost.Asio (bench/peers/asio_echo.cpp)");
 	else
 		fprintf(f, "null");
 	fprintf(f, "},\n\"cells\": [\n");
@@ -488,7 +490,7 @@ static char *build_tree_program(const char *rel)
 	return out;
 }
 
-int cmd_bench_echo(int argc, char **argv)
+int rnsc_bench_echo_main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--one"))
 		return echo_run_main(argc - 1, argv + 1, "rnsc bench echo");
@@ -557,16 +559,16 @@ int cmd_bench_echo(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
-			return CLI_OK;
+			return BENCH_OK;
 		default:
 			usage(stderr);
-			return CLI_USAGE;
+			return BENCH_USAGE;
 		}
 	}
 	if (optind != argc || mo.reps < 1 || mo.reps > MAX_REPS || mo.warmup < 0 ||
 	    mo.measure <= 0 || mo.drain <= 0) {
 		usage(stderr);
-		return CLI_USAGE;
+		return BENCH_USAGE;
 	}
 	char *peer_alloc = NULL;
 	if (!no_peer) {
@@ -576,7 +578,7 @@ int cmd_bench_echo(int argc, char **argv)
 			fprintf(stderr, "rnsc bench echo: the Boost.Asio peer is not built (install "
 					"the Debian package 'libboost-dev' and re-run configure), or pass "
 					"--peer PATH or --no-peer\n");
-			return CLI_SETUP;
+			return BENCH_SETUP;
 		}
 	}
 	mo.peer = no_peer ? NULL : peer;
@@ -589,7 +591,7 @@ int cmd_bench_echo(int argc, char **argv)
 	if (sl <= 0) {
 		free(peer_alloc);
 		free(lean);
-		return CLI_SETUP;
+		return BENCH_SETUP;
 	}
 	self[sl] = '\0';
 
@@ -600,7 +602,7 @@ int cmd_bench_echo(int argc, char **argv)
 	if (!cells) {
 		free(peer_alloc);
 		free(lean);
-		return CLI_FAIL;
+		return BENCH_FAIL;
 	}
 	size_t n = 0;
 	for (int a = 0; a < npl; a++)
@@ -620,7 +622,7 @@ int cmd_bench_echo(int argc, char **argv)
 						free(cells);
 						free(peer_alloc);
 						free(lean);
-						return CLI_USAGE;
+						return BENCH_USAGE;
 					}
 					x->threads = x->model == RNSC_IO_SINGLE ? 1 : th;
 					if (x->model == RNSC_IO_POOL && th < 2)
@@ -637,7 +639,7 @@ int cmd_bench_echo(int argc, char **argv)
 		free(cells);
 		free(peer_alloc);
 		free(lean);
-		return CLI_SETUP;
+		return BENCH_SETUP;
 	}
 	printf("%-34s %12s %12s %8s %10s %10s\n", "cell", "rnsc rt/s", "peer rt/s", "ratio",
 	       "rnsc p99", "peer p99");
@@ -660,7 +662,7 @@ int cmd_bench_echo(int argc, char **argv)
 			       x->med_rnsc[V_P99], "-");
 		fflush(stdout);
 	}
-	int rc = all_valid ? CLI_OK : CLI_FAIL;
+	int rc = all_valid ? BENCH_OK : BENCH_FAIL;
 	FILE *f;
 	if (json && (f = strcmp(json, "-") ? fopen(json, "w") : stdout)) {
 		write_json(f, cells, n, &mo);
@@ -668,14 +670,14 @@ int cmd_bench_echo(int argc, char **argv)
 			fclose(f);
 	} else if (json) {
 		fprintf(stderr, "rnsc bench echo: cannot write %s: %s\n", json, strerror(errno));
-		rc = CLI_SETUP;
+		rc = BENCH_SETUP;
 	}
 	if (md && (f = fopen(md, "w"))) {
 		write_md(f, cells, n, &mo);
 		fclose(f);
 	} else if (md) {
 		fprintf(stderr, "rnsc bench echo: cannot write %s: %s\n", md, strerror(errno));
-		rc = CLI_SETUP;
+		rc = BENCH_SETUP;
 	}
 	if (svg) {
 		static const struct {
@@ -689,7 +691,7 @@ int cmd_bench_echo(int argc, char **argv)
 			if (!(f = fopen(path, "w"))) {
 				fprintf(stderr, "rnsc bench echo: cannot write %s: %s\n", path,
 					strerror(errno));
-				rc = CLI_SETUP;
+				rc = BENCH_SETUP;
 				continue;
 			}
 			write_svg(f, cells, n, charts[k].metric, charts[k].title, -1, 0);
@@ -708,7 +710,7 @@ int cmd_bench_echo(int argc, char **argv)
 				snprintf(title, sizeof(title), "%s, %s", charts[k].title,
 					 model_desc(&cells[i], mdesc, sizeof(mdesc)));
 				if (!(f = fopen(path, "w"))) {
-					rc = CLI_SETUP;
+					rc = BENCH_SETUP;
 					continue;
 				}
 				write_svg(f, cells, n, charts[k].metric, title, (int)cells[i].model,

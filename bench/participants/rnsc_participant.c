@@ -45,7 +45,9 @@
 #include <unistd.h>
 
 #include "bench_gen.h"
-#include "cli.h"
+#include "bench.h"
+#include "env.h"
+#include "strfmt.h"
 #include "destination.h"
 #include "identity.h"
 #include "linkapp.h"
@@ -886,7 +888,7 @@ static int open_req_links(part_state *s, double timeout_s)
 	return up == REQ_LINKS ? 0 : -1;
 }
 
-int cmd_bench_participant(int argc, char **argv)
+int rnsc_bench_participant_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"role", required_argument, NULL, 'r'},	 {"scenario", required_argument, NULL, 's'},
@@ -906,19 +908,19 @@ int cmd_bench_participant(int argc, char **argv)
 		case 'd': dest = optarg; break;
 		case 't': path_timeout = strtod(optarg, NULL); break;
 		case 'q': quick = 1; break;
-		case 'h': usage(stdout); return CLI_OK;
-		default: usage(stderr); return CLI_USAGE;
+		case 'h': usage(stdout); return BENCH_OK;
+		default: usage(stderr); return BENCH_USAGE;
 		}
 	}
 	if (optind != argc || !role || !scenario || !config ||
 	    (strcmp(role, "responder") && strcmp(role, "initiator")) ||
 	    (!strcmp(role, "initiator") && !dest) || path_timeout <= 0) {
 		usage(stderr);
-		return CLI_USAGE;
+		return BENCH_USAGE;
 	}
 	part_state *s = calloc(1, sizeof(*s));
 	if (!s)
-		return CLI_FAIL;
+		return BENCH_FAIL;
 	s->responder = !strcmp(role, "responder");
 	s->res = !strcmp(scenario, "resource") || !strcmp(scenario, "stream");
 	s->res_size = !strcmp(scenario, "resource") ? RES_SEGMENT : quick ? RES_STREAM_QUICK : RES_STREAM;
@@ -927,10 +929,10 @@ int cmd_bench_participant(int argc, char **argv)
 	if (strcmp(scenario, "single") != 0 && !s->link && !s->req) {
 		fail(s, "unknown scenario");
 		free(s);
-		return CLI_USAGE;
+		return BENCH_USAGE;
 	}
-	cli_env env;
-	int rc = cli_env_open(&env, NULL, 0);
+	rnsc_env env;
+	int rc = rnsc_env_open(&env, NULL, 0, stderr) == 0 ? BENCH_OK : BENCH_SETUP;
 	if (rc) {
 		fail(s, "cannot load plugins");
 		free(s);
@@ -938,11 +940,11 @@ int cmd_bench_participant(int argc, char **argv)
 	}
 	rnsc_node_options no = {.config_dir = config};
 	rnsc_config_error err;
-	int ret = CLI_OK;
+	int ret = BENCH_OK;
 	if ((rc = rnsc_node_new(env.ctx, env.host, &no, &s->node, &err))) {
 		fprintf(stderr, "rnsc bench participant: %s\n", err.msg[0] ? err.msg : rnsc_strerror(rc));
 		fail(s, "node start failed");
-		ret = CLI_SETUP;
+		ret = BENCH_SETUP;
 		goto out;
 	}
 	s->t = rnsc_node_transport(s->node);
@@ -952,7 +954,7 @@ int cmd_bench_participant(int argc, char **argv)
 		s->rx_want = malloc(RX_CHUNK);
 		if (!s->ck || !s->rx_want) {
 			fail(s, "out of memory");
-			ret = CLI_FAIL;
+			ret = BENCH_FAIL;
 			goto out;
 		}
 		bench_payload_index_build(s->ck, n);
@@ -971,7 +973,7 @@ int cmd_bench_participant(int argc, char **argv)
 		if (rnsc_linkapp_new(env.ctx, s->node, &lcb, &hooks, &s->la) ||
 		    (s->req && rnsc_linkreq_new(env.ctx, s->node, s->la, &s->lr))) {
 			fail(s, "cannot set up the link application");
-			ret = CLI_FAIL;
+			ret = BENCH_FAIL;
 			goto out;
 		}
 	} else {
@@ -980,7 +982,7 @@ int cmd_bench_participant(int argc, char **argv)
 	rnsc_loop *loop = rnsc_node_loop(s->node);
 	if (rnsc_loop_watch_add(loop, 0, RNSC_EV_READ, on_stdin, s, NULL) != 0) {
 		fail(s, "cannot watch stdin");
-		ret = CLI_SETUP;
+		ret = BENCH_SETUP;
 		goto out;
 	}
 	if (s->req) {
@@ -995,7 +997,7 @@ int cmd_bench_participant(int argc, char **argv)
 	     rnsc_request_handlers_register(s->hs, REQ_PATH, rq_handler, s,
 					    RNSC_REQUEST_ALLOW_ALL, NULL, 0, 0))) {
 		fail(s, "cannot register the request handler");
-		ret = CLI_FAIL;
+		ret = BENCH_FAIL;
 		goto out;
 	}
 	if (s->responder) {
@@ -1005,28 +1007,28 @@ int cmd_bench_participant(int argc, char **argv)
 		    rnsc_transport_dest_add(s->t, RNSC_DEST_SINGLE, &id, "bench", aspects, 1, 1,
 					    s->dest)) {
 			fail(s, "cannot register the bench destination");
-			ret = CLI_FAIL;
+			ret = BENCH_FAIL;
 			goto out;
 		}
 		rnsc_identity_free(&id);
 		if (rnsc_loop_timer_add(loop, 0, ANNOUNCE_EVERY_NS, announce_tick, s, NULL) != 0) {
 			fail(s, "cannot arm the announce timer");
-			ret = CLI_FAIL;
+			ret = BENCH_FAIL;
 			goto out;
 		}
 		char line[64] = "ready dest=";
-		cli_hex(line + strlen(line), s->dest, RNSC_TRUNCATED_HASHLEN);
+		rnsc_hex(line + strlen(line), s->dest, RNSC_TRUNCATED_HASHLEN);
 		say(line);
 	} else {
-		if (cli_unhex(s->dest, sizeof(s->dest), dest) != RNSC_TRUNCATED_HASHLEN) {
+		if (rnsc_unhex(s->dest, sizeof(s->dest), dest) != RNSC_TRUNCATED_HASHLEN) {
 			fail(s, "bad destination hash");
-			ret = CLI_USAGE;
+			ret = BENCH_USAGE;
 			goto out;
 		}
 		s->rtts = malloc(MAX_RTTS * sizeof(uint32_t));
 		if (!s->rtts) {
 			fail(s, "out of memory");
-			ret = CLI_FAIL;
+			ret = BENCH_FAIL;
 			goto out;
 		}
 		bench_sizes_init(&s->sizes, s->req ? REQ_LO : 60,
@@ -1035,19 +1037,19 @@ int cmd_bench_participant(int argc, char **argv)
 		bench_payload_init(&s->stream);
 		if (wait_path(s, path_timeout) != 0) {
 			fail(s, "no path to the responder");
-			ret = CLI_FAIL;
+			ret = BENCH_FAIL;
 			goto out;
 		}
 		if (s->req && open_req_links(s, path_timeout) != 0) {
 			if (!s->failed)
 				fail(s, "the links were not established");
-			ret = CLI_FAIL;
+			ret = BENCH_FAIL;
 			goto out;
 		}
 		if (s->link && open_link(s, path_timeout) != 0) {
 			if (!s->failed)
 				fail(s, "the link was not established");
-			ret = CLI_FAIL;
+			ret = BENCH_FAIL;
 			goto out;
 		}
 		s->phase = PH_WARMUP;
@@ -1067,13 +1069,13 @@ int cmd_bench_participant(int argc, char **argv)
 			initiator_tick(s);
 	}
 	if (s->failed)
-		ret = CLI_FAIL;
+		ret = BENCH_FAIL;
 out:
 	rnsc_linkapp_del(s->la);
 	rnsc_linkreq_del(s->lr);
 	rnsc_request_handlers_del(s->hs);
 	rnsc_node_del(s->node);
-	cli_env_close(&env);
+	rnsc_env_close(&env);
 	free(s->rtts);
 	free(s->ck);
 	free(s->rx_want);

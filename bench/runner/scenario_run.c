@@ -32,7 +32,9 @@
 #include <unistd.h>
 
 #include "bench_iface.h"
-#include "cli.h"
+#include "bench.h"
+#include "env.h"
+#include "strfmt.h"
 #include "participant.h"
 #include "rapl.h"
 #include "pyref.h"
@@ -594,20 +596,20 @@ static void write_json(FILE *f, const cell *cells, size_t n, const run_opts *o,
 		       const char *ref_version)
 {
 	fprintf(f, "{\n\"benchmark\": \"scenarios\",\n");
-	cli_env_json(f);
+	rnsc_env_json(f);
 	fprintf(f, ",\n\"settings\": {\"seconds\": %g, \"drain_s\": %g, \"samples\": %d, "
 		   "\"quick\": %s, \"interface\": \"loopback (per scenario: interface_policy)\", "
 		   "\"reference_version\": ",
 		o->seconds, o->drain, o->samples, o->quick ? "true" : "false");
-	cli_json_str(f, ref_version);
+	rnsc_json_str(f, ref_version);
 	fprintf(f, ", \"energy\": ");
 	if (o->rapl.n) {
 		char what[64];
 		snprintf(what, sizeof(what), "RAPL, %d package zone(s), machine-wide", o->rapl.n);
-		cli_json_str(f, what);
+		rnsc_json_str(f, what);
 	} else {
 		fprintf(f, "null, \"energy_unavailable\": ");
-		cli_json_str(f, o->rapl.why);
+		rnsc_json_str(f, o->rapl.why);
 	}
 	fprintf(f, "},\n\"cells\": [\n");
 	for (size_t i = 0; i < n; i++) {
@@ -616,7 +618,7 @@ static void write_json(FILE *f, const cell *cells, size_t n, const run_opts *o,
 		const char *r1 = is_relay(c) ? "relay" : "responder";
 		fprintf(f, "  {\"scenario\": \"%s\", \"scenario_number\": %u, \"scenario_version\": ",
 			c->sc->name, c->sc->ops->number);
-		cli_json_str(f, c->sc->version);
+		rnsc_json_str(f, c->sc->version);
 		if (is_relay(c))
 			fprintf(f, ", \"relay\": \"%s\", \"driver\": \"rnsc\"", impl_name[c->relay]);
 		else
@@ -629,17 +631,17 @@ static void write_json(FILE *f, const cell *cells, size_t n, const run_opts *o,
 		else
 			fprintf(f, ", \"energy_j\": null");
 		fprintf(f, ", \"interface_policy\": ");
-		cli_json_str(f, c->ifc && !c->ifc->plugin_own ? c->ifc->policy : c->sc->ops->iface_policy);
+		rnsc_json_str(f, c->ifc && !c->ifc->plugin_own ? c->ifc->policy : c->sc->ops->iface_policy);
 		fprintf(f, ", \"interface\": ");
-		cli_json_str(f, c->ifc ? c->ifc->name : "backbone");
+		rnsc_json_str(f, c->ifc ? c->ifc->name : "backbone");
 		fprintf(f, ", \"crypto\": ");
 		if (c->crypto)
-			cli_json_str(f, c->crypto);
+			rnsc_json_str(f, c->crypto);
 		else
 			fprintf(f, "null");
 		if (c->skip[0]) {
 			fprintf(f, ", \"not_run\": ");
-			cli_json_str(f, c->skip);
+			rnsc_json_str(f, c->skip);
 		}
 		fprintf(f, ", \"link_mtu\": %u,\n   \"conformant\": %s, \"rate\": {\"median\": %.6g, "
 			   "\"min\": %.6g, \"max\": %.6g, \"unit\": \"%s\"}, \"goodput\": {\"median\": "
@@ -662,7 +664,7 @@ static void write_json(FILE *f, const cell *cells, size_t n, const run_opts *o,
 				fprintf(f, ", %s", s->extra_json);
 			if (!s->ok) {
 				fprintf(f, ", \"failure\": ");
-				cli_json_str(f, s->why);
+				rnsc_json_str(f, s->why);
 			}
 			fprintf(f, "}");
 		}
@@ -1288,17 +1290,17 @@ static int run(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
-			return CLI_OK;
+			return BENCH_OK;
 		default:
 			usage(stderr);
-			return CLI_USAGE;
+			return BENCH_USAGE;
 		}
 	}
 	if (optind != argc || o.seconds <= 0 || o.drain <= 0 || o.samples < 1 ||
 	    o.samples > MAX_SAMPLES || !list_valid(scen, LIST_SCENARIO) ||
 	    !list_valid(pair, LIST_PAIRING) || !list_valid(relay, LIST_RELAY)) {
 		usage(stderr);
-		return CLI_USAGE;
+		return BENCH_USAGE;
 	}
 	/* the dimensions: interfaces by name, crypto orders checked against what loaded */
 	const bench_iface *ifcs[16];
@@ -1346,19 +1348,19 @@ static int run(int argc, char **argv)
 	if (!dims_ok) {
 		free(crypto_copy);
 		usage(stderr);
-		return CLI_USAGE;
+		return BENCH_USAGE;
 	}
 	if (!N_SCENARIOS) {
 		fprintf(stderr, "rnsc bench: no scenario plugin found on the plugin path (see `rnsc "
 				"plugins`)\n");
-		return CLI_SETUP;
+		return BENCH_SETUP;
 	}
 	char self[PATH_MAX], python[PATH_MAX], script[PATH_MAX];
 	ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	const char *venv = rnsc_pyref_venv_dir(), *src = rnsc_pyref_src_dir();
 	if (sl <= 0 || !venv || !src) {
 		fprintf(stderr, "rnsc bench: RNSC_VENV or RNSC_SRCDIR unknown (set them)\n");
-		return CLI_SETUP;
+		return BENCH_SETUP;
 	}
 	self[sl] = '\0';
 	snprintf(python, sizeof(python), "%s/bin/python", venv);
@@ -1367,7 +1369,7 @@ static int run(int argc, char **argv)
 		fprintf(stderr, "rnsc bench: the reference participant needs %s and %s (run `make "
 				"venv`, or set RNSC_VENV / RNSC_SRCDIR)\n",
 			python, script);
-		return CLI_SETUP;
+		return BENCH_SETUP;
 	}
 	char helper[PATH_MAX];
 	snprintf(helper, sizeof(helper), "%s/bench/participants/pipe_relay.py", src);
@@ -1376,7 +1378,7 @@ static int run(int argc, char **argv)
 	(void)rnsc_rapl_open(&o.rapl);
 	if (o.keep_dir && mkdir(o.keep_dir, 0755) != 0 && errno != EEXIST) {
 		fprintf(stderr, "rnsc bench: cannot create %s: %s\n", o.keep_dir, strerror(errno));
-		return CLI_SETUP;
+		return BENCH_SETUP;
 	}
 	/* the reference's version, for the reports */
 	char ref_version[64] = "unknown";
@@ -1398,7 +1400,7 @@ static int run(int argc, char **argv)
 	if (!cells) {
 		free(crypto_copy);
 		fprintf(stderr, "rnsc bench: out of memory\n");
-		return CLI_SETUP;
+		return BENCH_SETUP;
 	}
 	for (size_t fi = 0; fi < n_i; fi++)
 		for (size_t oi = 0; oi < n_o; oi++)
@@ -1481,12 +1483,12 @@ static int run(int argc, char **argv)
 		       x->p99_med);
 		fflush(stdout);
 	}
-	int rc = all ? CLI_OK : CLI_FAIL;
+	int rc = all ? BENCH_OK : BENCH_FAIL;
 	if (json) {
 		FILE *f = strcmp(json, "-") ? fopen(json, "w") : stdout;
 		if (!f) {
 			fprintf(stderr, "rnsc bench: cannot write %s: %s\n", json, strerror(errno));
-			rc = CLI_SETUP;
+			rc = BENCH_SETUP;
 		} else {
 			write_json(f, cells, n, &o, ref_version);
 			if (f != stdout)
@@ -1501,31 +1503,31 @@ static int run(int argc, char **argv)
 			write_json(f, cells, n, &o, ref_version);
 			fclose(f);
 		} else {
-			rc = CLI_SETUP;
+			rc = BENCH_SETUP;
 		}
 		if ((f = open_out(report, "scenarios.md", path, sizeof(path)))) {
 			write_md(f, cells, n, &o, ref_version, "scenarios");
 			fclose(f);
 		} else {
-			rc = CLI_SETUP;
+			rc = BENCH_SETUP;
 		}
 		if ((f = open_out(report, "scenarios.svg", path, sizeof(path)))) {
 			write_svg(f, cells, n, NULL);
 			fclose(f);
 		} else {
-			rc = CLI_SETUP;
+			rc = BENCH_SETUP;
 		}
 		if (G_MATRIX.active && (f = open_out(report, "matrix.svg", path, sizeof(path)))) {
 			write_heatmap(f, cells, n);
 			fclose(f);
 		} else if (G_MATRIX.active) {
-			rc = CLI_SETUP;
+			rc = BENCH_SETUP;
 		}
 		if (G_MATRIX.active && (f = open_out(report, "matrix.md", path, sizeof(path)))) {
 			write_matrix_md(f, cells, n, &o);
 			fclose(f);
 		} else if (G_MATRIX.active) {
-			rc = CLI_SETUP;
+			rc = BENCH_SETUP;
 		}
 		for (size_t k = 0; k < N_SCENARIOS; k++) {
 			int any = 0;
@@ -1539,7 +1541,7 @@ static int run(int argc, char **argv)
 				write_svg(f, cells, n, &SCENARIOS[k]);
 				fclose(f);
 			} else {
-				rc = CLI_SETUP;
+				rc = BENCH_SETUP;
 			}
 		}
 	}
@@ -1581,13 +1583,13 @@ static int bench_matrix(int argc, char **argv)
 			smoke = 1;
 		else if (!strcmp(argv[k], "-h") || !strcmp(argv[k], "--help")) {
 			matrix_usage(stdout);
-			return CLI_OK;
+			return BENCH_OK;
 		} else
 			break;
 	}
 	if (quick && smoke) {
 		matrix_usage(stderr);
-		return CLI_USAGE;
+		return BENCH_USAGE;
 	}
 	/* each loaded backend that serves the Reticulum primitives, alone, then the default */
 	orders[0] = '\0';
@@ -1616,7 +1618,7 @@ static int bench_matrix(int argc, char **argv)
 	}
 	if (!orders[0]) {
 		fprintf(stderr, "rnsc bench matrix: no crypto backend serving Ed25519 loaded\n");
-		return CLI_SETUP;
+		return BENCH_SETUP;
 	}
 	char *av[64];
 	int n = 0;
@@ -1648,7 +1650,7 @@ static int bench_matrix(int argc, char **argv)
 		av[n++] = argv[k];
 	if (k < argc) {
 		fprintf(stderr, "rnsc bench matrix: too many options\n");
-		return CLI_USAGE;
+		return BENCH_USAGE;
 	}
 	av[n] = NULL;
 	G_MATRIX.active = 1, G_MATRIX.smoke = smoke;
@@ -1657,11 +1659,11 @@ static int bench_matrix(int argc, char **argv)
 	return rc;
 }
 
-int cmd_bench_scenarios(int argc, char **argv)
+int rnsc_bench_scenarios_main(int argc, char **argv)
 {
 	/* the scenarios come from the plugin host, like interfaces and crypto backends */
-	cli_env env;
-	int rc = cli_env_open(&env, NULL, 0);
+	rnsc_env env;
+	int rc = rnsc_env_open(&env, NULL, 0, stderr) == 0 ? BENCH_OK : BENCH_SETUP;
 	if (rc)
 		return rc;
 	collect_scenarios(env.host);
@@ -1671,6 +1673,6 @@ int cmd_bench_scenarios(int argc, char **argv)
 	else
 		rc = run(argc, argv);
 	G_CTX = NULL;
-	cli_env_close(&env);
+	rnsc_env_close(&env);
 	return rc;
 }

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "bridge.h"
-#include "cli.h"
+#include "env.h"
 
 /* Reads one line (without its newline) into *buf; a line longer than the limit is consumed
  * to its end and reported by its length so that the caller can refuse it.
@@ -37,17 +37,17 @@ static long read_line(FILE *in, char **buf, size_t *cap)
 }
 
 /* The second plugin environment crypto_provider_op runs on, restricted to one backend. */
-static cli_env alt_env;
+static rnsc_env alt_env;
 static int alt_open;
 
 static int open_backend(rnsc_bridge *b, const char *backend)
 {
 	if (alt_open) {
-		cli_env_close(&alt_env);
+		rnsc_env_close(&alt_env);
 		alt_open = 0;
 		b->alt_ctx = NULL;
 	}
-	if (cli_env_open(&alt_env, backend, 0) != CLI_OK)
+	if (rnsc_env_open(&alt_env, backend, 0, stderr) != 0)
 		return -1;
 	alt_open = 1;
 	b->alt_ctx = alt_env.ctx;
@@ -64,12 +64,11 @@ int main(int argc, char **argv)
 			   "stdout: prints READY, then answers one JSON request per line with one\n"
 			   "JSON response per line, from rnsc's own library. Takes no options;\n"
 			   "RNSC_CRYPTO picks the crypto backend order, RNSC_PLUGIN_PATH the plugins.\n");
-		return f == stdout ? CLI_OK : CLI_USAGE;
+		return f == stdout ? 0 : 2;
 	}
-	cli_env env;
-	int rc = cli_env_open(&env, NULL, 0);
-	if (rc)
-		return rc;
+	rnsc_env env;
+	if (rnsc_env_open(&env, NULL, 0, stderr) != 0)
+		return 3; /* no plugins: an environment problem, as the CLI says it */
 	rnsc_bridge b;
 	rnsc_bridge_init(&b, env.ctx);
 	b.open_backend = open_backend;
@@ -106,7 +105,7 @@ int main(int argc, char **argv)
 	}
 	free(line);
 	if (alt_open)
-		cli_env_close(&alt_env);
-	cli_env_close(&env);
-	return CLI_OK;
+		rnsc_env_close(&alt_env);
+	rnsc_env_close(&env);
+	return 0;
 }

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "machine.h"
 #include "config.h"
 #include "crypto.h"
 #include "timelock.h"
@@ -588,101 +589,15 @@ static int cmp_d(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void read_line(const char *path, const char *prefix, char *out, size_t cap)
-{
-	out[0] = '\0';
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return;
-	char line[4096];
-	size_t pl = prefix ? strlen(prefix) : 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (prefix && strncmp(line, prefix, pl) != 0)
-			continue;
-		char *s = line + pl;
-		if (prefix) {
-			s = strchr(line, ':');
-			s = s ? s + 1 : line + pl;
-		}
-		while (*s == ' ' || *s == '\t')
-			s++;
-		s[strcspn(s, "\n")] = '\0';
-		snprintf(out, cap, "%s", s);
-		break;
-	}
-	fclose(f);
-}
-
-static void copy_str(char *out, size_t cap, const char *s)
-{
-	size_t n = strlen(s);
-	if (n >= cap)
-		n = cap - 1;
-	memcpy(out, s, n);
-	out[n] = '\0';
-}
-
-/* "always [madvise] never" → "madvise" */
-static void bracketed(const char *path, char *out, size_t cap)
-{
-	char line[256];
-	read_line(path, NULL, line, sizeof(line));
-	char *a = strchr(line, '['), *b = a ? strchr(a, ']') : NULL;
-	if (a && b) {
-		*b = '\0';
-		copy_str(out, cap, a + 1);
-	} else {
-		copy_str(out, cap, line[0] ? line : "unavailable");
-	}
-}
-
 typedef struct env_info {
-	char cpu[256], flags[256], kernel[256], thp[32], defrag[32], compiler[128];
-	long cores, page_size, huge_total, huge_free, huge_kb;
+	rnsc_machine m;
 	char backend[512];
 } env_info;
 
 static void gather_env(cli_env *env, env_info *e)
 {
 	memset(e, 0, sizeof(*e));
-	read_line("/proc/cpuinfo", "model name", e->cpu, sizeof(e->cpu));
-	char all[4096];
-	read_line("/proc/cpuinfo", "flags", all, sizeof(all));
-	/* The flags that decide RandomX speed: AES rounds, vector width, huge-page support. */
-	static const char *const wanted[] = {"aes", "vaes", "sse2", "ssse3", "sse4_1", "avx",
-					     "avx2", "avx512f", "bmi2", "pdpe1gb", "sha_ni"};
-	for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
-		char pat[32];
-		snprintf(pat, sizeof(pat), " %s ", wanted[i]);
-		char padded[4100];
-		snprintf(padded, sizeof(padded), " %s ", all);
-		if (strstr(padded, pat)) {
-			if (e->flags[0])
-				strncat(e->flags, " ", sizeof(e->flags) - strlen(e->flags) - 1);
-			strncat(e->flags, wanted[i], sizeof(e->flags) - strlen(e->flags) - 1);
-		}
-	}
-	struct utsname u;
-	if (uname(&u) == 0)
-		snprintf(e->kernel, sizeof(e->kernel), "%s %s %s", u.sysname, u.release, u.machine);
-	bracketed("/sys/kernel/mm/transparent_hugepage/enabled", e->thp, sizeof(e->thp));
-	bracketed("/sys/kernel/mm/transparent_hugepage/defrag", e->defrag, sizeof(e->defrag));
-	char v[64];
-	read_line("/proc/meminfo", "HugePages_Total", v, sizeof(v));
-	e->huge_total = atol(v);
-	read_line("/proc/meminfo", "HugePages_Free", v, sizeof(v));
-	e->huge_free = atol(v);
-	read_line("/proc/meminfo", "Hugepagesize", v, sizeof(v));
-	e->huge_kb = atol(v);
-	e->cores = sysconf(_SC_NPROCESSORS_ONLN);
-	e->page_size = sysconf(_SC_PAGESIZE);
-#if defined(__clang__)
-	snprintf(e->compiler, sizeof(e->compiler), "clang %s", __clang_version__);
-#elif defined(__GNUC__)
-	snprintf(e->compiler, sizeof(e->compiler), "gcc %s", __VERSION__);
-#else
-	snprintf(e->compiler, sizeof(e->compiler), "unknown");
-#endif
+	rnsc_machine_read(&e->m);
 	if (rnsc_randomx_backend_info(env->ctx, e->backend, sizeof(e->backend)) < 0)
 		e->backend[0] = '\0';
 }
@@ -709,21 +624,21 @@ static void print_json(FILE *f, const tl_opts *o, const env_info *e, const cal_r
 	json_kv_str(f, "date", date, 1);
 	json_kv_str(f, "mode", o->mode == RNSC_TL_MODE_LIGHT ? "light" : "full", 1);
 	fprintf(f, ", \"workers\": 1, \"samples\": %u, \"hashes_per_sample\": %u", o->samples, hashes);
-	fprintf(f, ", \"init_threads\": %ld", o->init_threads ? (long)o->init_threads : e->cores);
+	fprintf(f, ", \"init_threads\": %ld", o->init_threads ? (long)o->init_threads : e->m.cores);
 	fprintf(f, ",\n  \"chain\": ");
 	cli_json_str(f, "x[i+1] = RandomX_K(x[i] || LE32(i) || context32), 68-byte input, one "
 			"worker, no pipelining; key and seed random per run");
 	fprintf(f, ",\n  \"environment\": {");
-	json_kv_str(f, "cpu_model", e->cpu, 0);
-	json_kv_str(f, "cpu_flags", e->flags, 1);
-	fprintf(f, ", \"cores_online\": %ld", e->cores);
-	json_kv_str(f, "kernel", e->kernel, 1);
-	fprintf(f, ", \"page_size\": %ld", e->page_size);
-	json_kv_str(f, "thp_enabled", e->thp, 1);
-	json_kv_str(f, "thp_defrag", e->defrag, 1);
+	json_kv_str(f, "cpu_model", e->m.cpu, 0);
+	json_kv_str(f, "cpu_flags", e->m.flags, 1);
+	fprintf(f, ", \"cores_online\": %ld", e->m.cores);
+	json_kv_str(f, "kernel", e->m.kernel, 1);
+	fprintf(f, ", \"page_size\": %ld", e->m.page_size);
+	json_kv_str(f, "thp_enabled", e->m.thp, 1);
+	json_kv_str(f, "thp_defrag", e->m.defrag, 1);
 	fprintf(f, ", \"hugetlb_pages_total\": %ld, \"hugetlb_pages_free\": %ld, \"hugepage_kb\": %ld",
-		e->huge_total, e->huge_free, e->huge_kb);
-	json_kv_str(f, "compiler", e->compiler, 1);
+		e->m.huge_total, e->m.huge_free, e->m.huge_kb);
+	json_kv_str(f, "compiler", e->m.compiler, 1);
 	json_kv_str(f, "librandomx_version", lib[0] ? lib : "not built", 1);
 	json_kv_str(f, "randomx_backend", e->backend, 1);
 	/* Other processes share the cores: the 1-minute load average before and after says how
@@ -886,8 +801,8 @@ static int cmd_calibrate(tl_opts *o)
 		printf("Environment\n  CPU        %s (%ld online)\n  CPU flags  %s\n  kernel     %s\n"
 		       "  pages      base %ld B; THP enabled [%s], defrag [%s]; hugetlb %ld total, %ld free (%ld kB)\n"
 		       "  compiler   %s\n  backend    %s\n\n",
-		       e.cpu, e.cores, e.flags, e.kernel, e.page_size, e.thp, e.defrag, e.huge_total,
-		       e.huge_free, e.huge_kb, e.compiler, e.backend);
+		       e.m.cpu, e.m.cores, e.m.flags, e.m.kernel, e.m.page_size, e.m.thp, e.m.defrag, e.m.huge_total,
+		       e.m.huge_free, e.m.huge_kb, e.m.compiler, e.backend);
 		fflush(stdout);
 	}
 	catch_signals();
@@ -1023,7 +938,7 @@ static int cmd_calibrate(tl_opts *o)
 	const double loads[2] = {load0[0], load1[0]};
 	if (txt)
 		printf("\nLoad average (1 min) before %.2f, after %.2f on %ld cores\n", loads[0], loads[1],
-		       e.cores);
+		       e.m.cores);
 	char tj[4096];
 	if (txt)
 		printf("\nTargets (measured in this run)\n");

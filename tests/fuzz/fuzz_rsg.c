@@ -13,35 +13,7 @@
 #include "fuzz_wire.h"
 #include "cmd_id.h"
 
-/* cli_common.c's hex helpers, which cmd_id_crypt.c uses (the rest of the CLI is not built). */
-int cli_unhex(uint8_t *out, size_t cap, const char *hex)
-{
-	size_t n = strlen(hex);
-	if (n % 2 || n / 2 > cap)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		char c = hex[i];
-		int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-			: c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-		if (v < 0)
-			return -1;
-		if (i % 2)
-			out[i / 2] = (uint8_t)(out[i / 2] | v);
-		else
-			out[i / 2] = (uint8_t)(v << 4);
-	}
-	return (int)(n / 2);
-}
-
-void cli_hex(char *out, const uint8_t *p, size_t len)
-{
-	static const char d[] = "0123456789abcdef";
-	for (size_t i = 0; i < len; i++) {
-		out[2 * i] = d[p[i] >> 4];
-		out[2 * i + 1] = d[p[i] & 15];
-	}
-	out[2 * len] = 0;
-}
+/* cmd_id_crypt.c's hex helpers come from the runtime (src/runtime/strfmt.c, built in). */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

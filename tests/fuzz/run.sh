@@ -41,11 +41,13 @@ export UBSAN_OPTIONS
 # The packet, announce, proof and IFAC targets need a context and crypto: the
 # core modules plus the OpenSSL crypto plugin compiled in (fuzz_wire.h).
 core="err ctx crypto token identity destination msgpack packet announce proof pathreq linkfmt ifac"
+# A core module's source: the HDLC/KISS framing lives in src/framing, the rest in src/lib.
+libsrc() { case $1 in hdlc | kiss) echo "$top/src/framing/$1.c" ;; *) echo "$top/src/lib/$1.c" ;; esac; }
 sources() {
 	case $1 in
 	hdlc | kiss | msgpack)
 		# Only the codec itself and err.c: these targets need no rnsc_ctx.
-		echo "$top/src/lib/$1.c $top/src/lib/err.c"
+		echo "$(libsrc "$1") $top/src/lib/err.c"
 		;;
 	rnode)
 		# The RNode host protocol (the rnode plugin's) on the KISS decoder.
@@ -68,13 +70,13 @@ sources() {
 	link)
 		# The link state machine and Channel on top of every wire-format module, with the OpenSSL
 		# crypto plugin compiled in (fuzz_wire.h).
-		for m in $core link channel linkport; do printf '%s ' "$top/src/lib/$m.c"; done
+		for m in $core link channel linkport; do printf '%s ' "$(libsrc "$m")"; done
 		echo "$top/plugins/crypto/openssl/openssl.c -lcrypto"
 		;;
 	request | stream)
 		# Requests / the Buffer's stream messages (request.h, buffer.h) on the link layer
 		# they sit on, OpenSSL compiled in (fuzz_wire.h), libbz2 for stream messages.
-		for m in $core link channel linkport request buffer; do printf '%s ' "$top/src/lib/$m.c"; done
+		for m in $core link channel linkport request buffer; do printf '%s ' "$(libsrc "$m")"; done
 		echo "$top/plugins/crypto/openssl/openssl.c -lcrypto -lbz2 -lm"
 		;;
 	auto)
@@ -96,14 +98,14 @@ sources() {
 	rpc)
 		# The shared-instance RPC and the status JSON renderer, with the OpenSSL crypto
 		# plugin compiled in (fuzz_wire.h) for HMAC-SHA256 and randomness.
-		for m in $core; do printf '%s ' "$top/src/lib/$m.c"; done
+		for m in $core; do printf '%s ' "$(libsrc "$m")"; done
 		echo "$top/src/runtime/rpc.c $top/src/runtime/status_json.c $top/src/runtime/store.c $top/plugins/crypto/openssl/openssl.c -lcrypto -lm"
 		;;
 	rsg)
 		# rnsc id's signature envelopes and base32/base64 decoders (src/cli/cmd_id_crypt.c),
 		# with the store for its file helpers and the OpenSSL crypto plugin compiled in.
-		for m in $core; do printf '%s ' "$top/src/lib/$m.c"; done
-		echo "-I$top/src/cli $top/src/cli/cmd_id_crypt.c $top/src/runtime/store.c $top/plugins/crypto/openssl/openssl.c -lcrypto -lm"
+		for m in $core; do printf '%s ' "$(libsrc "$m")"; done
+		echo "-I$top/src/cli $top/src/cli/cmd_id_crypt.c $top/src/runtime/strfmt.c $top/src/runtime/store.c $top/plugins/crypto/openssl/openssl.c -lcrypto -lm"
 		;;
 	x)
 		# rnx's request data and result as rnsc x reads them (src/cli/x_wire.c).
@@ -111,7 +113,7 @@ sources() {
 		;;
 	remote_mgmt)
 		# Remote management's request data and table filter (src/runtime/remote_mgmt_msg.c).
-		for m in $core; do printf '%s ' "$top/src/lib/$m.c"; done
+		for m in $core; do printf '%s ' "$(libsrc "$m")"; done
 		echo "$top/src/runtime/remote_mgmt_msg.c $top/plugins/crypto/openssl/openssl.c -lcrypto"
 		;;
 	echo_http)
@@ -121,23 +123,23 @@ sources() {
 	transport | blackhole)
 		# The transport engine on top of every wire-format module, with the OpenSSL
 		# crypto plugin compiled in (fuzz_wire.h).
-		for m in $core transport transport_map transport_link transport_policy transport_tunnel transport_tables transport_discovery transport_blackhole ingress announce_cap announce_rate link; do printf '%s ' "$top/src/lib/$m.c"; done
+		for m in $core transport transport_map transport_link transport_policy transport_tunnel transport_tables transport_discovery transport_blackhole ingress announce_cap announce_rate link; do printf '%s ' "$(libsrc "$m")"; done
 		echo "$top/plugins/crypto/openssl/openssl.c -lcrypto"
 		;;
 	bridge)
 		# rnsc-conformance-bridge's request handling on the core modules its commands use,
 		# jansson for the JSON, libbz2, and the OpenSSL crypto plugin compiled in (fuzz_wire.h).
-		for m in $core hdlc kiss link channel linkport buffer transport transport_map transport_link transport_policy transport_tunnel transport_tables transport_discovery transport_blackhole ingress announce_cap announce_rate; do printf '%s ' "$top/src/lib/$m.c"; done
+		for m in $core hdlc kiss link channel linkport buffer transport transport_map transport_link transport_policy transport_tunnel transport_tables transport_discovery transport_blackhole ingress announce_cap announce_rate; do printf '%s ' "$(libsrc "$m")"; done
 		echo "-I$top/src/bridge $top/src/bridge/bridge.c $top/src/bridge/bridge_prim.c $top/src/bridge/bridge_beh.c $top/plugins/crypto/openssl/openssl.c -ljansson -lcrypto -lbz2 -lm"
 		;;
 	resource)
 		# Resource advertisements and a receiving resource, with bzip2 and the OpenSSL
 		# crypto plugin compiled in (fuzz_wire.h).
-		for m in $core resource resource_adv; do printf '%s ' "$top/src/lib/$m.c"; done
+		for m in $core resource resource_adv; do printf '%s ' "$(libsrc "$m")"; done
 		echo "$top/plugins/crypto/openssl/openssl.c -lcrypto -lbz2 -lm"
 		;;
 	*)
-		for m in $core; do printf '%s ' "$top/src/lib/$m.c"; done
+		for m in $core; do printf '%s ' "$(libsrc "$m")"; done
 		echo "$top/plugins/crypto/openssl/openssl.c -lcrypto"
 		;;
 	esac
