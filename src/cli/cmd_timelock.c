@@ -738,6 +738,172 @@ static void targets(const cal_run *runs, size_t nr, int full, char *json, size_t
 	}
 }
 
+/* The configurations to measure: own v1, own v2, librandomx v1 unless narrowed down, per
+ * page setting (group). Returns how many went into runs (at most 12). */
+static size_t plan_runs(const tl_opts *o, int have_lib, cal_run runs[12])
+{
+	size_t nr = 0;
+	static const int cfg[3][2] = {{0, 1}, {0, 2}, {1, 1}};
+	for (int pg = 0; pg < 2; pg++) {
+		int no_huge = o->pages == 1 || (o->pages == 2 && pg == 1);
+		if (pg == 1 && o->pages != 2)
+			break;
+		for (int i = 0; i < 3; i++) {
+			if ((o->impl >= 0 && cfg[i][0] != o->impl) || (o->algo && cfg[i][1] != o->algo))
+				continue;
+			if (cfg[i][0] == 1 && !have_lib)
+				continue;
+			runs[nr] = (cal_run){.impl = cfg[i][0], .algo = cfg[i][1], .no_huge = no_huge, .group = pg};
+			nr++;
+		}
+		/* The v2 target compares own v2 on huge pages with librandomx v1 on 4 KiB pages: with
+		 * both page settings, the huge-page group also carries a 4 KiB librandomx machine so
+		 * that this pair is sampled round-robin too, not minutes apart. */
+		if (pg == 0 && o->pages == 2 && o->mode == RNSC_TL_MODE_FULL && have_lib && o->impl < 0 &&
+		    !o->algo) {
+			runs[nr] = (cal_run){.impl = 1, .algo = 1, .no_huge = 1, .group = 0};
+			nr++;
+		}
+	}
+	return nr;
+}
+
+static void print_env_text(const tl_opts *o, const env_info *e, unsigned hashes)
+{
+	printf("RandomX timelock calibration: strictly sequential chain, 1 worker, no pipelining\n"
+	       "mode %s, %u samples x %u steps, key and seed random per run, init excluded from H/s\n\n",
+	       o->mode == RNSC_TL_MODE_FULL ? "full-memory (2080 MiB dataset)" : "light (256 MiB cache)",
+	       o->samples, hashes);
+	printf("Environment\n  CPU        %s (%ld online)\n  CPU flags  %s\n  kernel     %s\n"
+	       "  pages      base %ld B; THP enabled [%s], defrag [%s]; hugetlb %ld total, %ld free (%ld kB)\n"
+	       "  compiler   %s\n  backend    %s\n\n",
+	       e->m.cpu, e->m.cores, e->m.flags, e->m.kernel, e->m.page_size, e->m.thp, e->m.defrag, e->m.huge_total,
+	       e->m.huge_free, e->m.huge_kb, e->m.compiler, e->backend);
+	fflush(stdout);
+}
+
+/* One page-setting group runs[g0..g1): every machine is built first (initialisation timed on
+ * its own), then the samples are taken round-robin, so that load from other processes, which
+ * comes and goes, weighs on every configuration alike. Returns the failures. */
+static int measure_group(cli_env *envp, const tl_opts *o, cal_run *runs, size_t g0, size_t g1,
+			 size_t nr, unsigned hashes)
+{
+	int failures = 0, rc;
+	rnsc_randomx *rx[12] = {NULL};
+	rnsc_timelock_chain ch[12];
+	for (size_t i = g0; i < g1 && !g_stop; i++) {
+		cal_run *r = &runs[i];
+		memset(&ch[i], 0, sizeof(ch[i]));
+		uint8_t key[32];
+		/* Key, seed and context random per run, as for a sealed file. */
+		if (rnsc_random(envp->ctx, key, 32) || rnsc_random(envp->ctx, ch[i].x, 32) ||
+		    rnsc_random(envp->ctx, ch[i].context, 32)) {
+			fprintf(stderr, "rnsc timelock: the random number generator failed\n");
+			failures++;
+			continue;
+		}
+		ch[i].steps = RNSC_TL_MAX_STEPS;
+		if (!o->json)
+			fprintf(stderr, "[%zu/%zu] %s v%d%s: initialising...\n", i + 1, nr,
+				r->impl ? "librandomx" : "own", r->algo,
+				r->no_huge ? ", 4 KiB pages" : "");
+		if (build_machine(envp, &rx[i], machine_flags(o, r->algo, r->impl, o->mode, r->no_huge),
+				  key, o->init_threads, 0) != CLI_OK) {
+			failures++;
+			continue;
+		}
+		if (rnsc_randomx_info(rx[i], r->info, sizeof(r->info)) < 0)
+			r->info[0] = '\0';
+		r->hs = calloc(o->samples, sizeof(double));
+		/* Warm-up: first touches of scratchpad and code, outside the measurement. */
+		if (!r->hs || rnsc_timelock_chain_run(&ch[i], rx[i], 3, 0, NULL, NULL) != 0) {
+			rnsc_randomx_del(rx[i]);
+			rx[i] = NULL;
+			failures++;
+			continue;
+		}
+		if (!o->json)
+			fprintf(stderr, "      init %.2f s (cache %.2f s, dataset %.2f s), %s pages\n",
+				kv_d(r->info, "cache_s") + kv_d(r->info, "dataset_s"),
+				kv_d(r->info, "cache_s"), kv_d(r->info, "dataset_s"),
+				strstr(r->info, "pages=thp") ? "transparent huge"
+				: strstr(r->info, "pages=hugetlb") ? "reserved huge" : "4 KiB");
+	}
+	for (unsigned s = 0; s < o->samples && !g_stop; s++) {
+		for (size_t i = g0; i < g1 && !g_stop; i++) {
+			cal_run *r = &runs[i];
+			if (!rx[i])
+				continue;
+			uint64_t p0 = ch[i].pos;
+			double t0 = now_s();
+			rc = rnsc_timelock_chain_run(&ch[i], rx[i], hashes, 0, NULL, NULL);
+			double dt = now_s() - t0;
+			if (rc == 0 && ch[i].pos == p0 + hashes && dt > 0) {
+				r->hs[r->n++] = (double)hashes / dt;
+			} else {
+				fprintf(stderr, "rnsc timelock: hashing failed: %s\n", rnsc_strerror(rc));
+				rnsc_randomx_del(rx[i]);
+				rx[i] = NULL;
+				r->n = 0;
+				failures++;
+			}
+		}
+	}
+	for (size_t i = g0; i < g1; i++) {
+		cal_run *r = &runs[i];
+		if (!rx[i])
+			continue;
+		/* The page report after the run: what the kernel backed by then. */
+		if (rnsc_randomx_info(rx[i], r->info, sizeof(r->info)) < 0)
+			r->info[0] = '\0';
+		rnsc_randomx_del(rx[i]);
+		if (!r->n || g_stop)
+			continue;
+		double *sorted = malloc(r->n * sizeof(double));
+		if (!sorted)
+			continue;
+		memcpy(sorted, r->hs, r->n * sizeof(double));
+		qsort(sorted, r->n, sizeof(double), cmp_d);
+		r->min = sorted[0];
+		r->max = sorted[r->n - 1];
+		r->median = r->n % 2 ? sorted[r->n / 2] : (sorted[r->n / 2 - 1] + sorted[r->n / 2]) / 2;
+		free(sorted);
+		r->ok = 1;
+		if (!o->json)
+			fprintf(stderr, "%s v%d%s: %.1f H/s median\n", r->impl ? "librandomx" : "own",
+				r->algo, r->no_huge ? " (4 KiB pages)" : "", r->median);
+	}
+	return failures;
+}
+
+static void print_table(const cal_run *runs, size_t nr)
+{
+	printf("%-10s %-4s %-7s %-9s %-4s %-4s %-5s %-7s %8s %8s %9s %9s %9s %9s\n", "impl",
+	       "algo", "pages", "thp MiB", "jit", "aes", "fetch", "threads", "cache s", "dataset s",
+	       "init s",
+	       "H/s med", "H/s min", "H/s max");
+	for (size_t i = 0; i < nr; i++) {
+		const cal_run *r = &runs[i];
+		char pages[16], jit[8], aes[8], fetch[8];
+		kv(r->info, "pages", pages, sizeof(pages));
+		kv(r->info, "jit", jit, sizeof(jit));
+		kv(r->info, "aes", aes, sizeof(aes));
+		kv(r->info, "prefetch", fetch, sizeof(fetch));
+		if (!r->ok) {
+			printf("%-10s v%-3d %-7s failed\n", r->impl ? "librandomx" : "own", r->algo,
+			       r->no_huge ? "4k" : "auto");
+			continue;
+		}
+		printf("%-10s v%-3d %-7s %-9.0f %-4s %-4s %-5s %-7.0f %8.2f %9.2f %9.2f %9.1f %9.1f "
+		       "%9.1f\n",
+		       r->impl ? "librandomx" : "own", r->algo, pages,
+		       kv_d(r->info, "thp_kb") / 1024.0, jit, aes, fetch, kv_d(r->info, "init_threads"),
+		       kv_d(r->info, "cache_s"), kv_d(r->info, "dataset_s"),
+		       kv_d(r->info, "cache_s") + kv_d(r->info, "dataset_s"), r->median, r->min,
+		       r->max);
+	}
+}
+
 static int cmd_calibrate(tl_opts *o)
 {
 	if (o->in) {
@@ -767,141 +933,22 @@ static int cmd_calibrate(tl_opts *o)
 		cli_env_close(&env);
 		return CLI_USAGE;
 	}
-	/* Configurations: own v1, own v2, librandomx v1 unless narrowed down. */
 	cal_run runs[12];
-	size_t nr = 0;
-	static const int cfg[3][2] = {{0, 1}, {0, 2}, {1, 1}};
-	for (int pg = 0; pg < 2; pg++) {
-		int no_huge = o->pages == 1 || (o->pages == 2 && pg == 1);
-		if (pg == 1 && o->pages != 2)
-			break;
-		for (int i = 0; i < 3; i++) {
-			if ((o->impl >= 0 && cfg[i][0] != o->impl) || (o->algo && cfg[i][1] != o->algo))
-				continue;
-			if (cfg[i][0] == 1 && !have_lib)
-				continue;
-			runs[nr] = (cal_run){.impl = cfg[i][0], .algo = cfg[i][1], .no_huge = no_huge, .group = pg};
-			nr++;
-		}
-		/* The v2 target compares own v2 on huge pages with librandomx v1 on 4 KiB pages: with
-		 * both page settings, the huge-page group also carries a 4 KiB librandomx machine so
-		 * that this pair is sampled round-robin too, not minutes apart. */
-		if (pg == 0 && o->pages == 2 && o->mode == RNSC_TL_MODE_FULL && have_lib && o->impl < 0 &&
-		    !o->algo) {
-			runs[nr] = (cal_run){.impl = 1, .algo = 1, .no_huge = 1, .group = 0};
-			nr++;
-		}
-	}
+	size_t nr = plan_runs(o, have_lib, runs);
 	FILE *txt = o->json ? NULL : stdout;
 	if (txt) {
-		printf("RandomX timelock calibration: strictly sequential chain, 1 worker, no pipelining\n"
-		       "mode %s, %u samples x %u steps, key and seed random per run, init excluded from H/s\n\n",
-		       o->mode == RNSC_TL_MODE_FULL ? "full-memory (2080 MiB dataset)" : "light (256 MiB cache)",
-		       o->samples, hashes);
-		printf("Environment\n  CPU        %s (%ld online)\n  CPU flags  %s\n  kernel     %s\n"
-		       "  pages      base %ld B; THP enabled [%s], defrag [%s]; hugetlb %ld total, %ld free (%ld kB)\n"
-		       "  compiler   %s\n  backend    %s\n\n",
-		       e.m.cpu, e.m.cores, e.m.flags, e.m.kernel, e.m.page_size, e.m.thp, e.m.defrag, e.m.huge_total,
-		       e.m.huge_free, e.m.huge_kb, e.m.compiler, e.backend);
+		print_env_text(o, &e, hashes);
 		fflush(stdout);
 	}
 	catch_signals();
 	int failures = 0;
-	/*
-	 * Per page setting: build every configuration's machine first (initialisation timed on
-	 * its own), then take the samples round-robin, so that load from other processes, which
-	 * comes and goes, weighs on every configuration alike and the ratios stay meaningful.
-	 */
 	double load0[3] = {0, 0, 0}, load1[3] = {0, 0, 0};
 	if (getloadavg(load0, 3) < 0)
 		load0[0] = -1;
 	for (size_t g0 = 0, g1; g0 < nr && !g_stop; g0 = g1) {
 		for (g1 = g0; g1 < nr && runs[g1].group == runs[g0].group; g1++)
 			;
-		rnsc_randomx *rx[12] = {NULL};
-		rnsc_timelock_chain ch[12];
-		for (size_t i = g0; i < g1 && !g_stop; i++) {
-			cal_run *r = &runs[i];
-			memset(&ch[i], 0, sizeof(ch[i]));
-			uint8_t key[32];
-			/* Key, seed and context random per run, as for a sealed file. */
-			if (rnsc_random(env.ctx, key, 32) || rnsc_random(env.ctx, ch[i].x, 32) ||
-			    rnsc_random(env.ctx, ch[i].context, 32)) {
-				fprintf(stderr, "rnsc timelock: the random number generator failed\n");
-				failures++;
-				continue;
-			}
-			ch[i].steps = RNSC_TL_MAX_STEPS;
-			if (!o->json)
-				fprintf(stderr, "[%zu/%zu] %s v%d%s: initialising...\n", i + 1, nr,
-					r->impl ? "librandomx" : "own", r->algo,
-					r->no_huge ? ", 4 KiB pages" : "");
-			if (build_machine(&env, &rx[i], machine_flags(o, r->algo, r->impl, o->mode, r->no_huge),
-					  key, o->init_threads, 0) != CLI_OK) {
-				failures++;
-				continue;
-			}
-			if (rnsc_randomx_info(rx[i], r->info, sizeof(r->info)) < 0)
-				r->info[0] = '\0';
-			r->hs = calloc(o->samples, sizeof(double));
-			/* Warm-up: first touches of scratchpad and code, outside the measurement. */
-			if (!r->hs || rnsc_timelock_chain_run(&ch[i], rx[i], 3, 0, NULL, NULL) != 0) {
-				rnsc_randomx_del(rx[i]);
-				rx[i] = NULL;
-				failures++;
-				continue;
-			}
-			if (!o->json)
-				fprintf(stderr, "      init %.2f s (cache %.2f s, dataset %.2f s), %s pages\n",
-					kv_d(r->info, "cache_s") + kv_d(r->info, "dataset_s"),
-					kv_d(r->info, "cache_s"), kv_d(r->info, "dataset_s"),
-					strstr(r->info, "pages=thp") ? "transparent huge"
-					: strstr(r->info, "pages=hugetlb") ? "reserved huge" : "4 KiB");
-		}
-		for (unsigned s = 0; s < o->samples && !g_stop; s++) {
-			for (size_t i = g0; i < g1 && !g_stop; i++) {
-				cal_run *r = &runs[i];
-				if (!rx[i])
-					continue;
-				uint64_t p0 = ch[i].pos;
-				double t0 = now_s();
-				rc = rnsc_timelock_chain_run(&ch[i], rx[i], hashes, 0, NULL, NULL);
-				double dt = now_s() - t0;
-				if (rc == 0 && ch[i].pos == p0 + hashes && dt > 0) {
-					r->hs[r->n++] = (double)hashes / dt;
-				} else {
-					fprintf(stderr, "rnsc timelock: hashing failed: %s\n", rnsc_strerror(rc));
-					rnsc_randomx_del(rx[i]);
-					rx[i] = NULL;
-					r->n = 0;
-					failures++;
-				}
-			}
-		}
-		for (size_t i = g0; i < g1; i++) {
-			cal_run *r = &runs[i];
-			if (!rx[i])
-				continue;
-			/* The page report after the run: what the kernel backed by then. */
-			if (rnsc_randomx_info(rx[i], r->info, sizeof(r->info)) < 0)
-				r->info[0] = '\0';
-			rnsc_randomx_del(rx[i]);
-			if (!r->n || g_stop)
-				continue;
-			double *sorted = malloc(r->n * sizeof(double));
-			if (!sorted)
-				continue;
-			memcpy(sorted, r->hs, r->n * sizeof(double));
-			qsort(sorted, r->n, sizeof(double), cmp_d);
-			r->min = sorted[0];
-			r->max = sorted[r->n - 1];
-			r->median = r->n % 2 ? sorted[r->n / 2] : (sorted[r->n / 2 - 1] + sorted[r->n / 2]) / 2;
-			free(sorted);
-			r->ok = 1;
-			if (!o->json)
-				fprintf(stderr, "%s v%d%s: %.1f H/s median\n", r->impl ? "librandomx" : "own",
-					r->algo, r->no_huge ? " (4 KiB pages)" : "", r->median);
-		}
+		failures += measure_group(&env, o, runs, g0, g1, nr, hashes);
 	}
 	if (getloadavg(load1, 3) < 0)
 		load1[0] = -1;
@@ -909,32 +956,8 @@ static int cmd_calibrate(tl_opts *o)
 		fprintf(stderr, "rnsc timelock: interrupted\n");
 		failures++;
 	}
-	if (txt) {
-		printf("%-10s %-4s %-7s %-9s %-4s %-4s %-5s %-7s %8s %8s %9s %9s %9s %9s\n", "impl",
-		       "algo", "pages", "thp MiB", "jit", "aes", "fetch", "threads", "cache s", "dataset s",
-		       "init s",
-		       "H/s med", "H/s min", "H/s max");
-		for (size_t i = 0; i < nr; i++) {
-			const cal_run *r = &runs[i];
-			char pages[16], jit[8], aes[8], fetch[8];
-			kv(r->info, "pages", pages, sizeof(pages));
-			kv(r->info, "jit", jit, sizeof(jit));
-			kv(r->info, "aes", aes, sizeof(aes));
-			kv(r->info, "prefetch", fetch, sizeof(fetch));
-			if (!r->ok) {
-				printf("%-10s v%-3d %-7s failed\n", r->impl ? "librandomx" : "own", r->algo,
-				       r->no_huge ? "4k" : "auto");
-				continue;
-			}
-			printf("%-10s v%-3d %-7s %-9.0f %-4s %-4s %-5s %-7.0f %8.2f %9.2f %9.2f %9.1f %9.1f "
-			       "%9.1f\n",
-			       r->impl ? "librandomx" : "own", r->algo, pages,
-			       kv_d(r->info, "thp_kb") / 1024.0, jit, aes, fetch, kv_d(r->info, "init_threads"),
-			       kv_d(r->info, "cache_s"), kv_d(r->info, "dataset_s"),
-			       kv_d(r->info, "cache_s") + kv_d(r->info, "dataset_s"), r->median, r->min,
-			       r->max);
-		}
-	}
+	if (txt)
+		print_table(runs, nr);
 	const double loads[2] = {load0[0], load1[0]};
 	if (txt)
 		printf("\nLoad average (1 min) before %.2f, after %.2f on %ld cores\n", loads[0], loads[1],
