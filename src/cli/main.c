@@ -53,10 +53,9 @@ static void usage(FILE *f)
  * glibc serves blocks above a dynamic threshold (128 KiB at first) with mmap and gives the
  * top of the heap back beyond 2x that, so every resource segment (about 1 MiB of data,
  * again as ciphertext, again when assembled) came from fresh pages: each page faulted and
- * was zeroed on every segment. With blocks up to 4 MiB kept in the heap and up to 8 MiB of
- * free heap top retained, the resource-segment cell ran about 15 % faster (68 -> 78
- * resources/s rnsc -> rnsc, 10 s samples, interleaved) for about 1 MiB more peak RSS per
- * side. Larger blocks (the packet hashlist's tables) still map and unmap directly. A
+ * was zeroed on every segment. Blocks up to 4 MiB are kept in the heap and up to 8 MiB of
+ * free heap top retained, which the resource-segment cell repays for about 1 MiB more peak
+ * RSS per side (bench/results/design-notes.md, "malloc thresholds"). Larger blocks (the packet hashlist's tables) still map and unmap directly. A
  * GLIBC_TUNABLES setting of glibc.malloc.* takes precedence.
  */
 static void tune_malloc(void)
