@@ -50,16 +50,13 @@
  * queued and written with one send() by a zero-delay timer that runs at the end of that
  * iteration (or at once when 32 KiB are pending), and reads take up to 64 KiB per call,
  * so a relay makes a few system calls per burst instead of one per frame. The 32 KiB
- * threshold lets the next hop start on a burst sooner: relaying small frames
- * (`rnsc bench --scenario raw-transport`, interleaved 8 s runs) it carried 513-563k
- * frames/s against 435-475k with 64 KiB and 500-525k with 16 KiB; resource transfers
- * did not change. The queue is also written at once when its frames came slower than
- * one per 20 us (FLUSH_SLOW_NS): when each frame costs real work (a proof signed or
- * verified per packet), holding them all to the end of the iteration turned two busy
- * peers into a ping-pong of 16-frame batches, each idle while the other worked. Single
- * packets rnsc->rnsc, interleaved 8 s runs: 3,720-3,995/s against 2,834-3,136; a relay's
- * frames (a few us each) still go out in 32 KiB writes (a flat 100-500 us age limit cost
- * the raw-transport relay 20-40%).
+ * threshold lets the next hop start on a burst sooner than 16 or 64 KiB did. The queue is
+ * also written at once when its frames came slower than one per 20 us (FLUSH_SLOW_NS): when
+ * each frame costs real work (a proof signed or verified per packet), holding them all to
+ * the end of the iteration turned two busy peers into a ping-pong of 16-frame batches,
+ * each idle while the other worked; a relay's frames (a few us each) still go out in
+ * 32 KiB writes, because a flat age limit slowed the raw-transport relay. The runs behind
+ * each choice: bench/results/design-notes.md, "Backbone write batching".
  *
  * Not done: the reference's dataplane ingress control (it gates reading from the
  * busiest connection when Transport's inbound queue is deep; rnsc has no such queue

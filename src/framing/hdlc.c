@@ -55,8 +55,7 @@ static size_t hdlc_copy_plain(uint8_t *dst, const uint8_t *src, size_t n)
 	size_t i = 0;
 #if defined(__SSE2__)
 	/* 16 bytes per step where SSE2 is there (every x86-64): the run ends at the first set
-	 * bit of the compare mask. Encoding 32 KiB random frames: 6.3-8.8 GB/s against the word
-	 * loop's 3.1-5.0 here. */
+	 * bit of the compare mask (faster than the word loop: bench/results/design-notes.md). */
 	const __m128i flag = _mm_set1_epi8((char)RNSC_HDLC_FLAG);
 	const __m128i esc = _mm_set1_epi8((char)RNSC_HDLC_ESC);
 	while (i + 16 <= n) {

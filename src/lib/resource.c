@@ -664,12 +664,11 @@ static void prepare_ahead(rnsc_resource *r)
 
 /* The next segment in slices. A sender of several segments is idle while the receiver
  * hashes each window of parts, and the whole preparation after the last part (read,
- * encrypt, hash, map: 3.7 ms a mebibyte here) kept the receiver waiting for the next
- * advertisement. So the shadow is made SLICE_BYTES at a time, one slice per loop pass
- * while the current segment transfers, each pass handling the packets that arrived first:
- * rnsc to rnsc, 64-segment streams went from 2.2-2.3 to 2.6-2.9 a second (16-64 KiB slices
- * did the same within noise; 256 KiB delayed the requests). Needs the link's encryption in
- * pieces; a compressible resource is prepared whole. */
+ * encrypt, hash, map) kept the receiver waiting for the next advertisement. So the shadow
+ * is made SLICE_BYTES at a time, one slice per loop pass while the current segment
+ * transfers, each pass handling the packets that arrived first (the measurement that chose
+ * the slice size: bench/results/design-notes.md, "resource slices"). Needs the link's
+ * encryption in pieces; a compressible resource is prepared whole. */
 #define SLICE_BYTES 32768u
 
 static int slices_due(const rnsc_resource *r)

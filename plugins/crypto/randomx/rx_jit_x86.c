@@ -339,8 +339,8 @@ int rx_ss_jit_compile(rx_cache *c)
 		ins_r(&a, 0, 1, OP(0xC1), 4, RCX);
 		b1(&a, 6);
 		ins_r(&a, 0, 1, OP(0x03), RCX, RSI);
-		/* prefetcht2 [rcx]: on this machine kind light mode with a 4 KiB-page cache ran
-		 * 14 % faster than with prefetcht0 or prefetchnta (no difference on huge pages). */
+		/* prefetcht2 [rcx]: light mode with a 4 KiB-page cache ran faster with it than with
+		 * prefetcht0 or prefetchnta (bench/results/design-notes.md, "light-mode prefetch"). */
 		ins_m(&a, 0, 0, OP(0x0F, 0x18), 3, RCX, -1, 0, 0);
 		ss_emit_program(&a, &c->prog[k]);
 		for (int i = 0; i < 8; i++)
