@@ -192,12 +192,60 @@ static void t_parse(void)
 	CU_ASSERT_EQUAL(rnsc_discovery_parse(C, &in, ad, n, 4), RNSC_DISC_NOTYPE);
 }
 
+/* The packed map against umsgpack.packb() of the same info dict on rns 1.5.4 (the dict
+ * InterfaceAnnouncer.get_interface_announce_data builds, in its key order). */
+static void t_announce_data(void)
+{
+	static const char *want1 =
+		"8c00b2544350536572766572496e7465726661636501c3ccfec410000102030405060708090a0b0c0d0e0f"
+		"ccfda3524e53ccfca5312e352e34ccffb2726e73632054657374204261636b626f6e6503cb404a428f5c28f5"
+		"c304cb402acf5c28f5c28f05cb4041400000000000ccf0c410aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa02a931"
+		"32372e302e302e3106cd1092";
+	static const char *want2 =
+		"8d00b14261636b626f6e65496e7465726661636501c2ccfec410000102030405060708090a0b0c0d0e0f"
+		"ccfda3524e53ccfca5312e352e34ccffc003c004c005c002ab6578616d706c652e6f726706cd136507a36e"
+		"657408a36b6579";
+	uint8_t op[16], out[512];
+	memset(op, 0xaa, sizeof op);
+	rnsc_disc_announce a = {.type = "TCPServerInterface", .transport = 1, .impl = "RNS",
+				.version = "1.5.4", .name = "rnsc Test Backbone", .op_addr = op,
+				.reachable_on = "127.0.0.1", .port = 4242};
+	for (int i = 0; i < 16; i++)
+		a.transport_id[i] = (uint8_t)i;
+	a.latitude = (rnsc_disc_val){.present = 1, .type = RNSC_MP_FLOAT64, .d = 52.52};
+	a.longitude = (rnsc_disc_val){.present = 1, .type = RNSC_MP_FLOAT64, .d = 13.405};
+	a.height = (rnsc_disc_val){.present = 1, .type = RNSC_MP_FLOAT64, .d = 34.5};
+	size_t pl = 0;
+	int n = rnsc_discovery_announce_data(C, out, sizeof out, &a, 8, &pl);
+	CU_ASSERT_FATAL(n > 0 && (size_t)n == 1 + pl + 32);
+	CU_ASSERT_EQUAL(out[0], 0);
+	CU_ASSERT(eqhex(out + 1, pl, want1));
+	rnsc_disc_info in;
+	CU_ASSERT_EQUAL(rnsc_discovery_parse(C, &in, out, (size_t)n, 8), RNSC_DISC_OK);
+	CU_ASSERT_STRING_EQUAL(in.name, "rnsc Test Backbone");
+	CU_ASSERT(in.has_op_addr && in.port.u == 4242);
+
+	rnsc_disc_announce b = {.type = "BackboneInterface", .transport = 0, .impl = "RNS",
+				.version = "1.5.4", .reachable_on = "example.org", .port = 4965,
+				.ifac_netname = "net", .ifac_netkey = "key"};
+	memcpy(b.transport_id, a.transport_id, 16);
+	n = rnsc_discovery_announce_data(C, out, sizeof out, &b, 4, &pl);
+	CU_ASSERT_FATAL(n > 0);
+	CU_ASSERT(eqhex(out + 1, pl, want2));
+	CU_ASSERT_EQUAL(rnsc_discovery_parse(C, &in, out, (size_t)n, 4), RNSC_DISC_OK);
+	CU_ASSERT_STRING_EQUAL(in.name, "Discovered BackboneInterface");
+	b.reachable_on = NULL;
+	CU_ASSERT_EQUAL(rnsc_discovery_announce_data(C, out, sizeof out, &b, 4, &pl), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(rnsc_discovery_announce_data(C, out, 40, &a, 4, &pl), RNSC_ERR_BUFSIZE);
+}
+
 int main(void)
 {
 	static const wt_test t[] = {
 		{"workblock", t_workblock}, {"value_valid", t_value_valid},
 		{"generate", t_generate},   {"hostname_ip", t_hostname_ip},
 		{"sanitize", t_sanitize},   {"parse", t_parse},
+		{"announce_data", t_announce_data},
 	};
 	return wt_main("stamper", t, sizeof t / sizeof *t);
 }

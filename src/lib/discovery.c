@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "crypto.h"
@@ -612,4 +613,84 @@ int rnsc_discovery_record(rnsc_mp_writer *w, const rnsc_disc_info *in,
 	rnsc_mp_write_cstr(w, "heard_count");
 	rnsc_mp_write_int(w, heard_count);
 	return rnsc_mp_writer_finish(w);
+}
+
+int rnsc_discovery_announce_data(rnsc_ctx *ctx, uint8_t *out, size_t cap,
+				 const rnsc_disc_announce *a, int cost, size_t *packed_len)
+{
+	if (!ctx || !out || !a || !a->type || !a->impl || !a->version || cap < 1 + RNSC_STAMP_SIZE)
+		return RNSC_ERR_INVAL;
+	int tcp = !strcmp(a->type, "BackboneInterface") || !strcmp(a->type, "TCPServerInterface");
+	if ((!tcp && strcmp(a->type, "I2PInterface")) || (tcp && !a->reachable_on))
+		return RNSC_ERR_INVAL; /* the reference aborts a TCP announce without reachable_on */
+	if (cost <= 0)
+		cost = RNSC_DISC_DEFAULT_STAMP_VALUE;
+	size_t n = 9 + (a->op_addr != NULL) + (a->reachable_on ? (tcp ? 2 : 1) : 0) +
+		   (a->ifac_netname != NULL) + (a->ifac_netkey != NULL);
+	rnsc_mp_writer w;
+	rnsc_mp_writer_init(&w, out + 1, cap - 1 - RNSC_STAMP_SIZE);
+	rnsc_mp_write_map(&w, n);
+	rnsc_mp_write_uint(&w, RNSC_DISC_K_INTERFACE_TYPE);
+	rnsc_mp_write_cstr(&w, a->type);
+	rnsc_mp_write_uint(&w, RNSC_DISC_K_TRANSPORT);
+	rnsc_mp_write_bool(&w, a->transport);
+	rnsc_mp_write_uint(&w, RNSC_DISC_K_TRANSPORT_ID);
+	rnsc_mp_write_bin(&w, a->transport_id, 16);
+	rnsc_mp_write_uint(&w, RNSC_DISC_K_TRANSPORT_IMPL);
+	rnsc_mp_write_cstr(&w, a->impl);
+	rnsc_mp_write_uint(&w, RNSC_DISC_K_TRANSPORT_VERS);
+	rnsc_mp_write_cstr(&w, a->version);
+	rnsc_mp_write_uint(&w, RNSC_DISC_K_NAME);
+	if (a->name)
+		rnsc_mp_write_cstr(&w, a->name);
+	else
+		rnsc_mp_write_nil(&w);
+	rnsc_mp_write_uint(&w, RNSC_DISC_K_LATITUDE);
+	w_val(&w, &a->latitude);
+	rnsc_mp_write_uint(&w, RNSC_DISC_K_LONGITUDE);
+	w_val(&w, &a->longitude);
+	rnsc_mp_write_uint(&w, RNSC_DISC_K_HEIGHT);
+	w_val(&w, &a->height);
+	if (a->op_addr) {
+		rnsc_mp_write_uint(&w, RNSC_DISC_K_OP_ADDR);
+		rnsc_mp_write_bin(&w, a->op_addr, 16);
+	}
+	if (a->reachable_on) {
+		rnsc_mp_write_uint(&w, RNSC_DISC_K_REACHABLE_ON);
+		rnsc_mp_write_cstr(&w, a->reachable_on);
+		if (tcp) {
+			rnsc_mp_write_uint(&w, RNSC_DISC_K_PORT);
+			rnsc_mp_write_int(&w, a->port);
+		}
+	}
+	if (a->ifac_netname) {
+		rnsc_mp_write_uint(&w, RNSC_DISC_K_IFAC_NETNAME);
+		rnsc_mp_write_cstr(&w, a->ifac_netname);
+	}
+	if (a->ifac_netkey) {
+		rnsc_mp_write_uint(&w, RNSC_DISC_K_IFAC_NETKEY);
+		rnsc_mp_write_cstr(&w, a->ifac_netkey);
+	}
+	int pl = rnsc_mp_writer_finish(&w);
+	if (pl < 0)
+		return pl;
+	uint8_t ih[32];
+	int rc = rnsc_sha256(ctx, ih, out + 1, (size_t)pl);
+	if (rc < 0)
+		return rc;
+	uint8_t *wb = malloc(RNSC_STAMP_DISCOVERY_ROUNDS * RNSC_STAMP_WORKBLOCK_ROUND);
+	if (!wb)
+		return RNSC_ERR_NOMEM;
+	rc = rnsc_stamp_workblock(ctx, wb, RNSC_STAMP_DISCOVERY_ROUNDS * RNSC_STAMP_WORKBLOCK_ROUND,
+				  ih, sizeof ih, RNSC_STAMP_DISCOVERY_ROUNDS);
+	if (rc == 0)
+		rc = rnsc_stamp_generate(ctx, out + 1 + pl, wb,
+					 RNSC_STAMP_DISCOVERY_ROUNDS * RNSC_STAMP_WORKBLOCK_ROUND, cost, 0);
+	free(wb);
+	if (rc < 0)
+		return rc;
+	out[0] = 0;
+	if (packed_len)
+		*packed_len = (size_t)pl;
+	return 1 + pl + RNSC_STAMP_SIZE;
 }

@@ -117,6 +117,30 @@ RNSC_API int rnsc_discovery_record(rnsc_mp_writer *w, const rnsc_disc_info *info
 				   const uint8_t network_id[16], unsigned hops, double received,
 				   double discovered, double last_heard, int64_t heard_count);
 
+/* What an announcing interface publishes (InterfaceAnnouncer.get_interface_announce_data);
+ * strings are NUL-terminated and already sanitized; NULL leaves an optional field out.
+ * latitude/longitude/height of type RNSC_MP_NIL (or not present) are written as nil. */
+typedef struct rnsc_disc_announce {
+	const char *type; /* as announced: TCPClientInterface with KISS framing is KISSInterface */
+	int transport;
+	uint8_t transport_id[16];
+	const char *impl, *version; /* TRANSPORT_IMPL / TRANSPORT_VERS */
+	const char *name;           /* NULL: nil */
+	rnsc_disc_val latitude, longitude, height;
+	const uint8_t *op_addr; /* 16 bytes or NULL */
+	const char *reachable_on;
+	int64_t port;      /* with reachable_on for Backbone / TCPServer */
+	const char *ifac_netname, *ifac_netkey; /* publish_ifac */
+} rnsc_disc_announce;
+
+/* Writes flags (0: neither signed nor encrypted) || packed || stamp into out, the map in
+ * the reference's key order, the stamp drawn for cost (<= 0: RNSC_DISC_DEFAULT_STAMP_VALUE)
+ * over RNSC_STAMP_DISCOVERY_ROUNDS. packed_len (may be NULL) receives the map's length.
+ * Returns the total length, RNSC_ERR_INVAL, RNSC_ERR_BUFSIZE, or crypto errors. Radio
+ * types (RNode, Weave, KISS) are not built here: RNSC_ERR_INVAL. */
+RNSC_API int rnsc_discovery_announce_data(rnsc_ctx *ctx, uint8_t *out, size_t cap,
+					  const rnsc_disc_announce *a, int cost, size_t *packed_len);
+
 /* Discovery.py's is_ip_address / is_hostname on a string (not NUL-terminated). */
 RNSC_API int rnsc_discovery_is_ip(const char *s, size_t len);
 RNSC_API int rnsc_discovery_is_hostname(const char *s, size_t len);
