@@ -5,7 +5,7 @@
 # tests/ref157_iface_discovery_test.sh). Topology:
 #
 #   rnsd A (discoverable TCPServerInterface :P1, discovery_stamp_value 8, latitude/longitude/
-#           height, discovery_name; its announcer's job interval shortened to 2 s by
+#           height, discovery_name; its announcer's job interval shortened to 12 s by
 #           tests/iface_discovery_ref_rnsd.py, everything else as shipped)
 #      ^ TCP                      ^ TCP
 #   rnsc daemon D               rnsd B        (both discover_interfaces = yes,
@@ -65,7 +65,7 @@ cat >"$tmp/A/config" <<EOF
   share_instance = Yes
   instance_name = $instA
 [logging]
-  loglevel = 5
+  loglevel = 6
 [interfaces]
   [[Disc Server]]
     type = TCPServerInterface
@@ -124,8 +124,15 @@ wait_for 30 has_sock "$instH" || { bad "rnsc daemon H did not start" "$tmp/H.log
 wait_for 30 has_sock "$instB" || { bad "rnsd B did not start" "$tmp/B.log"; exit 1; }
 
 # A announces every 5 minutes at the soonest (announce_interval's floor): the first one,
-# 2 s after start-up, must reach both. The stamp at value 8 takes the reference well under
-# a second; 90 s covers a loaded machine.
+# 12 s after start-up, must reach all three, so all three must be connected before it is
+# sent (a machine too loaded for that fails here, loudly, naming the cause). The stamp at
+# value 8 takes the reference well under a second; 90 s covers a loaded machine.
+spawned() { [ "$(grep -c "Spawned new TCPClient Interface" "$tmp/A.log")" -ge 3 ]; }
+wait_for 60 spawned || { bad "the three clients did not connect to A" "$tmp/A.log"; exit 1; }
+sent_line=$(grep -n "Sending interface discovery announce" "$tmp/A.log" | head -1 | cut -d: -f1)
+if [ -n "$sent_line" ] && [ "$(head -n "$sent_line" "$tmp/A.log" | grep -c "Spawned new TCPClient Interface")" -lt 3 ]; then
+  bad "A announced before all three clients connected (machine too loaded for the 12 s start-up window)" "$tmp/A.log"; exit 1
+fi
 if wait_for 90 stored "$tmp/B"; then ok "the reference (rnsd B) stored A's discovered interface"
 else bad "rnsd B stored nothing (the baseline of this test)" "$tmp/A.log" "$tmp/B.log"; exit 1; fi
 if wait_for 30 stored "$tmp/D"; then ok "rnsc daemon D stored A's discovered interface"
