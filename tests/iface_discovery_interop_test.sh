@@ -114,7 +114,8 @@ stored() { [ -n "$(ls "$1/storage/discovery/interfaces" 2>/dev/null)" ]; }
 pids+=($!)
 wait_for 30 has_sock "$instA" || { bad "rnsd A did not start" "$tmp/A.log"; exit 1; }
 "$RNSC" daemon --config "$tmp/D" >"$tmp/D.log" 2>&1 &
-pids+=($!)
+D_PID=$!
+pids+=($D_PID)
 "$RNSC" daemon --config "$tmp/H" >"$tmp/H.log" 2>&1 &
 pids+=($!)
 "$VENV/bin/rnsd" --config "$tmp/B" >"$tmp/B.log" 2>&1 &
@@ -245,6 +246,13 @@ if [ $rn -eq 1 ] && grep -q "^No shared RNS instance available to get status fro
 else bad "no shared instance: exit $rn" "$tmp/n.out"; fi
 if grep -q "stored a discovered interface" "$tmp/D.log"; then ok "D logged the discovery"
 else bad "D did not log the discovery" "$tmp/D.log"; fi
+
+# D stops cleanly on SIGTERM, and (in a sanitizer build) with nothing reported.
+kill "$D_PID" 2>/dev/null
+end=$((SECONDS + 20)); while kill -0 "$D_PID" 2>/dev/null && [ $SECONDS -lt $end ]; do sleep 0.2; done
+wait "$D_PID" 2>/dev/null; drc=$?
+if [ $drc -eq 0 ] && ! grep -q "Sanitizer" "$tmp/D.log"; then ok "daemon D stopped cleanly (exit 0, no sanitizer report)"
+else bad "daemon D: exit $drc at SIGTERM or a sanitizer report" "$tmp/D.log"; fi
 
 echo "# $pass passed, $fail failed"
 [ $fail -eq 0 ]
