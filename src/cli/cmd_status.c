@@ -1014,7 +1014,7 @@ int cmd_status(int argc, char **argv)
 		{0, 0, 0, 0}};
 	opts o = {0};
 	const char *dir = NULL;
-	const char *unsupported = NULL, *remote = NULL, *mgmt_id = NULL;
+	const char *remote = NULL, *mgmt_id = NULL;
 	double remote_timeout = 15.0; /* Transport.PATH_REQUEST_TIMEOUT */
 	int monitor = 0, c, disc = 0;
 	double interval = 1.0;
@@ -1066,10 +1066,6 @@ int cmd_status(int argc, char **argv)
 		return CLI_USAGE;
 	}
 	o.filter = optind < argc ? argv[optind] : NULL;
-	if (unsupported) {
-		printf("rnsc status does not support %s yet\n", unsupported);
-		return 20;
-	}
 	cli_env env;
 	int rc = cli_env_open(&env, NULL, 0);
 	if (rc)
