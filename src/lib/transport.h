@@ -447,6 +447,10 @@ RNSC_API int rnsc_transport_path_state(const rnsc_transport *t,
 RNSC_API int rnsc_transport_path_is_unresponsive(const rnsc_transport *t,
 						 const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN]);
 RNSC_API size_t rnsc_transport_path_state_count(const rnsc_transport *t);
+/* Transport.path_requests[dest]: when this node last asked for a path to dest (ms), 0 when
+ * it has not (or the entry was culled after PATH_REQUEST_GATE_TIMEOUT). */
+RNSC_API uint64_t rnsc_transport_path_request_time(const rnsc_transport *t,
+						   const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN]);
 /* Rediscovery path requests waiting for the sender (Transport.pending_discovery_prs). */
 RNSC_API size_t rnsc_transport_rediscovery_pending(const rnsc_transport *t);
 

@@ -168,6 +168,7 @@ struct rnsc_transport {
 	} pdpr[RNSC_MAX_QUEUED_DISCOVERY_PRS];
 	size_t n_pdpr;
 	uint64_t pdpr_at;         /* when the sender sends the next one */
+	uint64_t lte_seq;         /* link table insertions so far */
 	uint64_t blackhole_last_checked;
 };
 
@@ -219,6 +220,7 @@ typedef struct tr_lte {
 	uint8_t dest[HL];        /* IDX_LT_DSTHASH */
 	int validated;           /* IDX_LT_VALIDATED */
 	uint64_t proof_tmo;      /* IDX_LT_PROOF_TMO */
+	uint64_t seq;            /* insertion order (the reference's dict order) */
 } tr_lte;
 
 /* Transport._outbound for one packet (transport.c). attached (may be NULL) restricts a
@@ -252,8 +254,12 @@ int rnsc_tr_path_states_stale(rnsc_transport *t, uint8_t (**out)[HL], size_t *n)
 void rnsc_tr_path_states_drop(rnsc_transport *t, uint8_t (*ids)[HL], size_t n);
 /* A relayed link request (link table entry) was never proved: rediscovery as the reference's
  * link table cull does it. */
+typedef struct tr_blocked { /* jobs()' blocked_if, shared by one table pass */
+	int has;
+	uint32_t id;
+} tr_blocked;
 int rnsc_tr_path_lte_failed(rnsc_transport *t, const uint8_t dest[HL], uint32_t rcvd_if,
-			    unsigned taken_hops, uint64_t now);
+			    unsigned taken_hops, tr_blocked *blocked, uint64_t now);
 /* A link this node initiated closed while pending. */
 void rnsc_tr_path_link_failed(rnsc_transport *t, const uint8_t dest[HL], uint64_t now);
 /* Sends due rediscovery path requests. */

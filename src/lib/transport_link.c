@@ -522,6 +522,7 @@ int rnsc_tr_lr_forward(rnsc_transport *t, const uint8_t *raw, size_t len, uint8_
 	e->rcvd_if = rif->id;
 	e->hops = taken_hops;
 	memcpy(e->dest, dest, HL);
+	e->seq = ++t->lte_seq;
 	e->proof_tmo = now + extra_proof_timeout(oif) +
 		       (uint64_t)RNSC_LINK_PER_HOP_TIMEOUT_MS *
 			       (remaining_hops > 1 ? remaining_hops : 1);
@@ -650,11 +651,25 @@ int rnsc_tr_link_table_cull(rnsc_transport *t, uint64_t now)
 	if (!ids)
 		return RNSC_ERR_NOMEM;
 	size_t n = collect(t, &t->link_table, ids, now, lte_due);
+	/* In insertion order, as the reference walks its dict: which failed entry queues a
+	 * destination's path request first decides the interface it leaves out. */
+	for (size_t i = 1; i < n; i++) {
+		uint8_t k[HL];
+		memcpy(k, ids[i], HL);
+		uint64_t ks = ((tr_lte *)rnsc_tmap_get(&t->link_table, k, NULL))->seq;
+		size_t j = i;
+		for (; j > 0 && ((tr_lte *)rnsc_tmap_get(&t->link_table, ids[j - 1], NULL))->seq > ks;
+		     j--)
+			memcpy(ids[j], ids[j - 1], HL);
+		memcpy(ids[j], k, HL);
+	}
 	int rc = 0;
+	tr_blocked blocked = {0};
 	for (size_t i = 0; i < n; i++) {
 		tr_lte *e = rnsc_tmap_del(&t->link_table, ids[i]);
 		if (e && !e->validated && rc == 0)
-			rc = rnsc_tr_path_lte_failed(t, e->dest, e->rcvd_if, e->hops, now);
+			rc = rnsc_tr_path_lte_failed(t, e->dest, e->rcvd_if, e->hops, &blocked,
+						     now);
 		rnsc_free(t->ctx, e);
 	}
 	rnsc_free(t->ctx, ids);

@@ -18,11 +18,12 @@
  *                 discovery_pr_tx_throttle, the first one that long after it was queued, as
  *                 handle_disovery_path_requests' thread sleeps before each.
  *
- * Where rnsc differs (said in interop/REFERENCE-QUIRKS.md): the reference keeps the blocked
- * interface of one rediscovery in a variable shared by the whole link table pass, so an entry
- * that does not set one inherits the previous entry's (an artefact of dict order); here each
- * entry carries its own. The reference checks closed pending links once a second
- * (links_check_interval); here the check runs when the link closes.
+ * The reference keeps the interface to leave out in one variable for the whole link table
+ * pass, so an entry that does not set it inherits the previous entry's, and the first entry
+ * to queue a destination decides; both are reproduced (entries are walked in insertion
+ * order, as the reference walks its dict; interop/REFERENCE-QUIRKS.md). Where rnsc differs:
+ * the reference checks closed pending links once a second (links_check_interval); here the
+ * check runs when the link closes.
  */
 #include <stdint.h>
 #include <string.h>
@@ -157,11 +158,11 @@ static unsigned hops_to(const rnsc_transport *t, const uint8_t dest[HL])
 }
 
 int rnsc_tr_path_lte_failed(rnsc_transport *t, const uint8_t dest[HL], uint32_t rcvd_if,
-			    unsigned taken_hops, uint64_t now)
+			    unsigned taken_hops, tr_blocked *blocked, uint64_t now)
 {
 	/* path_request_throttle: a path request for it went out less than PATH_REQUEST_MI ago */
 	int throttle = now - last_path_request(t, dest) < RNSC_PATH_REQUEST_MI_MS;
-	int cond = 0, mark = 0, has_blocked = 0;
+	int cond = 0, mark = 0;
 	if (!rnsc_tmap_has(&t->paths, dest)) {
 		cond = 1; /* the path went away meanwhile */
 	} else if (!throttle && taken_hops == 0) {
@@ -170,7 +171,8 @@ int rnsc_tr_path_lte_failed(rnsc_transport *t, const uint8_t dest[HL], uint32_t 
 		/* The destination was local to one of our interfaces and probably roamed, or
 		 * the initiator is next to us and the topology changed. */
 		cond = 1;
-		has_blocked = 1;
+		blocked->has = 1;
+		blocked->id = rcvd_if;
 		const tr_iface *f = rnsc_tr_iface_find(t, rcvd_if);
 		mark = t->cfg.transport_enabled && f && f->mode != RNSC_TRANSPORT_MODE_BOUNDARY;
 	}
@@ -183,7 +185,9 @@ int rnsc_tr_path_lte_failed(rnsc_transport *t, const uint8_t dest[HL], uint32_t 
 		return 0;
 	rnsc_log(t->ctx, RNSC_LOG_DEBUG, WHO,
 		 "a relayed link was never established: rediscovering its path");
-	pdpr_queue(t, dest, has_blocked ? &rcvd_if : NULL, now);
+	/* blocked is what the last entry of this pass that set it left there (the reference's
+	 * jobs() variable), not necessarily this entry's */
+	pdpr_queue(t, dest, blocked->has ? &blocked->id : NULL, now);
 	if (!t->cfg.transport_enabled)
 		rnsc_transport_expire_path(t, dest); /* allow worse or reused paths */
 	return 0;
@@ -233,6 +237,11 @@ int rnsc_transport_path_is_unresponsive(const rnsc_transport *t, const uint8_t d
 size_t rnsc_transport_path_state_count(const rnsc_transport *t)
 {
 	return t ? t->path_states.n : 0;
+}
+
+uint64_t rnsc_transport_path_request_time(const rnsc_transport *t, const uint8_t dest_hash[HL])
+{
+	return t && dest_hash ? last_path_request(t, dest_hash) : 0;
 }
 
 size_t rnsc_transport_rediscovery_pending(const rnsc_transport *t)
