@@ -892,6 +892,18 @@ standalone:
 	return 0;
 }
 
+/* Why rnsc ships no plugin for a type the reference serves (appended to the skip message). */
+static const char *unserved_why(const char *type)
+{
+	if (strcmp(type, "I2PInterface") == 0)
+		return " (rnsc has no I2PInterface: it needs an I2P router's SAM bridge, and none has "
+		       "been available to test one against the reference)";
+	if (strcmp(type, "WeaveInterface") == 0)
+		return " (rnsc has no WeaveInterface: there is no Weave device, nor a simulator of its "
+		       "protocol, to test one against the reference)";
+	return "";
+}
+
 /* The reference's classes that keep trying to open their device (reconnect_port). */
 static int type_retries(const char *type)
 {
@@ -934,7 +946,7 @@ static int open_ifaces(rnsc_node *n, rnsc_config_error *err)
 			rnsc_config_section_path(ci.section, p, sizeof(p));
 			rnsc_log(n->ctx, RNSC_LOG_ERROR, WHO, "%s option \"type\": no loaded interface "
 				 "plugin serves type \"%s\"; interface skipped, the others keep "
-				 "running", p, ci.type);
+				 "running%s", p, ci.type, unserved_why(ci.type));
 			failed++;
 			continue;
 		}
