@@ -80,6 +80,9 @@ enum rnsc_transport_mode {
 #define RNSC_TUNNEL_PATH_TIMEOUT_MS (8ull * 3600000) /* Transport.TUNNEL_PATH_TIMEOUT */
 #define RNSC_PER_HOP_TIMEOUT_MS 6000u               /* Reticulum.DEFAULT_PER_HOP_TIMEOUT */
 #define RNSC_PATH_REQUEST_TIMEOUT_MS 15000u         /* Transport.PATH_REQUEST_TIMEOUT */
+#define RNSC_PATH_REQUEST_MI_MS 20000u              /* Transport.PATH_REQUEST_MI */
+#define RNSC_MAX_QUEUED_DISCOVERY_PRS 32            /* Transport.max_queued_discovery_prs */
+#define RNSC_DISCOVERY_PR_TX_THROTTLE_MS 500u       /* Transport.discovery_pr_tx_throttle */
 #define RNSC_MINIMUM_BITRATE 5u                     /* Reticulum.MINIMUM_BITRATE, bit/s */
 #define RNSC_INBOUND_IL_QUEUE_LENGTH 8u             /* Transport.INBOUND_IL_QUEUE_LENGTH */
 #define RNSC_INBOUND_QUEUE_MAX 65536u               /* rnsc's bound on a configured length */
@@ -202,6 +205,10 @@ typedef struct rnsc_transport_stats {
 	uint64_t announces_rate_blocked;    /* valid, but its rebroadcast exceeded the rate target */
 	uint64_t announces_queue_dropped;   /* dropped from a full announce queue (announce cap) */
 	uint64_t announces_own;         /* echo of one of this node's own destinations */
+	/* Path rediscovery (transport_path.c): path requests queued because a link failed, and
+	 * those not queued because max_queued_discovery_prs were waiting. */
+	uint64_t pr_rediscovery;
+	uint64_t pr_rediscovery_dropped;
 } rnsc_transport_stats;
 
 /* Every counter of rnsc_transport_stats, for the places that serve them all (RPC, /metrics,
@@ -218,7 +225,7 @@ typedef struct rnsc_transport_stats {
 	X(pr_discovery_expired) X(pr_batched) X(pr_ingress_limited) X(pr_egress_limited)   \
 	X(pr_discovery_full) X(pr_queued) X(pr_queue_dropped) X(announces_blackholed)      \
 	X(announces_held) X(announces_ingress_dropped) X(announces_rate_blocked)           \
-	X(announces_queue_dropped) X(announces_own)
+	X(announces_queue_dropped) X(announces_own) X(pr_rediscovery) X(pr_rediscovery_dropped)
 
 /* A path table entry (Transport.path_table, IDX_PT_*). */
 typedef struct rnsc_transport_path {
@@ -415,10 +422,37 @@ RNSC_API int rnsc_transport_path_get(const rnsc_transport *t,
 				     const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
 				     rnsc_transport_path *out);
 RNSC_API size_t rnsc_transport_path_count(const rnsc_transport *t);
-/* Transport.expire_path: sets the entry's timestamp to 0 so the next cull removes it.
- * Returns 0 or RNSC_ERR_NOTFOUND. */
+/* Transport.expire_path: sets the entry's timestamp to 0 and makes the table cull due, so
+ * the next tick removes it. Returns 0 or RNSC_ERR_NOTFOUND. */
 RNSC_API int rnsc_transport_expire_path(rnsc_transport *t,
 					const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN]);
+
+/* Path states (Transport.path_states, transport_path.c). Every path table insert sets the
+ * destination's state to UNKNOWN; an UNRESPONSIVE path may be replaced by the same emission
+ * over more hops; a state outlives its path until the table cull after the path went. */
+enum rnsc_path_state {
+	RNSC_PATH_STATE_UNKNOWN = 0x00,      /* Transport.STATE_UNKNOWN */
+	RNSC_PATH_STATE_UNRESPONSIVE = 0x01, /* Transport.STATE_UNRESPONSIVE */
+	RNSC_PATH_STATE_RESPONSIVE = 0x02,   /* Transport.STATE_RESPONSIVE */
+};
+/* Transport.mark_path_unknown_state / _unresponsive / _responsive: 1 when marked, 0 when
+ * dest has no path (nothing changes), RNSC_ERR_INVAL, RNSC_ERR_NOMEM. */
+RNSC_API int rnsc_transport_mark_path(rnsc_transport *t,
+				      const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN], int state);
+/* The state recorded for dest (enum rnsc_path_state), RNSC_ERR_NOTFOUND when none is (the
+ * reference then reports unknown), RNSC_ERR_INVAL. */
+RNSC_API int rnsc_transport_path_state(const rnsc_transport *t,
+				       const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN]);
+/* Transport.path_is_unresponsive: 1 or 0. */
+RNSC_API int rnsc_transport_path_is_unresponsive(const rnsc_transport *t,
+						 const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN]);
+RNSC_API size_t rnsc_transport_path_state_count(const rnsc_transport *t);
+/* Transport.path_requests[dest]: when this node last asked for a path to dest (ms), 0 when
+ * it has not (or the entry was culled after PATH_REQUEST_GATE_TIMEOUT). */
+RNSC_API uint64_t rnsc_transport_path_request_time(const rnsc_transport *t,
+						   const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN]);
+/* Rediscovery path requests waiting for the sender (Transport.pending_discovery_prs). */
+RNSC_API size_t rnsc_transport_rediscovery_pending(const rnsc_transport *t);
 
 /* Identity.recall: the public identity remembered for a destination (from an announce).
  * app_data / app_data_len (may be NULL) receive a pointer into the engine's memory, valid
@@ -583,9 +617,10 @@ RNSC_API int rnsc_transport_known_import(rnsc_transport *t, const rnsc_transport
  * enabled) live in the link table: LINKREQUESTs in transport are forwarded with the signalled
  * MTU clamped as Transport.py does, LRPROOFs are checked against the destination's recalled
  * identity and sent back, link packets cross in the direction their hop count names.
+ * A relayed link request that is never proved, or a link opened here that closes while
+ * pending, starts the path's rediscovery (transport_path.c).
  * Not implemented: path re-balancing from LRPROOFs with unexpected hop counts (such proofs
- * are dropped), path rediscovery when a relayed link request is never proved,
- * channels/resources over engine-owned links. */
+ * are dropped), channels/resources over engine-owned links. */
 
 /* Interface.AUTOCONFIGURE_MTU / FIXED_MTU for an attached interface: when on, links over it
  * may use its hardware MTU (link MTU discovery); off (the default) keeps them at RNSC_MTU.

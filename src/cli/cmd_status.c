@@ -19,6 +19,7 @@
 
 #include "cfgfile.h"
 #include "cli.h"
+#include "cmd_status_disc.h"
 #include "config.h"
 #include "msgpack.h"
 #include "node.h"
@@ -71,7 +72,9 @@ static void usage(FILE *f)
 		"  -q, --queues          show the ingress queue pressure\n"
 		"  -z, --profiling       show profiling results (rnsc, and a reference instance\n"
 		"                        without a running profiler, report none)\n\n"
-		"Not supported (rnsc status says so and exits 20): -d / -D (interface discovery).\n\n"
+		"  -d, --discovered      list discovered interfaces (what the instance's\n"
+		"                        discover_interfaces handler stored)\n"
+		"  -D                    show details and config entries for discovered interfaces\n\n"
 		"Exit status (as rnstatus): 0 printed, 1 no shared instance to ask, 2 the instance\n"
 		"did not answer (or refused the RPC key, or a remote request failed), 10 the link to a\n"
 		"remote instance failed, 12 no path to it, 20 an unsupported option or bad remote\n"
@@ -1011,9 +1014,9 @@ int cmd_status(int argc, char **argv)
 		{0, 0, 0, 0}};
 	opts o = {0};
 	const char *dir = NULL;
-	const char *unsupported = NULL, *remote = NULL, *mgmt_id = NULL;
+	const char *remote = NULL, *mgmt_id = NULL;
 	double remote_timeout = 15.0; /* Transport.PATH_REQUEST_TIMEOUT */
-	int monitor = 0, c;
+	int monitor = 0, c, disc = 0;
 	double interval = 1.0;
 	char *end;
 	optind = 1;
@@ -1053,7 +1056,8 @@ int cmd_status(int argc, char **argv)
 				return CLI_USAGE;
 			}
 			break;
-		case 'd': case 'D': unsupported = "interface discovery (-d, -D)"; break;
+		case 'd': disc = disc ? disc : 1; break;
+		case 'D': disc = 2; break;
 		default: usage(stderr); return CLI_USAGE;
 		}
 	}
@@ -1062,10 +1066,6 @@ int cmd_status(int argc, char **argv)
 		return CLI_USAGE;
 	}
 	o.filter = optind < argc ? argv[optind] : NULL;
-	if (unsupported) {
-		printf("rnsc status does not support %s yet\n", unsupported);
-		return 20;
-	}
 	cli_env env;
 	int rc = cli_env_open(&env, NULL, 0);
 	if (rc)
@@ -1081,6 +1081,20 @@ int cmd_status(int argc, char **argv)
 	    (rc = rnsc_config_read_settings(cfg, &set, &err))) {
 		fprintf(stderr, "rnsc status: %s\n", err.msg[0] ? err.msg : rnsc_strerror(rc));
 		ret = CLI_SETUP;
+		goto out;
+	}
+	if (disc) {
+		/* rnstatus lists the storage folder once it is attached to the shared instance
+		 * (with -R it starts without requiring one). */
+		int afd = remote ? -2 : (set.share_instance ? attach(&set) : -1);
+		if (afd == -1) {
+			printf("No shared RNS instance available to get status from\n");
+			ret = CLI_FAIL;
+			goto out;
+		}
+		ret = status_discovered(env.ctx, &set, cdir, o.json, disc == 2, o.filter);
+		if (afd >= 0)
+			close(afd);
 		goto out;
 	}
 	if (remote) {

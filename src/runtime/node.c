@@ -23,6 +23,7 @@
 #include "node_policy.h"
 #include "node_rpc.h"
 #include "node_store.h"
+#include "discovery_store.h"
 #include "store.h"
 
 /* Transport.mgmt_announce_interval and the 15 s start-up deferral (Transport.start). */
@@ -492,9 +493,25 @@ static void cb_data(void *ud, const uint8_t dest[RNSC_TRUNCATED_HASHLEN], const 
 static void cb_announce(void *ud, const uint8_t dest[RNSC_TRUNCATED_HASHLEN],
 			const uint8_t *app, size_t app_len, unsigned hops)
 {
-	(void)app;
-	(void)app_len;
 	rnsc_node *n = ud;
+	/* InterfaceDiscovery's announce handler: shared or standalone instances only. */
+	if (n->set.discover_interfaces && !n->connected) {
+		int req = n->set.required_discovery_value.set ? (int)n->set.required_discovery_value.v
+							      : 0;
+		int dr = rnsc_discovery_store_announce(n->ctx, n->storage, n->t, dest, app, app_len,
+						       hops, req, &n->set.interface_discovery_sources,
+						       (double)rnsc_node_now_ms() / 1000.0);
+		if (dr < 0)
+			rnsc_log(n->ctx, RNSC_LOG_ERROR, WHO,
+				 "error while persisting discovered interface data: %s",
+				 rnsc_strerror(dr));
+		else if (dr == 1)
+			rnsc_log(n->ctx, RNSC_LOG_DEBUG, WHO, "stored a discovered interface (%u hop%s)",
+				 hops, hops == 1 ? "" : "s");
+		else if (dr > 1)
+			rnsc_log(n->ctx, RNSC_LOG_DEBUG, WHO,
+				 "ignored an interface discovery announce (reason %d)", dr - 1);
+	}
 	/* The reference logs new paths at LOG_DEBUG too ("is now N hops away via"). */
 	if (rnsc_ctx_log_level(n->ctx) >= RNSC_LOG_DEBUG) {
 		char hx[33];
@@ -875,6 +892,18 @@ standalone:
 	return 0;
 }
 
+/* Why rnsc ships no plugin for a type the reference serves (appended to the skip message). */
+static const char *unserved_why(const char *type)
+{
+	if (strcmp(type, "I2PInterface") == 0)
+		return " (rnsc has no I2PInterface: it needs an I2P router's SAM bridge, and none has "
+		       "been available to test one against the reference)";
+	if (strcmp(type, "WeaveInterface") == 0)
+		return " (rnsc has no WeaveInterface: there is no Weave device, nor a simulator of its "
+		       "protocol, to test one against the reference)";
+	return "";
+}
+
 /* The reference's classes that keep trying to open their device (reconnect_port). */
 static int type_retries(const char *type)
 {
@@ -917,7 +946,7 @@ static int open_ifaces(rnsc_node *n, rnsc_config_error *err)
 			rnsc_config_section_path(ci.section, p, sizeof(p));
 			rnsc_log(n->ctx, RNSC_LOG_ERROR, WHO, "%s option \"type\": no loaded interface "
 				 "plugin serves type \"%s\"; interface skipped, the others keep "
-				 "running", p, ci.type);
+				 "running%s", p, ci.type, unserved_why(ci.type));
 			failed++;
 			continue;
 		}

@@ -132,7 +132,8 @@ static const char *child_type(const char *type)
 {
 	static const char *const map[][2] = {{"TCPServerInterface", "TCPClientInterface"},
 					     {"LocalServerInterface", "LocalClientInterface"},
-					     {"BackboneInterface", "BackboneClientInterface"}};
+					     {"BackboneInterface", "BackboneClientInterface"},
+					     {"RNodeMultiInterface", "RNodeSubInterface"}};
 	for (size_t i = 0; type && i < sizeof(map) / sizeof(map[0]); i++)
 		if (strcmp(type, map[i][0]) == 0)
 			return map[i][1];

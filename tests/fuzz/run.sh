@@ -138,6 +138,12 @@ sources() {
 		for m in $core resource resource_adv; do printf '%s ' "$(libsrc "$m")"; done
 		echo "$top/plugins/crypto/openssl/openssl.c -lcrypto -lbz2 -lm"
 		;;
+	discovery)
+		# Interface discovery announces: the stamper, the parser and record writer, the core
+		# and the OpenSSL crypto plugin compiled in (fuzz_wire.h).
+		for m in $core stamper discovery; do printf '%s ' "$top/src/lib/$m.c"; done
+		echo "$top/plugins/crypto/openssl/openssl.c -lcrypto"
+		;;
 	*)
 		for m in $core; do printf '%s ' "$(libsrc "$m")"; done
 		echo "$top/plugins/crypto/openssl/openssl.c -lcrypto"
@@ -175,7 +181,7 @@ run_target() {
 
 # Targets run in RNSC_FUZZ_JOBS lanes (default 2: one per core on the CI machines), each
 # lane sequential; the reports are printed in target order at the end.
-targets="${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport link known pathfile shlex auto ws ws_session resource wire_codec request stream rpc echo_http blackhole remote_mgmt rsg rnode bridge x}"
+targets="${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport link known pathfile shlex auto ws ws_session resource wire_codec request stream rpc echo_http blackhole remote_mgmt rsg rnode bridge x discovery}"
 jobs=${RNSC_FUZZ_JOBS:-2}
 lane=0
 while [ "$lane" -lt "$jobs" ]; do
