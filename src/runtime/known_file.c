@@ -44,7 +44,7 @@ static int walk(const uint8_t *p, size_t len, rnsc_known_each_fn each, void *ud,
 	for (size_t i = 0; i < n; i++) {
 		const uint8_t *key, *ph, *pub, *app;
 		size_t klen, phlen, publen, applen, fields;
-		double ts;
+		double ts, last_used = RNSC_KNOWN_NEVER_USED;
 		if ((rc = rnsc_mp_read_bin(&r, &key, &klen)) ||
 		    (rc = rnsc_mp_read_array(&r, &fields)))
 			return rc;
@@ -54,7 +54,9 @@ static int walk(const uint8_t *p, size_t len, rnsc_known_each_fn each, void *ud,
 		    (rc = rnsc_mp_read_bin(&r, &pub, &publen)) ||
 		    (rc = read_opt_bin(&r, &app, &applen)))
 			return rc;
-		for (size_t f = 4; f < fields; f++) /* last_used and anything newer */
+		if (fields > 4 && (rc = read_seconds(&r, &last_used)))
+			return rc;
+		for (size_t f = 5; f < fields; f++) /* anything newer */
 			if ((rc = rnsc_mp_skip(&r)))
 				return rc;
 		if (klen != RNSC_TRUNCATED_HASHLEN || phlen != RNSC_HASHLEN ||
@@ -73,6 +75,8 @@ static int walk(const uint8_t *p, size_t len, rnsc_known_each_fn each, void *ud,
 		memcpy(k.public_key, pub, RNSC_KEYSIZE);
 		k.app_data = app;
 		k.app_data_len = applen;
+		/* kept as read (also an odd negative: the reference's cleaning reads it so) */
+		k.last_used = isfinite(last_used) ? last_used : RNSC_KNOWN_NEVER_USED;
 		if ((rc = each(ud, &k)))
 			return rc;
 	}
@@ -110,5 +114,12 @@ void rnsc_known_file_entry(rnsc_mp_writer *w, const rnsc_transport_known *k)
 		rnsc_mp_write_bin(w, k->app_data, k->app_data_len);
 	else
 		rnsc_mp_write_nil(w);
-	rnsc_mp_write_uint(w, 0); /* last_used: the reference's "never" */
+	/* last_used as the reference writes it: the integers 0 (never) and -1 (retained), else
+	 * the float time of the last use */
+	if (k->last_used == RNSC_KNOWN_NEVER_USED)
+		rnsc_mp_write_uint(w, 0);
+	else if (k->last_used == RNSC_KNOWN_RETAINED)
+		rnsc_mp_write_int(w, -1);
+	else
+		rnsc_mp_write_double(w, k->last_used);
 }

@@ -2,12 +2,14 @@
 #include "node_store.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "identity.h"
 #include "known_file.h"
@@ -492,4 +494,126 @@ int node_store_cadence_due(node_store_cadence *c, const rnsc_transport *t, uint6
 	memcpy(c->sig, sig, sizeof(sig));
 	c->saved_ms = now_ms;
 	return NODE_STORE_TABLES;
+}
+
+/* ---- hygiene ------------------------------------------------------------------------------ */
+
+typedef struct clean_ud {
+	rnsc_ctx *ctx;
+	const char *storage;
+} clean_ud;
+
+static void drop_ratchet(void *ud, const uint8_t dest[16])
+{
+	clean_ud *c = ud;
+	char hx[2 * RNSC_TRUNCATED_HASHLEN + 1], path[PATH_MAX];
+	hex(hx, dest, RNSC_TRUNCATED_HASHLEN);
+	snprintf(path, sizeof(path), "%s/ratchets/%s", c->storage, hx);
+	if (unlink(path) && errno != ENOENT)
+		rnsc_log(c->ctx, RNSC_LOG_WARNING, WHO, "could not clean stale ratchets for <%s>: %s",
+			 hx, strerror(errno));
+}
+
+int node_store_clean_known(rnsc_ctx *ctx, rnsc_transport *t, const char *storage,
+			   uint64_t now_ms)
+{
+	size_t before = rnsc_transport_known_count(t);
+	clean_ud c = {.ctx = ctx, .storage = storage};
+	int n = rnsc_transport_known_clean(t, now_ms, drop_ratchet, &c);
+	if (n < 0)
+		return n;
+	rnsc_log(ctx, RNSC_LOG_DEBUG, WHO, "cleaned known destinations: total %zu, removed %d",
+		 before, n);
+	int rc = node_store_save_known(ctx, t, storage);
+	return rc < 0 ? rc : n;
+}
+
+static int cmp_hash(const void *a, const void *b)
+{
+	return memcmp(a, b, RNSC_HASHLEN);
+}
+
+/* bytes.fromhex of a cache file name; only a 32-byte result can name an announce. */
+static int unhex32(uint8_t out[RNSC_HASHLEN], const char *s)
+{
+	if (strlen(s) != 2 * RNSC_HASHLEN)
+		return -1;
+	for (size_t i = 0; i < 2 * RNSC_HASHLEN; i++) {
+		char ch = s[i];
+		int v = ch >= '0' && ch <= '9' ? ch - '0'
+			: ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+			: ch >= 'A' && ch <= 'F' ? ch - 'A' + 10
+			: -1;
+		if (v < 0)
+			return -1;
+		if (i % 2 == 0)
+			out[i / 2] = (uint8_t)(v << 4);
+		else
+			out[i / 2] |= (uint8_t)v;
+	}
+	return 0;
+}
+
+int node_store_clean_cache(rnsc_ctx *ctx, rnsc_transport *t, const char *storage)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s/cache/announces", storage);
+	size_t n = rnsc_transport_path_count(t), k = 0, cur = 0;
+	uint8_t (*active)[RNSC_HASHLEN] = rnsc_alloc(ctx, (n ? n : 1) * RNSC_HASHLEN);
+	if (!active)
+		return RNSC_ERR_NOMEM;
+	rnsc_transport_path p;
+	while (k < n && rnsc_transport_path_next(t, &cur, NULL, &p))
+		memcpy(active[k++], p.packet_hash, RNSC_HASHLEN);
+	qsort(active, k, RNSC_HASHLEN, cmp_hash);
+	DIR *d = opendir(dir);
+	if (!d) {
+		int e = errno;
+		rnsc_free(ctx, active);
+		if (e == ENOENT)
+			return 0;
+		rnsc_log(ctx, RNSC_LOG_ERROR, WHO, "cannot clean the announce cache %s: %s", dir,
+			 strerror(e));
+		return rnsc_store_errno(e);
+	}
+	int removed = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		char fp[PATH_MAX];
+		struct stat st;
+		if (snprintf(fp, sizeof(fp), "%s/%s", dir, de->d_name) >= (int)sizeof(fp) ||
+		    stat(fp, &st) || !S_ISREG(st.st_mode))
+			continue; /* os.path.isfile: directories and the like stay */
+		uint8_t h[RNSC_HASHLEN];
+		if (unhex32(h, de->d_name) == 0 && bsearch(h, active, k, RNSC_HASHLEN, cmp_hash))
+			continue;
+		if (unlink(fp) == 0)
+			removed++;
+	}
+	closedir(d);
+	rnsc_free(ctx, active);
+	if (removed)
+		rnsc_log(ctx, RNSC_LOG_DEBUG, WHO, "removed %d cached announce%s", removed,
+			 removed == 1 ? "" : "s");
+	return removed;
+}
+
+int node_store_hygiene_due(node_store_hygiene *h, uint64_t now_ms)
+{
+	if (!h->init) {
+		h->known_ms = now_ms + NODE_STORE_CLEAN_KNOWN_MS;
+		h->cache_ms = now_ms + NODE_STORE_CLEAN_CACHE_DEFER_MS + NODE_STORE_CLEAN_CACHE_MS;
+		h->init = 1;
+		return 0;
+	}
+	int due = 0;
+	if (now_ms >= h->known_ms) {
+		h->known_ms = now_ms + NODE_STORE_CLEAN_KNOWN_MS;
+		due |= NODE_STORE_CLEAN_KNOWN;
+	}
+	if (now_ms >= h->cache_ms) {
+		h->cache_ms = now_ms + NODE_STORE_CLEAN_CACHE_MS;
+		due |= NODE_STORE_CLEAN_CACHE;
+	}
+	return due;
 }

@@ -57,6 +57,30 @@ int node_store_save_blackhole(rnsc_ctx *ctx, rnsc_transport *t, const char *stor
 int node_store_save_blackhole_source(rnsc_ctx *ctx, const char *storage,
 				     const uint8_t source[16], const uint8_t *list, size_t len);
 
+/* Storage hygiene (Transport.jobs): known destinations cleaned every
+ * known_destinations_interval (5 min, the first 5 min after start), then written; the announce
+ * cache cleaned every cache_clean_interval (5 min, the first deferred 60 s more). Only the
+ * instance that owns the storage does either (not a program attached to a shared instance). */
+#define NODE_STORE_CLEAN_KNOWN_MS (5u * 60u * 1000u)
+#define NODE_STORE_CLEAN_CACHE_MS (5u * 60u * 1000u)
+#define NODE_STORE_CLEAN_CACHE_DEFER_MS (60u * 1000u)
+/* Identity.clean_known_destinations, then the ratchet files of the removed entries
+ * (<storage>/ratchets/<hex>) are deleted and the file is written. now_ms: wall clock.
+ * Returns the number removed or a negative code (logged). */
+int node_store_clean_known(rnsc_ctx *ctx, rnsc_transport *t, const char *storage,
+			   uint64_t now_ms);
+/* Transport.clean_announce_cache: every file in <storage>/cache/announces whose name is not
+ * the hex packet hash of a path table entry's announce is deleted. Returns the number
+ * removed or a negative code (logged). */
+int node_store_clean_cache(rnsc_ctx *ctx, rnsc_transport *t, const char *storage);
+typedef struct node_store_hygiene {
+	uint64_t known_ms, cache_ms; /* when each is next due (monotonic ms) */
+	int init;
+} node_store_hygiene;
+enum { NODE_STORE_CLEAN_KNOWN = 1, NODE_STORE_CLEAN_CACHE = 2 };
+/* What is due at now_ms (monotonic), as a mask; counts it as done. */
+int node_store_hygiene_due(node_store_hygiene *h, uint64_t now_ms);
+
 /* When to write: known destinations and the path table are written SAVE_GAP_MS after they
  * changed (checked every NODE_STORE_CHECK_MS; at most one write per gap, so a flood costs
  * one write per gap, and a kill -9 loses at most a gap plus a check of what was learnt),
