@@ -539,6 +539,7 @@ static int remember(rnsc_transport *t, const uint8_t dest[HL], const uint8_t pac
 			return RNSC_ERR_NOMEM;
 		}
 		fresh = 1;
+		k->last_used_int = 1; /* the reference's integer 0: never used */
 	}
 	k->timestamp = now;
 	memcpy(k->packet_hash, packet_hash, RNSC_HASHLEN);
@@ -1819,6 +1820,7 @@ int rnsc_transport_known_next(const rnsc_transport *t, size_t *cursor, rnsc_tran
 		out->app_data = k->app_data;
 		out->app_data_len = k->app_len;
 		out->last_used = k->last_used;
+		out->last_used_int = k->last_used_int;
 		*cursor = i + 1;
 		return 1;
 	}
@@ -1852,6 +1854,7 @@ int rnsc_transport_known_import(rnsc_transport *t, const rnsc_transport_known *k
 	}
 	e->timestamp = k->timestamp;
 	e->last_used = k->last_used;
+	e->last_used_int = k->last_used_int;
 	memcpy(e->packet_hash, k->packet_hash, RNSC_HASHLEN);
 	memcpy(e->pub, k->public_key, RNSC_KEYSIZE);
 	int rc = rnsc_tmap_put(&t->known, k->dest_hash, e, NULL);

@@ -567,6 +567,7 @@ typedef struct rnsc_transport_known {
 	/* Seconds since the epoch as the reference keeps it (a float, so a file round-trips
 	 * exactly): RNSC_KNOWN_NEVER_USED, RNSC_KNOWN_RETAINED, or when it was last used. */
 	double last_used;
+	int last_used_int; /* written as a msgpack integer (the reference's 0, -1, or as read) */
 } rnsc_transport_known;
 #define RNSC_KNOWN_NEVER_USED 0.0
 #define RNSC_KNOWN_RETAINED (-1.0)

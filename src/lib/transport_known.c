@@ -26,6 +26,7 @@ int rnsc_transport_known_used(rnsc_transport *t, const uint8_t dest_hash[16], ui
 	if (!k || k->last_used < 0)
 		return 0; /* retained entries keep their mark */
 	k->last_used = secs(now_ms);
+	k->last_used_int = 0;
 	return 1;
 }
 
@@ -37,6 +38,7 @@ int rnsc_transport_known_retain(rnsc_transport *t, const uint8_t dest_hash[16])
 	if (!k)
 		return 0;
 	k->last_used = RNSC_KNOWN_RETAINED;
+	k->last_used_int = 1;
 	return 1;
 }
 
@@ -49,6 +51,7 @@ int rnsc_transport_known_unretain(rnsc_transport *t, const uint8_t dest_hash[16]
 	if (!k)
 		return 0;
 	k->last_used = secs(now_ms);
+	k->last_used_int = 0;
 	return 1;
 }
 
@@ -65,6 +68,7 @@ int rnsc_transport_known_retain_identity(rnsc_transport *t, const uint8_t identi
 		if (rnsc_truncated_hash(t->ctx, h, k->pub, RNSC_KEYSIZE) == 0 &&
 		    memcmp(h, identity_hash, sizeof(h)) == 0) {
 			k->last_used = RNSC_KNOWN_RETAINED;
+			k->last_used_int = 1;
 			retained = 1;
 		}
 	}
