@@ -194,5 +194,69 @@ PYEOF
 [ $? = 0 ] && [ $kfail = 0 ] && ok "$KILLS kills -9 during writes: rnsc loaded every one (last: $(cat "$tmp/cl.out")); $(cat "$tmp/snaps.out")" \
   || bad "storage after kill -9 did not load in the reference" "$tmp/snaps.out"
 
+# ---- 4. last_used and retain through a shared instance, rnsc daemon and rnsd ---------------
+read -r PORT < <("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+run_instance() { # run_instance KIND: the same steps against rnsc daemon or rnsd
+  local kind=$1 d="$tmp/i_$1" inst="rnschyg$$$1$RANDOM"
+  mkdir -p "$d/I" "$d/R"
+  printf '[reticulum]\n  share_instance = yes\n  instance_name = %s\n  enable_transport = yes\n[logging]\n  loglevel = 4\n[interfaces]\n  [[TCP in]]\n    type = TCPServerInterface\n    enabled = yes\n    listen_ip = 127.0.0.1\n    listen_port = %s\n' "$inst" "$PORT" >"$d/I/config"
+  printf '[reticulum]\n  share_instance = no\n[logging]\n  loglevel = 2\n[interfaces]\n  [[To I]]\n    type = TCPClientInterface\n    enabled = yes\n    target_host = 127.0.0.1\n    target_port = %s\n' "$PORT" >"$d/R/config"
+  if [ "$kind" = rnsc ]; then "$RNSC" daemon --config "$d/I" --http 0 >"$d/I.log" 2>&1 & DI=$!
+  else "$VENV/bin/rnsd" --config "$d/I" >"$d/I.log" 2>&1 & DI=$!; fi
+  pids+=($DI)
+  wait_for 30 grep -qs "@rns/$inst" /proc/net/unix || { bad "$kind: the instance did not open @rns/$inst" "$d/I.log"; return 1; }
+  "$PY" - "$d/R" "$d/hashes" >"$d/R.log" 2>&1 <<'PYEOF' & DR=$!; pids+=($DR)
+import RNS, sys, time
+RNS.Reticulum(sys.argv[1], loglevel=2)
+end = time.time() + 20
+while not any(i.online for i in RNS.Transport.interfaces) and time.time() < end: time.sleep(0.1)
+ids = [RNS.Identity() for _ in range(3)]
+ds = [RNS.Destination(ids[i], RNS.Destination.IN, RNS.Destination.SINGLE, "rnschyg", "d%d" % i) for i in range(3)]
+for d in ds: d.announce(); time.sleep(0.2)
+open(sys.argv[2], "w").write(" ".join(d.hash.hex() for d in ds) + " " + ids[2].hash.hex() + "\n")
+print("announced", flush=True)
+time.sleep(120)
+PYEOF
+  wait_for 30 grep -qs "^announced" "$d/R.log" || { bad "$kind: the standalone program did not announce" "$d/R.log"; return 1; }
+  # the attached program uses the instance's own config directory (its RPC key is derived
+  # from the identity stored there), as programs on the same machine do
+  timeout 60 "$PY" - "$d/I" "$d/hashes" >"$d/C.log" 2>&1 <<'PYEOF'
+import RNS, sys, time
+r = RNS.Reticulum(sys.argv[1], loglevel=2, logdest=RNS.LOG_STDOUT)
+assert r.is_connected_to_shared_instance, "not attached to the shared instance"
+h = [bytes.fromhex(x) for x in open(sys.argv[2]).read().split()]
+end = time.time() + 30
+while not all(RNS.Transport.has_path(x) for x in h[:3]) and time.time() < end:
+    for x in h[:3]:
+        if not RNS.Transport.has_path(x): RNS.Transport.request_path(x)
+    time.sleep(1)
+assert all(RNS.Transport.has_path(x) for x in h[:3]), "no paths"
+assert RNS.Identity.recall(h[0]) is not None  # a use, told to the instance
+print("retain", r._retain_destination_data(h[1]), "retain_identity", r._retain_identity(h[3]),
+      "unknown", r._retain_destination_data(b"\0" * 16), flush=True)
+PYEOF
+  [ $? = 0 ] || { bad "$kind: the attached program" "$d/C.log"; return 1; }
+  kill -TERM $DI; wait_for 20 bash -c "! kill -0 $DI 2>/dev/null"; wait $DI 2>/dev/null
+  kill $DR 2>/dev/null
+  "$PY" - "$d/I/storage/known_destinations" "$d/hashes" >"$d/classes" 2>"$d/classes.err" <<'PYEOF'
+import os, sys, time
+sys.path.insert(0, os.path.dirname(os.path.dirname(__import__("RNS").__file__)))
+import RNS.vendor.umsgpack as mp
+kd = mp.unpackb(open(sys.argv[1], "rb").read())
+h = [bytes.fromhex(x) for x in open(sys.argv[2]).read().split()][:3]
+def cls(v):
+    if type(v) is int: return "int%d" % v
+    return "recent-float" if time.time() - 300 < v <= time.time() else "float?"
+print(" ".join("d%d:%s" % (i, cls(kd[x][4]) if x in kd else "absent") for i, x in enumerate(h)))
+PYEOF
+  echo "$(cat "$d/classes") ($(cat "$d/C.log"))"
+}
+out_rnsc=$(run_instance rnsc) && out_rnsd=$(run_instance rnsd)
+echo "     rnsc daemon: $out_rnsc"; echo "     rnsd:        $out_rnsd"
+exp="d0:recent-float d1:int-1 d2:int-1"
+if [ "${out_rnsc%% (*}" = "$exp" ] && [ "${out_rnsd%% (*}" = "$exp" ] && [ "${out_rnsc#* (}" = "${out_rnsd#* (}" ]; then
+  ok "a shared-instance client's recall and retains land in the instance's known_destinations as with rnsd ($exp)"
+else bad "last_used / retain through the shared instance differ from rnsd (want $exp)" "$tmp/i_rnsc/I.log" "$tmp/i_rnsc/C.log" "$tmp/i_rnsd/C.log"; fi
+
 echo "$(basename "$0" .sh): $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
