@@ -8,11 +8,13 @@
 #  2. announce cache cleaned: the same cache/announces folder and path table through
 #     Transport.clean_announce_cache and rnsc's; the files left must agree.
 #  3. kill -9 during writes: tests/store_tool churn rewrites known_destinations and
-#     packet_hashlist.raw after every change; it is killed at random moments many times and
+#     packet_hashlist.raw after every change; it is killed at random moments 30 times and
 #     after every kill both rnsc's loader and the reference's load what is on disk.
 #  4. last_used and retain through a shared instance: a reference program attached to
 #     rnsc daemon (then to rnsd, the same steps) recalls one destination and retains two; the
 #     instance's known_destinations written at shutdown must say so in the same way.
+#  5. the daemon killed -9 at random moments of its shutdown writes (a 20000-entry table):
+#     what is on disk loads whole in rnsc and in the reference, every time.
 set -u
 B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
 RNSC="$B/src/cli/rnsc"
@@ -158,7 +160,7 @@ else bad "announce caches differ after cleaning (< reference, > rnsc)" "$tmp/cdi
 
 # ---- 3. kill -9 during writes ------------------------------------------------------------
 mkdir -p "$tmp/churn"
-KILLS=${KILLS:-40}
+KILLS=${KILLS:-30}
 lastn=0 kfail=0
 for i in $(seq 1 "$KILLS"); do
   "$TOOL" churn "$tmp/churn" >"$tmp/churn.out" 2>&1 & CP=$!
@@ -257,6 +259,44 @@ exp="d0:recent-float d1:int-1 d2:int-1"
 if [ "${out_rnsc%% (*}" = "$exp" ] && [ "${out_rnsd%% (*}" = "$exp" ] && [ "${out_rnsc#* (}" = "${out_rnsd#* (}" ]; then
   ok "a shared-instance client's recall and retains land in the instance's known_destinations as with rnsd ($exp)"
 else bad "last_used / retain through the shared instance differ from rnsd (want $exp)" "$tmp/i_rnsc/I.log" "$tmp/i_rnsc/C.log" "$tmp/i_rnsd/C.log"; fi
+
+# ---- 5. the daemon killed -9 while it writes ---------------------------------------------
+# rnsc daemon starts on a storage with a large known_destinations (from part 3's churn plus
+# 20000 generated entries), gets SIGTERM (it then writes every table) and SIGKILL at a random
+# moment 0..150 ms later, again and again; what is on disk must load in rnsc and the reference.
+mkdir -p "$tmp/D/storage"
+cp "$tmp/churn/known_destinations" "$tmp/churn/packet_hashlist.raw" "$tmp/D/storage/"
+"$PY" - "$tmp/D/storage/known_destinations" >"$tmp/dgen.out" 2>&1 <<'PYEOF'
+import os, sys, time
+sys.path.insert(0, os.path.dirname(os.path.dirname(__import__("RNS").__file__)))
+import RNS.vendor.umsgpack as mp
+kd = mp.unpackb(open(sys.argv[1], "rb").read())
+for i in range(20000):
+    kd[os.urandom(16)] = [time.time(), os.urandom(32), os.urandom(64), b"x" * (i % 40), 0 if i % 3 else time.time()]
+open(sys.argv[1], "wb").write(mp.packb(kd))
+print(len(kd))
+PYEOF
+DN=$(cat "$tmp/dgen.out")
+read -r DPORT < <("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+printf '[reticulum]\n  share_instance = no\n  enable_transport = yes\n[logging]\n  loglevel = 4\n[interfaces]\n  [[TCP in]]\n    type = TCPServerInterface\n    enabled = yes\n    listen_ip = 127.0.0.1\n    listen_port = %s\n' "$DPORT" >"$tmp/D/config"
+DKILLS=${DKILLS:-8} dfail=0 dsaved=0
+for i in $(seq 1 "$DKILLS"); do
+  "$RNSC" daemon --config "$tmp/D" --http 0 >"$tmp/D.log" 2>&1 & DD=$!
+  wait_for 30 grep -qs "status endpoint on" "$tmp/D.log" || { dfail=1; bad "kill $i: the daemon did not start" "$tmp/D.log"; break; }
+  kill -TERM $DD; sleep "0.$(printf '%03d' $((RANDOM % 150)))"; kill -9 $DD 2>/dev/null; wait $DD 2>/dev/null
+  grep -qs "saved\|shutting down" "$tmp/D.log" && dsaved=$((dsaved + 1))
+  "$TOOL" load "$tmp/D/storage" >"$tmp/dl.out" 2>&1 && grep -q "^known $DN " "$tmp/dl.out" \
+    || { dfail=1; bad "kill $i: rnsc did not load all $DN known destinations after the kill" "$tmp/dl.out" "$tmp/D.log"; break; }
+  "$PY" - "$tmp/D/storage" "$DN" >"$tmp/dr.out" 2>&1 <<'PYEOF' || { dfail=1; bad "kill $i: the reference could not load the daemon's storage" "$tmp/dr.out"; break; }
+import os, sys, RNS
+RNS.loglevel = RNS.LOG_CRITICAL
+RNS.Reticulum.storagepath = sys.argv[1]
+RNS.Identity.load_known_destinations()
+assert len(RNS.Identity.known_destinations) == int(sys.argv[2]), len(RNS.Identity.known_destinations)
+assert os.path.getsize(os.path.join(sys.argv[1], "packet_hashlist.raw")) % 32 == 0
+PYEOF
+done
+[ $dfail = 0 ] && ok "rnsc daemon killed -9 $DKILLS times at random moments of its shutdown writes ($dsaved logged the shutdown first): all $DN known destinations load in rnsc and the reference every time"
 
 echo "$(basename "$0" .sh): $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
