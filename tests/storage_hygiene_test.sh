@@ -15,6 +15,9 @@
 #     instance's known_destinations written at shutdown must say so in the same way.
 #  5. the daemon killed -9 at random moments of its shutdown writes (a 20000-entry table):
 #     what is on disk loads whole in rnsc and in the reference, every time.
+#  6. tunnels: rnsc's storage/tunnels (and cached announces) restored by the reference's own
+#     Transport.start and saved back alike; rnsc restores the reference's; a tunnel whose
+#     announces are gone from the cache is left out, as the reference leaves it.
 set -u
 B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
 RNSC="$B/src/cli/rnsc"
@@ -297,6 +300,46 @@ assert os.path.getsize(os.path.join(sys.argv[1], "packet_hashlist.raw")) % 32 ==
 PYEOF
 done
 [ $dfail = 0 ] && ok "rnsc daemon killed -9 $DKILLS times at random moments of its shutdown writes ($dsaved logged the shutdown first): all $DN known destinations load in rnsc and the reference every time"
+
+# ---- 6. tunnels persisted: rnsc writes, the reference's Transport.start loads and saves, rnsc
+# loads that ---------------------------------------------------------------------------------
+mkdir -p "$tmp/T/storage"
+printf '[reticulum]\n  share_instance = no\n  enable_transport = yes\n[logging]\n  loglevel = 2\n[interfaces]\n' >"$tmp/T/config"
+if "$TOOL" tunnels-make "$tmp/T/storage" >"$tmp/tm.out" 2>&1; then
+  "$PY" - "$tmp/T/storage/tunnels" >"$tmp/t_rnsc.json" 2>&1 <<'PYEOF'
+import os, sys, json
+sys.path.insert(0, os.path.dirname(os.path.dirname(__import__("RNS").__file__)))
+import RNS.vendor.umsgpack as mp
+t = mp.unpackb(open(sys.argv[1], "rb").read())
+print(json.dumps(sorted([[e[0].hex(), e[1], round(e[3], 3), sorted([[p[0].hex(), round(p[1], 3), p[2].hex(), p[3], round(p[4], 3), sorted(b.hex() for b in p[5]), p[6], p[7].hex()] for p in e[2]])] for e in t])))
+PYEOF
+  cp "$tmp/T/storage/tunnels" "$tmp/tunnels.rnsc"
+  timeout 60 "$PY" - "$tmp/T" >"$tmp/t_ref.out" 2>&1 <<'PYEOF'
+import os, sys, json, RNS
+RNS.Reticulum(sys.argv[1], loglevel=2)  # Transport.start loads storage/tunnels with the cache
+t = RNS.Transport.tunnels
+print("tunnels", len(t), "paths", sum(len(e[2]) for e in t.values()))
+os.unlink(os.path.join(RNS.Reticulum.storagepath, "tunnels"))
+RNS.Transport.save_tunnel_table()
+PYEOF
+  "$PY" - "$tmp/T/storage/tunnels" >"$tmp/t_ref.json" 2>&1 <<'PYEOF'
+import os, sys, json
+sys.path.insert(0, os.path.dirname(os.path.dirname(__import__("RNS").__file__)))
+import RNS.vendor.umsgpack as mp
+t = mp.unpackb(open(sys.argv[1], "rb").read())
+print(json.dumps(sorted([[e[0].hex(), e[1], round(e[3], 3), sorted([[p[0].hex(), round(p[1], 3), p[2].hex(), p[3], round(p[4], 3), sorted(b.hex() for b in p[5]), p[6], p[7].hex()] for p in e[2]])] for e in t])))
+PYEOF
+  if grep -q "^tunnels 2 paths 4" "$tmp/t_ref.out" && cmp -s "$tmp/t_rnsc.json" "$tmp/t_ref.json"; then
+    ok "the reference's Transport.start restores rnsc's storage/tunnels ($(grep ^tunnels "$tmp/t_ref.out")) and saves it back field for field alike"
+  else bad "the reference did not restore rnsc's tunnels alike" "$tmp/t_ref.out" "$tmp/t_rnsc.json" "$tmp/t_ref.json"; fi
+  "$TOOL" tunnels-load "$tmp/T/storage" >"$tmp/tl.out" 2>&1 && grep -q "^tunnels 2 paths 4" "$tmp/tl.out" \
+    && ok "rnsc restores the tunnels the reference saved: $(cat "$tmp/tl.out")" || bad "rnsc loading the reference's tunnels" "$tmp/tl.out"
+  # a tunnel whose only announce is gone from the cache is left out, as the reference leaves it
+  one=$("$PY" -c 'import sys,os; sys.path.insert(0, os.path.dirname(os.path.dirname(__import__("RNS").__file__))); import RNS.vendor.umsgpack as mp; t=mp.unpackb(open(sys.argv[1],"rb").read()); print([e for e in t if len(e[2])==1][0][2][0][7].hex())' "$tmp/T/storage/tunnels")
+  rm -f "$tmp/T/storage/cache/announces/$one"
+  "$TOOL" tunnels-load "$tmp/T/storage" >"$tmp/tl2.out" 2>&1 && grep -q "^tunnels 1 paths 3" "$tmp/tl2.out" \
+    && ok "a tunnel without any cached announce is not restored: $(cat "$tmp/tl2.out")" || bad "tunnel without announce" "$tmp/tl2.out"
+else bad "store_tool tunnels-make" "$tmp/tm.out"; fi
 
 echo "$(basename "$0" .sh): $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -11,10 +11,14 @@
  *       destinations, write known_destinations and packet_hashlist.raw after every change
  *   store_tool load <storage>  load both as the daemon does at start; prints the counts and
  *       exits 1 when either is unreadable or corrupt
+ *   store_tool tunnels-make <storage>  an engine with 2 tunnels (3 paths and 1 path, times
+ *       around now) writes storage/tunnels and their announces to the cache
+ *   store_tool tunnels-load <storage>  loads storage/tunnels; prints "tunnels N paths M"
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "engine_env.h"
@@ -73,6 +77,56 @@ static int read_paths(rnsc_transport *t, const char *file, int with_packet)
 	return n;
 }
 
+static int no_describe(void *ud, uint32_t id, char *buf, size_t cap)
+{
+	(void)ud, (void)id, (void)buf, (void)cap;
+	return -1; /* loaded tunnels have no interface */
+}
+
+static uint32_t no_find(void *ud, const uint8_t h[32])
+{
+	(void)ud, (void)h;
+	return 0;
+}
+
+static uint64_t wall_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static int tunnels_make(rnsc_transport *t, const char *storage)
+{
+	uint64_t now = wall_ms();
+	for (int tn = 0; tn < 2; tn++) {
+		uint8_t id[32];
+		test_rng(NULL, id, sizeof(id));
+		if (rnsc_transport_tunnel_import(t, id, now + 4 * 3600000ull + (uint64_t)tn * 1000))
+			return 1;
+		for (int i = 0; i < (tn ? 1 : 3); i++) {
+			uint8_t raw[19 + 160], blobs[3][10];
+			memset(raw, 0, sizeof(raw));
+			raw[0] = RNSC_PKT_ANNOUNCE;
+			test_rng(NULL, raw + 2, 16);
+			test_rng(NULL, raw + 19, 160);
+			test_rng(NULL, (uint8_t *)blobs, sizeof(blobs));
+			rnsc_transport_path p;
+			memset(&p, 0, sizeof(p));
+			p.timestamp = now - 60000 - (uint64_t)i * 1000 + 250;
+			p.expires = now + 7 * 86400000ull;
+			p.hops = (unsigned)(i + 1);
+			test_rng(NULL, p.next_hop, 16);
+			if (rnsc_packet_hash(C, p.packet_hash, raw, sizeof(raw)) ||
+			    rnsc_transport_tunnel_path_import(t, id, raw + 2, &p, blobs, (size_t)i + 1,
+							      raw, sizeof(raw)))
+				return 1;
+		}
+	}
+	node_store_ifaces ifs = {.describe = no_describe, .find = no_find};
+	return node_store_save_tunnels(C, t, storage, &ifs) != 0;
+}
+
 static int churn(rnsc_transport *t, const char *storage)
 {
 	node_store_load_known(C, t, storage);
@@ -127,6 +181,16 @@ int main(int argc, char **argv)
 			return 1;
 		int n = node_store_clean_cache(C, t, st);
 		printf("removed %d\n", n);
+		rc = n < 0;
+	} else if (!strcmp(argv[1], "tunnels-make")) {
+		rc = tunnels_make(t, st);
+	} else if (!strcmp(argv[1], "tunnels-load")) {
+		int n = node_store_load_tunnels(C, t, st);
+		size_t cur = 0, paths = 0;
+		rnsc_transport_tunnel info;
+		while (rnsc_transport_tunnel_next(t, &cur, NULL, &info))
+			paths += info.n_paths;
+		printf("tunnels %d paths %zu\n", n, paths);
 		rc = n < 0;
 	} else if (!strcmp(argv[1], "churn")) {
 		rc = churn(t, st);

@@ -236,7 +236,7 @@ typedef struct rnsc_transport_path {
  * iface_hash = SHA-256 of the interface's name as the reference prints it
  * ("TCPInterface[name/host:port]"): the far end files the paths it learns through this
  * connection under the tunnel and restores them when the same tunnel comes back on a new
- * connection. Tunnels are kept in memory only. */
+ * connection. The runtime persists them in storage/tunnels (node_store.c). */
 typedef struct rnsc_transport_tunnel {
 	int has_iface;   /* 0 once its interface went away */
 	uint32_t iface;
@@ -249,6 +249,30 @@ RNSC_API size_t rnsc_transport_tunnel_count(const rnsc_transport *t);
 /* RNSC_ERR_NOTFOUND for an unknown id. */
 RNSC_API int rnsc_transport_tunnel_get(const rnsc_transport *t, const uint8_t id[RNSC_HASHLEN],
 				       rnsc_transport_tunnel *out);
+/* Export and import for storage/tunnels (Transport.save_tunnel_table / Transport.start).
+ * tunnel_next iterates tunnels as rnsc_transport_path_next does; tunnel_path_next the paths
+ * filed under tunnel id (out->iface unused; blobs may be NULL; *raw points into the engine,
+ * valid until the next ingest/tick/import/del). Both return 1 while there is one, else 0. */
+RNSC_API int rnsc_transport_tunnel_next(const rnsc_transport *t, size_t *cursor,
+					uint8_t id[RNSC_HASHLEN], rnsc_transport_tunnel *out);
+RNSC_API int rnsc_transport_tunnel_path_next(const rnsc_transport *t,
+					     const uint8_t id[RNSC_HASHLEN], size_t *cursor,
+					     uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+					     rnsc_transport_path *out, uint8_t blobs[][10],
+					     const uint8_t **raw, size_t *raw_len);
+/* A tunnel loaded from storage: no interface until its synthesis arrives again (the
+ * reference loads it with interface None); an existing one is kept. Its paths follow with
+ * tunnel_path_import (raw: the cached announce for dest_hash, at most RNSC_MTU bytes;
+ * n_blobs at most RNSC_MAX_RANDOM_BLOBS). Return 0, RNSC_ERR_INVAL, RNSC_ERR_NOTFOUND (no
+ * such tunnel), RNSC_ERR_TOOBIG, RNSC_ERR_MALFORMED (raw is not an announce for dest_hash),
+ * RNSC_ERR_NOMEM. */
+RNSC_API int rnsc_transport_tunnel_import(rnsc_transport *t, const uint8_t id[RNSC_HASHLEN],
+					  uint64_t expires_ms);
+RNSC_API int rnsc_transport_tunnel_path_import(rnsc_transport *t, const uint8_t id[RNSC_HASHLEN],
+					       const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+					       const rnsc_transport_path *p,
+					       const uint8_t blobs[][10], size_t n_blobs,
+					       const uint8_t *raw, size_t raw_len);
 /* The tunnel id a synthesis established on iface; RNSC_ERR_NOTFOUND when none. */
 RNSC_API int rnsc_transport_iface_tunnel(const rnsc_transport *t, uint32_t iface,
 					 uint8_t id[RNSC_HASHLEN]);

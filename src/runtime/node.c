@@ -1092,6 +1092,7 @@ int rnsc_node_new(rnsc_ctx *ctx, rnsc_plugin_host *plugins, const rnsc_node_opti
 		node_store_ifaces si = {.ud = n, .describe = store_describe, .find = store_find};
 		node_store_load_hashlist(ctx, n->t, n->storage);
 		node_store_load_paths(ctx, n->t, n->storage, &si);
+		node_store_load_tunnels(ctx, n->t, n->storage);
 	}
 	if (!n->connected) /* Transport.reload_blackhole; drops paths of listed identities */
 		node_store_load_blackhole(ctx, n->t, n->storage, n->set.blackhole_sources.h,
@@ -1355,6 +1356,10 @@ int rnsc_node_save(rnsc_node *n)
 	int rc3 = n->set.enable_transport && !n->connected
 			  ? node_store_save_hashlist(n->ctx, n->t, n->storage)
 			  : 0;
+	/* Transport.persist_data: the tunnel table with the hashlist and the path table */
+	int rc4 = !n->connected ? node_store_save_tunnels(n->ctx, n->t, n->storage, &si) : 0;
+	if (!rc3)
+		rc3 = rc4;
 	return rc ? rc : rc2 ? rc2 : rc3;
 }
 

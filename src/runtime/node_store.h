@@ -36,6 +36,15 @@ int node_store_load_paths(rnsc_ctx *ctx, rnsc_transport *t, const char *storage,
 int node_store_save_paths(rnsc_ctx *ctx, rnsc_transport *t, const char *storage,
 			  const node_store_ifaces *ifs);
 
+/* <storage>/tunnels (tunnel_file.h) with the tunnel paths' announces in the announce cache,
+ * as Transport.save_tunnel_table / Transport.start keep them: a tunnel loads without an
+ * interface, with the paths whose cached announce is there (a tunnel with none is left out);
+ * at most PERSIST_RANDOM_BLOBS (32) random blobs per path are written. */
+#define NODE_STORE_PERSIST_RANDOM_BLOBS 32u
+int node_store_load_tunnels(rnsc_ctx *ctx, rnsc_transport *t, const char *storage);
+int node_store_save_tunnels(rnsc_ctx *ctx, rnsc_transport *t, const char *storage,
+			    const node_store_ifaces *ifs);
+
 /* <storage>/packet_hashlist.raw: the packet hashes back to back, 32 bytes each (the
  * reference's format; a partial last hash is ignored, as the reference ignores it).
  * Returns the number loaded or a negative code (logged); 0 or an error for save. */
@@ -70,7 +79,7 @@ int node_store_save_blackhole_source(rnsc_ctx *ctx, const char *storage,
 int node_store_clean_known(rnsc_ctx *ctx, rnsc_transport *t, const char *storage,
 			   uint64_t now_ms);
 /* Transport.clean_announce_cache: every file in <storage>/cache/announces whose name is not
- * the hex packet hash of a path table entry's announce is deleted. Returns the number
+ * the hex packet hash of a path table or tunnel path announce is deleted. Returns the number
  * removed or a negative code (logged). */
 int node_store_clean_cache(rnsc_ctx *ctx, rnsc_transport *t, const char *storage);
 typedef struct node_store_hygiene {
