@@ -167,7 +167,9 @@ KILLS=${KILLS:-30}
 lastn=0 kfail=0
 for i in $(seq 1 "$KILLS"); do
   "$TOOL" churn "$tmp/churn" >"$tmp/churn.out" 2>&1 & CP=$!
-  # a random moment: 20..420 ms into a run that writes both files after every change
+  # a random moment 20..420 ms into the writing (which starts once the first write is done:
+  # a sanitizer build takes a while to get there), both files rewritten after every change
+  wait_for 20 grep -qs "^churn" "$tmp/churn.out" || { kfail=1; bad "kill $i: churn did not start" "$tmp/churn.out"; break; }
   sleep "0.$(printf '%03d' $((20 + RANDOM % 400)))"
   kill -9 $CP; wait $CP 2>/dev/null
   if ! "$TOOL" load "$tmp/churn" >"$tmp/cl.out" 2>&1; then kfail=1; bad "kill $i: rnsc cannot load what the killed writer left" "$tmp/cl.out"; break; fi
