@@ -43,7 +43,8 @@
 #define IB_MAX_SIZES 8
 #define IB_PATTERN 251 /* a prime: consecutive frames start the pattern at different offsets */
 
-static const char *const IB_DEFAULT_IFACES = "tcp,backbone,udp,local,pipe,tls,websocket,auto,serial,rnode";
+static const char *const IB_DEFAULT_IFACES =
+	"tcp,backbone,udp,local,pipe,tls,websocket,auto,serial,rnode";
 
 typedef struct ib_opts {
 	double seconds, loss_timeout, setup_timeout;
@@ -59,7 +60,7 @@ typedef struct ib_result {
 	size_t size, hw_mtu;
 	char why[512]; /* not run, or failed: why (empty: ran) */
 	int ran, ok;
-	uint64_t sent, received, lost, corrupt, late, send_err, echoed, echo_err;
+	uint64_t sent, received, lost, corrupt, late, send_err, echoed, echo_err, warm_sent;
 	double elapsed, rate, p50_us, p99_us, cpu_ini, cpu_resp;
 } ib_result;
 
@@ -489,6 +490,7 @@ static void run_one(const bench_iface *f, const char *size_tok, const ib_opts *o
 			FAIL("no frame came back within %g s (warm-up)", o->setup_timeout);
 	}
 	r.first_timed = r.next_seq;
+	res->warm_sent = r.next_seq; /* every frame sent so far was a warm-up one */
 	r.late = r.corrupt = r.lost = r.sent = 0;
 	struct rusage u0, u1;
 	getrusage(RUSAGE_SELF, &u0);
@@ -562,14 +564,15 @@ static void write_json(FILE *f, const ib_result *rs, size_t n, const ib_opts *o)
 		fprintf(f,
 			", \"ok\": %s, \"sent\": %llu, \"received\": %llu, \"lost\": %llu, "
 			"\"corrupt\": %llu, \"late\": %llu, \"send_refused\": %llu, \"echoed\": %llu, "
-			"\"echo_refused\": %llu, \"seconds\": %.3f, \"round_trips_per_s\": %.1f, "
+			"\"echo_refused\": %llu, \"warmup_sent\": %llu, \"seconds\": %.3f, \"round_trips_per_s\": %.1f, "
 			"\"rtt_p50_us\": %.1f, \"rtt_p99_us\": %.1f, \"cpu_s_measuring\": %.3f, "
 			"\"cpu_s_echoing\": %.3f",
 			r->ok ? "true" : "false", (unsigned long long)r->sent,
 			(unsigned long long)r->received, (unsigned long long)r->lost,
 			(unsigned long long)r->corrupt, (unsigned long long)r->late,
 			(unsigned long long)r->send_err, (unsigned long long)r->echoed,
-			(unsigned long long)r->echo_err, r->elapsed, r->rate, r->p50_us, r->p99_us,
+			(unsigned long long)r->echo_err, (unsigned long long)r->warm_sent, r->elapsed,
+			r->rate, r->p50_us, r->p99_us,
 			r->cpu_ini, r->cpu_resp);
 		if (r->why[0]) {
 			fprintf(f, ", \"why\": ");
@@ -635,8 +638,9 @@ static void usage(FILE *f)
 }
 
 /* Reports are written whole to a temporary name, then renamed into place. */
-static int write_report(const char *path, void (*fn)(FILE *, const ib_result *, size_t, const ib_opts *),
-			const ib_result *rs, size_t n, const ib_opts *o)
+typedef void (*ib_writer)(FILE *, const ib_result *, size_t, const ib_opts *);
+static int write_report(const char *path, ib_writer fn, const ib_result *rs, size_t n,
+			const ib_opts *o)
 {
 	char tmp[PATH_MAX + 8];
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
