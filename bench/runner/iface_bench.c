@@ -632,8 +632,9 @@ static void usage(FILE *f)
 		"  --window N      frames in flight, 1-%d (default 8)\n"
 		"  --report DIR    write DIR/iface.md and DIR/iface.json\n"
 		"  --json FILE     write the JSON report to FILE\n\n"
-		"Exit status: 0 when every cell that ran kept exact accounting (sent = echoed back\n"
-		"+ lost, nothing corrupt), 1 otherwise, 2 for a bad command line.\n",
+		"Exit status: 0 when every interface that can run here ran and kept exact\n"
+		"accounting (sent = echoed back + lost, nothing corrupt or late), 1 otherwise,\n"
+		"2 for a bad command line, 3 when the report cannot be written.\n",
 		IB_MAX_WINDOW);
 }
 

@@ -1139,7 +1139,7 @@ static void usage(FILE *f)
 		"Usage: rnsc bench [--quick] [--scenario LIST] [--pairing LIST] [--relay LIST]\n"
 		"                  [--seconds S] [--drain S] [--samples N] [--json FILE]\n"
 		"                  [--report DIR] [--keep-logs DIR] [--iface LIST] [--crypto LIST]\n"
-		"       rnsc bench crypto|echo|matrix [OPTIONS]   (see their --help)\n\n"
+		"       rnsc bench crypto|echo|iface|matrix [OPTIONS]   (see their --help)\n\n"
 		"Runs the Reticulum benchmark scenarios with rnsc and the reference (the pinned rns\n"
 		"in the venv, driven through its public API by bench/participants/rnsc_bench_ref.py)\n"
 		"as separate processes over loopback interfaces, measured in the same run: endpoint\n"
