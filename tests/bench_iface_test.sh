@@ -23,6 +23,13 @@ check "help" 0 "$RNSC" bench iface --help
 check "unknown interface" 2 "$RNSC" bench iface --iface carrier-pigeon
 check "frame below the sequence number" 2 "$RNSC" bench iface --sizes 3
 check "window out of range" 2 "$RNSC" bench iface --window 0
+check "a frame above the HW_MTU is reported not run, with why" 0 \
+  "$RNSC" bench iface --iface udp --sizes 2000 --seconds 0.2 --json "$tmp/big.json"
+check "big frame report" 0 "$PY" -c '
+import json, sys
+(r,) = json.load(open(sys.argv[1]))["results"]
+assert "above the interface" in r["not_run"] and r["hw_mtu"] == 1064, r
+' "$tmp/big.json"
 check "every interface x 64 B, 500 B, HW_MTU: intact, counts exact" 0 \
   "$RNSC" bench iface --seconds 0.3 --window 4 --report "$tmp"
 cp "$tmp/out" "$tmp/terminal.txt"
@@ -50,7 +57,8 @@ print(len(rs), "cells")
 ' "$tmp/iface.json"
 check "markdown report lists every cell" 0 grep -c "^| " "$tmp/iface.md"
 if [ "$(grep -c '^| ' "$tmp/iface.md")" -eq 31 ]; then pass=$((pass+1)); echo "ok   markdown rows"
-else fail=$((fail+1)); echo "FAIL markdown rows: $(grep -c '^| ' "$tmp/iface.md") lines, want 31 (header and 30 cells)"; fi
+else fail=$((fail+1))
+  echo "FAIL markdown rows: $(grep -c '^| ' "$tmp/iface.md") lines, want 31 (header, 30 cells)"; fi
 
 echo "bench_iface_test: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

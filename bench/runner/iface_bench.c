@@ -59,7 +59,8 @@ typedef struct ib_result {
 	char size_label[16];
 	size_t size, hw_mtu;
 	char why[512]; /* not run, or failed: why (empty: ran) */
-	int ran, ok;
+	int attempted, ran, ok; /* attempted but not ran: it failed before timing */
+	int beyond;             /* the frame size is beyond what the interface takes */
 	uint64_t sent, received, lost, corrupt, late, send_err, echoed, echo_err, warm_sent;
 	double elapsed, rate, p50_us, p99_us, cpu_ini, cpu_resp;
 } ib_result;
@@ -421,6 +422,7 @@ static void run_one(const bench_iface *f, const char *size_tok, const ib_opts *o
 	ib_side s = {0};
 	ib_run r = {0};
 	res->iface = f->name;
+	res->attempted = 1;
 	snprintf(res->size_label, sizeof(res->size_label), "%.15s", size_tok);
 	if (ports[0] < 0 || ports[1] < 0 || ports[0] == ports[1])
 		FAIL("no free loopback ports");
@@ -455,13 +457,17 @@ static void run_one(const bench_iface *f, const char *size_tok, const ib_opts *o
 	if (rnsc_iface_status_get(r.iface, &ist) == 0)
 		res->hw_mtu = ist.stats.hw_mtu;
 	if (!strcmp(size_tok, "max")) {
-		if (!res->hw_mtu)
+		if (!res->hw_mtu) {
+			res->attempted = 0, res->beyond = 1;
 			FAIL("the interface's HW_MTU is None: no largest frame to send");
+		}
 		res->size = res->hw_mtu;
 	} else {
 		res->size = (size_t)strtoul(size_tok, NULL, 10);
-		if (res->hw_mtu && res->size > res->hw_mtu)
+		if (res->hw_mtu && res->size > res->hw_mtu) {
+			res->attempted = 0, res->beyond = 1; /* cannot run, not failed */
 			FAIL("%zu B is above the interface's HW_MTU (%zu B)", res->size, res->hw_mtu);
+		}
 	}
 	r.size = res->size;
 	r.window = o->window;
@@ -533,6 +539,10 @@ out:
 	}
 	if (st[0] >= 0)
 		close(st[0]);
+	if (ctl[0] >= 0) /* fork failed: the child's ends are still here */
+		close(ctl[0]);
+	if (st[1] >= 0)
+		close(st[1]);
 	res->ok = res->ran && !res->why[0] && res->corrupt == 0 && res->late == 0 &&
 		  res->sent == res->received + res->lost;
 	if (res->ran && !res->why[0] && !res->ok)
@@ -556,7 +566,7 @@ static void write_json(FILE *f, const ib_result *rs, size_t n, const ib_opts *o)
 		cli_json_str(f, r->size_label);
 		fprintf(f, ", \"frame_bytes\": %zu, \"hw_mtu\": %zu", r->size, r->hw_mtu);
 		if (!r->ran) {
-			fprintf(f, ", \"not_run\": ");
+			fprintf(f, ", \"%s\": ", r->attempted ? "failed" : "not_run");
 			cli_json_str(f, r->why);
 			fprintf(f, "}");
 			continue;
@@ -604,7 +614,8 @@ static void write_md(FILE *f, const ib_result *rs, size_t n, const ib_opts *o)
 		else
 			snprintf(sz, sizeof(sz), "%s B", r->size_label);
 		if (!r->ran) {
-			fprintf(f, "| %s | %s | not run: %s | | | | | | |\n", r->iface, sz, r->why);
+			fprintf(f, "| %s | %s | %s: %s | | | | | | |\n", r->iface, sz,
+				r->attempted ? "failed" : "not run", r->why);
 			continue;
 		}
 		fprintf(f, "| %s | %s | %.0f%s | %.0f | %.0f | %llu | %llu | %llu | %.2f / %.2f |\n",
@@ -760,9 +771,10 @@ int cmd_bench_iface(int argc, char **argv)
 			else
 				run_one(fs[i], size_toks[j], &o, r);
 			if (!r->ran) {
-				if (!fs[i]->cannot && !(!strcmp(fs[i]->name, "tls") && !tls_ok))
+				if (!fs[i]->cannot && !r->beyond)
 					all_ok = 0; /* it should have run */
-				printf("%-10s %-12s not run: %s\n", r->iface, r->size_label, r->why);
+				printf("%-10s %-12s %s: %s\n", r->iface, r->size_label,
+				       r->attempted ? "FAILED" : "not run", r->why);
 				fflush(stdout);
 				continue;
 			}
