@@ -19,5 +19,6 @@ int rnsc_bench_echo_main(int argc, char **argv);        /* bench/echo/echo_matri
 int rnsc_bench_scenarios_main(int argc, char **argv);   /* bench/runner/scenario_run.c */
 int rnsc_bench_participant_main(int argc, char **argv); /* bench/participants/rnsc_participant.c */
 int rnsc_bench_driver_main(int argc, char **argv);      /* bench/driver/wire_driver.c */
+int rnsc_bench_iface_main(int argc, char **argv);       /* bench/runner/iface_bench.c */
 
 #endif

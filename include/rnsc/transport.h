@@ -243,7 +243,7 @@ typedef struct rnsc_transport_path {
  * iface_hash = SHA-256 of the interface's name as the reference prints it
  * ("TCPInterface[name/host:port]"): the far end files the paths it learns through this
  * connection under the tunnel and restores them when the same tunnel comes back on a new
- * connection. Tunnels are kept in memory only. */
+ * connection. The runtime persists them in storage/tunnels (node_store.c). */
 typedef struct rnsc_transport_tunnel {
 	int has_iface;   /* 0 once its interface went away */
 	uint32_t iface;
@@ -256,6 +256,30 @@ RNSC_API size_t rnsc_transport_tunnel_count(const rnsc_transport *t);
 /* RNSC_ERR_NOTFOUND for an unknown id. */
 RNSC_API int rnsc_transport_tunnel_get(const rnsc_transport *t, const uint8_t id[RNSC_HASHLEN],
 				       rnsc_transport_tunnel *out);
+/* Export and import for storage/tunnels (Transport.save_tunnel_table / Transport.start).
+ * tunnel_next iterates tunnels as rnsc_transport_path_next does; tunnel_path_next the paths
+ * filed under tunnel id (out->iface unused; blobs may be NULL; *raw points into the engine,
+ * valid until the next ingest/tick/import/del). Both return 1 while there is one, else 0. */
+RNSC_API int rnsc_transport_tunnel_next(const rnsc_transport *t, size_t *cursor,
+					uint8_t id[RNSC_HASHLEN], rnsc_transport_tunnel *out);
+RNSC_API int rnsc_transport_tunnel_path_next(const rnsc_transport *t,
+					     const uint8_t id[RNSC_HASHLEN], size_t *cursor,
+					     uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+					     rnsc_transport_path *out, uint8_t blobs[][10],
+					     const uint8_t **raw, size_t *raw_len);
+/* A tunnel loaded from storage: no interface until its synthesis arrives again (the
+ * reference loads it with interface None); an existing one is kept. Its paths follow with
+ * tunnel_path_import (raw: the cached announce for dest_hash, at most RNSC_MTU bytes;
+ * n_blobs at most RNSC_MAX_RANDOM_BLOBS). Return 0, RNSC_ERR_INVAL, RNSC_ERR_NOTFOUND (no
+ * such tunnel), RNSC_ERR_TOOBIG, RNSC_ERR_MALFORMED (raw is not an announce for dest_hash),
+ * RNSC_ERR_NOMEM. */
+RNSC_API int rnsc_transport_tunnel_import(rnsc_transport *t, const uint8_t id[RNSC_HASHLEN],
+					  uint64_t expires_ms);
+RNSC_API int rnsc_transport_tunnel_path_import(rnsc_transport *t, const uint8_t id[RNSC_HASHLEN],
+					       const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+					       const rnsc_transport_path *p,
+					       const uint8_t blobs[][10], size_t n_blobs,
+					       const uint8_t *raw, size_t raw_len);
 /* The tunnel id a synthesis established on iface; RNSC_ERR_NOTFOUND when none. */
 RNSC_API int rnsc_transport_iface_tunnel(const rnsc_transport *t, uint32_t iface,
 					 uint8_t id[RNSC_HASHLEN]);
@@ -590,7 +614,7 @@ RNSC_API int rnsc_transport_packet_filter(rnsc_transport *t, const uint8_t *raw,
 					  int *accepted, uint8_t hash[RNSC_HASHLEN]);
 
 /* One Identity.known_destinations entry, for persistence (the reference's
- * [timestamp, packet_hash, public_key, app_data] record). */
+ * [timestamp, packet_hash, public_key, app_data, last_used] record). */
 typedef struct rnsc_transport_known {
 	uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN];
 	uint64_t timestamp; /* ms since the epoch */
@@ -598,7 +622,13 @@ typedef struct rnsc_transport_known {
 	uint8_t public_key[RNSC_KEYSIZE];
 	const uint8_t *app_data; /* NULL: none (the reference's None) */
 	size_t app_data_len;
+	/* Seconds since the epoch as the reference keeps it (a float, so a file round-trips
+	 * exactly): RNSC_KNOWN_NEVER_USED, RNSC_KNOWN_RETAINED, or when it was last used. */
+	double last_used;
+	int last_used_int; /* written as a msgpack integer (the reference's 0, -1, or as read) */
 } rnsc_transport_known;
+#define RNSC_KNOWN_NEVER_USED 0.0
+#define RNSC_KNOWN_RETAINED (-1.0)
 /* Iteration like rnsc_transport_path_next(); app_data points into the engine and is valid
  * until the next ingest/tick/import/del. */
 RNSC_API int rnsc_transport_known_next(const rnsc_transport *t, size_t *cursor,
@@ -609,6 +639,37 @@ RNSC_API size_t rnsc_transport_known_count(const rnsc_transport *t);
  * recall() and send() check it when it is used, as the reference does. Returns 0,
  * RNSC_ERR_INVAL (NULL) or RNSC_ERR_NOMEM. */
 RNSC_API int rnsc_transport_known_import(rnsc_transport *t, const rnsc_transport_known *k);
+
+/* Known-destination use and retention (Identity._used_destination_data,
+ * _retain_destination_data, _unretain_destination_data, _retain_identity; also what a
+ * shared-instance client asks for over RPC). used() stamps last_used with now_ms unless the
+ * entry is retained; unretain() stamps it whatever it was. Each returns 1 when an entry was
+ * changed, 0 when none (unknown, or retained for used()), RNSC_ERR_INVAL for NULL. The
+ * engine calls used() itself where Transport.py does (a path request answered for it or
+ * passed to the local client that holds it, a waiting discovery request answered, an
+ * announce for a destination it asked a path for, a link proof it forwarded). */
+RNSC_API int rnsc_transport_known_used(rnsc_transport *t, const uint8_t dest_hash[16],
+				       uint64_t now_ms);
+RNSC_API int rnsc_transport_known_retain(rnsc_transport *t, const uint8_t dest_hash[16]);
+RNSC_API int rnsc_transport_known_unretain(rnsc_transport *t, const uint8_t dest_hash[16],
+					   uint64_t now_ms);
+/* Retains every destination whose public key hashes to identity_hash. */
+RNSC_API int rnsc_transport_known_retain_identity(rnsc_transport *t,
+						  const uint8_t identity_hash[16]);
+
+/* Identity.clean_known_destinations: an entry without a path that is not retained goes
+ * when it was never used, or when it was last used more than 1.25 x DESTINATION_TIMEOUT
+ * ago. (The reference also names UNUSED_DESTINATION_LINGER, but since it measures
+ * "unused for" from last_used 0 as well, a pathless never-used entry goes on the first
+ * clean whatever its age; rnsc keeps that behaviour.) removed (may be NULL) is called for
+ * each entry taken out, before it is freed (the runtime deletes its ratchet file).
+ * Returns the number removed or RNSC_ERR_INVAL. */
+#define RNSC_DESTINATION_TIMEOUT_S (60.0 * 60 * 24 * 7)
+#define RNSC_UNUSED_DESTINATION_LINGER_S (6.0 * 60)
+#define RNSC_KNOWN_CLEAN_INTERVAL_MS (5u * 60u * 1000u)
+typedef void (*rnsc_known_removed_fn)(void *ud, const uint8_t dest_hash[16]);
+RNSC_API int rnsc_transport_known_clean(rnsc_transport *t, uint64_t now_ms,
+					rnsc_known_removed_fn removed, void *ud);
 
 /* ---- links (transport_link.c) ----------------------------------------------------------
  * Links that terminate here are owned by the engine and named by their link id; the engine

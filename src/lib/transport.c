@@ -542,6 +542,7 @@ static int remember(rnsc_transport *t, const uint8_t dest[HL], const uint8_t pac
 			return RNSC_ERR_NOMEM;
 		}
 		fresh = 1;
+		k->last_used_int = 1; /* the reference's integer 0: never used */
 	}
 	k->timestamp = now;
 	memcpy(k->packet_hash, packet_hash, RNSC_HASHLEN);
@@ -760,6 +761,8 @@ static int inbound_announce(rnsc_transport *t, const rnsc_packet *p, const uint8
 	t->st.paths_added++;
 	if ((rc = rnsc_tr_path_state_set(t, p->dest_hash, RNSC_PATH_STATE_UNKNOWN)) < 0)
 		return rc;
+	if (rnsc_tmap_has(&t->path_requests, p->dest_hash)) /* we asked for it: in use */
+		rnsc_transport_known_used(t, p->dest_hash, now);
 	if ((rc = rnsc_tr_tunnel_path_stored(t, rif, p->dest_hash, e, now)))
 		return rc;
 	rnsc_log(t->ctx, RNSC_LOG_DEBUG, WHO, "destination is now %u hops away on interface %u",
@@ -939,6 +942,7 @@ static int path_request(rnsc_transport *t, const rnsc_pathreq *r, const tr_iface
 			rnsc_free(t->ctx, pi);
 			return prc;
 		}
+		rnsc_transport_known_used(t, r->dest_hash, now);
 	}
 	const tr_local *l = rnsc_tmap_get(&t->locals, r->dest_hash, NULL);
 	if (l) {
@@ -997,6 +1001,7 @@ static int path_request(rnsc_transport *t, const rnsc_pathreq *r, const tr_iface
 	 * path response went out (process_announce_table reinserts it). */
 	if (prev && (rc = rnsc_tr_hold_for_pr(t, r->dest_hash, prev)))
 		return rc;
+	rnsc_transport_known_used(t, r->dest_hash, now);
 	t->st.pr_answered++;
 	return 0;
 }
@@ -1836,6 +1841,8 @@ int rnsc_transport_known_next(const rnsc_transport *t, size_t *cursor, rnsc_tran
 		memcpy(out->public_key, k->pub, RNSC_KEYSIZE);
 		out->app_data = k->app_data;
 		out->app_data_len = k->app_len;
+		out->last_used = k->last_used;
+		out->last_used_int = k->last_used_int;
 		*cursor = i + 1;
 		return 1;
 	}
@@ -1868,6 +1875,8 @@ int rnsc_transport_known_import(rnsc_transport *t, const rnsc_transport_known *k
 		e->app_len = k->app_data_len;
 	}
 	e->timestamp = k->timestamp;
+	e->last_used = k->last_used;
+	e->last_used_int = k->last_used_int;
 	memcpy(e->packet_hash, k->packet_hash, RNSC_HASHLEN);
 	memcpy(e->pub, k->public_key, RNSC_KEYSIZE);
 	int rc = rnsc_tmap_put(&t->known, k->dest_hash, e, NULL);

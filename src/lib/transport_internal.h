@@ -86,6 +86,8 @@ typedef struct tr_known {
 	size_t app_len;
 	int has_ratchet;
 	uint8_t ratchet[RNSC_RATCHETSIZE];
+	double last_used; /* seconds; RNSC_KNOWN_NEVER_USED / RNSC_KNOWN_RETAINED */
+	int last_used_int; /* an integer in the file (0 and -1 are; time.time() is not) */
 } tr_known;
 
 typedef struct tr_reverse {

@@ -403,7 +403,7 @@ int rnsc_tr_link_packet(rnsc_transport *t, const rnsc_packet *p, const uint8_t *
 /* LRPROOF for a relayed link: checked against the destination's recalled identity before
  * it goes back towards the initiator. */
 static int relay_proof(rnsc_transport *t, tr_lte *e, const rnsc_packet *p, const uint8_t *raw,
-		       size_t len, const tr_iface *rif)
+		       size_t len, const tr_iface *rif, uint64_t now)
 {
 	if (p->hops != e->rem_hops || rif->id != e->nh_if)
 		return 0; /* hop mismatch or wrong interface: not transported */
@@ -432,6 +432,7 @@ static int relay_proof(rnsc_transport *t, tr_lte *e, const rnsc_packet *p, const
 	if (len > RNSC_MTU + HL)
 		return 0;
 	e->validated = 1;
+	rnsc_transport_known_used(t, e->dest, now);
 	t->st.link_table_forwarded++;
 	return rnsc_tr_transmit_hops(t, e->rcvd_if, raw, len, p->hops);
 }
@@ -442,7 +443,7 @@ int rnsc_tr_link_proof(rnsc_transport *t, const rnsc_packet *p, const uint8_t *r
 	if (rnsc_tr_relaying(t)) {
 		tr_lte *e = rnsc_tmap_get(&t->link_table, p->dest_hash, NULL);
 		if (e)
-			return relay_proof(t, e, p, raw, len, rif);
+			return relay_proof(t, e, p, raw, len, rif, now);
 	}
 	tr_llink *ll = rnsc_tmap_get(&t->links, p->dest_hash, NULL);
 	if (!ll || !rnsc_link_is_initiator(ll->link) ||

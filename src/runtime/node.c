@@ -82,6 +82,7 @@ struct rnsc_node {
 	rnsc_transport *t;
 	rnsc_timer *tick_timer, *mgmt_timer, *save_timer;
 	node_store_cadence cadence; /* when save_cb writes (node_store.h) */
+	node_store_hygiene hygiene; /* when save_cb cleans */
 	int sigfd;
 	rnsc_watch *sigw;
 	sigset_t oldmask;
@@ -634,14 +635,21 @@ static void save_cb(rnsc_loop *loop, rnsc_timer *tm, void *ud)
 {
 	(void)tm;
 	rnsc_node *n = ud;
-	int due = node_store_cadence_due(&n->cadence, n->t, rnsc_loop_now(loop) / RNSC_NS_PER_MS);
+	uint64_t mono_ms = rnsc_loop_now(loop) / RNSC_NS_PER_MS;
+	int clean = n->connected ? 0 : node_store_hygiene_due(&n->hygiene, mono_ms);
+	if (clean & NODE_STORE_CLEAN_KNOWN) /* writes the file too */
+		node_store_clean_known(n->ctx, n->t, n->storage, rnsc_node_now_ms());
+	if (clean & NODE_STORE_CLEAN_CACHE)
+		node_store_clean_cache(n->ctx, n->t, n->storage);
+	int due = node_store_cadence_due(&n->cadence, n->t, mono_ms);
 	if (due == NODE_STORE_ALL) {
 		rnsc_node_save(n);
 	} else if (due == NODE_STORE_TABLES) {
 		node_store_ifaces si = {.ud = n, .describe = store_describe, .find = store_find};
-		node_store_save_known(n->ctx, n->t, n->storage);
-		if (!n->connected)
+		if (!n->connected) {
+			node_store_save_known(n->ctx, n->t, n->storage);
 			node_store_save_paths(n->ctx, n->t, n->storage, &si);
+		}
 	}
 }
 
@@ -1113,6 +1121,7 @@ int rnsc_node_new(rnsc_ctx *ctx, rnsc_plugin_host *plugins, const rnsc_node_opti
 		node_store_ifaces si = {.ud = n, .describe = store_describe, .find = store_find};
 		node_store_load_hashlist(ctx, n->t, n->storage);
 		node_store_load_paths(ctx, n->t, n->storage, &si);
+		node_store_load_tunnels(ctx, n->t, n->storage);
 	}
 	if (!n->connected) /* Transport.reload_blackhole; drops paths of listed identities */
 		node_store_load_blackhole(ctx, n->t, n->storage, n->set.blackhole_sources.h,
@@ -1368,10 +1377,18 @@ int rnsc_node_save(rnsc_node *n)
 	if (!n || !n->t)
 		return RNSC_ERR_INVAL;
 	node_store_ifaces si = {.ud = n, .describe = store_describe, .find = store_find};
-	int rc = node_store_save_known(n->ctx, n->t, n->storage);
-	/* A program attached to a shared instance leaves the path table to the instance. */
+	/* A program attached to a shared instance leaves the tables to the instance
+	 * (Identity.save_known_destinations and Transport.persist_data return early there): a
+	 * client writing known_destinations would overwrite what the instance learnt since. */
+	int rc = n->connected ? 0 : node_store_save_known(n->ctx, n->t, n->storage);
 	int rc2 = n->connected ? 0 : node_store_save_paths(n->ctx, n->t, n->storage, &si);
-	int rc3 = n->set.enable_transport ? node_store_save_hashlist(n->ctx, n->t, n->storage) : 0;
+	int rc3 = n->set.enable_transport && !n->connected
+			  ? node_store_save_hashlist(n->ctx, n->t, n->storage)
+			  : 0;
+	/* Transport.persist_data: the tunnel table with the hashlist and the path table */
+	int rc4 = !n->connected ? node_store_save_tunnels(n->ctx, n->t, n->storage, &si) : 0;
+	if (!rc3)
+		rc3 = rc4;
 	return rc ? rc : rc2 ? rc2 : rc3;
 }
 
