@@ -213,6 +213,7 @@ typedef struct rnsc_transport_stats {
 
 /* Every counter of rnsc_transport_stats, for the places that serve them all (RPC, /metrics,
  * /status): X(name) once per field, in declaration order. */
+/* clang-format off */
 #define RNSC_TRANSPORT_COUNTERS(X)                                                         \
 	X(rx) X(tx) X(malformed) X(filtered) X(duplicates) X(announces_valid)              \
 	X(announces_invalid) X(paths_added) X(announces_ignored) X(rebroadcasts)           \
@@ -226,6 +227,7 @@ typedef struct rnsc_transport_stats {
 	X(pr_discovery_full) X(pr_queued) X(pr_queue_dropped) X(announces_blackholed)      \
 	X(announces_held) X(announces_ingress_dropped) X(announces_rate_blocked)           \
 	X(announces_queue_dropped) X(announces_own) X(pr_rediscovery) X(pr_rediscovery_dropped)
+/* clang-format on */
 
 /* A path table entry (Transport.path_table, IDX_PT_*). */
 typedef struct rnsc_transport_path {

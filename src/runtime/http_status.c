@@ -23,10 +23,12 @@
  * GnuTLS and its helpers, about 2.4 MiB resident in every process of the runtime, for an
  * endpoint that is off by default. */
 #define MHD_SONAME "libmicrohttpd.so.12"
+/* clang-format off */
 #define MHD_FUNCS(X)                                                                               \
 	X(start_daemon) X(stop_daemon) X(run) X(get_timeout) X(get_daemon_info)                      \
 	X(is_feature_supported) X(create_response_from_buffer) X(destroy_response)                  \
 	X(add_response_header) X(queue_response) X(get_connection_info)
+/* clang-format on */
 static struct {
 #define MHD_FIELD(n) __typeof__(&MHD_##n) n;
 	MHD_FUNCS(MHD_FIELD)

@@ -41,10 +41,12 @@
 /* Debian's librandomx is opened on first use rather than linked: it pulls in libstdc++, about
  * 1.7 MiB resident in every rnsc process (the plugin host loads every plugin), while only a
  * timelock run that asks for it ever hashes with it. */
+/* clang-format off */
 #define LX_FUNCS(X)                                                                                \
 	X(get_flags) X(alloc_cache) X(init_cache) X(release_cache) X(alloc_dataset)                 \
 	X(dataset_item_count) X(init_dataset) X(get_dataset_memory) X(release_dataset)             \
 	X(create_vm) X(destroy_vm) X(calculate_hash)
+/* clang-format on */
 static struct {
 #define LX_FIELD(n) __typeof__(&randomx_##n) n;
 	LX_FUNCS(LX_FIELD)
