@@ -20,7 +20,9 @@
  * (announce_rate.h), set with rnsc_transport_iface_set_policy().
  *
  * Not implemented in this slice (see transport.c's header for the detail):
- * the packet cache, ratchets on local destinations. Persistence is the runtime's:
+ * the packet cache. Ratchets (transport_ratchet.c): local destinations rotate and announce
+ * them, decrypt with them first, and may enforce them; remote ratchets from announces are
+ * used when sending. Persistence is the runtime's:
  * the engine only exports and imports its tables (rnsc_transport_known_next/_import).
  *
  * Ownership: the engine is owned by its creator and freed with rnsc_transport_del(); it keeps
@@ -151,6 +153,15 @@ typedef struct rnsc_transport_callbacks {
 	/* The initiator of a link to a local destination revealed its identity (first time). */
 	void (*on_link_identified)(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
 				   const rnsc_identity *who);
+	/* Identity._remember_ratchet took a new ratchet for dest (from an announce, or one of
+	 * ours being announced): persist it (<storage>/ratchets/<hex>). Not called while the
+	 * engine is attached to a shared instance, as in the reference. received: ms. */
+	void (*on_ratchet)(void *ud, const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+			   const uint8_t ratchet_pub[RNSC_RATCHETSIZE], uint64_t received);
+	/* A local destination rotated its ratchets (Destination._persist_ratchets): the new
+	 * list, newest first, to be written to its ratchet file. */
+	void (*on_dest_ratchets)(void *ud, const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+				 const uint8_t (*ratchets)[RNSC_RATCHETSIZE], size_t n);
 } rnsc_transport_callbacks;
 
 typedef struct rnsc_transport_stats {
@@ -431,6 +442,53 @@ RNSC_API int rnsc_transport_recall(const rnsc_transport *t,
 RNSC_API int rnsc_transport_ratchet_get(const rnsc_transport *t,
 					const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
 					uint8_t ratchet_pub[RNSC_RATCHETSIZE]);
+/* Adds a remembered ratchet loaded from storage (Identity.get_ratchet's file branch):
+ * refused with RNSC_ERR_RANGE when now >= received + RATCHET_EXPIRY. A ratchet the engine
+ * already holds is kept. No on_ratchet call. Returns 0, RNSC_ERR_INVAL, RNSC_ERR_RANGE,
+ * RNSC_ERR_NOMEM. */
+RNSC_API int rnsc_transport_ratchet_import(rnsc_transport *t,
+					   const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+					   const uint8_t ratchet_pub[RNSC_RATCHETSIZE],
+					   uint64_t received, uint64_t now);
+/* Iteration over the remembered ratchets like rnsc_transport_path_next(). */
+RNSC_API int rnsc_transport_ratchet_next(const rnsc_transport *t, size_t *cursor,
+					 uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+					 uint8_t ratchet_pub[RNSC_RATCHETSIZE], uint64_t *received);
+
+/* Local destination ratchets (Destination.enable_ratchets and friends; transport_ratchet.c).
+ * enable: ratchets on, with the n keys (newest first, copied) loaded from the destination's
+ * ratchet file (n = 0 for a new file); latest_ratchet_time is 0, so the next announce
+ * rotates, as in the reference. The keys beyond the retained count are dropped.
+ * Returns 0, RNSC_ERR_INVAL, RNSC_ERR_NOTFOUND, RNSC_ERR_STATE (not a SINGLE destination),
+ * RNSC_ERR_NOMEM. */
+RNSC_API int rnsc_transport_dest_ratchets_enable(rnsc_transport *t,
+						 const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+						 const uint8_t (*ratchets)[RNSC_RATCHETSIZE],
+						 size_t n);
+/* Destination.set_ratchet_interval (seconds, > 0) / set_retained_ratchets (> 0; drops the
+ * oldest beyond it now) / enforce_ratchets (RNSC_ERR_STATE while ratchets are off, the
+ * reference's False). Returns 0, RNSC_ERR_INVAL (0 or a NULL), RNSC_ERR_NOTFOUND. */
+RNSC_API int rnsc_transport_dest_ratchet_interval(rnsc_transport *t,
+						  const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+						  uint64_t seconds);
+RNSC_API int rnsc_transport_dest_retained_ratchets(rnsc_transport *t,
+						   const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+						   size_t retained);
+RNSC_API int rnsc_transport_dest_enforce_ratchets(rnsc_transport *t,
+						  const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN]);
+/* The current list (newest first), pointing into the engine until the next call that
+ * announces or changes the destination. Returns 0, RNSC_ERR_NOTFOUND, RNSC_ERR_STATE
+ * (ratchets off). */
+RNSC_API int rnsc_transport_dest_ratchets(const rnsc_transport *t,
+					  const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+					  const uint8_t (**ratchets)[RNSC_RATCHETSIZE], size_t *n);
+/* Destination.latest_ratchet_id: the id of the ratchet that decrypted the last packet for
+ * dest (read it from on_data). Returns 1 with id filled, 0 when the identity key did (None),
+ * RNSC_ERR_NOTFOUND. */
+RNSC_API int rnsc_transport_dest_latest_ratchet_id(const rnsc_transport *t,
+						   const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+						   uint8_t id[RNSC_RATCHET_ID_LEN]);
+
 /* Iteration over the path table in no particular order: start with *cursor = 0; each call
  * fills *dest_hash and *out (either may be NULL) and returns 1, or 0 at the end. The table
  * must not change between calls (no ingest/tick in between). */

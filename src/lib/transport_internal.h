@@ -53,7 +53,24 @@ typedef struct tr_local {
 	uint8_t name_hash[RNSC_NAME_HASHLEN];
 	uint8_t hash[HL];
 	int accept_links; /* Destination.accepts_links (default on) */
+	/* Destination.ratchets (transport_ratchet.c): NULL while ratchets are off (the
+	 * reference's None); newest first, at most `retained`. */
+	uint8_t (*ratchets)[RNSC_RATCHETSIZE];
+	size_t n_ratchets;
+	int ratchets_on;
+	size_t retained;               /* Destination.retained_ratchets */
+	uint64_t ratchet_interval_ms;  /* Destination.ratchet_interval */
+	uint64_t latest_ratchet_time;  /* Destination.latest_ratchet_time, ms */
+	int enforce_ratchets;
+	int has_latest_rid;            /* Destination.latest_ratchet_id is not None */
+	uint8_t latest_rid[RNSC_RATCHET_ID_LEN];
 } tr_local;
+
+/* Identity.known_ratchets: the latest ratchet a destination announced. */
+typedef struct tr_ratchet {
+	uint8_t pub[RNSC_RATCHETSIZE];
+	uint64_t received; /* ms */
+} tr_ratchet;
 
 typedef struct tr_path {
 	rnsc_transport_path pub;
@@ -84,8 +101,6 @@ typedef struct tr_known {
 	uint8_t pub[RNSC_KEYSIZE];
 	uint8_t *app_data; /* NULL: none */
 	size_t app_len;
-	int has_ratchet;
-	uint8_t ratchet[RNSC_RATCHETSIZE];
 } tr_known;
 
 typedef struct tr_reverse {
@@ -123,7 +138,8 @@ struct rnsc_transport {
 	rnsc_tmap locals;        /* destinations_map */
 	rnsc_tmap paths;         /* path_table */
 	rnsc_tmap announces;     /* announce_table */
-	rnsc_tmap known;         /* Identity.known_destinations (+ known_ratchets) */
+	rnsc_tmap known;         /* Identity.known_destinations */
+	rnsc_tmap ratchets;      /* Identity.known_ratchets: dest -> tr_ratchet* */
 	rnsc_tmap reverse;       /* reverse_table */
 	rnsc_tmap path_requests; /* path_requests: dest -> uint64_t* timestamp */
 	rnsc_tmap hashlist, hashlist_prev;     /* packet_hashlist(_prev): 32- or 16-byte keys */
@@ -230,6 +246,17 @@ int rnsc_tr_hashlist_add(rnsc_transport *t, const uint8_t hash[RNSC_HASHLEN]);
 const tr_iface *rnsc_tr_iface_find(const rnsc_transport *t, uint32_t id);
 /* Transport.timebase_from_random_blobs for a path entry (transport.c). */
 uint64_t rnsc_tr_path_timebase(const tr_path *p);
+
+/* Ratchets (transport_ratchet.c). */
+/* Identity._remember_ratchet: keeps pub as dest's latest ratchet; a new one is handed to
+ * on_ratchet for persistence (not when attached to a shared instance). */
+int rnsc_tr_ratchet_remember(rnsc_transport *t, const uint8_t dest[HL], const uint8_t pub[32],
+			     uint64_t now);
+/* Destination.rotate_ratchets at announce time: *pub gets the ratchet to announce, or the
+ * call returns 0 with *has 0 when ratchets are off. */
+int rnsc_tr_ratchet_for_announce(rnsc_transport *t, tr_local *l, uint8_t pub[32], int *has,
+				 uint64_t now);
+void rnsc_tr_ratchets_free_local(rnsc_ctx *ctx, tr_local *l);
 
 /* Tunnels (transport_tunnel.c). */
 void rnsc_tr_tunnels_init(rnsc_transport *t);
