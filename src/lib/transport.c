@@ -63,6 +63,7 @@ static void free_local(rnsc_ctx *ctx, void *v)
 {
 	tr_local *l = v;
 	rnsc_tr_ratchets_free_local(ctx, l);
+	rnsc_tr_dest_free_extras(ctx, l);
 	rnsc_identity_free(&l->id);
 	rnsc_free_secret(ctx, l, sizeof(*l));
 }
@@ -346,6 +347,8 @@ int rnsc_transport_dest_add(rnsc_transport *t, int dest_type, const rnsc_identit
 			return RNSC_ERR_INVAL;
 		if (!id->has_private)
 			return RNSC_ERR_NOKEY;
+	} else if (dest_type == RNSC_DEST_GROUP) {
+		/* an identity only names it (Destination.hash); the key is the Token's */
 	} else if (dest_type != RNSC_DEST_PLAIN || id) {
 		return RNSC_ERR_INVAL;
 	}
@@ -488,6 +491,10 @@ static int announce_local(rnsc_transport *t, tr_local *l, const uint8_t *app_dat
 			  size_t app_len, int path_response, const uint32_t *attached, uint64_t now)
 {
 	uint8_t rh[RNSC_ANNOUNCE_RANDOM_LEN], data[RNSC_MTU], ratchet[RNSC_RATCHETSIZE];
+	if (!app_data && l->default_app_data) { /* app_data None: default_app_data */
+		app_data = l->default_app_data;
+		app_len = l->default_app_len;
+	}
 	int rc = rnsc_announce_random_hash(t->ctx, rh, now / 1000);
 	if (rc)
 		return rc;
@@ -1043,15 +1050,38 @@ static int deliver(rnsc_transport *t, const rnsc_packet *p, const uint8_t hash[R
 		}
 		data = pt;
 		len = (size_t)n;
+	} else if (l->type == RNSC_DEST_GROUP) {
+		if (p->data_len > pt_cap) {
+			pt_cap = p->data_len;
+			if (!(pt = rnsc_alloc(t->ctx, pt_cap)))
+				return RNSC_ERR_NOMEM;
+		}
+		int n = rnsc_tr_group_decrypt(t, l, pt, pt_cap, p->data, p->data_len);
+		if (n < 0) {
+			t->st.decrypt_failed++;
+			if (pt != stack_pt)
+				rnsc_free_secret(t->ctx, pt, pt_cap);
+			return 0;
+		}
+		data = pt;
+		len = (size_t)n;
 	}
 	t->st.delivered++;
+	int want_app = l->prove_app && l->type == RNSC_DEST_SINGLE;
 	if (t->cb.on_data)
 		t->cb.on_data(t->cb.ud, p->dest_hash, data, len, hash, rif->id);
+	/* PROVE_APP: callbacks.proof_requested decides (SINGLE only: proofs need the identity's
+	 * private key). The callback may have deregistered the destination: look it up again. */
+	int app_says = 0;
+	if (want_app && t->cb.on_proof_requested)
+		app_says = t->cb.on_proof_requested(t->cb.ud, p->dest_hash, data, len, hash) != 0;
 	if (pt != stack_pt)
 		rnsc_free_secret(t->ctx, pt, pt_cap);
 	else
 		rnsc_memzero(stack_pt, sizeof(stack_pt));
-	if (!l->prove_all || l->type != RNSC_DEST_SINGLE)
+	if (!(l = rnsc_tmap_get(&t->locals, p->dest_hash, NULL)))
+		return 0;
+	if (!(l->prove_all || app_says) || l->type != RNSC_DEST_SINGLE)
 		return 0;
 	/* Packet.prove -> Identity.prove: on the receiving interface, implicit by default. */
 	uint8_t proof[RNSC_PROOF_EXPLICIT_LEN];

@@ -162,6 +162,12 @@ typedef struct rnsc_transport_callbacks {
 	 * list, newest first, to be written to its ratchet file. */
 	void (*on_dest_ratchets)(void *ud, const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
 				 const uint8_t (*ratchets)[RNSC_RATCHETSIZE], size_t n);
+	/* Destination.PROVE_APP (callbacks.proof_requested): a DATA packet was delivered to a
+	 * SINGLE destination with that strategy; return nonzero to prove it. Runs after on_data.
+	 * Without this callback such packets are not proved, as in the reference. */
+	int (*on_proof_requested)(void *ud, const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+				  const uint8_t *data, size_t len,
+				  const uint8_t packet_hash[RNSC_HASHLEN]);
 } rnsc_transport_callbacks;
 
 typedef struct rnsc_transport_stats {
@@ -347,7 +353,9 @@ RNSC_API int rnsc_transport_rate_next(const rnsc_transport *t, size_t *cursor,
 RNSC_API size_t rnsc_transport_drop_announce_queues(rnsc_transport *t);
 
 /* Registers a local IN destination: SINGLE with identity id (private key required, copied),
- * or PLAIN with id NULL. prove_all selects Destination.PROVE_ALL (else PROVE_NONE).
+ * PLAIN with id NULL, or GROUP with id NULL or an identity whose hash names it (public key
+ * enough; load its key with rnsc_transport_dest_group_key()). prove_all selects
+ * Destination.PROVE_ALL (else PROVE_NONE; see rnsc_transport_dest_set_proof_strategy).
  * out_hash (may be NULL) receives the destination hash.
  * Returns 0, RNSC_ERR_INVAL (type/identity mismatch), RNSC_ERR_NOKEY, RNSC_ERR_NAME,
  * RNSC_ERR_STATE (hash already registered), RNSC_ERR_NOMEM, crypto errors. */
@@ -355,6 +363,41 @@ RNSC_API int rnsc_transport_dest_add(rnsc_transport *t, int dest_type, const rns
 				     const char *app_name, const char *const *aspects,
 				     size_t n_aspects, int prove_all,
 				     uint8_t out_hash[RNSC_TRUNCATED_HASHLEN]);
+
+/* Transport.deregister_destination: the destination is no longer served (its DATA is not
+ * delivered, path requests for it are not answered here). Links already established to it
+ * stay until they close. Returns 0, RNSC_ERR_INVAL or RNSC_ERR_NOTFOUND. */
+RNSC_API int rnsc_transport_dest_remove(rnsc_transport *t,
+					const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN]);
+/* Destination.set_default_app_data / clear_default_app_data (data NULL): the app data every
+ * announce without its own carries, path responses included. Copied. Returns 0,
+ * RNSC_ERR_INVAL, RNSC_ERR_NOTFOUND, RNSC_ERR_TOOBIG (cannot fit an announce), RNSC_ERR_NOMEM. */
+RNSC_API int rnsc_transport_dest_set_default_app_data(rnsc_transport *t,
+						      const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+						      const uint8_t *data, size_t len);
+/* Destination.set_proof_strategy: RNSC_PROVE_NONE, RNSC_PROVE_APP (on_proof_requested
+ * decides) or RNSC_PROVE_ALL (link.h). Returns 0, RNSC_ERR_INVAL, RNSC_ERR_NOTFOUND. */
+RNSC_API int rnsc_transport_dest_set_proof_strategy(rnsc_transport *t,
+						    const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+						    int strategy);
+/* Destination.load_private_key for a GROUP destination (the 64-byte Token key, copied; make
+ * one with rnsc_token_generate_key, Destination.create_keys). Returns 0, RNSC_ERR_INVAL,
+ * RNSC_ERR_NOTFOUND, RNSC_ERR_STATE (not GROUP: the reference's TypeError), RNSC_ERR_KEYLEN. */
+RNSC_API int rnsc_transport_dest_group_key(rnsc_transport *t,
+					   const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+					   const uint8_t *key, size_t key_len);
+/* Packet(dest, data).send() for an OUT PLAIN destination (data as is) or an OUT GROUP
+ * destination (data in a Token under key, 64 bytes): broadcast on every interface, no
+ * receipt (no proof ever comes back for these types). Returns 0, RNSC_ERR_INVAL,
+ * RNSC_ERR_KEYLEN, RNSC_ERR_TOOBIG (over the MDU once encrypted), RNSC_ERR_NOMEM, crypto
+ * errors. */
+RNSC_API int rnsc_transport_send_plain(rnsc_transport *t,
+				       const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+				       const uint8_t *data, size_t len, uint64_t now);
+RNSC_API int rnsc_transport_send_group(rnsc_transport *t,
+				       const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+				       const uint8_t *key, size_t key_len, const uint8_t *data,
+				       size_t len, uint64_t now);
 
 /* Destination.announce for a local SINGLE destination: queues the announce on every interface
  * the reference would use. Returns 0, RNSC_ERR_NOTFOUND (not registered), RNSC_ERR_INVAL

@@ -64,6 +64,11 @@ typedef struct tr_local {
 	int enforce_ratchets;
 	int has_latest_rid;            /* Destination.latest_ratchet_id is not None */
 	uint8_t latest_rid[RNSC_RATCHET_ID_LEN];
+	int prove_app;                 /* Destination.PROVE_APP (prove_all: PROVE_ALL) */
+	uint8_t *default_app_data;     /* Destination.default_app_data; NULL: None */
+	size_t default_app_len;
+	int has_group_key;             /* GROUP: Destination.prv (a Token key) */
+	uint8_t group_key[64];
 } tr_local;
 
 /* Identity.known_ratchets: the latest ratchet a destination announced. */
@@ -257,6 +262,13 @@ int rnsc_tr_ratchet_remember(rnsc_transport *t, const uint8_t dest[HL], const ui
 int rnsc_tr_ratchet_for_announce(rnsc_transport *t, tr_local *l, uint8_t pub[32], int *has,
 				 uint64_t now);
 void rnsc_tr_ratchets_free_local(rnsc_ctx *ctx, tr_local *l);
+
+/* Local destination settings and PLAIN/GROUP sends (transport_dest.c). */
+void rnsc_tr_dest_free_extras(rnsc_ctx *ctx, tr_local *l);
+/* GROUP delivery: decrypts with the destination's key into out (cap >= len). Returns the
+ * plaintext length or an error (no key: RNSC_ERR_NOKEY). */
+int rnsc_tr_group_decrypt(rnsc_transport *t, const tr_local *l, uint8_t *out, size_t cap,
+			  const uint8_t *ct, size_t len);
 
 /* Tunnels (transport_tunnel.c). */
 void rnsc_tr_tunnels_init(rnsc_transport *t);

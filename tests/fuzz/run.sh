@@ -121,13 +121,13 @@ sources() {
 	transport | blackhole)
 		# The transport engine on top of every wire-format module, with the OpenSSL
 		# crypto plugin compiled in (fuzz_wire.h).
-		for m in $core transport transport_map transport_link transport_policy transport_tunnel transport_tables transport_discovery transport_blackhole transport_ratchet ingress announce_cap announce_rate link; do printf '%s ' "$top/src/lib/$m.c"; done
+		for m in $core transport transport_map transport_link transport_policy transport_tunnel transport_tables transport_discovery transport_blackhole transport_ratchet transport_dest ingress announce_cap announce_rate link; do printf '%s ' "$top/src/lib/$m.c"; done
 		echo "$top/plugins/crypto/openssl/openssl.c -lcrypto"
 		;;
 	bridge)
 		# rnsc-conformance-bridge's request handling on the core modules its commands use,
 		# jansson for the JSON, libbz2, and the OpenSSL crypto plugin compiled in (fuzz_wire.h).
-		for m in $core hdlc kiss link channel linkport buffer transport transport_map transport_link transport_policy transport_tunnel transport_tables transport_discovery transport_blackhole transport_ratchet ingress announce_cap announce_rate; do printf '%s ' "$top/src/lib/$m.c"; done
+		for m in $core hdlc kiss link channel linkport buffer transport transport_map transport_link transport_policy transport_tunnel transport_tables transport_discovery transport_blackhole transport_ratchet transport_dest ingress announce_cap announce_rate; do printf '%s ' "$top/src/lib/$m.c"; done
 		echo "-I$top/src/bridge $top/src/bridge/bridge.c $top/src/bridge/bridge_prim.c $top/src/bridge/bridge_beh.c $top/plugins/crypto/openssl/openssl.c -ljansson -lcrypto -lbz2 -lm"
 		;;
 	ratchet)
