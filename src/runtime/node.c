@@ -491,6 +491,15 @@ static void cb_data(void *ud, const uint8_t dest[RNSC_TRUNCATED_HASHLEN], const 
 		n->hooks.on_data(n->hooks.ud, dest, data, len, iface);
 }
 
+static int cb_proof_requested(void *ud, const uint8_t dest[RNSC_TRUNCATED_HASHLEN],
+			      const uint8_t *data, size_t len, const uint8_t packet_hash[RNSC_HASHLEN])
+{
+	rnsc_node *n = ud;
+	return n->hooks.on_proof_requested
+		       ? n->hooks.on_proof_requested(n->hooks.ud, dest, data, len, packet_hash)
+		       : 0;
+}
+
 static void cb_ratchet(void *ud, const uint8_t dest[RNSC_TRUNCATED_HASHLEN],
 		       const uint8_t pub[RNSC_RATCHETSIZE], uint64_t received)
 {
@@ -1067,6 +1076,7 @@ int rnsc_node_new(rnsc_ctx *ctx, rnsc_plugin_host *plugins, const rnsc_node_opti
 				       .on_link_packet = cb_link_packet,
 				       .on_link_identified = cb_link_identified,
 				       .on_ratchet = cb_ratchet,
+				       .on_proof_requested = cb_proof_requested,
 				       .on_dest_ratchets = cb_dest_ratchets};
 	rnsc_transport_set_callbacks(n->t, &cb);
 	node_store_load_known(n->ctx, n->t, n->storage);

@@ -100,6 +100,11 @@ typedef struct rnsc_node_hooks {
 			       const uint8_t packet_hash[RNSC_HASHLEN]);
 	void (*on_link_identified)(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
 				   const rnsc_identity *who);
+	/* PROVE_APP destinations on the node's engine (transport.h, on_proof_requested):
+	 * nonzero proves the packet. */
+	int (*on_proof_requested)(void *ud, const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+				  const uint8_t *data, size_t len,
+				  const uint8_t packet_hash[RNSC_HASHLEN]);
 } rnsc_node_hooks;
 
 /*
