@@ -2,6 +2,7 @@
 /* Local destination settings and PLAIN/GROUP sends (transport_dest.c) between two engines
  * wired back to back: GROUP keys and Token traffic, PLAIN traffic, PROVE_APP, default app
  * data in announces and path responses, deregistration. */
+#include <stdint.h>
 #include <string.h>
 
 #include "cu_run.h"
@@ -234,6 +235,61 @@ static void test_prove_app_default_app_data(void)
 	sides_down();
 }
 
+static int hits[3], hits_pr[3];
+static void handler(void *ud, const uint8_t *dest, const rnsc_identity *who, const uint8_t *app,
+		    size_t len, const uint8_t *ph, int pr)
+{
+	(void)dest, (void)app, (void)len, (void)ph;
+	int i = (int)(intptr_t)ud;
+	CU_ASSERT_PTR_NOT_NULL(who);
+	hits[i]++;
+	hits_pr[i] += pr;
+	/* no changes to the handler list from inside a handler */
+	CU_ASSERT_EQUAL(rnsc_transport_announce_handler_remove(S[1].t, 1), RNSC_ERR_STATE);
+}
+
+static void test_announce_handlers(void)
+{
+	sides_up();
+	rnsc_identity id;
+	CU_ASSERT_EQUAL_FATAL(rnsc_identity_generate(C, &id), 0);
+	static const char *const asp[] = {"app", "x"};
+	uint8_t dh[HL];
+	CU_ASSERT_EQUAL_FATAL(rnsc_transport_dest_add(S[0].t, RNSC_DEST_SINGLE, &id, "rnsclt", asp,
+						      2, 0, dh), 0);
+	memset(hits, 0, sizeof(hits));
+	memset(hits_pr, 0, sizeof(hits_pr));
+	uint32_t h0, h1, h2;
+	CU_ASSERT_EQUAL(rnsc_transport_announce_handler_add(S[1].t, NULL, 0, handler, (void *)0,
+							    &h0), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_announce_handler_add(S[1].t, "rnsclt.app.x", 1, handler,
+							    (void *)1, &h1), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_announce_handler_add(S[1].t, "rnsclt.app", 1, handler,
+							    (void *)2, &h2), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_announce(S[0].t, dh, NULL, 0, NOW), 0);
+	pump();
+	CU_ASSERT_EQUAL(hits[0], 1);
+	CU_ASSERT_EQUAL(hits[1], 1);
+	CU_ASSERT_EQUAL(hits[2], 0); /* aspect_filter names another destination */
+	/* a path response: only the handlers that asked for them */
+	NOW += 5000;
+	CU_ASSERT_EQUAL(rnsc_transport_request_path(S[1].t, dh, 0, 0, NOW), 0);
+	pump();
+	CU_ASSERT_EQUAL(hits[0], 1);
+	CU_ASSERT_EQUAL(hits[1], 2);
+	CU_ASSERT_EQUAL(hits_pr[1], 1);
+	CU_ASSERT_EQUAL(rnsc_transport_announce_handler_remove(S[1].t, h1), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_announce_handler_remove(S[1].t, h1), RNSC_ERR_NOTFOUND);
+	NOW += 5000;
+	CU_ASSERT_EQUAL(rnsc_transport_announce(S[0].t, dh, NULL, 0, NOW), 0);
+	pump();
+	CU_ASSERT_EQUAL(hits[0], 2);
+	CU_ASSERT_EQUAL(hits[1], 2);
+	(void)h0, (void)h2;
+	rnsc_identity_free(&id);
+	sides_down();
+}
+
 int main(void)
 {
 	if (engine_env_open("transport_dest_test", 0x8BADF00D12345678u))
@@ -243,6 +299,7 @@ int main(void)
 	CU_pSuite s = CU_add_suite("transport_dest", NULL, NULL);
 	CU_add_test(s, "GROUP and PLAIN destinations, deregistration", test_group_plain);
 	CU_add_test(s, "PROVE_APP and default app data", test_prove_app_default_app_data);
+	CU_add_test(s, "announce handlers: aspect filters, path responses", test_announce_handlers);
 	int rc = rnsc_cu_run();
 	engine_env_close();
 	return rc;

@@ -224,6 +224,7 @@ void rnsc_transport_del(rnsc_transport *t)
 	rnsc_tmap_free(&t->announces, free_plain);
 	rnsc_tmap_free(&t->known, free_known);
 	rnsc_tmap_free(&t->ratchets, free_plain);
+	rnsc_tr_announce_handlers_free(t);
 	rnsc_tmap_free(&t->reverse, free_plain);
 	rnsc_tmap_free(&t->path_requests, free_plain);
 	rnsc_tmap_free(&t->hashlist, NULL);
@@ -789,7 +790,7 @@ static int inbound_announce(rnsc_transport *t, const rnsc_packet *p, const uint8
 	if (t->cb.on_announce)
 		t->cb.on_announce(t->cb.ud, p->dest_hash, a.app_data, a.app_data ? a.app_data_len : 0,
 				  p->hops);
-	return 0;
+	return rnsc_tr_announce_handlers_run(t, p, hash, &a);
 }
 
 /* Re-sends a stored announce HEADER_2 from this transport node (jobs() and path responses). */

@@ -399,6 +399,25 @@ RNSC_API int rnsc_transport_send_group(rnsc_transport *t,
 				       const uint8_t *key, size_t key_len, const uint8_t *data,
 				       size_t len, uint64_t now);
 
+/* Transport.register_announce_handler: fn runs for every valid announce that reaches the
+ * announce handlers in the reference (after on_announce), when aspect_filter is NULL or
+ * names the destination for the announced identity (Destination.hash_from_name_and_identity:
+ * "app.aspect1.aspect2"), and, for a path response, only with receive_path_responses.
+ * app_data is NULL for none. The filter is copied. fn must not add or remove handlers.
+ * *handle (may be NULL) receives an id for _remove. Returns 0, RNSC_ERR_INVAL,
+ * RNSC_ERR_STATE (called from inside a handler), RNSC_ERR_NOMEM. */
+typedef void (*rnsc_announce_handler_fn)(void *ud,
+					 const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+					 const rnsc_identity *announced, const uint8_t *app_data,
+					 size_t app_data_len, const uint8_t packet_hash[RNSC_HASHLEN],
+					 int is_path_response);
+RNSC_API int rnsc_transport_announce_handler_add(rnsc_transport *t, const char *aspect_filter,
+						 int receive_path_responses,
+						 rnsc_announce_handler_fn fn, void *ud,
+						 uint32_t *handle);
+/* Transport.deregister_announce_handler. Returns 0, RNSC_ERR_NOTFOUND, RNSC_ERR_STATE. */
+RNSC_API int rnsc_transport_announce_handler_remove(rnsc_transport *t, uint32_t handle);
+
 /* Destination.announce for a local SINGLE destination: queues the announce on every interface
  * the reference would use. Returns 0, RNSC_ERR_NOTFOUND (not registered), RNSC_ERR_INVAL
  * (not SINGLE), RNSC_ERR_TOOBIG (app data does not fit the MTU), RNSC_ERR_NOMEM, crypto

@@ -155,3 +155,106 @@ int rnsc_transport_dest_remove(rnsc_transport *t, const uint8_t dest_hash[HL])
 	rnsc_free_secret(t->ctx, l, sizeof(*l));
 	return 0;
 }
+
+/* ---- announce handlers (Transport.announce_handlers) ---- */
+
+struct tr_ahandler {
+	uint32_t handle;
+	char *filter; /* NULL: every announce */
+	int path_responses;
+	rnsc_announce_handler_fn fn;
+	void *ud;
+};
+
+int rnsc_transport_announce_handler_add(rnsc_transport *t, const char *aspect_filter,
+					int receive_path_responses, rnsc_announce_handler_fn fn,
+					void *ud, uint32_t *handle)
+{
+	if (!t || !fn)
+		return RNSC_ERR_INVAL;
+	if (t->in_ahandlers)
+		return RNSC_ERR_STATE;
+	if (t->n_ahandlers == t->cap_ahandlers) {
+		size_t ncap = t->cap_ahandlers ? 2 * t->cap_ahandlers : 4;
+		struct tr_ahandler *nh = rnsc_calloc(t->ctx, ncap, sizeof(*nh));
+		if (!nh)
+			return RNSC_ERR_NOMEM;
+		if (t->n_ahandlers)
+			memcpy(nh, t->ahandlers, t->n_ahandlers * sizeof(*nh));
+		rnsc_free(t->ctx, t->ahandlers);
+		t->ahandlers = nh;
+		t->cap_ahandlers = ncap;
+	}
+	struct tr_ahandler *h = &t->ahandlers[t->n_ahandlers];
+	memset(h, 0, sizeof(*h));
+	if (aspect_filter) {
+		size_t n = strlen(aspect_filter) + 1;
+		if (!(h->filter = rnsc_alloc(t->ctx, n)))
+			return RNSC_ERR_NOMEM;
+		memcpy(h->filter, aspect_filter, n);
+	}
+	h->handle = ++t->next_ahandler;
+	h->path_responses = receive_path_responses != 0;
+	h->fn = fn;
+	h->ud = ud;
+	t->n_ahandlers++;
+	if (handle)
+		*handle = h->handle;
+	return 0;
+}
+
+int rnsc_transport_announce_handler_remove(rnsc_transport *t, uint32_t handle)
+{
+	if (!t)
+		return RNSC_ERR_INVAL;
+	if (t->in_ahandlers)
+		return RNSC_ERR_STATE;
+	for (size_t i = 0; i < t->n_ahandlers; i++) {
+		if (t->ahandlers[i].handle != handle)
+			continue;
+		rnsc_free(t->ctx, t->ahandlers[i].filter);
+		memmove(&t->ahandlers[i], &t->ahandlers[i + 1],
+			(t->n_ahandlers - i - 1) * sizeof(t->ahandlers[0]));
+		t->n_ahandlers--;
+		return 0;
+	}
+	return RNSC_ERR_NOTFOUND;
+}
+
+void rnsc_tr_announce_handlers_free(rnsc_transport *t)
+{
+	for (size_t i = 0; i < t->n_ahandlers; i++)
+		rnsc_free(t->ctx, t->ahandlers[i].filter);
+	rnsc_free(t->ctx, t->ahandlers);
+	t->ahandlers = NULL;
+	t->n_ahandlers = t->cap_ahandlers = 0;
+}
+
+int rnsc_tr_announce_handlers_run(rnsc_transport *t, const rnsc_packet *p,
+				  const uint8_t hash[RNSC_HASHLEN], const rnsc_announce *a)
+{
+	if (!t->n_ahandlers)
+		return 0;
+	rnsc_identity id;
+	int rc = rnsc_identity_from_public(t->ctx, &id, a->public_key, RNSC_KEYSIZE);
+	if (rc)
+		return 0; /* validated already: cannot happen */
+	int pr = p->context == RNSC_CTX_PATH_RESPONSE;
+	t->in_ahandlers = 1;
+	for (size_t i = 0; i < t->n_ahandlers; i++) {
+		const struct tr_ahandler *h = &t->ahandlers[i];
+		if (h->filter) {
+			uint8_t want[HL];
+			if (rnsc_destination_hash_from_name(t->ctx, want, id.hash, h->filter) ||
+			    memcmp(want, p->dest_hash, HL) != 0)
+				continue;
+		}
+		if (pr && !h->path_responses)
+			continue;
+		h->fn(h->ud, p->dest_hash, &id, a->app_data, a->app_data ? a->app_data_len : 0, hash,
+		      pr);
+	}
+	t->in_ahandlers = 0;
+	rnsc_identity_free(&id);
+	return 0;
+}

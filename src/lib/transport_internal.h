@@ -181,6 +181,10 @@ struct rnsc_transport {
 	struct tr_prq *prq;      /* ring of cfg.qlen_in_il entries, allocated on first use */
 	size_t prq_head, prq_n;
 	rnsc_tmap blackhole;      /* blackholed_identities: identity hash -> tr_blackhole* */
+	struct tr_ahandler *ahandlers; /* Transport.announce_handlers (transport_dest.c) */
+	size_t n_ahandlers, cap_ahandlers;
+	uint32_t next_ahandler;
+	int in_ahandlers;
 	uint64_t blackhole_last_checked;
 };
 
@@ -265,6 +269,10 @@ void rnsc_tr_ratchets_free_local(rnsc_ctx *ctx, tr_local *l);
 
 /* Local destination settings and PLAIN/GROUP sends (transport_dest.c). */
 void rnsc_tr_dest_free_extras(rnsc_ctx *ctx, tr_local *l);
+/* The announce handlers for a valid announce that updated the path table. */
+int rnsc_tr_announce_handlers_run(rnsc_transport *t, const rnsc_packet *p,
+				  const uint8_t hash[RNSC_HASHLEN], const rnsc_announce *a);
+void rnsc_tr_announce_handlers_free(rnsc_transport *t);
 /* GROUP delivery: decrypts with the destination's key into out (cap >= len). Returns the
  * plaintext length or an error (no key: RNSC_ERR_NOKEY). */
 int rnsc_tr_group_decrypt(rnsc_transport *t, const tr_local *l, uint8_t *out, size_t cap,
