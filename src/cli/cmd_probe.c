@@ -291,8 +291,9 @@ int cmd_probe(int argc, char **argv)
 		}
 		rc = rnsc_transport_send(t, dest, payload, (size_t)size, ps.hash, rnsc_node_now_ms());
 		if (rc == RNSC_ERR_TOOBIG) {
-			/* header, ephemeral key and the token's IV, padding and HMAC */
-			size_t raw = 2 + 1 + RNSC_TRUNCATED_HASHLEN + 32 +
+			/* header, then the ephemeral key and the token's IV, padding and HMAC
+			 * (rnsc_identity_token_len counts the ephemeral key already) */
+			size_t raw = 2 + 1 + RNSC_TRUNCATED_HASHLEN +
 				     rnsc_identity_token_len((size_t)size);
 			printf("Error: Probe packet size of %zu bytes exceed MTU of %d bytes\n", raw,
 			       RNSC_MTU);
