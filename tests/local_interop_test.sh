@@ -150,13 +150,29 @@ both_status() {
   done
   return 1
 }
-for args in "-a" "-A -P -t -l" "-s rx -r" "Remote"; do
+for args in "-a" "-A -P -t -l" "-s rx -r" "-t -p" "-s traffic" "Remote"; do
   if both_status "$tmp/A" $args && grep -qs "Shared Instance\[rns/$inst\]\|Remote Server" "$tmp/rnsc.out"; then
     ok "rnstatus $args and rnsc status $args print the same for rnsc's shared instance"
   else
     bad "rnstatus $args ($rr) vs rnsc status $args ($rc) on rnsc's shared instance" "$tmp/diff" "$tmp/ref.out" "$tmp/rnsc.out"
   fi
 done
+# -m/-I: both tools clear the screen ("\033[H\033[2J") before each frame, one frame per -I
+# seconds; the first complete frame of each must match the single status above (a frame
+# is cut where the next clear begins; under load a tool may draw one frame less: >= 2 each)
+timeout 5 "$VENV/bin/rnstatus" --config "$tmp/A" -m -I 1 >"$tmp/mref.raw" 2>&1
+timeout 5 "$RNSC" status --config "$tmp/A" -m -I 1 >"$tmp/mcli.raw" 2>&1
+"$PY" - "$tmp/mref.raw" "$tmp/mcli.raw" "$tmp/mref" "$tmp/mcli" >"$tmp/mon.out" 2>&1 <<'EOF'
+import sys
+for src, dst in ((sys.argv[1], sys.argv[3]), (sys.argv[2], sys.argv[4])):
+    frames = open(src, encoding="utf-8", errors="replace").read().split("\033[H\033[2J")[1:]
+    assert len(frames) >= 3, (src, len(frames))  # at least two complete frames
+    open(dst, "w").write(frames[1])
+    print(src.rsplit("/", 1)[1], len(frames), "frames")
+EOF
+if [ $? = 0 ] && same_but_uptime "$tmp/mref" "$tmp/mcli" && grep -qs "Shared Instance\[rns/$inst\]" "$tmp/mcli"; then
+  ok "rnstatus -m -I 1 and rnsc status -m -I 1 draw the same frames ($(tr '\n' ' ' <"$tmp/mon.out"))"
+else bad "status -m -I 1" "$tmp/mon.out" "$tmp/diff"; fi
 timeout 30 "$VENV/bin/rnstatus" --config "$tmp/A" -j >"$tmp/ref.json" 2>&1
 timeout 30 "$RNSC" status --config "$tmp/A" -j >"$tmp/rnsc.json" 2>&1
 curl -s --max-time 10 -o "$tmp/http.json" "http://127.0.0.1:$HPORT/status"
@@ -275,6 +291,7 @@ while IFS='|' read -r tool want args; do
 done <<'CASES'
 probe|0|-s 32 -n 3 -w 0.2 -t 15 rnstransport.probe @PA@
 probe|0|-s 399 -t 15 rnstransport.probe @PA@
+probe|0|-v -t 15 rnstransport.probe @PA@
 probe|0|--size 0 --probes 2 --timeout 15 --wait 0.1 rnstransport.probe @PA@
 probe|3|-s 400 -t 15 rnstransport.probe @PA@
 probe|1|-t 5 rnstransport.probe zz@PA@

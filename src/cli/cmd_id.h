@@ -94,5 +94,8 @@ int id_op_decrypt(const id_args *a, rnsc_ctx *ctx, const rnsc_identity *id);
  * -1 with the reason in why. */
 int id_meta_load(const char *path, const char *spec_path, uint8_t **kv, size_t *kv_len,
 		 size_t *n_pairs, char *why, size_t why_cap);
+/* The same over texts in memory (spec NULL: none), for the fuzz target. */
+int id_meta_parse(const char *text, size_t len, const char *spec, size_t spec_len, uint8_t **kv,
+		  size_t *kv_len, size_t *n_pairs, char *why, size_t why_cap);
 
 #endif

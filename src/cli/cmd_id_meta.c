@@ -419,6 +419,44 @@ static void emit_section(rnsc_mp_writer *w, const rnsc_config_section *s,
 	section_entries(w, s, spec, top, st);
 }
 
+/* The shared part of id_meta_load and id_meta_parse: cfg and spec (may be NULL) parsed. */
+static int meta_build(const rnsc_config *cfg, const rnsc_config *spec, uint8_t **kv,
+		      size_t *kv_len, size_t *n_pairs, char *why, size_t why_cap)
+{
+	meta_state st = {0};
+	const rnsc_config_section *root = rnsc_config_root(cfg);
+	const rnsc_config_section *sroot = spec ? rnsc_config_root(spec) : NULL;
+	size_t n = section_entries(NULL, root, sroot, 1, &st);
+	if (st.why[0]) {
+		snprintf(why, why_cap, "%s", st.why);
+		return -1;
+	}
+	if (st.invalid) {
+		snprintf(why, why_cap, "Metadata did not pass spec validation");
+		return -1;
+	}
+	rnsc_mp_writer w;
+	rnsc_mp_writer_init(&w, NULL, 0);
+	section_entries(&w, root, sroot, 1, &st);
+	int len = rnsc_mp_writer_finish(&w);
+	uint8_t *buf = len > 0 ? malloc((size_t)len) : NULL;
+	if (len < 0 || (len > 0 && !buf)) {
+		snprintf(why, why_cap, "%s", rnsc_strerror(len < 0 ? len : RNSC_ERR_NOMEM));
+		return -1;
+	}
+	rnsc_mp_writer_init(&w, buf, (size_t)len);
+	section_entries(&w, root, sroot, 1, &st);
+	if (rnsc_mp_writer_finish(&w) != len) {
+		free(buf);
+		snprintf(why, why_cap, "metadata encoding failed");
+		return -1;
+	}
+	*kv = buf;
+	*kv_len = (size_t)len;
+	*n_pairs = n;
+	return 0;
+}
+
 int id_meta_load(const char *path, const char *spec_path, uint8_t **kv, size_t *kv_len,
 		 size_t *n_pairs, char *why, size_t why_cap)
 {
@@ -430,44 +468,31 @@ int id_meta_load(const char *path, const char *spec_path, uint8_t **kv, size_t *
 		snprintf(why, why_cap, "%s", err.msg);
 		return -1;
 	}
-	if (spec_path && rnsc_config_load(NULL, spec_path, &spec, &err)) {
+	if (spec_path && rnsc_config_load(NULL, spec_path, &spec, &err))
 		snprintf(why, why_cap, "%s", err.msg);
-		goto out;
-	}
-	meta_state st = {0};
-	const rnsc_config_section *root = rnsc_config_root(cfg);
-	const rnsc_config_section *sroot = spec ? rnsc_config_root(spec) : NULL;
-	size_t n = section_entries(NULL, root, sroot, 1, &st);
-	if (st.why[0]) {
-		snprintf(why, why_cap, "%s", st.why);
-		goto out;
-	}
-	if (st.invalid) {
-		snprintf(why, why_cap, "Metadata did not pass spec validation");
-		goto out;
-	}
-	rnsc_mp_writer w;
-	rnsc_mp_writer_init(&w, NULL, 0);
-	section_entries(&w, root, sroot, 1, &st);
-	int len = rnsc_mp_writer_finish(&w);
-	uint8_t *buf = len > 0 ? malloc((size_t)len) : NULL;
-	if (len < 0 || (len > 0 && !buf)) {
-		snprintf(why, why_cap, "%s", rnsc_strerror(len < 0 ? len : RNSC_ERR_NOMEM));
-		goto out;
-	}
-	rnsc_mp_writer_init(&w, buf, (size_t)len);
-	section_entries(&w, root, sroot, 1, &st);
-	if (rnsc_mp_writer_finish(&w) != len) {
-		free(buf);
-		snprintf(why, why_cap, "metadata encoding failed");
-		goto out;
-	}
-	*kv = buf;
-	*kv_len = (size_t)len;
-	*n_pairs = n;
-	ret = 0;
-out:
+	else
+		ret = meta_build(cfg, spec, kv, kv_len, n_pairs, why, why_cap);
 	rnsc_config_del(spec);
+	rnsc_config_del(cfg);
+	return ret;
+}
+
+int id_meta_parse(const char *text, size_t len, const char *spec, size_t spec_len, uint8_t **kv,
+		  size_t *kv_len, size_t *n_pairs, char *why, size_t why_cap)
+{
+	rnsc_config *cfg = NULL, *sp = NULL;
+	rnsc_config_error err;
+	int ret = -1;
+	*kv = NULL;
+	if (rnsc_config_parse(NULL, text, len, "metadata", &cfg, &err)) {
+		snprintf(why, why_cap, "%s", err.msg);
+		return -1;
+	}
+	if (spec && rnsc_config_parse(NULL, spec, spec_len, "spec", &sp, &err))
+		snprintf(why, why_cap, "%s", err.msg);
+	else
+		ret = meta_build(cfg, sp, kv, kv_len, n_pairs, why, why_cap);
+	rnsc_config_del(sp);
 	rnsc_config_del(cfg);
 	return ret;
 }
