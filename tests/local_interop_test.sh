@@ -273,6 +273,7 @@ cat >"$tmp/norm.py" <<'EOF'
 import re, sys
 t = open(sys.argv[1], encoding="utf-8", errors="replace").read()
 t = re.sub(r"\x08\x08.? ?", "\n", t)  # spinner frames and their erasures
+t = re.sub(r"requested +", "requested\n", t)  # a known path: no spinner frame after it
 t = re.sub(r"Round-trip time is [0-9.]+ (milli)?seconds", "Round-trip time is T", t)
 t = re.sub(r"\[20[0-9-]+ [0-9:]+\][^\n]*", "", t)  # log lines
 print("\n".join(l.strip() for l in t.replace("\r", "\n").split("\n") if l.strip()))
@@ -412,6 +413,18 @@ rnpath_a() { timeout 20 "$VENV/bin/rnpath" --config "$tmp/A" -t >"$tmp/rnpathA.o
 if wait_for 30 rnpath_a; then
   ok "the reference's rnpath -t reads rnsc's path table over the RPC: $(grep "<$PE>" "$tmp/rnpathA.out")"
 else bad "rnpath -t on rnsc" "$tmp/rnpathA.out"; fi
+# the interface is named by its str(), "TCPInterface[NAME/HOST:PORT]", as rnsd's RPC names it
+if grep -Eqs "<$PE> is 1 hop  away via <[0-9a-f]+> on [A-Za-z]+Interface\[.+\] expires" "$tmp/rnpathA.out"; then
+  ok "rnsc's RPC path table names the interface as the reference does"
+else bad "rnsc's RPC path table: interface not named by its str()" "$tmp/rnpathA.out"; fi
+# rnprobe -v asks the shared instance for the next hop and its interface (next_hop,
+# next_hop_if_name): rnprobe and rnsc probe attached to rnsc print the same via/on line
+timeout 60 "$VENV/bin/rnprobe" --config "$tmp/A" -v -t 20 rnstransport.probe "$PE" >"$tmp/vref.raw" 2>&1
+timeout 60 "$RNSC" probe --config "$tmp/A" -v -t 20 rnstransport.probe "$PE" >"$tmp/vcli.raw" 2>&1; rc=$?
+"$PY" "$tmp/norm.py" "$tmp/vref.raw" >"$tmp/vref.out"; "$PY" "$tmp/norm.py" "$tmp/vcli.raw" >"$tmp/vcli.out"
+if [ $rc = 0 ] && grep -Eqs "via <[0-9a-f]+> on [A-Za-z]+Interface\[" "$tmp/vref.out" && diff "$tmp/vref.out" "$tmp/vcli.out" >"$tmp/vdiff"; then
+  ok "rnprobe -v and rnsc probe -v through rnsc's instance: $(grep via "$tmp/vcli.out")"
+else bad "probe -v through rnsc's instance (rnsc exit $rc)" "$tmp/vdiff" "$tmp/vref.out" "$tmp/vcli.raw"; fi
 timeout 40 "$RNSC" path --config "$tmp/D" -t >"$tmp/path.out" 2>&1; rc=$?
 if [ $rc = 0 ] && grep -qs "<$PE> is 1 hop  away" "$tmp/path.out"; then
   ok "rnsc path -t attached to the reference rnsd lists its path table"
