@@ -210,6 +210,11 @@ orders = {"openssl", "nettle", "sodium,openssl"}
 assert set(ran) == {(i, o) for i in ifaces for o in orders}, sorted(ran)
 for (i, o), pr in ran.items():  # the reference wherever it has the interface
     assert pr == (("rnsc", "rnsc") if i in ("tls", "websocket") else ("rnsc", "reference")), (i, pr)
+# the interfaces no cell can run over here are in the report, each cell with why
+for i, word in (("auto", "namespaces"), ("serial", "pty pair"), ("rnode", "simulator")):
+    nr = [c for c in cells if c["interface"] == i]
+    assert len(nr) == 2 * len(orders), (i, len(nr))
+    assert all(c["samples"] == [] and word in c["not_run"] for c in nr), nr
 ' "$tmp/smoke/scenarios.json"
 expect_grep "matrix markdown: baseline is backbone, openssl" "| backbone, openssl | n/r | [0-9]* (1.00×) |" "$tmp/smoke/matrix.md"
 expect_grep "matrix markdown: best combination per column" "Best combination per column" "$tmp/smoke/matrix.md"

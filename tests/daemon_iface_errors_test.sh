@@ -118,8 +118,8 @@ for what in 'My RNode: Could not open serial port for interface RNodeInterface\[
   if [ "$n" = 1 ]; then ok "logged: $(grep "\[Error\].*$what" "$tmp/daemon.log" | sed 's/^.*\[Error\] //')"
   else bad "expected exactly one error matching '$what', saw $n" "$tmp/daemon.log"; fi
 done
-for what in 'My I2P\]\] option "type": no loaded interface plugin serves type "I2PInterface"; interface skipped' \
-            'My Weave\]\] option "type": no loaded interface plugin serves type "WeaveInterface"; interface skipped'; do
+for what in 'My I2P\]\] option "type": no loaded interface plugin serves type "I2PInterface"; interface skipped, the others keep running (rnsc has no I2PInterface: it needs an I2P router.s SAM bridge' \
+            'My Weave\]\] option "type": no loaded interface plugin serves type "WeaveInterface"; interface skipped, the others keep running (rnsc has no WeaveInterface: there is no Weave device, nor a simulator'; do
   n=$(grep -c "\[Error\].*$what" "$tmp/daemon.log")
   if [ "$n" = 1 ]; then ok "skipped: $(grep "\[Error\].*$what" "$tmp/daemon.log" | sed 's/^.*\[Error\] //')"
   else bad "expected exactly one error matching '$what', saw $n" "$tmp/daemon.log"; fi

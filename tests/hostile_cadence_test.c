@@ -50,6 +50,27 @@ static void test_cadence(void)
 	rnsc_identity_free(&tid);
 }
 
+/* The cleaning schedule (Transport.jobs): known destinations 5 min after start and every
+ * 5 min, the announce cache 60 s later than that and every 5 min. */
+static void test_hygiene(void)
+{
+	node_store_hygiene h = {0};
+	uint64_t t0 = 5000;
+	CU_ASSERT_EQUAL(node_store_hygiene_due(&h, t0), 0);
+	CU_ASSERT_EQUAL(node_store_hygiene_due(&h, t0 + NODE_STORE_CLEAN_KNOWN_MS - 1), 0);
+	CU_ASSERT_EQUAL(node_store_hygiene_due(&h, t0 + NODE_STORE_CLEAN_KNOWN_MS),
+			NODE_STORE_CLEAN_KNOWN);
+	CU_ASSERT_EQUAL(node_store_hygiene_due(&h, t0 + NODE_STORE_CLEAN_KNOWN_MS + 59999), 0);
+	CU_ASSERT_EQUAL(node_store_hygiene_due(&h, t0 + NODE_STORE_CLEAN_KNOWN_MS + 60000),
+			NODE_STORE_CLEAN_CACHE);
+	CU_ASSERT_EQUAL(node_store_hygiene_due(&h, t0 + 2 * NODE_STORE_CLEAN_KNOWN_MS),
+			NODE_STORE_CLEAN_KNOWN);
+	/* a stalled loop catches up once, not once per missed interval */
+	CU_ASSERT_EQUAL(node_store_hygiene_due(&h, t0 + 10 * NODE_STORE_CLEAN_KNOWN_MS),
+			NODE_STORE_CLEAN_KNOWN | NODE_STORE_CLEAN_CACHE);
+	CU_ASSERT_EQUAL(node_store_hygiene_due(&h, t0 + 10 * NODE_STORE_CLEAN_KNOWN_MS + 1), 0);
+}
+
 int main(void)
 {
 	if (engine_env_open("hostile_cadence_test", 0x28282828u))
@@ -58,6 +79,7 @@ int main(void)
 		return 1;
 	CU_pSuite s = CU_add_suite("hostile_cadence", NULL, NULL);
 	CU_add_test(s, "tables written a gap after a change, everything every 5 min", test_cadence);
+	CU_add_test(s, "known destinations and the announce cache cleaned every 5 min", test_hygiene);
 	int rc = rnsc_cu_run();
 	engine_env_close();
 	return rc;

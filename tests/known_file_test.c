@@ -84,6 +84,9 @@ static void test_round_trip(void)
 	}
 	in[1].app_data = (const uint8_t *)"";
 	in[1].app_data_len = 0; /* empty bytes, not None */
+	in[0].last_used = 1764460800.125; /* a use: a float */
+	in[1].last_used = RNSC_KNOWN_RETAINED; /* retained: the integer -1 */
+	in[1].last_used_int = 1;
 	uint8_t buf[1024];
 	rnsc_mp_writer w;
 	rnsc_mp_writer_init(&w, buf, sizeof(buf));
@@ -96,6 +99,10 @@ static void test_round_trip(void)
 	CU_ASSERT_EQUAL(s.n, 2);
 	CU_ASSERT_EQUAL(memcmp(s.k[0].dest_hash, in[0].dest_hash, 16), 0);
 	CU_ASSERT_EQUAL(s.k[0].timestamp, in[0].timestamp);
+	CU_ASSERT_DOUBLE_EQUAL(s.k[0].last_used, 1764460800.125, 0.0);
+	CU_ASSERT_EQUAL(s.k[0].last_used_int, 0);
+	CU_ASSERT_DOUBLE_EQUAL(s.k[1].last_used, -1.0, 0.0);
+	CU_ASSERT_EQUAL(s.k[1].last_used_int, 1);
 	CU_ASSERT_PTR_NULL(s.k[0].app_data);
 	CU_ASSERT_PTR_NOT_NULL(s.k[1].app_data);
 	CU_ASSERT_EQUAL(s.k[1].app_data_len, 0);

@@ -30,6 +30,15 @@ transmission READY. A radio over its short- or long-term airtime limit holds its
 queue. Turning the radio on with an unusable frequency or bandwidth reports
 ERROR_INITRADIO, as the firmware does.
 
+Multi-radio: --radios N makes it a multi-radio RNode as RNodeMultiInterface
+(RNodeMultiInterface.py) speaks to one: the host selects a radio with
+CMD_SEL_INT (0x1F <index>) before each per-radio command or data frame, the
+device answers INTERFACES (0x71) with one (index, chip type) frame per radio
+(--radio-types, default SX1262 for each) and precedes each per-radio report and
+received packet with SEL_INT <index>. Radio i is on the air at UDP port
+PORT+i and sends to every --peer port; device commands (DETECT, FW_VERSION,
+PLATFORM, MCU, RESET, LEAVE ...) are the device's own.
+
 Control: --control SOCK binds a unix datagram socket taking one command per
 datagram: "unplug" (close the pty and remove PATH: the host sees the device go
 away), "plug" (a new pty at PATH), "error N" (send CMD_ERROR with code N), "raw HEX" (send
@@ -61,6 +70,7 @@ CMD_STAT_CHTM, CMD_STAT_PHYPRM, CMD_STAT_BAT, CMD_STAT_CSMA = 0x25, 0x26, 0x27, 
 CMD_STAT_TEMP, CMD_BLINK, CMD_RANDOM, CMD_FB_EXT, CMD_FB_READ = 0x29, 0x30, 0x40, 0x41, 0x42
 CMD_FB_WRITE, CMD_DISP_READ, CMD_PLATFORM, CMD_MCU = 0x43, 0x66, 0x48, 0x49
 CMD_FW_VERSION, CMD_RESET, CMD_ERROR = 0x50, 0x55, 0x90
+CMD_SEL_INT, CMD_INTERFACES = 0x1F, 0x71
 DETECT_REQ, DETECT_RESP = 0x73, 0x46
 ERROR_INITRADIO, ERROR_QUEUE_FULL = 0x01, 0x04
 RSSI_OFFSET = 157
@@ -108,9 +118,12 @@ def packet_airtime(nbytes, sf, bw, cr):
 
 
 class Sim:
-    def __init__(self, a):
+    def __init__(self, a, air_port=None, sel=None, front=None, index=0):
         self.a = a
-        self.sel = selectors.DefaultSelector()
+        self.front = front  # the multi-radio device this radio belongs to
+        self.index = index
+        self.host_sel = 0
+        self.sel = sel or selectors.DefaultSelector()
         self.rng = random.Random(a.seed)
         self.master = self.slave = None
         self.rx_log = open(a.rx_log, "ab", buffering=0) if a.rx_log else None
@@ -131,12 +144,20 @@ class Sim:
         self.dec = bytearray()
         self.in_frame = False
         self.esc = False
-        self.air = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        self.air.bind(("127.0.0.1", a.air))
-        self.air.setblocking(False)
-        self.sel.register(self.air, selectors.EVENT_READ, self.on_air)
+        self.radios = []
+        if front is None and a.radios:
+            types = [int(t, 0) for t in a.radio_types.split(",")] if a.radio_types else []
+            for i in range(a.radios):
+                r = Sim(a, a.air + i, self.sel, self, i)
+                r.chip = types[i] if i < len(types) else 0x11
+                self.radios.append(r)
+        else:
+            self.air = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            self.air.bind(("127.0.0.1", a.air if air_port is None else air_port))
+            self.air.setblocking(False)
+            self.sel.register(self.air, selectors.EVENT_READ, self.on_air)
         self.ctl = None
-        if a.control:
+        if a.control and front is None:
             try:
                 os.unlink(a.control)
             except FileNotFoundError:
@@ -147,6 +168,8 @@ class Sim:
         self.running = True
 
     def say(self, line):
+        if self.front is not None:
+            line = "R%d %s" % (self.index, line)
         sys.stdout.write(line + "\n")
         sys.stdout.flush()
 
@@ -182,9 +205,15 @@ class Sim:
         self.master = self.slave = None
         self.radio_on = False
         self.queue.clear()
+        for r in self.radios:
+            r.radio_on = False
+            r.queue.clear()
         self.say("UNPLUGGED")
 
     def to_host(self, data):
+        if self.front is not None:  # a radio of a multi-radio device: select, then data
+            self.front.to_host(bytes([FEND, CMD_SEL_INT, self.index, FEND]) + data)
+            return
         if self.master is None:
             return
         try:
@@ -233,6 +262,8 @@ class Sim:
                 self.queue.append(p)
             elif cmd & 0x0F != CMD_DATA:
                 self.say("CMD %02x %s" % (cmd, p.hex()))
+            return
+        if self.radios and self.multi_command(cmd, p):
             return
         if cmd != CMD_DATA:
             self.say("CMD %02x %s" % (cmd, p.hex()))
@@ -317,6 +348,30 @@ class Sim:
         elif cmd == CMD_LEAVE:
             self.say("HOST LEFT")
         # BLINK, FB_EXT, FB_WRITE and READY need no answer
+
+    def multi_command(self, cmd, p):
+        """The device side of a multi-radio RNode; True when handled here."""
+        if cmd == CMD_SEL_INT:
+            self.host_sel = p[0] if p else 0
+            return True
+        if cmd == CMD_INTERFACES:
+            self.say("CMD %02x %s" % (cmd, p.hex()))
+            for r in self.radios:
+                self.report(CMD_INTERFACES, [r.index, r.chip])
+            return True
+        if cmd in (CMD_DETECT, CMD_FW_VERSION, CMD_PLATFORM, CMD_MCU, CMD_LEAVE, CMD_FB_EXT,
+                   CMD_FB_READ, CMD_FB_WRITE, CMD_DISP_READ, CMD_BLINK, CMD_RANDOM):
+            return False
+        if cmd == CMD_RESET:
+            for r in self.radios:
+                r.radio_on = False
+                r.queue.clear()
+            return False
+        if self.host_sel < len(self.radios):
+            self.radios[self.host_sel].command(cmd, p)
+        else:
+            self.say("CMD %02x for missing radio %d" % (cmd, self.host_sel))
+        return True
 
     # ---- the channel --------------------------------------------------------------
     def window_share(self, spans, now, window):
@@ -449,25 +504,32 @@ class Sim:
     def at(self, t, fn):
         self.timers.append((t, fn))
 
+    def step(self, now):
+        due = [x for x in self.timers if x[0] <= now]
+        if due:
+            self.timers = [x for x in self.timers if x[0] > now]
+            for t, fn in sorted(due, key=lambda x: x[0]):
+                fn(now)
+        if self.radio_on and now >= self.next_stats:
+            self.next_stats = now + self.a.stats_interval
+            self.stats(now)
+        self.try_transmit(now)
+        self.airtime = [x for x in self.airtime if x[0] + x[1] > now - LONG_WINDOW]
+        self.heard = [x for x in self.heard if x[0] + x[1] > now - LONG_WINDOW]
+
     def run(self):
         self.plug()
         end = time.monotonic() + self.a.lifetime
+        units = self.radios or [self]
         while self.running and time.monotonic() < end:
             now = time.monotonic()
-            due = [x for x in self.timers if x[0] <= now]
-            if due:
-                self.timers = [x for x in self.timers if x[0] > now]
-                for t, fn in sorted(due, key=lambda x: x[0]):
-                    fn(now)
-            if self.radio_on and now >= self.next_stats:
-                self.next_stats = now + self.a.stats_interval
-                self.stats(now)
-            self.try_transmit(now)
-            self.airtime = [x for x in self.airtime if x[0] + x[1] > now - LONG_WINDOW]
-            self.heard = [x for x in self.heard if x[0] + x[1] > now - LONG_WINDOW]
-            wake = [x[0] for x in self.timers] + [now + 0.05]
-            if self.queue:
-                wake.append(now + 0.002)
+            for u in units:
+                u.step(now)
+            wake = [now + 0.05]
+            for u in units:
+                wake += [x[0] for x in u.timers]
+                if u.queue:
+                    wake.append(now + 0.002)
             timeout = max(0.0, min(wake) - time.monotonic())
             for key, _ in self.sel.select(timeout):
                 key.data(key.fileobj)
@@ -495,6 +557,10 @@ def main():
     ap.add_argument("--tnc", type=int, default=0, metavar="BITRATE",
                     help="be a plain KISS TNC on a channel of this bit rate (AX.25 tests)")
     ap.add_argument("--mute", action="store_true", help="answer nothing (not an RNode)")
+    ap.add_argument("--radios", type=int, default=0,
+                    help="a multi-radio RNode with this many radios (air ports PORT..PORT+N-1)")
+    ap.add_argument("--radio-types", default="",
+                    help="comma-separated chip codes per radio (0x11 SX1262, 0x01 SX1276, 0x21 SX1280)")
     ap.add_argument("--stats-interval", type=float, default=1.0)
     ap.add_argument("--lifetime", type=float, default=600.0)
     a = ap.parse_args()

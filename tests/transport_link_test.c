@@ -390,6 +390,11 @@ static void test_refused_and_expiry(void)
 	CU_ASSERT_EQUAL(N[a].last_reason, RNSC_LINK_TIMEOUT);
 	CU_ASSERT_EQUAL(rnsc_transport_link_count(N[a].t), 0);
 	CU_ASSERT_EQUAL(rnsc_transport_link_table_count(N[t].t), 0);
+	/* Both ends of the failure asked for the path again: the transport node because the
+	 * destination was one hop from it, the initiator because its link never came up. */
+	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[t].t)->pr_rediscovery, 1);
+	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[a].t)->pr_rediscovery, 1);
+	CU_ASSERT(rnsc_transport_path_request_time(N[t].t, db) > 0);
 	rnsc_identity_free(&idb);
 	net_reset();
 }
@@ -416,6 +421,48 @@ static void test_lost_proof(void)
 	CU_ASSERT_EQUAL(N[b].last_reason, RNSC_LINK_TIMEOUT);
 	CU_ASSERT_EQUAL(rnsc_transport_link_count(N[a].t), 0);
 	CU_ASSERT_EQUAL(rnsc_transport_link_count(N[b].t), 0);
+	rnsc_identity_free(&idb);
+	net_reset();
+}
+
+/* A link this node opens that never comes up (its LRPROOF is lost): without transport the
+ * path is expired and a path request goes out one throttle interval later (Transport.jobs'
+ * pending-link check and its discovery sender); the destination answers, so the path comes
+ * back, newer. A second failure within PATH_REQUEST_MI expires the path without asking. */
+static void test_link_rediscovery(void)
+{
+	int a = add_node(0), b = add_node(0);
+	wire_up(a, 1, 0, b, 1, 0);
+	rnsc_identity idb;
+	uint8_t db[16], lid[16];
+	dest_on(b, a, &idb, db, 1);
+	rnsc_transport_path p0, p1;
+	CU_ASSERT_EQUAL_FATAL(rnsc_transport_path_get(N[a].t, db, &p0), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_path_state(N[a].t, db), RNSC_PATH_STATE_UNKNOWN);
+	CU_ASSERT_EQUAL(rnsc_transport_link_open(N[a].t, db, lid, NOW), 0);
+	pump_drop(1);
+	uint64_t asked_before = rnsc_transport_path_request_time(N[a].t, db);
+	uint64_t pr_b = rnsc_transport_get_stats(N[b].t)->pr_received;
+	tick_all(NOW + 13000, 250);
+	CU_ASSERT_EQUAL(N[a].closed, 1);
+	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[a].t)->pr_rediscovery, 1);
+	CU_ASSERT_EQUAL(rnsc_transport_rediscovery_pending(N[a].t), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[b].t)->pr_received, pr_b + 1);
+	uint64_t asked = rnsc_transport_path_request_time(N[a].t, db);
+	CU_ASSERT(asked > asked_before && asked > p0.timestamp);
+	CU_ASSERT_EQUAL_FATAL(rnsc_transport_path_get(N[a].t, db, &p1), 0);
+	CU_ASSERT(p1.timestamp > asked - 1); /* the answer to that request */
+	CU_ASSERT_EQUAL(rnsc_transport_path_state(N[a].t, db), RNSC_PATH_STATE_UNKNOWN);
+
+	CU_ASSERT_EQUAL(rnsc_transport_link_open(N[a].t, db, lid, NOW), 0);
+	pump_drop(1);
+	uint64_t until = asked + RNSC_PATH_REQUEST_MI_MS - 1000;
+	CU_ASSERT(NOW + 12500 < until);
+	tick_all(NOW + 12500, 250);
+	CU_ASSERT_EQUAL(N[a].closed, 2);
+	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[a].t)->pr_rediscovery, 1); /* throttled */
+	CU_ASSERT_EQUAL(rnsc_transport_path_request_time(N[a].t, db), asked);
+	CU_ASSERT_EQUAL(rnsc_transport_has_path(N[a].t, db), 0); /* expired and culled */
 	rnsc_identity_free(&idb);
 	net_reset();
 }
@@ -517,6 +564,8 @@ int main(void)
 	CU_add_test(s, "link_mtu_discovery off: the base MTU is signalled", test_mtu_discovery_off);
 	CU_add_test(s, "refused request: timeout, link table expiry", test_refused_and_expiry);
 	CU_add_test(s, "lost LRPROOF: both sides time out", test_lost_proof);
+	CU_add_test(s, "link never established: path expired and rediscovered",
+		    test_link_rediscovery);
 	CU_add_test(s, "link packets bound to the link's interface", test_interface_binding);
 	CU_add_test(s, "link to a local client after its announce came back", test_local_client_echo);
 	int rc = rnsc_cu_run();

@@ -17,6 +17,7 @@ typedef struct bench_iface {
 	int nports;         /* loopback ports the runner picks for it */
 	int ref_has;        /* the reference has this interface type */
 	int plugin_own;     /* the scenario plugin writes the section itself */
+	const char *cannot; /* non-NULL: no cell over it can run in this harness, and why */
 } bench_iface;
 
 /* The interface named name, or NULL. */

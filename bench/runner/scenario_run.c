@@ -102,7 +102,7 @@ typedef struct cell {
 	double energy_med; /* < 0: no sample had an energy figure */
 	const bench_iface *ifc; /* --iface: what carries the cell (NULL: the scenario's own) */
 	const char *crypto;     /* --crypto: the rnsc side's backend order (NULL: the default) */
-	char skip[256];         /* non-empty: the cell cannot run, and this says why */
+	char skip[512];         /* non-empty: the cell cannot run, and this says why */
 } cell;
 
 typedef struct run_opts {
@@ -1139,7 +1139,7 @@ static void usage(FILE *f)
 		"Usage: rnsc bench [--quick] [--scenario LIST] [--pairing LIST] [--relay LIST]\n"
 		"                  [--seconds S] [--drain S] [--samples N] [--json FILE]\n"
 		"                  [--report DIR] [--keep-logs DIR] [--iface LIST] [--crypto LIST]\n"
-		"       rnsc bench crypto|echo|matrix [OPTIONS]   (see their --help)\n\n"
+		"       rnsc bench crypto|echo|iface|matrix [OPTIONS]   (see their --help)\n\n"
 		"Runs the Reticulum benchmark scenarios with rnsc and the reference (the pinned rns\n"
 		"in the venv, driven through its public API by bench/participants/rnsc_bench_ref.py)\n"
 		"as separate processes over loopback interfaces, measured in the same run: endpoint\n"
@@ -1168,7 +1168,9 @@ static void usage(FILE *f)
 		   "                   scenario's own, Backbone): backbone, tcp, udp, local (shared\n"
 		   "                   instance), pipe, tls, websocket (tls and websocket are rnsc\n"
 		   "                   only: cells with the reference are reported not run, with\n"
-		   "                   why); relay scenarios run over backbone only\n"
+		   "                   why); relay scenarios run over backbone only; auto, serial\n"
+		   "                   and rnode are listed, and every cell over them is reported\n"
+		   "                   not run with why (no namespaces, pty relay or simulator yet)\n"
 		   "  --crypto LIST    crypto backend orders for the rnsc side, separated by ';'\n"
 		   "                   (e.g. 'sodium;openssl;nettle,openssl'); each is RNSC_CRYPTO\n"
 		   "                   of rnsc's participants, daemon and driver; one lacking a\n"
@@ -1424,7 +1426,9 @@ static int run(int argc, char **argv)
 					int all_ref = relay_sc ? 0
 							       : (PAIRINGS[j].initiator == IMPL_REF &&
 								  PAIRINGS[j].responder == IMPL_REF);
-					if (relay_sc && ifc && !ifc->plugin_own)
+					if (ifc && ifc->cannot)
+						snprintf(x->skip, sizeof(x->skip), "%s", ifc->cannot);
+					else if (relay_sc && ifc && !ifc->plugin_own)
 						snprintf(x->skip, sizeof(x->skip),
 							 "relay scenarios run over backbone only (the wire "
 							 "driver and the scenario's relay config speak it)");
@@ -1555,8 +1559,9 @@ static void matrix_usage(FILE *f)
 	fprintf(f,
 		"Usage: rnsc bench matrix [--quick | --smoke] [rnsc bench options]\n\n"
 		"The scenario runner over a grid: every interface (backbone, tcp, udp, local, pipe,\n"
-		"tls, websocket) x every crypto order (each loaded backend alone, completed where\n"
-		"it lacks a primitive, and the default order) x the core scenarios (single, link,\n"
+		"tls, websocket; auto, serial and rnode are listed, their cells reported not run\n"
+		"with why) x every crypto order (each loaded backend alone, completed where it\n"
+		"lacks a primitive, and the default order) x the core scenarios (single, link,\n"
 		"request, resource-segment) x every pairing. Any `rnsc bench` option given after\n"
 		"the mode narrows or replaces a dimension. With --report DIR it also writes\n"
 		"DIR/matrix.md (rates relative to the first combination, the best combination per\n"
@@ -1622,7 +1627,7 @@ static int bench_matrix(int argc, char **argv)
 	int n = 0;
 	av[n++] = (char *)"bench";
 	av[n++] = (char *)"--iface";
-	av[n++] = (char *)"backbone,tcp,udp,local,pipe,tls,websocket";
+	av[n++] = (char *)"backbone,tcp,udp,local,pipe,tls,websocket,auto,serial,rnode";
 	av[n++] = (char *)"--crypto";
 	av[n++] = orders;
 	if (smoke) {

@@ -77,6 +77,11 @@ class _Clock:
     def time(self):
         return self.now
 
+    def sleep(self, secs):
+        # The discovery path request sender sleeps between requests: virtual time passes
+        # instead, so its timing is reproduced without waiting.
+        self.now += secs
+
     def __getattr__(self, name):
         import time
         return getattr(time, name)
@@ -191,6 +196,16 @@ _TABLES_DICT = ("destinations_map", "announce_table", "path_table", "reverse_tab
 _TABLES_LIST = ("interfaces", "destinations", "receipts", "announce_handlers", "pending_links",
                 "active_links", "control_destinations", "control_hashes",
                 "mgmt_destinations", "mgmt_hashes", "local_client_interfaces")
+# jobs()' timers, per session. The ones jobs() would run in threads touching storage or
+# interfaces the harness does not model (cache cleaning, known destination cleaning,
+# management announces, interface jobs, blackhole expiry) are never due.
+_INF = float("inf")
+_TIMERS = {"links_last_checked": 0.0, "receipts_last_checked": 0.0,
+           "announces_last_checked": 0.0, "pending_prs_last_checked": 0.0,
+           "tables_last_culled": 0.0, "interface_last_jobs": _INF, "cache_last_cleaned": _INF,
+           "destinations_last_cleaned": _INF, "last_mgmt_announce": _INF,
+           "blackhole_last_checked": _INF}
+
 _TABLES_SET = ("packet_hashlist", "packet_hashlist_prev", "discovery_pr_tags",
                "discovery_pr_tags_prev")
 
@@ -213,6 +228,9 @@ class _Session:
         self.os = _ScriptedOs()
         self.pr_hash = None
         self.keep = []  # destinations (the reference keeps them in its lists too)
+        self.timers = dict(_TIMERS)
+        import collections
+        self.pending_discovery_prs = collections.deque(maxlen=32)
 
 
 _UNSET = object()
@@ -274,6 +292,9 @@ def _session(s):
         patch(Ret, "_Reticulum__transport_enabled", s.transport_enabled)
         patch(Ret, "_Reticulum__use_implicit_proof", True)
         patch(R, "trace_exception", lambda e: s.exceptions.append(e))
+        for n, v in s.timers.items():
+            patch(T, n, v)
+        patch(T, "pending_discovery_prs", s.pending_discovery_prs)
         patch(_M["Transport"], "time", s.clock)
         patch(_M["Identity"], "time", s.clock)
         patch(_M["Destination"], "time", s.clock)
@@ -281,6 +302,8 @@ def _session(s):
         patch(_M["Identity"], "threading", _NoThreading())
         yield s
     finally:
+        for n in s.timers:  # jobs() and expire_path() move them
+            s.timers[n] = T.__dict__[n]
         while saved:
             target, name, prev = saved.pop()
             if prev is _UNSET:
@@ -394,8 +417,102 @@ def pr_tag_count():
     return len(s.t["discovery_pr_tags"]) + len(s.t["discovery_pr_tags_prev"])
 
 
+class _SyncThread:
+    """jobs() hands its sends to threads; here they run before jobs() returns."""
+
+    def __init__(self, target=None, daemon=None, **kw):
+        self.target = target
+
+    def start(self):
+        self.target()
+
+
+class _SyncThreading:
+    Thread = _SyncThread
+
+    def __getattr__(self, name):
+        import threading
+        return getattr(threading, name)
+
+
+def jobs(now_ms, rand):
+    """Transport.jobs() at now_ms, its threads run synchronously (the discovery path request
+    sender's sleeps advance the pinned clock); rand holds 16-byte blobs for the request
+    tags it draws. Any warning or error the reference logs raises.
+    -> (frames sent, then per frame: raw, attached interface index | -1)"""
+    s = _cur()
+    s.clock.now = now_ms / 1000.0
+    b = bytes(rand)
+    s.os.blobs = [b[i:i + 16] for i in range(0, len(b) - 15, 16)]
+    s.sent, s.exceptions = [], []
+    logged = []
+
+    def log(msg, level=3, _override=False, pt=False):
+        if level <= RNS.LOG_WARNING:
+            logged.append(str(msg))
+
+    with _session(s):
+        T = _M["Transport"]
+        saved = (T.threading, T.gc, RNS.log)
+        T.threading, T.gc, RNS.log = _SyncThreading(), types.SimpleNamespace(
+            collect=lambda: 0), log
+        try:
+            RNS.Transport.jobs()
+        finally:
+            T.threading, T.gc, RNS.log = saved
+    if s.exceptions:
+        raise s.exceptions[0]
+    if logged:
+        raise AssertionError("Transport.jobs logged: " + " | ".join(logged))
+    out = [len(s.sent)]
+    for raw, att in s.sent:
+        out.append(raw)
+        out.append(att.idx if isinstance(att, _Iface) else -1)
+    return tuple(out)
+
+
+def path_state(dest):
+    """Transport.path_states[dest], or -1 when there is no entry."""
+    return _cur().t["path_states"].get(bytes(dest), -1)
+
+
+def mark(dest, state):
+    """Transport.mark_path_unknown_state / _unresponsive / _responsive -> 1 marked, 0 not."""
+    s = _cur()
+    with _session(s):
+        T = RNS.Transport
+        f = {T.STATE_UNKNOWN: T.mark_path_unknown_state,
+             T.STATE_UNRESPONSIVE: T.mark_path_unresponsive,
+             T.STATE_RESPONSIVE: T.mark_path_responsive}[state]
+        return 1 if f(bytes(dest)) else 0
+
+
+def expire(dest):
+    """Transport.expire_path -> 1 or 0."""
+    s = _cur()
+    with _session(s):
+        return 1 if RNS.Transport.expire_path(bytes(dest)) else 0
+
+
+def path_request_ts(dest):
+    """Transport.path_requests[dest] in ms, or -1."""
+    v = _cur().t["path_requests"].get(bytes(dest))
+    return -1 if v is None else _ms(v)
+
+
+def table_keys(name):
+    """The keys of one of the session's tables (path_table, path_states, link_table),
+    concatenated in the reference's order."""
+    return b"".join(bytes(k) for k in _cur().t[name])
+
+
+def discovery_queued():
+    return len(_cur().pending_discovery_prs)
+
+
 _OPS = {f.__name__: f for f in (reset, iface_add, dest_add, inbound, path, known,
-                                hashlist_count, pr_tag_count)}
+                                hashlist_count, pr_tag_count, jobs, path_state, mark, expire,
+                                path_request_ts, table_keys, discovery_queued)}
 
 
 def dispatch(name, *args):

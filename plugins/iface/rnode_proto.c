@@ -270,3 +270,79 @@ unsigned rnsc_rnode_mismatch(const rnsc_rnode_params *c, const rnsc_rnode_radio 
 		bad |= RNSC_RNODE_HAVE_STATE;
 	return bad;
 }
+
+/* ---- RNodeMultiInterface ------------------------------------------------------------------ */
+
+int rnsc_rnode_multi_detect_frames(uint8_t *out, size_t cap)
+{
+	int n = rnsc_rnode_detect_frames(out, cap);
+	static const uint8_t I[] = {RNSC_RNODE_CMD_INTERFACES, 0x00, 0xC0};
+	if (n < 0 || cap < (size_t)n + sizeof(I))
+		return RNSC_ERR_BUFSIZE;
+	memcpy(out + n, I, sizeof(I));
+	return n + (int)sizeof(I);
+}
+
+int rnsc_rnode_multi_select(uint8_t index, uint8_t *out, size_t cap)
+{
+	if (!out || cap < 4)
+		return RNSC_ERR_BUFSIZE;
+	out[0] = 0xC0;
+	out[1] = RNSC_RNODE_CMD_SEL_INT;
+	out[2] = index; /* raw: the reference does not escape it (indexes stay below 11) */
+	out[3] = 0xC0;
+	return 4;
+}
+
+int rnsc_rnode_multi_config_frames(uint8_t index, const rnsc_rnode_params *c, uint8_t *out,
+				   size_t cap)
+{
+	/* The single-radio stream, cut at its frames, each frame behind a select. */
+	uint8_t single[128];
+	int n = rnsc_rnode_config_frames(c, single, sizeof(single));
+	size_t at = 0;
+	if (n < 0 || !out)
+		return RNSC_ERR_BUFSIZE;
+	for (int i = 0; i < n;) {
+		int j = i + 1;
+		while (j < n && single[j] != 0xC0)
+			j++;
+		size_t flen = (size_t)(j - i + 1); /* C0 ... C0 */
+		if (cap - at < 4 + flen)
+			return RNSC_ERR_BUFSIZE;
+		(void)rnsc_rnode_multi_select(index, out + at, 4);
+		at += 4;
+		memcpy(out + at, single + i, flen);
+		at += flen;
+		i = j + 1;
+	}
+	return (int)at;
+}
+
+int rnsc_rnode_multi_detach_frames(int display, const uint8_t *indexes, size_t n, uint8_t *out,
+				   size_t cap)
+{
+	size_t at = 0;
+	uint8_t zero = 0x00, ff = 0xFF;
+	if (!out || (display && put(out, cap, &at, RNSC_RNODE_CMD_FB_EXT, &zero, 1)))
+		return RNSC_ERR_BUFSIZE;
+	for (size_t k = 0; k < n; k++) {
+		if (cap - at < 4)
+			return RNSC_ERR_BUFSIZE;
+		at += (size_t)rnsc_rnode_multi_select(indexes[k], out + at, 4);
+		if (put(out, cap, &at, RNSC_RNODE_CMD_RADIO_STATE, &zero, 1))
+			return RNSC_ERR_BUFSIZE;
+	}
+	if (put(out, cap, &at, RNSC_RNODE_CMD_LEAVE, &ff, 1))
+		return RNSC_ERR_BUFSIZE;
+	return (int)at;
+}
+
+const char *rnsc_rnode_chip_name(uint8_t type)
+{
+	if (type == 0x10 || type == 0x11)
+		return "SX126X";
+	if (type == 0x20 || type == 0x21)
+		return "SX128X";
+	return "SX127X";
+}

@@ -154,6 +154,34 @@ int rnsc_rnode_detect_frames(uint8_t *out, size_t cap);
 int rnsc_rnode_config_frames(const rnsc_rnode_params *c, uint8_t *out, size_t cap);
 int rnsc_rnode_detach_frames(int display, uint8_t *out, size_t cap);
 
+/*
+ * RNodeMultiInterface (rns 1.5.4, RNS/Interfaces/RNodeMultiInterface.py): one device with
+ * several radios. Every per-radio command is preceded by the interface-select frame
+ * C0 1F <index> C0 (index raw, as the reference writes it), and the device precedes its
+ * per-radio reports and received data the same way. The detect request adds
+ * INTERFACES (C0 71 00 C0), which the device answers with (index, chip type) pairs.
+ * Host -> device, byte for byte as the reference writes them:
+ *   detect      the four requests above, then 71 00, sharing their FENDs
+ *   radio set   for each command of rnsc_rnode_config_frames: select, then the command
+ *   data        select, then C0 00 escape(packet) C0
+ *   detach      FB_EXT 00 (display), select + RADIO_STATE 00 per radio, LEAVE FF
+ */
+#define RNSC_RNODE_CMD_SEL_INT 0x1F
+#define RNSC_RNODE_CMD_INTERFACES 0x71
+#define RNSC_RNODE_MULTI_FW_MIN 74 /* RNodeMultiInterface's REQUIRED_FW_VER_MIN */
+#define RNSC_RNODE_MULTI_MAX 11    /* MAX_SUBINTERFACES */
+
+int rnsc_rnode_multi_detect_frames(uint8_t *out, size_t cap);
+int rnsc_rnode_multi_select(uint8_t index, uint8_t *out, size_t cap);
+int rnsc_rnode_multi_config_frames(uint8_t index, const rnsc_rnode_params *c, uint8_t *out,
+				   size_t cap);
+/* indexes[0..n) are the radios to switch off. */
+int rnsc_rnode_multi_detach_frames(int display, const uint8_t *indexes, size_t n, uint8_t *out,
+				   size_t cap);
+/* The reference's interface_type_to_str: "SX126X", "SX127X" (also for unknown codes) or
+ * "SX128X". */
+const char *rnsc_rnode_chip_name(uint8_t type);
+
 /* The reference's validateRadioState: 0 when the device holds what c asked for (the
  * frequency within 100 Hz, when reported), else a bit per mismatch (RNSC_RNODE_HAVE_FREQ,
  * _BW, _TXP, _SF, _STATE). */

@@ -52,6 +52,7 @@ int cmd_bench_echo(int argc, char **argv);      /* bench/echo/echo_matrix.c */
 int cmd_bench_scenarios(int argc, char **argv); /* bench/runner/scenario_run.c */
 int cmd_bench_participant(int argc, char **argv); /* bench/participants/rnsc_participant.c */
 int cmd_bench_mesh(int argc, char **argv);        /* src/cli/cmd_bench_mesh.c */
+int cmd_bench_iface(int argc, char **argv);       /* bench/runner/iface_bench.c */
 int cmd_bench_driver(int argc, char **argv); /* bench/driver/wire_driver.c */
 int cmd_id(int argc, char **argv);
 int cmd_timelock(int argc, char **argv);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* rnsc bench: the scenarios (no name), echo, mesh, the participant and wire driver the
- * scenario runner starts, and crypto (run by rnsc-ref, which embeds the reference). */
+/* rnsc bench: the scenarios (no name), echo, iface, matrix, mesh, the participant and wire
+ * driver the scenario runner starts, and crypto (run by rnsc-ref, which embeds the reference). */
 #include <stdio.h>
 #include <string.h>
 
@@ -18,11 +18,13 @@ int cmd_bench(int argc, char **argv)
 		return cmd_bench_mesh(argc - 1, argv + 1);
 	if (strcmp(argv[1], "driver") == 0)
 		return cmd_bench_driver(argc - 1, argv + 1);
+	if (strcmp(argv[1], "iface") == 0) /* interface plugins on their own */
+		return cmd_bench_iface(argc - 1, argv + 1);
 	if (strcmp(argv[1], "matrix") == 0) /* the scenario runner over a grid */
 		return cmd_bench_scenarios(argc, argv);
 	if (strcmp(argv[1], "crypto") == 0) /* embeds the reference: rnsc-ref runs it */
 		return cli_exec_ref("bench-crypto", argc - 1, argv + 1);
-	fprintf(stderr, "rnsc bench: unknown benchmark '%s' (available: crypto, echo, matrix, mesh; without a\n"
+	fprintf(stderr, "rnsc bench: unknown benchmark '%s' (available: crypto, echo, iface, matrix, mesh; without a\n"
 		"name: the scenarios, see rnsc bench --help)\n",
 		argv[1]);
 	return CLI_USAGE;

@@ -19,6 +19,7 @@
 
 #include "cfgfile.h"
 #include "cli.h"
+#include "cmd_status_disc.h"
 #include "config.h"
 #include "msgpack.h"
 #include "node.h"
@@ -78,7 +79,9 @@ static void usage(FILE *f)
 		"  -q, --queues          show the ingress queue pressure\n"
 		"  -z, --profiling       show profiling results (rnsc, and a reference instance\n"
 		"                        without a running profiler, report none)\n\n"
-		"Not supported (rnsc status says so and exits 20): -d / -D (interface discovery).\n\n"
+		"  -d, --discovered      list discovered interfaces (what the instance's\n"
+		"                        discover_interfaces handler stored)\n"
+		"  -D                    show details and config entries for discovered interfaces\n\n"
 		"Exit status (as rnstatus): 0 printed, 1 no shared instance to ask (and --attach,\n"
 		"--detach or --reload not done), 2 the instance\n"
 		"did not answer (or refused the RPC key, or a remote request failed), 10 the link to a\n"
@@ -1055,10 +1058,11 @@ static int status_manage(rnsc_ctx *ctx, const rnsc_config_settings *set, const c
 
 typedef struct status_args {
 	opts o;
-	const char *dir, *unsupported, *remote, *mgmt_id;
+	const char *dir, *remote, *mgmt_id;
 	const char *manage_verb, *manage_name; /* the first of --attach, --detach, --reload */
 	double remote_timeout, interval;
 	int monitor;
+	int disc; /* -d 1, -D 2 */
 } status_args;
 
 enum { OPT_ATTACH = 1000, OPT_DETACH, OPT_RELOAD };
@@ -1137,7 +1141,8 @@ static int status_parse(int argc, char **argv, status_args *a)
 				return CLI_USAGE;
 			}
 			break;
-		case 'd': case 'D': a->unsupported = "interface discovery (-d, -D)"; break;
+		case 'd': a->disc = a->disc ? a->disc : 1; break;
+		case 'D': a->disc = 2; break;
 		default: usage(stderr); return CLI_USAGE;
 		}
 	}
@@ -1156,10 +1161,6 @@ static int status_parse(int argc, char **argv, status_args *a)
 	} else if (reload_n) {
 		a->manage_verb = "reload";
 		a->manage_name = reload_n;
-	}
-	if (a->unsupported) {
-		printf("rnsc status does not support %s yet\n", a->unsupported);
-		return 20;
 	}
 	return -1;
 }
@@ -1189,6 +1190,20 @@ int cmd_status(int argc, char **argv)
 	}
 	if (a.manage_verb) {
 		ret = status_manage(env.ctx, &set, cdir, o->verbose, a.manage_verb, a.manage_name);
+		goto out;
+	}
+	if (a.disc) {
+		/* rnstatus lists the storage folder once it is attached to the shared instance
+		 * (with -R it starts without requiring one). */
+		int afd = a.remote ? -2 : (set.share_instance ? attach(&set) : -1);
+		if (afd == -1) {
+			printf("No shared RNS instance available to get status from\n");
+			ret = CLI_FAIL;
+			goto out;
+		}
+		ret = status_discovered(env.ctx, &set, cdir, o->json, a.disc == 2, o->filter);
+		if (afd >= 0)
+			close(afd);
 		goto out;
 	}
 	if (a.remote) {

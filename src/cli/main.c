@@ -22,7 +22,7 @@ static const struct {
 } commands[] = {
 	{"plugins", cmd_plugins, "list plugins, their kinds, versions and crypto primitives"},
 	{"conform", cmd_conform_ref, "cross-check rnsc against the embedded reference and vectors"},
-	{"bench", cmd_bench, "benchmarks: scenarios vs the reference; bench crypto; bench echo"},
+	{"bench", cmd_bench, "benchmarks: scenarios vs the reference; bench crypto, echo, iface, matrix"},
 	{"id", cmd_id, "identity tool: generate, inspect, sign, verify, encrypt, decrypt"},
 	{"daemon", cmd_daemon, "run a Reticulum node from the configuration (like rnsd)"},
 	{"status", cmd_status, "status of the running shared instance's interfaces (like rnstatus)"},

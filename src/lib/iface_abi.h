@@ -138,7 +138,21 @@ typedef struct rnsc_iface_config {
 	/* The reference's as_list(): "a, b" gives two items, a single value one. The items
 	 * stay valid during open() only. Same returns as the other getters. */
 	int (*get_list)(void *cctx, const char *key, const char *const **items, size_t *n);
+	/*
+	 * Appended slots (test with RNSC_OPS_HAS(cfg, rnsc_iface_config, sub_at)): the
+	 * section's own subsections, [[[name]]] under an interface (RNodeMultiInterface's
+	 * radios), in file order. sub_at() fills *out (the plugin sets nothing) with a view
+	 * of the i-th one: out->name is the subsection's name, out->type this section's type,
+	 * the getters and fail() read and blame the subsection; a failure there fails this
+	 * open() as well. Views stay valid during open() only; they have no subsections of
+	 * their own (sub_count() gives 0). At most RNSC_IFACE_SUBS_MAX are visible.
+	 * sub_at returns 0, or RNSC_ERR_NOTFOUND when i >= sub_count().
+	 */
+	size_t (*sub_count)(void *cctx);
+	int (*sub_at)(void *cctx, size_t i, struct rnsc_iface_config *out);
 } rnsc_iface_config;
+
+#define RNSC_IFACE_SUBS_MAX 32
 
 /* What ops->stats() reports. Byte counts follow the reference's rxb/txb: rx counts
  * de-framed payload bytes delivered, tx counts bytes written to the medium (framing

@@ -34,8 +34,9 @@
  * control, held announces, announce caps and queues and announce rate limits are
  * transport_policy.c's (called from here).
  * Tunnels are transport_tunnel.c's; discovery (recursive) path requests transport_discovery.c's.
+ * Path states and rediscovery after failed links are transport_path.c's.
  * Not implemented: shared_connection_disappeared/reappeared (tables are kept when the shared
- * instance goes away), interface gravity, path states (unresponsive), the packet cache,
+ * instance goes away), interface gravity, the packet cache,
  * persistence (the runtime's), the INTERNAL-mode announce flags.
  */
 #include <stddef.h>
@@ -194,6 +195,7 @@ int rnsc_transport_new(rnsc_ctx *ctx, rnsc_transport **out, const rnsc_identity 
 	rnsc_tr_tunnels_init(t);
 	rnsc_tr_discovery_init(t);
 	rnsc_tr_blackhole_init(t);
+	rnsc_tr_path_states_init(t);
 	static const char *const tunnel_aspects[] = {"tunnel", "synthesize"};
 	int rc = rnsc_pathreq_destination(ctx, t->pr_dest);
 	if (rc == 0 && t->cfg.local_hops_delta) { /* one random byte mod 6, plus 2 */
@@ -228,6 +230,7 @@ void rnsc_transport_del(rnsc_transport *t)
 	rnsc_tmap_free(&t->pr_tags_prev, NULL);
 	rnsc_tr_links_free(t);
 	rnsc_tmap_free(&t->link_table, free_plain);
+	rnsc_tr_path_states_free(t);
 	rnsc_tmap_free(&t->pending_local_prs, free_plain);
 	rnsc_tr_policy_tables_free(t);
 	rnsc_tr_tunnels_free(t);
@@ -539,6 +542,7 @@ static int remember(rnsc_transport *t, const uint8_t dest[HL], const uint8_t pac
 			return RNSC_ERR_NOMEM;
 		}
 		fresh = 1;
+		k->last_used_int = 1; /* the reference's integer 0: never used */
 	}
 	k->timestamp = now;
 	memcpy(k->packet_hash, packet_hash, RNSC_HASHLEN);
@@ -672,8 +676,9 @@ static int inbound_announce(rnsc_transport *t, const rnsc_packet *p, const uint8
 			should_add = !blob_known(old, a.random_hash);
 		else if (emitted > path_emitted)
 			should_add = !blob_known(old, a.random_hash);
-		/* emitted == path_emitted: only for an unresponsive path (path states are not
-		 * tracked here), so no. */
+		else if (emitted == path_emitted)
+			/* an announce heard before, but the path it gave failed to respond */
+			should_add = rnsc_tr_path_is_unresponsive(t, p->dest_hash);
 	}
 	if (!should_add) {
 		t->st.announces_ignored++;
@@ -754,6 +759,10 @@ static int inbound_announce(rnsc_transport *t, const rnsc_packet *p, const uint8
 	}
 	rnsc_free(t->ctx, prev);
 	t->st.paths_added++;
+	if ((rc = rnsc_tr_path_state_set(t, p->dest_hash, RNSC_PATH_STATE_UNKNOWN)) < 0)
+		return rc;
+	if (rnsc_tmap_has(&t->path_requests, p->dest_hash)) /* we asked for it: in use */
+		rnsc_transport_known_used(t, p->dest_hash, now);
 	if ((rc = rnsc_tr_tunnel_path_stored(t, rif, p->dest_hash, e, now)))
 		return rc;
 	rnsc_log(t->ctx, RNSC_LOG_DEBUG, WHO, "destination is now %u hops away on interface %u",
@@ -933,6 +942,7 @@ static int path_request(rnsc_transport *t, const rnsc_pathreq *r, const tr_iface
 			rnsc_free(t->ctx, pi);
 			return prc;
 		}
+		rnsc_transport_known_used(t, r->dest_hash, now);
 	}
 	const tr_local *l = rnsc_tmap_get(&t->locals, r->dest_hash, NULL);
 	if (l) {
@@ -991,6 +1001,7 @@ static int path_request(rnsc_transport *t, const rnsc_pathreq *r, const tr_iface
 	 * path response went out (process_announce_table reinserts it). */
 	if (prev && (rc = rnsc_tr_hold_for_pr(t, r->dest_hash, prev)))
 		return rc;
+	rnsc_transport_known_used(t, r->dest_hash, now);
 	t->st.pr_answered++;
 	return 0;
 }
@@ -1630,21 +1641,34 @@ int rnsc_transport_tick(rnsc_transport *t, uint64_t now)
 		return rc;
 	rnsc_tr_blackhole_tick(t, now);
 	if (now > t->tables_last_culled + RNSC_TABLES_CULL_INTERVAL_MS) {
+		/* The reference's order: path states of destinations without a path as the pass
+		 * begins, the reverse and link tables (link failures may expire paths and mark
+		 * them unresponsive), then the path table, and the stale states go last. */
+		uint8_t(*stale_states)[HL] = NULL;
+		size_t n_stale_states = 0;
 		rnsc_tr_policy_cull(t);
-		rc = cull_map(t, &t->paths, now, path_stale);
+		rc = rnsc_tr_path_states_stale(t, &stale_states, &n_stale_states);
 		if (rc == 0)
 			rc = cull_map(t, &t->reverse, now, reverse_stale);
+		if (rc == 0)
+			rc = rnsc_tr_link_table_cull(t, now);
+		if (rc == 0)
+			rc = cull_map(t, &t->paths, now, path_stale);
 		if (rc == 0)
 			rc = cull_map(t, &t->path_requests, now, pr_stale);
 		if (rc == 0)
 			rc = rnsc_tr_tunnels_cull(t, now);
 		if (rc == 0)
 			rc = rnsc_tr_discovery_cull(t, now);
+		rnsc_tr_path_states_drop(t, stale_states, n_stale_states);
 		if (rc)
 			return rc;
 		t->tables_last_culled = now;
 	}
-	return rnsc_tr_links_tick(t, now);
+	if ((rc = rnsc_tr_links_tick(t, now)))
+		return rc;
+	/* the sender thread of the reference's jobs() epilogue */
+	return rnsc_tr_path_tick(t, now);
 }
 
 uint64_t rnsc_transport_next_deadline(const rnsc_transport *t)
@@ -1657,7 +1681,7 @@ uint64_t rnsc_transport_next_deadline(const rnsc_transport *t)
 		d = r < d ? r : d;
 	}
 	if (t->paths.n || t->reverse.n || t->path_requests.n || t->tunnels.n ||
-	    rnsc_tr_discovery_pending(t)) {
+	    t->link_table.n || t->path_states.n || rnsc_tr_discovery_pending(t)) {
 		uint64_t c = t->tables_last_culled + RNSC_TABLES_CULL_INTERVAL_MS + 1;
 		d = c < d ? c : d;
 	}
@@ -1668,6 +1692,8 @@ uint64_t rnsc_transport_next_deadline(const rnsc_transport *t)
 	if (t->prq_n) /* queued path requests wait for the next tick only */
 		d = 0;
 	uint64_t l = rnsc_tr_links_deadline(t);
+	d = l < d ? l : d;
+	l = rnsc_tr_path_deadline(t);
 	d = l < d ? l : d;
 	l = rnsc_tr_policy_deadline(t);
 	d = l < d ? l : d;
@@ -1750,6 +1776,7 @@ int rnsc_transport_expire_path(rnsc_transport *t, const uint8_t dest_hash[HL])
 	if (!p)
 		return RNSC_ERR_NOTFOUND;
 	p->pub.timestamp = 0;
+	t->tables_last_culled = 0; /* the reference culls at its next jobs() run */
 	return 0;
 }
 
@@ -1817,6 +1844,8 @@ int rnsc_transport_known_next(const rnsc_transport *t, size_t *cursor, rnsc_tran
 		memcpy(out->public_key, k->pub, RNSC_KEYSIZE);
 		out->app_data = k->app_data;
 		out->app_data_len = k->app_len;
+		out->last_used = k->last_used;
+		out->last_used_int = k->last_used_int;
 		*cursor = i + 1;
 		return 1;
 	}
@@ -1849,6 +1878,8 @@ int rnsc_transport_known_import(rnsc_transport *t, const rnsc_transport_known *k
 		e->app_len = k->app_data_len;
 	}
 	e->timestamp = k->timestamp;
+	e->last_used = k->last_used;
+	e->last_used_int = k->last_used_int;
 	memcpy(e->packet_hash, k->packet_hash, RNSC_HASHLEN);
 	memcpy(e->pub, k->public_key, RNSC_KEYSIZE);
 	int rc = rnsc_tmap_put(&t->known, k->dest_hash, e, NULL);

@@ -80,6 +80,9 @@ enum rnsc_transport_mode {
 #define RNSC_TUNNEL_PATH_TIMEOUT_MS (8ull * 3600000) /* Transport.TUNNEL_PATH_TIMEOUT */
 #define RNSC_PER_HOP_TIMEOUT_MS 6000u               /* Reticulum.DEFAULT_PER_HOP_TIMEOUT */
 #define RNSC_PATH_REQUEST_TIMEOUT_MS 15000u         /* Transport.PATH_REQUEST_TIMEOUT */
+#define RNSC_PATH_REQUEST_MI_MS 20000u              /* Transport.PATH_REQUEST_MI */
+#define RNSC_MAX_QUEUED_DISCOVERY_PRS 32            /* Transport.max_queued_discovery_prs */
+#define RNSC_DISCOVERY_PR_TX_THROTTLE_MS 500u       /* Transport.discovery_pr_tx_throttle */
 #define RNSC_MINIMUM_BITRATE 5u                     /* Reticulum.MINIMUM_BITRATE, bit/s */
 #define RNSC_INBOUND_IL_QUEUE_LENGTH 8u             /* Transport.INBOUND_IL_QUEUE_LENGTH */
 #define RNSC_INBOUND_QUEUE_MAX 65536u               /* rnsc's bound on a configured length */
@@ -202,6 +205,10 @@ typedef struct rnsc_transport_stats {
 	uint64_t announces_rate_blocked;    /* valid, but its rebroadcast exceeded the rate target */
 	uint64_t announces_queue_dropped;   /* dropped from a full announce queue (announce cap) */
 	uint64_t announces_own;         /* echo of one of this node's own destinations */
+	/* Path rediscovery (transport_path.c): path requests queued because a link failed, and
+	 * those not queued because max_queued_discovery_prs were waiting. */
+	uint64_t pr_rediscovery;
+	uint64_t pr_rediscovery_dropped;
 } rnsc_transport_stats;
 
 /* Every counter of rnsc_transport_stats, for the places that serve them all (RPC, /metrics,
@@ -218,7 +225,7 @@ typedef struct rnsc_transport_stats {
 	X(pr_discovery_expired) X(pr_batched) X(pr_ingress_limited) X(pr_egress_limited)   \
 	X(pr_discovery_full) X(pr_queued) X(pr_queue_dropped) X(announces_blackholed)      \
 	X(announces_held) X(announces_ingress_dropped) X(announces_rate_blocked)           \
-	X(announces_queue_dropped) X(announces_own)
+	X(announces_queue_dropped) X(announces_own) X(pr_rediscovery) X(pr_rediscovery_dropped)
 
 /* A path table entry (Transport.path_table, IDX_PT_*). */
 typedef struct rnsc_transport_path {
@@ -236,7 +243,7 @@ typedef struct rnsc_transport_path {
  * iface_hash = SHA-256 of the interface's name as the reference prints it
  * ("TCPInterface[name/host:port]"): the far end files the paths it learns through this
  * connection under the tunnel and restores them when the same tunnel comes back on a new
- * connection. Tunnels are kept in memory only. */
+ * connection. The runtime persists them in storage/tunnels (node_store.c). */
 typedef struct rnsc_transport_tunnel {
 	int has_iface;   /* 0 once its interface went away */
 	uint32_t iface;
@@ -249,6 +256,30 @@ RNSC_API size_t rnsc_transport_tunnel_count(const rnsc_transport *t);
 /* RNSC_ERR_NOTFOUND for an unknown id. */
 RNSC_API int rnsc_transport_tunnel_get(const rnsc_transport *t, const uint8_t id[RNSC_HASHLEN],
 				       rnsc_transport_tunnel *out);
+/* Export and import for storage/tunnels (Transport.save_tunnel_table / Transport.start).
+ * tunnel_next iterates tunnels as rnsc_transport_path_next does; tunnel_path_next the paths
+ * filed under tunnel id (out->iface unused; blobs may be NULL; *raw points into the engine,
+ * valid until the next ingest/tick/import/del). Both return 1 while there is one, else 0. */
+RNSC_API int rnsc_transport_tunnel_next(const rnsc_transport *t, size_t *cursor,
+					uint8_t id[RNSC_HASHLEN], rnsc_transport_tunnel *out);
+RNSC_API int rnsc_transport_tunnel_path_next(const rnsc_transport *t,
+					     const uint8_t id[RNSC_HASHLEN], size_t *cursor,
+					     uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+					     rnsc_transport_path *out, uint8_t blobs[][10],
+					     const uint8_t **raw, size_t *raw_len);
+/* A tunnel loaded from storage: no interface until its synthesis arrives again (the
+ * reference loads it with interface None); an existing one is kept. Its paths follow with
+ * tunnel_path_import (raw: the cached announce for dest_hash, at most RNSC_MTU bytes;
+ * n_blobs at most RNSC_MAX_RANDOM_BLOBS). Return 0, RNSC_ERR_INVAL, RNSC_ERR_NOTFOUND (no
+ * such tunnel), RNSC_ERR_TOOBIG, RNSC_ERR_MALFORMED (raw is not an announce for dest_hash),
+ * RNSC_ERR_NOMEM. */
+RNSC_API int rnsc_transport_tunnel_import(rnsc_transport *t, const uint8_t id[RNSC_HASHLEN],
+					  uint64_t expires_ms);
+RNSC_API int rnsc_transport_tunnel_path_import(rnsc_transport *t, const uint8_t id[RNSC_HASHLEN],
+					       const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+					       const rnsc_transport_path *p,
+					       const uint8_t blobs[][10], size_t n_blobs,
+					       const uint8_t *raw, size_t raw_len);
 /* The tunnel id a synthesis established on iface; RNSC_ERR_NOTFOUND when none. */
 RNSC_API int rnsc_transport_iface_tunnel(const rnsc_transport *t, uint32_t iface,
 					 uint8_t id[RNSC_HASHLEN]);
@@ -416,10 +447,37 @@ RNSC_API int rnsc_transport_path_get(const rnsc_transport *t,
 				     const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
 				     rnsc_transport_path *out);
 RNSC_API size_t rnsc_transport_path_count(const rnsc_transport *t);
-/* Transport.expire_path: sets the entry's timestamp to 0 so the next cull removes it.
- * Returns 0 or RNSC_ERR_NOTFOUND. */
+/* Transport.expire_path: sets the entry's timestamp to 0 and makes the table cull due, so
+ * the next tick removes it. Returns 0 or RNSC_ERR_NOTFOUND. */
 RNSC_API int rnsc_transport_expire_path(rnsc_transport *t,
 					const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN]);
+
+/* Path states (Transport.path_states, transport_path.c). Every path table insert sets the
+ * destination's state to UNKNOWN; an UNRESPONSIVE path may be replaced by the same emission
+ * over more hops; a state outlives its path until the table cull after the path went. */
+enum rnsc_path_state {
+	RNSC_PATH_STATE_UNKNOWN = 0x00,      /* Transport.STATE_UNKNOWN */
+	RNSC_PATH_STATE_UNRESPONSIVE = 0x01, /* Transport.STATE_UNRESPONSIVE */
+	RNSC_PATH_STATE_RESPONSIVE = 0x02,   /* Transport.STATE_RESPONSIVE */
+};
+/* Transport.mark_path_unknown_state / _unresponsive / _responsive: 1 when marked, 0 when
+ * dest has no path (nothing changes), RNSC_ERR_INVAL, RNSC_ERR_NOMEM. */
+RNSC_API int rnsc_transport_mark_path(rnsc_transport *t,
+				      const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN], int state);
+/* The state recorded for dest (enum rnsc_path_state), RNSC_ERR_NOTFOUND when none is (the
+ * reference then reports unknown), RNSC_ERR_INVAL. */
+RNSC_API int rnsc_transport_path_state(const rnsc_transport *t,
+				       const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN]);
+/* Transport.path_is_unresponsive: 1 or 0. */
+RNSC_API int rnsc_transport_path_is_unresponsive(const rnsc_transport *t,
+						 const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN]);
+RNSC_API size_t rnsc_transport_path_state_count(const rnsc_transport *t);
+/* Transport.path_requests[dest]: when this node last asked for a path to dest (ms), 0 when
+ * it has not (or the entry was culled after PATH_REQUEST_GATE_TIMEOUT). */
+RNSC_API uint64_t rnsc_transport_path_request_time(const rnsc_transport *t,
+						   const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN]);
+/* Rediscovery path requests waiting for the sender (Transport.pending_discovery_prs). */
+RNSC_API size_t rnsc_transport_rediscovery_pending(const rnsc_transport *t);
 
 /* Identity.recall: the public identity remembered for a destination (from an announce).
  * app_data / app_data_len (may be NULL) receive a pointer into the engine's memory, valid
@@ -557,7 +615,7 @@ RNSC_API int rnsc_transport_packet_filter(rnsc_transport *t, const uint8_t *raw,
 					  int *accepted, uint8_t hash[RNSC_HASHLEN]);
 
 /* One Identity.known_destinations entry, for persistence (the reference's
- * [timestamp, packet_hash, public_key, app_data] record). */
+ * [timestamp, packet_hash, public_key, app_data, last_used] record). */
 typedef struct rnsc_transport_known {
 	uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN];
 	uint64_t timestamp; /* ms since the epoch */
@@ -565,7 +623,13 @@ typedef struct rnsc_transport_known {
 	uint8_t public_key[RNSC_KEYSIZE];
 	const uint8_t *app_data; /* NULL: none (the reference's None) */
 	size_t app_data_len;
+	/* Seconds since the epoch as the reference keeps it (a float, so a file round-trips
+	 * exactly): RNSC_KNOWN_NEVER_USED, RNSC_KNOWN_RETAINED, or when it was last used. */
+	double last_used;
+	int last_used_int; /* written as a msgpack integer (the reference's 0, -1, or as read) */
 } rnsc_transport_known;
+#define RNSC_KNOWN_NEVER_USED 0.0
+#define RNSC_KNOWN_RETAINED (-1.0)
 /* Iteration like rnsc_transport_path_next(); app_data points into the engine and is valid
  * until the next ingest/tick/import/del. */
 RNSC_API int rnsc_transport_known_next(const rnsc_transport *t, size_t *cursor,
@@ -577,6 +641,37 @@ RNSC_API size_t rnsc_transport_known_count(const rnsc_transport *t);
  * RNSC_ERR_INVAL (NULL) or RNSC_ERR_NOMEM. */
 RNSC_API int rnsc_transport_known_import(rnsc_transport *t, const rnsc_transport_known *k);
 
+/* Known-destination use and retention (Identity._used_destination_data,
+ * _retain_destination_data, _unretain_destination_data, _retain_identity; also what a
+ * shared-instance client asks for over RPC). used() stamps last_used with now_ms unless the
+ * entry is retained; unretain() stamps it whatever it was. Each returns 1 when an entry was
+ * changed, 0 when none (unknown, or retained for used()), RNSC_ERR_INVAL for NULL. The
+ * engine calls used() itself where Transport.py does (a path request answered for it or
+ * passed to the local client that holds it, a waiting discovery request answered, an
+ * announce for a destination it asked a path for, a link proof it forwarded). */
+RNSC_API int rnsc_transport_known_used(rnsc_transport *t, const uint8_t dest_hash[16],
+				       uint64_t now_ms);
+RNSC_API int rnsc_transport_known_retain(rnsc_transport *t, const uint8_t dest_hash[16]);
+RNSC_API int rnsc_transport_known_unretain(rnsc_transport *t, const uint8_t dest_hash[16],
+					   uint64_t now_ms);
+/* Retains every destination whose public key hashes to identity_hash. */
+RNSC_API int rnsc_transport_known_retain_identity(rnsc_transport *t,
+						  const uint8_t identity_hash[16]);
+
+/* Identity.clean_known_destinations: an entry without a path that is not retained goes
+ * when it was never used, or when it was last used more than 1.25 x DESTINATION_TIMEOUT
+ * ago. (The reference also names UNUSED_DESTINATION_LINGER, but since it measures
+ * "unused for" from last_used 0 as well, a pathless never-used entry goes on the first
+ * clean whatever its age; rnsc keeps that behaviour.) removed (may be NULL) is called for
+ * each entry taken out, before it is freed (the runtime deletes its ratchet file).
+ * Returns the number removed or RNSC_ERR_INVAL. */
+#define RNSC_DESTINATION_TIMEOUT_S (60.0 * 60 * 24 * 7)
+#define RNSC_UNUSED_DESTINATION_LINGER_S (6.0 * 60)
+#define RNSC_KNOWN_CLEAN_INTERVAL_MS (5u * 60u * 1000u)
+typedef void (*rnsc_known_removed_fn)(void *ud, const uint8_t dest_hash[16]);
+RNSC_API int rnsc_transport_known_clean(rnsc_transport *t, uint64_t now_ms,
+					rnsc_known_removed_fn removed, void *ud);
+
 /* ---- links (transport_link.c) ----------------------------------------------------------
  * Links that terminate here are owned by the engine and named by their link id; the engine
  * feeds them the packets addressed to their id on their interface, sends their frames on
@@ -584,9 +679,10 @@ RNSC_API int rnsc_transport_known_import(rnsc_transport *t, const rnsc_transport
  * enabled) live in the link table: LINKREQUESTs in transport are forwarded with the signalled
  * MTU clamped as Transport.py does, LRPROOFs are checked against the destination's recalled
  * identity and sent back, link packets cross in the direction their hop count names.
+ * A relayed link request that is never proved, or a link opened here that closes while
+ * pending, starts the path's rediscovery (transport_path.c).
  * Not implemented: path re-balancing from LRPROOFs with unexpected hop counts (such proofs
- * are dropped), path rediscovery when a relayed link request is never proved,
- * channels/resources over engine-owned links. */
+ * are dropped), channels/resources over engine-owned links. */
 
 /* Interface.AUTOCONFIGURE_MTU / FIXED_MTU for an attached interface: when on, links over it
  * may use its hardware MTU (link MTU discovery); off (the default) keeps them at RNSC_MTU.

@@ -246,6 +246,8 @@ int rnsc_tr_discovery_answer(rnsc_transport *t, const rnsc_packet *p, uint64_t n
 	tr_discovery *d = rnsc_tmap_del(&t->discovery_prs, p->dest_hash);
 	if (!d)
 		return 0;
+	if (d->n) /* the reference recalls the identity to answer: a use */
+		rnsc_transport_known_used(t, p->dest_hash, now);
 	int rc = 0;
 	for (size_t i = 0; i < d->n && rc == 0; i++) {
 		if (!rnsc_tr_iface_find(t, d->ifaces[i]))

@@ -86,6 +86,8 @@ typedef struct tr_known {
 	size_t app_len;
 	int has_ratchet;
 	uint8_t ratchet[RNSC_RATCHETSIZE];
+	double last_used; /* seconds; RNSC_KNOWN_NEVER_USED / RNSC_KNOWN_RETAINED */
+	int last_used_int; /* an integer in the file (0 and -1 are; time.time() is not) */
 } tr_known;
 
 typedef struct tr_reverse {
@@ -137,7 +139,6 @@ struct rnsc_transport {
 
 	rnsc_tmap links;      /* pending_links_map + active_links_map: link id -> tr_llink* */
 	rnsc_tmap link_table; /* link_table: link id -> tr_lte* */
-	uint64_t links_last_culled;
 
 	uint64_t announces_last_checked, receipts_last_checked, tables_last_culled;
 
@@ -160,6 +161,16 @@ struct rnsc_transport {
 	struct tr_prq *prq;      /* ring of cfg.qlen_in_il entries, allocated on first use */
 	size_t prq_head, prq_n;
 	rnsc_tmap blackhole;      /* blackholed_identities: identity hash -> tr_blackhole* */
+	/* path states and rediscovery (transport_path.c) */
+	rnsc_tmap path_states;    /* path_states: dest -> (void *)(state + 1), not allocated */
+	struct tr_pdpr {          /* pending_discovery_prs: [dest, blocked_if] */
+		uint8_t dest[HL];
+		int has_blocked;
+		uint32_t blocked;
+	} pdpr[RNSC_MAX_QUEUED_DISCOVERY_PRS];
+	size_t n_pdpr;
+	uint64_t pdpr_at;         /* when the sender sends the next one */
+	uint64_t lte_seq;         /* link table insertions so far */
 	uint64_t blackhole_last_checked;
 };
 
@@ -179,6 +190,7 @@ typedef struct tr_llink {
 	uint32_t iface;       /* Link.attached_interface */
 	int has_iface;
 	unsigned expected_hops; /* initiator: hops_to(dest) when requested */
+	int was_active; /* became ACTIVE once (a pending link that closes failed) */
 	int busy;     /* inside a call into the link: its deletion waits for the outer settle */
 	uint64_t now; /* the time of the call in progress (for proof checks in callbacks) */
 	/* During rnsc_link_receive() of an inbound packet: the buffer handed to the link and
@@ -210,6 +222,7 @@ typedef struct tr_lte {
 	uint8_t dest[HL];        /* IDX_LT_DSTHASH */
 	int validated;           /* IDX_LT_VALIDATED */
 	uint64_t proof_tmo;      /* IDX_LT_PROOF_TMO */
+	uint64_t seq;            /* insertion order (the reference's dict order) */
 } tr_lte;
 
 /* Transport._outbound for one packet (transport.c). attached (may be NULL) restricts a
@@ -230,6 +243,33 @@ int rnsc_tr_hashlist_add(rnsc_transport *t, const uint8_t hash[RNSC_HASHLEN]);
 const tr_iface *rnsc_tr_iface_find(const rnsc_transport *t, uint32_t id);
 /* Transport.timebase_from_random_blobs for a path entry (transport.c). */
 uint64_t rnsc_tr_path_timebase(const tr_path *p);
+
+/* Path states and rediscovery (transport_path.c). */
+void rnsc_tr_path_states_init(rnsc_transport *t);
+void rnsc_tr_path_states_free(rnsc_transport *t);
+/* mark_path_*: 1 marked, 0 no path, RNSC_ERR_NOMEM. */
+int rnsc_tr_path_state_set(rnsc_transport *t, const uint8_t dest[HL], int state);
+int rnsc_tr_path_is_unresponsive(const rnsc_transport *t, const uint8_t dest[HL]);
+/* The table pass: states whose destination has no path as the pass begins (*out allocated,
+ * NULL when none), dropped with rnsc_tr_path_states_drop() (which frees *out) at its end. */
+int rnsc_tr_path_states_stale(rnsc_transport *t, uint8_t (**out)[HL], size_t *n);
+void rnsc_tr_path_states_drop(rnsc_transport *t, uint8_t (*ids)[HL], size_t n);
+/* A relayed link request (link table entry) was never proved: rediscovery as the reference's
+ * link table cull does it. */
+typedef struct tr_blocked { /* jobs()' blocked_if, shared by one table pass */
+	int has;
+	uint32_t id;
+} tr_blocked;
+int rnsc_tr_path_lte_failed(rnsc_transport *t, const uint8_t dest[HL], uint32_t rcvd_if,
+			    unsigned taken_hops, tr_blocked *blocked, uint64_t now);
+/* A link this node initiated closed while pending. */
+void rnsc_tr_path_link_failed(rnsc_transport *t, const uint8_t dest[HL], uint64_t now);
+/* Sends due rediscovery path requests. */
+int rnsc_tr_path_tick(rnsc_transport *t, uint64_t now);
+uint64_t rnsc_tr_path_deadline(const rnsc_transport *t);
+/* transport_link.c: the link table cull, run inside the table pass before the path table's
+ * (as the reference orders them). */
+int rnsc_tr_link_table_cull(rnsc_transport *t, uint64_t now);
 
 /* Tunnels (transport_tunnel.c). */
 void rnsc_tr_tunnels_init(rnsc_transport *t);

@@ -207,6 +207,9 @@ static int settle(rnsc_transport *t, const uint8_t id[HL], uint64_t now)
 	int rc = drain(ll, now);
 	if (!ll->busy && rnsc_link_status(ll->link) == RNSC_LINK_CLOSED) {
 		tr_llink *gone = rnsc_tmap_del(&t->links, id);
+		/* A link we opened that never became active: the path is suspect. */
+		if (rnsc_link_is_initiator(gone->link) && !gone->was_active)
+			rnsc_tr_path_link_failed(t, gone->dest, now);
 		/* off the map first: a receipt callback cannot reach the closed link */
 		int erc = rcpt_expire(t, gone, now, 1);
 		llink_free(t->ctx, gone);
@@ -219,6 +222,7 @@ static int settle(rnsc_transport *t, const uint8_t id[HL], uint64_t now)
 static void cb_established(void *ud, rnsc_link *link)
 {
 	tr_llink *ll = ud;
+	ll->was_active = 1;
 	if (ll->t->cb.on_link_established)
 		ll->t->cb.on_link_established(ll->t->cb.ud, ll->id, ll->dest,
 					      rnsc_link_is_initiator(link));
@@ -399,7 +403,7 @@ int rnsc_tr_link_packet(rnsc_transport *t, const rnsc_packet *p, const uint8_t *
 /* LRPROOF for a relayed link: checked against the destination's recalled identity before
  * it goes back towards the initiator. */
 static int relay_proof(rnsc_transport *t, tr_lte *e, const rnsc_packet *p, const uint8_t *raw,
-		       size_t len, const tr_iface *rif)
+		       size_t len, const tr_iface *rif, uint64_t now)
 {
 	if (p->hops != e->rem_hops || rif->id != e->nh_if)
 		return 0; /* hop mismatch or wrong interface: not transported */
@@ -428,6 +432,7 @@ static int relay_proof(rnsc_transport *t, tr_lte *e, const rnsc_packet *p, const
 	if (len > RNSC_MTU + HL)
 		return 0;
 	e->validated = 1;
+	rnsc_transport_known_used(t, e->dest, now);
 	t->st.link_table_forwarded++;
 	return rnsc_tr_transmit_hops(t, e->rcvd_if, raw, len, p->hops);
 }
@@ -438,7 +443,7 @@ int rnsc_tr_link_proof(rnsc_transport *t, const rnsc_packet *p, const uint8_t *r
 	if (rnsc_tr_relaying(t)) {
 		tr_lte *e = rnsc_tmap_get(&t->link_table, p->dest_hash, NULL);
 		if (e)
-			return relay_proof(t, e, p, raw, len, rif);
+			return relay_proof(t, e, p, raw, len, rif, now);
 	}
 	tr_llink *ll = rnsc_tmap_get(&t->links, p->dest_hash, NULL);
 	if (!ll || !rnsc_link_is_initiator(ll->link) ||
@@ -518,6 +523,7 @@ int rnsc_tr_lr_forward(rnsc_transport *t, const uint8_t *raw, size_t len, uint8_
 	e->rcvd_if = rif->id;
 	e->hops = taken_hops;
 	memcpy(e->dest, dest, HL);
+	e->seq = ++t->lte_seq;
 	e->proof_tmo = now + extra_proof_timeout(oif) +
 		       (uint64_t)RNSC_LINK_PER_HOP_TIMEOUT_MS *
 			       (remaining_hops > 1 ? remaining_hops : 1);
@@ -633,21 +639,42 @@ int rnsc_tr_links_tick(rnsc_transport *t, uint64_t now)
 		if (rc)
 			return rc;
 	}
-	/* The reference culls the link table in its periodic table pass, empty or not: an entry
-	 * that goes stale waits for the next pass, not for the first tick after it. */
-	if (now > t->links_last_culled + RNSC_TABLES_CULL_INTERVAL_MS) {
-		if (t->link_table.n) {
-			uint8_t(*ids)[HL] = rnsc_alloc(t->ctx, t->link_table.n * HL);
-			if (!ids)
-				return RNSC_ERR_NOMEM;
-			size_t n = collect(t, &t->link_table, ids, now, lte_due);
-			for (size_t i = 0; i < n; i++)
-				rnsc_free(t->ctx, rnsc_tmap_del(&t->link_table, ids[i]));
-			rnsc_free(t->ctx, ids);
-		}
-		t->links_last_culled = now;
-	}
 	return 0;
+}
+
+/* The link table part of the reference's table pass: stale entries go, and an entry whose
+ * link request was never proved starts the path's rediscovery (transport_path.c). */
+int rnsc_tr_link_table_cull(rnsc_transport *t, uint64_t now)
+{
+	if (!t->link_table.n)
+		return 0;
+	uint8_t(*ids)[HL] = rnsc_alloc(t->ctx, t->link_table.n * HL);
+	if (!ids)
+		return RNSC_ERR_NOMEM;
+	size_t n = collect(t, &t->link_table, ids, now, lte_due);
+	/* In insertion order, as the reference walks its dict: which failed entry queues a
+	 * destination's path request first decides the interface it leaves out. */
+	for (size_t i = 1; i < n; i++) {
+		uint8_t k[HL];
+		memcpy(k, ids[i], HL);
+		uint64_t ks = ((tr_lte *)rnsc_tmap_get(&t->link_table, k, NULL))->seq;
+		size_t j = i;
+		for (; j > 0 && ((tr_lte *)rnsc_tmap_get(&t->link_table, ids[j - 1], NULL))->seq > ks;
+		     j--)
+			memcpy(ids[j], ids[j - 1], HL);
+		memcpy(ids[j], k, HL);
+	}
+	int rc = 0;
+	tr_blocked blocked = {0};
+	for (size_t i = 0; i < n; i++) {
+		tr_lte *e = rnsc_tmap_del(&t->link_table, ids[i]);
+		if (e && !e->validated && rc == 0)
+			rc = rnsc_tr_path_lte_failed(t, e->dest, e->rcvd_if, e->hops, &blocked,
+						     now);
+		rnsc_free(t->ctx, e);
+	}
+	rnsc_free(t->ctx, ids);
+	return rc;
 }
 
 uint64_t rnsc_tr_links_deadline(const rnsc_transport *t)
@@ -663,11 +690,7 @@ uint64_t rnsc_tr_links_deadline(const rnsc_transport *t)
 		x = rcpt_deadline(ll);
 		d = x < d ? x : d;
 	}
-	if (t->link_table.n) {
-		uint64_t c = t->links_last_culled + RNSC_TABLES_CULL_INTERVAL_MS + 1;
-		d = c < d ? c : d;
-	}
-	return d;
+	return d; /* the link table is culled in transport.c's table pass */
 }
 
 /* ---- the application's API ---------------------------------------------------------------- */

@@ -70,7 +70,6 @@ void rnsc_transport_jobs_due(rnsc_transport *t)
 		return;
 	t->announces_last_checked = 0;
 	t->tables_last_culled = 0;
-	t->links_last_culled = 0;
 }
 
 static void lte_out(const uint8_t *id, const tr_lte *e, rnsc_transport_link_entry *out)

@@ -14,8 +14,9 @@
  * over the first 112 bytes. Entries live TUNNEL_TIMEOUT (8 h) after their last use, tunnel
  * paths TUNNEL_PATH_TIMEOUT (8 h) after the announce.
  *
- * Not kept: the reference persists its tunnel table in storage/tunnels with the announces
- * from its packet cache; rnsc keeps tunnels in memory for the life of the engine.
+ * Persistence: as the reference, the runtime writes the table to storage/tunnels and the
+ * tunnel paths' announces to the announce cache, and loads them back at start
+ * (rnsc_transport_tunnel_next / _path_next / _import / _path_import below).
  *
  * Ownership: the tunnel table and its path copies belong to the engine (freed by
  * rnsc_tr_tunnels_free). Threading: the engine's thread.
@@ -312,4 +313,110 @@ int rnsc_transport_iface_tunnel(const rnsc_transport *t, uint32_t iface,
 		return RNSC_ERR_NOTFOUND;
 	memcpy(id, f->tunnel_id, RNSC_HASHLEN);
 	return 0;
+}
+
+int rnsc_transport_tunnel_next(const rnsc_transport *t, size_t *cursor, uint8_t id[RNSC_HASHLEN],
+			       rnsc_transport_tunnel *out)
+{
+	if (!t || !cursor)
+		return 0;
+	for (size_t i = *cursor; i < t->tunnels.cap; i++) {
+		if (!rnsc_tmap_slot_used(&t->tunnels, i))
+			continue;
+		const tr_tunnel *tn = rnsc_tmap_slot_val(&t->tunnels, i);
+		if (id)
+			memcpy(id, rnsc_tmap_slot_key(&t->tunnels, i), RNSC_HASHLEN);
+		if (out) {
+			out->has_iface = tn->has_iface;
+			out->iface = tn->iface;
+			out->expires = tn->expires;
+			out->n_paths = tn->paths.n;
+		}
+		*cursor = i + 1;
+		return 1;
+	}
+	*cursor = t->tunnels.cap;
+	return 0;
+}
+
+int rnsc_transport_tunnel_path_next(const rnsc_transport *t, const uint8_t id[RNSC_HASHLEN],
+				    size_t *cursor, uint8_t dest_hash[HL], rnsc_transport_path *out,
+				    uint8_t blobs[][RNSC_ANNOUNCE_RANDOM_LEN], const uint8_t **raw,
+				    size_t *raw_len)
+{
+	const tr_tunnel *tn = t && id ? rnsc_tmap_get(&t->tunnels, id, NULL) : NULL;
+	if (!tn || !cursor)
+		return 0;
+	for (size_t i = *cursor; i < tn->paths.cap; i++) {
+		if (!rnsc_tmap_slot_used(&tn->paths, i))
+			continue;
+		const tr_path *p = rnsc_tmap_slot_val(&tn->paths, i);
+		if (dest_hash)
+			memcpy(dest_hash, rnsc_tmap_slot_key(&tn->paths, i), HL);
+		if (out)
+			*out = p->pub;
+		if (blobs)
+			memcpy(blobs, p->blobs, p->pub.n_random_blobs * RNSC_ANNOUNCE_RANDOM_LEN);
+		if (raw)
+			*raw = p->raw;
+		if (raw_len)
+			*raw_len = p->raw_len;
+		*cursor = i + 1;
+		return 1;
+	}
+	*cursor = tn->paths.cap;
+	return 0;
+}
+
+int rnsc_transport_tunnel_import(rnsc_transport *t, const uint8_t id[RNSC_HASHLEN],
+				 uint64_t expires_ms)
+{
+	if (!t || !id)
+		return RNSC_ERR_INVAL;
+	if (rnsc_tmap_has(&t->tunnels, id))
+		return 0;
+	tr_tunnel *tn = rnsc_calloc(t->ctx, 1, sizeof(*tn));
+	if (!tn)
+		return RNSC_ERR_NOMEM;
+	rnsc_tmap_init(&tn->paths, t->ctx, HL);
+	tn->expires = expires_ms;
+	int rc = rnsc_tmap_put(&t->tunnels, id, tn, NULL);
+	if (rc)
+		free_tunnel(t->ctx, tn);
+	return rc;
+}
+
+int rnsc_transport_tunnel_path_import(rnsc_transport *t, const uint8_t id[RNSC_HASHLEN],
+				      const uint8_t dest_hash[HL], const rnsc_transport_path *p,
+				      const uint8_t blobs[][RNSC_ANNOUNCE_RANDOM_LEN], size_t n_blobs,
+				      const uint8_t *raw, size_t raw_len)
+{
+	if (!t || !id || !dest_hash || !p || !raw || (n_blobs && !blobs) ||
+	    n_blobs > RNSC_MAX_RANDOM_BLOBS)
+		return RNSC_ERR_INVAL;
+	if (raw_len > RNSC_MTU)
+		return RNSC_ERR_TOOBIG;
+	tr_tunnel *tn = rnsc_tmap_get(&t->tunnels, id, NULL);
+	if (!tn)
+		return RNSC_ERR_NOTFOUND;
+	rnsc_packet pk;
+	int rc = rnsc_packet_unpack(&pk, raw, raw_len);
+	if (rc)
+		return rc;
+	if (pk.packet_type != RNSC_PKT_ANNOUNCE || memcmp(pk.dest_hash, dest_hash, HL) != 0)
+		return RNSC_ERR_MALFORMED;
+	tr_path *e = rnsc_calloc(t->ctx, 1, sizeof(*e));
+	if (!e)
+		return RNSC_ERR_NOMEM;
+	e->pub = *p;
+	e->pub.n_random_blobs = n_blobs;
+	if (n_blobs)
+		memcpy(e->blobs, blobs, n_blobs * RNSC_ANNOUNCE_RANDOM_LEN);
+	memcpy(e->raw, raw, raw_len);
+	e->raw_len = raw_len;
+	void *prev = NULL;
+	if ((rc = rnsc_tmap_put(&tn->paths, dest_hash, e, &prev)))
+		rnsc_free(t->ctx, e);
+	rnsc_free(t->ctx, prev);
+	return rc;
 }

@@ -49,14 +49,12 @@ static const rnsc_config_key keys[] = {
 	H("reticulum", "panic_on_interface_error", "interface start-up (node.c)"),
 	H("reticulum", "use_implicit_proof", "the transport engine"),
 	R("reticulum", "default_gravity", -1, WHY_AUTOCONNECT),
-	R("reticulum", "discover_interfaces", 0, "rnsc does not collect discovered interfaces"),
-	R("reticulum", "required_discovery_value", -1,
-	  "rnsc does not collect discovered interfaces"),
+	H("reticulum", "discover_interfaces", "the interface discovery store (discovery_store.c)"),
+	H("reticulum", "required_discovery_value", "the discovery stamp check (discovery.c)"),
 	H("reticulum", "publish_blackhole", "the blackhole list service"),
 	H("reticulum", "blackhole_sources", "the blackhole updater"),
 	H("reticulum", "blackhole_update_interval", "the blackhole updater"),
-	R("reticulum", "interface_discovery_sources", -1,
-	  "rnsc does not collect discovered interfaces"),
+	H("reticulum", "interface_discovery_sources", "the interface discovery store"),
 	R("reticulum", "autoconnect_discovered_interfaces", -1, WHY_AUTOCONNECT),
 	R("reticulum", "autoconnect_interface_mode", -1, WHY_AUTOCONNECT),
 	R("reticulum", "autoconnect_interface_gravity", -1, WHY_AUTOCONNECT),
@@ -206,7 +204,8 @@ static const rnsc_config_key keys[] = {
 	H("PipeInterface", "command", "pipe plugin"),
 	H("PipeInterface", "respawn_delay", "pipe plugin"),
 
-	/* AX.25 over KISS (serial plugin) and RNode radios (rnode plugin); then the types no plugin
+	/* AX.25 over KISS (serial plugin) and RNode radios (rnode and rnode_multi plugins); then the
+	 * types no plugin
 	 * of rnsc serves (skipped whole, see WHY_NOPLUGIN) */
 	H("AX25KISSInterface", "callsign", "serial plugin"),
 	H("AX25KISSInterface", "ssid", "serial plugin"),
@@ -233,21 +232,21 @@ static const rnsc_config_key keys[] = {
 	H("RNodeInterface", "id_callsign", "rnode plugin"),
 	H("RNodeInterface", "airtime_limit_short", "rnode plugin"),
 	H("RNodeInterface", "airtime_limit_long", "rnode plugin"),
-	R("RNodeMultiInterface", "port", -1, WHY_NOPLUGIN),
-	R("RNodeMultiInterface", "enabled", -1, WHY_NOPLUGIN),
-	R("RNodeMultiInterface", "id_interval", -1, WHY_NOPLUGIN),
-	R("RNodeMultiInterface", "id_callsign", -1, WHY_NOPLUGIN),
-	R("RNodeMultiInterface.sub", "interface_enabled", -1, WHY_NOPLUGIN),
-	R("RNodeMultiInterface.sub", "vport", -1, WHY_NOPLUGIN),
-	R("RNodeMultiInterface.sub", "frequency", -1, WHY_NOPLUGIN),
-	R("RNodeMultiInterface.sub", "bandwidth", -1, WHY_NOPLUGIN),
-	R("RNodeMultiInterface.sub", "txpower", -1, WHY_NOPLUGIN),
-	R("RNodeMultiInterface.sub", "spreadingfactor", -1, WHY_NOPLUGIN),
-	R("RNodeMultiInterface.sub", "codingrate", -1, WHY_NOPLUGIN),
-	R("RNodeMultiInterface.sub", "flow_control", -1, WHY_NOPLUGIN),
-	R("RNodeMultiInterface.sub", "airtime_limit_short", -1, WHY_NOPLUGIN),
-	R("RNodeMultiInterface.sub", "airtime_limit_long", -1, WHY_NOPLUGIN),
-	R("RNodeMultiInterface.sub", "outgoing", -1, WHY_NOPLUGIN),
+	H("RNodeMultiInterface", "port", "rnode_multi plugin"),
+	H("RNodeMultiInterface", "enabled", "rnode_multi plugin"),
+	H("RNodeMultiInterface", "id_interval", "rnode_multi plugin"),
+	H("RNodeMultiInterface", "id_callsign", "rnode_multi plugin"),
+	H("RNodeMultiInterface.sub", "interface_enabled", "rnode_multi plugin"),
+	H("RNodeMultiInterface.sub", "vport", "rnode_multi plugin"),
+	H("RNodeMultiInterface.sub", "frequency", "rnode_multi plugin"),
+	H("RNodeMultiInterface.sub", "bandwidth", "rnode_multi plugin"),
+	H("RNodeMultiInterface.sub", "txpower", "rnode_multi plugin"),
+	H("RNodeMultiInterface.sub", "spreadingfactor", "rnode_multi plugin"),
+	H("RNodeMultiInterface.sub", "codingrate", "rnode_multi plugin"),
+	H("RNodeMultiInterface.sub", "flow_control", "rnode_multi plugin"),
+	H("RNodeMultiInterface.sub", "airtime_limit_short", "rnode_multi plugin"),
+	H("RNodeMultiInterface.sub", "airtime_limit_long", "rnode_multi plugin"),
+	H("RNodeMultiInterface.sub", "outgoing", "rnode_multi plugin"),
 	R("WeaveInterface", "port", -1, WHY_NOPLUGIN),
 };
 
@@ -376,8 +375,17 @@ int rnsc_config_audit_iface(const rnsc_config_section *s, const char *type)
 	/* What the node or the plugin read is theirs to honour (a plugin serving a type
 	 * the table refuses reads its options); only unread options are judged. */
 	int lines = audit_opts(s, type, "interface", 1);
+	int multi = strcmp(type, "RNodeMultiInterface") == 0;
 	for (size_t i = 0; i < s->n_subs; i++) {
-		warn(s->subs[i], NULL, "subsections of %s are never read; ignored", type);
+		const rnsc_config_section *sub = s->subs[i];
+		if (multi) { /* its subinterfaces: their options, and nothing deeper */
+			lines += audit_opts(sub, "RNodeMultiInterface.sub", NULL, 1);
+			for (size_t k = 0; k < sub->n_subs; k++, lines++)
+				warn(sub->subs[k], NULL, "subsections of a subinterface are never read; "
+				     "ignored");
+			continue;
+		}
+		warn(sub, NULL, "subsections of %s are never read; ignored", type);
 		lines++;
 	}
 	return lines;

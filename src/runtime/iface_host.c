@@ -505,6 +505,9 @@ typedef struct cfg_view {
 	const rnsc_config_section *s;
 	rnsc_config_error *err;
 	int failed;
+	struct cfg_view *root; /* a subsection's view: the interface's own view */
+	struct cfg_view *subs; /* the interface's view: storage for its subsections' views */
+	const char *type;
 } cfg_view;
 
 __attribute__((format(printf, 4, 5))) static int view_err(cfg_view *v, const char *key, int code,
@@ -528,6 +531,8 @@ __attribute__((format(printf, 4, 5))) static int view_err(cfg_view *v, const cha
 			snprintf(v->err->msg, sizeof(v->err->msg), "%.150s: %.220s", path, msg);
 	}
 	v->failed = 1;
+	if (v->root)
+		v->root->failed = 1;
 	return code;
 }
 
@@ -543,6 +548,8 @@ static int view_result(cfg_view *v, const char *key, int rc, rnsc_config_error *
 		v->err->code = rc;
 	}
 	v->failed = 1;
+	if (v->root)
+		v->root->failed = 1;
 	return rc;
 }
 
@@ -584,10 +591,43 @@ static int view_fail(void *cctx, const char *key, int code, const char *msg)
 	return view_err(cctx, key, code, "%s", msg ? msg : rnsc_strerror(code));
 }
 
+static size_t view_sub_count(void *cctx)
+{
+	cfg_view *v = cctx;
+	size_t n = v->subs ? rnsc_config_section_count(v->s) : 0;
+	return n > RNSC_IFACE_SUBS_MAX ? RNSC_IFACE_SUBS_MAX : n;
+}
+
+static int view_sub_at(void *cctx, size_t i, rnsc_iface_config *out)
+{
+	cfg_view *v = cctx;
+	if (!out || i >= view_sub_count(cctx))
+		return RNSC_ERR_NOTFOUND;
+	cfg_view *sv = &v->subs[i];
+	*sv = (cfg_view){
+		.s = rnsc_config_section_at(v->s, i), .err = v->err, .root = v, .type = v->type};
+	*out = (rnsc_iface_config){
+		.struct_size = sizeof(rnsc_iface_config),
+		.cctx = sv,
+		.name = rnsc_config_section_name(sv->s),
+		.type = v->type,
+		.get_str = view_get_str,
+		.get_int = view_get_int,
+		.get_bool = view_get_bool,
+		.get_float = view_get_float,
+		.fail = view_fail,
+		.get_list = view_get_list,
+		.sub_count = view_sub_count,
+		.sub_at = view_sub_at,
+	};
+	return 0;
+}
+
 int rnsc_iface_host_open(rnsc_iface_host *h, const rnsc_config_section *s, const char *name,
 			 const char *type, rnsc_iface **out, rnsc_config_error *err)
 {
-	cfg_view v = {.s = s, .err = err};
+	cfg_view subs[RNSC_IFACE_SUBS_MAX];
+	cfg_view v = {.s = s, .err = err, .subs = subs, .type = type};
 	if (err)
 		memset(err, 0, sizeof(*err));
 	if (!h || !s || !name || !type)
@@ -613,6 +653,8 @@ int rnsc_iface_host_open(rnsc_iface_host *h, const rnsc_config_section *s, const
 		.get_float = view_get_float,
 		.fail = view_fail,
 		.get_list = view_get_list,
+		.sub_count = view_sub_count,
+		.sub_at = view_sub_at,
 	};
 	void *handle = NULL;
 	h->depth++;

@@ -4,13 +4,16 @@
 #include <math.h>
 #include <string.h>
 
-/* A number the reference may have written for a time: float or integer seconds. */
-static int read_seconds(rnsc_mp_reader *r, double *out)
+/* A number the reference may have written for a time: float or integer seconds. *is_int
+ * (may be NULL) says which. */
+static int read_number(rnsc_mp_reader *r, double *out, int *is_int)
 {
 	rnsc_mp_token t;
 	int rc = rnsc_mp_next(r, &t);
 	if (rc)
 		return rc;
+	if (is_int)
+		*is_int = t.type == RNSC_MP_UINT || t.type == RNSC_MP_INT;
 	switch (t.type) {
 	case RNSC_MP_FLOAT64: *out = t.f64; return 0;
 	case RNSC_MP_FLOAT32: *out = t.f32; return 0;
@@ -44,17 +47,20 @@ static int walk(const uint8_t *p, size_t len, rnsc_known_each_fn each, void *ud,
 	for (size_t i = 0; i < n; i++) {
 		const uint8_t *key, *ph, *pub, *app;
 		size_t klen, phlen, publen, applen, fields;
-		double ts;
+		double ts, last_used = RNSC_KNOWN_NEVER_USED;
+		int lu_int = 1; /* a record without it: the reference fills in the integer 0 */
 		if ((rc = rnsc_mp_read_bin(&r, &key, &klen)) ||
 		    (rc = rnsc_mp_read_array(&r, &fields)))
 			return rc;
 		if (fields < 4)
 			return RNSC_ERR_MALFORMED;
-		if ((rc = read_seconds(&r, &ts)) || (rc = rnsc_mp_read_bin(&r, &ph, &phlen)) ||
+		if ((rc = read_number(&r, &ts, NULL)) || (rc = rnsc_mp_read_bin(&r, &ph, &phlen)) ||
 		    (rc = rnsc_mp_read_bin(&r, &pub, &publen)) ||
 		    (rc = read_opt_bin(&r, &app, &applen)))
 			return rc;
-		for (size_t f = 4; f < fields; f++) /* last_used and anything newer */
+		if (fields > 4 && (rc = read_number(&r, &last_used, &lu_int)))
+			return rc;
+		for (size_t f = 5; f < fields; f++) /* anything newer */
 			if ((rc = rnsc_mp_skip(&r)))
 				return rc;
 		if (klen != RNSC_TRUNCATED_HASHLEN || phlen != RNSC_HASHLEN ||
@@ -73,6 +79,9 @@ static int walk(const uint8_t *p, size_t len, rnsc_known_each_fn each, void *ud,
 		memcpy(k.public_key, pub, RNSC_KEYSIZE);
 		k.app_data = app;
 		k.app_data_len = applen;
+		/* kept as read (also an odd negative: the reference's cleaning reads it so) */
+		k.last_used = isfinite(last_used) ? last_used : RNSC_KNOWN_NEVER_USED;
+		k.last_used_int = lu_int && isfinite(last_used) && fabs(last_used) < 9e18;
 		if ((rc = each(ud, &k)))
 			return rc;
 	}
@@ -110,5 +119,12 @@ void rnsc_known_file_entry(rnsc_mp_writer *w, const rnsc_transport_known *k)
 		rnsc_mp_write_bin(w, k->app_data, k->app_data_len);
 	else
 		rnsc_mp_write_nil(w);
-	rnsc_mp_write_uint(w, 0); /* last_used: the reference's "never" */
+	/* last_used as the reference writes it: the integers 0 (never) and -1 (retained), the
+	 * float time of the last use, or whatever number a file held, of the same kind */
+	if (k->last_used_int && k->last_used >= 0)
+		rnsc_mp_write_uint(w, (uint64_t)k->last_used);
+	else if (k->last_used_int)
+		rnsc_mp_write_int(w, (int64_t)k->last_used);
+	else
+		rnsc_mp_write_double(w, k->last_used);
 }

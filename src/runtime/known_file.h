@@ -4,7 +4,8 @@
  * Identity.save_known_destinations, rns 1.5.4): one msgpack map
  *   { destination_hash (bin, 16 bytes):
  *       [timestamp (float seconds), packet_hash (bin), public_key (bin, 64),
- *        app_data (bin or nil), last_used (number)] }
+ *        app_data (bin or nil), last_used (number: 0 never used, -1 retained, else the
+ *        float time of the last use)] }
  * Records of four elements (older files) are accepted, as the reference does. Entries
  * whose key is not 16 bytes are skipped as the reference skips them; entries rnsc cannot
  * use (a public key that is not 64 bytes, a packet hash that is not 32) are skipped and

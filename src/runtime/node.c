@@ -23,6 +23,7 @@
 #include "node_policy.h"
 #include "node_rpc.h"
 #include "node_store.h"
+#include "discovery_store.h"
 #include "store.h"
 
 /* Transport.mgmt_announce_interval and the 15 s start-up deferral (Transport.start). */
@@ -81,6 +82,7 @@ struct rnsc_node {
 	rnsc_transport *t;
 	rnsc_timer *tick_timer, *mgmt_timer, *save_timer;
 	node_store_cadence cadence; /* when save_cb writes (node_store.h) */
+	node_store_hygiene hygiene; /* when save_cb cleans */
 	int sigfd;
 	rnsc_watch *sigw;
 	sigset_t oldmask;
@@ -492,9 +494,25 @@ static void cb_data(void *ud, const uint8_t dest[RNSC_TRUNCATED_HASHLEN], const 
 static void cb_announce(void *ud, const uint8_t dest[RNSC_TRUNCATED_HASHLEN],
 			const uint8_t *app, size_t app_len, unsigned hops)
 {
-	(void)app;
-	(void)app_len;
 	rnsc_node *n = ud;
+	/* InterfaceDiscovery's announce handler: shared or standalone instances only. */
+	if (n->set.discover_interfaces && !n->connected) {
+		int req = n->set.required_discovery_value.set ? (int)n->set.required_discovery_value.v
+							      : 0;
+		int dr = rnsc_discovery_store_announce(n->ctx, n->storage, n->t, dest, app, app_len,
+						       hops, req, &n->set.interface_discovery_sources,
+						       (double)rnsc_node_now_ms() / 1000.0);
+		if (dr < 0)
+			rnsc_log(n->ctx, RNSC_LOG_ERROR, WHO,
+				 "error while persisting discovered interface data: %s",
+				 rnsc_strerror(dr));
+		else if (dr == 1)
+			rnsc_log(n->ctx, RNSC_LOG_DEBUG, WHO, "stored a discovered interface (%u hop%s)",
+				 hops, hops == 1 ? "" : "s");
+		else if (dr > 1)
+			rnsc_log(n->ctx, RNSC_LOG_DEBUG, WHO,
+				 "ignored an interface discovery announce (reason %d)", dr - 1);
+	}
 	/* The reference logs new paths at LOG_DEBUG too ("is now N hops away via"). */
 	if (rnsc_ctx_log_level(n->ctx) >= RNSC_LOG_DEBUG) {
 		char hx[33];
@@ -617,14 +635,21 @@ static void save_cb(rnsc_loop *loop, rnsc_timer *tm, void *ud)
 {
 	(void)tm;
 	rnsc_node *n = ud;
-	int due = node_store_cadence_due(&n->cadence, n->t, rnsc_loop_now(loop) / RNSC_NS_PER_MS);
+	uint64_t mono_ms = rnsc_loop_now(loop) / RNSC_NS_PER_MS;
+	int clean = n->connected ? 0 : node_store_hygiene_due(&n->hygiene, mono_ms);
+	if (clean & NODE_STORE_CLEAN_KNOWN) /* writes the file too */
+		node_store_clean_known(n->ctx, n->t, n->storage, rnsc_node_now_ms());
+	if (clean & NODE_STORE_CLEAN_CACHE)
+		node_store_clean_cache(n->ctx, n->t, n->storage);
+	int due = node_store_cadence_due(&n->cadence, n->t, mono_ms);
 	if (due == NODE_STORE_ALL) {
 		rnsc_node_save(n);
 	} else if (due == NODE_STORE_TABLES) {
 		node_store_ifaces si = {.ud = n, .describe = store_describe, .find = store_find};
-		node_store_save_known(n->ctx, n->t, n->storage);
-		if (!n->connected)
+		if (!n->connected) {
+			node_store_save_known(n->ctx, n->t, n->storage);
 			node_store_save_paths(n->ctx, n->t, n->storage, &si);
+		}
 	}
 }
 
@@ -875,6 +900,18 @@ standalone:
 	return 0;
 }
 
+/* Why rnsc ships no plugin for a type the reference serves (appended to the skip message). */
+static const char *unserved_why(const char *type)
+{
+	if (strcmp(type, "I2PInterface") == 0)
+		return " (rnsc has no I2PInterface: it needs an I2P router's SAM bridge, and none has "
+		       "been available to test one against the reference)";
+	if (strcmp(type, "WeaveInterface") == 0)
+		return " (rnsc has no WeaveInterface: there is no Weave device, nor a simulator of its "
+		       "protocol, to test one against the reference)";
+	return "";
+}
+
 /* The reference's classes that keep trying to open their device (reconnect_port). */
 static int type_retries(const char *type)
 {
@@ -917,7 +954,7 @@ static int open_ifaces(rnsc_node *n, rnsc_config_error *err)
 			rnsc_config_section_path(ci.section, p, sizeof(p));
 			rnsc_log(n->ctx, RNSC_LOG_ERROR, WHO, "%s option \"type\": no loaded interface "
 				 "plugin serves type \"%s\"; interface skipped, the others keep "
-				 "running", p, ci.type);
+				 "running%s", p, ci.type, unserved_why(ci.type));
 			failed++;
 			continue;
 		}
@@ -1084,6 +1121,7 @@ int rnsc_node_new(rnsc_ctx *ctx, rnsc_plugin_host *plugins, const rnsc_node_opti
 		node_store_ifaces si = {.ud = n, .describe = store_describe, .find = store_find};
 		node_store_load_hashlist(ctx, n->t, n->storage);
 		node_store_load_paths(ctx, n->t, n->storage, &si);
+		node_store_load_tunnels(ctx, n->t, n->storage);
 	}
 	if (!n->connected) /* Transport.reload_blackhole; drops paths of listed identities */
 		node_store_load_blackhole(ctx, n->t, n->storage, n->set.blackhole_sources.h,
@@ -1339,10 +1377,18 @@ int rnsc_node_save(rnsc_node *n)
 	if (!n || !n->t)
 		return RNSC_ERR_INVAL;
 	node_store_ifaces si = {.ud = n, .describe = store_describe, .find = store_find};
-	int rc = node_store_save_known(n->ctx, n->t, n->storage);
-	/* A program attached to a shared instance leaves the path table to the instance. */
+	/* A program attached to a shared instance leaves the tables to the instance
+	 * (Identity.save_known_destinations and Transport.persist_data return early there): a
+	 * client writing known_destinations would overwrite what the instance learnt since. */
+	int rc = n->connected ? 0 : node_store_save_known(n->ctx, n->t, n->storage);
 	int rc2 = n->connected ? 0 : node_store_save_paths(n->ctx, n->t, n->storage, &si);
-	int rc3 = n->set.enable_transport ? node_store_save_hashlist(n->ctx, n->t, n->storage) : 0;
+	int rc3 = n->set.enable_transport && !n->connected
+			  ? node_store_save_hashlist(n->ctx, n->t, n->storage)
+			  : 0;
+	/* Transport.persist_data: the tunnel table with the hashlist and the path table */
+	int rc4 = !n->connected ? node_store_save_tunnels(n->ctx, n->t, n->storage, &si) : 0;
+	if (!rc3)
+		rc3 = rc4;
 	return rc ? rc : rc2 ? rc2 : rc3;
 }
 

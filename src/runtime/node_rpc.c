@@ -133,7 +133,8 @@ static const char *child_type(const char *type)
 {
 	static const char *const map[][2] = {{"TCPServerInterface", "TCPClientInterface"},
 					     {"LocalServerInterface", "LocalClientInterface"},
-					     {"BackboneInterface", "BackboneClientInterface"}};
+					     {"BackboneInterface", "BackboneClientInterface"},
+					     {"RNodeMultiInterface", "RNodeSubInterface"}};
 	for (size_t i = 0; type && i < sizeof(map) / sizeof(map[0]); i++)
 		if (strcmp(type, map[i][0]) == 0)
 			return map[i][1];
@@ -695,8 +696,25 @@ int rnsc_node_rpc_answer(rnsc_node *n, rnsc_ctx *ctx, const uint8_t *req, size_t
 			return RNSC_ERR_NOTFOUND;
 		}
 	} else if (q.dest_data || q.ident_data) {
+		/* A shared-instance client's recall/retain lands in this instance's table, so the
+		 * known destinations stay one table written by one process (Reticulum.py's
+		 * destination_data / identity_data calls). An unknown operation gets no answer, as
+		 * the reference gives none. */
+		uint64_t now = rnsc_node_now_ms();
+		int hash_ok = q.dest && q.dest_len == RNSC_TRUNCATED_HASHLEN;
+		int rc;
+		if (q.dest_data && streq(q.dest_data, q.dest_data_len, "used"))
+			rc = hash_ok ? rnsc_transport_known_used(t, q.dest, now) : 0;
+		else if (q.dest_data && streq(q.dest_data, q.dest_data_len, "retain"))
+			rc = hash_ok ? rnsc_transport_known_retain(t, q.dest) : 0;
+		else if (q.dest_data && streq(q.dest_data, q.dest_data_len, "unretain"))
+			rc = hash_ok ? rnsc_transport_known_unretain(t, q.dest, now) : 0;
+		else if (!q.dest_data && streq(q.ident_data, q.ident_data_len, "retain"))
+			rc = hash_ok ? rnsc_transport_known_retain_identity(t, q.dest) : 0;
+		else
+			return RNSC_ERR_NOTFOUND;
 		a.kind = A_BOOL;
-		a.iv = 1;
+		a.iv = rc == 1;
 	} else if (q.has_blackhole || q.has_unblackhole) {
 		/* Reticulum.blackhole_identity: False for a hash of the wrong length, else
 		 * Transport's True (done) or None (already / not blackholed) */

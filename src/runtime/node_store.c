@@ -2,12 +2,14 @@
 #include "node_store.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "identity.h"
 #include "known_file.h"
@@ -15,6 +17,7 @@
 #include "packet.h"
 #include "path_file.h"
 #include "store.h"
+#include "tunnel_file.h"
 
 static const char *WHO = "node";
 
@@ -191,6 +194,7 @@ static size_t write_paths(rnsc_ctx *ctx, rnsc_mp_writer *w, rnsc_transport *t,
 {
 	size_t cur = 0, done = 0;
 	rnsc_path_record rec;
+	memset(&rec, 0, sizeof(rec));
 	char desc[512];
 	rnsc_path_file_begin(w, n);
 	while (done < n && rnsc_transport_path_next(t, &cur, rec.dest_hash, &rec.path)) {
@@ -256,6 +260,176 @@ int node_store_save_paths(rnsc_ctx *ctx, rnsc_transport *t, const char *storage,
 	return 0;
 fail:
 	rnsc_log(ctx, RNSC_LOG_ERROR, WHO, "cannot save the path table to %s: %s", path,
+		 rnsc_strerror(rc));
+	return rc;
+}
+
+/* ---- tunnels ----------------------------------------------------------------------------- */
+
+typedef struct tload {
+	rnsc_ctx *ctx;
+	rnsc_transport *t;
+	const char *storage;
+	uint8_t cur[RNSC_HASHLEN]; /* the tunnel imported last */
+	int have_cur;
+	int tunnels, paths, missing;
+} tload;
+
+static int tunnel_one(void *ud, const rnsc_tunnel_record *tn, const rnsc_path_record *rec)
+{
+	tload *l = ud;
+	if (!rec)
+		return 0; /* the tunnel goes in with its first path that can be restored */
+	char hx[2 * RNSC_HASHLEN + 1], path[PATH_MAX];
+	hex(hx, rec->path.packet_hash, RNSC_HASHLEN);
+	snprintf(path, sizeof(path), "%s/cache/announces/%s", l->storage, hx);
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	const uint8_t *raw;
+	size_t raw_len;
+	int rc = rnsc_store_read_file(l->ctx, path, 64u << 10, &buf, &len);
+	if (rc == 0)
+		rc = rnsc_path_cache_parse(buf, len, &raw, &raw_len);
+	if (rc == 0 && !(l->have_cur && memcmp(l->cur, tn->id, RNSC_HASHLEN) == 0)) {
+		rc = rnsc_transport_tunnel_import(l->t, tn->id, tn->expires);
+		if (rc == 0) {
+			memcpy(l->cur, tn->id, RNSC_HASHLEN);
+			l->have_cur = 1;
+			l->tunnels++;
+		}
+	}
+	if (rc == 0)
+		rc = rnsc_transport_tunnel_path_import(l->t, tn->id, rec->dest_hash, &rec->path,
+						       rec->blobs, rec->n_blobs, raw, raw_len);
+	rnsc_free(l->ctx, buf);
+	if (rc == RNSC_ERR_NOMEM)
+		return rc;
+	if (rc)
+		l->missing++;
+	else
+		l->paths++;
+	return 0;
+}
+
+int node_store_load_tunnels(rnsc_ctx *ctx, rnsc_transport *t, const char *storage)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/tunnels", storage);
+	rnsc_store_cleanup_temps(path);
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	int rc = rnsc_store_read_file(ctx, path, RNSC_TUNNEL_FILE_MAX, &buf, &len);
+	if (rc == RNSC_ERR_NOENT)
+		return 0;
+	if (rc) {
+		rnsc_log(ctx, RNSC_LOG_ERROR, WHO, "cannot read %s (%s); starting without tunnels",
+			 path, rnsc_strerror(rc));
+		return rc;
+	}
+	tload l = {.ctx = ctx, .t = t, .storage = storage};
+	size_t skipped = 0;
+	rc = rnsc_tunnel_file_parse(buf, len, tunnel_one, &l, &skipped);
+	rnsc_free(ctx, buf);
+	if (rc < 0) {
+		rnsc_log(ctx, RNSC_LOG_ERROR, WHO, "could not load the tunnel table from %s (%s); "
+			 "the file will be rewritten", path, rnsc_strerror(rc));
+		return rc;
+	}
+	rnsc_log(ctx, RNSC_LOG_VERBOSE, WHO, "loaded %d tunnel%s with %d path%s from %s (%zu "
+		 "skipped, %d without a cached announce)", l.tunnels, l.tunnels == 1 ? "" : "s",
+		 l.paths, l.paths == 1 ? "" : "s", path, skipped, l.missing);
+	return l.tunnels;
+}
+
+/* One pass over the tunnel table; cachedir (may be NULL) gets the missing announces. */
+static void write_tunnels(rnsc_ctx *ctx, rnsc_mp_writer *w, rnsc_transport *t,
+			  const node_store_ifaces *ifs, const char *cachedir)
+{
+	size_t cur = 0;
+	rnsc_tunnel_record tr;
+	rnsc_transport_tunnel info;
+	rnsc_tunnel_file_begin(w, rnsc_transport_tunnel_count(t));
+	while (rnsc_transport_tunnel_next(t, &cur, tr.id, &info)) {
+		char desc[512];
+		uint8_t ih[RNSC_HASHLEN];
+		int has_ih = info.has_iface &&
+			     ifs->describe(ifs->ud, info.iface, desc, sizeof(desc)) == 0 &&
+			     rnsc_full_hash(ctx, ih, (const uint8_t *)desc, strlen(desc)) == 0;
+		tr.expires = info.expires;
+		rnsc_tunnel_file_tunnel(w, &tr, has_ih ? ih : NULL, info.n_paths);
+		size_t pc = 0, k = 0;
+		rnsc_path_record rec;
+		memset(&rec, 0, sizeof(rec));
+		uint8_t blobs[RNSC_MAX_RANDOM_BLOBS][10];
+		const uint8_t *raw;
+		size_t raw_len;
+		while (k < info.n_paths &&
+		       rnsc_transport_tunnel_path_next(t, tr.id, &pc, rec.dest_hash, &rec.path, blobs,
+						       &raw, &raw_len)) {
+			size_t nb = rec.path.n_random_blobs, keep = nb;
+			if (keep > NODE_STORE_PERSIST_RANDOM_BLOBS)
+				keep = NODE_STORE_PERSIST_RANDOM_BLOBS; /* the newest, as [-32:] */
+			memcpy(rec.blobs, blobs[nb - keep], keep * 10);
+			rec.n_blobs = keep;
+			rec.has_iface_hash = has_ih;
+			rec.nil_iface_ok = 1;
+			memcpy(rec.iface_hash, ih, sizeof(ih));
+			rnsc_path_file_entry(w, &rec);
+			k++;
+			char hx[2 * RNSC_HASHLEN + 1], fp[PATH_MAX];
+			struct stat st;
+			if (!cachedir)
+				continue;
+			hex(hx, rec.path.packet_hash, RNSC_HASHLEN);
+			snprintf(fp, sizeof(fp), "%s/%s", cachedir, hx);
+			if (stat(fp, &st) == 0)
+				continue;
+			uint8_t cbuf[RNSC_MTU + 600];
+			rnsc_mp_writer cw;
+			rnsc_mp_writer_init(&cw, cbuf, sizeof(cbuf));
+			rnsc_path_cache_write(&cw, raw, raw_len, has_ih ? desc : NULL);
+			if (rnsc_mp_writer_finish(&cw) >= 0)
+				rnsc_store_write_atomic(fp, cbuf, cw.len, 0644);
+		}
+		for (; k < info.n_paths; k++) /* cannot happen: keep the array length honest */
+			rnsc_mp_write_nil(w);
+		rnsc_tunnel_file_tunnel_end(w, &tr);
+	}
+}
+
+int node_store_save_tunnels(rnsc_ctx *ctx, rnsc_transport *t, const char *storage,
+			    const node_store_ifaces *ifs)
+{
+	char path[PATH_MAX], cachedir[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/tunnels", storage);
+	snprintf(cachedir, sizeof(cachedir), "%s/cache/announces", storage);
+	int rc = rnsc_store_mkdirs(cachedir);
+	if (rc)
+		goto fail;
+	rnsc_mp_writer w;
+	rnsc_mp_writer_init(&w, NULL, 0);
+	write_tunnels(ctx, &w, t, ifs, cachedir);
+	if ((rc = rnsc_mp_writer_finish(&w)) < 0)
+		goto fail;
+	size_t need = w.len;
+	uint8_t *buf = rnsc_alloc(ctx, need ? need : 1);
+	if (!buf) {
+		rc = RNSC_ERR_NOMEM;
+		goto fail;
+	}
+	rnsc_mp_writer_init(&w, buf, need);
+	write_tunnels(ctx, &w, t, ifs, NULL);
+	rc = rnsc_mp_writer_finish(&w);
+	if (rc >= 0)
+		rc = rnsc_store_write_atomic(path, buf, w.len, 0644);
+	rnsc_free(ctx, buf);
+	if (rc < 0)
+		goto fail;
+	rnsc_log(ctx, RNSC_LOG_DEBUG, WHO, "saved %zu tunnel table entries to %s",
+		 rnsc_transport_tunnel_count(t), path);
+	return 0;
+fail:
+	rnsc_log(ctx, RNSC_LOG_ERROR, WHO, "cannot save the tunnel table to %s: %s", path,
 		 rnsc_strerror(rc));
 	return rc;
 }
@@ -492,4 +666,137 @@ int node_store_cadence_due(node_store_cadence *c, const rnsc_transport *t, uint6
 	memcpy(c->sig, sig, sizeof(sig));
 	c->saved_ms = now_ms;
 	return NODE_STORE_TABLES;
+}
+
+/* ---- hygiene ------------------------------------------------------------------------------ */
+
+typedef struct clean_ud {
+	rnsc_ctx *ctx;
+	const char *storage;
+} clean_ud;
+
+static void drop_ratchet(void *ud, const uint8_t dest[16])
+{
+	clean_ud *c = ud;
+	char hx[2 * RNSC_TRUNCATED_HASHLEN + 1], path[PATH_MAX];
+	hex(hx, dest, RNSC_TRUNCATED_HASHLEN);
+	snprintf(path, sizeof(path), "%s/ratchets/%s", c->storage, hx);
+	if (unlink(path) && errno != ENOENT)
+		rnsc_log(c->ctx, RNSC_LOG_WARNING, WHO, "could not clean stale ratchets for <%s>: %s",
+			 hx, strerror(errno));
+}
+
+int node_store_clean_known(rnsc_ctx *ctx, rnsc_transport *t, const char *storage,
+			   uint64_t now_ms)
+{
+	size_t before = rnsc_transport_known_count(t);
+	clean_ud c = {.ctx = ctx, .storage = storage};
+	int n = rnsc_transport_known_clean(t, now_ms, drop_ratchet, &c);
+	if (n < 0)
+		return n;
+	rnsc_log(ctx, RNSC_LOG_DEBUG, WHO, "cleaned known destinations: total %zu, removed %d",
+		 before, n);
+	int rc = node_store_save_known(ctx, t, storage);
+	return rc < 0 ? rc : n;
+}
+
+static int cmp_hash(const void *a, const void *b)
+{
+	return memcmp(a, b, RNSC_HASHLEN);
+}
+
+/* bytes.fromhex of a cache file name; only a 32-byte result can name an announce. */
+static int unhex32(uint8_t out[RNSC_HASHLEN], const char *s)
+{
+	if (strlen(s) != 2 * RNSC_HASHLEN)
+		return -1;
+	for (size_t i = 0; i < 2 * RNSC_HASHLEN; i++) {
+		char ch = s[i];
+		int v = ch >= '0' && ch <= '9' ? ch - '0'
+			: ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+			: ch >= 'A' && ch <= 'F' ? ch - 'A' + 10
+			: -1;
+		if (v < 0)
+			return -1;
+		if (i % 2 == 0)
+			out[i / 2] = (uint8_t)(v << 4);
+		else
+			out[i / 2] |= (uint8_t)v;
+	}
+	return 0;
+}
+
+int node_store_clean_cache(rnsc_ctx *ctx, rnsc_transport *t, const char *storage)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s/cache/announces", storage);
+	size_t n = rnsc_transport_path_count(t), k = 0, cur = 0, tc = 0;
+	uint8_t tid[RNSC_HASHLEN];
+	rnsc_transport_tunnel info;
+	while (rnsc_transport_tunnel_next(t, &tc, tid, &info))
+		n += info.n_paths;
+	uint8_t (*active)[RNSC_HASHLEN] = rnsc_alloc(ctx, (n ? n : 1) * RNSC_HASHLEN);
+	if (!active)
+		return RNSC_ERR_NOMEM;
+	rnsc_transport_path p;
+	while (k < n && rnsc_transport_path_next(t, &cur, NULL, &p))
+		memcpy(active[k++], p.packet_hash, RNSC_HASHLEN);
+	tc = 0; /* and the tunnel paths' (Transport.clean_announce_cache keeps both) */
+	while (k < n && rnsc_transport_tunnel_next(t, &tc, tid, NULL)) {
+		size_t pc = 0;
+		while (k < n && rnsc_transport_tunnel_path_next(t, tid, &pc, NULL, &p, NULL, NULL,
+								  NULL))
+			memcpy(active[k++], p.packet_hash, RNSC_HASHLEN);
+	}
+	qsort(active, k, RNSC_HASHLEN, cmp_hash);
+	DIR *d = opendir(dir);
+	if (!d) {
+		int e = errno;
+		rnsc_free(ctx, active);
+		if (e == ENOENT)
+			return 0;
+		rnsc_log(ctx, RNSC_LOG_ERROR, WHO, "cannot clean the announce cache %s: %s", dir,
+			 strerror(e));
+		return rnsc_store_errno(e);
+	}
+	int removed = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		char fp[PATH_MAX];
+		struct stat st;
+		if (snprintf(fp, sizeof(fp), "%s/%s", dir, de->d_name) >= (int)sizeof(fp) ||
+		    stat(fp, &st) || !S_ISREG(st.st_mode))
+			continue; /* os.path.isfile: directories and the like stay */
+		uint8_t h[RNSC_HASHLEN];
+		if (unhex32(h, de->d_name) == 0 && bsearch(h, active, k, RNSC_HASHLEN, cmp_hash))
+			continue;
+		if (unlink(fp) == 0)
+			removed++;
+	}
+	closedir(d);
+	rnsc_free(ctx, active);
+	if (removed)
+		rnsc_log(ctx, RNSC_LOG_DEBUG, WHO, "removed %d cached announce%s", removed,
+			 removed == 1 ? "" : "s");
+	return removed;
+}
+
+int node_store_hygiene_due(node_store_hygiene *h, uint64_t now_ms)
+{
+	if (!h->init) {
+		h->known_ms = now_ms + NODE_STORE_CLEAN_KNOWN_MS;
+		h->cache_ms = now_ms + NODE_STORE_CLEAN_CACHE_DEFER_MS + NODE_STORE_CLEAN_CACHE_MS;
+		h->init = 1;
+		return 0;
+	}
+	int due = 0;
+	if (now_ms >= h->known_ms) {
+		h->known_ms = now_ms + NODE_STORE_CLEAN_KNOWN_MS;
+		due |= NODE_STORE_CLEAN_KNOWN;
+	}
+	if (now_ms >= h->cache_ms) {
+		h->cache_ms = now_ms + NODE_STORE_CLEAN_CACHE_MS;
+		due |= NODE_STORE_CLEAN_CACHE;
+	}
+	return due;
 }

@@ -36,6 +36,15 @@ int node_store_load_paths(rnsc_ctx *ctx, rnsc_transport *t, const char *storage,
 int node_store_save_paths(rnsc_ctx *ctx, rnsc_transport *t, const char *storage,
 			  const node_store_ifaces *ifs);
 
+/* <storage>/tunnels (tunnel_file.h) with the tunnel paths' announces in the announce cache,
+ * as Transport.save_tunnel_table / Transport.start keep them: a tunnel loads without an
+ * interface, with the paths whose cached announce is there (a tunnel with none is left out);
+ * at most PERSIST_RANDOM_BLOBS (32) random blobs per path are written. */
+#define NODE_STORE_PERSIST_RANDOM_BLOBS 32u
+int node_store_load_tunnels(rnsc_ctx *ctx, rnsc_transport *t, const char *storage);
+int node_store_save_tunnels(rnsc_ctx *ctx, rnsc_transport *t, const char *storage,
+			    const node_store_ifaces *ifs);
+
 /* <storage>/packet_hashlist.raw: the packet hashes back to back, 32 bytes each (the
  * reference's format; a partial last hash is ignored, as the reference ignores it).
  * Returns the number loaded or a negative code (logged); 0 or an error for save. */
@@ -56,6 +65,30 @@ int node_store_save_blackhole(rnsc_ctx *ctx, rnsc_transport *t, const char *stor
 /* Writes a source's list as received (BlackholeUpdater) to <storage>/blackhole/<hex>. */
 int node_store_save_blackhole_source(rnsc_ctx *ctx, const char *storage,
 				     const uint8_t source[16], const uint8_t *list, size_t len);
+
+/* Storage hygiene (Transport.jobs): known destinations cleaned every
+ * known_destinations_interval (5 min, the first 5 min after start), then written; the announce
+ * cache cleaned every cache_clean_interval (5 min, the first deferred 60 s more). Only the
+ * instance that owns the storage does either (not a program attached to a shared instance). */
+#define NODE_STORE_CLEAN_KNOWN_MS (5u * 60u * 1000u)
+#define NODE_STORE_CLEAN_CACHE_MS (5u * 60u * 1000u)
+#define NODE_STORE_CLEAN_CACHE_DEFER_MS (60u * 1000u)
+/* Identity.clean_known_destinations, then the ratchet files of the removed entries
+ * (<storage>/ratchets/<hex>) are deleted and the file is written. now_ms: wall clock.
+ * Returns the number removed or a negative code (logged). */
+int node_store_clean_known(rnsc_ctx *ctx, rnsc_transport *t, const char *storage,
+			   uint64_t now_ms);
+/* Transport.clean_announce_cache: every file in <storage>/cache/announces whose name is not
+ * the hex packet hash of a path table or tunnel path announce is deleted. Returns the number
+ * removed or a negative code (logged). */
+int node_store_clean_cache(rnsc_ctx *ctx, rnsc_transport *t, const char *storage);
+typedef struct node_store_hygiene {
+	uint64_t known_ms, cache_ms; /* when each is next due (monotonic ms) */
+	int init;
+} node_store_hygiene;
+enum { NODE_STORE_CLEAN_KNOWN = 1, NODE_STORE_CLEAN_CACHE = 2 };
+/* What is due at now_ms (monotonic), as a mask; counts it as done. */
+int node_store_hygiene_due(node_store_hygiene *h, uint64_t now_ms);
 
 /* When to write: known destinations and the path table are written SAVE_GAP_MS after they
  * changed (checked every NODE_STORE_CHECK_MS; at most one write per gap, so a flood costs

@@ -23,6 +23,60 @@ static int read_seconds(rnsc_mp_reader *r, uint64_t *ms)
 	return 0;
 }
 
+int rnsc_path_record_read(rnsc_mp_reader *r, rnsc_path_record *rec, int nil_iface, int *usable)
+{
+	size_t fields, dlen, rlen, ilen = RNSC_HASHLEN, plen, nb;
+	const uint8_t *d, *rf, *ih = NULL, *ph;
+	uint64_t hops;
+	int rc;
+	*usable = 1;
+	memset(rec, 0, sizeof(*rec));
+	if ((rc = rnsc_mp_read_array(r, &fields)))
+		return rc;
+	if (fields < 8)
+		return RNSC_ERR_MALFORMED;
+	if ((rc = rnsc_mp_read_bin(r, &d, &dlen)) || (rc = read_seconds(r, &rec->path.timestamp)) ||
+	    (rc = rnsc_mp_read_bin(r, &rf, &rlen)) || (rc = rnsc_mp_read_uint(r, &hops)) ||
+	    (rc = read_seconds(r, &rec->path.expires)) || (rc = rnsc_mp_read_array(r, &nb)))
+		return rc;
+	for (size_t b = 0; b < nb; b++) {
+		const uint8_t *bp;
+		size_t bl;
+		if ((rc = rnsc_mp_read_bin(r, &bp, &bl)))
+			return rc;
+		if (bl != 10) {
+			*usable = 0;
+			continue;
+		}
+		if (rec->n_blobs == RNSC_MAX_RANDOM_BLOBS) { /* keep the newest */
+			memmove(rec->blobs[0], rec->blobs[1], (RNSC_MAX_RANDOM_BLOBS - 1) * 10);
+			rec->n_blobs--;
+		}
+		memcpy(rec->blobs[rec->n_blobs++], bp, 10);
+	}
+	if (!(nil_iface && rnsc_mp_read_nil(r) == 0) && (rc = rnsc_mp_read_bin(r, &ih, &ilen)))
+		return rc;
+	if ((rc = rnsc_mp_read_bin(r, &ph, &plen)))
+		return rc;
+	for (size_t f = 8; f < fields; f++)
+		if ((rc = rnsc_mp_skip(r)))
+			return rc;
+	if (dlen != RNSC_TRUNCATED_HASHLEN || rlen != RNSC_TRUNCATED_HASHLEN ||
+	    ilen != RNSC_HASHLEN || plen != RNSC_HASHLEN || hops >= 128) {
+		*usable = 0;
+		return 0;
+	}
+	memcpy(rec->dest_hash, d, sizeof(rec->dest_hash));
+	memcpy(rec->path.next_hop, rf, sizeof(rec->path.next_hop));
+	rec->path.hops = (unsigned)hops;
+	rec->path.n_random_blobs = rec->n_blobs;
+	rec->has_iface_hash = ih != NULL;
+	if (ih)
+		memcpy(rec->iface_hash, ih, sizeof(rec->iface_hash));
+	memcpy(rec->path.packet_hash, ph, sizeof(rec->path.packet_hash));
+	return 0;
+}
+
 static int walk(const uint8_t *p, size_t len, rnsc_path_each_fn each, void *ud, size_t *skipped)
 {
 	rnsc_mp_reader r;
@@ -33,55 +87,15 @@ static int walk(const uint8_t *p, size_t len, rnsc_path_each_fn each, void *ud, 
 		return rc;
 	rnsc_path_record rec;
 	for (size_t i = 0; i < n; i++) {
-		size_t fields, dlen, rlen, ilen, plen, nb;
-		const uint8_t *d, *rf, *ih, *ph;
-		uint64_t hops;
-		int usable = 1;
-		memset(&rec, 0, sizeof(rec));
-		if ((rc = rnsc_mp_read_array(&r, &fields)))
+		int usable;
+		if ((rc = rnsc_path_record_read(&r, &rec, 0, &usable)))
 			return rc;
-		if (fields < 8)
-			return RNSC_ERR_MALFORMED;
-		if ((rc = rnsc_mp_read_bin(&r, &d, &dlen)) ||
-		    (rc = read_seconds(&r, &rec.path.timestamp)) ||
-		    (rc = rnsc_mp_read_bin(&r, &rf, &rlen)) || (rc = rnsc_mp_read_uint(&r, &hops)) ||
-		    (rc = read_seconds(&r, &rec.path.expires)) || (rc = rnsc_mp_read_array(&r, &nb)))
-			return rc;
-		for (size_t b = 0; b < nb; b++) {
-			const uint8_t *bp;
-			size_t bl;
-			if ((rc = rnsc_mp_read_bin(&r, &bp, &bl)))
-				return rc;
-			if (bl != 10) {
-				usable = 0;
-				continue;
-			}
-			if (rec.n_blobs == RNSC_MAX_RANDOM_BLOBS) { /* keep the newest */
-				memmove(rec.blobs[0], rec.blobs[1], (RNSC_MAX_RANDOM_BLOBS - 1) * 10);
-				rec.n_blobs--;
-			}
-			memcpy(rec.blobs[rec.n_blobs++], bp, 10);
-		}
-		if ((rc = rnsc_mp_read_bin(&r, &ih, &ilen)) || (rc = rnsc_mp_read_bin(&r, &ph, &plen)))
-			return rc;
-		for (size_t f = 8; f < fields; f++)
-			if ((rc = rnsc_mp_skip(&r)))
-				return rc;
-		if (!usable || dlen != RNSC_TRUNCATED_HASHLEN || rlen != RNSC_TRUNCATED_HASHLEN ||
-		    ilen != RNSC_HASHLEN || plen != RNSC_HASHLEN || hops >= 128) {
+		if (!usable) {
 			skip++;
 			continue;
 		}
 		used++;
-		if (!each)
-			continue;
-		memcpy(rec.dest_hash, d, sizeof(rec.dest_hash));
-		memcpy(rec.path.next_hop, rf, sizeof(rec.path.next_hop));
-		rec.path.hops = (unsigned)hops;
-		rec.path.n_random_blobs = rec.n_blobs;
-		memcpy(rec.iface_hash, ih, sizeof(rec.iface_hash));
-		memcpy(rec.path.packet_hash, ph, sizeof(rec.path.packet_hash));
-		if ((rc = each(ud, &rec)))
+		if (each && (rc = each(ud, &rec)))
 			return rc;
 	}
 	if (skipped)
@@ -118,7 +132,10 @@ void rnsc_path_file_entry(rnsc_mp_writer *w, const rnsc_path_record *r)
 	rnsc_mp_write_array(w, r->n_blobs);
 	for (size_t i = 0; i < r->n_blobs; i++)
 		rnsc_mp_write_bin(w, r->blobs[i], 10);
-	rnsc_mp_write_bin(w, r->iface_hash, sizeof(r->iface_hash));
+	if (r->has_iface_hash || !r->nil_iface_ok)
+		rnsc_mp_write_bin(w, r->iface_hash, sizeof(r->iface_hash));
+	else
+		rnsc_mp_write_nil(w);
 	rnsc_mp_write_bin(w, r->path.packet_hash, sizeof(r->path.packet_hash));
 }
 

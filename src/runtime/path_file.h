@@ -34,7 +34,15 @@ typedef struct rnsc_path_record {
 	uint8_t blobs[RNSC_MAX_RANDOM_BLOBS][10];
 	size_t n_blobs;
 	uint8_t iface_hash[RNSC_HASHLEN];
+	int has_iface_hash; /* 0: nil (only in storage/tunnels, for a tunnel without interface) */
+	int nil_iface_ok;   /* writer: write nil when !has_iface_hash (tunnel paths) */
 } rnsc_path_record;
+
+/* One entry of either file (storage/tunnels holds the same records; nil_iface lets their
+ * interface hash be nil). *usable is 0 for an entry with wrong lengths (skipped). Returns 0
+ * or a msgpack error for a structural one. */
+RNSC_API int rnsc_path_record_read(rnsc_mp_reader *r, rnsc_path_record *rec, int nil_iface,
+				   int *usable);
 
 typedef int (*rnsc_path_each_fn)(void *ud, const rnsc_path_record *r);
 

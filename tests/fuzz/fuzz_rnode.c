@@ -9,7 +9,8 @@
  *     quality 0..100, RSSI within the one-byte offset range, the bitrate formula finite);
  *   - the configuration frames for the chosen parameters decode back (KISS) to exactly
  *     the commands and values encoded, ending with RADIO_STATE on; reports of those values
- *     then validate with no mismatch.
+ *     then validate with no mismatch;
+ *   - the same for RNodeMultiInterface's select-prefixed streams (rnsc_rnode_multi_*).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -91,6 +92,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (rnsc_rnode_detect_frames(enc, sizeof(enc)) != 13)
 		abort();
+	if (rnsc_rnode_multi_detect_frames(enc, sizeof(enc)) != 16)
+		abort();
+
+	/* RNodeMultiInterface: each command of the single-radio stream behind a select of the
+	 * radio's index; the decoded commands alternate select / command and carry the same
+	 * values. */
+	uint8_t idx = (uint8_t)(data[15] % RNSC_RNODE_MULTI_MAX);
+	memset(&s, 0, sizeof(s));
+	n = rnsc_rnode_multi_config_frames(idx, &c, enc, sizeof(enc));
+	if (n <= 0)
+		abort();
+	rnsc_kiss_decoder_init(&dec, buf, sizeof(buf));
+	rnsc_kiss_decoder_feed(&dec, enc, (size_t)n, on_cfg, &s);
+	if (s.n != 2 * want || rnsc_rnode_mismatch(&c, &s.r) != 0)
+		abort();
+	for (size_t k = 0; k < s.n; k += 2)
+		if (s.cmds[k] != RNSC_RNODE_CMD_SEL_INT || s.cmds[k + 1] == RNSC_RNODE_CMD_SEL_INT)
+			abort();
+	uint8_t ids[RNSC_RNODE_MULTI_MAX];
+	for (size_t k = 0; k < RNSC_RNODE_MULTI_MAX; k++)
+		ids[k] = (uint8_t)k;
+	n = rnsc_rnode_multi_detach_frames(data[15] & 1, ids, idx, enc, sizeof(enc));
+	if (n != ((data[15] & 1) ? 4 : 0) + (int)idx * 8 + 4)
+		abort();
+	(void)rnsc_rnode_chip_name(data[14]);
 
 	memset(&s, 0, sizeof(s));
 	rnsc_kiss_decoder_init(&dec, buf, sizeof(buf));

@@ -3,7 +3,7 @@
 #
 # Builds the libFuzzer targets (HDLC, KISS, MessagePack, packet, announce,
 # proof, IFAC, the config reader, the transport engine, the link state machine, the
-# persisted known-destinations and path tables, the PipeInterface command splitter, the
+# persisted known-destinations, path and tunnel tables, the PipeInterface command splitter, the
 # AutoInterface discovery-packet check, the RNode host protocol, the resource advertisement parser with a receiving
 # resource, the WebSocket interface plugin's codec and session logic, the request and
 # stream messages, the shared-instance RPC, the wire driver's codec and the echo
@@ -59,6 +59,10 @@ sources() {
 		# The persistence file parsers: msgpack and err.c, no crypto needed.
 		f=known_file; [ "$1" = pathfile ] && f=path_file
 		echo "$top/src/runtime/$f.c $top/src/lib/msgpack.c $top/src/lib/err.c -lm"
+		;;
+	tunnels)
+		# storage/tunnels: its records are the path table's.
+		echo "$top/src/runtime/tunnel_file.c $top/src/runtime/path_file.c $top/src/lib/msgpack.c $top/src/lib/err.c -lm"
 		;;
 	config)
 		# The runtime's config reader: its sources, the ctx allocator and err.c.
@@ -138,6 +142,12 @@ sources() {
 		for m in $core resource resource_adv; do printf '%s ' "$top/src/lib/$m.c"; done
 		echo "$top/plugins/crypto/openssl/openssl.c -lcrypto -lbz2 -lm"
 		;;
+	discovery)
+		# Interface discovery announces: the stamper, the parser and record writer, the core
+		# and the OpenSSL crypto plugin compiled in (fuzz_wire.h).
+		for m in $core stamper discovery; do printf '%s ' "$top/src/lib/$m.c"; done
+		echo "$top/plugins/crypto/openssl/openssl.c -lcrypto"
+		;;
 	*)
 		for m in $core; do printf '%s ' "$top/src/lib/$m.c"; done
 		echo "$top/plugins/crypto/openssl/openssl.c -lcrypto"
@@ -175,7 +185,7 @@ run_target() {
 
 # Targets run in RNSC_FUZZ_JOBS lanes (default 2: one per core on the CI machines), each
 # lane sequential; the reports are printed in target order at the end.
-targets="${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport link known pathfile shlex auto ws ws_session resource wire_codec request stream rpc echo_http blackhole remote_mgmt rsg rnode bridge x}"
+targets="${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport link known pathfile tunnels shlex auto ws ws_session resource wire_codec request stream rpc echo_http blackhole remote_mgmt rsg rnode bridge x discovery}"
 jobs=${RNSC_FUZZ_JOBS:-2}
 lane=0
 while [ "$lane" -lt "$jobs" ]; do
