@@ -1111,7 +1111,10 @@ int rnsc_transport_send(rnsc_transport *t, const uint8_t dest_hash[HL], const ui
 {
 	if (!t || !dest_hash || (!data && len))
 		return RNSC_ERR_INVAL;
-	if (len > RNSC_ENCRYPTED_MDU)
+	/* Packet.pack refuses only a raw packet over the MTU, so up to 399 bytes go out
+	 * (ENCRYPTED_MDU, 383, is what the reference advertises, not what it enforces) */
+	if (len > RNSC_MTU ||
+	    rnsc_packet_header_len(RNSC_HEADER_1) + rnsc_identity_token_len(len) > RNSC_MTU)
 		return RNSC_ERR_TOOBIG;
 	const tr_known *k = rnsc_tmap_get(&t->known, dest_hash, NULL);
 	if (!k)

@@ -473,8 +473,9 @@ RNSC_API int rnsc_transport_request_path_tagged(rnsc_transport *t,
 /* Sends one DATA packet to a remote SINGLE destination (encrypted to its recalled identity,
  * or its latest ratchet when one was announced) and registers a receipt. packet_hash (may be
  * NULL) receives the packet hash that a proof will name.
- * Returns 0, RNSC_ERR_NOTFOUND (identity unknown: no announce seen), RNSC_ERR_TOOBIG (over
- * RNSC_ENCRYPTED_MDU), RNSC_ERR_NOMEM, crypto errors. */
+ * Returns 0, RNSC_ERR_NOTFOUND (identity unknown: no announce seen), RNSC_ERR_TOOBIG (the
+ * encrypted packet would exceed RNSC_MTU, as Packet.pack refuses it: over 399 bytes of data),
+ * RNSC_ERR_NOMEM, crypto errors. */
 RNSC_API int rnsc_transport_send(rnsc_transport *t, const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
 				 const uint8_t *data, size_t len,
 				 uint8_t packet_hash[RNSC_HASHLEN], uint64_t now);

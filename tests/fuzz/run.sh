@@ -104,10 +104,12 @@ sources() {
 		echo "$top/src/runtime/rpc.c $top/src/runtime/status_json.c $top/src/runtime/store.c $top/plugins/crypto/openssl/openssl.c -lcrypto -lm"
 		;;
 	rsg)
-		# rnsc id's signature envelopes and base32/base64 decoders (src/cli/cmd_id_crypt.c),
-		# with the store for its file helpers and the OpenSSL crypto plugin compiled in.
+		# rnsc id's signature envelopes, base32/base64 decoders and -E metadata
+		# (src/cli/cmd_id_crypt.c, cmd_id_meta.c), with the store for its file helpers, the
+		# config reader, and the OpenSSL crypto plugin compiled in.
 		for m in $core; do printf '%s ' "$top/src/lib/$m.c"; done
-		echo "-I$top/src/cli $top/src/cli/cmd_id_crypt.c $top/src/runtime/store.c $top/plugins/crypto/openssl/openssl.c -lcrypto -lm"
+		for m in cfgfile cfg_scan cfg_parse cfg_access cfg_interp cfg_convert cfg_settings cfg_locate; do printf '%s ' "$top/src/runtime/$m.c"; done
+		echo "-I$top/src/cli $top/src/cli/cmd_id_crypt.c $top/src/cli/cmd_id_meta.c $top/src/runtime/store.c $top/plugins/crypto/openssl/openssl.c -lcrypto -lm -lpthread"
 		;;
 	x)
 		# rnx's request data and result as rnsc x reads them (src/cli/x_wire.c).
