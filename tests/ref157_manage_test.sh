@@ -4,7 +4,9 @@
 # --detach, --reload NAME) against rnsc daemon and, for the expected answer, against 1.5.7's
 # rnsd with enable_interface_management = no: rnsc attaches interfaces only at start, so it
 # must answer every call as that rnsd does (False: "Could not ... interface NAME"),
-# log the refusal, and keep serving. Real processes on 127.0.0.1; every wait is bounded.
+# log the refusal, and keep serving. Then rnsc status --attach/--detach/--reload against
+# those two and, step by step beside rnstatus, against two rnsd 1.5.7 that do manage their
+# interfaces. Real processes on 127.0.0.1; every wait is bounded.
 set -u
 . "$(dirname "$0")/ref157_env.sh"
 RNSC="$B/src/cli/rnsc"
@@ -73,6 +75,76 @@ if timeout 30 "$VENV/bin/rnstatus" --config "$tmp/A" >"$tmp/st.out" 2>&1 && grep
   ok "rnsc daemon keeps serving: rnstatus still lists Srv"
 else
   bad "rnsc daemon stopped serving after the refusals" "$tmp/st.out" "$tmp/A.log"
+fi
+
+# rnsc status --attach/--detach/--reload against the same instances: the rnsd with
+# management off and the rnsc daemon answer it as they answer rnstatus.
+for d in R A; do
+  for op in detach attach reload; do
+    timeout 30 "$VENV/bin/rnstatus" --config "$tmp/$d" --$op Srv >"$tmp/ref.out" 2>&1
+    timeout 30 "$RNSC" status --config "$tmp/$d" --$op Srv >"$tmp/rnsc.out" 2>&1; rc=$?
+    if [ $rc = 1 ] && grep -q "Could not $op interface Srv" "$tmp/ref.out" &&
+       diff "$tmp/ref.out" "$tmp/rnsc.out" >"$tmp/diff"; then
+      ok "rnsc status --$op Srv against $([ $d = R ] && echo "rnsd (management off)" || echo "rnsc daemon"): as rnstatus, exit 1"
+    else
+      bad "rnsc status --$op Srv against $d: exit $rc" "$tmp/ref.out" "$tmp/rnsc.out"
+    fi
+  done
+done
+
+# Two rnsd 1.5.7 with interface management on (its default) and the same interfaces: one
+# walks a sequence of calls with rnstatus, the other the same sequence with rnsc status;
+# each step's answer must match (True/None/False as "was ...", "does not exist", "Could
+# not"), rnsc status exiting 0 exactly when the call was done. "Cli" is a TCPClientInterface
+# to a closed port, so detaching and re-attaching it binds nothing.
+read -r P3 P4 PC < <("$PY" -c '
+import socket
+s = [socket.socket() for _ in range(3)]
+for x in s: x.bind(("127.0.0.1", 0))
+print(*[x.getsockname()[1] for x in s])')
+for m in M1:$P3 M2:$P4; do
+  conf "$tmp/${m%%:*}" "${inst}${m%%:*}" "${m#*:}" ""
+  printf '  [[Cli]]\n    type = TCPClientInterface\n    enabled = yes\n    target_host = 127.0.0.1\n    target_port = %s\n' "$PC" >>"$tmp/${m%%:*}/config"
+  "$VENV/bin/rnsd" --config "$tmp/${m%%:*}" >"$tmp/${m%%:*}.log" 2>&1 & pids+=($!)
+done
+for m in M1 M2; do
+  # no client before rnsd has saved its transport identity: an early rnstatus would write
+  # one of its own to the storage folder and every later RPC key would be refused
+  wait_for 30 grep -qs "Started rnsd version" "$tmp/$m.log" ||
+    { bad "rnsd $m did not start" "$tmp/$m.log"; exit 1; }
+  wait_for 30 sh -c "timeout 10 '$VENV/bin/rnstatus' --config '$tmp/$m' >/dev/null 2>&1" ||
+    { bad "rnstatus cannot reach rnsd $m" "$tmp/$m.log"; exit 1; }
+done
+timeout 30 "$RNSC" status --config "$tmp/M2" >"$tmp/s0" 2>&1
+grep -q "\[Cli/" "$tmp/s0" && ok "before the calls rnsc status lists Cli on rnsd" ||
+  bad "rnsc status does not list Cli before the calls" "$tmp/s0"
+step=0
+for call in "detach Cli" "detach Cli" "reload Cli" "attach Nope" "attach Cli" "attach Cli" \
+            "reload Cli" "reload Nope" "detach Nope"; do
+  step=$((step+1)); set -- $call
+  timeout 30 "$VENV/bin/rnstatus" --config "$tmp/M1" --$1 $2 >"$tmp/ref.out" 2>&1
+  timeout 30 "$RNSC" status --config "$tmp/M2" --$1 $2 >"$tmp/rnsc.out" 2>&1; rc=$?
+  want=1; grep -q "^Interface $2 was " "$tmp/ref.out" && want=0
+  if [ -s "$tmp/ref.out" ] && diff "$tmp/ref.out" "$tmp/rnsc.out" >"$tmp/diff" && [ $rc = $want ]; then
+    ok "step $step --$1 $2 with management on: $(cat "$tmp/rnsc.out"), exit $rc"
+  else
+    bad "step $step --$1 $2 with management on: rnsc exit $rc, want $want" "$tmp/ref.out" "$tmp/rnsc.out" "$tmp/M2.log"
+  fi
+  if [ $step = 1 ]; then # the detach is real: neither instance lists Cli any more
+    timeout 30 "$RNSC" status --config "$tmp/M1" >"$tmp/s1" 2>&1
+    timeout 30 "$VENV/bin/rnstatus" --config "$tmp/M2" >"$tmp/s2" 2>&1
+    if grep -q Srv "$tmp/s1" && grep -q Srv "$tmp/s2" && ! grep -q "\[Cli/" "$tmp/s1" && ! grep -q "\[Cli/" "$tmp/s2"; then
+      ok "after --detach Cli neither instance lists Cli (each read by the other tool)"
+    else
+      bad "after --detach Cli an instance still lists Cli" "$tmp/s1" "$tmp/s2"
+    fi
+  fi
+done
+timeout 30 "$RNSC" status --config "$tmp/nosuch" --attach Cli >"$tmp/none.out" 2>&1; rc=$?
+if [ $rc = 1 ] && grep -q "No shared RNS instance available" "$tmp/none.out"; then
+  ok "rnsc status --attach with no shared instance: exit 1, said aloud"
+else
+  bad "rnsc status --attach with no shared instance: exit $rc" "$tmp/none.out"
 fi
 echo "ref157_manage_test: $pass passed, $fail failed"
 [ $fail -eq 0 ]

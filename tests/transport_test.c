@@ -227,6 +227,14 @@ static void test_announce_and_duplicates(void)
 	CU_ASSERT_EQUAL(rnsc_transport_ingest(N[a].t, 1, frame, 5, NOW), RNSC_ERR_IFAC_UNEXPECTED);
 	frame[0] &= 0x7f;
 	CU_ASSERT_EQUAL(rnsc_transport_ingest(N[a].t, 1, frame, 5, NOW), RNSC_ERR_TRUNCATED);
+	/* Packet.pack's limit, not ENCRYPTED_MDU: 399 bytes encrypt to a 499-byte packet and
+	 * go out (rnprobe -s 399 does), 400 would make 515 and are refused */
+	static uint8_t big[400];
+	CU_ASSERT_EQUAL(rnsc_transport_send(N[b].t, da, big, 399, NULL, NOW), 0);
+	len = rnsc_transport_outbox_pop(N[b].t, &ifc, frame, sizeof(frame));
+	CU_ASSERT_EQUAL(len, 499);
+	CU_ASSERT_EQUAL(rnsc_transport_send(N[b].t, da, big, 400, NULL, NOW), RNSC_ERR_TOOBIG);
+	CU_ASSERT_EQUAL(rnsc_transport_outbox_pop(N[b].t, &ifc, frame, sizeof(frame)), 0);
 	rnsc_identity_free(&ida);
 	net_reset();
 }

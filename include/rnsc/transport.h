@@ -20,7 +20,9 @@
  * (announce_rate.h), set with rnsc_transport_iface_set_policy().
  *
  * Not implemented in this slice (see transport.c's header for the detail):
- * the packet cache, ratchets on local destinations. Persistence is the runtime's:
+ * the packet cache. Ratchets (transport_ratchet.c): local destinations rotate and announce
+ * them, decrypt with them first, and may enforce them; remote ratchets from announces are
+ * used when sending. Persistence is the runtime's:
  * the engine only exports and imports its tables (rnsc_transport_known_next/_import).
  *
  * Ownership: the engine is owned by its creator and freed with rnsc_transport_del(); it keeps
@@ -154,6 +156,21 @@ typedef struct rnsc_transport_callbacks {
 	/* The initiator of a link to a local destination revealed its identity (first time). */
 	void (*on_link_identified)(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
 				   const rnsc_identity *who);
+	/* Identity._remember_ratchet took a new ratchet for dest (from an announce, or one of
+	 * ours being announced): persist it (<storage>/ratchets/<hex>). Not called while the
+	 * engine is attached to a shared instance, as in the reference. received: ms. */
+	void (*on_ratchet)(void *ud, const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+			   const uint8_t ratchet_pub[RNSC_RATCHETSIZE], uint64_t received);
+	/* A local destination rotated its ratchets (Destination._persist_ratchets): the new
+	 * list, newest first, to be written to its ratchet file. */
+	void (*on_dest_ratchets)(void *ud, const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+				 const uint8_t (*ratchets)[RNSC_RATCHETSIZE], size_t n);
+	/* Destination.PROVE_APP (callbacks.proof_requested): a DATA packet was delivered to a
+	 * SINGLE destination with that strategy; return nonzero to prove it. Runs after on_data.
+	 * Without this callback such packets are not proved, as in the reference. */
+	int (*on_proof_requested)(void *ud, const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+				  const uint8_t *data, size_t len,
+				  const uint8_t packet_hash[RNSC_HASHLEN]);
 } rnsc_transport_callbacks;
 
 typedef struct rnsc_transport_stats {
@@ -369,7 +386,9 @@ RNSC_API int rnsc_transport_rate_next(const rnsc_transport *t, size_t *cursor,
 RNSC_API size_t rnsc_transport_drop_announce_queues(rnsc_transport *t);
 
 /* Registers a local IN destination: SINGLE with identity id (private key required, copied),
- * or PLAIN with id NULL. prove_all selects Destination.PROVE_ALL (else PROVE_NONE).
+ * PLAIN with id NULL, or GROUP with id NULL or an identity whose hash names it (public key
+ * enough; load its key with rnsc_transport_dest_group_key()). prove_all selects
+ * Destination.PROVE_ALL (else PROVE_NONE; see rnsc_transport_dest_set_proof_strategy).
  * out_hash (may be NULL) receives the destination hash.
  * Returns 0, RNSC_ERR_INVAL (type/identity mismatch), RNSC_ERR_NOKEY, RNSC_ERR_NAME,
  * RNSC_ERR_STATE (hash already registered), RNSC_ERR_NOMEM, crypto errors. */
@@ -377,6 +396,60 @@ RNSC_API int rnsc_transport_dest_add(rnsc_transport *t, int dest_type, const rns
 				     const char *app_name, const char *const *aspects,
 				     size_t n_aspects, int prove_all,
 				     uint8_t out_hash[RNSC_TRUNCATED_HASHLEN]);
+
+/* Transport.deregister_destination: the destination is no longer served (its DATA is not
+ * delivered, path requests for it are not answered here). Links already established to it
+ * stay until they close. Returns 0, RNSC_ERR_INVAL or RNSC_ERR_NOTFOUND. */
+RNSC_API int rnsc_transport_dest_remove(rnsc_transport *t,
+					const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN]);
+/* Destination.set_default_app_data / clear_default_app_data (data NULL): the app data every
+ * announce without its own carries, path responses included. Copied. Returns 0,
+ * RNSC_ERR_INVAL, RNSC_ERR_NOTFOUND, RNSC_ERR_TOOBIG (cannot fit an announce), RNSC_ERR_NOMEM. */
+RNSC_API int rnsc_transport_dest_set_default_app_data(rnsc_transport *t,
+						      const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+						      const uint8_t *data, size_t len);
+/* Destination.set_proof_strategy: RNSC_PROVE_NONE, RNSC_PROVE_APP (on_proof_requested
+ * decides) or RNSC_PROVE_ALL (link.h). Returns 0, RNSC_ERR_INVAL, RNSC_ERR_NOTFOUND. */
+RNSC_API int rnsc_transport_dest_set_proof_strategy(rnsc_transport *t,
+						    const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+						    int strategy);
+/* Destination.load_private_key for a GROUP destination (the 64-byte Token key, copied; make
+ * one with rnsc_token_generate_key, Destination.create_keys). Returns 0, RNSC_ERR_INVAL,
+ * RNSC_ERR_NOTFOUND, RNSC_ERR_STATE (not GROUP: the reference's TypeError), RNSC_ERR_KEYLEN. */
+RNSC_API int rnsc_transport_dest_group_key(rnsc_transport *t,
+					   const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+					   const uint8_t *key, size_t key_len);
+/* Packet(dest, data).send() for an OUT PLAIN destination (data as is) or an OUT GROUP
+ * destination (data in a Token under key, 64 bytes): broadcast on every interface, no
+ * receipt (no proof ever comes back for these types). Returns 0, RNSC_ERR_INVAL,
+ * RNSC_ERR_KEYLEN, RNSC_ERR_TOOBIG (over the MDU once encrypted), RNSC_ERR_NOMEM, crypto
+ * errors. */
+RNSC_API int rnsc_transport_send_plain(rnsc_transport *t,
+				       const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+				       const uint8_t *data, size_t len, uint64_t now);
+RNSC_API int rnsc_transport_send_group(rnsc_transport *t,
+				       const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+				       const uint8_t *key, size_t key_len, const uint8_t *data,
+				       size_t len, uint64_t now);
+
+/* Transport.register_announce_handler: fn runs for every valid announce that reaches the
+ * announce handlers in the reference (after on_announce), when aspect_filter is NULL or
+ * names the destination for the announced identity (Destination.hash_from_name_and_identity:
+ * "app.aspect1.aspect2"), and, for a path response, only with receive_path_responses.
+ * app_data is NULL for none. The filter is copied. fn must not add or remove handlers.
+ * *handle (may be NULL) receives an id for _remove. Returns 0, RNSC_ERR_INVAL,
+ * RNSC_ERR_STATE (called from inside a handler), RNSC_ERR_NOMEM. */
+typedef void (*rnsc_announce_handler_fn)(void *ud,
+					 const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+					 const rnsc_identity *announced, const uint8_t *app_data,
+					 size_t app_data_len, const uint8_t packet_hash[RNSC_HASHLEN],
+					 int is_path_response);
+RNSC_API int rnsc_transport_announce_handler_add(rnsc_transport *t, const char *aspect_filter,
+						 int receive_path_responses,
+						 rnsc_announce_handler_fn fn, void *ud,
+						 uint32_t *handle);
+/* Transport.deregister_announce_handler. Returns 0, RNSC_ERR_NOTFOUND, RNSC_ERR_STATE. */
+RNSC_API int rnsc_transport_announce_handler_remove(rnsc_transport *t, uint32_t handle);
 
 /* Destination.announce for a local SINGLE destination: queues the announce on every interface
  * the reference would use. Returns 0, RNSC_ERR_NOTFOUND (not registered), RNSC_ERR_INVAL
@@ -402,8 +475,9 @@ RNSC_API int rnsc_transport_request_path_tagged(rnsc_transport *t,
 /* Sends one DATA packet to a remote SINGLE destination (encrypted to its recalled identity,
  * or its latest ratchet when one was announced) and registers a receipt. packet_hash (may be
  * NULL) receives the packet hash that a proof will name.
- * Returns 0, RNSC_ERR_NOTFOUND (identity unknown: no announce seen), RNSC_ERR_TOOBIG (over
- * RNSC_ENCRYPTED_MDU), RNSC_ERR_NOMEM, crypto errors. */
+ * Returns 0, RNSC_ERR_NOTFOUND (identity unknown: no announce seen), RNSC_ERR_TOOBIG (the
+ * encrypted packet would exceed RNSC_MTU, as Packet.pack refuses it: over 399 bytes of data),
+ * RNSC_ERR_NOMEM, crypto errors. */
 RNSC_API int rnsc_transport_send(rnsc_transport *t, const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
 				 const uint8_t *data, size_t len,
 				 uint8_t packet_hash[RNSC_HASHLEN], uint64_t now);
@@ -491,6 +565,53 @@ RNSC_API int rnsc_transport_recall(const rnsc_transport *t,
 RNSC_API int rnsc_transport_ratchet_get(const rnsc_transport *t,
 					const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
 					uint8_t ratchet_pub[RNSC_RATCHETSIZE]);
+/* Adds a remembered ratchet loaded from storage (Identity.get_ratchet's file branch):
+ * refused with RNSC_ERR_RANGE when now >= received + RATCHET_EXPIRY. A ratchet the engine
+ * already holds is kept. No on_ratchet call. Returns 0, RNSC_ERR_INVAL, RNSC_ERR_RANGE,
+ * RNSC_ERR_NOMEM. */
+RNSC_API int rnsc_transport_ratchet_import(rnsc_transport *t,
+					   const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+					   const uint8_t ratchet_pub[RNSC_RATCHETSIZE],
+					   uint64_t received, uint64_t now);
+/* Iteration over the remembered ratchets like rnsc_transport_path_next(). */
+RNSC_API int rnsc_transport_ratchet_next(const rnsc_transport *t, size_t *cursor,
+					 uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+					 uint8_t ratchet_pub[RNSC_RATCHETSIZE], uint64_t *received);
+
+/* Local destination ratchets (Destination.enable_ratchets and friends; transport_ratchet.c).
+ * enable: ratchets on, with the n keys (newest first, copied) loaded from the destination's
+ * ratchet file (n = 0 for a new file); latest_ratchet_time is 0, so the next announce
+ * rotates, as in the reference. The keys beyond the retained count are dropped.
+ * Returns 0, RNSC_ERR_INVAL, RNSC_ERR_NOTFOUND, RNSC_ERR_STATE (not a SINGLE destination),
+ * RNSC_ERR_NOMEM. */
+RNSC_API int rnsc_transport_dest_ratchets_enable(rnsc_transport *t,
+						 const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+						 const uint8_t (*ratchets)[RNSC_RATCHETSIZE],
+						 size_t n);
+/* Destination.set_ratchet_interval (seconds, > 0) / set_retained_ratchets (> 0; drops the
+ * oldest beyond it now) / enforce_ratchets (RNSC_ERR_STATE while ratchets are off, the
+ * reference's False). Returns 0, RNSC_ERR_INVAL (0 or a NULL), RNSC_ERR_NOTFOUND. */
+RNSC_API int rnsc_transport_dest_ratchet_interval(rnsc_transport *t,
+						  const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+						  uint64_t seconds);
+RNSC_API int rnsc_transport_dest_retained_ratchets(rnsc_transport *t,
+						   const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+						   size_t retained);
+RNSC_API int rnsc_transport_dest_enforce_ratchets(rnsc_transport *t,
+						  const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN]);
+/* The current list (newest first), pointing into the engine until the next call that
+ * announces or changes the destination. Returns 0, RNSC_ERR_NOTFOUND, RNSC_ERR_STATE
+ * (ratchets off). */
+RNSC_API int rnsc_transport_dest_ratchets(const rnsc_transport *t,
+					  const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+					  const uint8_t (**ratchets)[RNSC_RATCHETSIZE], size_t *n);
+/* Destination.latest_ratchet_id: the id of the ratchet that decrypted the last packet for
+ * dest (read it from on_data). Returns 1 with id filled, 0 when the identity key did (None),
+ * RNSC_ERR_NOTFOUND. */
+RNSC_API int rnsc_transport_dest_latest_ratchet_id(const rnsc_transport *t,
+						   const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+						   uint8_t id[RNSC_RATCHET_ID_LEN]);
+
 /* Iteration over the path table in no particular order: start with *cursor = 0; each call
  * fills *dest_hash and *out (either may be NULL) and returns 1, or 0 at the end. The table
  * must not change between calls (no ingest/tick in between). */

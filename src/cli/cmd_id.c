@@ -30,7 +30,8 @@ static void usage(FILE *f)
 		"usage: rnsc id [-h] [--config path] [-i rid] [-g path] [-m rid] [-M rid] [-x]\n"
 		"               [-X] [-v] [-q] [-a [aspects]] [-H aspects] [-d [file ...]]\n"
 		"               [-e [file ...]] [-V [path ...]] [-s [path ...]] [-S [text]]\n"
-		"               [--raw] [-w path] [-r path] [-f] [-R] [-N] [-t seconds] [-p] [-P]\n"
+		"               [-E [path]] [--meta-spec [path]] [--raw] [-w path] [-r path]\n"
+		"               [-f] [-R] [-N] [-t seconds] [-p] [-P]\n"
 		"               [-B] [-b] [-U] [-F] [--meta] [--version]\n\n"
 		"Reticulum Identity & Encryption Utility (the reference's rnid: same options, output,\n"
 		"exit codes and files: .rsg signatures, .rsm signed messages, .rfe encrypted files,\n"
@@ -70,6 +71,9 @@ static void usage(FILE *f)
 		"  -S [text], --sign-message [text]\n"
 		"                        create embedded signed message (no text and no -r: the\n"
 		"                        message is written in $EDITOR)\n"
+		"  -E [path], --embed-meta [path]\n"
+		"                        embed metadata structure from file\n"
+		"  --meta-spec [path]    validate metadata for embedding with spec from file\n"
 		"  --raw                 sign raw input data instead of hashing first\n"
 		"  -w path, --write path\n"
 		"                        output file path\n"
@@ -91,9 +95,10 @@ static void usage(FILE *f)
 		"  --meta                Display RSM metadata if available\n"
 		"  --crypto LIST         crypto backend order (rnsc)\n"
 		"  --version             show program's version number and exit\n\n"
-		"Embedding metadata in signed messages (rnid's -E and --meta-spec) is refused: rnsc\n"
-		"does not read ConfigObj specs yet. Messages signed with metadata by rnid validate\n"
-		"and show it with --meta.\n\n"
+		"-E reads a ConfigObj file; with a spec (path.spec, or --meta-spec) its checks\n"
+		"string, integer, float, boolean, pass, option and the list checks convert and\n"
+		"default the values as rnid's Validator does (one argument per check, as rnid's\n"
+		"own spec reader allows); other checks are refused.\n\n"
 		"Exit status (rnid's): 0 ok, 2 no identity, 3/4 no public/private key, 6 no such\n"
 		"file, 7 not an encrypted file, 8 invalid identity, 9 invalid aspects, 10 invalid\n"
 		"signature, 11 output exists, 12 decryption failed, 250 invalid arguments, 251\n"
@@ -751,10 +756,6 @@ int cmd_id(int argc, char **argv)
 	}
 	a.fmt = a.b32 ? FMT_BASE32 : a.b64 ? FMT_BASE64 : a.b256 ? FMT_BASE256 : a.hexf ? FMT_HEX
 										    : FMT_BIN;
-	if (a.embed_meta_given || a.meta_spec) {
-		printf("Embedding metadata (-E, --meta-spec) is not supported by rnsc id\n");
-		return RID_INVALID_ARGS;
-	}
 	cli_env env;
 	if ((rc = cli_env_open(&env, crypto, 0)))
 		return rc;

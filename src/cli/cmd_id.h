@@ -88,4 +88,14 @@ int id_op_validate(const id_args *a, rnsc_ctx *ctx, const rnsc_identity *id);
 int id_op_encrypt(const id_args *a, rnsc_ctx *ctx, const rnsc_identity *id);
 int id_op_decrypt(const id_args *a, rnsc_ctx *ctx, const rnsc_identity *id);
 
+/* cmd_id_meta.c: -E's metadata file (checked against spec_path when not NULL) as msgpack
+ * key/value pairs for the rsg "meta" map, without rnid's own signer and pubkey. On success
+ * *kv (malloc'ed, caller frees; NULL when empty) holds *n_pairs pairs; on failure returns
+ * -1 with the reason in why. */
+int id_meta_load(const char *path, const char *spec_path, uint8_t **kv, size_t *kv_len,
+		 size_t *n_pairs, char *why, size_t why_cap);
+/* The same over texts in memory (spec NULL: none), for the fuzz target. */
+int id_meta_parse(const char *text, size_t len, const char *spec, size_t spec_len, uint8_t **kv,
+		  size_t *kv_len, size_t *n_pairs, char *why, size_t why_cap);
+
 #endif

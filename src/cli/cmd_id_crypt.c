@@ -337,9 +337,11 @@ static int file_sha256(rnsc_ctx *ctx, const char *path, uint8_t out[32])
 
 /* ---- rsg ----------------------------------------------------------------------------- */
 
-/* create_rsg: signature || msgpack envelope. *out malloc'ed. */
+/* create_rsg: signature || msgpack envelope. *out malloc'ed. meta_kv holds meta_n extra
+ * msgpack key/value pairs (-E) appended to meta after signer and pubkey, as rnid does. */
 static int rsg_create(const rnsc_identity *id, const uint8_t hash[32], const uint8_t *msg,
-		      size_t msg_len, int embed, uint8_t **out, size_t *out_len)
+		      size_t msg_len, int embed, const uint8_t *meta_kv, size_t meta_kv_len,
+		      size_t meta_n, uint8_t **out, size_t *out_len)
 {
 	uint8_t pub[RNSC_KEYSIZE];
 	rnsc_identity_public_bytes(id, pub);
@@ -360,11 +362,13 @@ static int rsg_create(const rnsc_identity *id, const uint8_t hash[32], const uin
 		rnsc_mp_write_cstr(&w, "hash");
 		rnsc_mp_write_bin(&w, hash, 32);
 		rnsc_mp_write_cstr(&w, "meta");
-		rnsc_mp_write_map(&w, 2);
+		rnsc_mp_write_map(&w, 2 + meta_n);
 		rnsc_mp_write_cstr(&w, "signer");
 		rnsc_mp_write_bin(&w, id->hash, RNSC_TRUNCATED_HASHLEN);
 		rnsc_mp_write_cstr(&w, "pubkey");
 		rnsc_mp_write_bin(&w, pub, RNSC_KEYSIZE);
+		if (meta_kv_len)
+			rnsc_mp_write_raw(&w, meta_kv, meta_kv_len);
 		if (embed) {
 			rnsc_mp_write_cstr(&w, "message");
 			rnsc_mp_write_bin(&w, msg, msg_len);
@@ -577,7 +581,7 @@ static int sign_one(const id_args *a, rnsc_ctx *ctx, const rnsc_identity *id, co
 			printf("Could not sign %s: %s\n", path, strerror(errno));
 			return RID_UNKNOWN_ERROR;
 		}
-		int rc = rsg_create(id, h, NULL, 0, 0, &rsg, &rl);
+		int rc = rsg_create(id, h, NULL, 0, 0, NULL, 0, 0, &rsg, &rl);
 		if (rc) {
 			printf("Could not sign %s: %s\n", path, rnsc_strerror(rc));
 			return RID_UNKNOWN_ERROR;
@@ -652,6 +656,34 @@ static char *editor_content(size_t *len)
 	return (char *)buf;
 }
 
+/* -E [path] and --meta-spec: rnid's spec is path + ".spec" unless given, and only used when
+ * it exists. Returns RID_CONTINUE with the pairs, or an exit code after saying why. */
+static int embed_meta(const id_args *a, uint8_t **kv, size_t *kv_len, size_t *n)
+{
+	if (!a->embed_meta) { /* rnid itself dies with a TypeError (exit 1) on a bare -E */
+		printf("No metadata file specified for -E\n");
+		return 1;
+	}
+	char spec[4200], why[400];
+	const char *path = a->embed_meta;
+	if (a->meta_spec && *a->meta_spec)
+		snprintf(spec, sizeof(spec), "%s", a->meta_spec);
+	else
+		snprintf(spec, sizeof(spec), "%s.spec", path);
+	if (!is_file(path)) {
+		printf("Metadata file %s does not exist\n", path);
+		return RID_NO_FILE;
+	}
+	int have_spec = is_file(spec);
+	printf("Embedding metadata from %s%s%s\n", path, have_spec ? " using spec from " : "",
+	       have_spec ? spec : "");
+	if (id_meta_load(path, have_spec ? spec : NULL, kv, kv_len, n, why, sizeof(why))) {
+		printf("Could not load metadata from %s: %s\n", path, why);
+		return RID_UNKNOWN_ERROR;
+	}
+	return RID_CONTINUE;
+}
+
 int id_op_sign_message(const id_args *a, rnsc_ctx *ctx, const rnsc_identity *id)
 {
 	enum id_fmt fmt = out_fmt(a);
@@ -708,12 +740,22 @@ int id_op_sign_message(const id_args *a, rnsc_ctx *ctx, const rnsc_identity *id)
 		free(msg);
 		return RID_INVALID_ARGS;
 	}
+	uint8_t *kv = NULL;
+	size_t kv_len = 0, kv_n = 0;
+	if (a->embed_meta_given) {
+		int mrc = embed_meta(a, &kv, &kv_len, &kv_n);
+		if (mrc != RID_CONTINUE) {
+			free(msg);
+			return mrc;
+		}
+	}
 	uint8_t h[32], *rsg = NULL;
 	size_t rl = 0;
 	int rc = rnsc_sha256(ctx, h, (const uint8_t *)msg, ml);
 	if (rc == 0)
-		rc = rsg_create(id, h, (const uint8_t *)msg, ml, 1, &rsg, &rl);
+		rc = rsg_create(id, h, (const uint8_t *)msg, ml, 1, kv, kv_len, kv_n, &rsg, &rl);
 	free(msg);
+	free(kv);
 	if (rc) {
 		printf("Could not sign message: %s\n", rnsc_strerror(rc));
 		return RID_UNKNOWN_ERROR;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "cli.h"
 #include "config.h"
@@ -14,6 +15,8 @@
 #include "destination.h"
 #include "node.h"
 #include "packet.h"
+#include "rpc.h"
+#include "msgpack.h"
 
 #define DEFAULT_PROBE_SIZE 16
 /* rnprobe: DEFAULT_TIMEOUT (12 s) plus the first hop's timeout (at least the 6 s
@@ -134,6 +137,65 @@ static int parse_num(const char *s, double *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+/* One {"get": what, "destination_hash": dest} call to the shared instance; *resp malloc'd. */
+static int shared_get(rnsc_node *n, rnsc_ctx *ctx, const char *what, const uint8_t *dest,
+		      uint8_t **resp, size_t *rlen)
+{
+	struct sockaddr_storage addr;
+	unsigned alen;
+	uint8_t key[64], req[96];
+	size_t klen;
+	int rc = rnsc_rpc_endpoint(ctx, rnsc_node_settings(n), rnsc_node_config_dir(n), &addr,
+				   &alen, key, &klen);
+	if (rc)
+		return rc;
+	rnsc_mp_writer w;
+	rnsc_mp_writer_init(&w, req, sizeof(req));
+	rnsc_mp_write_map(&w, 2);
+	rnsc_mp_write_cstr(&w, "get");
+	rnsc_mp_write_cstr(&w, what);
+	rnsc_mp_write_cstr(&w, "destination_hash");
+	rnsc_mp_write_bin(&w, dest, RNSC_TRUNCATED_HASHLEN);
+	int rl = rnsc_mp_writer_finish(&w);
+	rc = rl < 0 ? rl
+		    : rnsc_rpc_call(ctx, &addr, alen, key, klen, req, (size_t)rl, resp, rlen, 10000);
+	memset(key, 0, sizeof(key));
+	return rc;
+}
+
+/* -v attached to a shared instance: rnprobe asks that instance for the next hop and its
+ * interface name (get_next_hop, get_next_hop_if_name over the RPC), not its own table; a
+ * None hop or the name "None" prints nothing. */
+static void shared_more(rnsc_node *n, rnsc_ctx *ctx, const uint8_t *dest, char *more,
+			size_t cap)
+{
+	uint8_t *r = NULL;
+	size_t rl = 0;
+	const uint8_t *b;
+	const char *sv;
+	size_t bl, sl;
+	char via[64] = "", on[128] = "";
+	if (shared_get(n, ctx, "next_hop", dest, &r, &rl) == 0) {
+		rnsc_mp_reader rd;
+		rnsc_mp_reader_init(&rd, r, rl);
+		if (rnsc_mp_read_bin(&rd, &b, &bl) == 0 && bl == RNSC_TRUNCATED_HASHLEN) {
+			char nh[2 * RNSC_TRUNCATED_HASHLEN + 3];
+			pretty(nh, b);
+			snprintf(via, sizeof(via), " via %s", nh);
+		}
+	}
+	free(r);
+	r = NULL;
+	if (shared_get(n, ctx, "next_hop_if_name", dest, &r, &rl) == 0) {
+		rnsc_mp_reader rd;
+		rnsc_mp_reader_init(&rd, r, rl);
+		if (rnsc_mp_read_str(&rd, &sv, &sl) == 0 && !(sl == 4 && memcmp(sv, "None", 4) == 0))
+			snprintf(on, sizeof(on), " on %.*s", (int)(sl > 100 ? 100 : sl), sv);
+	}
+	free(r);
+	snprintf(more, cap, "%s%s", via, on);
 }
 
 int cmd_probe(int argc, char **argv)
@@ -291,8 +353,9 @@ int cmd_probe(int argc, char **argv)
 		}
 		rc = rnsc_transport_send(t, dest, payload, (size_t)size, ps.hash, rnsc_node_now_ms());
 		if (rc == RNSC_ERR_TOOBIG) {
-			/* header, ephemeral key and the token's IV, padding and HMAC */
-			size_t raw = 2 + 1 + RNSC_TRUNCATED_HASHLEN + 32 +
+			/* header, then the ephemeral key and the token's IV, padding and HMAC
+			 * (rnsc_identity_token_len counts the ephemeral key already) */
+			size_t raw = 2 + 1 + RNSC_TRUNCATED_HASHLEN +
 				     rnsc_identity_token_len((size_t)size);
 			printf("Error: Probe packet size of %zu bytes exceed MTU of %d bytes\n", raw,
 			       RNSC_MTU);
@@ -309,7 +372,9 @@ int cmd_probe(int argc, char **argv)
 		rnsc_node_flush(n);
 		sent++;
 		char more[160] = "";
-		if (more_output) {
+		if (more_output && rnsc_node_connected_to_shared(n)) {
+			shared_more(n, env.ctx, dest, more, sizeof(more));
+		} else if (more_output) {
 			rnsc_transport_path p;
 			if (rnsc_transport_path_get(t, dest, &p) == 0) {
 				char nh[2 * RNSC_TRUNCATED_HASHLEN + 3];

@@ -34,7 +34,8 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: rnsc status [-h] [--config CONFIG] [--version] [-a] [-A] [-P] [-l] [-B] [-t]\n"
+		"Usage: rnsc status [-h] [--config CONFIG] [--version] [--attach name]\n"
+		"                   [--detach name] [--reload name] [-a] [-A] [-P] [-l] [-B] [-t]\n"
 		"                   [-p] [-b] [-q] [-z] [-s SORT] [-r] [-j] [-R hash] [-i path]\n"
 		"                   [-w seconds] [-m]\n"
 		"                   [-I SECONDS] [-v] [filter]\n\n"
@@ -47,6 +48,12 @@ static void usage(FILE *f)
 		"  -h, --help            show this help message and exit\n"
 		"  --config CONFIG       path to alternative Reticulum config directory\n"
 		"  --version             show program's version number and exit\n"
+		"  --attach name         Attach interface by name\n"
+		"  --detach name         Detach interface by name\n"
+		"  --reload name         Reload interface by name\n"
+		"                        (rns 1.5.7's interface management, asked of the shared\n"
+		"                        instance: an rnsd 1.5.7 does it; an rnsc daemon, which\n"
+		"                        attaches interfaces only at start, answers \"Could not\")\n"
 		"  -a, --all             show all interfaces (also spawned connections and local\n"
 		"                        programs)\n"
 		"  -A, --announce-stats  show announce stats\n"
@@ -75,7 +82,8 @@ static void usage(FILE *f)
 		"  -d, --discovered      list discovered interfaces (what the instance's\n"
 		"                        discover_interfaces handler stored)\n"
 		"  -D                    show details and config entries for discovered interfaces\n\n"
-		"Exit status (as rnstatus): 0 printed, 1 no shared instance to ask, 2 the instance\n"
+		"Exit status (as rnstatus): 0 printed, 1 no shared instance to ask (and --attach,\n"
+		"--detach or --reload not done), 2 the instance\n"
 		"did not answer (or refused the RPC key, or a remote request failed), 10 the link to a\n"
 		"remote instance failed, 12 no path to it, 20 an unsupported option or bad remote\n"
 		"arguments, and 2 for a bad command line.\n");
@@ -988,11 +996,86 @@ out:
 	return ret;
 }
 
-int cmd_status(int argc, char **argv)
+/* --attach/--detach/--reload NAME (rns 1.5.7): one {"manage": VERB_interface, "name": NAME}
+ * call to the shared instance, answered True (done), False (refused or failed) or None (no
+ * such interface), printed as rnstatus prints them. Exit 0 only for True. */
+static int status_manage(rnsc_ctx *ctx, const rnsc_config_settings *set, const char *dir,
+			 int verbose, const char *verb, const char *name)
+{
+	char what[32], done[16], doing[16];
+	snprintf(what, sizeof(what), "%s_interface", verb);
+	snprintf(done, sizeof(done), "%sed", verb);
+	snprintf(doing, sizeof(doing), "%sing", verb);
+	int afd = set->share_instance ? attach(set) : -1;
+	if (afd < 0) {
+		printf("No shared RNS instance available to get status from\n");
+		return CLI_FAIL;
+	}
+	close(afd);
+	struct sockaddr_storage addr;
+	unsigned alen = 0;
+	uint8_t key[64], *resp = NULL;
+	size_t klen = 0, rlen = 0;
+	int rc = rnsc_rpc_endpoint(ctx, set, dir, &addr, &alen, key, &klen);
+	size_t nl = strlen(name);
+	uint8_t *req = malloc(nl + 64);
+	int n = -1;
+	if (rc == 0 && req) {
+		rnsc_mp_writer w;
+		rnsc_mp_writer_init(&w, req, nl + 64);
+		rnsc_mp_write_map(&w, 2);
+		rnsc_mp_write_cstr(&w, "manage");
+		rnsc_mp_write_cstr(&w, what);
+		rnsc_mp_write_cstr(&w, "name");
+		rnsc_mp_write_str(&w, name, nl);
+		n = rnsc_mp_writer_finish(&w);
+	}
+	if (rc == 0 && n > 0)
+		rc = rnsc_rpc_call(ctx, &addr, alen, key, klen, req, (size_t)n, &resp, &rlen,
+				   RPC_TIMEOUT_MS);
+	else if (rc == 0)
+		rc = RNSC_ERR_NOMEM;
+	memset(key, 0, sizeof(key));
+	free(req);
+	int ret = CLI_FAIL;
+	if (rc) {
+		if (verbose)
+			fprintf(stderr, "rnsc status: RPC failed: %s\n", rnsc_strerror(rc));
+		printf("Unknown error while %s interface %s\n", doing, name);
+	} else if (rlen == 1 && resp[0] == 0xc3) {
+		printf("Interface %s was %s\n", name, done);
+		ret = CLI_OK;
+	} else if (rlen == 1 && resp[0] == 0xc2) {
+		printf("Could not %s interface %s\n", verb, name);
+	} else if (rlen == 1 && resp[0] == 0xc0) {
+		printf("The interface %s does not exist\n", name);
+	} else {
+		printf("Unknown error while %s interface %s\n", doing, name);
+	}
+	free(resp);
+	return ret;
+}
+
+typedef struct status_args {
+	opts o;
+	const char *dir, *remote, *mgmt_id;
+	const char *manage_verb, *manage_name; /* the first of --attach, --detach, --reload */
+	double remote_timeout, interval;
+	int monitor;
+	int disc; /* -d 1, -D 2 */
+} status_args;
+
+enum { OPT_ATTACH = 1000, OPT_DETACH, OPT_RELOAD };
+
+/* Returns -1 to go on, or the exit code. */
+static int status_parse(int argc, char **argv, status_args *a)
 {
 	static const struct option lopts[] = {
 		{"config", required_argument, NULL, 'c'},
 		{"version", no_argument, NULL, 'V'},
+		{"attach", required_argument, NULL, OPT_ATTACH},
+		{"detach", required_argument, NULL, OPT_DETACH},
+		{"reload", required_argument, NULL, OPT_RELOAD},
 		{"all", no_argument, NULL, 'a'},
 		{"announce-stats", no_argument, NULL, 'A'},
 		{"pr-stats", no_argument, NULL, 'P'},
@@ -1012,52 +1095,54 @@ int cmd_status(int argc, char **argv)
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{0, 0, 0, 0}};
-	opts o = {0};
-	const char *dir = NULL;
-	const char *remote = NULL, *mgmt_id = NULL;
-	double remote_timeout = 15.0; /* Transport.PATH_REQUEST_TIMEOUT */
-	int monitor = 0, c, disc = 0;
-	double interval = 1.0;
+	const char *attach_n = NULL, *detach_n = NULL, *reload_n = NULL;
+	opts *o = &a->o;
+	int c;
 	char *end;
+	a->remote_timeout = 15.0; /* Transport.PATH_REQUEST_TIMEOUT */
+	a->interval = 1.0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "aAPlBbtpqzs:rjR:i:w:dDmI:vh", lopts, NULL)) != -1) {
 		switch (c) {
-		case 'c': dir = optarg; break;
+		case 'c': a->dir = optarg; break;
 		case 'V': printf("rnsc status %s\n", PACKAGE_VERSION); return CLI_OK;
-		case 'a': o.all = 1; break;
-		case 'A': o.astats = 1; break;
-		case 'P': o.pstats = 1; break;
-		case 'l': o.lstats = 1; break;
-		case 't': o.totals = 1; break;
-		case 'p': o.pps = 1; break;
-		case 's': o.sort = optarg; break;
-		case 'r': o.reverse = 1; break;
-		case 'j': o.json = 1; break;
-		case 'm': monitor = 1; break;
+		case OPT_ATTACH: attach_n = optarg; break;
+		case OPT_DETACH: detach_n = optarg; break;
+		case OPT_RELOAD: reload_n = optarg; break;
+		case 'a': o->all = 1; break;
+		case 'A': o->astats = 1; break;
+		case 'P': o->pstats = 1; break;
+		case 'l': o->lstats = 1; break;
+		case 't': o->totals = 1; break;
+		case 'p': o->pps = 1; break;
+		case 's': o->sort = optarg; break;
+		case 'r': o->reverse = 1; break;
+		case 'j': o->json = 1; break;
+		case 'm': a->monitor = 1; break;
 		case 'I':
-			interval = strtod(optarg, &end);
-			if (*end || end == optarg || !(interval > 0 && interval < 86400)) {
+			a->interval = strtod(optarg, &end);
+			if (*end || end == optarg || !(a->interval > 0 && a->interval < 86400)) {
 				fprintf(stderr, "rnsc status: invalid interval '%s'\n", optarg);
 				return CLI_USAGE;
 			}
 			break;
-		case 'v': o.verbose++; break;
+		case 'v': o->verbose++; break;
 		case 'h': usage(stdout); return CLI_OK;
-		case 'B': o.burst = 1; break;
-		case 'b': o.blocked = 1; break;
-		case 'q': o.queues = 1; break;
-		case 'z': o.profiling = 1; break; /* rnsc runs no profiler: nothing to show */
-		case 'R': remote = optarg; break;
-		case 'i': mgmt_id = optarg; break;
+		case 'B': o->burst = 1; break;
+		case 'b': o->blocked = 1; break;
+		case 'q': o->queues = 1; break;
+		case 'z': o->profiling = 1; break; /* rnsc runs no profiler: nothing to show */
+		case 'R': a->remote = optarg; break;
+		case 'i': a->mgmt_id = optarg; break;
 		case 'w':
-			remote_timeout = strtod(optarg, &end);
-			if (*end || end == optarg || !(remote_timeout >= 0)) {
+			a->remote_timeout = strtod(optarg, &end);
+			if (*end || end == optarg || !(a->remote_timeout >= 0)) {
 				fprintf(stderr, "rnsc status: invalid timeout '%s'\n", optarg);
 				return CLI_USAGE;
 			}
 			break;
-		case 'd': disc = disc ? disc : 1; break;
-		case 'D': disc = 2; break;
+		case 'd': a->disc = a->disc ? a->disc : 1; break;
+		case 'D': a->disc = 2; break;
 		default: usage(stderr); return CLI_USAGE;
 		}
 	}
@@ -1065,55 +1150,80 @@ int cmd_status(int argc, char **argv)
 		fprintf(stderr, "rnsc status: unexpected argument '%s'\n", argv[optind + 1]);
 		return CLI_USAGE;
 	}
-	o.filter = optind < argc ? argv[optind] : NULL;
-	cli_env env;
-	int rc = cli_env_open(&env, NULL, 0);
-	if (rc)
+	o->filter = optind < argc ? argv[optind] : NULL;
+	/* rnstatus handles --attach, then --detach, then --reload, and exits after the first */
+	if (attach_n) {
+		a->manage_verb = "attach";
+		a->manage_name = attach_n;
+	} else if (detach_n) {
+		a->manage_verb = "detach";
+		a->manage_name = detach_n;
+	} else if (reload_n) {
+		a->manage_verb = "reload";
+		a->manage_name = reload_n;
+	}
+	return -1;
+}
+
+int cmd_status(int argc, char **argv)
+{
+	status_args a = {0};
+	int rc = status_parse(argc, argv, &a);
+	if (rc >= 0)
 		return rc;
-	rnsc_ctx_set_log_level(env.ctx, o.verbose ? RNSC_LOG_DEBUG : RNSC_LOG_WARNING);
+	const opts *o = &a.o;
+	cli_env env;
+	if ((rc = cli_env_open(&env, NULL, 0)))
+		return rc;
+	rnsc_ctx_set_log_level(env.ctx, o->verbose ? RNSC_LOG_DEBUG : RNSC_LOG_WARNING);
 	char cdir[4096];
 	int created = 0;
 	rnsc_config *cfg = NULL;
 	rnsc_config_error err;
 	rnsc_config_settings set;
 	int ret;
-	if ((rc = rnsc_config_open(env.ctx, dir, cdir, sizeof(cdir), &created, &cfg, &err)) ||
+	if ((rc = rnsc_config_open(env.ctx, a.dir, cdir, sizeof(cdir), &created, &cfg, &err)) ||
 	    (rc = rnsc_config_read_settings(cfg, &set, &err))) {
 		fprintf(stderr, "rnsc status: %s\n", err.msg[0] ? err.msg : rnsc_strerror(rc));
 		ret = CLI_SETUP;
 		goto out;
 	}
-	if (disc) {
+	if (a.manage_verb) {
+		ret = status_manage(env.ctx, &set, cdir, o->verbose, a.manage_verb, a.manage_name);
+		goto out;
+	}
+	if (a.disc) {
 		/* rnstatus lists the storage folder once it is attached to the shared instance
 		 * (with -R it starts without requiring one). */
-		int afd = remote ? -2 : (set.share_instance ? attach(&set) : -1);
+		int afd = a.remote ? -2 : (set.share_instance ? attach(&set) : -1);
 		if (afd == -1) {
 			printf("No shared RNS instance available to get status from\n");
 			ret = CLI_FAIL;
 			goto out;
 		}
-		ret = status_discovered(env.ctx, &set, cdir, o.json, disc == 2, o.filter);
+		ret = status_discovered(env.ctx, &set, cdir, o->json, a.disc == 2, o->filter);
 		if (afd >= 0)
 			close(afd);
 		goto out;
 	}
-	if (remote) {
-		ret = status_remote(&env, cdir, &o, remote, mgmt_id, remote_timeout);
+	if (a.remote) {
+		ret = status_remote(&env, cdir, o, a.remote, a.mgmt_id, a.remote_timeout);
 		goto out;
 	}
 	if (!set.share_instance) {
-		ret = status_standalone(&env, cdir, &o);
+		ret = status_standalone(&env, cdir, o);
 		goto out;
 	}
-	if (!monitor) {
-		ret = status_once(env.ctx, &set, cdir, &o);
+	if (!a.monitor) {
+		ret = status_once(env.ctx, &set, cdir, o);
 		goto out;
 	}
 	for (;;) { /* -m: until interrupted, as rnstatus */
 		printf("\033[H\033[2J");
-		ret = status_once(env.ctx, &set, cdir, &o);
+		ret = status_once(env.ctx, &set, cdir, o);
 		fflush(stdout);
-		struct timespec ts = {(time_t)interval, (long)((interval - (double)(time_t)interval) * 1e9)};
+		struct timespec ts = {(time_t)a.interval,
+				      (long)((a.interval - (double)(time_t)a.interval) * 1e9)};
 		nanosleep(&ts, NULL);
 	}
 out:

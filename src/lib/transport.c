@@ -63,6 +63,8 @@ static void free_plain(rnsc_ctx *ctx, void *v)
 static void free_local(rnsc_ctx *ctx, void *v)
 {
 	tr_local *l = v;
+	rnsc_tr_ratchets_free_local(ctx, l);
+	rnsc_tr_dest_free_extras(ctx, l);
 	rnsc_identity_free(&l->id);
 	rnsc_free_secret(ctx, l, sizeof(*l));
 }
@@ -178,6 +180,7 @@ int rnsc_transport_new(rnsc_ctx *ctx, rnsc_transport **out, const rnsc_identity 
 	rnsc_tmap_init(&t->paths, ctx, HL);
 	rnsc_tmap_init(&t->announces, ctx, HL);
 	rnsc_tmap_init(&t->known, ctx, HL);
+	rnsc_tmap_init(&t->ratchets, ctx, HL);
 	rnsc_tmap_init(&t->reverse, ctx, HL);
 	rnsc_tmap_init(&t->path_requests, ctx, HL);
 	/* Only a transport node persists its hashlist (packet_hashlist.raw, whole hashes); any
@@ -222,6 +225,8 @@ void rnsc_transport_del(rnsc_transport *t)
 	rnsc_tmap_free(&t->paths, free_plain);
 	rnsc_tmap_free(&t->announces, free_plain);
 	rnsc_tmap_free(&t->known, free_known);
+	rnsc_tmap_free(&t->ratchets, free_plain);
+	rnsc_tr_announce_handlers_free(t);
 	rnsc_tmap_free(&t->reverse, free_plain);
 	rnsc_tmap_free(&t->path_requests, free_plain);
 	rnsc_tmap_free(&t->hashlist, NULL);
@@ -346,6 +351,8 @@ int rnsc_transport_dest_add(rnsc_transport *t, int dest_type, const rnsc_identit
 			return RNSC_ERR_INVAL;
 		if (!id->has_private)
 			return RNSC_ERR_NOKEY;
+	} else if (dest_type == RNSC_DEST_GROUP) {
+		/* an identity only names it (Destination.hash); the key is the Token's */
 	} else if (dest_type != RNSC_DEST_PLAIN || id) {
 		return RNSC_ERR_INVAL;
 	}
@@ -484,20 +491,28 @@ int rnsc_tr_outbound(rnsc_transport *t, const rnsc_packet *p, const uint32_t *at
 
 /* ---- announces ---------------------------------------------------------------------------- */
 
-static int announce_local(rnsc_transport *t, const tr_local *l, const uint8_t *app_data,
+static int announce_local(rnsc_transport *t, tr_local *l, const uint8_t *app_data,
 			  size_t app_len, int path_response, const uint32_t *attached, uint64_t now)
 {
-	uint8_t rh[RNSC_ANNOUNCE_RANDOM_LEN], data[RNSC_MTU];
+	uint8_t rh[RNSC_ANNOUNCE_RANDOM_LEN], data[RNSC_MTU], ratchet[RNSC_RATCHETSIZE];
+	if (!app_data && l->default_app_data) { /* app_data None: default_app_data */
+		app_data = l->default_app_data;
+		app_len = l->default_app_len;
+	}
 	int rc = rnsc_announce_random_hash(t->ctx, rh, now / 1000);
 	if (rc)
 		return rc;
-	if (rnsc_announce_data_len(0, app_len) > RNSC_MDU)
+	if (rnsc_announce_data_len(l->ratchets_on, app_len) > RNSC_MDU)
 		return RNSC_ERR_TOOBIG;
-	int n = rnsc_announce_build(data, sizeof(data), &l->id, l->hash, l->name_hash, rh, NULL,
-				    app_data, app_len);
+	int has_ratchet = 0;
+	if ((rc = rnsc_tr_ratchet_for_announce(t, l, ratchet, &has_ratchet, now)))
+		return rc;
+	int n = rnsc_announce_build(data, sizeof(data), &l->id, l->hash, l->name_hash, rh,
+				    has_ratchet ? ratchet : NULL, app_data, app_len);
 	if (n < 0)
 		return n;
 	rnsc_packet p = {0};
+	p.context_flag = has_ratchet ? RNSC_FLAG_SET : RNSC_FLAG_UNSET;
 	p.header_type = RNSC_HEADER_1;
 	p.transport_type = RNSC_TRANSPORT_BROADCAST;
 	p.dest_type = RNSC_DEST_SINGLE;
@@ -514,7 +529,7 @@ int rnsc_transport_announce(rnsc_transport *t, const uint8_t dest_hash[HL],
 {
 	if (!t || !dest_hash)
 		return RNSC_ERR_INVAL;
-	const tr_local *l = rnsc_tmap_get(&t->locals, dest_hash, NULL);
+	tr_local *l = rnsc_tmap_get(&t->locals, dest_hash, NULL);
 	if (!l)
 		return RNSC_ERR_NOTFOUND;
 	if (l->type != RNSC_DEST_SINGLE)
@@ -550,10 +565,6 @@ static int remember(rnsc_transport *t, const uint8_t dest[HL], const uint8_t pac
 	rnsc_free(t->ctx, k->app_data);
 	k->app_data = app;
 	k->app_len = a->app_data ? a->app_data_len : 0;
-	if (a->ratchet) {
-		memcpy(k->ratchet, a->ratchet, RNSC_RATCHETSIZE);
-		k->has_ratchet = 1;
-	}
 	if (fresh) {
 		int rc = rnsc_tmap_put(&t->known, dest, k, NULL);
 		if (rc) {
@@ -561,7 +572,7 @@ static int remember(rnsc_transport *t, const uint8_t dest[HL], const uint8_t pac
 			return rc;
 		}
 	}
-	return 0;
+	return a->ratchet ? rnsc_tr_ratchet_remember(t, dest, a->ratchet, now) : 0;
 }
 
 static int blob_known(const tr_path *p, const uint8_t *blob)
@@ -788,7 +799,7 @@ static int inbound_announce(rnsc_transport *t, const rnsc_packet *p, const uint8
 	if (t->cb.on_announce)
 		t->cb.on_announce(t->cb.ud, p->dest_hash, a.app_data, a.app_data ? a.app_data_len : 0,
 				  p->hops);
-	return 0;
+	return rnsc_tr_announce_handlers_run(t, p, hash, &a);
 }
 
 /* Re-sends a stored announce HEADER_2 from this transport node (jobs() and path responses). */
@@ -944,7 +955,7 @@ static int path_request(rnsc_transport *t, const rnsc_pathreq *r, const tr_iface
 		}
 		rnsc_transport_known_used(t, r->dest_hash, now);
 	}
-	const tr_local *l = rnsc_tmap_get(&t->locals, r->dest_hash, NULL);
+	tr_local *l = rnsc_tmap_get(&t->locals, r->dest_hash, NULL);
 	if (l) {
 		rnsc_tr_pr_resolved(t, r->dest_hash); /* answered */
 		if (l->type != RNSC_DEST_SINGLE)
@@ -1011,7 +1022,7 @@ static int path_request(rnsc_transport *t, const rnsc_pathreq *r, const tr_iface
 static int deliver(rnsc_transport *t, const rnsc_packet *p, const uint8_t hash[RNSC_HASHLEN],
 		   const tr_iface *rif, uint64_t now)
 {
-	const tr_local *l = rnsc_tmap_get(&t->locals, p->dest_hash, NULL);
+	tr_local *l = rnsc_tmap_get(&t->locals, p->dest_hash, NULL);
 	if (!l || l->type != p->dest_type)
 		return 0;
 	if (memcmp(p->dest_hash, t->pr_dest, HL) == 0)
@@ -1029,8 +1040,35 @@ static int deliver(rnsc_transport *t, const rnsc_packet *p, const uint8_t hash[R
 			if (!(pt = rnsc_alloc(t->ctx, pt_cap)))
 				return RNSC_ERR_NOMEM;
 		}
-		int n = rnsc_identity_decrypt(&l->id, pt, pt_cap, p->data, p->data_len, NULL, 0, 0,
-					      NULL);
+		/* Destination.decrypt: the retained ratchets first, then (unless enforced) the
+		 * identity key; latest_ratchet_id names the one that worked. */
+		int used = -1;
+		int n = rnsc_identity_decrypt(&l->id, pt, pt_cap, p->data, p->data_len,
+					      (const uint8_t(*)[32])l->ratchets, l->n_ratchets,
+					      l->enforce_ratchets, &used);
+		l->has_latest_rid = 0;
+		if (n >= 0 && used >= 0) {
+			uint8_t rpub[RNSC_RATCHETSIZE];
+			int rc = rnsc_ratchet_public(t->ctx, rpub, l->ratchets[used]);
+			if (rc == 0)
+				rc = rnsc_ratchet_id(t->ctx, l->latest_rid, rpub);
+			l->has_latest_rid = rc == 0;
+		}
+		if (n < 0) {
+			t->st.decrypt_failed++;
+			if (pt != stack_pt)
+				rnsc_free_secret(t->ctx, pt, pt_cap);
+			return 0;
+		}
+		data = pt;
+		len = (size_t)n;
+	} else if (l->type == RNSC_DEST_GROUP) {
+		if (p->data_len > pt_cap) {
+			pt_cap = p->data_len;
+			if (!(pt = rnsc_alloc(t->ctx, pt_cap)))
+				return RNSC_ERR_NOMEM;
+		}
+		int n = rnsc_tr_group_decrypt(t, l, pt, pt_cap, p->data, p->data_len);
 		if (n < 0) {
 			t->st.decrypt_failed++;
 			if (pt != stack_pt)
@@ -1041,13 +1079,21 @@ static int deliver(rnsc_transport *t, const rnsc_packet *p, const uint8_t hash[R
 		len = (size_t)n;
 	}
 	t->st.delivered++;
+	int want_app = l->prove_app && l->type == RNSC_DEST_SINGLE;
 	if (t->cb.on_data)
 		t->cb.on_data(t->cb.ud, p->dest_hash, data, len, hash, rif->id);
+	/* PROVE_APP: callbacks.proof_requested decides (SINGLE only: proofs need the identity's
+	 * private key). The callback may have deregistered the destination: look it up again. */
+	int app_says = 0;
+	if (want_app && t->cb.on_proof_requested)
+		app_says = t->cb.on_proof_requested(t->cb.ud, p->dest_hash, data, len, hash) != 0;
 	if (pt != stack_pt)
 		rnsc_free_secret(t->ctx, pt, pt_cap);
 	else
 		rnsc_memzero(stack_pt, sizeof(stack_pt));
-	if (!l->prove_all || l->type != RNSC_DEST_SINGLE)
+	if (!(l = rnsc_tmap_get(&t->locals, p->dest_hash, NULL)))
+		return 0;
+	if (!(l->prove_all || app_says) || l->type != RNSC_DEST_SINGLE)
 		return 0;
 	/* Packet.prove -> Identity.prove: on the receiving interface, implicit by default. */
 	uint8_t proof[RNSC_PROOF_EXPLICIT_LEN];
@@ -1065,7 +1111,10 @@ int rnsc_transport_send(rnsc_transport *t, const uint8_t dest_hash[HL], const ui
 {
 	if (!t || !dest_hash || (!data && len))
 		return RNSC_ERR_INVAL;
-	if (len > RNSC_ENCRYPTED_MDU)
+	/* Packet.pack refuses only a raw packet over the MTU, so up to 399 bytes go out
+	 * (ENCRYPTED_MDU, 383, is what the reference advertises, not what it enforces) */
+	if (len > RNSC_MTU ||
+	    rnsc_packet_header_len(RNSC_HEADER_1) + rnsc_identity_token_len(len) > RNSC_MTU)
 		return RNSC_ERR_TOOBIG;
 	const tr_known *k = rnsc_tmap_get(&t->known, dest_hash, NULL);
 	if (!k)
@@ -1074,9 +1123,10 @@ int rnsc_transport_send(rnsc_transport *t, const uint8_t dest_hash[HL], const ui
 	int rc = rnsc_identity_from_public(t->ctx, &id, k->pub, RNSC_KEYSIZE);
 	if (rc)
 		return rc;
+	/* Destination.encrypt: to the latest known ratchet (Identity.get_ratchet) if any */
+	const tr_ratchet *rt = rnsc_tmap_get(&t->ratchets, dest_hash, NULL);
 	uint8_t ct[RNSC_MTU];
-	int n = rnsc_identity_encrypt(&id, ct, sizeof(ct), data, len,
-				      k->has_ratchet ? k->ratchet : NULL);
+	int n = rnsc_identity_encrypt(&id, ct, sizeof(ct), data, len, rt ? rt->pub : NULL);
 	rnsc_identity_free(&id);
 	if (n < 0)
 		return n;
@@ -1788,16 +1838,6 @@ int rnsc_transport_recall(const rnsc_transport *t, const uint8_t dest_hash[HL],
 	if (app_data_len)
 		*app_data_len = k->app_len;
 	return id ? rnsc_identity_from_public(t->ctx, id, k->pub, RNSC_KEYSIZE) : 0;
-}
-
-int rnsc_transport_ratchet_get(const rnsc_transport *t, const uint8_t dest_hash[HL],
-			       uint8_t ratchet_pub[RNSC_RATCHETSIZE])
-{
-	const tr_known *k = rnsc_tmap_get(&t->known, dest_hash, NULL);
-	if (!k || !k->has_ratchet)
-		return RNSC_ERR_NOTFOUND;
-	memcpy(ratchet_pub, k->ratchet, RNSC_RATCHETSIZE);
-	return 0;
 }
 
 size_t rnsc_transport_hashlist_count(const rnsc_transport *t)

@@ -53,7 +53,29 @@ typedef struct tr_local {
 	uint8_t name_hash[RNSC_NAME_HASHLEN];
 	uint8_t hash[HL];
 	int accept_links; /* Destination.accepts_links (default on) */
+	/* Destination.ratchets (transport_ratchet.c): NULL while ratchets are off (the
+	 * reference's None); newest first, at most `retained`. */
+	uint8_t (*ratchets)[RNSC_RATCHETSIZE];
+	size_t n_ratchets;
+	int ratchets_on;
+	size_t retained;               /* Destination.retained_ratchets */
+	uint64_t ratchet_interval_ms;  /* Destination.ratchet_interval */
+	uint64_t latest_ratchet_time;  /* Destination.latest_ratchet_time, ms */
+	int enforce_ratchets;
+	int has_latest_rid;            /* Destination.latest_ratchet_id is not None */
+	uint8_t latest_rid[RNSC_RATCHET_ID_LEN];
+	int prove_app;                 /* Destination.PROVE_APP (prove_all: PROVE_ALL) */
+	uint8_t *default_app_data;     /* Destination.default_app_data; NULL: None */
+	size_t default_app_len;
+	int has_group_key;             /* GROUP: Destination.prv (a Token key) */
+	uint8_t group_key[64];
 } tr_local;
+
+/* Identity.known_ratchets: the latest ratchet a destination announced. */
+typedef struct tr_ratchet {
+	uint8_t pub[RNSC_RATCHETSIZE];
+	uint64_t received; /* ms */
+} tr_ratchet;
 
 typedef struct tr_path {
 	rnsc_transport_path pub;
@@ -84,8 +106,6 @@ typedef struct tr_known {
 	uint8_t pub[RNSC_KEYSIZE];
 	uint8_t *app_data; /* NULL: none */
 	size_t app_len;
-	int has_ratchet;
-	uint8_t ratchet[RNSC_RATCHETSIZE];
 	double last_used; /* seconds; RNSC_KNOWN_NEVER_USED / RNSC_KNOWN_RETAINED */
 	int last_used_int; /* an integer in the file (0 and -1 are; time.time() is not) */
 } tr_known;
@@ -125,7 +145,8 @@ struct rnsc_transport {
 	rnsc_tmap locals;        /* destinations_map */
 	rnsc_tmap paths;         /* path_table */
 	rnsc_tmap announces;     /* announce_table */
-	rnsc_tmap known;         /* Identity.known_destinations (+ known_ratchets) */
+	rnsc_tmap known;         /* Identity.known_destinations */
+	rnsc_tmap ratchets;      /* Identity.known_ratchets: dest -> tr_ratchet* */
 	rnsc_tmap reverse;       /* reverse_table */
 	rnsc_tmap path_requests; /* path_requests: dest -> uint64_t* timestamp */
 	rnsc_tmap hashlist, hashlist_prev;     /* packet_hashlist(_prev): 32- or 16-byte keys */
@@ -171,6 +192,10 @@ struct rnsc_transport {
 	size_t n_pdpr;
 	uint64_t pdpr_at;         /* when the sender sends the next one */
 	uint64_t lte_seq;         /* link table insertions so far */
+	struct tr_ahandler *ahandlers; /* Transport.announce_handlers (transport_dest.c) */
+	size_t n_ahandlers, cap_ahandlers;
+	uint32_t next_ahandler;
+	int in_ahandlers;
 	uint64_t blackhole_last_checked;
 };
 
@@ -270,6 +295,27 @@ uint64_t rnsc_tr_path_deadline(const rnsc_transport *t);
 /* transport_link.c: the link table cull, run inside the table pass before the path table's
  * (as the reference orders them). */
 int rnsc_tr_link_table_cull(rnsc_transport *t, uint64_t now);
+/* Ratchets (transport_ratchet.c). */
+/* Identity._remember_ratchet: keeps pub as dest's latest ratchet; a new one is handed to
+ * on_ratchet for persistence (not when attached to a shared instance). */
+int rnsc_tr_ratchet_remember(rnsc_transport *t, const uint8_t dest[HL], const uint8_t pub[32],
+			     uint64_t now);
+/* Destination.rotate_ratchets at announce time: *pub gets the ratchet to announce, or the
+ * call returns 0 with *has 0 when ratchets are off. */
+int rnsc_tr_ratchet_for_announce(rnsc_transport *t, tr_local *l, uint8_t pub[32], int *has,
+				 uint64_t now);
+void rnsc_tr_ratchets_free_local(rnsc_ctx *ctx, tr_local *l);
+
+/* Local destination settings and PLAIN/GROUP sends (transport_dest.c). */
+void rnsc_tr_dest_free_extras(rnsc_ctx *ctx, tr_local *l);
+/* The announce handlers for a valid announce that updated the path table. */
+int rnsc_tr_announce_handlers_run(rnsc_transport *t, const rnsc_packet *p,
+				  const uint8_t hash[RNSC_HASHLEN], const rnsc_announce *a);
+void rnsc_tr_announce_handlers_free(rnsc_transport *t);
+/* GROUP delivery: decrypts with the destination's key into out (cap >= len). Returns the
+ * plaintext length or an error (no key: RNSC_ERR_NOKEY). */
+int rnsc_tr_group_decrypt(rnsc_transport *t, const tr_local *l, uint8_t *out, size_t cap,
+			  const uint8_t *ct, size_t len);
 
 /* Tunnels (transport_tunnel.c). */
 void rnsc_tr_tunnels_init(rnsc_transport *t);

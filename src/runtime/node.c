@@ -22,6 +22,7 @@
 #include "announce_cap.h"
 #include "node_policy.h"
 #include "node_rpc.h"
+#include "node_ratchets.h"
 #include "node_store.h"
 #include "discovery_store.h"
 #include "store.h"
@@ -72,6 +73,7 @@ typedef struct node_pending {
 
 struct rnsc_node {
 	rnsc_ctx *ctx;
+	node_ratchet_files *ratchet_files; /* local destinations' ratchet files */
 	rnsc_plugin_host *plugins;
 	rnsc_config *cfg;
 	rnsc_config_settings set;
@@ -489,6 +491,37 @@ static void cb_data(void *ud, const uint8_t dest[RNSC_TRUNCATED_HASHLEN], const 
 	rnsc_node *n = ud;
 	if (n->hooks.on_data)
 		n->hooks.on_data(n->hooks.ud, dest, data, len, iface);
+}
+
+static int cb_proof_requested(void *ud, const uint8_t dest[RNSC_TRUNCATED_HASHLEN],
+			      const uint8_t *data, size_t len, const uint8_t packet_hash[RNSC_HASHLEN])
+{
+	rnsc_node *n = ud;
+	return n->hooks.on_proof_requested
+		       ? n->hooks.on_proof_requested(n->hooks.ud, dest, data, len, packet_hash)
+		       : 0;
+}
+
+static void cb_ratchet(void *ud, const uint8_t dest[RNSC_TRUNCATED_HASHLEN],
+		       const uint8_t pub[RNSC_RATCHETSIZE], uint64_t received)
+{
+	rnsc_node *n = ud;
+	node_ratchets_persist(n->ctx, n->storage, dest, pub, received);
+}
+
+static void cb_dest_ratchets(void *ud, const uint8_t dest[RNSC_TRUNCATED_HASHLEN],
+			     const uint8_t (*ratchets)[RNSC_RATCHETSIZE], size_t n_ratchets)
+{
+	rnsc_node *n = ud;
+	node_ratchet_files_rotated(n->ctx, n->ratchet_files, dest, ratchets, n_ratchets);
+}
+
+int rnsc_node_dest_enable_ratchets(rnsc_node *n, const uint8_t dest[RNSC_TRUNCATED_HASHLEN],
+				   const rnsc_identity *id, const char *path)
+{
+	if (!n)
+		return RNSC_ERR_INVAL;
+	return node_ratchet_files_enable(n->ctx, &n->ratchet_files, n->t, dest, id, path);
 }
 
 static void cb_announce(void *ud, const uint8_t dest[RNSC_TRUNCATED_HASHLEN],
@@ -1078,7 +1111,10 @@ int rnsc_node_new(rnsc_ctx *ctx, rnsc_plugin_host *plugins, const rnsc_node_opti
 				       .on_link_data = cb_link_data,
 				       .on_link_proof = cb_link_proof,
 				       .on_link_packet = cb_link_packet,
-				       .on_link_identified = cb_link_identified};
+				       .on_link_identified = cb_link_identified,
+				       .on_ratchet = cb_ratchet,
+				       .on_proof_requested = cb_proof_requested,
+				       .on_dest_ratchets = cb_dest_ratchets};
 	rnsc_transport_set_callbacks(n->t, &cb);
 	node_store_load_known(n->ctx, n->t, n->storage);
 
@@ -1123,6 +1159,9 @@ int rnsc_node_new(rnsc_ctx *ctx, rnsc_plugin_host *plugins, const rnsc_node_opti
 		node_store_load_paths(ctx, n->t, n->storage, &si);
 		node_store_load_tunnels(ctx, n->t, n->storage);
 	}
+	/* Identity._clean_ratchets (not when attached: the shared instance owns the folder);
+	 * the reference reads the files lazily in get_ratchet, rnsc at start. */
+	node_ratchets_load(ctx, n->t, n->storage, !n->connected, rnsc_node_now_ms());
 	if (!n->connected) /* Transport.reload_blackhole; drops paths of listed identities */
 		node_store_load_blackhole(ctx, n->t, n->storage, n->set.blackhole_sources.h,
 					  n->set.blackhole_sources.n, rnsc_node_now_ms());
@@ -1177,6 +1216,8 @@ void rnsc_node_del(rnsc_node *n)
 	if (n->sig_blocked)
 		pthread_sigmask(SIG_SETMASK, &n->oldmask, NULL);
 	rnsc_transport_del(n->t);
+	node_ratchet_files_free(n->ctx, n->ratchet_files);
+	n->ratchet_files = NULL;
 	rnsc_config_del(n->cfg);
 	rnsc_free(n->ctx, n->rxbuf);
 	rnsc_free(n->ctx, n->ifacbuf);

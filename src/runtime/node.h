@@ -23,7 +23,9 @@
  *     reference's msgpack layouts (known_file.h, path_file.h) on shutdown and every 5
  *     minutes, with the packet hashlist (storage/packet_hashlist.raw) on transport
  *     nodes; paths and the hashlist are reloaded only with enable_transport, as in the
- *     reference; an unreadable or corrupt file is logged and ignored.
+ *     reference; an unreadable or corrupt file is logged and ignored;
+ *   - remote ratchets (storage/ratchets/<hex>, node_ratchets.h) are written when learnt,
+ *     loaded and cleaned at start as Identity._clean_ratchets does.
  *
  * Ownership: the caller owns the context and the plugin host (both must outlive the
  * node); the node owns its loop, interface host, engine and config.
@@ -98,6 +100,11 @@ typedef struct rnsc_node_hooks {
 			       const uint8_t packet_hash[RNSC_HASHLEN]);
 	void (*on_link_identified)(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
 				   const rnsc_identity *who);
+	/* PROVE_APP destinations on the node's engine (transport.h, on_proof_requested):
+	 * nonzero proves the packet. */
+	int (*on_proof_requested)(void *ud, const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+				  const uint8_t *data, size_t len,
+				  const uint8_t packet_hash[RNSC_HASHLEN]);
 } rnsc_node_hooks;
 
 /*
@@ -158,6 +165,17 @@ RNSC_API int rnsc_node_connected_to_shared(const rnsc_node *n);
 RNSC_API const uint8_t *rnsc_node_probe_hash(const rnsc_node *n);
 /* The interface name of an engine interface id, or NULL. */
 RNSC_API const char *rnsc_node_iface_name(const rnsc_node *n, uint32_t id);
+
+/* Destination.enable_ratchets(path) for a SINGLE destination the caller registered on the
+ * node's engine with identity id (copied): the ratchet file (ratchet_file.h) is read, its
+ * signature checked, or created with an empty list; every rotation rewrites it (temp +
+ * rename). Use rnsc_transport_dest_ratchet_interval / _retained_ratchets /
+ * _enforce_ratchets for the rest. Returns 0, RNSC_ERR_SIGNATURE or a parse error (file
+ * refused, left untouched, logged), store errors, RNSC_ERR_NOTFOUND / RNSC_ERR_STATE
+ * (not a registered SINGLE destination). */
+RNSC_API int rnsc_node_dest_enable_ratchets(rnsc_node *n,
+					    const uint8_t dest[RNSC_TRUNCATED_HASHLEN],
+					    const rnsc_identity *id, const char *path);
 
 /* Sends what the engine queued and re-arms its timer. */
 RNSC_API void rnsc_node_flush(rnsc_node *n);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "iface_host.h"
 #include "node_traffic.h"
 #include "crypto.h"
 #include "msgpack.h"
@@ -527,8 +528,23 @@ static int build_rates(rnsc_mp_writer *w, rnsc_node *n)
 	return 0;
 }
 
+/* str(interface) as the reference puts it in path_table and next_hop_if_name, e.g.
+ * "TCPInterface[Client on Srv/127.0.0.1:38604]": the plugin's description, else the
+ * configured name, else "None" (str(None)). */
+static const char *iface_str(rnsc_node *n, uint32_t id, char *buf, size_t cap)
+{
+	const char *nm = rnsc_node_iface_name(n, id);
+	if (!nm)
+		return "None";
+	rnsc_iface *f = rnsc_iface_host_find(rnsc_node_ifaces(n), nm);
+	if (f && rnsc_iface_describe(f, buf, cap) > 0)
+		return buf;
+	return nm;
+}
+
 static int build_paths(rnsc_mp_writer *w, rnsc_node *n, const rnsc_rpc_request *q)
 {
+	char desc[160];
 	rnsc_transport *t = rnsc_node_transport(n);
 	size_t cur = 0, cnt = 0;
 	uint8_t h[RNSC_TRUNCATED_HASHLEN];
@@ -547,8 +563,7 @@ static int build_paths(rnsc_mp_writer *w, rnsc_node *n, const rnsc_rpc_request *
 		kv_bin(w, "via", p.next_hop, sizeof(p.next_hop));
 		kv_u(w, "hops", p.hops);
 		kv_dbl(w, "expires", (double)p.expires / 1000.0);
-		const char *nm = rnsc_node_iface_name(n, p.iface);
-		kv_str(w, "interface", nm ? nm : "None");
+		kv_str(w, "interface", iface_str(n, p.iface, desc, sizeof(desc)));
 	}
 	return 0;
 }
@@ -592,6 +607,7 @@ int rnsc_node_rpc_answer(rnsc_node *n, rnsc_ctx *ctx, const uint8_t *req, size_t
 		return RNSC_ERR_MALFORMED;
 	rnsc_transport *t = rnsc_node_transport(n);
 	ans_ud a = {.n = n, .q = &q, .kind = A_NIL};
+	char ifdesc[160];
 	int have_dest = q.dest && q.dest_len == RNSC_TRUNCATED_HASHLEN;
 	rnsc_transport_path p;
 	int known = have_dest && rnsc_transport_path_get(t, q.dest, &p) == 0;
@@ -603,9 +619,8 @@ int rnsc_node_rpc_answer(rnsc_node *n, rnsc_ctx *ctx, const uint8_t *req, size_t
 		} else if (streq(q.get, q.get_len, "rate_table")) {
 			a.kind = A_RATES;
 		} else if (streq(q.get, q.get_len, "next_hop_if_name")) {
-			const char *nm = known ? rnsc_node_iface_name(n, p.iface) : NULL;
 			a.kind = A_STR;
-			a.sv = nm ? nm : "None"; /* str(None), as the reference */
+			a.sv = known ? iface_str(n, p.iface, ifdesc, sizeof(ifdesc)) : "None";
 		} else if (streq(q.get, q.get_len, "next_hop")) {
 			if (known) {
 				a.kind = A_BIN;

@@ -8,10 +8,13 @@
  *      reads outside the input, and an input whose signature was not made by the key in
  *      it is never valid (the fuzzer cannot forge Ed25519);
  *   2. both decoders over the input as text: a decoded length fits the buffer, and the
- *      encoder's output of the decoded bytes decodes to the same bytes.
+ *      encoder's output of the decoded bytes decodes to the same bytes;
+ *   3. -E's metadata file and spec (src/cli/cmd_id_meta.c): what it accepts encodes to
+ *      exactly the msgpack pairs it counts.
  */
 #include "fuzz_wire.h"
 #include "cmd_id.h"
+#include "msgpack.h"
 
 /* cmd_id_crypt.c's hex helpers come from the runtime (src/runtime/strfmt.c, built in). */
 
@@ -43,5 +46,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	free(s);
+
+	/* 3. -E's metadata: the input as a ConfigObj file, split at its first NUL into the
+	 * metadata and a Validator spec; a result is a well-formed run of msgpack pairs. */
+	const uint8_t *nul = memchr(data, 0, size);
+	size_t ml = nul ? (size_t)(nul - data) : size;
+	uint8_t *kv = NULL;
+	size_t kl = 0, np = 0;
+	char why[400];
+	if (id_meta_parse((const char *)data, ml, nul ? (const char *)nul + 1 : NULL,
+			  nul ? size - ml - 1 : 0, &kv, &kl, &np, why, sizeof(why)) == 0) {
+		rnsc_mp_reader rd;
+		rnsc_mp_reader_init(&rd, kv, kl);
+		for (size_t i = 0; i < 2 * np; i++)
+			FUZZ_CHECK(rnsc_mp_skip(&rd) == 0);
+		FUZZ_CHECK(rnsc_mp_reader_remaining(&rd) == 0);
+		free(kv);
+	} else {
+		FUZZ_CHECK(kv == NULL && memchr(why, 0, sizeof(why)) != NULL);
+	}
 	return 0;
 }

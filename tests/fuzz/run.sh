@@ -106,10 +106,12 @@ sources() {
 		echo "$top/src/runtime/rpc.c $top/src/runtime/status_json.c $top/src/runtime/store.c $top/plugins/crypto/openssl/openssl.c -lcrypto -lm"
 		;;
 	rsg)
-		# rnsc id's signature envelopes and base32/base64 decoders (src/cli/cmd_id_crypt.c),
-		# with the store for its file helpers and the OpenSSL crypto plugin compiled in.
+		# rnsc id's signature envelopes, base32/base64 decoders and -E metadata
+		# (src/cli/cmd_id_crypt.c, cmd_id_meta.c), with the store for its file helpers, the
+		# config reader, and the OpenSSL crypto plugin compiled in.
 		for m in $core; do printf '%s ' "$(libsrc "$m")"; done
-		echo "-I$top/src/cli $top/src/cli/cmd_id_crypt.c $top/src/runtime/strfmt.c $top/src/runtime/store.c $top/plugins/crypto/openssl/openssl.c -lcrypto -lm"
+		for m in cfgfile cfg_scan cfg_parse cfg_access cfg_interp cfg_convert cfg_settings cfg_locate; do printf '%s ' "$top/src/runtime/$m.c"; done
+		echo "-I$top/src/cli $top/src/cli/cmd_id_crypt.c $top/src/cli/cmd_id_meta.c $top/src/runtime/strfmt.c $top/src/runtime/store.c $top/plugins/crypto/openssl/openssl.c -lcrypto -lm -lpthread"
 		;;
 	x)
 		# rnx's request data and result as rnsc x reads them (src/cli/x_wire.c).
@@ -127,14 +129,19 @@ sources() {
 	transport | blackhole)
 		# The transport engine on top of every wire-format module, with the OpenSSL
 		# crypto plugin compiled in (fuzz_wire.h).
-		for m in $core transport transport_map transport_link transport_policy transport_tunnel transport_tables transport_discovery transport_blackhole ingress announce_cap announce_rate link; do printf '%s ' "$(libsrc "$m")"; done
+		for m in $core transport transport_map transport_link transport_policy transport_tunnel transport_tables transport_discovery transport_blackhole transport_ratchet transport_dest ingress announce_cap announce_rate link; do printf '%s ' "$(libsrc "$m")"; done
 		echo "$top/plugins/crypto/openssl/openssl.c -lcrypto"
 		;;
 	bridge)
 		# rnsc-conformance-bridge's request handling on the core modules its commands use,
 		# jansson for the JSON, libbz2, and the OpenSSL crypto plugin compiled in (fuzz_wire.h).
-		for m in $core hdlc kiss link channel linkport buffer transport transport_map transport_link transport_policy transport_tunnel transport_tables transport_discovery transport_blackhole ingress announce_cap announce_rate; do printf '%s ' "$(libsrc "$m")"; done
+		for m in $core hdlc kiss link channel linkport buffer transport transport_map transport_link transport_policy transport_tunnel transport_tables transport_discovery transport_blackhole transport_ratchet transport_dest ingress announce_cap announce_rate; do printf '%s ' "$(libsrc "$m")"; done
 		echo "-I$top/src/bridge $top/src/bridge/bridge.c $top/src/bridge/bridge_prim.c $top/src/bridge/bridge_beh.c $top/plugins/crypto/openssl/openssl.c -ljansson -lcrypto -lbz2 -lm"
+		;;
+	ratchet)
+		# The two ratchet file layouts (ratchet_file.h), OpenSSL compiled in for signatures.
+		for m in $core ratchet_file; do printf '%s ' "$(libsrc "$m")"; done
+		echo "$top/plugins/crypto/openssl/openssl.c -lcrypto"
 		;;
 	resource)
 		# Resource advertisements and a receiving resource, with bzip2 and the OpenSSL
@@ -145,7 +152,7 @@ sources() {
 	discovery)
 		# Interface discovery announces: the stamper, the parser and record writer, the core
 		# and the OpenSSL crypto plugin compiled in (fuzz_wire.h).
-		for m in $core stamper discovery; do printf '%s ' "$top/src/lib/$m.c"; done
+		for m in $core stamper discovery; do printf '%s ' "$(libsrc "$m")"; done
 		echo "$top/plugins/crypto/openssl/openssl.c -lcrypto"
 		;;
 	*)
@@ -185,7 +192,7 @@ run_target() {
 
 # Targets run in RNSC_FUZZ_JOBS lanes (default 2: one per core on the CI machines), each
 # lane sequential; the reports are printed in target order at the end.
-targets="${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport link known pathfile tunnels shlex auto ws ws_session resource wire_codec request stream rpc echo_http blackhole remote_mgmt rsg rnode bridge x discovery}"
+targets="${RNSC_FUZZ_TARGETS:-hdlc kiss msgpack packet announce proof ifac config transport link known pathfile tunnels shlex auto ws ws_session resource wire_codec request stream rpc echo_http blackhole remote_mgmt rsg rnode bridge x discovery ratchet}"
 jobs=${RNSC_FUZZ_JOBS:-2}
 lane=0
 while [ "$lane" -lt "$jobs" ]; do
