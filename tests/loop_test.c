@@ -614,6 +614,7 @@ static void test_run_stop(void)
 }
 
 enum { POSTERS = 8, PER_POSTER = 20000 };
+_Static_assert(PER_POSTER < (1 << 24) && POSTERS < 128, "id and seq share a 32-bit uintptr_t");
 
 typedef struct poster {
 	rnsc_loop *loop;
