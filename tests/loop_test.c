@@ -614,6 +614,7 @@ static void test_run_stop(void)
 }
 
 enum { POSTERS = 8, PER_POSTER = 20000 };
+_Static_assert(PER_POSTER < (1 << 24) && POSTERS < 128, "id and seq share a 32-bit uintptr_t");
 
 typedef struct poster {
 	rnsc_loop *loop;
@@ -628,7 +629,8 @@ static pthread_t loop_thread;
 static void p_count(rnsc_loop *l, void *ud)
 {
 	uintptr_t v = (uintptr_t)ud;
-	int id = (int)(v >> 32), seq = (int)(v & 0xffffffffu);
+	/* id in the top byte: uintptr_t is 32 bits on armhf */
+	int id = (int)(v >> 24), seq = (int)(v & 0xffffffu);
 	(void)l;
 	if (!pthread_equal(pthread_self(), loop_thread) || seq != post_next[id])
 		post_bad++;
@@ -641,7 +643,7 @@ static void *post_main(void *arg)
 {
 	poster *p = arg;
 	for (int i = 0; i < PER_POSTER; i++) {
-		uintptr_t v = ((uintptr_t)p->id << 32) | (uintptr_t)i;
+		uintptr_t v = ((uintptr_t)p->id << 24) | (uintptr_t)i;
 		while (rnsc_loop_post(p->loop, p_count, (void *)v) != 0)
 			sleep_us(100);
 		if (i % 1000 == 0)

@@ -382,7 +382,8 @@ static void t_metadata_compressed_hmu(void)
 	static uint8_t rnd[50000];
 	for (size_t i = 0; i < sizeof(rnd); i += 32) {
 		uint8_t ctr[8], h[32];
-		memcpy(ctr, &i, sizeof(ctr));
+		uint64_t i64 = i; /* 8 counter bytes whatever the width of size_t (armhf: 4) */
+		memcpy(ctr, &i64, sizeof(ctr));
 		(void)rnsc_sha256(C, h, ctr, sizeof(ctr));
 		memcpy(rnd + i, h, sizeof(rnd) - i < 32 ? sizeof(rnd) - i : 32);
 	}

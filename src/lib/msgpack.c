@@ -2,6 +2,7 @@
 #include "msgpack.h"
 
 #include <limits.h>
+#include <stdint.h>
 #include <string.h>
 
 /* ---- writer ---------------------------------------------------------- */
@@ -23,6 +24,18 @@ int rnsc_mp_writer_finish(const rnsc_mp_writer *w)
 	if (w->len > (size_t)INT_MAX)
 		return RNSC_ERR_TOOBIG;
 	return (int)w->len;
+}
+
+/* A length msgpack's 32-bit length fields cannot carry. A 32-bit size_t never exceeds it (and
+ * the comparison would draw -Wtype-limits on armhf). */
+static int mp_over_u32(size_t len)
+{
+#if SIZE_MAX > UINT32_MAX
+	return len > UINT32_MAX;
+#else
+	(void)len;
+	return 0;
+#endif
 }
 
 static int mp_fail(rnsc_mp_writer *w, int err)
@@ -175,7 +188,7 @@ int rnsc_mp_write_str(rnsc_mp_writer *w, const char *s, size_t len)
 		return rc;
 	if (s == NULL && len > 0)
 		return mp_fail(w, RNSC_ERR_INVAL);
-	if ((uint64_t)len > UINT32_MAX)
+	if (mp_over_u32(len))
 		return mp_fail(w, RNSC_ERR_TOOBIG);
 	if (!rnsc_mp_utf8_valid((const uint8_t *)s, len))
 		return mp_fail(w, RNSC_ERR_INVAL);
@@ -216,7 +229,7 @@ int rnsc_mp_write_bin(rnsc_mp_writer *w, const uint8_t *p, size_t len)
 		return rc;
 	if (p == NULL && len > 0)
 		return mp_fail(w, RNSC_ERR_INVAL);
-	if ((uint64_t)len > UINT32_MAX)
+	if (mp_over_u32(len))
 		return mp_fail(w, RNSC_ERR_TOOBIG);
 	if (len <= UINT8_MAX) {
 		hdr[0] = 0xc4;
@@ -238,7 +251,7 @@ static int mp_write_container(rnsc_mp_writer *w, size_t n, uint8_t fix, uint8_t 
 
 	if (rc)
 		return rc;
-	if ((uint64_t)n > UINT32_MAX)
+	if (mp_over_u32(n))
 		return mp_fail(w, RNSC_ERR_TOOBIG);
 	if (n < 16) {
 		c = (uint8_t)(fix | n);
@@ -269,7 +282,7 @@ int rnsc_mp_write_ext(rnsc_mp_writer *w, int8_t type, const uint8_t *p, size_t l
 		return rc;
 	if (p == NULL && len > 0)
 		return mp_fail(w, RNSC_ERR_INVAL);
-	if ((uint64_t)len > UINT32_MAX)
+	if (mp_over_u32(len))
 		return mp_fail(w, RNSC_ERR_TOOBIG);
 	switch (len) {
 	case 1: hdr[0] = 0xd4; h = 1; break;

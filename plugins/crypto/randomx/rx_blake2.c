@@ -56,6 +56,10 @@ uint64_t rx_reciprocal(uint32_t d)
 	/* The quotient of 2^(63 + bitlen(d)) by d lies in [2^63, 2^64) for d not a power of two,
 	 * which is exactly "the largest x such that the result fits 64 bits". */
 	unsigned bits = 32u - (unsigned)__builtin_clz(d);
-	unsigned __int128 num = (unsigned __int128)1 << (63 + bits);
-	return (uint64_t)(num / d);
+	/* 2^(63+bits) = A * 2^32 with A = 2^(31+bits) < 2^64, divided in two 64-bit steps
+	 * (no __int128 on 32-bit targets): floor(A*2^32/d) = (A/d)*2^32 + floor((A%d)*2^32/d),
+	 * and A%d < d < 2^32 keeps the second dividend within 64 bits. */
+	uint64_t a = (uint64_t)1 << (31 + bits);
+	uint64_t q1 = a / d, r1 = a % d;
+	return (q1 << 32) + ((r1 << 32) / d);
 }

@@ -110,6 +110,9 @@ static inline uint64_t rx_sext32(uint32_t x)
 	return (uint64_t)(int64_t)(int32_t)x;
 }
 
+/* High 64 bits of the 128-bit products. 32-bit targets (armhf) have no __int128: there the
+ * product is built from 32-bit halves and the signed one corrected from the unsigned one. */
+#if defined(__SIZEOF_INT128__)
 static inline uint64_t rx_mulh(uint64_t a, uint64_t b)
 {
 	return (uint64_t)(((unsigned __int128)a * b) >> 64);
@@ -119,6 +122,21 @@ static inline uint64_t rx_smulh(uint64_t a, uint64_t b)
 {
 	return (uint64_t)(((__int128)(int64_t)a * (int64_t)b) >> 64);
 }
+#else
+static inline uint64_t rx_mulh(uint64_t a, uint64_t b)
+{
+	uint64_t a0 = (uint32_t)a, a1 = a >> 32, b0 = (uint32_t)b, b1 = b >> 32;
+	uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+	uint64_t mid = (p00 >> 32) + (uint32_t)p01 + (uint32_t)p10;
+	return p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+}
+
+static inline uint64_t rx_smulh(uint64_t a, uint64_t b)
+{
+	/* signed = unsigned - (a < 0 ? b : 0) - (b < 0 ? a : 0), modulo 2^64 */
+	return rx_mulh(a, b) - ((a >> 63) ? b : 0) - ((b >> 63) ? a : 0);
+}
+#endif
 
 static inline int rx_is_zero_or_pow2(uint64_t x)
 {
