@@ -12,7 +12,8 @@ enum {
 	BENCH_OK = 0,
 	BENCH_FAIL = 1,  /* the measurement ran and a check failed */
 	BENCH_USAGE = 2, /* bad command line */
-	BENCH_SETUP = 3, /* environment problem: no plugins, no reference, a peer that won't start */
+	BENCH_SETUP =
+		3, /* environment problem: no plugins, no reference, a peer that won't start */
 };
 
 int rnsc_bench_echo_main(int argc, char **argv);        /* bench/echo/echo_matrix.c */

@@ -35,9 +35,11 @@ int conf_setup(void)
 		goto fail;
 	}
 	if ((rc = rnsc_pyref_open(S.ctx, &S.ref)) != 0) {
-		fprintf(stderr, "conformance: FAILED: the embedded reference (pinned rns) cannot be "
-				"imported: %s.\nInstall it with 'make venv' (creates $RNSC_VENV and "
-				"pip-installs interop/requirements.txt).\n", rnsc_strerror(rc));
+		fprintf(stderr,
+			"conformance: FAILED: the embedded reference (pinned rns) cannot be "
+			"imported: %s.\nInstall it with 'make venv' (creates $RNSC_VENV and "
+			"pip-installs interop/requirements.txt).\n",
+			rnsc_strerror(rc));
 		goto fail;
 	}
 	if ((rc = rnsc_crypto_register(S.ctx, "reference", rnsc_pyref_crypto_ops(), S.ref,
@@ -56,7 +58,8 @@ int conf_setup(void)
 	if ((rc = rnsc_crypto_set_order(S.ctx, order)) != 0)
 		goto fail;
 	const char *src = getenv("RNSC_SRCDIR");
-	snprintf(S.vectors, sizeof(S.vectors), "%s/conformance/vectors", src && *src ? src : RNSC_SRCDIR);
+	snprintf(S.vectors, sizeof(S.vectors), "%s/conformance/vectors",
+		 src && *src ? src : RNSC_SRCDIR);
 	S.ready = 1;
 	return 0;
 fail:

@@ -40,7 +40,8 @@ static int run_stanza(rnsc_ctx *ctx, const char *backend, const conf_vstanza *s)
 		goto done;
 	}
 	if (strcmp(op, "identity_hash") == 0) {
-		if (conf_vstanza_hex(s, "Public", &a, &a_len) || conf_vstanza_hex(s, "IdentityHash", &b, &b_len))
+		if (conf_vstanza_hex(s, "Public", &a, &a_len) ||
+		    conf_vstanza_hex(s, "IdentityHash", &b, &b_len))
 			goto bad;
 		rnsc_identity_public_bytes(&id, pub);
 		fails += memcmp(pub, a, 64) != 0 || memcmp(id.hash, b, 16) != 0;
@@ -48,7 +49,8 @@ static int run_stanza(rnsc_ctx *ctx, const char *backend, const conf_vstanza *s)
 		rc = rnsc_pyref_identity_public(conf_ref(), pub, hash, prv, prv_len);
 		fails += rc != 0 || memcmp(pub, a, 64) != 0 || memcmp(hash, b, 16) != 0;
 	} else if (strcmp(op, "identity_sign") == 0) {
-		if (conf_vstanza_hex(s, "Msg", &a, &a_len) || conf_vstanza_hex(s, "Signature", &b, &b_len))
+		if (conf_vstanza_hex(s, "Msg", &a, &a_len) ||
+		    conf_vstanza_hex(s, "Signature", &b, &b_len))
 			goto bad;
 		fails += rnsc_identity_sign(&id, out, a, a_len) != 0 || memcmp(out, b, 64) != 0;
 		fails += rnsc_identity_verify(&id, b, b_len, a, a_len) != 0;
@@ -58,8 +60,8 @@ static int run_stanza(rnsc_ctx *ctx, const char *backend, const conf_vstanza *s)
 		if (conf_vstanza_hex(s, "Token", &a, &a_len))
 			goto bad;
 		rc = rnsc_identity_decrypt(&id, out, sizeof(out), a, a_len, NULL, 0, 0, NULL);
-		int rrc = rnsc_pyref_identity_decrypt(conf_ref(), out + 512, 512, prv, prv_len, a, a_len,
-						      NULL, 0, 0, NULL);
+		int rrc = rnsc_pyref_identity_decrypt(conf_ref(), out + 512, 512, prv, prv_len, a,
+						      a_len, NULL, 0, 0, NULL);
 		if (want_rc) {
 			fails += rc != want_rc || rrc != want_rc;
 		} else {
@@ -114,10 +116,22 @@ static void run_backend(const char *name)
 	rnsc_ctx_del(ctx);
 }
 
-static void test_openssl(void) { run_backend("openssl"); }
-static void test_sodium(void) { run_backend("sodium"); }
-static void test_nettle(void) { run_backend("nettle"); }
-static void test_reference(void) { run_backend("reference"); }
+static void test_openssl(void)
+{
+	run_backend("openssl");
+}
+static void test_sodium(void)
+{
+	run_backend("sodium");
+}
+static void test_nettle(void)
+{
+	run_backend("nettle");
+}
+static void test_reference(void)
+{
+	run_backend("reference");
+}
 
 int main(void)
 {

@@ -62,13 +62,13 @@ static void failf(const char *fmt, ...)
 	}
 }
 
-#define CHECK(cond, ...)                                                                      \
-	do {                                                                                  \
-		int ok_ = !!(cond);                                                           \
-		if (!ok_)                                                                     \
-			failf(__VA_ARGS__);                                                   \
-		CU_assertImplementation(ok_ ? CU_TRUE : CU_FALSE, __LINE__, #cond, __FILE__, \
-					"", CU_FALSE);                                        \
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		int ok_ = !!(cond);                                                                \
+		if (!ok_)                                                                          \
+			failf(__VA_ARGS__);                                                        \
+		CU_assertImplementation(ok_ ? CU_TRUE : CU_FALSE, __LINE__, #cond, __FILE__, "",   \
+					CU_FALSE);                                                 \
 	} while (0)
 
 #define BY(p, n) (const uint8_t *)(p), (size_t)(n)
@@ -133,15 +133,15 @@ static void xf_check(int rc, const char *op)
 }
 
 /* Runs an op that returns frames; 0 or a negative code (reported). */
-#define XF(op, fmt, ...)                                                                      \
-	({                                                                                    \
-		rnsc_refwire_res r_;                                                          \
-		int rc_ = XL(&r_, op, fmt, __VA_ARGS__);                                      \
-		xf_check(rc_, op);                                                            \
-		if (rc_ == 0 && take_frames(&r_, strcmp(op, "watchdog") == 0 ? 1 : 0))        \
-			rc_ = RNSC_ERR_PYTHON;                                                \
-		rnsc_refwire_res_free(&r_);                                                   \
-		rc_;                                                                          \
+#define XF(op, fmt, ...)                                                                           \
+	({                                                                                         \
+		rnsc_refwire_res r_;                                                               \
+		int rc_ = XL(&r_, op, fmt, __VA_ARGS__);                                           \
+		xf_check(rc_, op);                                                                 \
+		if (rc_ == 0 && take_frames(&r_, strcmp(op, "watchdog") == 0 ? 1 : 0))             \
+			rc_ = RNSC_ERR_PYTHON;                                                     \
+		rnsc_refwire_res_free(&r_);                                                        \
+		rc_;                                                                               \
 	})
 
 /* The reference link's state (rnsc_linkharness.state). */
@@ -373,8 +373,8 @@ static rnsc_link *ref_to_rnsc(rnsc_identity *dest, side *s, uint32_t hw_mtu, uin
 	CHECK(rnsc_link_rtt(l) > 0.1099 && rnsc_link_rtt(l) < 0.1101, "rnsc rtt %f",
 	      rnsc_link_rtt(l));
 	if (ref_state_get(&rs) == 0)
-		CHECK(rs.mtu == (long long)rnsc_link_mtu(l), "MTU: reference %lld, rnsc %u",
-		      rs.mtu, rnsc_link_mtu(l));
+		CHECK(rs.mtu == (long long)rnsc_link_mtu(l), "MTU: reference %lld, rnsc %u", rs.mtu,
+		      rnsc_link_mtu(l));
 	return l;
 }
 
@@ -418,7 +418,8 @@ static void test_rnsc_initiator(void)
 			      s.last_len == sizeof(pong) && memcmp(s.last, pong, sizeof(pong)) == 0,
 		      "rnsc did not get the reference's message (%s)", rnsc_err_name(rc));
 	}
-	static const uint8_t req[] = {0x93, 0xcb, 0x41, 0xd9, 0, 0, 0, 0, 0, 0, 0xc4, 0x01, 0x00, 0xc0};
+	static const uint8_t req[] = {0x93, 0xcb, 0x41, 0xd9, 0,    0,    0,
+				      0,    0,    0,    0xc4, 0x01, 0x00, 0xc0};
 	if (XF("send", "ibi", LL(RNSC_CTX_REQUEST), BY(req, sizeof(req)), LL(1320)) == 0 &&
 	    F.n == 1) {
 		int rc = rnsc_link_receive(l, F.f[0], F.len[0], 1330);
@@ -462,14 +463,16 @@ static void test_rnsc_initiator(void)
 	if (XF("receive", "bi", BY(f, n), LL(t + 5)) == 0) {
 		CHECK(F.n == 1 && F.len[0] == 20 && F.f[0][19] == 0xFE, "no keepalive answer");
 		if (F.n == 1)
-			CHECK(rnsc_link_receive(l, F.f[0], F.len[0], t + 10) == 0, "answer refused");
+			CHECK(rnsc_link_receive(l, F.f[0], F.len[0], t + 10) == 0,
+			      "answer refused");
 	}
 
 	/* teardown by rnsc (initiator) */
 	CHECK(rnsc_link_teardown(l, t + 100) == 0, "teardown");
 	n = pop(l, f, sizeof(f));
 	if (XF("receive", "bi", BY(f, n), LL(t + 110)) == 0)
-		ref_status_is(RNSC_LINK_CLOSED, RNSC_LINK_INITIATOR_CLOSED, "after rnsc's teardown");
+		ref_status_is(RNSC_LINK_CLOSED, RNSC_LINK_INITIATOR_CLOSED,
+			      "after rnsc's teardown");
 	CHECK(rnsc_link_reason(l) == RNSC_LINK_INITIATOR_CLOSED && s.closed == 1, "rnsc side");
 	rnsc_link_del(l);
 	rnsc_identity_free(&me);
@@ -538,7 +541,8 @@ static void test_ref_initiator(void)
 	CHECK(rnsc_link_teardown(l, 24000) == 0, "teardown");
 	n = pop(l, f, sizeof(f));
 	if (XF("receive", "bi", BY(f, n), LL(24010)) == 0)
-		ref_status_is(RNSC_LINK_CLOSED, RNSC_LINK_DESTINATION_CLOSED, "after rnsc's teardown");
+		ref_status_is(RNSC_LINK_CLOSED, RNSC_LINK_DESTINATION_CLOSED,
+			      "after rnsc's teardown");
 	rnsc_link_del(l);
 
 	/* and the other way: the reference tears down, rnsc sees INITIATOR_CLOSED */
@@ -547,7 +551,8 @@ static void test_ref_initiator(void)
 	CU_ASSERT_FATAL(l != NULL);
 	if (XF("teardown", "i", LL(6000)) == 0 && F.n == 1) {
 		int rc = rnsc_link_receive(l, F.f[0], F.len[0], 6010);
-		CHECK(rc == 0 && rnsc_link_reason(l) == RNSC_LINK_INITIATOR_CLOSED && s2.closed == 1,
+		CHECK(rc == 0 && rnsc_link_reason(l) == RNSC_LINK_INITIATOR_CLOSED &&
+			      s2.closed == 1,
 		      "rnsc did not close (%s)", rnsc_err_name(rc));
 	}
 	ref_status_is(RNSC_LINK_CLOSED, RNSC_LINK_INITIATOR_CLOSED, "after its own teardown");
@@ -568,8 +573,7 @@ static void test_mtu(void)
 	uint8_t big[3000];
 	for (size_t i = 0; i < sizeof(big); i++)
 		big[i] = (uint8_t)(i * 7);
-	if (XF("send", "ibi", LL(RNSC_CTX_NONE), BY(big, sizeof(big)), LL(1200)) == 0 &&
-	    F.n == 1) {
+	if (XF("send", "ibi", LL(RNSC_CTX_NONE), BY(big, sizeof(big)), LL(1200)) == 0 && F.n == 1) {
 		CHECK(F.len[0] > RNSC_MTU, "not a large packet");
 		int rc = rnsc_link_receive(l, F.f[0], F.len[0], 1210);
 		CHECK(rc == 0 && s.last_len == sizeof(big) && memcmp(s.last, big, sizeof(big)) == 0,
@@ -659,7 +663,8 @@ static void test_bad_proofs(void)
 				else
 					pf[19 + 96] = (uint8_t)((pf[19 + 96] & 0x1F) | 0x40);
 				if (XF("receive", "bi", BY(pf, n), LL(1100)) == 0)
-					CHECK(F.n == 0, "the reference sent an RTT after a forged proof");
+					CHECK(F.n == 0,
+					      "the reference sent an RTT after a forged proof");
 				ref_status_is(want, 0, "reference initiator after a forged proof");
 				if (XF("receive", "bi", BY(f, n), LL(1101)) == 0)
 					CHECK(F.n == 0, "the reference took the real proof late");
@@ -785,7 +790,8 @@ static void test_timers(void)
 	compare_step_at(l, 1100 + ka + 1, 1100 + ka + m - 1, -1, "first keepalive, rnsc's margin");
 	compare_step_at(l, 1100 + ka + 2, 1100 + ka + m, 1, "first keepalive after the margin");
 	compare_step(l, 1100 + ka + m + 500, "no second keepalive yet");
-	compare_step_at(l, 1100 + ka + ka / 4, 1100 + ka + ka / 4, 1, "rnsc re-sends the unanswered one");
+	compare_step_at(l, 1100 + ka + ka / 4, 1100 + ka + ka / 4, 1,
+			"rnsc re-sends the unanswered one");
 	compare_step(l, 1100 + st - 2, "just before stale and the second keepalive");
 	compare_step(l, 1100 + st + 1, "second keepalive, stale");
 	compare_step(l, 1100 + st + 1 + 5000, "closed after the nap");
@@ -821,7 +827,6 @@ static void test_timers(void)
 	rnsc_identity_free(&d2);
 	rnsc_identity_free(&dest);
 }
-
 
 /* ---- channel ----------------------------------------------------------------------------- */
 
@@ -921,8 +926,8 @@ static void ch_rnsc_to_ref(rnsc_link *l, chside *c, const char *msg, uint64_t no
 
 /* reference -> rnsc: one message, rnsc's proof back to the reference's receipt. expect_rc is
  * the channel's verdict; 1 means taken but held (no delivery yet). */
-static void ch_ref_to_rnsc(rnsc_link *l, chside *c, uint16_t type, const char *msg,
-			   uint64_t now, int expect_rc)
+static void ch_ref_to_rnsc(rnsc_link *l, chside *c, uint16_t type, const char *msg, uint64_t now,
+			   int expect_rc)
 {
 	g_ch_now = now + 5;
 	unsigned before = c->got;
@@ -942,7 +947,8 @@ static void ch_ref_to_rnsc(rnsc_link *l, chside *c, uint16_t type, const char *m
 		uint8_t e[600];
 		int en = rnsc_channel_envelope_pack(e, sizeof(e), type, c->last_seq,
 						    BY(msg, strlen(msg)));
-		CHECK(en > 0 && (size_t)en == c->last_pt_len && memcmp(e, c->last_pt, (size_t)en) == 0,
+		CHECK(en > 0 && (size_t)en == c->last_pt_len &&
+			      memcmp(e, c->last_pt, (size_t)en) == 0,
 		      "the reference's envelope differs from rnsc's packing");
 	}
 	uint8_t f[600];
@@ -1027,7 +1033,8 @@ static void test_channel(void)
 	while ((n = rnsc_link_outbox_pop(l, f, sizeof(f))) > 0)
 		CHECK(XF("receive", "bi", BY(f, n), LL(t + 20)) == 0 && F.n == 0, "proof");
 	if (ref_ch_state(&rs) == 0)
-		CHECK(rs.outstanding == 0, "the reference still waits for %lld proofs", rs.outstanding);
+		CHECK(rs.outstanding == 0, "the reference still waits for %lld proofs",
+		      rs.outstanding);
 
 	/* the reference's retransmission time: 1.5^0 * max(rtt * 2.5, 0.025) * (1 + 1.5) */
 	g_case = "channel retransmission";
@@ -1039,14 +1046,16 @@ static void test_channel(void)
 		double to = (rtt * 2.5 > 0.025 ? rtt * 2.5 : 0.025) * 2.5;
 		uint64_t due = t0 + (uint64_t)(to * 1000.0) + 1;
 		CHECK(XF("receipts_check", "i", LL(due - 1)) == 0 && F.n == 0,
-		      "the reference resent early (rtt %f, due %llu)", rtt, (unsigned long long)due);
+		      "the reference resent early (rtt %f, due %llu)", rtt,
+		      (unsigned long long)due);
 		CHECK(XF("receipts_check", "i", LL(due)) == 0 && F.n == 1,
 		      "the reference did not resend at %llu", (unsigned long long)due);
 		if (F.n == 1) {
 			g_ch_now = due + 5;
 			before = c.got;
 			rc = rnsc_link_receive(l, F.f[0], F.len[0], due + 5);
-			CHECK(rc == 0 && c.got == before + 1, "the resent envelope was not delivered");
+			CHECK(rc == 0 && c.got == before + 1,
+			      "the resent envelope was not delivered");
 			while ((n = rnsc_link_outbox_pop(l, f, sizeof(f))) > 0)
 				CHECK(XF("receive", "bi", BY(f, n), LL(due + 10)) == 0, "proof");
 			/* 14 deliveries (window 9, minimum 16 since the fast upgrade at the 10th),
@@ -1067,7 +1076,8 @@ static void test_channel(void)
 	 * held, never delivered */
 	before = c.got;
 	ch_ref_to_rnsc(l, &c, 0x0101, "stalled", t0 + 200, 1);
-	CHECK(c.got == before && rnsc_channel_held(c.ch) == 1, "a message after the gap was delivered");
+	CHECK(c.got == before && rnsc_channel_held(c.ch) == 1,
+	      "a message after the gap was delivered");
 
 	/* and rnsc's own timer, from the same formula with its own RTT */
 	g_ch_now = t0 + 5000;
@@ -1182,9 +1192,8 @@ static void test_same_bytes(void)
 	unscript();
 	rn = rnsc_link_outbox_pop(li, req, sizeof(req));
 	CU_ASSERT_FATAL(rn > 0);
-	if (pin(x_i, ed_i, NULL) == 0 &&
-	    XF("initiator", "bbssiii", BY(dh, 16), BY(pub, 64), APP, ASPECT, LL(1), LL(0),
-	       LL(1000)) == 0)
+	if (pin(x_i, ed_i, NULL) == 0 && XF("initiator", "bbssiii", BY(dh, 16), BY(pub, 64), APP,
+					    ASPECT, LL(1), LL(0), LL(1000)) == 0)
 		same(req, (size_t)rn, "LINKREQUEST");
 
 	/* LRPROOF: rnsc's responder here, the reference's below */

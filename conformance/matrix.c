@@ -52,8 +52,8 @@
 #include "ref_wire.h"
 #include "token.h"
 
-#define BUF 20000      /* packets, frames and plaintexts (link MTUs up to 16384) */
-#define MAX_RES 24     /* harness results alive in one case */
+#define BUF 20000  /* packets, frames and plaintexts (link MTUs up to 16384) */
+#define MAX_RES 24 /* harness results alive in one case */
 
 typedef struct mx {
 	rnsc_ctx *ctx;
@@ -153,36 +153,35 @@ __attribute__((format(printf, 2, 3))) static int fail(mx *x, const char *fmt, ..
 	return -1;
 }
 
-#define EXPECT(cond, ...)                                                               \
-	do {                                                                            \
-		if (!(cond))                                                            \
-			return fail(x, __VA_ARGS__);                                    \
+#define EXPECT(cond, ...)                                                                          \
+	do {                                                                                       \
+		if (!(cond))                                                                       \
+			return fail(x, __VA_ARGS__);                                               \
 	} while (0)
 
-#define SAME(what, p, pn, q, qn)                                                         \
-	do {                                                                            \
-		size_t pn_ = (pn), qn_ = (qn);                                          \
-		EXPECT(pn_ == qn_ && memcmp((p), (q), pn_) == 0, "%s: %s (%zu) vs %s (%zu)",  \
-		       what, hx((const uint8_t *)(p), pn_), pn_,                        \
-		       hx((const uint8_t *)(q), qn_), qn_);                             \
+#define SAME(what, p, pn, q, qn)                                                                   \
+	do {                                                                                       \
+		size_t pn_ = (pn), qn_ = (qn);                                                     \
+		EXPECT(pn_ == qn_ && memcmp((p), (q), pn_) == 0, "%s: %s (%zu) vs %s (%zu)", what, \
+		       hx((const uint8_t *)(p), pn_), pn_, hx((const uint8_t *)(q), qn_), qn_);    \
 	} while (0)
 
-#define VERDICT(what, rc_rnsc, want_rnsc, rc_ref, want_ref)                             \
-	do {                                                                            \
-		int rr_ = (rc_rnsc), fr_ = (rc_ref);                                    \
-		EXPECT(rr_ == (want_rnsc) && fr_ == (want_ref),                         \
-		       "%s: rnsc %s (want %s), reference %s (want %s)", what, en(rr_),  \
-		       en(want_rnsc), en(fr_), en(want_ref));                           \
-		x->row->mutations++;                                                    \
+#define VERDICT(what, rc_rnsc, want_rnsc, rc_ref, want_ref)                                        \
+	do {                                                                                       \
+		int rr_ = (rc_rnsc), fr_ = (rc_ref);                                               \
+		EXPECT(rr_ == (want_rnsc) && fr_ == (want_ref),                                    \
+		       "%s: rnsc %s (want %s), reference %s (want %s)", what, en(rr_),             \
+		       en(want_rnsc), en(fr_), en(want_ref));                                      \
+		x->row->mutations++;                                                               \
 	} while (0)
 
 /* Both reject with the same code (or both accept). */
-#define SAME_VERDICT(what, rc_rnsc, rc_ref)                                              \
-	do {                                                                            \
-		int rs_ = (rc_rnsc), fs_ = (rc_ref);                                    \
-		EXPECT(rs_ == fs_ || (rs_ >= 0 && fs_ >= 0), "%s: rnsc %s, reference %s", what, \
-		       en(rs_), en(fs_));                                               \
-		x->row->mutations++;                                                    \
+#define SAME_VERDICT(what, rc_rnsc, rc_ref)                                                        \
+	do {                                                                                       \
+		int rs_ = (rc_rnsc), fs_ = (rc_ref);                                               \
+		EXPECT(rs_ == fs_ || (rs_ >= 0 && fs_ >= 0), "%s: rnsc %s, reference %s", what,    \
+		       en(rs_), en(fs_));                                                          \
+		x->row->mutations++;                                                               \
 	} while (0)
 
 /* ---- the reference ------------------------------------------------------------------------- */
@@ -228,13 +227,13 @@ static long long ival(const rnsc_refwire_res *r, size_t i)
 }
 
 /* A harness call that must succeed with at least `items` items. */
-#define REF_OK(rc, res, items, what)                                                     \
-	EXPECT((rc) == 0 && (res)->n >= (items), "%s: reference %s", what,              \
+#define REF_OK(rc, res, items, what)                                                               \
+	EXPECT((rc) == 0 && (res)->n >= (items), "%s: reference %s", what,                         \
 	       (rc) ? en(rc) : "returned too few items")
 
 /* A harness call returning bytes. */
-#define REF_BYTES(rc, res, what)                                                         \
-	EXPECT((rc) == 0 && is_bytes(res, 0), "%s: reference %s", what,                 \
+#define REF_BYTES(rc, res, what)                                                                   \
+	EXPECT((rc) == 0 && is_bytes(res, 0), "%s: reference %s", what,                            \
 	       (rc) ? en(rc) : "returned no bytes")
 
 /* ---- corpus -------------------------------------------------------------------------------- */
@@ -300,7 +299,8 @@ static int check_ref_fields(mx *x, const char *what, const rnsc_refwire_res *r,
 	SAME("reference destination hash", r->item[8].p, r->item[8].len, want->dest_hash, 16);
 	if (want->header_type == RNSC_HEADER_2) {
 		EXPECT(is_bytes(r, 7), "%s: no transport id", what);
-		SAME("reference transport id", r->item[7].p, r->item[7].len, want->transport_id, 16);
+		SAME("reference transport id", r->item[7].p, r->item[7].len, want->transport_id,
+		     16);
 	} else {
 		EXPECT(is_none(r, 7), "%s: reference found a transport id in HEADER_1", what);
 	}
@@ -320,8 +320,8 @@ typedef struct pk_in {
 	rnsc_packet p; /* wanted fields (data set when built) */
 	size_t pt_len;
 	int enc;
-	uint8_t key[64];          /* GROUP / link key, or the recipient's private key */
-	uint8_t pub[64];          /* the recipient's public key (ENC_IDENTITY) */
+	uint8_t key[64]; /* GROUP / link key, or the recipient's private key */
+	uint8_t pub[64]; /* the recipient's public key (ENC_IDENTITY) */
 	int ratchet;
 	uint8_t ratchet_prv[32], ratchet_pub[32];
 	uint8_t eph[32], iv[16];
@@ -332,10 +332,13 @@ typedef struct pk_in {
 static size_t max_plain(int enc, size_t room)
 {
 	switch (enc) {
-	case ENC_IDENTITY: return room < 96 ? 0 : (room - 80) / 16 * 16 - 1;
+	case ENC_IDENTITY:
+		return room < 96 ? 0 : (room - 80) / 16 * 16 - 1;
 	case ENC_GROUP:
-	case ENC_LINK: return room < 64 ? 0 : (room - 48) / 16 * 16 - 1;
-	default: return room;
+	case ENC_LINK:
+		return room < 64 ? 0 : (room - 48) / 16 * 16 - 1;
+	default:
+		return room;
 	}
 }
 
@@ -392,9 +395,15 @@ static int gen_packet(mx *x, pk_in *in, int pt, int context, int dt, int ht, int
 	size_t room = in->mtu - rnsc_packet_header_len(ht);
 	size_t max = max_plain(in->enc, room);
 	switch (below(x, 4)) {
-	case 0: in->pt_len = max; break;
-	case 1: in->pt_len = 1 + below(x, max); break;
-	default: in->pt_len = 1 + below(x, max < 64 ? max : 64); break;
+	case 0:
+		in->pt_len = max;
+		break;
+	case 1:
+		in->pt_len = 1 + below(x, max);
+		break;
+	default:
+		in->pt_len = 1 + below(x, max < 64 ? max : 64);
+		break;
 	}
 	rnd(x, x->pt, in->pt_len);
 	return 0;
@@ -471,14 +480,15 @@ static int ref_build(mx *x, const pk_in *in, rnsc_refwire_res **r)
 		  I(in->ref_tt), I(p->hops),
 		  p->header_type == RNSC_HEADER_2 ? p->transport_id : NULL, (size_t)16,
 		  B(p->dest_hash, 16), B(x->pt, in->pt_len), I(in->enc),
-		  in->enc == ENC_NONE ? NULL : ident ? in->pub : in->key, (size_t)64,
-		  ident && in->ratchet ? in->ratchet_pub : NULL, (size_t)32,
+		  in->enc == ENC_NONE ? NULL
+		  : ident             ? in->pub
+				      : in->key,
+		  (size_t)64, ident && in->ratchet ? in->ratchet_pub : NULL, (size_t)32,
 		  in->enc == ENC_NONE ? NULL : in->eph, (size_t)32,
 		  in->enc == ENC_NONE ? NULL : in->iv, (size_t)16, I(in->mtu));
 }
 
-static int ref_unpack(mx *x, const pk_in *in, rnsc_refwire_res **r, const uint8_t *raw,
-		      size_t len)
+static int ref_unpack(mx *x, const pk_in *in, rnsc_refwire_res **r, const uint8_t *raw, size_t len)
 {
 	int dec = in ? in->enc : ENC_NONE;
 	return rw(x, r, "packet_unpack", "bibb", B(raw, len), I(dec),
@@ -607,8 +617,8 @@ static int c_packet(mx *x)
 /* A packet of a random (known) shape for the propagation and flag rows. */
 static int gen_any(mx *x, pk_in *in, int ht, int flag, int tt)
 {
-	static const int ctxs[] = {RNSC_CTX_NONE, RNSC_CTX_RESOURCE, RNSC_CTX_REQUEST,
-				   RNSC_CTX_CHANNEL, RNSC_CTX_KEEPALIVE, RNSC_CTX_LRPROOF,
+	static const int ctxs[] = {RNSC_CTX_NONE,          RNSC_CTX_RESOURCE,     RNSC_CTX_REQUEST,
+				   RNSC_CTX_CHANNEL,       RNSC_CTX_KEEPALIVE,    RNSC_CTX_LRPROOF,
 				   RNSC_CTX_PATH_RESPONSE, RNSC_CTX_CACHE_REQUEST};
 	return gen_packet(x, in, (int)below(x, 4), ctxs[below(x, 8)], (int)below(x, 4), ht, flag,
 			  tt);
@@ -685,8 +695,8 @@ static int rnsc_announce_packet(mx *x, const an_in *in, const uint8_t *dest, uin
 		return n;
 	rnsc_packet p = {0};
 	p.header_type = (uint8_t)in->ht;
-	p.transport_type = in->ht == RNSC_HEADER_2 ? RNSC_TRANSPORT_TRANSPORT
-						    : RNSC_TRANSPORT_BROADCAST;
+	p.transport_type =
+		in->ht == RNSC_HEADER_2 ? RNSC_TRANSPORT_TRANSPORT : RNSC_TRANSPORT_BROADCAST;
 	p.packet_type = RNSC_PKT_ANNOUNCE;
 	p.dest_type = RNSC_DEST_SINGLE;
 	p.context = in->pr ? RNSC_CTX_PATH_RESPONSE : RNSC_CTX_NONE;
@@ -835,8 +845,8 @@ static int c_announce(mx *x)
 	size_t hdr = rnsc_packet_header_len(in.ht);
 	size_t sig_at = hdr + 64 + 10 + 10 + (in.ratchet ? 32 : 0);
 	uint8_t *m = x->b;
-#define ANN_VERDICT(what, len, want)                                                    \
-	VERDICT(what, rnsc_announce_verdict(x, m, (len), NULL), (want),                 \
+#define ANN_VERDICT(what, len, want)                                                               \
+	VERDICT(what, rnsc_announce_verdict(x, m, (len), NULL), (want),                            \
 		rw(x, &r, "announce_validate", "b", B(m, (len))), (want))
 	memcpy(m, x->a, (size_t)n);
 	m[sig_at + below(x, 64)] ^= (uint8_t)(1u << below(x, 8));
@@ -930,8 +940,9 @@ static int c_proof(mx *x)
 
 	/* B: rnsc builds the proof packet, the reference's receipt validates it */
 	uint8_t proof[96];
-	int plen = link ? rnsc_proof_build_link(x->ctx, proof, sizeof(proof), prv + 32, pub + 32, ph)
-			: rnsc_proof_build(proof, sizeof(proof), &id, ph, implicit);
+	int plen =
+		link ? rnsc_proof_build_link(x->ctx, proof, sizeof(proof), prv + 32, pub + 32, ph)
+		     : rnsc_proof_build(proof, sizeof(proof), &id, ph, implicit);
 	rnsc_identity_free(&id);
 	EXPECT(plen > 0, "B: rnsc proof: %s", en(plen));
 	rnsc_packet pp;
@@ -947,8 +958,8 @@ static int c_proof(mx *x)
 	REF_OK(rc, u, 14, "B: reference unpack");
 	if (check_ref_fields(x, "B", u, &want, x->a, (size_t)n))
 		return -1;
-#define REF_PROOF(p_, n_)                                                               \
-	(link ? rw(x, &v, "link_proof_validate", "bbb", B(pub + 32, 32), B(ph, 32), B(p_, n_))  \
+#define REF_PROOF(p_, n_)                                                                          \
+	(link ? rw(x, &v, "link_proof_validate", "bbb", B(pub + 32, 32), B(ph, 32), B(p_, n_))     \
 	      : rw(x, &v, "proof_validate", "bbb", B(pub, 64), B(ph, 32), B(p_, n_)))
 	rc = REF_PROOF(proof, plen);
 	EXPECT(rc == 0, "B: the reference's receipt rejects rnsc's proof: %s", en(rc));
@@ -963,8 +974,8 @@ static int c_proof(mx *x)
 	rnsc_identity who;
 	rc = rnsc_identity_from_public(x->ctx, &who, pub, 64);
 	EXPECT(rc == 0, "identity");
-#define RNSC_PROOF(p_, n_)                                                              \
-	(link ? rnsc_proof_validate_link(x->ctx, pub + 32, ph, p_, n_)                   \
+#define RNSC_PROOF(p_, n_)                                                                         \
+	(link ? rnsc_proof_validate_link(x->ctx, pub + 32, ph, p_, n_)                             \
 	      : rnsc_proof_validate(&who, ph, p_, n_))
 	size_t sig_at = implicit ? 0 : 32;
 	memcpy(m, proof, (size_t)plen);
@@ -1014,8 +1025,8 @@ static int c_pathreq(mx *x)
 
 	/* A: Transport.request_path sends, rnsc parses */
 	rnsc_refwire_res *r;
-	rc = rw(x, &r, "pathreq_build", "bbb", B(dest, 16), B(tag, tag_len),
-		transport ? tid : NULL, (size_t)16);
+	rc = rw(x, &r, "pathreq_build", "bbb", B(dest, 16), B(tag, tag_len), transport ? tid : NULL,
+		(size_t)16);
 	REF_BYTES(rc, r, "A: request_path");
 	rnsc_packet got;
 	rc = rnsc_packet_unpack(&got, r->item[0].p, r->item[0].len);
@@ -1122,7 +1133,8 @@ static int gen_link(mx *x, lk *k)
 static int rnsc_lr(mx *x, lk *k, int mode)
 {
 	uint8_t data[80];
-	int dn = rnsc_link_request_build(data, sizeof(data), k->ixp, k->iep, k->signal, k->mtu, mode);
+	int dn = rnsc_link_request_build(data, sizeof(data), k->ixp, k->iep, k->signal, k->mtu,
+					 mode);
 	if (dn < 0)
 		return dn;
 	rnsc_packet p = {0};
@@ -1278,9 +1290,9 @@ static int c_link_proof(mx *x)
 	double rtt = (double)(1 + below(x, 4000)) / 1024.0;
 	uint8_t iv[16];
 	rnd(x, iv, 16);
-#define REF_ACCEPT(p_, n_)                                                              \
-	rw(x, &r, "link_proof_accept", "bbbbbiddb", B(p_, n_), B(k.link_id, 16),          \
-	   B(k.dest_pub, 64), B(k.ix, 32), B(k.ie, 32), I(RNSC_LINK_MODE_DEFAULT), now, rtt, \
+#define REF_ACCEPT(p_, n_)                                                                         \
+	rw(x, &r, "link_proof_accept", "bbbbbiddb", B(p_, n_), B(k.link_id, 16),                   \
+	   B(k.dest_pub, 64), B(k.ix, 32), B(k.ie, 32), I(RNSC_LINK_MODE_DEFAULT), now, rtt,       \
 	   B(iv, 16))
 	rc = REF_ACCEPT(x->a, n);
 	REF_OK(rc, r, 3, "B: validate_proof");
@@ -1294,12 +1306,12 @@ static int c_link_proof(mx *x)
 	x->ways |= CONF_MATRIX_WAY_C;
 	/* D */
 	uint8_t *m = x->b;
-#define RNSC_LP(p_, n_, mode_)                                                          \
-	rnsc_link_proof_validate(x->ctx, &lp, (p_) + 19, (n_) - 19, k.link_id, k.dest_pub + 32, mode_)
+#define RNSC_LP(p_, n_, mode_)                                                                     \
+	rnsc_link_proof_validate(x->ctx, &lp, (p_) + 19, (n_)-19, k.link_id, k.dest_pub + 32, mode_)
 	memcpy(m, x->a, (size_t)n);
 	m[19 + below(x, 64)] ^= (uint8_t)(1u << below(x, 8));
-	VERDICT("D signature byte", RNSC_LP(m, (size_t)n, 1), RNSC_ERR_SIGNATURE,
-		REF_ACCEPT(m, n), RNSC_ERR_SIGNATURE);
+	VERDICT("D signature byte", RNSC_LP(m, (size_t)n, 1), RNSC_ERR_SIGNATURE, REF_ACCEPT(m, n),
+		RNSC_ERR_SIGNATURE);
 	memcpy(m, x->a, (size_t)n);
 	VERDICT("D signalling dropped", RNSC_LP(m, (size_t)n - 3, 1), RNSC_ERR_SIGNATURE,
 		REF_ACCEPT(m, n - 3), RNSC_ERR_SIGNATURE);
@@ -1366,9 +1378,12 @@ static int payload_verdict(mx *x, int ctx, size_t len, const uint8_t lid[16])
 {
 	double t;
 	switch (ctx) {
-	case RNSC_CTX_LRRTT: return rnsc_link_rtt_decode(x->d, len, &t);
-	case RNSC_CTX_LINKCLOSE: return rnsc_link_close_check(x->d, len, lid);
-	default: return rnsc_link_identify_validate(x->ctx, NULL, x->d, len, lid);
+	case RNSC_CTX_LRRTT:
+		return rnsc_link_rtt_decode(x->d, len, &t);
+	case RNSC_CTX_LINKCLOSE:
+		return rnsc_link_close_check(x->d, len, lid);
+	default:
+		return rnsc_link_identify_validate(x->ctx, NULL, x->d, len, lid);
 	}
 }
 
@@ -1408,11 +1423,12 @@ static int c_link_payload(mx *x)
 	EXPECT(plen > 0, "rnsc payload %s", en(plen));
 	/* A: the link object of the reference sends it */
 	rnsc_refwire_res *r, *v;
-	int rc = ctx == RNSC_CTX_KEEPALIVE
-			 ? rw(x, &r, "link_packet_build", "ibbbid", I(ctx), B(lid, 16), B(key, 64),
-			      B(iv, 16), I(ka), rtt)
-			 : rw(x, &r, "link_packet_build", "ibbbbd", I(ctx), B(lid, 16), B(key, 64),
-			      B(iv, 16), ctx == RNSC_CTX_LINKIDENTIFY ? prv : NULL, (size_t)64, rtt);
+	int rc =
+		ctx == RNSC_CTX_KEEPALIVE
+			? rw(x, &r, "link_packet_build", "ibbbid", I(ctx), B(lid, 16), B(key, 64),
+			     B(iv, 16), I(ka), rtt)
+			: rw(x, &r, "link_packet_build", "ibbbbd", I(ctx), B(lid, 16), B(key, 64),
+			     B(iv, 16), ctx == RNSC_CTX_LINKIDENTIFY ? prv : NULL, (size_t)64, rtt);
 	REF_BYTES(rc, r, "A: link packet");
 	rnsc_packet got, want = {0};
 	want.dest_type = RNSC_DEST_LINK;
@@ -1457,7 +1473,8 @@ static int c_link_payload(mx *x)
 	/* B: rnsc sends, the reference's link receives */
 	int n = rnsc_link_packet(x, ctx, lid, key, iv, pt, (size_t)plen, x->a);
 	EXPECT(n > 0, "B: rnsc packet %s", en(n));
-#define REF_RECV(p_, n_) rw(x, &v, "link_packet_receive", "ibbbd", I(ctx), B(p_, n_), B(lid, 16), B(key, 64), now)
+#define REF_RECV(p_, n_)                                                                           \
+	rw(x, &v, "link_packet_receive", "ibbbd", I(ctx), B(p_, n_), B(lid, 16), B(key, 64), now)
 	rc = REF_RECV(x->a, n);
 	EXPECT(rc == 0, "B: reference link rejects rnsc's packet: %s", en(rc));
 	switch (ctx) {
@@ -1470,7 +1487,9 @@ static int c_link_payload(mx *x)
 		EXPECT(ival(v, 0) == (ka == RNSC_LINK_KEEPALIVE_REQUEST ? 0xFF : 0),
 		       "B: keepalive answer %lld", ival(v, 0));
 		break;
-	case RNSC_CTX_LINKCLOSE: EXPECT(is_none(v, 0), "B: link did not close"); break;
+	case RNSC_CTX_LINKCLOSE:
+		EXPECT(is_none(v, 0), "B: link did not close");
+		break;
 	default:
 		EXPECT(is_bytes(v, 0), "B: not identified");
 		SAME("B: identity", v->item[0].p, v->item[0].len, pt, 64);
@@ -1543,9 +1562,12 @@ static int c_link_payload(mx *x)
 static int c_link(mx *x)
 {
 	switch (x->row->param[0]) {
-	case RNSC_PKT_LINKREQUEST: return c_link_request(x);
-	case RNSC_CTX_LRPROOF: return c_link_proof(x);
-	default: return c_link_payload(x);
+	case RNSC_PKT_LINKREQUEST:
+		return c_link_request(x);
+	case RNSC_CTX_LRPROOF:
+		return c_link_proof(x);
+	default:
+		return c_link_payload(x);
 	}
 }
 
@@ -1701,7 +1723,8 @@ static int limit_case(mx *x, int dt, size_t mtu)
 static int c_mtu(mx *x)
 {
 	switch (x->row->param[0]) {
-	case 0: return c_constants(x);
+	case 0:
+		return c_constants(x);
 	case 1: /* the base MTU: a plain packet of exactly 500 bytes */
 		return limit_case(x, RNSC_DEST_PLAIN, RNSC_MTU);
 	case 2: { /* link MTUs above 500 */
@@ -1713,15 +1736,15 @@ static int c_mtu(mx *x)
 		rnsc_refwire_res *r;
 		int rc = rw(x, &r, "link_mdu", "i", I(mtu));
 		REF_OK(rc, r, 1, "link_mdu");
-		EXPECT((long long)rnsc_link_mdu(mtu) == ival(r, 0), "link MDU at %zu: rnsc %zu ref %lld",
-		       mtu, rnsc_link_mdu(mtu), ival(r, 0));
+		EXPECT((long long)rnsc_link_mdu(mtu) == ival(r, 0),
+		       "link MDU at %zu: rnsc %zu ref %lld", mtu, rnsc_link_mdu(mtu), ival(r, 0));
 		x->ways |= CONF_MATRIX_WAY_A | CONF_MATRIX_WAY_B | CONF_MATRIX_WAY_C;
 		/* D: a link packet with MDU bytes of plaintext fits; a block more does not */
 		if (mtu > 20000)
 			mtu = 16384;
 		pk_in in;
-		if (gen_packet(x, &in, RNSC_PKT_DATA, RNSC_CTX_NONE, RNSC_DEST_LINK, RNSC_HEADER_1, 0,
-			       0))
+		if (gen_packet(x, &in, RNSC_PKT_DATA, RNSC_CTX_NONE, RNSC_DEST_LINK, RNSC_HEADER_1,
+			       0, 0))
 			return -1;
 		in.mtu = mtu;
 		in.pt_len = rnsc_link_mdu(mtu);
@@ -1736,8 +1759,9 @@ static int c_mtu(mx *x)
 		return 0;
 	}
 	default: { /* hardware MTU tiers of AUTOCONFIGURE_MTU interfaces */
-		static const uint64_t edges[] = {62500,    1000000,  2000000,   5000000,   10000000,
-						 100000000, 200000000, 400000000, 750000000, 1000000000};
+		static const uint64_t edges[] = {62500,     1000000,   2000000,   5000000,
+						 10000000,  100000000, 200000000, 400000000,
+						 750000000, 1000000000};
 		uint64_t at = edges[below(x, 10)];
 		uint64_t rates[3] = {at, at - 1, at + below(x, 1000000)};
 		for (int i = 0; i < 3; i++) {
@@ -1818,7 +1842,8 @@ static int c_framing(mx *x)
 	EXPECT(rc == 0 && fr.n == 1, "A: rnsc found %zu frames (%s)", fr.n, en(rc));
 	SAME("A: payload", fr.buf, fr.len[0], x->pt, len);
 	x->ways |= CONF_MATRIX_WAY_A;
-	int n = kiss ? rnsc_kiss_encode(x->a, BUF, x->pt, len) : rnsc_hdlc_encode(x->a, BUF, x->pt, len);
+	int n = kiss ? rnsc_kiss_encode(x->a, BUF, x->pt, len)
+		     : rnsc_hdlc_encode(x->a, BUF, x->pt, len);
 	EXPECT(n > 0, "B: encode %s", en(n));
 	rc = rw(x, &v, fn_recv, "bi", B(x->a, n), I(hw));
 	EXPECT(rc == 0 && v->n == 1 && is_bytes(v, 0), "B: the reference found %zu frames (%s)",
@@ -1997,10 +2022,18 @@ static int c_ifac(mx *x)
 		rnsc_ifac other;
 		int have_other = 0;
 		switch (c) {
-		case 0: m[2 + below(x, size)] ^= (uint8_t)(1u << below(x, 8)); break;
-		case 1: m[2 + size + below(x, mlen - 2 - size)] ^= 0x01; break;
-		case 2: m[0] &= 0x7f; break;
-		case 3: mlen = 2 + below(x, size) + 1; break;
+		case 0:
+			m[2 + below(x, size)] ^= (uint8_t)(1u << below(x, 8));
+			break;
+		case 1:
+			m[2 + size + below(x, mlen - 2 - size)] ^= 0x01;
+			break;
+		case 2:
+			m[0] &= 0x7f;
+			break;
+		case 3:
+			mlen = 2 + below(x, size) + 1;
+			break;
 		case 4:
 			p2 = pp ? "not-the-passphrase" : "some-passphrase";
 			rc = rnsc_ifac_init(&other, x->ctx, n2, p2, size);
@@ -2011,7 +2044,9 @@ static int c_ifac(mx *x)
 			have_other = 1;
 			chk = &other;
 			break;
-		default: n2 = p2 = NULL, chk = NULL; break;
+		default:
+			n2 = p2 = NULL, chk = NULL;
+			break;
 		}
 		rnsc_ifac_stats ms = {0};
 		int rr = rnsc_ifac_check(chk, &ms, x->d, BUF, m, mlen);
@@ -2037,8 +2072,8 @@ static int c_ifac(mx *x)
 			continue;
 		}
 		if (rr != cls[c].expect || ms.violations != 1 || fr != 0 || !ifac_dropped(v)) {
-			out = fail(x, "D %s: rnsc %s (violations %llu), reference %s %s", cls[c].what,
-				   en(rr), (unsigned long long)ms.violations, en(fr),
+			out = fail(x, "D %s: rnsc %s (violations %llu), reference %s %s",
+				   cls[c].what, en(rr), (unsigned long long)ms.violations, en(fr),
 				   fr == 0 && ifac_dropped(v) ? "dropped" : "accepted");
 			goto done;
 		}
@@ -2069,22 +2104,25 @@ typedef struct row_family {
 } row_family;
 
 static const row_family families[] = {
-	{"packet", c_packet},       {"propagation", c_propagation}, {"flag", c_flag},
-	{"announce", c_announce},   {"proof", c_proof},             {"pathreq", c_pathreq},
-	{"link", c_link},           {"signalling", c_signalling},   {"mtu", c_mtu},
-	{"framing", c_framing},     {"ifac", c_ifac},
+	{"packet", c_packet}, {"propagation", c_propagation},
+	{"flag", c_flag},     {"announce", c_announce},
+	{"proof", c_proof},   {"pathreq", c_pathreq},
+	{"link", c_link},     {"signalling", c_signalling},
+	{"mtu", c_mtu},       {"framing", c_framing},
+	{"ifac", c_ifac},
 };
 #define N_FAMILIES (sizeof(families) / sizeof(families[0]))
 
 /* The name rnsc gives a row's parameters; empty when rnsc does not know them. */
-static void rnsc_row_name(char *out, size_t cap, const char *family, const long long *q,
-			  size_t nq)
+static void rnsc_row_name(char *out, size_t cap, const char *family, const long long *q, size_t nq)
 {
 	out[0] = 0;
 #define P(i) (i < nq ? q[i] : -1)
 	if (!strcmp(family, "packet") && nq == 4) {
-		const char *pt = rnsc_packet_type_name((int)P(0)), *ctx = rnsc_packet_context_name((int)P(1)),
-			   *dt = rnsc_dest_type_name((int)P(2)), *ht = rnsc_header_type_name((int)P(3));
+		const char *pt = rnsc_packet_type_name((int)P(0)),
+			   *ctx = rnsc_packet_context_name((int)P(1)),
+			   *dt = rnsc_dest_type_name((int)P(2)),
+			   *ht = rnsc_header_type_name((int)P(3));
 		if (pt && ctx && dt && ht)
 			snprintf(out, cap, "packet %s/%s/%s/%s", pt, ctx, dt, ht);
 	} else if (!strcmp(family, "propagation") && nq == 1) {
@@ -2106,7 +2144,8 @@ static void rnsc_row_name(char *out, size_t cap, const char *family, const long 
 		else if (P(0) == RNSC_PROOF_IMPLICIT_LEN)
 			snprintf(out, cap, "proof implicit (%d bytes)", RNSC_PROOF_IMPLICIT_LEN);
 		else if (P(0) == 0)
-			snprintf(out, cap, "proof on link (%d bytes, LINK)", RNSC_PROOF_EXPLICIT_LEN);
+			snprintf(out, cap, "proof on link (%d bytes, LINK)",
+				 RNSC_PROOF_EXPLICIT_LEN);
 	} else if (!strcmp(family, "pathreq") && nq == 1) {
 		if (P(0) == 0)
 			snprintf(out, cap, "path request (tag only)");

@@ -31,16 +31,16 @@
 #define CONF_MATRIX_WAYS 15u
 
 typedef struct conf_matrix_row {
-	char family[16];      /* "packet", "announce", "ifac", ... */
-	char name[112];       /* the reference's spelling, e.g. "packet DATA/LRRTT/LINK/HEADER_1" */
+	char family[16]; /* "packet", "announce", "ifac", ... */
+	char name[112];  /* the reference's spelling, e.g. "packet DATA/LRRTT/LINK/HEADER_1" */
 	long long param[4];
 	size_t n_param;
-	int known;            /* rnsc recognises the row */
-	int covered;          /* known, and every case ran all four legs */
+	int known;   /* rnsc recognises the row */
+	int covered; /* known, and every case ran all four legs */
 	unsigned cases;
 	unsigned disagreements;
-	unsigned mutations;   /* mutated copies checked (leg D) */
-	char first[320];      /* first disagreement, empty when none */
+	unsigned mutations; /* mutated copies checked (leg D) */
+	char first[320];    /* first disagreement, empty when none */
 } conf_matrix_row;
 
 typedef struct conf_matrix_summary {

@@ -54,7 +54,8 @@ static void on_row(void *ud, const conf_matrix_row *r)
 	}
 	if (!r->covered || r->disagreements) {
 		fprintf(stderr, "  matrix %-48s %s%s\n", r->name,
-			r->known ? "" : "UNKNOWN TO RNSC ", r->disagreements ? "DISAGREE" : "UNCOVERED");
+			r->known ? "" : "UNKNOWN TO RNSC ",
+			r->disagreements ? "DISAGREE" : "UNCOVERED");
 		if (r->first[0])
 			fprintf(stderr, "    first: %s\n", r->first);
 	}
@@ -100,17 +101,50 @@ static void check_family(const char *name, unsigned min_rows)
 }
 
 /* Minimum row counts are what rns 1.5.4 defines; a newer reference may only add rows. */
-static void t_packet(void) { check_family("packet", 4 * 21 * 4 * 2); }
-static void t_propagation(void) { check_family("propagation", 4); }
-static void t_flag(void) { check_family("flag", 2); }
-static void t_announce(void) { check_family("announce", 16); }
-static void t_proof(void) { check_family("proof", 3); }
-static void t_pathreq(void) { check_family("pathreq", 2); }
-static void t_link(void) { check_family("link", 6); }
-static void t_signalling(void) { check_family("signalling", 8); }
-static void t_mtu(void) { check_family("mtu", 5); }
-static void t_framing(void) { check_family("framing", 2); }
-static void t_ifac(void) { check_family("ifac", 6); }
+static void t_packet(void)
+{
+	check_family("packet", 4 * 21 * 4 * 2);
+}
+static void t_propagation(void)
+{
+	check_family("propagation", 4);
+}
+static void t_flag(void)
+{
+	check_family("flag", 2);
+}
+static void t_announce(void)
+{
+	check_family("announce", 16);
+}
+static void t_proof(void)
+{
+	check_family("proof", 3);
+}
+static void t_pathreq(void)
+{
+	check_family("pathreq", 2);
+}
+static void t_link(void)
+{
+	check_family("link", 6);
+}
+static void t_signalling(void)
+{
+	check_family("signalling", 8);
+}
+static void t_mtu(void)
+{
+	check_family("mtu", 5);
+}
+static void t_framing(void)
+{
+	check_family("framing", 2);
+}
+static void t_ifac(void)
+{
+	check_family("ifac", 6);
+}
 
 static void t_total(void)
 {
@@ -131,11 +165,13 @@ static void t_total(void)
 static void t_unknown_rows(void)
 {
 	const long long future[4] = {0, 0x42, 0, 0};
-	CU_ASSERT_FALSE(conf_matrix_row_known("packet", "packet DATA/FUTURE/SINGLE/HEADER_1",
-					      future, 4));
+	CU_ASSERT_FALSE(
+		conf_matrix_row_known("packet", "packet DATA/FUTURE/SINGLE/HEADER_1", future, 4));
 	const long long lrrtt[4] = {0, 0xFE, 3, 0};
-	CU_ASSERT_TRUE(conf_matrix_row_known("packet", "packet DATA/LRRTT/LINK/HEADER_1", lrrtt, 4));
-	CU_ASSERT_FALSE(conf_matrix_row_known("packet", "packet DATA/LRRTT/LINK/HEADER_2", lrrtt, 4));
+	CU_ASSERT_TRUE(
+		conf_matrix_row_known("packet", "packet DATA/LRRTT/LINK/HEADER_1", lrrtt, 4));
+	CU_ASSERT_FALSE(
+		conf_matrix_row_known("packet", "packet DATA/LRRTT/LINK/HEADER_2", lrrtt, 4));
 	const long long mode9[1] = {9};
 	CU_ASSERT_FALSE(conf_matrix_row_known("signalling", "link signalling MODE_NEW", mode9, 1));
 	CU_ASSERT_FALSE(conf_matrix_row_known("nosuchfamily", "x", NULL, 0));
@@ -152,12 +188,18 @@ int main(void)
 		const char *name;
 		void (*fn)(void);
 	} tests[] = {
-		{"packet rows", t_packet},   {"propagation rows", t_propagation},
-		{"context flag rows", t_flag}, {"announce rows", t_announce},
-		{"proof rows", t_proof},     {"path request rows", t_pathreq},
-		{"link payload rows", t_link}, {"link signalling rows", t_signalling},
-		{"MTU rows", t_mtu},         {"framing rows", t_framing},
-		{"IFAC rows", t_ifac},       {"all rows", t_total},
+		{"packet rows", t_packet},
+		{"propagation rows", t_propagation},
+		{"context flag rows", t_flag},
+		{"announce rows", t_announce},
+		{"proof rows", t_proof},
+		{"path request rows", t_pathreq},
+		{"link payload rows", t_link},
+		{"link signalling rows", t_signalling},
+		{"MTU rows", t_mtu},
+		{"framing rows", t_framing},
+		{"IFAC rows", t_ifac},
+		{"all rows", t_total},
 		{"unknown rows are uncovered", t_unknown_rows},
 	};
 	for (size_t i = 0; s && i < sizeof(tests) / sizeof(tests[0]); i++)

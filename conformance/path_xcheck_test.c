@@ -32,8 +32,7 @@ static unsigned n_steps, n_state_cmp, n_links_failed, n_prs_cmp, n_marked_unresp
 
 /* pair_open() with the interface policy of the harness's interfaces: no ingress control
  * (held announces), no announce rate target. */
-static int pair_open_bare(pair *p, rnsc_ctx *ctx, int transport_enabled, int n_if,
-			  const int *modes)
+static int pair_open_bare(pair *p, rnsc_ctx *ctx, int transport_enabled, int n_if, const int *modes)
 {
 	int rc = pair_open(p, ctx, transport_enabled, n_if, modes);
 	for (int i = 0; rc == 0 && i < n_if; i++) {
@@ -62,8 +61,7 @@ static void compare_path_state(pair *p, const uint8_t dest[HL], const char *what
 	}
 	rnsc_refwire_res_free(&r);
 	rc = XT(&r, "s", "table_keys", "path_states");
-	CHECK(rc == 0 && r.n == 1 &&
-		      r.item[0].len == rnsc_transport_path_state_count(p->t) * HL,
+	CHECK(rc == 0 && r.n == 1 && r.item[0].len == rnsc_transport_path_state_count(p->t) * HL,
 	      "%s: path states rnsc %zu, reference %zu", what,
 	      rnsc_transport_path_state_count(p->t), rc == 0 && r.n ? r.item[0].len / HL : 0);
 	rnsc_refwire_res_free(&r);
@@ -93,10 +91,9 @@ static void compare_tables(pair *p, const char *what)
 		rnsc_refwire_res_free(&r);
 	}
 	rc = XT(&r, "s", "table_keys", "link_table");
-	CHECK(rc == 0 && r.n == 1 &&
-		      r.item[0].len == rnsc_transport_link_table_count(p->t) * HL,
-	      "%s: link table rnsc %zu, reference %zu", what,
-	      rnsc_transport_link_table_count(p->t), rc == 0 && r.n ? r.item[0].len / HL : 0);
+	CHECK(rc == 0 && r.n == 1 && r.item[0].len == rnsc_transport_link_table_count(p->t) * HL,
+	      "%s: link table rnsc %zu, reference %zu", what, rnsc_transport_link_table_count(p->t),
+	      rc == 0 && r.n ? r.item[0].len / HL : 0);
 	rnsc_refwire_res_free(&r);
 }
 
@@ -261,9 +258,10 @@ static void test_states(void)
 				verdicts v;
 				rc = ingest_both(&p, below(3), a.raw, a.len, g_now, NULL, &v);
 				CHECK(rc == 0, "inbound: %s", rnsc_err_name(rc));
-				CHECK(v.rnsc == v.ref, "%s: verdict rnsc %d, reference %d", what, v.rnsc,
-				      v.ref);
-				if (was_unresp && rnsc_transport_get_stats(p.t)->paths_added != added)
+				CHECK(v.rnsc == v.ref, "%s: verdict rnsc %d, reference %d", what,
+				      v.rnsc, v.ref);
+				if (was_unresp &&
+				    rnsc_transport_get_stats(p.t)->paths_added != added)
 					n_unresp_replaced++;
 			} else if (op < 8) { /* a mark */
 				int state = (int)below(3);
@@ -370,8 +368,9 @@ static void test_links(void)
 			n_steps++;
 			unsigned op = below(8);
 			if (getenv("RNSC_XT_TRACE"))
-				fprintf(stderr, "%s: op %u at %llu (path %d, links %zu)\n", what, op,
-					(unsigned long long)g_now, rnsc_transport_has_path(p.t, a.dest),
+				fprintf(stderr, "%s: op %u at %llu (path %d, links %zu)\n", what,
+					op, (unsigned long long)g_now,
+					rnsc_transport_has_path(p.t, a.dest),
 					rnsc_transport_link_table_count(p.t));
 			if (op < 3) { /* a link request through us that will never be proved */
 				uint8_t raw[RNSC_MTU];
@@ -407,10 +406,12 @@ static void test_links(void)
 				g_now += 1 + below(1500);
 				int was_unresp = rnsc_transport_path_is_unresponsive(p.t, a.dest);
 				uint64_t added = rnsc_transport_get_stats(p.t)->paths_added;
-				rc = rc ? rc : ingest_both(&p, below(4), b.raw, b.len, g_now, NULL, &v);
+				rc = rc ? rc
+					: ingest_both(&p, below(4), b.raw, b.len, g_now, NULL, &v);
 				CHECK(rc == 0 && v.rnsc == v.ref, "%s: inbound: %s", what,
 				      rnsc_err_name(rc));
-				if (was_unresp && rnsc_transport_get_stats(p.t)->paths_added != added)
+				if (was_unresp &&
+				    rnsc_transport_get_stats(p.t)->paths_added != added)
 					n_unresp_replaced++;
 			} else { /* time passes: proof timeouts are 6 s per hop */
 				g_now += below(3) ? 1000 + below(9000) : 20000 + below(30000);

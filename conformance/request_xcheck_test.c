@@ -72,16 +72,36 @@ static size_t make_value(int kind, uint8_t *out, size_t cap)
 	for (size_t i = 0; i < sizeof(big); i++)
 		big[i] = (uint8_t)(i * 7);
 	switch (kind) {
-	case 0: rnsc_mp_write_nil(&w); break;
-	case 1: rnsc_mp_write_bool(&w, 1); break;
-	case 2: rnsc_mp_write_int(&w, -70000); break;
-	case 3: rnsc_mp_write_uint(&w, 1ull << 40); break;
-	case 4: rnsc_mp_write_double(&w, 3.25); break;
-	case 5: rnsc_mp_write_cstr(&w, "a request string with \xc3\xa9"); break;
-	case 6: rnsc_mp_write_bin(&w, big, 0); break;
-	case 7: rnsc_mp_write_bin(&w, big, 255); break;
-	case 8: rnsc_mp_write_bin(&w, big, 256); break;
-	case 9: rnsc_mp_write_bin(&w, big, 70000); break;
+	case 0:
+		rnsc_mp_write_nil(&w);
+		break;
+	case 1:
+		rnsc_mp_write_bool(&w, 1);
+		break;
+	case 2:
+		rnsc_mp_write_int(&w, -70000);
+		break;
+	case 3:
+		rnsc_mp_write_uint(&w, 1ull << 40);
+		break;
+	case 4:
+		rnsc_mp_write_double(&w, 3.25);
+		break;
+	case 5:
+		rnsc_mp_write_cstr(&w, "a request string with \xc3\xa9");
+		break;
+	case 6:
+		rnsc_mp_write_bin(&w, big, 0);
+		break;
+	case 7:
+		rnsc_mp_write_bin(&w, big, 255);
+		break;
+	case 8:
+		rnsc_mp_write_bin(&w, big, 256);
+		break;
+	case 9:
+		rnsc_mp_write_bin(&w, big, 70000);
+		break;
 	case 10:
 		rnsc_mp_write_array(&w, 3);
 		rnsc_mp_write_uint(&w, 1);
@@ -95,7 +115,8 @@ static size_t make_value(int kind, uint8_t *out, size_t cap)
 		rnsc_mp_write_uint(&w, 7);
 		rnsc_mp_write_nil(&w);
 		break;
-	default: return 0;
+	default:
+		return 0;
 	}
 	int n = rnsc_mp_writer_finish(&w);
 	return n > 0 ? (size_t)n : 0;
@@ -116,8 +137,8 @@ static void test_requests(void)
 			int rc = CALL(&r, "req_pack", "dsb", t, paths[p], val, vl);
 			CU_ASSERT_EQUAL(rc, 0);
 			uint8_t ph[16];
-			CU_ASSERT_EQUAL(rnsc_request_path_hash(g_ctx, ph, paths[p], strlen(paths[p])),
-					0);
+			CU_ASSERT_EQUAL(
+				rnsc_request_path_hash(g_ctx, ph, paths[p], strlen(paths[p])), 0);
 			int n = rnsc_request_pack(mine, sizeof(mine), t, ph, val, vl);
 			CU_ASSERT(n > 0);
 			/* same bytes */
@@ -130,9 +151,9 @@ static void test_requests(void)
 			double at;
 			const uint8_t *gph, *d;
 			size_t dl;
-			CU_ASSERT_EQUAL(rnsc_request_unpack(r.item[0].p, r.item[0].len, &at, &gph, &d,
-							    &dl),
-					0);
+			CU_ASSERT_EQUAL(
+				rnsc_request_unpack(r.item[0].p, r.item[0].len, &at, &gph, &d, &dl),
+				0);
 			CU_ASSERT(at == t && gph && memcmp(gph, ph, 16) == 0 && dl == vl &&
 				  memcmp(d, val, vl) == 0);
 			rnsc_refwire_res_free(&r);
@@ -152,7 +173,8 @@ static void test_requests(void)
 			/* responses, the same way */
 			rc = CALL(&r, "req_resp_pack", "bb", ph, (size_t)16, val, vl);
 			n = rnsc_response_pack(mine, sizeof(mine), ph, val, vl);
-			CU_ASSERT(rc == 0 && r.n == 1 && n > 0 && item_eq(&r.item[0], mine, (size_t)n));
+			CU_ASSERT(rc == 0 && r.n == 1 && n > 0 &&
+				  item_eq(&r.item[0], mine, (size_t)n));
 			rnsc_refwire_res_free(&r);
 			rc = CALL(&r, "req_resp_unpack", "b", mine, (size_t)n);
 			CU_ASSERT(rc == 0 && r.n == 3 && item_eq(&r.item[0], ph, 16) &&
@@ -170,7 +192,8 @@ static void test_requests(void)
 	CU_ASSERT(CALL(&r, "req_pack", "dsb", 2.0, "/n", NULL, (size_t)0) == 0 && r.n == 1 &&
 		  item_eq(&r.item[0], mine, (size_t)n));
 	rnsc_refwire_res_free(&r);
-	CU_ASSERT(CALL(&r, "req_path_hash", "s", "/n") == 0 && r.n == 1 && item_eq(&r.item[0], ph, 16));
+	CU_ASSERT(CALL(&r, "req_path_hash", "s", "/n") == 0 && r.n == 1 &&
+		  item_eq(&r.item[0], ph, 16));
 	rnsc_refwire_res_free(&r);
 	/* mutated: every truncation of a request and a response is refused by both */
 	size_t vl = make_value(10, val, sizeof(val));
@@ -187,12 +210,12 @@ static void test_requests(void)
 	}
 	/* odd shapes: both accept or both refuse */
 	static const char *const odd[] = {
-		"92c0c0",       /* two items: refused */
-		"c0",           /* not an array */
-		"94c0c0c0c0",   /* four items: accepted */
+		"92c0c0",         /* two items: refused */
+		"c0",             /* not an array */
+		"94c0c0c0c0",     /* four items: accepted */
 		"93c0a3616263c0", /* str path: accepted (matches no handler) */
-		"93c0c0c1",     /* reserved code: refused */
-		"a3616263",     /* a str: refused by rnsc; the reference indexes chars */
+		"93c0c0c1",       /* reserved code: refused */
+		"a3616263",       /* a str: refused by rnsc; the reference indexes chars */
 	};
 	for (size_t i = 0; i < sizeof(odd) / sizeof(*odd) - 1; i++) {
 		uint8_t b[32];
@@ -226,8 +249,8 @@ static void test_stream_messages(void)
 		int eof = k & 1, comp = (k >> 1) & 1;
 		size_t len = (size_t)(k * 37) % 300;
 		int n = rnsc_stream_msg_pack(mine, sizeof(mine), id, eof, comp, data, len);
-		int rc = CALL(&r, "req_stream_pack", "ibii", (long long)id, data, len, (long long)eof,
-			      (long long)comp);
+		int rc = CALL(&r, "req_stream_pack", "ibii", (long long)id, data, len,
+			      (long long)eof, (long long)comp);
 		CU_ASSERT(rc == 0 && n > 0 && r.n == 1 && item_eq(&r.item[0], mine, (size_t)n));
 		rnsc_refwire_res_free(&r);
 		g_checks++;
@@ -249,8 +272,8 @@ static void test_stream_messages(void)
 		const uint8_t *p;
 		size_t len, mdu;
 	} cases[] = {
-		{data, 20000, 423},  {data, 16384, 423}, {data, 33, 423},   {data, 32, 423},
-		{data, 0, 423},      {rnd, 20000, 423},  {rnd, 500, 100},   {data, 3000, 60},
+		{data, 20000, 423},   {data, 16384, 423}, {data, 33, 423}, {data, 32, 423},
+		{data, 0, 423},       {rnd, 20000, 423},  {rnd, 500, 100}, {data, 3000, 60},
 		{data, 20000, 16000}, {rnd, 20000, 8000},
 	};
 	/* mixed: compressible only in its first half, so a later try wins */
@@ -293,7 +316,8 @@ static void test_stream_messages(void)
 		CU_ASSERT(n > 0 && n == r.item[0].i && id == 9 && !eof &&
 			  memcmp(out, data, (size_t)n) == 0);
 		if (n != r.item[0].i || n <= 0)
-			fprintf(stderr, "  reference message: took %lld, rnsc decoded %d (comp %d)\n",
+			fprintf(stderr,
+				"  reference message: took %lld, rnsc decoded %d (comp %d)\n",
 				r.item[0].i, n, comp);
 	}
 	rnsc_refwire_res_free(&r);
@@ -328,10 +352,12 @@ static void test_stream_messages(void)
 		{NULL, 0, 1},
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
-		int n = rnsc_stream_msg_pack(msg, sizeof(msg), 1, 0, bad[i].comp, bad[i].p, bad[i].len);
+		int n = rnsc_stream_msg_pack(msg, sizeof(msg), 1, 0, bad[i].comp, bad[i].p,
+					     bad[i].len);
 		unsigned id;
 		int eof, comp;
-		int mrc = rnsc_stream_msg_decode(msg, (size_t)n, &id, &eof, &comp, out, sizeof(out));
+		int mrc =
+			rnsc_stream_msg_decode(msg, (size_t)n, &id, &eof, &comp, out, sizeof(out));
 		int rrc = CALL(&r, "req_stream_unpack", "b", msg, (size_t)n);
 		CU_ASSERT(mrc == RNSC_ERR_MALFORMED && rrc == RNSC_ERR_MALFORMED);
 		rnsc_refwire_res_free(&r);
@@ -440,8 +466,9 @@ static void test_receipt_conclusions(void)
 		int rc = CALL(&r, "req_receipt_conclude", "ii", (long long)RNSC_REQUEST_SENT,
 			      (long long)event);
 		CU_ASSERT_FATAL(rc == 0 && r.n == 3);
-		fprintf(stderr, "  SENT request %s: rnsc %s/%u failed callback/%d pending, rns %s "
-				"%s/%lld/%lld\n",
+		fprintf(stderr,
+			"  SENT request %s: rnsc %s/%u failed callback/%d pending, rns %s "
+			"%s/%lld/%lld\n",
 			ev[event], sname(st), nf, pend, ver, sname(r.item[0].i), r.item[1].i,
 			r.item[2].i);
 		CU_ASSERT(st == RNSC_REQUEST_FAILED && nf == 1 && pend == 0);

@@ -55,16 +55,17 @@ static void failf(const char *fmt, ...)
 	}
 }
 
-#define CHECK(cond, ...)                                                                      \
-	do {                                                                                  \
-		int ok_ = !!(cond);                                                           \
-		if (!ok_)                                                                     \
-			failf(__VA_ARGS__);                                                   \
-		CU_assertImplementation(ok_ ? CU_TRUE : CU_FALSE, __LINE__, #cond, __FILE__, \
-					"", CU_FALSE);                                        \
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		int ok_ = !!(cond);                                                                \
+		if (!ok_)                                                                          \
+			failf(__VA_ARGS__);                                                        \
+		CU_assertImplementation(ok_ ? CU_TRUE : CU_FALSE, __LINE__, #cond, __FILE__, "",   \
+					CU_FALSE);                                                 \
 	} while (0)
 
-#define XR(res, op, fmt, ...) rnsc_refwire_call(conf_ref(), (res), "resource", "s" fmt, op, __VA_ARGS__)
+#define XR(res, op, fmt, ...)                                                                      \
+	rnsc_refwire_call(conf_ref(), (res), "resource", "s" fmt, op, __VA_ARGS__)
 
 static int install_harness(void)
 {
@@ -255,7 +256,8 @@ static int rnsc_receive(cap *rx, const uint8_t *adv, size_t adv_len, const uint8
 				memcpy(tmp + pl, rh, a.r_len);
 				(void)rnsc_sha256(g_ctx, h, tmp, pl + a.r_len);
 				if (memcmp(h, req + k, 4) == 0) {
-					(void)rnsc_resource_packet(r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE,
+					(void)rnsc_resource_packet(r, RNSC_PKT_DATA,
+								   RNSC_CTX_RESOURCE,
 								   joined + i * sdu, pl, NULL, now);
 					break;
 				}
@@ -311,8 +313,8 @@ static int rnsc_transfer(cap *tx, cap *rx, const uint8_t *data, size_t len, cons
 	g_src = data;
 	rnsc_resource_link l = mklink(tx, mtu);
 	rnsc_resource *s = NULL;
-	rnsc_resource_params p = {.size = len, .metadata = meta, .metadata_len = meta_len,
-				  .auto_compress = compress};
+	rnsc_resource_params p = {
+		.size = len, .metadata = meta, .metadata_len = meta_len, .auto_compress = compress};
 	int rc = rnsc_resource_send(g_ctx, &s, &l, &CBS, tx, &p, 1000);
 	CHECK(rc == 0, "rnsc send: %s", rnsc_err_name(rc));
 	if (rc)
@@ -336,8 +338,8 @@ static int rnsc_transfer(cap *tx, cap *rx, const uint8_t *data, size_t len, cons
 		size_t sdu = mtu - RNSC_RESOURCE_SDU_OVERHEAD;
 		for (size_t o = before; o < tx->joined_len; o += sdu) {
 			size_t pl = tx->joined_len - o < sdu ? tx->joined_len - o : sdu;
-			(void)rnsc_resource_packet(r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE, tx->joined + o,
-						   pl, NULL, 1000);
+			(void)rnsc_resource_packet(r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE,
+						   tx->joined + o, pl, NULL, 1000);
 		}
 		if (tx->hmu_len)
 			(void)rnsc_resource_packet(r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE_HMU, tx->hmu,
@@ -423,13 +425,15 @@ static void test_cases(void)
 		stream_reset((unsigned)ci);
 		rnsc_crypto_set_rng(g_ctx, stream_rng, NULL);
 		cap tx = {0}, rx = {0};
-		rc = rnsc_transfer(&tx, &rx, data, c->len, ml ? meta : NULL, ml, c->compress, c->mtu);
+		rc = rnsc_transfer(&tx, &rx, data, c->len, ml ? meta : NULL, ml, c->compress,
+				   c->mtu);
 		size_t rnsc_draws = g_rnd_pos;
 		rnsc_crypto_set_rng(g_ctx, NULL, NULL);
 		CHECK(tx.adv_len == radv->len && memcmp(tx.adv, radv->p, radv->len) == 0,
-		      "advertisement differs (rnsc %zu bytes, reference %zu)", tx.adv_len, radv->len);
-		CHECK((long long)rnsc_draws == ref_draws, "random bytes drawn: rnsc %zu, reference %lld",
-		      rnsc_draws, ref_draws);
+		      "advertisement differs (rnsc %zu bytes, reference %zu)", tx.adv_len,
+		      radv->len);
+		CHECK((long long)rnsc_draws == ref_draws,
+		      "random bytes drawn: rnsc %zu, reference %lld", rnsc_draws, ref_draws);
 		CHECK(tx.joined_len == rjoined->len &&
 			      memcmp(tx.joined, rjoined->p, rjoined->len) == 0,
 		      "encrypted parts differ (%zu vs %zu bytes)", tx.joined_len, rjoined->len);
@@ -447,7 +451,8 @@ static void test_cases(void)
 		CHECK(st == RNSC_RESOURCE_COMPLETE && rx2.sink_len == c->len &&
 			      memcmp(rx2.sink, data, c->len) == 0,
 		      "ref -> rnsc: status %d, %zu bytes", st, rx2.sink_len);
-		CHECK(rx2.meta_len == ml && memcmp(rx2.meta, meta, ml) == 0, "ref -> rnsc: metadata");
+		CHECK(rx2.meta_len == ml && memcmp(rx2.meta, meta, ml) == 0,
+		      "ref -> rnsc: metadata");
 		CHECK(rx2.proof_len == 64 && memcmp(rx2.proof + 32, rproof->p, 32) == 0,
 		      "ref -> rnsc: proof");
 
@@ -500,7 +505,8 @@ static int stricter(const rnsc_refwire_res *r)
 				return 1;
 			break;
 		case 8: /* q */
-			if (it[k].kind != RNSC_RW_NONE && (!is_bytes || !it[k].len || it[k].len > 32))
+			if (it[k].kind != RNSC_RW_NONE &&
+			    (!is_bytes || !it[k].len || it[k].len > 32))
 				return 1;
 			break;
 		case 10: /* m */
@@ -525,8 +531,8 @@ static void test_parser(void)
 	memset(q, 0xC3, 16);
 	memset(m, 0xD4, 12);
 	rnsc_refwire_res r;
-	int rc = XR(&r, "adv_pack", "iiibbbiibib", 1000LL, 900LL, 3LL, h, sizeof(h), rr,
-		    sizeof(rr), o, sizeof(o), 1LL, 1LL, q, sizeof(q), 0x19LL, m, sizeof(m));
+	int rc = XR(&r, "adv_pack", "iiibbbiibib", 1000LL, 900LL, 3LL, h, sizeof(h), rr, sizeof(rr),
+		    o, sizeof(o), 1LL, 1LL, q, sizeof(q), 0x19LL, m, sizeof(m));
 	CHECK(rc == 0 && r.n == 1 && r.item[0].kind == RNSC_RW_BYTES, "adv_pack: %s",
 	      rnsc_err_name(rc));
 	if (rc || r.n != 1) {
@@ -538,8 +544,17 @@ static void test_parser(void)
 	memcpy(base, r.item[0].p, blen);
 	rnsc_refwire_res_free(&r);
 	/* rnsc packs the same fields to the same bytes */
-	rnsc_resource_adv a = {.t = 1000, .d = 900, .n = 3, .r_len = 4, .i = 1, .l = 1,
-			       .has_q = 1, .q_len = 16, .f = 0x19, .m = m, .m_len = 12};
+	rnsc_resource_adv a = {.t = 1000,
+			       .d = 900,
+			       .n = 3,
+			       .r_len = 4,
+			       .i = 1,
+			       .l = 1,
+			       .has_q = 1,
+			       .q_len = 16,
+			       .f = 0x19,
+			       .m = m,
+			       .m_len = 12};
 	memcpy(a.h, h, 32);
 	memcpy(a.o, o, 32);
 	memcpy(a.r, rr, 4);
@@ -548,12 +563,13 @@ static void test_parser(void)
 	int ml = rnsc_resource_adv_pack(&a, 0, mine, sizeof(mine));
 	CHECK(ml == (int)blen && memcmp(mine, base, blen) == 0, "pack differs");
 	/* without a request id: q is nil on both sides */
-	rc = XR(&r, "adv_pack", "iiibbbiibib", 1000LL, 900LL, 3LL, h, sizeof(h), rr, sizeof(rr),
-		o, sizeof(o), 1LL, 1LL, NULL, (size_t)0, 0x01LL, m, sizeof(m));
+	rc = XR(&r, "adv_pack", "iiibbbiibib", 1000LL, 900LL, 3LL, h, sizeof(h), rr, sizeof(rr), o,
+		sizeof(o), 1LL, 1LL, NULL, (size_t)0, 0x01LL, m, sizeof(m));
 	a.has_q = 0;
 	a.f = 1;
 	ml = rnsc_resource_adv_pack(&a, 0, mine, sizeof(mine));
-	CHECK(rc == 0 && r.n == 1 && (int)r.item[0].len == ml && memcmp(mine, r.item[0].p, (size_t)ml) == 0,
+	CHECK(rc == 0 && r.n == 1 && (int)r.item[0].len == ml &&
+		      memcmp(mine, r.item[0].p, (size_t)ml) == 0,
 	      "pack without q differs");
 	rnsc_refwire_res_free(&r);
 
@@ -575,8 +591,10 @@ static void test_parser(void)
 		if (ref_ok && mine_rc == 0) {
 			both_ok++;
 			CHECK((long long)x.t == r.item[0].i && (long long)x.d == r.item[1].i &&
-				      (long long)x.n == r.item[2].i && (long long)x.i == r.item[6].i &&
-				      (long long)x.l == r.item[7].i && (long long)x.f == r.item[9].i &&
+				      (long long)x.n == r.item[2].i &&
+				      (long long)x.i == r.item[6].i &&
+				      (long long)x.l == r.item[7].i &&
+				      (long long)x.f == r.item[9].i &&
 				      memcmp(x.h, r.item[3].p, 32) == 0 &&
 				      memcmp(x.o, r.item[5].p, 32) == 0 &&
 				      x.r_len == r.item[4].len && x.m_len == r.item[10].len &&
@@ -589,16 +607,18 @@ static void test_parser(void)
 			only_ref++;
 			/* t beyond the limit is rejected by both; what else rnsc refuses must be
 			 * one of its documented stricter rules */
-			CHECK(stricter(&r), "mutation %zu: rnsc refuses (%s) what the reference takes",
-			      i, rnsc_err_name(mine_rc));
+			CHECK(stricter(&r),
+			      "mutation %zu: rnsc refuses (%s) what the reference takes", i,
+			      rnsc_err_name(mine_rc));
 		} else {
 			only_rnsc++;
 			CHECK(0, "mutation %zu: rnsc accepts what the reference rejects", i);
 		}
 		rnsc_refwire_res_free(&r);
 	}
-	fprintf(stderr, "resource_xcheck: %zu mutations: both accept %u, both reject %u, only the "
-			"reference accepts %u (stricter rules), only rnsc %u\n",
+	fprintf(stderr,
+		"resource_xcheck: %zu mutations: both accept %u, both reject %u, only the "
+		"reference accepts %u (stricter rules), only rnsc %u\n",
 		blen * 9 + 1, both_ok, both_bad, only_ref, only_rnsc);
 	CHECK(both_ok > 100 && both_bad > 100, "too few decisive mutations");
 }

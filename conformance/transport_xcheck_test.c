@@ -95,8 +95,10 @@ static void test_replacement(void)
 	/* Clock jumps that cross (or just miss) each expiry: roaming 6 h, access point 1 day,
 	 * PATHFINDER_E one week. */
 	static const uint64_t jumps[] = {
-		RNSC_ROAMING_PATH_TIME_MS + 1000, RNSC_AP_PATH_TIME_MS + 1000,
-		RNSC_PATHFINDER_E_MS + 1000,      RNSC_ROAMING_PATH_TIME_MS - 1000,
+		RNSC_ROAMING_PATH_TIME_MS + 1000,
+		RNSC_AP_PATH_TIME_MS + 1000,
+		RNSC_PATHFINDER_E_MS + 1000,
+		RNSC_ROAMING_PATH_TIME_MS - 1000,
 	};
 	for (int seq = 0; seq < 40; seq++) {
 		pair p;
@@ -183,7 +185,8 @@ static int pack_frame(frame *f, int ht, int pt, int dt, int ctxv, const uint8_t 
 	rnd(data, data_len);
 	rnsc_packet p = {0};
 	p.header_type = (uint8_t)ht;
-	p.transport_type = ht == RNSC_HEADER_2 ? RNSC_TRANSPORT_TRANSPORT : RNSC_TRANSPORT_BROADCAST;
+	p.transport_type =
+		ht == RNSC_HEADER_2 ? RNSC_TRANSPORT_TRANSPORT : RNSC_TRANSPORT_BROADCAST;
 	p.packet_type = (uint8_t)pt;
 	p.dest_type = (uint8_t)dt;
 	p.context = (uint8_t)ctxv;
@@ -209,7 +212,8 @@ static int make_pool(pair *p, frame *pool)
 	for (int i = 0; i < POOL && rc == 0; i++) {
 		frame *f = &pool[i];
 		switch (i) {
-		case 0: case 1:
+		case 0:
+		case 1:
 			rc = pack_frame(f, RNSC_HEADER_1, RNSC_PKT_DATA, RNSC_DEST_SINGLE,
 					RNSC_CTX_NONE, NULL, 1 + below(80), 0);
 			break;
@@ -253,7 +257,8 @@ static int make_pool(pair *p, frame *pool)
 			rc = pack_frame(f, RNSC_HEADER_1, RNSC_PKT_DATA, RNSC_DEST_LINK,
 					RNSC_CTX_NONE, NULL, 1 + below(80), 0);
 			break;
-		case 11: case 12: { /* announces the reference built */
+		case 11:
+		case 12: { /* announces the reference built */
 			ann a;
 			memset(&a, 0, sizeof(a));
 			ann_identity(&a);
@@ -318,8 +323,10 @@ static void test_duplicates(void)
 			rc = ingest_both(&p, below(2), f.raw, f.len, g_now, NULL, &v);
 			CHECK(rc == 0, "inbound: %s", rnsc_err_name(rc));
 			n_verdicts++;
-			CHECK(v.rnsc == v.ref, "stream %d frame %d (flags %02x hops %u ctx %02x): "
-			      "verdict rnsc %d, reference %d", stream, i, f.raw[0], f.raw[1],
+			CHECK(v.rnsc == v.ref,
+			      "stream %d frame %d (flags %02x hops %u ctx %02x): "
+			      "verdict rnsc %d, reference %d",
+			      stream, i, f.raw[0], f.raw[1],
 			      f.raw[f.raw[0] & 0x40 ? 2 + 2 * HL : 2 + HL], v.rnsc, v.ref);
 			drain(&p);
 		}
@@ -427,8 +434,8 @@ static void test_path_requests(void)
 			rc = pair_open(&q, ctx, 0, 1, modes);
 			CHECK(rc == 0, "pair_open: %s", rnsc_err_name(rc));
 			rc = rc ? rc : ingest_both(&q, 0, resp, (size_t)n, g_now + 50, NULL, &v);
-			CHECK(rc == 0 && v.ref == 0 && v.rnsc == 0, "case %d: response verdict %d/%d",
-			      c, v.rnsc, v.ref);
+			CHECK(rc == 0 && v.ref == 0 && v.rnsc == 0,
+			      "case %d: response verdict %d/%d", c, v.rnsc, v.ref);
 			rc = XT(&r, "b", "path", BY(dest, HL));
 			CHECK(rc == 0 && r.n == 8 && r.item[2].i == 1 &&
 				      memcmp(r.item[1].p, dest, HL) == 0,

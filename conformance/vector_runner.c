@@ -188,11 +188,11 @@ static int served(const run *r, enum rnsc_prim p)
 }
 
 /* A backend claiming a primitive must provide its slots. */
-#define NEED_SLOT(r, field)                                                             \
-	do {                                                                            \
-		if (!RNSC_OPS_HAS((r)->ops, rnsc_crypto_ops, field))                    \
-			return fail((r), "backend claims the primitive but slot '" #field \
-					 "' is missing");                               \
+#define NEED_SLOT(r, field)                                                                        \
+	do {                                                                                       \
+		if (!RNSC_OPS_HAS((r)->ops, rnsc_crypto_ops, field))                               \
+			return fail((r), "backend claims the primitive but slot '" #field          \
+					 "' is missing");                                          \
 	} while (0)
 
 /* ---- ops ------------------------------------------------------------------------------ */
@@ -201,7 +201,7 @@ static int run_sha(run *r, int alg)
 {
 	/* Irregular chunk sizes so the streaming state crosses block boundaries
 	 * at every offset, including zero-length updates. */
-	static const size_t chunks[] = { 1, 0, 3, 64, 127, 128, 1000, 4096, 55, 56 };
+	static const size_t chunks[] = {1, 0, 3, 64, 127, 128, 1000, 4096, 55, 56};
 	const size_t md_len = alg == RNSC_HASH_SHA256 ? 32 : 64;
 	uint8_t *msg, *want, *full, *got;
 	size_t msg_len, want_len, total;
@@ -534,18 +534,16 @@ static const struct op_def {
 	int (*fn)(run *r);
 	const char *keys[MAX_KEYS]; /* besides Op and Source */
 } op_defs[] = {
-	{ "sha256", run_sha256, { "Msg", "Repeat", "Output" } },
-	{ "sha512", run_sha512, { "Msg", "Repeat", "Output" } },
-	{ "hmac_sha256", run_hmac, { "Key", "Msg", "Truncate", "Output" } },
-	{ "hkdf_sha256", run_hkdf, { "IKM", "Salt", "Info", "L", "Output", "Result" } },
-	{ "aes256_cbc_encrypt", run_aes_encrypt, { "Key", "IV", "Plaintext", "Ciphertext",
-						   "Result" } },
-	{ "aes256_cbc_decrypt", run_aes_decrypt, { "Key", "IV", "Plaintext", "Ciphertext",
-						   "Result" } },
-	{ "x25519", run_x25519, { "Scalar", "U", "Output", "Result" } },
-	{ "x25519_public", run_x25519_public, { "Private", "Public" } },
-	{ "ed25519", run_ed25519, { "Seed", "Public", "Msg", "Signature" } },
-	{ "ed25519_verify", run_ed25519_verify, { "Public", "Msg", "Signature", "Result" } },
+	{"sha256", run_sha256, {"Msg", "Repeat", "Output"}},
+	{"sha512", run_sha512, {"Msg", "Repeat", "Output"}},
+	{"hmac_sha256", run_hmac, {"Key", "Msg", "Truncate", "Output"}},
+	{"hkdf_sha256", run_hkdf, {"IKM", "Salt", "Info", "L", "Output", "Result"}},
+	{"aes256_cbc_encrypt", run_aes_encrypt, {"Key", "IV", "Plaintext", "Ciphertext", "Result"}},
+	{"aes256_cbc_decrypt", run_aes_decrypt, {"Key", "IV", "Plaintext", "Ciphertext", "Result"}},
+	{"x25519", run_x25519, {"Scalar", "U", "Output", "Result"}},
+	{"x25519_public", run_x25519_public, {"Private", "Public"}},
+	{"ed25519", run_ed25519, {"Seed", "Public", "Msg", "Signature"}},
+	{"ed25519_verify", run_ed25519_verify, {"Public", "Msg", "Signature", "Result"}},
 };
 
 static int known_key(const struct op_def *d, const char *key)
@@ -560,7 +558,7 @@ static int known_key(const struct op_def *d, const char *key)
 
 static int run_stanza(const rnsc_crypto_backend *be, const conf_vstanza *s)
 {
-	run r = { .be = be, .ops = be->ops, .s = s };
+	run r = {.be = be, .ops = be->ops, .s = s};
 	const struct op_def *d = NULL;
 	const char *src;
 	int verdict;
@@ -693,7 +691,7 @@ static int list_vector_files(const char *dir, char ***out, size_t *count)
 int conf_run_vectors_on_backend(const rnsc_crypto_backend *be, const char *vectors_dir,
 				unsigned *passed, unsigned *failed, unsigned *not_served)
 {
-	tally t = { 0, 0, 0 };
+	tally t = {0, 0, 0};
 	char **names;
 	size_t n;
 	int rc;

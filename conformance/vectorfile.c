@@ -15,7 +15,7 @@
 
 struct conf_vfile {
 	char *path;
-	char *text;      /* whole file, NUL-terminated; lines are cut in place */
+	char *text; /* whole file, NUL-terminated; lines are cut in place */
 	size_t size;
 	size_t pos;      /* offset of the next unread line */
 	unsigned lineno; /* number of the next unread line */
@@ -209,7 +209,7 @@ static int push_kv(conf_vfile *vf, const char *key, const char *value, unsigned 
 		vf->kv = kv;
 		vf->kv_cap = cap;
 	}
-	vf->kv[vf->stanza.count++] = (conf_vkv){ .key = key, .value = value, .line = line };
+	vf->kv[vf->stanza.count++] = (conf_vkv){.key = key, .value = value, .line = line};
 	return 0;
 }
 
@@ -251,7 +251,7 @@ int conf_vfile_next(conf_vfile *vf, const conf_vstanza **out)
 	*out = NULL;
 	if (vf->failed)
 		return RNSC_ERR_STATE;
-	vf->stanza = (conf_vstanza){ .vf = vf, .path = vf->path, .kv = vf->kv };
+	vf->stanza = (conf_vstanza){.vf = vf, .path = vf->path, .kv = vf->kv};
 	while ((s = next_line(vf, &line)) != NULL) {
 		if (s[0] == '#')
 			continue;

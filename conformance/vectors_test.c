@@ -10,8 +10,6 @@
 #include "cu_run.h"
 #include "vector_runner.h"
 
-
-
 static void run_backend(const char *name)
 {
 	const rnsc_crypto_backend *be = NULL;

@@ -33,8 +33,8 @@
 #include "token.h"
 #include "xcheck_engine.h"
 
-#define MAX_PT 600    /* plaintext bytes in encryption checks */
-#define MAX_MSG 1024  /* message bytes in hash / signature checks */
+#define MAX_PT 600   /* plaintext bytes in encryption checks */
+#define MAX_MSG 1024 /* message bytes in hash / signature checks */
 #define TOK_CAP (32 + 16 + MAX_PT + 16 + 32)
 
 typedef struct xc {
@@ -67,7 +67,8 @@ static size_t below(xc *x, size_t n)
  * around the 64-byte hash block, and the maximum. */
 static size_t rnd_len(xc *x, size_t max)
 {
-	static const size_t edges[] = {1, 15, 16, 17, 31, 32, 33, 55, 56, 63, 64, 65, 127, 128, 129};
+	static const size_t edges[] = {1,  15, 16, 17, 31,  32,  33, 55,
+				       56, 63, 64, 65, 127, 128, 129};
 	switch (below(x, 10)) {
 	case 0:
 		return 0;
@@ -150,41 +151,41 @@ __attribute__((format(printf, 2, 3))) static int fail(xc *x, const char *fmt, ..
 {
 	conf_xcheck_result *r = x->res;
 	if (!r->first_disagreement[0]) {
-		int n = snprintf(r->first_disagreement, sizeof(r->first_disagreement), "case %u: ",
-				 x->case_no);
+		int n = snprintf(r->first_disagreement, sizeof(r->first_disagreement),
+				 "case %u: ", x->case_no);
 		va_list ap;
 		va_start(ap, fmt);
 		if (n > 0 && (size_t)n < sizeof(r->first_disagreement))
-			vsnprintf(r->first_disagreement + n, sizeof(r->first_disagreement) - (size_t)n,
-				  fmt, ap);
+			vsnprintf(r->first_disagreement + n,
+				  sizeof(r->first_disagreement) - (size_t)n, fmt, ap);
 		va_end(ap);
 	}
 	return -1;
 }
 
-#define EXPECT(cond, ...)                                                               \
-	do {                                                                            \
-		if (!(cond))                                                            \
-			return fail(x, __VA_ARGS__);                                    \
+#define EXPECT(cond, ...)                                                                          \
+	do {                                                                                       \
+		if (!(cond))                                                                       \
+			return fail(x, __VA_ARGS__);                                               \
 	} while (0)
 
 /* Both sides returned the same bytes (rc is a length or 0 for fixed-size outputs). */
-#define SAME_BYTES(what, rc_rnsc, a, rc_ref, b, n)                                      \
-	do {                                                                            \
-		int rr_ = (rc_rnsc), fr_ = (rc_ref);                                    \
+#define SAME_BYTES(what, rc_rnsc, a, rc_ref, b, n)                                                 \
+	do {                                                                                       \
+		int rr_ = (rc_rnsc), fr_ = (rc_ref);                                               \
 		EXPECT(rr_ >= 0 && fr_ >= 0, "%s: rnsc %s, reference %s", what, en(rr_), en(fr_)); \
-		size_t at_ = first_diff((a), (b), (n));                                 \
-		EXPECT(at_ == (n), "%s differs at byte %zu of %zu: rnsc %s reference %s", what, \
-		       at_, (size_t)(n), hx((const uint8_t *)(a) + at_, (n) - at_),     \
-		       hx((const uint8_t *)(b) + at_, (n) - at_));                      \
+		size_t at_ = first_diff((a), (b), (n));                                            \
+		EXPECT(at_ == (n), "%s differs at byte %zu of %zu: rnsc %s reference %s", what,    \
+		       at_, (size_t)(n), hx((const uint8_t *)(a) + at_, (n)-at_),                  \
+		       hx((const uint8_t *)(b) + at_, (n)-at_));                                   \
 	} while (0)
 
-#define SAME_VERDICT(what, rc_rnsc, want_rnsc, rc_ref, want_ref)                        \
-	do {                                                                            \
-		int rr_ = (rc_rnsc), fr_ = (rc_ref);                                    \
-		EXPECT(rr_ == (want_rnsc) && fr_ == (want_ref),                         \
-		       "%s: rnsc %s (want %s), reference %s (want %s)", what, en(rr_),  \
-		       en(want_rnsc), en(fr_), en(want_ref));                          \
+#define SAME_VERDICT(what, rc_rnsc, want_rnsc, rc_ref, want_ref)                                   \
+	do {                                                                                       \
+		int rr_ = (rc_rnsc), fr_ = (rc_ref);                                               \
+		EXPECT(rr_ == (want_rnsc) && fr_ == (want_ref),                                    \
+		       "%s: rnsc %s (want %s), reference %s (want %s)", what, en(rr_),             \
+		       en(want_rnsc), en(fr_), en(want_ref));                                      \
 	} while (0)
 
 /* ---- shared fixtures ---------------------------------------------------------------------- */
@@ -243,8 +244,7 @@ static int trunc_rnsc_token(size_t tlen)
 
 /* rnsc AES-CBC over raw blocks with a chosen last byte, then the HMAC: a token whose MAC is
  * valid but whose padding is not. */
-static int bad_padding_token(xc *x, uint8_t *tok, const uint8_t key[64], size_t blocks,
-			     uint8_t pad)
+static int bad_padding_token(xc *x, uint8_t *tok, const uint8_t key[64], size_t blocks, uint8_t pad)
 {
 	uint8_t pt[16 * 8];
 	rnd(x, pt, blocks * 16);
@@ -252,7 +252,8 @@ static int bad_padding_token(xc *x, uint8_t *tok, const uint8_t key[64], size_t 
 	rnd(x, tok, 16); /* iv */
 	int rc = rnsc_aes256_cbc_encrypt(x->ctx, tok + 16, key + 32, tok, pt, blocks * 16);
 	if (rc == 0)
-		rc = rnsc_hmac_sha256(x->ctx, tok + 16 + blocks * 16, key, 32, tok, 16 + blocks * 16);
+		rc = rnsc_hmac_sha256(x->ctx, tok + 16 + blocks * 16, key, 32, tok,
+				      16 + blocks * 16);
 	return rc ? rc : (int)(16 + blocks * 16 + 32);
 }
 
@@ -455,8 +456,8 @@ static int encrypt_rnsc_to_ref(xc *x, const rnsc_identity *id, const uint8_t prv
 			     RNSC_ERR_DECRYPT, d, RNSC_ERR_DECRYPT);
 		return 0;
 	}
-	EXPECT(d == (int)len && memcmp(back, pt, len) == 0,
-	       "reference decrypt of rnsc's token: %s", d < 0 ? en(d) : hx(back, (size_t)d));
+	EXPECT(d == (int)len && memcmp(back, pt, len) == 0, "reference decrypt of rnsc's token: %s",
+	       d < 0 ? en(d) : hx(back, (size_t)d));
 	EXPECT(used == want_used, "reference used ratchet %d, expected %d", used, want_used);
 	return 0;
 }
@@ -477,8 +478,8 @@ static int encrypt_ref_to_rnsc(xc *x, const rnsc_identity *id, const uint8_t *ra
 					    ratchet_pub, ratchet_pub ? 32 : 0, eph, iv);
 	EXPECT(m > 0, "reference encrypt: %s", en(m));
 	int used = -2;
-	int d = rnsc_identity_decrypt(id, back, sizeof(back), rtok, (size_t)m, ratchets,
-				      n_ratchets, enforce, &used);
+	int d = rnsc_identity_decrypt(id, back, sizeof(back), rtok, (size_t)m, ratchets, n_ratchets,
+				      enforce, &used);
 	if (want_used == -2) {
 		SAME_VERDICT("rnsc decrypt, ratchets enforced", d, RNSC_ERR_DECRYPT,
 			     RNSC_ERR_DECRYPT, RNSC_ERR_DECRYPT);
@@ -544,10 +545,11 @@ static int ratchet_case(xc *x, int rnsc_encrypts)
 	int want = target >= 0 ? target : enforce ? -2 : -1;
 	const uint8_t *rp = target >= 0 ? rpub : NULL;
 	if (rc == 0)
-		rc = rnsc_encrypts ? encrypt_rnsc_to_ref(x, &id, prv, rp,
-							 (const uint8_t(*)[32])ratchets, n, enforce, want)
-				   : encrypt_ref_to_rnsc(x, &id, rp, (const uint8_t(*)[32])ratchets,
-							 n, enforce, want);
+		rc = rnsc_encrypts
+			     ? encrypt_rnsc_to_ref(x, &id, prv, rp, (const uint8_t(*)[32])ratchets,
+						   n, enforce, want)
+			     : encrypt_ref_to_rnsc(x, &id, rp, (const uint8_t(*)[32])ratchets, n,
+						   enforce, want);
 	rnsc_identity_free(&id);
 	return rc;
 }
@@ -599,7 +601,7 @@ static int c_sign_ref_rnsc(xc *x)
  * dot goes between pieces, so the part stays valid UTF-8. */
 static void rnd_part(xc *x, char *out, size_t cap, int with_dot)
 {
-	static const char *const pieces[] = {"a", "b", "x", "z", "Q", "0", "7", "_", "-", "~",
+	static const char *const pieces[] = {"a", "b", "x", "z", "Q", "0",  "7", "_",   "-", "~",
 					     " ", "é", "ß", "λ", "ж", "中", "😀", "app", "tx"};
 	size_t n = below(x, 12), o = 0;
 	size_t dot_at = with_dot ? below(x, n + 1) : (size_t)-1;
@@ -659,8 +661,10 @@ static int c_names(xc *x)
 		SAME_VERDICT("name hash with a dot", sa, RNSC_ERR_NAME, sb, RNSC_ERR_NAME);
 		return 0;
 	}
-	EXPECT(ra >= 0 && rb >= 0 && strcmp(a, b) == 0, "expanded names: rnsc '%s' (%s), "
-	       "reference '%s' (%s)", ra >= 0 ? a : "", en(ra), rb >= 0 ? b : "", en(rb));
+	EXPECT(ra >= 0 && rb >= 0 && strcmp(a, b) == 0,
+	       "expanded names: rnsc '%s' (%s), "
+	       "reference '%s' (%s)",
+	       ra >= 0 ? a : "", en(ra), rb >= 0 ? b : "", en(rb));
 	SAME_BYTES("name hash", sa, ha, sb, hb, 10);
 	return 0;
 }
@@ -711,9 +715,10 @@ static int group_case(xc *x, int rnsc_encrypts)
 	int n = rnsc_token_encrypt(&t, a, sizeof(a), pt, len);
 	int used = script_used_exactly(x);
 	int m = rnsc_pyref_group_encrypt(x->ref, b, sizeof(b), key, 64, iv, pt, len);
-	int d = rnsc_encrypts ? rnsc_pyref_group_decrypt(x->ref, back, sizeof(back), key, 64, a,
-							 n > 0 ? (size_t)n : 0)
-			      : rnsc_token_decrypt(&t, back, sizeof(back), b, m > 0 ? (size_t)m : 0);
+	int d = rnsc_encrypts
+			? rnsc_pyref_group_decrypt(x->ref, back, sizeof(back), key, 64, a,
+						   n > 0 ? (size_t)n : 0)
+			: rnsc_token_decrypt(&t, back, sizeof(back), b, m > 0 ? (size_t)m : 0);
 	rnsc_token_free(&t);
 	EXPECT(used, "rnsc drew %zu of 16 scripted IV bytes (+%zu more)", x->script_pos,
 	       x->unscripted);
@@ -764,8 +769,8 @@ static int file_case(xc *x, int rnsc_writes)
 			int a = rnsc_identity_load_file(x->ctx, &back, path);
 			int b = rnsc_pyref_identity_from_file(x->ref, got, path);
 			if (a != RNSC_ERR_KEYLEN || b != RNSC_ERR_KEYLEN)
-				rc = fail(x, "%zu-byte identity file: rnsc %s, reference %s", sz, en(a),
-					  en(b));
+				rc = fail(x, "%zu-byte identity file: rnsc %s, reference %s", sz,
+					  en(a), en(b));
 		}
 	} else if (kind == 1) {
 		int a = rnsc_identity_load_file(x->ctx, &back, path);
@@ -825,7 +830,8 @@ static int c_neg_group(xc *x)
 		a = rnsc_token_decrypt(&t, back, sizeof(back), tok, l);
 		b = rnsc_pyref_group_decrypt(x->ref, back, sizeof(back), key, 64, tok, l);
 		rnsc_token_free(&t);
-		SAME_VERDICT("truncated GROUP token", a, trunc_rnsc_token(l), b, trunc_ref_token(l));
+		SAME_VERDICT("truncated GROUP token", a, trunc_rnsc_token(l), b,
+			     trunc_ref_token(l));
 		return 0;
 	}
 	case 1: /* any bit of IV, ciphertext or HMAC */
@@ -859,7 +865,8 @@ static int c_neg_group(xc *x)
 		rnsc_token_free(&t);
 		a = rnsc_token_init(&t2, x->ctx, key, kl);
 		b = rnsc_pyref_group_decrypt(x->ref, back, sizeof(back), key, kl, tok, (size_t)n);
-		int c = rnsc_pyref_group_encrypt(x->ref, back, sizeof(back), key, kl, NULL, pt, len);
+		int c = rnsc_pyref_group_encrypt(x->ref, back, sizeof(back), key, kl, NULL, pt,
+						 len);
 		SAME_VERDICT("GROUP key of a wrong length (decrypt)", a, RNSC_ERR_KEYLEN, b,
 			     RNSC_ERR_KEYLEN);
 		SAME_VERDICT("GROUP key of a wrong length (encrypt)", a, RNSC_ERR_KEYLEN, c,
@@ -896,8 +903,8 @@ static int c_neg_identity(xc *x)
 		size_t l = below(x, (size_t)n);
 		what = "truncated identity token";
 		a = rnsc_identity_decrypt(&id, back, sizeof(back), tok, l, NULL, 0, 0, NULL);
-		b = rnsc_pyref_identity_decrypt(x->ref, back, sizeof(back), prv, 64, tok, l, NULL, 0,
-						0, NULL);
+		b = rnsc_pyref_identity_decrypt(x->ref, back, sizeof(back), prv, 64, tok, l, NULL,
+						0, 0, NULL);
 		wa = l <= 32 ? RNSC_ERR_TRUNCATED : trunc_rnsc_token(l - 32);
 		wb = l <= 32 ? RNSC_ERR_TRUNCATED : trunc_ref_token(l - 32);
 		break;
@@ -905,7 +912,8 @@ static int c_neg_identity(xc *x)
 	case 1: /* a bit of IV, ciphertext or HMAC */
 		tok[32 + below(x, (size_t)n - 32)] ^= (uint8_t)(1u << below(x, 8));
 		what = "identity token with a flipped bit";
-		a = rnsc_identity_decrypt(&id, back, sizeof(back), tok, (size_t)n, NULL, 0, 0, NULL);
+		a = rnsc_identity_decrypt(&id, back, sizeof(back), tok, (size_t)n, NULL, 0, 0,
+					  NULL);
 		b = rnsc_pyref_identity_decrypt(x->ref, back, sizeof(back), prv, 64, tok, (size_t)n,
 						NULL, 0, 0, NULL);
 		wa = wb = RNSC_ERR_AUTH;
@@ -918,8 +926,9 @@ static int c_neg_identity(xc *x)
 			r = rnsc_x25519(x->ctx, shared, eph, id.x_pub);
 		if (!r)
 			r = rnsc_hkdf_sha256(x->ctx, key, 64, shared, 32, id.hash, 16, NULL, 0);
-		int l = r ? r : bad_padding_token(x, tok + 32, key, 1 + below(x, 8),
-						  (uint8_t)(17 + below(x, 239)));
+		int l = r ? r
+			  : bad_padding_token(x, tok + 32, key, 1 + below(x, 8),
+					      (uint8_t)(17 + below(x, 239)));
 		if (l <= 0) {
 			rc = fail(x, "building a bad-padding identity token: %s", en(l));
 			goto out;
@@ -950,8 +959,8 @@ static int c_neg_identity(xc *x)
 		rnd_low_order(x, lo);
 		what = "encrypt to a low-order ratchet key";
 		a = rnsc_identity_encrypt(&id, back, sizeof(back), pt, len, lo);
-		b = rnsc_pyref_identity_encrypt(x->ref, back, sizeof(back), pub, 64, pt, len, lo, 32,
-						NULL, NULL);
+		b = rnsc_pyref_identity_encrypt(x->ref, back, sizeof(back), pub, 64, pt, len, lo,
+						32, NULL, NULL);
 		wa = wb = RNSC_ERR_LOW_ORDER;
 		break;
 	}
@@ -983,8 +992,8 @@ static int c_neg_identity(xc *x)
 		what = "identity token for another identity";
 		a = rnsc_identity_decrypt(&other, back, sizeof(back), tok, (size_t)n, NULL, 0, 0,
 					  NULL);
-		b = rnsc_pyref_identity_decrypt(x->ref, back, sizeof(back), prv2, 64, tok, (size_t)n,
-						NULL, 0, 0, NULL);
+		b = rnsc_pyref_identity_decrypt(x->ref, back, sizeof(back), prv2, 64, tok,
+						(size_t)n, NULL, 0, 0, NULL);
 		wa = wb = RNSC_ERR_AUTH;
 		break;
 	}
@@ -1072,13 +1081,13 @@ static int swap_compare(xc *x, const swap_case *c)
 	EXPECT(n == c->tok_len && memcmp(tok, c->tok, (size_t)n) == 0,
 	       "swapped encrypt: %s, unswapped %s", n < 0 ? en(n) : hx(tok, (size_t)n),
 	       hx(c->tok, (size_t)c->tok_len));
-	SAME_BYTES("swapped signature", rnsc_pyref_identity_sign(x->ref, sig, c->prv, 64, c->msg,
-								   c->msg_len),
-		   sig, 0, c->sig, 64);
+	SAME_BYTES("swapped signature",
+		   rnsc_pyref_identity_sign(x->ref, sig, c->prv, 64, c->msg, c->msg_len), sig, 0,
+		   c->sig, 64);
 	int d = rnsc_pyref_identity_decrypt(x->ref, back, sizeof(back), c->prv, 64, c->tok,
 					    (size_t)c->tok_len, NULL, 0, 0, NULL);
-	EXPECT(d == (int)c->pt_len && memcmp(back, c->pt, c->pt_len) == 0,
-	       "swapped decrypt: %s", en(d));
+	EXPECT(d == (int)c->pt_len && memcmp(back, c->pt, c->pt_len) == 0, "swapped decrypt: %s",
+	       en(d));
 	int v = rnsc_pyref_identity_validate(x->ref, c->pub, 64, c->sig, 64, c->msg, c->msg_len);
 	EXPECT(v == 0, "swapped validate: %s", en(v));
 	/* and the swapped crypto still rejects what it must (every fourth case: rejections cost
@@ -1144,9 +1153,9 @@ static int run_swap(xc *x, unsigned cases)
 			r->disagreed++;
 	}
 	/* The swap must really have routed the reference through rnsc. */
-	static const enum rnsc_prim used[] = {RNSC_PRIM_SHA256, RNSC_PRIM_HMAC_SHA256,
+	static const enum rnsc_prim used[] = {RNSC_PRIM_SHA256,      RNSC_PRIM_HMAC_SHA256,
 					      RNSC_PRIM_HKDF_SHA256, RNSC_PRIM_AES256_CBC,
-					      RNSC_PRIM_X25519, RNSC_PRIM_ED25519};
+					      RNSC_PRIM_X25519,      RNSC_PRIM_ED25519};
 	for (size_t k = 0; cases && k < sizeof(used) / sizeof(used[0]); k++) {
 		if (rnsc_pyref_swap_calls(x->ref, used[k]) == 0) {
 			fail(x, "the reference never called rnsc's %s while swapped",
@@ -1161,8 +1170,9 @@ static int run_swap(xc *x, unsigned cases)
 	/* Unswapped again, the reference must be back on its own crypto. */
 	if (rc == 0 && cases && ok[0]) {
 		uint8_t tok[sizeof(cs[0].tok)];
-		int n = rnsc_pyref_identity_encrypt(x->ref, tok, sizeof(tok), cs[0].pub, 64, cs[0].pt,
-						    cs[0].pt_len, NULL, 0, cs[0].eph, cs[0].iv);
+		int n = rnsc_pyref_identity_encrypt(x->ref, tok, sizeof(tok), cs[0].pub, 64,
+						    cs[0].pt, cs[0].pt_len, NULL, 0, cs[0].eph,
+						    cs[0].iv);
 		if (n != cs[0].tok_len || memcmp(tok, cs[0].tok, (size_t)n) != 0) {
 			fail(x, "after unswap the reference encrypts differently");
 			rc = RNSC_ERR_STATE;
@@ -1194,9 +1204,9 @@ static int c_link_id(xc *x)
 
 typedef struct check {
 	const char *name;
-	int (*one)(xc *x);  /* one case; NULL for checks that run all cases themselves */
+	int (*one)(xc *x); /* one case; NULL for checks that run all cases themselves */
 	int (*all)(xc *x, unsigned cases);
-	int files;          /* needs the scratch directory */
+	int files; /* needs the scratch directory */
 } check;
 
 static const check checks[] = {

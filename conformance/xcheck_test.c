@@ -233,7 +233,8 @@ int main(void)
 		for (unsigned i = 0; conf_xcheck_name(i); i++)
 			CU_add_test(s, conf_xcheck_name(i), run_current_check);
 	}
-	fprintf(stderr, "xcheck_test: rns %s embedded; %zu backends; %u cases per check; seed %llu\n",
+	fprintf(stderr,
+		"xcheck_test: rns %s embedded; %zu backends; %u cases per check; seed %llu\n",
 		rnsc_pyref_version(conf_ref()), nb, g_cases, (unsigned long long)g_seed);
 	double t0 = now_s();
 	int failures = rnsc_cu_run();

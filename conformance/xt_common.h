@@ -104,13 +104,13 @@ static void failf(const char *fmt, ...)
 
 /* Every check is a CUnit assertion (counted when it passes too); a failing one also says
  * what differed. */
-#define CHECK(cond, ...)                                                                      \
-	do {                                                                                  \
-		int ok_ = !!(cond);                                                           \
-		if (!ok_)                                                                     \
-			failf(__VA_ARGS__);                                                   \
-		CU_assertImplementation(ok_ ? CU_TRUE : CU_FALSE, __LINE__, #cond, __FILE__, \
-					"", CU_FALSE);                                        \
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		int ok_ = !!(cond);                                                                \
+		if (!ok_)                                                                          \
+			failf(__VA_ARGS__);                                                        \
+		CU_assertImplementation(ok_ ? CU_TRUE : CU_FALSE, __LINE__, #cond, __FILE__, "",   \
+					CU_FALSE);                                                 \
 	} while (0)
 
 /* ---- the reference side ------------------------------------------------------------------ */
@@ -153,9 +153,9 @@ typedef struct pair {
 } pair;
 
 XT_UNUSED static const int ALL_MODES[] = {
-	RNSC_TRANSPORT_MODE_FULL,     RNSC_TRANSPORT_MODE_POINT_TO_POINT,
+	RNSC_TRANSPORT_MODE_FULL,         RNSC_TRANSPORT_MODE_POINT_TO_POINT,
 	RNSC_TRANSPORT_MODE_ACCESS_POINT, RNSC_TRANSPORT_MODE_ROAMING,
-	RNSC_TRANSPORT_MODE_BOUNDARY, RNSC_TRANSPORT_MODE_GATEWAY,
+	RNSC_TRANSPORT_MODE_BOUNDARY,     RNSC_TRANSPORT_MODE_GATEWAY,
 };
 
 /* A fresh rnsc engine and a fresh reference session with the same transport id, transport
@@ -343,8 +343,8 @@ static void compare_state(pair *p, const uint8_t dest[HL], int last_ratchet, con
 		CHECK(have_rat == ref_rat, "%s: ratchet present rnsc %d, reference %d", what,
 		      have_rat, ref_rat);
 		if (have_rat && ref_rat)
-			CHECK(memcmp(rat, r.item[2].p, RNSC_RATCHETSIZE) == 0, "%s: ratchet differs",
-			      what);
+			CHECK(memcmp(rat, r.item[2].p, RNSC_RATCHETSIZE) == 0,
+			      "%s: ratchet differs", what);
 	}
 	if (have)
 		rnsc_identity_free(&id);

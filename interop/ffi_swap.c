@@ -140,7 +140,10 @@ struct ffi_entry {
 
 /* Converting between function pointer types is defined as long as the call goes through the
  * right type, which is what libffi and ctypes do with the signature above. */
-#define ENTRY(name, sig, fn) {name, sig, (void (*)(void))(fn)}
+#define ENTRY(name, sig, fn)                                                                       \
+	{                                                                                          \
+		name, sig, (void (*)(void))(fn)                                                    \
+	}
 
 static const struct ffi_entry entries[] = {
 	ENTRY("random", "ppn", ffi_random),
@@ -231,14 +234,14 @@ PyObject *rnsc_ffi_binding_table(void)
 			goto fail;
 	}
 	/* Error codes come back as ints; the harness turns them into names it can raise. */
-#define RNSC_X_NAME(sym, value, text)                                                   \
-	do {                                                                            \
-		PyObject *k = PyLong_FromLong(value), *v = PyUnicode_FromString(#sym);  \
-		int rc = k && v ? PyDict_SetItem(names, k, v) : -1;                    \
-		Py_XDECREF(k);                                                          \
-		Py_XDECREF(v);                                                          \
-		if (rc < 0)                                                             \
-			goto fail;                                                      \
+#define RNSC_X_NAME(sym, value, text)                                                              \
+	do {                                                                                       \
+		PyObject *k = PyLong_FromLong(value), *v = PyUnicode_FromString(#sym);             \
+		int rc = k && v ? PyDict_SetItem(names, k, v) : -1;                                \
+		Py_XDECREF(k);                                                                     \
+		Py_XDECREF(v);                                                                     \
+		if (rc < 0)                                                                        \
+			goto fail;                                                                 \
 	} while (0);
 	RNSC_ERRORS(RNSC_X_NAME)
 #undef RNSC_X_NAME

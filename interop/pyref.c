@@ -65,8 +65,15 @@ static PyMethodDef host_methods[] = {
 };
 
 static struct PyModuleDef host_module = {
-	PyModuleDef_HEAD_INIT, "_rnsc_pyref", "rnsc host upcalls for the reference harness", -1,
-	host_methods, NULL, NULL, NULL, NULL,
+	PyModuleDef_HEAD_INIT,
+	"_rnsc_pyref",
+	"rnsc host upcalls for the reference harness",
+	-1,
+	host_methods,
+	NULL,
+	NULL,
+	NULL,
+	NULL,
 };
 
 /* ---- exceptions ------------------------------------------------------------------------- */
@@ -189,8 +196,8 @@ int pyref_result(rnsc_pyref *ref, const char *fn, PyObject *res, uint8_t *out, s
 			rc = code;
 		} else {
 			PyErr_Clear();
-			rnsc_log(ref->ctx, RNSC_LOG_ERROR, WHO, "%s returned unknown verdict '%s'", fn,
-				 name ? name : "?");
+			rnsc_log(ref->ctx, RNSC_LOG_ERROR, WHO, "%s returned unknown verdict '%s'",
+				 fn, name ? name : "?");
 			rc = RNSC_ERR_PYTHON;
 		}
 	} else {
@@ -208,8 +215,8 @@ int pyref_result(rnsc_pyref *ref, const char *fn, PyObject *res, uint8_t *out, s
  * importing the `signal` module (RNS does) still installs Python's SIGINT handler, which would
  * turn the host's Ctrl-C into a flag only Python code ever looks at. So the dispositions are
  * saved before the interpreter starts and put back once the reference is imported. */
-static const int host_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGXFSZ,
-				   SIGUSR1, SIGUSR2, SIGALRM, SIGCHLD};
+static const int host_signals[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT, SIGPIPE,
+				   SIGXFSZ, SIGUSR1, SIGUSR2, SIGALRM, SIGCHLD};
 #define N_HOST_SIGNALS (sizeof(host_signals) / sizeof(host_signals[0]))
 
 static void save_signals(struct sigaction *saved)
@@ -268,7 +275,8 @@ static int read_pin(rnsc_ctx *ctx, const char *srcdir, const char *version, char
 	}
 	fclose(f);
 	if (rc)
-		rnsc_log(ctx, RNSC_LOG_ERROR, WHO, "%s holds no '" PIN_PREFIX "<version>' line", path);
+		rnsc_log(ctx, RNSC_LOG_ERROR, WHO, "%s holds no '" PIN_PREFIX "<version>' line",
+			 path);
 	return rc;
 }
 
@@ -346,7 +354,8 @@ static int load_reference(rnsc_ctx *ctx, const char *venv, const char *srcdir, c
 		log_exception_at(ctx, RNSC_LOG_ERROR, "import " HARNESS);
 		rnsc_log(ctx, RNSC_LOG_ERROR, WHO,
 			 "the reference harness is missing from %s (set RNSC_SRCDIR to the source "
-			 "tree)", harness_dir);
+			 "tree)",
+			 harness_dir);
 		goto out;
 	}
 	log = PyObject_GetAttrString(host, "log");
@@ -376,7 +385,8 @@ static int load_reference(rnsc_ctx *ctx, const char *venv, const char *srcdir, c
 	if (!want && !is_pinned(ctx, srcdir, pin, version)) {
 		rnsc_log(ctx, RNSC_LOG_ERROR, WHO,
 			 "the venv holds rns %s but interop/requirements.txt pins %s (and no "
-			 "interop/requirements-%s.txt pins it)", version, pin, version);
+			 "interop/requirements-%s.txt pins it)",
+			 version, pin, version);
 		say_install(ctx, venv);
 		goto out;
 	}
@@ -391,8 +401,8 @@ static int load_reference(rnsc_ctx *ctx, const char *venv, const char *srcdir, c
 	if (!realpath(file, real_file) || strncmp(real_file, real_venv, vl) != 0 ||
 	    real_file[vl] != '/') {
 		rnsc_log(ctx, RNSC_LOG_ERROR, WHO,
-			 "RNS was imported from %s (sys.prefix %s), not from the venv %s", file, prefix,
-			 real_venv);
+			 "RNS was imported from %s (sys.prefix %s), not from the venv %s", file,
+			 prefix, real_venv);
 		say_install(ctx, venv);
 		goto out;
 	}
@@ -439,18 +449,20 @@ int rnsc_pyref_open(rnsc_ctx *ctx, rnsc_pyref **out)
 	if (g_harness && want && strcmp(want, g_version) != 0) {
 		/* one interpreter per process: the release it imported first is the one it has */
 		rnsc_log(ctx, RNSC_LOG_ERROR, WHO,
-			 "RNSC_REF_VERSION asks for rns %s but this process already runs rns %s", want,
-			 g_version);
+			 "RNSC_REF_VERSION asks for rns %s but this process already runs rns %s",
+			 want, g_version);
 		rc = RNSC_ERR_NOREF;
 	}
 	if (!rc && !g_harness) {
 		char pin[32], cfg[PATH_MAX];
 		rc = read_pin(ctx, srcdir, NULL, pin, sizeof(pin));
 		if (!rc && want && !is_pinned(ctx, srcdir, pin, want)) {
-			rnsc_log(ctx, RNSC_LOG_ERROR, WHO,
-				 "RNSC_REF_VERSION=%s names no pinned reference: "
-				 "interop/requirements.txt pins %s and no interop/requirements-%s.txt "
-				 "exists", want, pin, want);
+			rnsc_log(
+				ctx, RNSC_LOG_ERROR, WHO,
+				"RNSC_REF_VERSION=%s names no pinned reference: "
+				"interop/requirements.txt pins %s and no interop/requirements-%s.txt "
+				"exists",
+				want, pin, want);
 			rc = RNSC_ERR_NOREF;
 		}
 		snprintf(cfg, sizeof(cfg), "%s/pyvenv.cfg", venv);
@@ -575,8 +587,7 @@ int rnsc_pyref_identity_public(rnsc_pyref *ref, uint8_t pub[64], uint8_t hash[16
 	return rc;
 }
 
-int rnsc_pyref_identity_hash(rnsc_pyref *ref, uint8_t hash[16], const uint8_t *pub,
-			     size_t pub_len)
+int rnsc_pyref_identity_hash(rnsc_pyref *ref, uint8_t hash[16], const uint8_t *pub, size_t pub_len)
 {
 	pyref_gil st = pyref_enter(ref);
 	PyObject *res = pyref_call(ref, "id_hash_from_public", "(y#)", YB(pub, pub_len));
@@ -628,8 +639,8 @@ int rnsc_pyref_identity_decrypt(rnsc_pyref *ref, uint8_t *out, size_t cap, const
 	return rc;
 }
 
-int rnsc_pyref_identity_sign(rnsc_pyref *ref, uint8_t sig[64], const uint8_t *prv,
-			     size_t prv_len, const uint8_t *msg, size_t len)
+int rnsc_pyref_identity_sign(rnsc_pyref *ref, uint8_t sig[64], const uint8_t *prv, size_t prv_len,
+			     const uint8_t *msg, size_t len)
 {
 	pyref_gil st = pyref_enter(ref);
 	PyObject *res = pyref_call(ref, "id_sign", "(y#y#)", YB(prv, prv_len), YB(msg, len));
@@ -639,8 +650,7 @@ int rnsc_pyref_identity_sign(rnsc_pyref *ref, uint8_t sig[64], const uint8_t *pr
 }
 
 int rnsc_pyref_identity_validate(rnsc_pyref *ref, const uint8_t *pub, size_t pub_len,
-				 const uint8_t *sig, size_t sig_len, const uint8_t *msg,
-				 size_t len)
+				 const uint8_t *sig, size_t sig_len, const uint8_t *msg, size_t len)
 {
 	pyref_gil st = pyref_enter(ref);
 	PyObject *res = pyref_call(ref, "id_validate", "(y#y#y#)", YB(pub, pub_len),
@@ -718,16 +728,15 @@ int rnsc_pyref_name_hash(rnsc_pyref *ref, uint8_t out[10], const char *app_name,
 			 const char *const *aspects, size_t n_aspects)
 {
 	pyref_gil st = pyref_enter(ref);
-	PyObject *res = pyref_call(ref, "name_hash", "(sN)", app_name,
-				   aspects_list(aspects, n_aspects));
+	PyObject *res =
+		pyref_call(ref, "name_hash", "(sN)", app_name, aspects_list(aspects, n_aspects));
 	int rc = pyref_result(ref, "name_hash", res, out, 10, 10);
 	pyref_leave(st);
 	return rc < 0 ? rc : 0;
 }
 
 int rnsc_pyref_destination_hash(rnsc_pyref *ref, uint8_t out[16], const uint8_t *identity_hash,
-				const char *app_name, const char *const *aspects,
-				size_t n_aspects)
+				const char *app_name, const char *const *aspects, size_t n_aspects)
 {
 	pyref_gil st = pyref_enter(ref);
 	PyObject *res = pyref_call(ref, "dest_hash", "(NsN)", bytes_or_none(identity_hash, 16),
@@ -768,8 +777,8 @@ int rnsc_pyref_group_decrypt(rnsc_pyref *ref, uint8_t *out, size_t cap, const ui
 			     size_t key_len, const uint8_t *token, size_t len)
 {
 	pyref_gil st = pyref_enter(ref);
-	PyObject *res = pyref_call(ref, "group_decrypt", "(y#y#)", YB(key, key_len),
-				   YB(token, len));
+	PyObject *res =
+		pyref_call(ref, "group_decrypt", "(y#y#)", YB(key, key_len), YB(token, len));
 	int rc = pyref_result(ref, "group_decrypt", res, out, cap, 0);
 	pyref_leave(st);
 	return rc;
@@ -814,8 +823,8 @@ int rnsc_pyref_swap_crypto(rnsc_pyref *ref, rnsc_ctx *crypto_ctx)
 		rc = RNSC_ERR_PYTHON;
 		goto out;
 	}
-	rnsc_log(ref->ctx, RNSC_LOG_INFO, WHO, "rnsc crypto swapped into the reference (%ld bindings)",
-		 PyLong_AsLong(res));
+	rnsc_log(ref->ctx, RNSC_LOG_INFO, WHO,
+		 "rnsc crypto swapped into the reference (%ld bindings)", PyLong_AsLong(res));
 	PyErr_Clear();
 	Py_DECREF(res);
 	ref->swap = b;
@@ -849,4 +858,3 @@ unsigned long rnsc_pyref_swap_calls(const rnsc_pyref *ref, enum rnsc_prim prim)
 {
 	return ref && ref->swap ? rnsc_ffi_binding_calls(ref->swap, prim) : 0;
 }
-

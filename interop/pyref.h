@@ -71,8 +71,7 @@ uint64_t rnsc_pyref_crypto_prims(void);
 int rnsc_pyref_identity_public(rnsc_pyref *ref, uint8_t pub[64], uint8_t hash[16],
 			       const uint8_t *prv, size_t prv_len);
 /* Identity.load_public_key(pub) then .hash. RNSC_ERR_KEYLEN when rejected. */
-int rnsc_pyref_identity_hash(rnsc_pyref *ref, uint8_t hash[16], const uint8_t *pub,
-			     size_t pub_len);
+int rnsc_pyref_identity_hash(rnsc_pyref *ref, uint8_t hash[16], const uint8_t *pub, size_t pub_len);
 /* Identity.encrypt(pt, ratchet=ratchet_pub) for the identity with public key pub. When eph_priv
  * (32 bytes) / iv (16 bytes) are not NULL, the reference's ephemeral key generation and Token's
  * IV draw are pinned to them for this call, which makes the token byte-comparable.
@@ -92,8 +91,8 @@ int rnsc_pyref_identity_decrypt(rnsc_pyref *ref, uint8_t *out, size_t cap, const
 				const uint8_t (*ratchets)[32], size_t n_ratchets,
 				int enforce_ratchets, int *used_ratchet);
 /* Identity.sign; returns 64. */
-int rnsc_pyref_identity_sign(rnsc_pyref *ref, uint8_t sig[64], const uint8_t *prv,
-			     size_t prv_len, const uint8_t *msg, size_t len);
+int rnsc_pyref_identity_sign(rnsc_pyref *ref, uint8_t sig[64], const uint8_t *prv, size_t prv_len,
+			     const uint8_t *msg, size_t len);
 /* Identity.validate: 0 when valid, RNSC_ERR_SIGNATURE when not. */
 int rnsc_pyref_identity_validate(rnsc_pyref *ref, const uint8_t *pub, size_t pub_len,
 				 const uint8_t *sig, size_t sig_len, const uint8_t *msg,
@@ -116,8 +115,7 @@ int rnsc_pyref_expand_name(rnsc_pyref *ref, char *out, size_t cap, const uint8_t
 int rnsc_pyref_name_hash(rnsc_pyref *ref, uint8_t out[10], const char *app_name,
 			 const char *const *aspects, size_t n_aspects);
 int rnsc_pyref_destination_hash(rnsc_pyref *ref, uint8_t out[16], const uint8_t *identity_hash,
-				const char *app_name, const char *const *aspects,
-				size_t n_aspects);
+				const char *app_name, const char *const *aspects, size_t n_aspects);
 int rnsc_pyref_destination_hash_from_name(rnsc_pyref *ref, uint8_t out[16],
 					  const uint8_t *identity_hash, const char *full_name);
 /* A GROUP destination's Token (Destination.load_private_key / encrypt / decrypt). iv NULL means

@@ -21,7 +21,7 @@
 struct rnsc_ffi_binding;
 
 struct rnsc_pyref {
-	rnsc_ctx *ctx;                 /* borrowed; outlives the handle */
+	rnsc_ctx *ctx; /* borrowed; outlives the handle */
 	char version[32];
 	struct rnsc_ffi_binding *swap; /* owned; non-NULL while this handle's swap is installed */
 };

@@ -66,4 +66,3 @@ const char *rnsc_pyref_src_dir(void)
 	}
 	return n ? candidates[0] : NULL;
 }
-

@@ -45,8 +45,12 @@ static PyObject *build_args(const char *fmt, va_list ap)
 				o = Py_NewRef(Py_None);
 			break;
 		}
-		case 'i': o = PyLong_FromLongLong(va_arg(ap, long long)); break;
-		case 'd': o = PyFloat_FromDouble(va_arg(ap, double)); break;
+		case 'i':
+			o = PyLong_FromLongLong(va_arg(ap, long long));
+			break;
+		case 'd':
+			o = PyFloat_FromDouble(va_arg(ap, double));
+			break;
 		case 's': {
 			const char *s = va_arg(ap, const char *);
 			o = s ? PyUnicode_FromString(s) : Py_NewRef(Py_None);
@@ -104,7 +108,8 @@ static int add_item(rnsc_pyref *ref, rnsc_refwire_res *res, PyObject *o, long *o
 			return pyref_exc(ref, "harness int result");
 	} else if (PyBytes_Check(o) || PyByteArray_Check(o)) {
 		const char *p = PyBytes_Check(o) ? PyBytes_AS_STRING(o) : PyByteArray_AS_STRING(o);
-		size_t n = (size_t)(PyBytes_Check(o) ? PyBytes_GET_SIZE(o) : PyByteArray_GET_SIZE(o));
+		size_t n =
+			(size_t)(PyBytes_Check(o) ? PyBytes_GET_SIZE(o) : PyByteArray_GET_SIZE(o));
 		it->kind = RNSC_RW_BYTES;
 		it->len = n;
 		if ((offs[res->n] = stash(res, p, n)) < 0)
@@ -159,8 +164,7 @@ static int convert(rnsc_pyref *ref, rnsc_refwire_res *res, PyObject *out)
 	return rc;
 }
 
-int rnsc_refwire_call(rnsc_pyref *ref, rnsc_refwire_res *res, const char *fn, const char *fmt,
-		      ...)
+int rnsc_refwire_call(rnsc_pyref *ref, rnsc_refwire_res *res, const char *fn, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);

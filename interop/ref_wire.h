@@ -52,8 +52,7 @@ typedef struct rnsc_refwire_res {
  * Returns 0, the verdict (< 0) when the harness returned an rnsc error name, RNSC_ERR_PYTHON
  * when the harness failed (traceback logged), RNSC_ERR_INVAL for a bad format, RNSC_ERR_NOMEM,
  * RNSC_ERR_NOREF when the harness module cannot be imported. */
-int rnsc_refwire_call(rnsc_pyref *ref, rnsc_refwire_res *res, const char *fn, const char *fmt,
-		      ...);
+int rnsc_refwire_call(rnsc_pyref *ref, rnsc_refwire_res *res, const char *fn, const char *fmt, ...);
 /* The same with a va_list. */
 int rnsc_refwire_vcall(rnsc_pyref *ref, rnsc_refwire_res *res, const char *fn, const char *fmt,
 		       va_list ap);

@@ -84,13 +84,13 @@ static void test_burst_thresholds(void)
 	rnsc_ingress_init(&ig, C, NULL, T0 - RNSC_IC_NEW_TIME_MS);
 	for (int i = 0; i < 8; i++)
 		rnsc_ingress_announce_seen(&ig, T0 + (uint64_t)i * 100); /* 8 / 0.7 s < 10? */
-	CU_ASSERT_EQUAL(rnsc_ingress_should_limit(&ig, T0 + 1000), 0);  /* 8 Hz */
+	CU_ASSERT_EQUAL(rnsc_ingress_should_limit(&ig, T0 + 1000), 0);   /* 8 Hz */
 	for (int i = 0; i < 4; i++)
 		rnsc_ingress_announce_seen(&ig, T0 + 1000);
-	CU_ASSERT_EQUAL(rnsc_ingress_should_limit(&ig, T0 + 1000), 1);  /* 12 Hz */
+	CU_ASSERT_EQUAL(rnsc_ingress_should_limit(&ig, T0 + 1000), 1); /* 12 Hz */
 	for (int i = 0; i < 36; i++)
 		rnsc_ingress_announce_seen(&ig, T0 + 3000);
-	CU_ASSERT_EQUAL(rnsc_ingress_should_limit(&ig, T0 + 3000), 1);  /* 16 Hz: sustained */
+	CU_ASSERT_EQUAL(rnsc_ingress_should_limit(&ig, T0 + 3000), 1); /* 16 Hz: sustained */
 	CU_ASSERT_EQUAL(ig.burst_sustained, T0 + 3000);
 	/* disabled ingress control never limits */
 	ig.cfg.enabled = 0;
@@ -192,8 +192,11 @@ static void test_cap_queue(void)
 	CU_ASSERT_DOUBLE_EQUAL(a.allowed_at, (double)T0 + 40.0, 1e-6);
 	CU_ASSERT_EQUAL(rnsc_acap_deadline(&a), UINT64_MAX);
 	/* within the wait: queued, the timer runs at allowed_at */
-	struct { int dest; unsigned hops; uint64_t at; } in[] = {
-		{2, 3, T0 + 1}, {3, 2, T0 + 2}, {4, 3, T0 + 3}, {5, 2, T0 + 4}};
+	struct {
+		int dest;
+		unsigned hops;
+		uint64_t at;
+	} in[] = {{2, 3, T0 + 1}, {3, 2, T0 + 2}, {4, 3, T0 + 3}, {5, 2, T0 + 4}};
 	for (int i = 0; i < 4; i++) {
 		dest_of(d, in[i].dest);
 		memset(raw, in[i].dest, sizeof(raw));
@@ -262,12 +265,12 @@ static void test_cap_bounds(void)
 	CU_ASSERT_EQUAL(rnsc_acap_admit(&a, T0, 1000, d, 1, 1, raw, 50), RNSC_ACAP_QUEUED);
 	dest_of(d, 2);
 	raw[0] = 2;
-	CU_ASSERT_EQUAL(rnsc_acap_admit(&a, T0 + RNSC_QUEUED_ANNOUNCE_LIFE_MS, 1000, d, 2, 1, raw,
-					50),
-			RNSC_ACAP_QUEUED);
-	CU_ASSERT_EQUAL(rnsc_acap_run(&a, T0 + RNSC_QUEUED_ANNOUNCE_LIFE_MS + 1, 1000, buf, 10,
-				      &len),
-			RNSC_ERR_BUFSIZE);
+	CU_ASSERT_EQUAL(
+		rnsc_acap_admit(&a, T0 + RNSC_QUEUED_ANNOUNCE_LIFE_MS, 1000, d, 2, 1, raw, 50),
+		RNSC_ACAP_QUEUED);
+	CU_ASSERT_EQUAL(
+		rnsc_acap_run(&a, T0 + RNSC_QUEUED_ANNOUNCE_LIFE_MS + 1, 1000, buf, 10, &len),
+		RNSC_ERR_BUFSIZE);
 	CU_ASSERT_EQUAL(a.n, 1);
 	a.timer = (double)T0; /* re-arm after the failed run */
 	CU_ASSERT_EQUAL(rnsc_acap_run(&a, T0 + RNSC_QUEUED_ANNOUNCE_LIFE_MS + 2, 1000, buf,
@@ -355,7 +358,8 @@ static int move(eng *from, eng *to, uint32_t to_if, uint64_t now)
 	while ((len = rnsc_transport_outbox_pop(from->t, &ifc, buf, sizeof(buf))) > 0) {
 		n++;
 		if (to)
-			CU_ASSERT_EQUAL(rnsc_transport_ingest(to->t, to_if, buf, (size_t)len, now), 0);
+			CU_ASSERT_EQUAL(rnsc_transport_ingest(to->t, to_if, buf, (size_t)len, now),
+					0);
 	}
 	return n;
 }
@@ -382,8 +386,8 @@ static void test_engine_ingress(void)
 	uint8_t dh[ND][16];
 	for (int i = 0; i < ND; i++) {
 		CU_ASSERT_EQUAL_FATAL(rnsc_identity_generate(C, &ids[i]), 0);
-		CU_ASSERT_EQUAL_FATAL(rnsc_transport_dest_add(a.t, RNSC_DEST_SINGLE, &ids[i], "rnsc",
-							      ASP, 2, 0, dh[i]),
+		CU_ASSERT_EQUAL_FATAL(rnsc_transport_dest_add(a.t, RNSC_DEST_SINGLE, &ids[i],
+							      "rnsc", ASP, 2, 0, dh[i]),
 				      0);
 		CU_ASSERT_EQUAL(rnsc_transport_announce(a.t, dh[i], NULL, 0, now), 0);
 		CU_ASSERT_EQUAL(move(&a, &b, 7, now), 1);
@@ -437,16 +441,19 @@ static void test_engine_ingress_local(void)
 		eng_new(&a, 0);
 		eng_new(&b, roles[v / 2] == RNSC_TRANSPORT_LOCAL_CLIENT);
 		uint64_t now = T0;
-		CU_ASSERT_EQUAL(rnsc_transport_iface_add(a.t, 1, RNSC_TRANSPORT_MODE_FULL, 10000000, 0), 0);
-		CU_ASSERT_EQUAL(rnsc_transport_iface_add(b.t, 7, RNSC_TRANSPORT_MODE_FULL,
-							 1000000000, 0), 0);
+		CU_ASSERT_EQUAL(
+			rnsc_transport_iface_add(a.t, 1, RNSC_TRANSPORT_MODE_FULL, 10000000, 0), 0);
+		CU_ASSERT_EQUAL(
+			rnsc_transport_iface_add(b.t, 7, RNSC_TRANSPORT_MODE_FULL, 1000000000, 0),
+			0);
 		CU_ASSERT_EQUAL(rnsc_transport_iface_set_local(b.t, 7, roles[v / 2]), 0);
 		rnsc_identity ids[ND];
 		uint8_t dh[ND][16];
 		for (int i = 0; i < ND; i++) {
 			CU_ASSERT_EQUAL_FATAL(rnsc_identity_generate(C, &ids[i]), 0);
-			CU_ASSERT_EQUAL_FATAL(rnsc_transport_dest_add(a.t, RNSC_DEST_SINGLE, &ids[i],
-								      "rnsc", ASP, 2, 0, dh[i]),
+			CU_ASSERT_EQUAL_FATAL(rnsc_transport_dest_add(a.t, RNSC_DEST_SINGLE,
+								      &ids[i], "rnsc", ASP, 2, 0,
+								      dh[i]),
 					      0);
 			CU_ASSERT_EQUAL(rnsc_transport_announce(a.t, dh[i], NULL, 0, now), 0);
 			CU_ASSERT_EQUAL(move(&a, &b, 7, now), 1);
@@ -489,8 +496,8 @@ static void test_engine_cap(void)
 	uint8_t dh[ND][16];
 	for (int i = 0; i < ND; i++) {
 		CU_ASSERT_EQUAL_FATAL(rnsc_identity_generate(C, &ids[i]), 0);
-		CU_ASSERT_EQUAL_FATAL(rnsc_transport_dest_add(a.t, RNSC_DEST_SINGLE, &ids[i], "rnsc",
-							      ASP, 2, 0, dh[i]),
+		CU_ASSERT_EQUAL_FATAL(rnsc_transport_dest_add(a.t, RNSC_DEST_SINGLE, &ids[i],
+							      "rnsc", ASP, 2, 0, dh[i]),
 				      0);
 		CU_ASSERT_EQUAL(rnsc_transport_announce(a.t, dh[i], NULL, 0, now), 0);
 		CU_ASSERT_EQUAL(move(&a, &b, 1, now), 1);
@@ -550,9 +557,8 @@ static void test_engine_rate(void)
 	rnsc_identity id;
 	uint8_t dh[16];
 	CU_ASSERT_EQUAL_FATAL(rnsc_identity_generate(C, &id), 0);
-	CU_ASSERT_EQUAL_FATAL(rnsc_transport_dest_add(a.t, RNSC_DEST_SINGLE, &id, "rnsc", ASP, 2, 0,
-						      dh),
-			      0);
+	CU_ASSERT_EQUAL_FATAL(
+		rnsc_transport_dest_add(a.t, RNSC_DEST_SINGLE, &id, "rnsc", ASP, 2, 0, dh), 0);
 	uint64_t rb[5];
 	for (int i = 0; i < 5; i++) {
 		CU_ASSERT_EQUAL(rnsc_transport_announce(a.t, dh, NULL, 0, now), 0);
@@ -565,10 +571,10 @@ static void test_engine_rate(void)
 		rb[i] = rnsc_transport_get_stats(b.t)->rebroadcasts;
 	}
 	CU_ASSERT_EQUAL(rnsc_transport_path_count(b.t), 1);
-	CU_ASSERT(rb[0] >= 1);              /* first: a new entry (and its retry) */
-	CU_ASSERT_EQUAL(rb[1], 2 * rb[0]);  /* one violation: within the grace */
-	CU_ASSERT_EQUAL(rb[2], rb[1]);      /* two: blocked */
-	CU_ASSERT_EQUAL(rb[4], rb[1]);      /* and while blocked */
+	CU_ASSERT(rb[0] >= 1);             /* first: a new entry (and its retry) */
+	CU_ASSERT_EQUAL(rb[1], 2 * rb[0]); /* one violation: within the grace */
+	CU_ASSERT_EQUAL(rb[2], rb[1]);     /* two: blocked */
+	CU_ASSERT_EQUAL(rb[4], rb[1]);     /* and while blocked */
 	size_t cur = 0;
 	uint8_t h[16];
 	rnsc_arate e;
@@ -599,9 +605,8 @@ static void test_engine_held_for_pr(void)
 	rnsc_identity id;
 	uint8_t dh[16];
 	CU_ASSERT_EQUAL_FATAL(rnsc_identity_generate(C, &id), 0);
-	CU_ASSERT_EQUAL_FATAL(rnsc_transport_dest_add(a.t, RNSC_DEST_SINGLE, &id, "rnsc", ASP, 2, 0,
-						      dh),
-			      0);
+	CU_ASSERT_EQUAL_FATAL(
+		rnsc_transport_dest_add(a.t, RNSC_DEST_SINGLE, &id, "rnsc", ASP, 2, 0, dh), 0);
 	CU_ASSERT_EQUAL(rnsc_transport_announce(a.t, dh, NULL, 0, now), 0);
 	CU_ASSERT_EQUAL(move(&a, &b, 1, now), 1);
 	CU_ASSERT_EQUAL(rnsc_transport_request_path(c.t, dh, 0, 0, now), 0);
@@ -665,7 +670,8 @@ static void test_config_policy(void)
 	CU_ASSERT_EQUAL(p.ic.burst_penalty_ms, RNSC_IC_BURST_PENALTY_MS);
 	CU_ASSERT_EQUAL(p.ic.held_release_interval_ms, 2500);
 	CU_ASSERT_EQUAL(p.ic.max_held, 10);
-	CU_ASSERT_EQUAL(rnsc_node_policy_read(&set, rnsc_config_section_get(ifs, "A"), &p, &err), 0);
+	CU_ASSERT_EQUAL(rnsc_node_policy_read(&set, rnsc_config_section_get(ifs, "A"), &p, &err),
+			0);
 	CU_ASSERT_DOUBLE_EQUAL(p.announce_cap, 0.05, 1e-12);
 	CU_ASSERT_EQUAL(p.ic.enabled, 0);
 	CU_ASSERT_DOUBLE_EQUAL(p.ic.burst_freq, 20.0, 1e-12);
@@ -674,12 +680,14 @@ static void test_config_policy(void)
 	CU_ASSERT_EQUAL(p.rate_target_s, 3600);
 	CU_ASSERT_EQUAL(p.rate_grace, 5);
 	CU_ASSERT_EQUAL(p.rate_penalty_s, 0);
-	CU_ASSERT_EQUAL(rnsc_node_policy_read(&set, rnsc_config_section_get(ifs, "B"), &p, &err), 0);
+	CU_ASSERT_EQUAL(rnsc_node_policy_read(&set, rnsc_config_section_get(ifs, "B"), &p, &err),
+			0);
 	CU_ASSERT_DOUBLE_EQUAL(p.announce_cap, 0.02, 1e-12); /* beyond 100 %: default */
 	CU_ASSERT_EQUAL(p.rate_target_s, 600);
 	CU_ASSERT_EQUAL(p.rate_grace, 0); /* a configured target brings grace 0 */
 	CU_ASSERT_EQUAL(p.ic.max_held, 3);
-	CU_ASSERT_EQUAL(rnsc_node_policy_read(&set, rnsc_config_section_get(ifs, "C"), &p, &err), 0);
+	CU_ASSERT_EQUAL(rnsc_node_policy_read(&set, rnsc_config_section_get(ifs, "C"), &p, &err),
+			0);
 	CU_ASSERT_EQUAL(p.rate_target_s, 3600);
 	CU_ASSERT_EQUAL(p.rate_grace, 9);
 	CU_ASSERT(rnsc_node_policy_read(&set, rnsc_config_section_get(ifs, "D"), &p, &err) != 0);

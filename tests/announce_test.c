@@ -84,7 +84,8 @@ static void t_build_kat(void)
 	CU_ASSERT_EQUAL_FATAL(n, (int)rnsc_announce_data_len(1, 3));
 	int m = pack_announce(raw, sizeof(raw), data, (size_t)n, 1, RNSC_HEADER_1, 0);
 	CU_ASSERT(eqhex(raw, (size_t)m, ANNOUNCE));
-	n = rnsc_announce_build(data, sizeof(data), &k.id, k.dest, k.name_hash, k.rh, NULL, NULL, 0);
+	n = rnsc_announce_build(data, sizeof(data), &k.id, k.dest, k.name_hash, k.rh, NULL, NULL,
+				0);
 	CU_ASSERT_EQUAL_FATAL(n, RNSC_ANNOUNCE_MIN_LEN);
 	m = pack_announce(raw, sizeof(raw), data, (size_t)n, 0, RNSC_HEADER_2, 1);
 	CU_ASSERT(eqhex(raw, (size_t)m, ANNOUNCE_H2));
@@ -139,7 +140,8 @@ static void t_rejects(void)
 	rnsc_announce a;
 	/* validly signed for a destination the name and identity do not hash to */
 	uint8_t other[16] = {1};
-	int n = rnsc_announce_build(data, sizeof(data), &k.id, other, k.name_hash, k.rh, NULL, NULL, 0);
+	int n = rnsc_announce_build(data, sizeof(data), &k.id, other, k.name_hash, k.rh, NULL, NULL,
+				    0);
 	CU_ASSERT_EQUAL_FATAL(n, RNSC_ANNOUNCE_MIN_LEN);
 	rnsc_packet q = {0};
 	q.packet_type = RNSC_PKT_ANNOUNCE;
@@ -161,10 +163,12 @@ static void t_rejects(void)
 	(void)raw;
 	(void)p;
 	/* builder arguments */
-	CU_ASSERT_EQUAL(rnsc_announce_build(data, 10, &k.id, k.dest, k.name_hash, k.rh, NULL, NULL, 0),
-			RNSC_ERR_BUFSIZE);
-	CU_ASSERT_EQUAL(rnsc_announce_build(NULL, 10, &k.id, k.dest, k.name_hash, k.rh, NULL, NULL, 0),
-			RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(
+		rnsc_announce_build(data, 10, &k.id, k.dest, k.name_hash, k.rh, NULL, NULL, 0),
+		RNSC_ERR_BUFSIZE);
+	CU_ASSERT_EQUAL(
+		rnsc_announce_build(NULL, 10, &k.id, k.dest, k.name_hash, k.rh, NULL, NULL, 0),
+		RNSC_ERR_INVAL);
 	CU_ASSERT_EQUAL(rnsc_announce_build(data, sizeof(data), &k.id, k.dest, k.name_hash, k.rh,
 					    NULL, NULL, 5),
 			RNSC_ERR_INVAL);
@@ -178,7 +182,8 @@ static void t_rejects(void)
 	CU_ASSERT_EQUAL(rnsc_announce_random_hash(C, k.rh, UINT64_C(1) << 40), RNSC_ERR_RANGE);
 	CU_ASSERT_EQUAL(rnsc_announce_random_hash(C, NULL, 0), RNSC_ERR_INVAL);
 	/* a public key the backend cannot decode verifies nothing */
-	n = rnsc_announce_build(data, sizeof(data), &k.id, k.dest, k.name_hash, k.rh, NULL, NULL, 0);
+	n = rnsc_announce_build(data, sizeof(data), &k.id, k.dest, k.name_hash, k.rh, NULL, NULL,
+				0);
 	memset(data + 32, 0xff, 32);
 	q.packet_type = RNSC_PKT_ANNOUNCE;
 	memcpy(q.dest_hash, k.dest, 16);

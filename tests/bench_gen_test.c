@@ -36,10 +36,10 @@ static void test_sizes_range(void)
 
 static void test_payload_golden(void)
 {
-	static const uint8_t want[32] = {
-		0xad, 0x4d, 0xf3, 0x0b, 0xae, 0x77, 0x1b, 0xdc, 0x76, 0x60, 0x6e,
-		0x02, 0xb9, 0xee, 0xf0, 0x64, 0x36, 0x61, 0x90, 0xe5, 0x91, 0xce,
-		0x07, 0x7b, 0x74, 0xcc, 0x8d, 0x36, 0x0c, 0x05, 0x5f, 0x30};
+	static const uint8_t want[32] = {0xad, 0x4d, 0xf3, 0x0b, 0xae, 0x77, 0x1b, 0xdc,
+					 0x76, 0x60, 0x6e, 0x02, 0xb9, 0xee, 0xf0, 0x64,
+					 0x36, 0x61, 0x90, 0xe5, 0x91, 0xce, 0x07, 0x7b,
+					 0x74, 0xcc, 0x8d, 0x36, 0x0c, 0x05, 0x5f, 0x30};
 	bench_payload g;
 	uint8_t got[32];
 	bench_payload_init(&g);
@@ -65,8 +65,8 @@ static void test_payload_cuts(void)
 			st = bench_xorshift64(st);
 		ref[i] = (uint8_t)(st >> (8 * (i % 8)));
 	}
-	static const size_t cuts[][4] = {{N, 0, 0, 0}, {1, 7, 8, 9}, {3, 1024, 5, 17},
-					 {8, 16, 4000, 1}, {13, 0, 2, 4000}};
+	static const size_t cuts[][4] = {
+		{N, 0, 0, 0}, {1, 7, 8, 9}, {3, 1024, 5, 17}, {8, 16, 4000, 1}, {13, 0, 2, 4000}};
 	for (size_t c = 0; c < sizeof(cuts) / sizeof(cuts[0]); c++) {
 		bench_payload g;
 		bench_payload_init(&g);
@@ -96,11 +96,32 @@ static void test_payload_indexed(void)
 	CU_ASSERT_EQUAL(n, (N + 8 * BENCH_CK_WORDS - 1) / (8 * BENCH_CK_WORDS));
 	bench_payload_index_build(ck, n);
 	const size_t group = 8 * BENCH_CK_WORDS * BENCH_LANES;
-	const size_t offs[] = {0, 1, 7, 8, 9, 8 * BENCH_CK_WORDS - 3, 8 * BENCH_CK_WORDS,
-			       group - 1, group, group + 8, 2 * group + 5, N - 9, N - 1, N};
-	const size_t lens[] = {0, 1, 5, 8, 16, 8 * BENCH_CK_WORDS + 3, group, group + 1,
-			       7 * 8 * BENCH_CK_WORDS + 5, 3 * 8 * BENCH_CK_WORDS,
-			       2 * group + 7, 4 * group};
+	const size_t offs[] = {0,
+			       1,
+			       7,
+			       8,
+			       9,
+			       8 * BENCH_CK_WORDS - 3,
+			       8 * BENCH_CK_WORDS,
+			       group - 1,
+			       group,
+			       group + 8,
+			       2 * group + 5,
+			       N - 9,
+			       N - 1,
+			       N};
+	const size_t lens[] = {0,
+			       1,
+			       5,
+			       8,
+			       16,
+			       8 * BENCH_CK_WORDS + 3,
+			       group,
+			       group + 1,
+			       7 * 8 * BENCH_CK_WORDS + 5,
+			       3 * 8 * BENCH_CK_WORDS,
+			       2 * group + 7,
+			       4 * group};
 	for (size_t a = 0; a < sizeof(offs) / sizeof(offs[0]); a++)
 		for (size_t b = 0; b < sizeof(lens) / sizeof(lens[0]); b++) {
 			size_t off = offs[a], len = lens[b] < N - off ? lens[b] : N - off;

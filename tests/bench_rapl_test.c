@@ -70,16 +70,18 @@ static void t_packages(void)
 	CU_ASSERT(rnsc_rapl_joules(&r, &a, &b) < 0);
 	/* a counter that cannot be read fails the mark */
 	char cmd[PATH_MAX + 32];
-	snprintf(cmd, sizeof(cmd), "rm -f '%s/intel-rapl:1/energy_uj'; mkdir '%s/intel-rapl:1/energy_uj'",
-		 root, root);
+	snprintf(cmd, sizeof(cmd),
+		 "rm -f '%s/intel-rapl:1/energy_uj'; mkdir '%s/intel-rapl:1/energy_uj'", root,
+		 root);
 	CU_ASSERT_EQUAL(system(cmd), 0);
 	rnsc_rapl_mark_now(&r, &b);
 	CU_ASSERT_FALSE(b.ok);
 	CU_ASSERT(rnsc_rapl_joules(&r, &a, &b) < 0);
 	/* only unreadable package zones: the reason says so */
 	CU_ASSERT_EQUAL(rnsc_rapl_open(&r), 1);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s/intel-rapl:0/energy_uj'; mkdir '%s/intel-rapl:0/energy_uj'",
-		 root, root);
+	snprintf(cmd, sizeof(cmd),
+		 "rm -rf '%s/intel-rapl:0/energy_uj'; mkdir '%s/intel-rapl:0/energy_uj'", root,
+		 root);
 	CU_ASSERT_EQUAL(system(cmd), 0);
 	CU_ASSERT_EQUAL(rnsc_rapl_open(&r), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(r.why, "not readable"));

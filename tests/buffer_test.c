@@ -133,9 +133,9 @@ static void t_message(void)
 			RNSC_ERR_BUFSIZE);
 	/* trailing bytes after the bz2 stream are ignored (BZ2Decompressor.unused_data) */
 	msg[n] = 0x55;
-	CU_ASSERT_EQUAL(rnsc_stream_msg_decode(msg, (size_t)n + 1, &id, &eof, &comp, out,
-					       sizeof(out)),
-			RNSC_BUFFER_MAX_CHUNK_LEN);
+	CU_ASSERT_EQUAL(
+		rnsc_stream_msg_decode(msg, (size_t)n + 1, &id, &eof, &comp, out, sizeof(out)),
+		RNSC_BUFFER_MAX_CHUNK_LEN);
 	/* one byte more than 16 KiB: "exceeds maximum legitimate size" */
 	zl = rnsc_stream_bz2(z, sizeof(z), big, sizeof(big));
 	n = rnsc_stream_msg_pack(msg, sizeof(msg), 9, 0, 1, z, (size_t)zl);
@@ -406,7 +406,8 @@ static void t_channel_additions(void)
 	for (int i = 0; i < 200 && sent < 200; i++) {
 		if (!rnsc_channel_ready(c2))
 			break;
-		CU_ASSERT_EQUAL(rnsc_channel_send(c2, 0x0101, (const uint8_t *)"m", 1, NULL, now), 0);
+		CU_ASSERT_EQUAL(rnsc_channel_send(c2, 0x0101, (const uint8_t *)"m", 1, NULL, now),
+				0);
 		fl = rnsc_link_outbox_pop(A.l, f, sizeof(f));
 		CU_ASSERT_EQUAL(rnsc_packet_hash(C, h, f, (size_t)fl), 0);
 		CU_ASSERT_EQUAL(rnsc_channel_delivered(c2, h, now), 0); /* all but the first */

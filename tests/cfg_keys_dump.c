@@ -15,7 +15,8 @@ int main(void)
 								    : NULL;
 		if (!st || !k->why || !*k->why || strchr(k->why, '\t') || strchr(k->why, '|') ||
 		    rnsc_config_key_find(k->scope, k->key) != k) {
-			fprintf(stderr, "cfg_keys_dump: bad or duplicate row %s %s\n", k->scope, k->key);
+			fprintf(stderr, "cfg_keys_dump: bad or duplicate row %s %s\n", k->scope,
+				k->key);
 			return 1;
 		}
 		printf("%s\t%s\t%s\t%s\n", k->scope, k->key, st, k->why);

@@ -130,9 +130,9 @@ static void pair(void)
 static void t_envelope(void)
 {
 	uint8_t e[16];
-	CU_ASSERT_EQUAL(rnsc_channel_envelope_pack(e, sizeof(e), 0xABCD, 0x0102,
-						   (const uint8_t *)"hi", 2),
-			8);
+	CU_ASSERT_EQUAL(
+		rnsc_channel_envelope_pack(e, sizeof(e), 0xABCD, 0x0102, (const uint8_t *)"hi", 2),
+		8);
 	CU_ASSERT(eqhex(e, 8, "abcd010200026869"));
 	CU_ASSERT_EQUAL(rnsc_channel_envelope_pack(e, 7, 1, 1, (const uint8_t *)"hi", 2),
 			RNSC_ERR_BUFSIZE);
@@ -183,7 +183,8 @@ static void t_delivery_and_window(void)
 	CU_ASSERT(A.got == 1 && A.last_len == 4 && memcmp(A.last, "back", 4) == 0);
 	/* rtt 0.1 s < 0.18 s: ten deliveries in a row open the window to 48 */
 	for (int i = 0; i < 8; i++) {
-		CU_ASSERT_EQUAL(rnsc_channel_send(A.ch, 0x0101, (const uint8_t *)"r", 1, NULL, now), 0);
+		CU_ASSERT_EQUAL(rnsc_channel_send(A.ch, 0x0101, (const uint8_t *)"r", 1, NULL, now),
+				0);
 		pump();
 	}
 	CU_ASSERT_EQUAL(rnsc_channel_window_max(A.ch), 48);
@@ -192,8 +193,9 @@ static void t_delivery_and_window(void)
 	int sent = 0, rounds = 0;
 	while (sent < 40 && rounds++ < 40) {
 		while (sent < 40 && rnsc_channel_ready(A.ch)) {
-			CU_ASSERT_EQUAL(rnsc_channel_send(A.ch, 0x0101, (const uint8_t *)"w", 1, NULL,
-							  now), 0);
+			CU_ASSERT_EQUAL(
+				rnsc_channel_send(A.ch, 0x0101, (const uint8_t *)"w", 1, NULL, now),
+				0);
 			sent++;
 		}
 		pump();
@@ -207,7 +209,8 @@ static void t_delivery_and_window(void)
 			RNSC_ERR_TOOBIG);
 	CU_ASSERT_EQUAL(rnsc_channel_send(A.ch, 0x0101, big, RNSC_LINK_MDU - 6, NULL, now), 0);
 	pump();
-	CU_ASSERT_EQUAL(B.last_len, sizeof(B.last) < RNSC_LINK_MDU - 6 ? sizeof(B.last) : RNSC_LINK_MDU - 6);
+	CU_ASSERT_EQUAL(B.last_len,
+			sizeof(B.last) < RNSC_LINK_MDU - 6 ? sizeof(B.last) : RNSC_LINK_MDU - 6);
 	CU_ASSERT_EQUAL(rnsc_channel_register_type(A.ch, 0xF000, 0), RNSC_ERR_RANGE);
 	CU_ASSERT_EQUAL(rnsc_channel_register_type(A.ch, RNSC_CHANNEL_SMT_STREAM_DATA, 1), 0);
 	CU_ASSERT_EQUAL(rnsc_channel_remove_handler(B.ch, handler2, &B), 0);
@@ -328,7 +331,8 @@ static void t_window_shrinks(void)
 	pair();
 	/* grow to 4 first */
 	for (int i = 0; i < 2; i++) {
-		CU_ASSERT_EQUAL(rnsc_channel_send(A.ch, 0x0101, (const uint8_t *)"g", 1, NULL, now), 0);
+		CU_ASSERT_EQUAL(rnsc_channel_send(A.ch, 0x0101, (const uint8_t *)"g", 1, NULL, now),
+				0);
 		pump();
 	}
 	CU_ASSERT_EQUAL(rnsc_channel_window(A.ch), 4);

@@ -196,8 +196,7 @@ static size_t unescape(const char *s, size_t n, char *out)
 {
 	size_t o = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '%' && i + 2 < n && hexdig(s[i + 1]) >= 0 &&
-		    hexdig(s[i + 2]) >= 0) {
+		if (s[i] == '%' && i + 2 < n && hexdig(s[i + 1]) >= 0 && hexdig(s[i + 2]) >= 0) {
 			out[o++] = (char)(hexdig(s[i + 1]) << 4 | hexdig(s[i + 2]));
 			i += 2;
 		} else {
@@ -227,11 +226,13 @@ static int next_block(size_t *pos, block *b)
 		size_t n = nl ? (size_t)(nl - l) : cases_len - *pos;
 		*pos += n + (nl ? 1 : 0);
 		if (!in_block) {
-			if (n > 5 && (strncmp(l, "case ", 5) == 0 || strncmp(l, "settings ", 9) == 0 ||
-				      strncmp(l, "ifaces ", 7) == 0)) {
+			if (n > 5 &&
+			    (strncmp(l, "case ", 5) == 0 || strncmp(l, "settings ", 9) == 0 ||
+			     strncmp(l, "ifaces ", 7) == 0)) {
 				const char *sp = memchr(l, ' ', n);
 				snprintf(b->kind, sizeof(b->kind), "%.*s", (int)(sp - l), l);
-				snprintf(b->name, sizeof(b->name), "%.*s", (int)(l + n - sp - 1), sp + 1);
+				snprintf(b->name, sizeof(b->name), "%.*s", (int)(l + n - sp - 1),
+					 sp + 1);
 				in_block = 1;
 			}
 			continue;
@@ -292,7 +293,8 @@ static void test_reference_grammar(void)
 			const char *w = want.p ? want.p : "";
 			if (strcmp(got, w) != 0) {
 				bad++;
-				fprintf(stderr, "\ncase %s:\n--- reference\n%s--- rnsc\n%s", b.name, w, got);
+				fprintf(stderr, "\ncase %s:\n--- reference\n%s--- rnsc\n%s", b.name,
+					w, got);
 			}
 			n++;
 			free(got);
@@ -320,7 +322,8 @@ static void test_live_reference_default(void)
 			src = NULL;
 	}
 	if (!src) {
-		fprintf(stderr, "\n  (no venv with Reticulum.py: live default-config check skipped)\n");
+		fprintf(stderr,
+			"\n  (no venv with Reticulum.py: live default-config check skipped)\n");
 		return;
 	}
 	const char *start = strstr((char *)src, "__default_rns_config__ = '''");
@@ -395,7 +398,8 @@ static void test_conversions(void)
 			continue;
 		char line[512], tok[4][256], raw[256];
 		snprintf(line, sizeof(line), "%.*s", (int)len, l);
-		if (sscanf(line + 5, "%255s %255s %255s %255s", tok[0], tok[1], tok[2], tok[3]) != 4) {
+		if (sscanf(line + 5, "%255s %255s %255s %255s", tok[0], tok[1], tok[2], tok[3]) !=
+		    4) {
 			CU_FAIL("bad conv line");
 			continue;
 		}
@@ -429,8 +433,8 @@ static void test_conversions(void)
 		} else {
 			double want = strtod(tok[3], NULL);
 			if (rc != 0 || memcmp(&want, &fv, sizeof(fv)) != 0)
-				fprintf(stderr, "\nfloat(%s): reference %s, rnsc %a (rc %d)\n", tok[0],
-					tok[3], fv, rc);
+				fprintf(stderr, "\nfloat(%s): reference %s, rnsc %a (rc %d)\n",
+					tok[0], tok[3], fv, rc);
 			CU_ASSERT(rc == 0 && memcmp(&want, &fv, sizeof(fv)) == 0);
 		}
 		n++;
@@ -477,32 +481,32 @@ static int setting_text(const rnsc_config_settings *s, const char *name, char *o
 {
 	*is_float = 0;
 	*fset = 1;
-#define B(f)                                                                                  \
-	if (strcmp(name, #f) == 0) {                                                          \
-		snprintf(out, cap, "%d", s->f ? 1 : 0);                                     \
-		return 1;                                                                     \
+#define B(f)                                                                                       \
+	if (strcmp(name, #f) == 0) {                                                               \
+		snprintf(out, cap, "%d", s->f ? 1 : 0);                                            \
+		return 1;                                                                          \
 	}
-#define I(f)                                                                                  \
-	if (strcmp(name, #f) == 0) {                                                          \
-		snprintf(out, cap, "%lld", (long long)s->f);                                \
-		return 1;                                                                     \
+#define I(f)                                                                                       \
+	if (strcmp(name, #f) == 0) {                                                               \
+		snprintf(out, cap, "%lld", (long long)s->f);                                       \
+		return 1;                                                                          \
 	}
-#define OI(f)                                                                                 \
-	if (strcmp(name, #f) == 0) {                                                          \
-		opt_int_of(s->f, out, cap);                                                   \
-		return 1;                                                                     \
+#define OI(f)                                                                                      \
+	if (strcmp(name, #f) == 0) {                                                               \
+		opt_int_of(s->f, out, cap);                                                        \
+		return 1;                                                                          \
 	}
-#define OF(f)                                                                                 \
-	if (strcmp(name, #f) == 0) {                                                          \
-		*is_float = 1;                                                                \
-		*fset = s->f.set;                                                             \
-		*fv = s->f.v;                                                                 \
-		return 1;                                                                     \
+#define OF(f)                                                                                      \
+	if (strcmp(name, #f) == 0) {                                                               \
+		*is_float = 1;                                                                     \
+		*fset = s->f.set;                                                                  \
+		*fv = s->f.v;                                                                      \
+		return 1;                                                                          \
 	}
-#define H(f)                                                                                  \
-	if (strcmp(name, #f) == 0) {                                                          \
-		hashes_of(&s->f, out, cap);                                                   \
-		return 1;                                                                     \
+#define H(f)                                                                                       \
+	if (strcmp(name, #f) == 0) {                                                               \
+		hashes_of(&s->f, out, cap);                                                        \
+		return 1;                                                                          \
 	}
 	I(loglevel)
 	B(logtimestamps)
@@ -624,9 +628,11 @@ static void test_reference_settings(void)
 				char want[80];
 				snprintf(want, sizeof(want), "%s:", l + 10);
 				if (rc == 0 || !strstr(err.msg, want))
-					fprintf(stderr, "\nsettings %s: expected an error naming %s, got %d '%s'\n",
+					fprintf(stderr,
+						"\nsettings %s: expected an error naming %s, got %d '%s'\n",
 						b.name, l + 10, rc, err.msg);
-				CU_ASSERT(rc == RNSC_ERR_CONFIG_VALUE || rc == RNSC_ERR_CONFIG_INTERP);
+				CU_ASSERT(rc == RNSC_ERR_CONFIG_VALUE ||
+					  rc == RNSC_ERR_CONFIG_INTERP);
 				CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, want));
 			} else if (sscanf(l, "set %63s %599s", name, val) == 2) {
 				char got[600] = "";
@@ -634,24 +640,29 @@ static void test_reference_settings(void)
 				double fv = 0;
 				fields++;
 				if (rc != 0) {
-					fprintf(stderr, "\nsettings %s: unexpected error %s\n", b.name, err.msg);
+					fprintf(stderr, "\nsettings %s: unexpected error %s\n",
+						b.name, err.msg);
 					CU_FAIL("read_settings failed");
 					break;
 				}
-				if (!setting_text(&st, name, got, sizeof(got), &is_float, &fv, &fset)) {
+				if (!setting_text(&st, name, got, sizeof(got), &is_float, &fv,
+						  &fset)) {
 					fprintf(stderr, "\nsettings: unknown field %s\n", name);
 					CU_FAIL("unknown field");
 				} else if (is_float) {
 					int ok = strcmp(val, "-") == 0 ? !fset
-						 : strcmp(val, "nan") == 0 ? fset && isnan(fv)
-									    : fset && strtod(val, NULL) == fv;
+						 : strcmp(val, "nan") == 0
+							 ? fset && isnan(fv)
+							 : fset && strtod(val, NULL) == fv;
 					if (!ok)
-						fprintf(stderr, "\nsettings %s: %s reference %s, rnsc %a (set %d)\n",
+						fprintf(stderr,
+							"\nsettings %s: %s reference %s, rnsc %a (set %d)\n",
 							b.name, name, val, fv, fset);
 					CU_ASSERT(ok);
 				} else {
 					if (strcmp(got, val) != 0)
-						fprintf(stderr, "\nsettings %s: %s reference %s, rnsc %s\n",
+						fprintf(stderr,
+							"\nsettings %s: %s reference %s, rnsc %s\n",
 							b.name, name, val, got);
 					CU_ASSERT_STRING_EQUAL(got, val);
 				}
@@ -680,8 +691,8 @@ static void test_reference_ifaces(void)
 		blocks++;
 		rnsc_config *cfg;
 		rnsc_config_error err;
-		CU_ASSERT_EQUAL_FATAL(rnsc_config_parse(NULL, b.input.p, b.input.len, NULL, &cfg, &err),
-				      0);
+		CU_ASSERT_EQUAL_FATAL(
+			rnsc_config_parse(NULL, b.input.p, b.input.len, NULL, &cfg, &err), 0);
 		size_t i = 0;
 		for (char *l = b.expect.p; *l; i++) {
 			char *e = strchr(l, '\n');
@@ -726,11 +737,13 @@ static rnsc_config *parse_ok(const char *text)
 
 static void test_error_messages(void)
 {
-	rnsc_config *cfg = parse_ok("[interfaces]\n  [[TCP Server]]\n    type = TCPServerInterface\n"
-				    "    listen_port = abc\n    enabled = maybe\n    big = 1e99\n"
-				    "    huge = 99999999999999999999\n    l = 1, 2\n    i = %(nope)s\n");
+	rnsc_config *cfg =
+		parse_ok("[interfaces]\n  [[TCP Server]]\n    type = TCPServerInterface\n"
+			 "    listen_port = abc\n    enabled = maybe\n    big = 1e99\n"
+			 "    huge = 99999999999999999999\n    l = 1, 2\n    i = %(nope)s\n");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(cfg);
-	const rnsc_config_section *ifs = rnsc_config_section_get(rnsc_config_root(cfg), "interfaces");
+	const rnsc_config_section *ifs =
+		rnsc_config_section_get(rnsc_config_root(cfg), "interfaces");
 	const rnsc_config_section *tcp = rnsc_config_section_get(ifs, "TCP Server");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(tcp);
 	rnsc_config_error err;
@@ -743,14 +756,15 @@ static void test_error_messages(void)
 	CU_ASSERT_EQUAL(iv, 7); /* untouched on failure */
 	int b;
 	CU_ASSERT_EQUAL(rnsc_config_get_bool(tcp, "enabled", &b, &err), RNSC_ERR_CONFIG_VALUE);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "[interfaces] [[TCP Server]] enabled: 'maybe' is not a boolean"));
+	CU_ASSERT_PTR_NOT_NULL(
+		strstr(err.msg, "[interfaces] [[TCP Server]] enabled: 'maybe' is not a boolean"));
 	CU_ASSERT_EQUAL(rnsc_config_get_int(tcp, "big", &iv, &err), RNSC_ERR_CONFIG_VALUE);
 	double fv;
 	CU_ASSERT_EQUAL(rnsc_config_get_float(tcp, "big", &fv, &err), 0);
 	CU_ASSERT_EQUAL(fv, 1e99);
 	CU_ASSERT_EQUAL(rnsc_config_get_float(tcp, "type", &fv, &err), RNSC_ERR_CONFIG_VALUE);
-	CU_ASSERT_STRING_EQUAL(err.msg,
-			       "[interfaces] [[TCP Server]] type: 'TCPServerInterface' is not a number");
+	CU_ASSERT_STRING_EQUAL(
+		err.msg, "[interfaces] [[TCP Server]] type: 'TCPServerInterface' is not a number");
 	CU_ASSERT_EQUAL(rnsc_config_get_int(tcp, "huge", &iv, &err), RNSC_ERR_RANGE);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "huge: '99999999999999999999' is out of range"));
 	const char *sv;
@@ -759,8 +773,8 @@ static void test_error_messages(void)
 	CU_ASSERT_EQUAL(rnsc_config_get_str(tcp, "missing", &sv, &err), RNSC_ERR_NOTFOUND);
 	CU_ASSERT_STRING_EQUAL(err.msg, "[interfaces] [[TCP Server]] missing: option is missing");
 	CU_ASSERT_EQUAL(rnsc_config_get_str(tcp, "i", &sv, &err), RNSC_ERR_CONFIG_INTERP);
-	CU_ASSERT_STRING_EQUAL(err.msg,
-			       "[interfaces] [[TCP Server]] i: missing option 'nope' in interpolation");
+	CU_ASSERT_STRING_EQUAL(
+		err.msg, "[interfaces] [[TCP Server]] i: missing option 'nope' in interpolation");
 	/* cached failure reports the same */
 	CU_ASSERT_EQUAL(rnsc_config_get_str(tcp, "i", &sv, &err), RNSC_ERR_CONFIG_INTERP);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "missing option 'nope'"));
@@ -778,7 +792,8 @@ static void test_error_messages(void)
 		unsigned line;
 		const char *needle;
 	} bad[] = {
-		{"[a]\nk = 1\nk = 2\n", RNSC_ERR_CONFIG_DUP, 3, "test:3: duplicate option 'k' in [a]"},
+		{"[a]\nk = 1\nk = 2\n", RNSC_ERR_CONFIG_DUP, 3,
+		 "test:3: duplicate option 'k' in [a]"},
 		{"[a]\n[[b]]\n[[b]]\n", RNSC_ERR_CONFIG_DUP, 3,
 		 "test:3: duplicate section name 'b' in [a]"},
 		{"[a]\n[[b]\n", RNSC_ERR_CONFIG_SYNTAX, 2, "cannot compute the section depth"},
@@ -821,8 +836,9 @@ static void test_settings_messages(void)
 	rnsc_config_del(cfg);
 	cfg = parse_ok("[reticulum]\nblackhole_sources = 0011, 22\n");
 	CU_ASSERT_EQUAL(rnsc_config_read_settings(cfg, &st, &err), RNSC_ERR_CONFIG_VALUE);
-	CU_ASSERT_STRING_EQUAL(err.msg, "[reticulum] blackhole_sources: '0011' is not a 32-character "
-					"hexadecimal hash (16 bytes)");
+	CU_ASSERT_STRING_EQUAL(err.msg,
+			       "[reticulum] blackhole_sources: '0011' is not a 32-character "
+			       "hexadecimal hash (16 bytes)");
 	rnsc_config_del(cfg);
 	cfg = parse_ok("[reticulum]\n[[share_instance]]\n");
 	CU_ASSERT_EQUAL(rnsc_config_read_settings(cfg, &st, &err), RNSC_ERR_CONFIG_VALUE);
@@ -842,7 +858,8 @@ static void test_settings_messages(void)
 	CU_ASSERT_STRING_EQUAL(st.local_socket_path, "default");
 	CU_ASSERT_EQUAL(rnsc_config_read_settings(NULL, &st, &err), RNSC_ERR_INVAL);
 	CU_ASSERT_EQUAL(rnsc_config_iface_mode_from_name("GW"), RNSC_IFMODE_GATEWAY);
-	CU_ASSERT_EQUAL(rnsc_config_iface_mode_from_name("pointtopoint"), RNSC_IFMODE_POINT_TO_POINT);
+	CU_ASSERT_EQUAL(rnsc_config_iface_mode_from_name("pointtopoint"),
+			RNSC_IFMODE_POINT_TO_POINT);
 	CU_ASSERT_EQUAL(rnsc_config_iface_mode_from_name("x"), RNSC_IFMODE_UNSET);
 	CU_ASSERT_EQUAL(rnsc_config_iface_mode_from_name(NULL), RNSC_IFMODE_UNSET);
 }
@@ -957,7 +974,8 @@ static void test_limits(void)
 		sb_puts(&q, "\"\", ");
 	sb_puts(&q, "\"x\" y\n");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	CU_ASSERT_EQUAL(rnsc_config_parse(NULL, q.p, q.len, NULL, &cfg, &err), RNSC_ERR_CONFIG_SYNTAX);
+	CU_ASSERT_EQUAL(rnsc_config_parse(NULL, q.p, q.len, NULL, &cfg, &err),
+			RNSC_ERR_CONFIG_SYNTAX);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	CU_ASSERT((t1.tv_sec - t0.tv_sec) < 5);
 	free(q.p);
@@ -1003,7 +1021,8 @@ static void test_alloc_failures(void)
 		rnsc_config_settings st;
 		rc = rnsc_config_read_settings(cfg, &st, &err);
 		wrong += rc != 0 && rc != RNSC_ERR_NOMEM;
-		const rnsc_config_section *r = rnsc_config_section_get(rnsc_config_root(cfg), "reticulum");
+		const rnsc_config_section *r =
+			rnsc_config_section_get(rnsc_config_root(cfg), "reticulum");
 		const char *const *it = NULL;
 		const char *z = NULL;
 		size_t n = 0;
@@ -1152,7 +1171,8 @@ static void test_open_and_default(void)
 	rnsc_config_del(cfg);
 	/* Load errors name the file. */
 	write_file(path, "[logging]\nloglevel = 6\nloglevel = 5\n");
-	CU_ASSERT_EQUAL(rnsc_config_open(NULL, dir, NULL, 0, NULL, &cfg, &err), RNSC_ERR_CONFIG_DUP);
+	CU_ASSERT_EQUAL(rnsc_config_open(NULL, dir, NULL, 0, NULL, &cfg, &err),
+			RNSC_ERR_CONFIG_DUP);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/config:3: duplicate option 'loglevel'"));
 	CU_ASSERT_EQUAL(rnsc_config_load(NULL, "/no/such/config", &cfg, &err), RNSC_ERR_NOENT);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/no/such/config: "));
@@ -1197,7 +1217,8 @@ int main(int argc, char **argv)
 	CU_pSuite s = CU_add_suite("config", NULL, NULL);
 	CU_add_test(s, "reference grammar cases (ConfigObj)", test_reference_grammar);
 	CU_add_test(s, "reference default config, live from the venv", test_live_reference_default);
-	CU_add_test(s, "rnsc default text has the reference's values", test_default_text_matches_reference);
+	CU_add_test(s, "rnsc default text has the reference's values",
+		    test_default_text_matches_reference);
 	CU_add_test(s, "conversions match int()/float()/as_bool()", test_conversions);
 	CU_add_test(s, "settings match Reticulum.__init__", test_reference_settings);
 	CU_add_test(s, "interface enabled/type match the reference", test_reference_ifaces);

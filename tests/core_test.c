@@ -128,7 +128,8 @@ static void test_token(void)
 		CU_ASSERT(m < 0 || memcmp(out, pt, len) == 0);
 		/* Any single flipped bit is caught by the HMAC. */
 		tok[(size_t)n / 2] ^= 0x10;
-		CU_ASSERT_EQUAL(rnsc_token_decrypt(&t, out, sizeof(out), tok, (size_t)n), RNSC_ERR_AUTH);
+		CU_ASSERT_EQUAL(rnsc_token_decrypt(&t, out, sizeof(out), tok, (size_t)n),
+				RNSC_ERR_AUTH);
 		tok[(size_t)n / 2] ^= 0x10;
 		CU_ASSERT_EQUAL(rnsc_token_decrypt(&t, out, sizeof(out), tok, (size_t)n - 1),
 				RNSC_ERR_TRUNCATED);
@@ -173,7 +174,8 @@ static void test_token_stream(void)
 			size_t at = 0;
 			while (at < cut) { /* one block, then the rest of the cut */
 				size_t k = at == 0 ? 16 : cut - at;
-				CU_ASSERT_EQUAL(rnsc_token_enc_update(&e, piece + 16 + at, pt + at, k), 0);
+				CU_ASSERT_EQUAL(
+					rnsc_token_enc_update(&e, piece + 16 + at, pt + at, k), 0);
 				at += k;
 			}
 			int m = rnsc_token_enc_final(&e, piece + 16 + at, sizeof(piece) - 16 - at,
@@ -238,7 +240,8 @@ static void test_names(void)
 	char name[128];
 	uint8_t h[16];
 	const char *aspects[] = {"a", "b.c"};
-	CU_ASSERT_EQUAL(rnsc_destination_expand_name(name, sizeof(name), NULL, "app", aspects, 1), 5);
+	CU_ASSERT_EQUAL(rnsc_destination_expand_name(name, sizeof(name), NULL, "app", aspects, 1),
+			5);
 	CU_ASSERT_STRING_EQUAL(name, "app.a");
 	CU_ASSERT_EQUAL(rnsc_destination_expand_name(name, sizeof(name), NULL, "app", aspects, 2),
 			RNSC_ERR_NAME);
@@ -268,19 +271,23 @@ static void test_identity_ops(void)
 	CU_ASSERT_EQUAL(rnsc_identity_sign(&pubonly, sig, msg, 10), RNSC_ERR_NOKEY);
 	CU_ASSERT_EQUAL(rnsc_identity_sign(&a, sig, msg, sizeof(msg)), 0);
 	CU_ASSERT_EQUAL(rnsc_identity_verify(&pubonly, sig, 64, msg, sizeof(msg)), 0);
-	CU_ASSERT_EQUAL(rnsc_identity_verify(&pubonly, sig, 63, msg, sizeof(msg)), RNSC_ERR_SIGNATURE);
+	CU_ASSERT_EQUAL(rnsc_identity_verify(&pubonly, sig, 63, msg, sizeof(msg)),
+			RNSC_ERR_SIGNATURE);
 	sig[5] ^= 1;
-	CU_ASSERT_EQUAL(rnsc_identity_verify(&pubonly, sig, 64, msg, sizeof(msg)), RNSC_ERR_SIGNATURE);
+	CU_ASSERT_EQUAL(rnsc_identity_verify(&pubonly, sig, 64, msg, sizeof(msg)),
+			RNSC_ERR_SIGNATURE);
 	uint8_t prv[64];
 	CU_ASSERT_EQUAL(rnsc_identity_private_bytes(&pubonly, prv), RNSC_ERR_NOKEY);
 
 	int n = rnsc_identity_encrypt(&pubonly, tok, sizeof(tok), msg, 100, NULL);
 	CU_ASSERT_EQUAL((size_t)n, rnsc_identity_token_len(100));
-	CU_ASSERT_EQUAL(rnsc_identity_decrypt(&pubonly, out, sizeof(out), tok, (size_t)n, NULL, 0, 0,
-					      NULL), RNSC_ERR_NOKEY);
+	CU_ASSERT_EQUAL(
+		rnsc_identity_decrypt(&pubonly, out, sizeof(out), tok, (size_t)n, NULL, 0, 0, NULL),
+		RNSC_ERR_NOKEY);
 	int used = 7;
-	CU_ASSERT_EQUAL(rnsc_identity_decrypt(&a, out, sizeof(out), tok, (size_t)n, NULL, 0, 0, &used),
-			100);
+	CU_ASSERT_EQUAL(
+		rnsc_identity_decrypt(&a, out, sizeof(out), tok, (size_t)n, NULL, 0, 0, &used),
+		100);
 	CU_ASSERT_EQUAL(used, -1);
 	CU_ASSERT_EQUAL(memcmp(out, msg, 100), 0);
 	CU_ASSERT_EQUAL(rnsc_identity_decrypt(&a, out, sizeof(out), tok, 80, NULL, 0, 0, NULL),
@@ -290,8 +297,9 @@ static void test_identity_ops(void)
 	uint8_t bad[512];
 	memcpy(bad, tok, (size_t)n);
 	memset(bad, 0, 32);
-	CU_ASSERT_EQUAL(rnsc_identity_decrypt(&a, out, sizeof(out), bad, (size_t)n, NULL, 0, 0, NULL),
-			RNSC_ERR_LOW_ORDER);
+	CU_ASSERT_EQUAL(
+		rnsc_identity_decrypt(&a, out, sizeof(out), bad, (size_t)n, NULL, 0, 0, NULL),
+		RNSC_ERR_LOW_ORDER);
 
 	/* Ratchets: encrypt to the second ratchet; decrypt tries the list in order. */
 	uint8_t r[3][32], rpub[32], rid[10];
@@ -301,17 +309,21 @@ static void test_identity_ops(void)
 	CU_ASSERT_EQUAL(rnsc_ratchet_id(C, rid, rpub), 0);
 	n = rnsc_identity_encrypt(&pubonly, tok, sizeof(tok), msg, 33, rpub);
 	CU_ASSERT_EQUAL(rnsc_identity_decrypt(&a, out, sizeof(out), tok, (size_t)n,
-					      (const uint8_t(*)[32])r, 3, 1, &used), 33);
+					      (const uint8_t(*)[32])r, 3, 1, &used),
+			33);
 	CU_ASSERT_EQUAL(used, 1);
 	/* Not decryptable with the identity key alone, and enforcement forbids the fallback. */
-	CU_ASSERT_EQUAL(rnsc_identity_decrypt(&a, out, sizeof(out), tok, (size_t)n, NULL, 0, 0, NULL),
-			RNSC_ERR_AUTH);
+	CU_ASSERT_EQUAL(
+		rnsc_identity_decrypt(&a, out, sizeof(out), tok, (size_t)n, NULL, 0, 0, NULL),
+		RNSC_ERR_AUTH);
 	CU_ASSERT_EQUAL(rnsc_identity_decrypt(&a, out, sizeof(out), tok, (size_t)n,
-					      (const uint8_t(*)[32])r, 1, 1, &used), RNSC_ERR_DECRYPT);
+					      (const uint8_t(*)[32])r, 1, 1, &used),
+			RNSC_ERR_DECRYPT);
 	/* A token for the identity key still opens when ratchets are given but not enforced. */
 	n = rnsc_identity_encrypt(&pubonly, tok, sizeof(tok), msg, 5, NULL);
 	CU_ASSERT_EQUAL(rnsc_identity_decrypt(&a, out, sizeof(out), tok, (size_t)n,
-					      (const uint8_t(*)[32])r, 3, 0, &used), 5);
+					      (const uint8_t(*)[32])r, 3, 0, &used),
+			5);
 	CU_ASSERT_EQUAL(used, -1);
 	uint8_t rh[16], full[32], direct[32];
 	CU_ASSERT_EQUAL(rnsc_random_hash(C, rh), 0);
@@ -367,8 +379,10 @@ static void test_streaming_hash(void)
 	for (int alg = RNSC_HASH_SHA256; alg <= RNSC_HASH_SHA512; alg++) {
 		CU_ASSERT_EQUAL_FATAL(rnsc_hash_init(C, &h, alg), 0);
 		for (size_t off = 0; off < sizeof(msg); off += 37)
-			CU_ASSERT_EQUAL(rnsc_hash_update(&h, msg + off,
-							 off + 37 > sizeof(msg) ? sizeof(msg) - off : 37), 0);
+			CU_ASSERT_EQUAL(
+				rnsc_hash_update(&h, msg + off,
+						 off + 37 > sizeof(msg) ? sizeof(msg) - off : 37),
+				0);
 		CU_ASSERT_EQUAL(rnsc_hash_final(&h, one), 0);
 		CU_ASSERT_EQUAL(rnsc_hash_update(&h, msg, 1), RNSC_ERR_STATE);
 		int rc = alg == RNSC_HASH_SHA256 ? rnsc_sha256(C, two, msg, sizeof(msg))
@@ -397,9 +411,10 @@ static void test_streaming_hash(void)
 	CU_ASSERT_EQUAL(rnsc_hkdf_sha256(C, one, 32, NULL, 1, NULL, 0, NULL, 0), RNSC_ERR_INVAL);
 	/* empty input material derives, as the reference's hkdf(derive_from=b"") does
 	 * (conformance/vectors/hkdf_sha256.txt, the empty-IKM stanza) */
-	static const uint8_t empty_ikm[32] = {
-		0xeb, 0x70, 0xf0, 0x1d, 0xed, 0xe9, 0xaf, 0xaf, 0xa4, 0x49, 0xee, 0xe1, 0xb1, 0x28, 0x65, 0x04,
-		0xe1, 0xf6, 0x23, 0x88, 0xb3, 0xf7, 0xdd, 0x4f, 0x95, 0x66, 0x97, 0xb0, 0xe8, 0x28, 0xfe, 0x18};
+	static const uint8_t empty_ikm[32] = {0xeb, 0x70, 0xf0, 0x1d, 0xed, 0xe9, 0xaf, 0xaf,
+					      0xa4, 0x49, 0xee, 0xe1, 0xb1, 0x28, 0x65, 0x04,
+					      0xe1, 0xf6, 0x23, 0x88, 0xb3, 0xf7, 0xdd, 0x4f,
+					      0x95, 0x66, 0x97, 0xb0, 0xe8, 0x28, 0xfe, 0x18};
 	CU_ASSERT_EQUAL(rnsc_hkdf_sha256(C, one, 32, msg, 0, NULL, 0, NULL, 0), 0);
 	CU_ASSERT_EQUAL(memcmp(one, empty_ikm, 32), 0);
 	CU_ASSERT_EQUAL(rnsc_aes256_cbc_encrypt(C, one, msg, msg, msg, 15), RNSC_ERR_INVAL);

@@ -76,8 +76,10 @@ static void test_long_hkdf_info_agrees(void)
 	fill(info, info_len, 7);
 	fill(ikm, sizeof(ikm), 1);
 	fill(salt, sizeof(salt), 2);
-	CU_ASSERT_EQUAL(oo->hkdf_sha256(o->inst, a, sizeof(a), ikm, 32, salt, 16, info, info_len), 0);
-	CU_ASSERT_EQUAL(so->hkdf_sha256(s->inst, b, sizeof(b), ikm, 32, salt, 16, info, info_len), 0);
+	CU_ASSERT_EQUAL(oo->hkdf_sha256(o->inst, a, sizeof(a), ikm, 32, salt, 16, info, info_len),
+			0);
+	CU_ASSERT_EQUAL(so->hkdf_sha256(s->inst, b, sizeof(b), ikm, 32, salt, 16, info, info_len),
+			0);
 	CU_ASSERT_EQUAL(memcmp(a, b, sizeof(a)), 0);
 	/* Empty salt means HashLen zero bytes on both. */
 	CU_ASSERT_EQUAL(oo->hkdf_sha256(o->inst, a, 64, ikm, 32, NULL, 0, NULL, 0), 0);
@@ -87,10 +89,12 @@ static void test_long_hkdf_info_agrees(void)
 	const rnsc_plugin_rec *n = plugin("nettle");
 	if (n) {
 		const rnsc_crypto_ops *no = n->desc->ops;
-		CU_ASSERT_EQUAL(oo->hkdf_sha256(o->inst, a, sizeof(a), ikm, 32, salt, 16, info,
-						info_len), 0);
-		CU_ASSERT_EQUAL(no->hkdf_sha256(n->inst, b, sizeof(b), ikm, 32, salt, 16, info,
-						info_len), 0);
+		CU_ASSERT_EQUAL(
+			oo->hkdf_sha256(o->inst, a, sizeof(a), ikm, 32, salt, 16, info, info_len),
+			0);
+		CU_ASSERT_EQUAL(
+			no->hkdf_sha256(n->inst, b, sizeof(b), ikm, 32, salt, 16, info, info_len),
+			0);
 		CU_ASSERT_EQUAL(memcmp(a, b, sizeof(a)), 0);
 		CU_ASSERT_EQUAL(oo->hkdf_sha256(o->inst, a, 33, ikm, 32, NULL, 0, NULL, 0), 0);
 		CU_ASSERT_EQUAL(no->hkdf_sha256(n->inst, b, 33, ikm, 32, NULL, 0, NULL, 0), 0);
@@ -114,18 +118,22 @@ static void test_hmac_sequence_agrees(void)
 	static const size_t mlen[] = {300, 0, 64, 1, 300, 0, 77};
 	for (size_t i = 0; i < sizeof(klen) / sizeof(klen[0]); i++) {
 		CU_ASSERT_EQUAL(oo->hmac_sha256(o->inst, a, klen[i] ? key : NULL, klen[i],
-						 mlen[i] ? msg : NULL, mlen[i]), 0);
+						mlen[i] ? msg : NULL, mlen[i]),
+				0);
 		CU_ASSERT_EQUAL(so->hmac_sha256(s->inst, b, klen[i] ? key : NULL, klen[i],
-						 mlen[i] ? msg : NULL, mlen[i]), 0);
+						mlen[i] ? msg : NULL, mlen[i]),
+				0);
 		CU_ASSERT_EQUAL(memcmp(a, b, 32), 0);
 	}
 	const rnsc_plugin_rec *n = plugin("nettle");
 	const rnsc_crypto_ops *no = n ? n->desc->ops : NULL;
 	for (size_t i = 0; n && i < sizeof(klen) / sizeof(klen[0]); i++) {
 		CU_ASSERT_EQUAL(oo->hmac_sha256(o->inst, a, klen[i] ? key : NULL, klen[i],
-						 mlen[i] ? msg : NULL, mlen[i]), 0);
+						mlen[i] ? msg : NULL, mlen[i]),
+				0);
 		CU_ASSERT_EQUAL(no->hmac_sha256(n->inst, b, klen[i] ? key : NULL, klen[i],
-						 mlen[i] ? msg : NULL, mlen[i]), 0);
+						mlen[i] ? msg : NULL, mlen[i]),
+				0);
 		CU_ASSERT_EQUAL(memcmp(a, b, 32), 0);
 	}
 }
@@ -316,7 +324,8 @@ static void test_nettle_agrees_and_refuses(void)
 	CU_ASSERT_EQUAL(entry(NULL, &d), 0);
 	CU_ASSERT_PTR_EQUAL(d, n->desc);
 	CU_ASSERT_EQUAL(entry(NULL, NULL), RNSC_ERR_INVAL);
-	rnsc_host_api newer = {.struct_size = sizeof(newer), .abi_major = RNSC_PLUGIN_ABI_MAJOR + 1};
+	rnsc_host_api newer = {.struct_size = sizeof(newer),
+			       .abi_major = RNSC_PLUGIN_ABI_MAJOR + 1};
 	CU_ASSERT_EQUAL(entry(&newer, &d), RNSC_ERR_ABI);
 }
 
@@ -328,7 +337,7 @@ static void test_small_order_ed25519(void)
 	const rnsc_plugin_rec *o = plugin("openssl"), *s = plugin("sodium");
 	if (!o || !s)
 		return;
-	static const uint8_t y1[32] = { 0x01 };
+	static const uint8_t y1[32] = {0x01};
 	uint8_t keys[8][32];
 	size_t nkeys = 0;
 	/* identity, order 2 (y = p - 1), order 4 (y = 0), and the two order-8 y values */
@@ -338,8 +347,7 @@ static void test_small_order_ed25519(void)
 	memset(keys[nkeys++], 0, 32);
 	static const char *o8[2] = {
 		"c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a",
-		"26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05"
-	};
+		"26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05"};
 	for (int k = 0; k < 2; k++, nkeys++)
 		for (int i = 0; i < 32; i++) {
 			unsigned v;
@@ -357,13 +365,14 @@ static void test_small_order_ed25519(void)
 		for (size_t r = 0; r < nkeys; r++)
 			for (int sign = 0; sign < 2; sign++)
 				for (uint8_t m = 0; m < 16; m++) {
-					uint8_t sig[64] = { 0 };
+					uint8_t sig[64] = {0};
 					memcpy(sig, keys[r], 32);
 					sig[31] |= (uint8_t)(sign << 7);
 					if (oo->ed25519_verify(o->inst, sig, keys[a], &m, 1) == 0)
 						forged++;
 					CU_ASSERT_NOT_EQUAL(
-						so->ed25519_verify(s->inst, sig, keys[a], &m, 1), 0);
+						so->ed25519_verify(s->inst, sig, keys[a], &m, 1),
+						0);
 					CU_ASSERT_EQUAL(rnsc_ed25519_verify(C, sig, keys[a], &m, 1),
 							RNSC_ERR_SIGNATURE);
 				}
@@ -401,8 +410,11 @@ static void test_openssl_alloc_failures(void)
 	if (!r)
 		return;
 	const rnsc_crypto_ops *ops = r->desc->ops;
-	rnsc_host_api api = {.struct_size = sizeof(api), .abi_major = RNSC_PLUGIN_ABI_MAJOR,
-			     .log = quiet_log, .alloc = h_alloc, .free = h_free};
+	rnsc_host_api api = {.struct_size = sizeof(api),
+			     .abi_major = RNSC_PLUGIN_ABI_MAJOR,
+			     .log = quiet_log,
+			     .alloc = h_alloc,
+			     .free = h_free};
 	uint8_t key[32], iv[16], msg[64], out[128], seed[32], pub[32], sig[64], peer[32];
 	fill(key, 32, 1);
 	fill(iv, 16, 2);
@@ -442,18 +454,38 @@ static void test_openssl_alloc_failures(void)
 			alloc_count = 0;
 			fail_at = nth;
 			switch (op) {
-			case 0: rc = ops->sha256(inst, out, msg, 64); break;
-			case 1: rc = ops->sha512(inst, out, msg, 64); break;
-			case 2: rc = ops->hmac_sha256(inst, out, key, 32, msg, 64); break;
-			case 3: rc = ops->hkdf_sha256(inst, out, 64, key, 32, iv, 16, msg, 64); break;
-			case 4: rc = ops->aes256_cbc_encrypt(inst, out, key, iv, msg, 64); break;
-			case 5: rc = ops->aes256_cbc_decrypt(inst, out, key, iv, msg, 64); break;
-			case 6: rc = ops->x25519_public(inst, out, key); break;
-			case 7: rc = ops->x25519(inst, out, key, peer); break;
-			case 8: rc = ops->ed25519_sign(inst, sig, seed, pub, msg, 64); break;
+			case 0:
+				rc = ops->sha256(inst, out, msg, 64);
+				break;
+			case 1:
+				rc = ops->sha512(inst, out, msg, 64);
+				break;
+			case 2:
+				rc = ops->hmac_sha256(inst, out, key, 32, msg, 64);
+				break;
+			case 3:
+				rc = ops->hkdf_sha256(inst, out, 64, key, 32, iv, 16, msg, 64);
+				break;
+			case 4:
+				rc = ops->aes256_cbc_encrypt(inst, out, key, iv, msg, 64);
+				break;
+			case 5:
+				rc = ops->aes256_cbc_decrypt(inst, out, key, iv, msg, 64);
+				break;
+			case 6:
+				rc = ops->x25519_public(inst, out, key);
+				break;
+			case 7:
+				rc = ops->x25519(inst, out, key, peer);
+				break;
+			case 8:
+				rc = ops->ed25519_sign(inst, sig, seed, pub, msg, 64);
+				break;
 			case 9:
 				rc = ops->ed25519_verify(inst, sig, pub, msg, 64);
-				rc = rc == RNSC_ERR_SIGNATURE ? 0 : rc; /* sig may be from a failed sign */
+				rc = rc == RNSC_ERR_SIGNATURE
+					     ? 0
+					     : rc; /* sig may be from a failed sign */
 				break;
 			case 10:
 				rc = ops->hash_init(inst, &st, RNSC_HASH_SHA256);

@@ -110,8 +110,7 @@ int main(int argc, char **argv)
 			goto out;
 		rc = rnsc_destination_hash(ctx, grp_h, gid.hash, "rnsclt", a_grp, 1);
 		rnsc_identity_free(&gid);
-		if (rc ||
-		    (rc = rnsc_destination_hash(ctx, pln_h, NULL, "rnsclt", a_pln, 1)))
+		if (rc || (rc = rnsc_destination_hash(ctx, pln_h, NULL, "rnsclt", a_pln, 1)))
 			goto out;
 		print_dest("group", grp_h);
 		print_dest("plain", pln_h);
@@ -133,13 +132,16 @@ int main(int argc, char **argv)
 	rnsc_identity id, gid;
 	if ((rc = rnsc_identity_generate(ctx, &id)) ||
 	    (rc = rnsc_identity_from_private(ctx, &gid, key, 64)) ||
-	    (rc = rnsc_transport_dest_add(T, RNSC_DEST_SINGLE, &id, "rnsclt", a_app, 1, 0, app_h)) ||
+	    (rc = rnsc_transport_dest_add(T, RNSC_DEST_SINGLE, &id, "rnsclt", a_app, 1, 0,
+					  app_h)) ||
 	    (rc = rnsc_transport_dest_set_proof_strategy(T, app_h, RNSC_PROVE_APP)) ||
 	    (rc = rnsc_transport_dest_set_default_app_data(T, app_h, (const uint8_t *)"dflt-rnsc",
 							   9)) ||
-	    (rc = rnsc_transport_dest_add(T, RNSC_DEST_GROUP, &gid, "rnsclt", a_grp, 1, 0, grp_h)) ||
+	    (rc = rnsc_transport_dest_add(T, RNSC_DEST_GROUP, &gid, "rnsclt", a_grp, 1, 0,
+					  grp_h)) ||
 	    (rc = rnsc_transport_dest_group_key(T, grp_h, key, 64)) ||
-	    (rc = rnsc_transport_dest_add(T, RNSC_DEST_PLAIN, NULL, "rnsclt", a_pln, 1, 0, pln_h))) {
+	    (rc = rnsc_transport_dest_add(T, RNSC_DEST_PLAIN, NULL, "rnsclt", a_pln, 1, 0,
+					  pln_h))) {
 		fprintf(stderr, "dest_node_peer: destinations: %s\n", rnsc_strerror(rc));
 		goto out;
 	}

@@ -54,7 +54,8 @@ static void test_open_errors(void)
 	CU_ASSERT_FATAL(err != NULL);
 	CU_ASSERT_NOT_EQUAL(rnsc_env_open(&env, "no-such-backend", 0, err), 0);
 	CU_ASSERT_PTR_NULL(env.ctx);
-	CU_ASSERT_PTR_NOT_NULL(strstr(slurp(err), "rnsc: crypto order 'no-such-backend' names a backend"));
+	CU_ASSERT_PTR_NOT_NULL(
+		strstr(slurp(err), "rnsc: crypto order 'no-such-backend' names a backend"));
 	fclose(err);
 	/* silently, with err NULL */
 	CU_ASSERT_NOT_EQUAL(rnsc_env_open(&env, "no-such-backend", 0, NULL), 0);
@@ -126,9 +127,9 @@ static void test_strfmt(void)
 	uint8_t out[8];
 	CU_ASSERT_EQUAL(rnsc_unhex(out, sizeof(out), "007F80fF5a"), 5);
 	CU_ASSERT_EQUAL(memcmp(out, in, 5), 0);
-	CU_ASSERT_EQUAL(rnsc_unhex(out, sizeof(out), "abc"), -1);      /* odd */
-	CU_ASSERT_EQUAL(rnsc_unhex(out, sizeof(out), "zz"), -1);       /* not hex */
-	CU_ASSERT_EQUAL(rnsc_unhex(out, 2, "001122"), -1);             /* too long */
+	CU_ASSERT_EQUAL(rnsc_unhex(out, sizeof(out), "abc"), -1); /* odd */
+	CU_ASSERT_EQUAL(rnsc_unhex(out, sizeof(out), "zz"), -1);  /* not hex */
+	CU_ASSERT_EQUAL(rnsc_unhex(out, 2, "001122"), -1);        /* too long */
 	CU_ASSERT_EQUAL(rnsc_unhex(out, sizeof(out), ""), 0);
 	FILE *f = tmpfile();
 	CU_ASSERT_FATAL(f != NULL);
@@ -145,7 +146,8 @@ int main(void)
 	CU_pSuite s = CU_add_suite("env", NULL, NULL);
 	CU_add_test(s, "open with the default and an explicit order", test_open_default);
 	CU_add_test(s, "an order naming a missing backend", test_open_errors);
-	CU_add_test(s, "an empty plugin folder first on the path, an absent backend", test_open_no_backend);
+	CU_add_test(s, "an empty plugin folder first on the path, an absent backend",
+		    test_open_no_backend);
 	CU_add_test(s, "the report's environment object", test_env_json);
 	CU_add_test(s, "machine facts", test_machine);
 	CU_add_test(s, "hex and JSON strings", test_strfmt);

@@ -193,7 +193,11 @@ static void test_decoder_reference_quirks(void)
 	feed_all(&d, in, len, s);
 	CU_ASSERT_EQUAL(s->n, 3);
 	CU_ASSERT_EQUAL(s->used, 3 + 2 + 2);
-	CU_ASSERT(memcmp(s->data, "\x01\x7d\x41" "\x02\x7d" "\x7d\x7e", 7) == 0);
+	CU_ASSERT(memcmp(s->data,
+			 "\x01\x7d\x41"
+			 "\x02\x7d"
+			 "\x7d\x7e",
+			 7) == 0);
 	CU_ASSERT_EQUAL(d.stats.garbage, 1);
 	CU_ASSERT_EQUAL(d.stats.empty, 1);
 	CU_ASSERT_EQUAL(d.stats.bad_escapes, 3);
@@ -248,13 +252,11 @@ static void test_decoder_oversize(void)
 	/* 8 bytes (fits), 9 bytes (dropped), 7 + escaped flag = 8 (fits),
 	 * 8 + escape = 9 (dropped), 8 + lone ESC kept literally = 9 (dropped),
 	 * then a small frame that must still arrive. */
-	static const uint8_t in[] = {
-		0x7e, '1', '2', '3', '4', '5', '6', '7', '8',
-		0x7e, '1', '2', '3', '4', '5', '6', '7', '8', '9',
-		0x7e, '1', '2', '3', '4', '5', '6', '7', 0x7d, 0x5e,
-		0x7e, '1', '2', '3', '4', '5', '6', '7', '8', 0x7d, 0x5d,
-		0x7e, '1', '2', '3', '4', '5', '6', '7', '8', 0x7d,
-		0x7e, 'o', 'k', 0x7e};
+	static const uint8_t in[] = {0x7e, '1', '2', '3', '4', '5',  '6',  '7',  '8',  0x7e, '1',
+				     '2',  '3', '4', '5', '6', '7',  '8',  '9',  0x7e, '1',  '2',
+				     '3',  '4', '5', '6', '7', 0x7d, 0x5e, 0x7e, '1',  '2',  '3',
+				     '4',  '5', '6', '7', '8', 0x7d, 0x5d, 0x7e, '1',  '2',  '3',
+				     '4',  '5', '6', '7', '8', 0x7d, 0x7e, 'o',  'k',  0x7e};
 
 	rnsc_hdlc_decoder_init(&d, buf, sizeof(buf));
 	feed_all(&d, in, sizeof(in), s);
@@ -274,7 +276,11 @@ static void test_decoder_oversize(void)
 		big[0] = 0x7e;
 		feed_all(&d, big, sizeof(big), s);
 		feed_all(&d, big + 1, sizeof(big) - 1, s);
-		feed_all(&d, (const uint8_t *)"\x7e" "zz" "\x7e", 4, s);
+		feed_all(&d,
+			 (const uint8_t *)"\x7e"
+					  "zz"
+					  "\x7e",
+			 4, s);
 		CU_ASSERT_EQUAL(s->n, 4);
 		CU_ASSERT_EQUAL(s->lens[3], 2);
 		CU_ASSERT_EQUAL(d.stats.drop_oversize, 4);
@@ -297,9 +303,15 @@ static void test_decoder_garbage(void)
 	CU_ASSERT_EQUAL(d.stats.bad_escapes, 0);
 
 	/* after a reset (reconnect), the tail of an old frame is garbage */
-	feed_all(&d, (const uint8_t *)"\x7e" "par", 4, s);
+	feed_all(&d,
+		 (const uint8_t *)"\x7e"
+				  "par",
+		 4, s);
 	rnsc_hdlc_decoder_reset(&d);
-	feed_all(&d, (const uint8_t *)"tial\x7e" "new\x7e", 9, s);
+	feed_all(&d,
+		 (const uint8_t *)"tial\x7e"
+				  "new\x7e",
+		 9, s);
 	CU_ASSERT_EQUAL(s->n, 2);
 	CU_ASSERT_EQUAL(s->lens[1], 3);
 	CU_ASSERT(memcmp(s->data + 2, "new", 3) == 0);
@@ -314,14 +326,23 @@ static void test_decoder_escape_at_chunk_edge(void)
 	sink *s = sink_new();
 
 	rnsc_hdlc_decoder_init(&d, buf, sizeof(buf));
-	feed_all(&d, (const uint8_t *)"\x7e" "a\x7d", 3, s);
+	feed_all(&d,
+		 (const uint8_t *)"\x7e"
+				  "a\x7d",
+		 3, s);
 	feed_all(&d, (const uint8_t *)"\x5e", 1, s);
 	feed_all(&d, (const uint8_t *)"\x7d", 1, s);
-	feed_all(&d, (const uint8_t *)"\x5d" "b\x7d", 3, s);
+	feed_all(&d,
+		 (const uint8_t *)"\x5d"
+				  "b\x7d",
+		 3, s);
 	feed_all(&d, (const uint8_t *)"\x7e", 1, s); /* ESC then FLAG in the next read */
 	CU_ASSERT_EQUAL(s->n, 1);
 	CU_ASSERT_EQUAL(s->lens[0], 5);
-	CU_ASSERT(memcmp(s->data, "a\x7e\x7d" "b\x7d", 5) == 0);
+	CU_ASSERT(memcmp(s->data,
+			 "a\x7e\x7d"
+			 "b\x7d",
+			 5) == 0);
 	CU_ASSERT_EQUAL(d.stats.bad_escapes, 1); /* the ESC before the flag */
 	free(s);
 }
@@ -427,7 +448,10 @@ static void test_callback_stop(void)
 	CU_ASSERT_EQUAL(s->n, 2);
 	/* reset to hunting: 'x' is garbage, the next flag opens a frame */
 	s->stop_at = 0;
-	feed_all(&d, (const uint8_t *)"x\x7e" "e\x7e", 4, s);
+	feed_all(&d,
+		 (const uint8_t *)"x\x7e"
+				  "e\x7e",
+		 4, s);
 	CU_ASSERT_EQUAL(s->n, 3);
 	CU_ASSERT_EQUAL(s->data[2], 'e');
 	free(s);
@@ -445,7 +469,8 @@ int main(void)
 	    !CU_add_test(suite, "encode sizes and errors", test_encode_sizes) ||
 	    !CU_add_test(suite, "decoder argument checks", test_decoder_args) ||
 	    !CU_add_test(suite, "decoder reference quirks", test_decoder_reference_quirks) ||
-	    !CU_add_test(suite, "shared flags, empty frames", test_decoder_shared_flags_and_empty) ||
+	    !CU_add_test(suite, "shared flags, empty frames",
+			 test_decoder_shared_flags_and_empty) ||
 	    !CU_add_test(suite, "min frame (HEADER_MINSIZE)", test_decoder_min_frame) ||
 	    !CU_add_test(suite, "oversized frames", test_decoder_oversize) ||
 	    !CU_add_test(suite, "garbage and reset", test_decoder_garbage) ||

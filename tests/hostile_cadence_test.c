@@ -79,7 +79,8 @@ int main(void)
 		return 1;
 	CU_pSuite s = CU_add_suite("hostile_cadence", NULL, NULL);
 	CU_add_test(s, "tables written a gap after a change, everything every 5 min", test_cadence);
-	CU_add_test(s, "known destinations and the announce cache cleaned every 5 min", test_hygiene);
+	CU_add_test(s, "known destinations and the announce cache cleaned every 5 min",
+		    test_hygiene);
 	int rc = rnsc_cu_run();
 	engine_env_close();
 	return rc;

@@ -98,9 +98,9 @@ static void t_big(void)
 	/* the first 8160 bytes are plain RFC 5869 HKDF */
 	static uint8_t a[8160], b[8160];
 	CU_ASSERT_EQUAL(rnsc_ifac_hkdf(C, a, sizeof(a), f.key, 64, (const uint8_t *)"salt", 4), 0);
-	CU_ASSERT_EQUAL(rnsc_hkdf_sha256(C, b, sizeof(b), f.key, 64, (const uint8_t *)"salt", 4,
-					 NULL, 0),
-			0);
+	CU_ASSERT_EQUAL(
+		rnsc_hkdf_sha256(C, b, sizeof(b), f.key, 64, (const uint8_t *)"salt", 4, NULL, 0),
+		0);
 	CU_ASSERT(memcmp(a, b, sizeof(a)) == 0);
 	CU_ASSERT_EQUAL(rnsc_ifac_hkdf(C, a, 32, f.key, 64, NULL, 0), 0);
 	CU_ASSERT_EQUAL(rnsc_hkdf_sha256(C, b, 32, f.key, 64, NULL, 0, NULL, 0), 0);
@@ -172,7 +172,7 @@ static void t_no_alloc(void)
 int main(void)
 {
 	static const wt_test tests[] = {
-		{"derivation", t_derive},         {"masking KAT", t_mask},
+		{"derivation", t_derive},          {"masking KAT", t_mask},
 		{"frames past 8160 bytes", t_big}, {"drops and counters", t_drops},
 		{"no allocation", t_no_alloc},
 	};

@@ -27,8 +27,9 @@
 #include "iface_test_util.h"
 
 /* Same list as tests/iface_auto_peer.py: up to HW_MTU 1196 + IFAC 16. */
-static const size_t LENGTHS[] = {20,  21,  22,  31,  63,  64,   100,  127,  128,  255,  256,  400,  500,
-				 501, 511, 512, 700, 1000, 1023, 1024, 1064, 1100, 1195, 1196, 1211, 1212};
+static const size_t LENGTHS[] = {20,   21,   22,   31,   63,   64,   100,  127, 128,
+				 255,  256,  400,  500,  501,  511,  512,  700, 1000,
+				 1023, 1024, 1064, 1100, 1195, 1196, 1211, 1212};
 #define NFRAMES (sizeof(LENGTHS) / sizeof(LENGTHS[0]))
 
 static int echo_mode;
@@ -110,7 +111,8 @@ static int role_multi(void)
 	rnsc_iface_describe(kids[0], d0, sizeof(d0));
 	rnsc_iface_describe(kids[1], d1, sizeof(d1));
 	printf("PEERS 2 %s %s\n", d0, d1);
-	if (nkids != 2 || strstr(d0, "/") == NULL || strcmp(strchr(d0, '/'), strchr(d1, '/')) == 0) {
+	if (nkids != 2 || strstr(d0, "/") == NULL ||
+	    strcmp(strchr(d0, '/'), strchr(d1, '/')) == 0) {
 		printf("MULTI fail expected two peers with different addresses\n");
 		return 1;
 	}
@@ -125,7 +127,8 @@ static int role_multi(void)
 			run_until(got_one, &i, 1500);
 		}
 		if (!got[i] || foreign) {
-			printf("MULTI fail no echo through %s (foreign %d)\n", k ? d1 : d0, foreign);
+			printf("MULTI fail no echo through %s (foreign %d)\n", k ? d1 : d0,
+			       foreign);
 			return 1;
 		}
 	}
@@ -271,7 +274,8 @@ int main(int argc, char **argv)
 			*c = 0;
 	/* "a,b" on the command line: a two-item list in the config */
 	snprintf(opts, sizeof(opts), "    devices = %s%s%s\n", devs,
-		 strchr(argv[2], ',') ? ", " : "", strchr(argv[2], ',') ? strchr(argv[2], ',') + 1 : "");
+		 strchr(argv[2], ',') ? ", " : "",
+		 strchr(argv[2], ',') ? strchr(argv[2], ',') + 1 : "");
 	rnsc_iface *a = open_iface("Auto", "AutoInterface", opts);
 	if (!a) {
 		printf("OPEN fail\n");

@@ -191,8 +191,9 @@ static void test_exchange(void)
 static void test_aliases(void)
 {
 	CU_ASSERT_FATAL(tu_setup() == 0);
-	rnsc_iface *srv = open_iface("srv", "BackboneInterface",
-				     "    listen_on = 127.0.0.1\n    port = 0\n    listen_port = 9\n");
+	rnsc_iface *srv =
+		open_iface("srv", "BackboneInterface",
+			   "    listen_on = 127.0.0.1\n    port = 0\n    listen_port = 9\n");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
 	unsigned port = port_of(srv);
 	CU_ASSERT(port > 0 && port != 9); /* port wins over listen_port */
@@ -210,14 +211,17 @@ static void test_aliases(void)
 	CU_ASSERT(nrx == 1 && rx[0].iface == last_child && rx[0].len == 100 &&
 		  memcmp(rx[0].data, f, 100) == 0);
 	/* IPv6 on both sides; the reference's str() brackets the address. */
-	rnsc_iface *v6 = open_iface("v6", "BackboneInterface", "    listen_ip = ::1\n    port = 0\n");
+	rnsc_iface *v6 =
+		open_iface("v6", "BackboneInterface", "    listen_ip = ::1\n    port = 0\n");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(v6);
 	char d[128], want[96];
 	snprintf(want, sizeof(want), "BackboneInterface[v6/[::1]:%u]", port_of(v6));
 	rnsc_iface_describe(v6, d, sizeof(d));
 	CU_ASSERT_STRING_EQUAL(d, want);
-	snprintf(opts, sizeof(opts), "    target_host = ::1\n    target_port = %u\n"
-				     "    prefer_ipv6 = yes\n", port_of(v6));
+	snprintf(opts, sizeof(opts),
+		 "    target_host = ::1\n    target_port = %u\n"
+		 "    prefer_ipv6 = yes\n",
+		 port_of(v6));
 	rnsc_iface *c6 = open_iface("c6", "BackboneClientInterface", opts);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(c6);
 	CU_ASSERT(run_until(is_online, c6, 5000));
@@ -274,8 +278,9 @@ static void test_reconnect(void)
 		  memcmp(rx[0].data, f, 64) == 0);
 
 	/* max_reconnect_tries: one round of attempts, then the client stays down. */
-	rnsc_iface *gone = open_client("gone", 9, "    reconnect_wait = 0.05\n"
-						  "    max_reconnect_tries = 2\n");
+	rnsc_iface *gone = open_client("gone", 9,
+				       "    reconnect_wait = 0.05\n"
+				       "    max_reconnect_tries = 2\n");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(gone);
 	run_for(600);
 	CU_ASSERT(!rnsc_iface_online(gone));
@@ -355,7 +360,8 @@ static void test_bad_input(void)
 static void test_flood(void)
 {
 	CU_ASSERT_FATAL(tu_setup() == 0);
-	rnsc_iface *srv = open_listener("srv", 0, "    max_clients = 8\n    block_fast_flapping = no\n");
+	rnsc_iface *srv =
+		open_listener("srv", 0, "    max_clients = 8\n    block_fast_flapping = no\n");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
 	unsigned port = port_of(srv);
 	int fds[40];
@@ -395,8 +401,9 @@ static void test_flood(void)
 static void test_fast_flapping(void)
 {
 	CU_ASSERT_FATAL(tu_setup() == 0);
-	rnsc_iface *srv = open_listener("srv", 0, "    fast_flapping_grace = 2\n"
-						  "    fast_flapping_block_time = 0.05\n");
+	rnsc_iface *srv = open_listener("srv", 0,
+					"    fast_flapping_grace = 2\n"
+					"    fast_flapping_block_time = 0.05\n");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
 	unsigned port = port_of(srv);
 	size_t only_srv = 1;
@@ -535,7 +542,8 @@ static void test_stalled_peer(void)
 			refused++;
 			checked = 1;
 		} else {
-			fprintf(stderr, "stalled peer: tick window missed (fill took %llu ms), again\n",
+			fprintf(stderr,
+				"stalled peer: tick window missed (fill took %llu ms), again\n",
 				(unsigned long long)(te - ts));
 		}
 		run_for(1500); /* the next tick finds the queue drained and releases the gate */
@@ -562,17 +570,20 @@ static void test_stalled_peer(void)
 static void test_config_errors(void)
 {
 	CU_ASSERT_FATAL(tu_setup() == 0);
-	static const char *srv = "[interfaces]\n [[S]]\n type = BackboneInterface\n enabled = yes\n";
-	static const char *cli = "[interfaces]\n [[C]]\n type = BackboneClientInterface\n enabled = yes\n";
+	static const char *srv =
+		"[interfaces]\n [[S]]\n type = BackboneInterface\n enabled = yes\n";
+	static const char *cli =
+		"[interfaces]\n [[C]]\n type = BackboneClientInterface\n enabled = yes\n";
 	char text[1024];
-#define EXPECT(hdr, opts, code, n1, n2)                              \
-	do {                                                         \
-		snprintf(text, sizeof(text), "%s%s", hdr, opts);     \
-		tu_expect_error(text, code, n1, n2);                 \
+#define EXPECT(hdr, opts, code, n1, n2)                                                            \
+	do {                                                                                       \
+		snprintf(text, sizeof(text), "%s%s", hdr, opts);                                   \
+		tu_expect_error(text, code, n1, n2);                                               \
 	} while (0)
-	EXPECT(srv, " listen_ip = 127.0.0.1\n", RNSC_ERR_CONFIG_VALUE, "[[S]] option \"listen_port\"",
-	       "no TCP port");
-	EXPECT(srv, " listen_port = 4242\n", RNSC_ERR_CONFIG_VALUE, "\"listen_ip\"", "no TCP bind IP");
+	EXPECT(srv, " listen_ip = 127.0.0.1\n", RNSC_ERR_CONFIG_VALUE,
+	       "[[S]] option \"listen_port\"", "no TCP port");
+	EXPECT(srv, " listen_port = 4242\n", RNSC_ERR_CONFIG_VALUE, "\"listen_ip\"",
+	       "no TCP bind IP");
 	EXPECT(srv, " listen_on = no such host.invalid\n port = 4242\n", RNSC_ERR_CONFIG_VALUE,
 	       "\"listen_on\"", "cannot resolve");
 	EXPECT(srv, " device = nosuchdev0\n port = 4242\n", RNSC_ERR_NOENT, "\"device\"",
@@ -677,7 +688,8 @@ static void test_interop_ref_server(void)
 		snprintf(opts, sizeof(opts), "    remote = 127.0.0.1\n    port = %u\n", port);
 		rnsc_iface *cli = open_iface("to ref", "BackboneInterface", opts);
 		CU_ASSERT_PTR_NOT_NULL(cli);
-		if (cli && run_until(is_online, cli, 10000) && run_until(peer_online, NULL, 10000)) {
+		if (cli && run_until(is_online, cli, 10000) &&
+		    run_until(peer_online, NULL, 10000)) {
 			static uint8_t f[MAXF];
 			for (unsigned i = 0; i < NFRAMES; i++)
 				CU_ASSERT_EQUAL(rnsc_iface_send(cli, f, make_frame(i, f)), 0);
@@ -752,7 +764,9 @@ int main(void)
 	CU_add_test(s, "stalled peer: queue bound, egress dead time", test_stalled_peer);
 	CU_add_test(s, "config errors name section and option", test_config_errors);
 	CU_add_test(s, "bitrate to MTU tiers, inherited by children", test_mtu_policy);
-	CU_add_test(s, "interop: rnsc client to reference BackboneInterface", test_interop_ref_server);
-	CU_add_test(s, "interop: reference BackboneClientInterface to rnsc", test_interop_ref_client);
+	CU_add_test(s, "interop: rnsc client to reference BackboneInterface",
+		    test_interop_ref_server);
+	CU_add_test(s, "interop: reference BackboneClientInterface to rnsc",
+		    test_interop_ref_client);
 	return rnsc_cu_run();
 }

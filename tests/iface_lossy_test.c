@@ -12,8 +12,8 @@
 
 #include "iface_test_util.h"
 
-static const size_t LENGTHS[] = {20, 40, 100, 200, 300, 400, 500, 600, 700, 800,
-				 900, 1000, 1064, 21, 64, 128, 256, 512, 1024, 1063};
+static const size_t LENGTHS[] = {20,  40,   100,  200, 300, 400, 500, 600, 700,  800,
+				 900, 1000, 1064, 21,  64,  128, 256, 512, 1024, 1063};
 #define NFRAMES (sizeof(LENGTHS) / sizeof(LENGTHS[0]))
 
 static size_t make_frame(unsigned i, uint8_t *out)
@@ -146,7 +146,8 @@ static void test_reorder_latency(void)
 {
 	CU_ASSERT_FATAL(tu_setup() == 0);
 	rnsc_iface *a, *b;
-	open_pair(&a, &b, "    reorder = 50\n    seed = 3\n    reorder_delay_ms = 5\n    apply = tx\n");
+	open_pair(&a, &b,
+		  "    reorder = 50\n    seed = 3\n    reorder_delay_ms = 5\n    apply = tx\n");
 	send_n(a, NFRAMES);
 	size_t n = NFRAMES;
 	CU_ASSERT(run_until(have_rx, &n, 5000));
@@ -244,7 +245,8 @@ static void test_spare_setup(void)
 	char d[256];
 	rnsc_iface_describe(a, d, sizeof(d));
 	char exp[96];
-	snprintf(exp, sizeof(exp), "tx %zu/-%zu/+0/~0 rx 0/-0/+0/~0 spared %zu/0]", nf, nf - want, want);
+	snprintf(exp, sizeof(exp), "tx %zu/-%zu/+0/~0 rx 0/-0/+0/~0 spared %zu/0]", nf, nf - want,
+		 want);
 	CU_ASSERT_PTR_NOT_NULL(strstr(d, exp));
 	tu_teardown();
 }
@@ -276,18 +278,19 @@ static void test_config(void)
 {
 	CU_ASSERT_FATAL(tu_setup() == 0);
 	static const char *hdr = "[interfaces]\n [[L]]\n type = LossyInterface\n enabled = yes\n";
-	static const char *ok = " listen_ip = 127.0.0.1\n listen_port = 0\n forward_ip = 127.0.0.1\n"
-				" forward_port = 9\n";
+	static const char *ok =
+		" listen_ip = 127.0.0.1\n listen_port = 0\n forward_ip = 127.0.0.1\n"
+		" forward_port = 9\n";
 	char text[1024];
-#define EXPECT(opts, code, n1)                                                  \
-	do {                                                                    \
-		snprintf(text, sizeof(text), "%s%s", hdr, opts);                \
-		tu_expect_error(text, code, n1, NULL);                          \
+#define EXPECT(opts, code, n1)                                                                     \
+	do {                                                                                       \
+		snprintf(text, sizeof(text), "%s%s", hdr, opts);                                   \
+		tu_expect_error(text, code, n1, NULL);                                             \
 	} while (0)
-#define EXPECT_OK(extra, code, n1)                                              \
-	do {                                                                    \
-		snprintf(text, sizeof(text), "%s%s%s", hdr, ok, extra);         \
-		tu_expect_error(text, code, n1, NULL);                          \
+#define EXPECT_OK(extra, code, n1)                                                                 \
+	do {                                                                                       \
+		snprintf(text, sizeof(text), "%s%s%s", hdr, ok, extra);                            \
+		tu_expect_error(text, code, n1, NULL);                                             \
 	} while (0)
 	EXPECT("", RNSC_ERR_CONFIG_VALUE, "\"listen_ip\"");
 	EXPECT(" listen_ip = 127.0.0.1\n", RNSC_ERR_CONFIG_VALUE, "\"forward_ip\"");

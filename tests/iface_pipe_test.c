@@ -46,7 +46,8 @@ static rnsc_iface *open_pipe(const char *name, const char *command, const char *
 static const char *echo_command(void)
 {
 	static char cmd[2200];
-	snprintf(cmd, sizeof(cmd), "%s %s echo", venv_python(), src_file("tests/iface_pipe_peer.py"));
+	snprintf(cmd, sizeof(cmd), "%s %s echo", venv_python(),
+		 src_file("tests/iface_pipe_peer.py"));
 	return cmd;
 }
 
@@ -359,8 +360,8 @@ static void test_config_errors(void)
 {
 	CU_ASSERT_FATAL(tu_setup() == 0);
 	tu_expect_error("[interfaces]\n [[P]]\n type = PipeInterface\n enabled = yes\n"
-		     " command = rnsc-no-such-program --flag\n",
-		     RNSC_ERR_NOENT, "[[P]] option \"command\"", "rnsc-no-such-program");
+			" command = rnsc-no-such-program --flag\n",
+			RNSC_ERR_NOENT, "[[P]] option \"command\"", "rnsc-no-such-program");
 	char noexec[] = "/tmp/rnsc-noexec.XXXXXX", text[256];
 	int fd = mkstemp(noexec); /* mode 0600: not executable */
 	CU_ASSERT_FATAL(fd >= 0);
@@ -371,16 +372,16 @@ static void test_config_errors(void)
 	tu_expect_error(text, RNSC_ERR_PERM, "[[P]] option \"command\"", "Permission denied");
 	unlink(noexec);
 	tu_expect_error("[interfaces]\n [[P]]\n type = PipeInterface\n enabled = yes\n",
-		     RNSC_ERR_CONFIG_VALUE, "[[P]]", "No command specified");
+			RNSC_ERR_CONFIG_VALUE, "[[P]]", "No command specified");
 	tu_expect_error("[interfaces]\n [[P]]\n type = PipeInterface\n enabled = yes\n"
-		     " command = cat 'unclosed\n",
-		     RNSC_ERR_CONFIG_VALUE, "\"command\"", "No closing quotation");
+			" command = cat 'unclosed\n",
+			RNSC_ERR_CONFIG_VALUE, "\"command\"", "No closing quotation");
 	tu_expect_error("[interfaces]\n [[P]]\n type = PipeInterface\n enabled = yes\n"
-		     " command = cat\n respawn_delay = -1\n",
-		     RNSC_ERR_CONFIG_VALUE, "\"respawn_delay\"", NULL);
+			" command = cat\n respawn_delay = -1\n",
+			RNSC_ERR_CONFIG_VALUE, "\"respawn_delay\"", NULL);
 	tu_expect_error("[interfaces]\n [[P]]\n type = PipeInterface\n enabled = yes\n"
-		     " command = cat\n respawn_delay = soon\n",
-		     RNSC_ERR_CONFIG_VALUE, "respawn_delay", NULL);
+			" command = cat\n respawn_delay = soon\n",
+			RNSC_ERR_CONFIG_VALUE, "respawn_delay", NULL);
 	CU_ASSERT_EQUAL(rnsc_iface_host_count(H), 0);
 	tu_teardown();
 	int live, zombies;

@@ -243,9 +243,9 @@ static void exchange_and_noise(int kiss)
 	rnsc_iface_describe(i, d, sizeof(d));
 	CU_ASSERT_STRING_EQUAL(d, kiss ? "KISSInterface[ser]" : "SerialInterface[ser]");
 	if (kiss) { /* the TNC configuration comes first: defaults 350, 20, 64, 20 ms */
-		static const uint8_t conf[] = {0xC0, 0x01, 35, 0xC0, 0xC0, 0x04, 2,    0xC0,
-					       0xC0, 0x02, 64, 0xC0, 0xC0, 0x03, 2,    0xC0,
-					       0xC0, 0x0F, 1,  0xC0};
+		static const uint8_t conf[] = {0xC0, 0x01, 35,   0xC0, 0xC0, 0x04, 2,
+					       0xC0, 0xC0, 0x02, 64,   0xC0, 0xC0, 0x03,
+					       2,    0xC0, 0xC0, 0x0F, 1,    0xC0};
 		size_t want = sizeof(conf);
 		CU_ASSERT(run_until(got_at_least, &want, 5000));
 		CU_ASSERT(ngot == sizeof(conf) && memcmp(got, conf, sizeof(conf)) == 0);
@@ -354,7 +354,8 @@ static void cable_pull(int kiss)
 	far = &a;
 	const char *type = kiss ? "KISSInterface" : "SerialInterface";
 	const char *path = pty_link(&a, "tty1");
-	rnsc_iface *i = open_serial(type, "pull", path, "    reconnect_wait = 0.2\n"
+	rnsc_iface *i = open_serial(type, "pull", path,
+				    "    reconnect_wait = 0.2\n"
 				    "    preamble = 500\n");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(i);
 	CU_ASSERT_FATAL(run_until(is_online, i, 10000));
@@ -493,8 +494,8 @@ static void test_kiss_id_beacon(void)
 	size_t want = 20;
 	CU_ASSERT(run_until(got_at_least, &want, 5000));
 	ngot = 0;
-	static const uint8_t beacon[] = {0xC0, 0x00, 'N', '0', 'C', 'A', 'L', 'L', 0, 0, 0,
-					 0,    0,    0,   0,               0,   0,   0xC0};
+	static const uint8_t beacon[] = {0xC0, 0x00, 'N', '0', 'C', 'A', 'L', 'L', 0,
+					 0,    0,    0,   0,   0,   0,   0,   0,   0xC0};
 	uint8_t f[600];
 	run_for(1300); /* no traffic yet: no identification */
 	CU_ASSERT_EQUAL(ngot, 0);
@@ -605,28 +606,28 @@ static void test_config_errors(void)
 		 missing);
 	tu_expect_error(text, RNSC_ERR_NOENT, "[[S]] option \"port\"", "No such file");
 	tu_expect_error("[interfaces]\n [[S]]\n type = SerialInterface\n enabled = yes\n"
-		     " port = /dev/null\n",
-		     RNSC_ERR_IO, "\"port\"", "not a serial port");
+			" port = /dev/null\n",
+			RNSC_ERR_IO, "\"port\"", "not a serial port");
 	tu_expect_error("[interfaces]\n [[S]]\n type = SerialInterface\n enabled = yes\n",
-		     RNSC_ERR_CONFIG_VALUE, "[[S]]", "No port specified");
+			RNSC_ERR_CONFIG_VALUE, "[[S]]", "No port specified");
 	tu_expect_error("[interfaces]\n [[S]]\n type = SerialInterface\n enabled = yes\n"
-		     " port = /dev/null\n speed = 12345\n",
-		     RNSC_ERR_CONFIG_VALUE, "\"speed\"", NULL);
+			" port = /dev/null\n speed = 12345\n",
+			RNSC_ERR_CONFIG_VALUE, "\"speed\"", NULL);
 	tu_expect_error("[interfaces]\n [[S]]\n type = SerialInterface\n enabled = yes\n"
-		     " port = /dev/null\n databits = 9\n",
-		     RNSC_ERR_CONFIG_VALUE, "\"databits\"", NULL);
+			" port = /dev/null\n databits = 9\n",
+			RNSC_ERR_CONFIG_VALUE, "\"databits\"", NULL);
 	tu_expect_error("[interfaces]\n [[S]]\n type = SerialInterface\n enabled = yes\n"
-		     " port = /dev/null\n stopbits = 3\n",
-		     RNSC_ERR_CONFIG_VALUE, "\"stopbits\"", NULL);
+			" port = /dev/null\n stopbits = 3\n",
+			RNSC_ERR_CONFIG_VALUE, "\"stopbits\"", NULL);
 	tu_expect_error("[interfaces]\n [[K]]\n type = KISSInterface\n enabled = yes\n"
-		     " port = /dev/null\n preamble = long\n",
-		     RNSC_ERR_CONFIG_VALUE, "preamble", NULL);
+			" port = /dev/null\n preamble = long\n",
+			RNSC_ERR_CONFIG_VALUE, "preamble", NULL);
 	tu_expect_error("[interfaces]\n [[K]]\n type = KISSInterface\n enabled = yes\n"
-		     " port = /dev/null\n reconnect_wait = 0\n",
-		     RNSC_ERR_CONFIG_VALUE, "\"reconnect_wait\"", NULL);
+			" port = /dev/null\n reconnect_wait = 0\n",
+			RNSC_ERR_CONFIG_VALUE, "\"reconnect_wait\"", NULL);
 	tu_expect_error("[interfaces]\n [[K]]\n type = KISSInterface\n enabled = yes\n"
-		     " port = /dev/null\n id_interval = -5\n",
-		     RNSC_ERR_CONFIG_VALUE, "\"id_interval\"", NULL);
+			" port = /dev/null\n id_interval = -5\n",
+			RNSC_ERR_CONFIG_VALUE, "\"id_interval\"", NULL);
 	CU_ASSERT_EQUAL(rnsc_iface_host_count(H), 0);
 
 	/* Line settings the reference accepts: parity names, 7E2; bitrate override. */
@@ -727,8 +728,9 @@ static void test_kiss_config_matches_reference(void)
 				    "    slottime = 99\n");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(i);
 	peer pr;
-	const char *args[] = {"kiss", pty_link(&b, "tty7"), "preamble=1234", "txtail=5",
-			      "persistence=300", "slottime=99", NULL};
+	const char *args[] = {"kiss",     pty_link(&b, "tty7"), "preamble=1234",
+			      "txtail=5", "persistence=300",    "slottime=99",
+			      NULL};
 	CU_ASSERT_FATAL(peer_startv(&pr, src_file("tests/iface_serial_peer.py"), args) == 0);
 	cur_peer = &pr;
 	size_t want = 20;
@@ -741,9 +743,9 @@ static void test_kiss_config_matches_reference(void)
 		nref += pty_read(&b, ref + nref, sizeof(ref) - nref);
 		tick();
 	}
-	static const uint8_t expect[] = {0xC0, 0x01, 123, 0xC0, 0xC0, 0x04, 0,    0xC0,
-					 0xC0, 0x02, 255, 0xC0, 0xC0, 0x03, 9,    0xC0,
-					 0xC0, 0x0F, 1,   0xC0};
+	static const uint8_t expect[] = {0xC0, 0x01, 123,  0xC0, 0xC0, 0x04, 0,
+					 0xC0, 0xC0, 0x02, 255,  0xC0, 0xC0, 0x03,
+					 9,    0xC0, 0xC0, 0x0F, 1,    0xC0};
 	CU_ASSERT_EQUAL(nref, 20);
 	CU_ASSERT_EQUAL(ngot, 20);
 	CU_ASSERT(nref == 20 && memcmp(ref, expect, 20) == 0);
@@ -773,7 +775,8 @@ int main(void)
 	}
 	CU_add_test(s, "plugin serves SerialInterface and KISSInterface", test_plugin_found);
 	CU_add_test(s, "serial: frames both ways, line noise counted", test_serial_exchange_noise);
-	CU_add_test(s, "kiss: configuration, frames both ways, line noise", test_kiss_exchange_noise);
+	CU_add_test(s, "kiss: configuration, frames both ways, line noise",
+		    test_kiss_exchange_noise);
 	CU_add_test(s, "serial: cable pull and reconnect", test_serial_cable_pull);
 	CU_add_test(s, "kiss: cable pull, reconnect and reconfigure", test_kiss_cable_pull);
 	CU_add_test(s, "kiss: flow control waits for READY, unlocks after 5 s",

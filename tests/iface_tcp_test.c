@@ -254,28 +254,28 @@ static void test_config_errors(void)
 {
 	CU_ASSERT_FATAL(tu_setup() == 0);
 	tu_expect_error("[interfaces]\n [[Weird]]\n type = NoSuchInterface\n enabled = yes\n",
-		     RNSC_ERR_NOTFOUND, "[[Weird]]", "\"type\"");
+			RNSC_ERR_NOTFOUND, "[[Weird]]", "\"type\"");
 	tu_expect_error("[interfaces]\n [[S]]\n type = TCPServerInterface\n enabled = yes\n"
-		     " listen_ip = 127.0.0.1\n listen_port = abc\n",
-		     RNSC_ERR_CONFIG_VALUE, "[[S]] listen_port", "not an integer");
+			" listen_ip = 127.0.0.1\n listen_port = abc\n",
+			RNSC_ERR_CONFIG_VALUE, "[[S]] listen_port", "not an integer");
 	tu_expect_error("[interfaces]\n [[S]]\n type = TCPServerInterface\n enabled = yes\n"
-		     " listen_ip = 127.0.0.1\n listen_port = 70000\n",
-		     RNSC_ERR_CONFIG_VALUE, "\"listen_port\"", NULL);
+			" listen_ip = 127.0.0.1\n listen_port = 70000\n",
+			RNSC_ERR_CONFIG_VALUE, "\"listen_port\"", NULL);
 	tu_expect_error("[interfaces]\n [[S]]\n type = TCPServerInterface\n enabled = yes\n"
-		     " listen_port = 4242\n",
-		     RNSC_ERR_CONFIG_VALUE, "\"listen_ip\"", NULL);
+			" listen_port = 4242\n",
+			RNSC_ERR_CONFIG_VALUE, "\"listen_ip\"", NULL);
 	tu_expect_error("[interfaces]\n [[S]]\n type = TCPServerInterface\n enabled = yes\n"
-		     " listen_ip = 127.0.0.1\n",
-		     RNSC_ERR_CONFIG_VALUE, "\"listen_port\"", NULL);
+			" listen_ip = 127.0.0.1\n",
+			RNSC_ERR_CONFIG_VALUE, "\"listen_port\"", NULL);
 	tu_expect_error("[interfaces]\n [[C]]\n type = TCPClientInterface\n enabled = yes\n"
-		     " target_host = 127.0.0.1\n",
-		     RNSC_ERR_CONFIG_VALUE, "\"target_port\"", NULL);
+			" target_host = 127.0.0.1\n",
+			RNSC_ERR_CONFIG_VALUE, "\"target_port\"", NULL);
 	tu_expect_error("[interfaces]\n [[C]]\n type = TCPClientInterface\n enabled = yes\n"
-		     " target_host = 127.0.0.1\n target_port = 4242\n fixed_mtu = 100\n",
-		     RNSC_ERR_CONFIG_VALUE, "\"fixed_mtu\"", "too small");
+			" target_host = 127.0.0.1\n target_port = 4242\n fixed_mtu = 100\n",
+			RNSC_ERR_CONFIG_VALUE, "\"fixed_mtu\"", "too small");
 	tu_expect_error("[interfaces]\n [[C]]\n type = TCPClientInterface\n enabled = yes\n"
-		     " target_host = 127.0.0.1\n target_port = 4242\n kiss_framing = maybe\n",
-		     RNSC_ERR_CONFIG_VALUE, "[[C]] kiss_framing", "not a boolean");
+			" target_host = 127.0.0.1\n target_port = 4242\n kiss_framing = maybe\n",
+			RNSC_ERR_CONFIG_VALUE, "[[C]] kiss_framing", "not a boolean");
 	CU_ASSERT_EQUAL(rnsc_iface_host_count(H), 0);
 
 	/* A port in use. */

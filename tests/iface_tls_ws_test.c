@@ -73,8 +73,8 @@ static int log_has(void *a)
 }
 
 /* Servers on 127.0.0.1; cert/key are file stems in dir ("srv" -> srv.pem, srv.key). */
-static rnsc_iface *tls_server(const char *type, const char *name, unsigned port,
-			      const char *cert, const char *extra)
+static rnsc_iface *tls_server(const char *type, const char *name, unsigned port, const char *cert,
+			      const char *extra)
 {
 	char o[1024];
 	snprintf(o, sizeof(o),
@@ -84,8 +84,7 @@ static rnsc_iface *tls_server(const char *type, const char *name, unsigned port,
 	return open_iface(name, type, o);
 }
 
-static rnsc_iface *tls_client(const char *type, const char *name, unsigned port,
-			      const char *extra)
+static rnsc_iface *tls_client(const char *type, const char *name, unsigned port, const char *extra)
 {
 	char o[1024];
 	snprintf(o, sizeof(o),
@@ -171,7 +170,8 @@ static int make_cert(const char *stem, const char *cn, const char *san, long fro
 static int make_certs(void)
 {
 	const long day = 86400;
-	snprintf(dir, sizeof(dir), "%s/rnsc-tls-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	snprintf(dir, sizeof(dir), "%s/rnsc-tls-XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(dir))
 		return -1;
 	return make_cert("ca", "rnsc test CA", NULL, -day, day, 1, 0) ||
@@ -297,8 +297,8 @@ static void test_plugins_found(void)
 }
 
 /* Client and server of one plugin exchange every length both ways, byte-exact. */
-static void exchange(const char *stype, const char *ctype, const char *sextra,
-		     const char *cextra, const char *label)
+static void exchange(const char *stype, const char *ctype, const char *sextra, const char *cextra,
+		     const char *label)
 {
 	CU_ASSERT_FATAL(setup() == 0);
 	rnsc_iface *srv = tls_server(stype, "srv", 0, "srv", sextra);
@@ -371,8 +371,7 @@ static void test_tls_exchange_ip_name(void)
 	exchange("TLSServerInterface", "TLSClientInterface", NULL, o, "TLSInterface");
 }
 
-static void reconnect(const char *stype, const char *ctype, const char *sextra,
-		      const char *cextra)
+static void reconnect(const char *stype, const char *ctype, const char *sextra, const char *cextra)
 {
 	CU_ASSERT_FATAL(setup() == 0);
 	rnsc_iface *srv = tls_server(stype, "srv", 0, "srv", sextra);
@@ -437,7 +436,8 @@ static void test_tls_wrong_host(void)
 {
 	char o[512];
 	snprintf(o, sizeof(o), "    ca_file = %s/ca.pem\n    server_name = localhost\n", dir);
-	refused("wrong", o, "certificate verify failed: hostname mismatch (expected \"localhost\")");
+	refused("wrong", o,
+		"certificate verify failed: hostname mismatch (expected \"localhost\")");
 }
 
 static void test_tls_untrusted(void)
@@ -579,8 +579,8 @@ static void test_tls_no_tls12(void)
 static void test_tls_garbage(void)
 {
 	CU_ASSERT_FATAL(setup() == 0);
-	rnsc_iface *srv = tls_server("TLSServerInterface", "srv", 0, "srv",
-				     "    handshake_timeout = 0.5\n");
+	rnsc_iface *srv =
+		tls_server("TLSServerInterface", "srv", 0, "srv", "    handshake_timeout = 0.5\n");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
 	int fd = raw_connect(port_of(srv));
 	CU_ASSERT_FATAL(fd >= 0);
@@ -663,7 +663,7 @@ static void test_tls_bad_hdlc(void)
 	CU_ASSERT_FATAL(run_until(child_online, NULL, 5000));
 	static uint8_t payload[16401], enc[2 * 16401 + 2];
 	memset(payload, 0x41, sizeof(payload));
-	tls_raw_send(s, "hello", 5); /* garbage before any FLAG */
+	tls_raw_send(s, "hello", 5);                             /* garbage before any FLAG */
 	int n = rnsc_hdlc_encode(enc, sizeof(enc), payload, 10); /* runt */
 	tls_raw_send(s, enc, (size_t)n);
 	n = rnsc_hdlc_encode(enc, sizeof(enc), payload, 16401); /* HW_MTU + IFAC + 1 */
@@ -797,18 +797,19 @@ static void test_tls_config_errors(void)
 	const char *srv = "[interfaces]\n [[S]]\n type = TLSServerInterface\n enabled = yes\n"
 			  " listen_ip = 127.0.0.1\n listen_port = 0\n";
 	snprintf(t, sizeof(t), "%s private_key = %s/srv.key\n", srv, dir);
-	expect_error(t, RNSC_ERR_CONFIG_VALUE, "[[S]] option \"certificate\"", "needs a certificate");
-	snprintf(t, sizeof(t), "%s certificate = %s/srv.pem\n private_key = %s/nope.key\n", srv, dir,
-		 dir);
+	expect_error(t, RNSC_ERR_CONFIG_VALUE, "[[S]] option \"certificate\"",
+		     "needs a certificate");
+	snprintf(t, sizeof(t), "%s certificate = %s/srv.pem\n private_key = %s/nope.key\n", srv,
+		 dir, dir);
 	expect_error(t, RNSC_ERR_IO, "[[S]] option \"private_key\"", "nope.key");
 	snprintf(t, sizeof(t), "%s certificate = %s/srv.pem\n private_key = %s/srv.pem\n", srv, dir,
 		 dir);
 	expect_error(t, RNSC_ERR_CONFIG_VALUE, "\"private_key\"", "no unencrypted PEM private key");
-	snprintf(t, sizeof(t), "%s certificate = %s/srv.pem\n private_key = %s/wrong.key\n", srv, dir,
-		 dir);
-	expect_error(t, RNSC_ERR_CONFIG_VALUE, "\"private_key\"", "does not match");
-	snprintf(t, sizeof(t), "%s certificate = %s/expired.pem\n private_key = %s/expired.key\n", srv,
+	snprintf(t, sizeof(t), "%s certificate = %s/srv.pem\n private_key = %s/wrong.key\n", srv,
 		 dir, dir);
+	expect_error(t, RNSC_ERR_CONFIG_VALUE, "\"private_key\"", "does not match");
+	snprintf(t, sizeof(t), "%s certificate = %s/expired.pem\n private_key = %s/expired.key\n",
+		 srv, dir, dir);
 	expect_error(t, RNSC_ERR_CONFIG_VALUE, "[[S]] option \"certificate\"", "has expired");
 	snprintf(t, sizeof(t), "%s certificate = %s/srv.key\n private_key = %s/srv.key\n", srv, dir,
 		 dir);
@@ -859,8 +860,8 @@ static void test_ws_exchange(void)
 static void test_wss_exchange(void)
 {
 	char o[512];
-	snprintf(o, sizeof(o), "    tls = yes\n    ca_file = %s/ca.pem\n    server_name = localhost\n",
-		 dir);
+	snprintf(o, sizeof(o),
+		 "    tls = yes\n    ca_file = %s/ca.pem\n    server_name = localhost\n", dir);
 	exchange("WebSocketServerInterface", "WebSocketClientInterface", "    tls = yes\n", o,
 		 "WebSocketInterface");
 }
@@ -873,19 +874,20 @@ static void test_ws_reconnect(void)
 static void test_wss_reconnect(void)
 {
 	char o[512];
-	snprintf(o, sizeof(o), "    tls = yes\n    ca_file = %s/ca.pem\n    server_name = localhost\n",
-		 dir);
+	snprintf(o, sizeof(o),
+		 "    tls = yes\n    ca_file = %s/ca.pem\n    server_name = localhost\n", dir);
 	reconnect("WebSocketServerInterface", "WebSocketClientInterface", "    tls = yes\n", o);
 }
 
 static void test_wss_refused(void)
 {
 	CU_ASSERT_FATAL(setup() == 0);
-	rnsc_iface *srv = tls_server("WebSocketServerInterface", "srv", 0, "wrong", "    tls = yes\n");
+	rnsc_iface *srv =
+		tls_server("WebSocketServerInterface", "srv", 0, "wrong", "    tls = yes\n");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
 	char o[512];
-	snprintf(o, sizeof(o), "    tls = yes\n    ca_file = %s/ca.pem\n    server_name = localhost\n",
-		 dir);
+	snprintf(o, sizeof(o),
+		 "    tls = yes\n    ca_file = %s/ca.pem\n    server_name = localhost\n", dir);
 	rnsc_iface *cli = tls_client("WebSocketClientInterface", "cli", port_of(srv), o);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(cli);
 	CU_ASSERT(run_until(log_has, "hostname mismatch", 5000));
@@ -995,11 +997,11 @@ static void test_ws_raw_client(void)
 	CU_ASSERT_FATAL(run_until(child_online, NULL, 5000));
 	size_t n = ws_frame(buf, 0x82, pl, 300, 1);
 	raw_send(fd, buf, n);
-	n = ws_frame(buf, 0x02, pl, 100, 1);                /* binary, not FIN */
+	n = ws_frame(buf, 0x02, pl, 100, 1);                       /* binary, not FIN */
 	n += ws_frame(buf + n, 0x89, (const uint8_t *)"hi", 2, 1); /* ping between fragments */
-	n += ws_frame(buf + n, 0x00, pl + 100, 5000, 1);     /* continuation */
-	n += ws_frame(buf + n, 0x80, pl + 5100, 11300, 1);   /* final: 16400 in all */
-	n += ws_frame(buf + n, 0x82, pl, 19, 1);             /* runt */
+	n += ws_frame(buf + n, 0x00, pl + 100, 5000, 1);           /* continuation */
+	n += ws_frame(buf + n, 0x80, pl + 5100, 11300, 1);         /* final: 16400 in all */
+	n += ws_frame(buf + n, 0x82, pl, 19, 1);                   /* runt */
 	raw_send(fd, buf, n);
 	size_t two = 2;
 	CU_ASSERT(run_until(have_rx, &two, 5000));
@@ -1197,8 +1199,8 @@ static void test_ws_keepalive(void)
 	unsigned port = 0;
 	int ls = raw_listen(&port);
 	CU_ASSERT_FATAL(ls >= 0);
-	rnsc_iface *cli = tls_client("WebSocketClientInterface", "cli", port,
-				     "    ping_interval = 0.2\n");
+	rnsc_iface *cli =
+		tls_client("WebSocketClientInterface", "cli", port, "    ping_interval = 0.2\n");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(cli);
 	int fd = raw_ws_accept(ls, 0);
 	CU_ASSERT_FATAL(fd >= 0);
@@ -1249,7 +1251,10 @@ static void test_ws_raw_server(void)
 		} else {
 			CU_ASSERT(run_until(is_online, cli, 5000));
 			/* A ping from the server: the client answers with a masked pong. */
-			raw_send(fd, "\x89\x02" "ab", 4);
+			raw_send(fd,
+				 "\x89\x02"
+				 "ab",
+				 4);
 			uint8_t pg[8];
 			int peof;
 			CU_ASSERT_EQUAL(raw_recv(fd, pg, 8, 5000, &peof), 8);

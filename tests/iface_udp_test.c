@@ -13,7 +13,7 @@
 #include "iface_test_util.h"
 
 /* Same list as tests/iface_udp_peer.py: up to HW_MTU 1064 + IFAC 16. */
-static const size_t LENGTHS[] = {20,  21,  22,  31,  63,  64,  100,  127,  128,  255,  256,  400,
+static const size_t LENGTHS[] = {20,  21,  22,  31,  63,  64,   100,  127,  128,  255,  256,  400,
 				 500, 501, 511, 512, 700, 1000, 1023, 1024, 1063, 1064, 1079, 1080};
 #define NFRAMES (sizeof(LENGTHS) / sizeof(LENGTHS[0]))
 
@@ -93,8 +93,9 @@ static void test_unicast(void)
 				 "    forward_ip = 127.0.0.1\n    forward_port = %u\n",
 				 pa, pb);
 	/* "port" fills both ports. */
-	rnsc_iface *b = open_udp("b", "    listen_ip = 127.0.0.1\n    forward_ip = localhost\n"
-				      "    port = %u\n    listen_port = %u\n",
+	rnsc_iface *b = open_udp("b",
+				 "    listen_ip = 127.0.0.1\n    forward_ip = localhost\n"
+				 "    port = %u\n    listen_port = %u\n",
 				 pa, pb);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
@@ -138,8 +139,8 @@ static void test_broadcast(void)
 	CU_ASSERT_FATAL(tu_setup() == 0);
 	unsigned pb = free_udp_port();
 	CU_ASSERT_FATAL(pb);
-	rnsc_iface *a = open_udp("a", "    device = lo\n    listen_port = 0\n    forward_port = %u\n",
-				 pb);
+	rnsc_iface *a =
+		open_udp("a", "    device = lo\n    listen_port = 0\n    forward_port = %u\n", pb);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
 	unsigned pa = port_of(a);
 	CU_ASSERT(pa > 0);
@@ -273,10 +274,10 @@ static void test_config(void)
 	CU_ASSERT_FATAL(tu_setup() == 0);
 	static const char *hdr = "[interfaces]\n [[U]]\n type = UDPInterface\n enabled = yes\n";
 	char text[1024];
-#define EXPECT(opts, code, n1, n2)                                   \
-	do {                                                         \
-		snprintf(text, sizeof(text), "%s%s", hdr, opts);     \
-		tu_expect_error(text, code, n1, n2);                 \
+#define EXPECT(opts, code, n1, n2)                                                                 \
+	do {                                                                                       \
+		snprintf(text, sizeof(text), "%s%s", hdr, opts);                                   \
+		tu_expect_error(text, code, n1, n2);                                               \
 	} while (0)
 	EXPECT("", RNSC_ERR_CONFIG_VALUE, "[[U]] option \"port\"", "no UDP port");
 	EXPECT(" listen_ip = 127.0.0.1\n", RNSC_ERR_CONFIG_VALUE, "\"listen_port\"", NULL);
@@ -285,8 +286,7 @@ static void test_config(void)
 	EXPECT(" forward_port = 4242\n", RNSC_ERR_CONFIG_VALUE, "\"forward_ip\"", NULL);
 	EXPECT(" forward_ip = 127.0.0.1\n forward_port = 0\n", RNSC_ERR_CONFIG_VALUE,
 	       "\"forward_port\"", "port 0");
-	EXPECT(" port = 70000\n listen_ip = 127.0.0.1\n", RNSC_ERR_CONFIG_VALUE, "\"port\"",
-	       NULL);
+	EXPECT(" port = 70000\n listen_ip = 127.0.0.1\n", RNSC_ERR_CONFIG_VALUE, "\"port\"", NULL);
 	EXPECT(" listen_ip = 127.0.0.1\n listen_port = abc\n", RNSC_ERR_CONFIG_VALUE,
 	       "[[U]] listen_port", "not an integer");
 	EXPECT(" listen_ip = no such host.invalid\n port = 4242\n", RNSC_ERR_CONFIG_VALUE,
@@ -361,11 +361,13 @@ static void interop(const char *mode)
 	rnsc_iface *u = NULL;
 	if (port) {
 		int bcast = strcmp(mode, "bcast") == 0;
-		u = bcast ? open_udp("to ref", "    device = lo\n    listen_port = 0\n"
-					       "    forward_port = %u\n",
+		u = bcast ? open_udp("to ref",
+				     "    device = lo\n    listen_port = 0\n"
+				     "    forward_port = %u\n",
 				     port)
-			  : open_udp("to ref", "    listen_ip = 127.0.0.1\n    listen_port = 0\n"
-					       "    forward_ip = 127.0.0.1\n    forward_port = %u\n",
+			  : open_udp("to ref",
+				     "    listen_ip = 127.0.0.1\n    listen_port = 0\n"
+				     "    forward_ip = 127.0.0.1\n    forward_port = %u\n",
 				     port);
 		CU_ASSERT_PTR_NOT_NULL(u);
 	}

@@ -161,7 +161,8 @@ static void test_encode_commands(void)
 	CU_ASSERT(memcmp(out, "\xc0\x02\xdb\xdc\xc0", 5) == 0);
 	CU_ASSERT_EQUAL(rnsc_kiss_encode_command(out, sizeof(out), RNSC_KISS_CMD_RETURN, 0), 4);
 	CU_ASSERT(memcmp(out, "\xc0\xff\x00\xc0", 4) == 0);
-	CU_ASSERT_EQUAL(rnsc_kiss_encode_command(out, sizeof(out), RNSC_KISS_CMD_DATA, 1), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(rnsc_kiss_encode_command(out, sizeof(out), RNSC_KISS_CMD_DATA, 1),
+			RNSC_ERR_INVAL);
 	CU_ASSERT_EQUAL(rnsc_kiss_encode_command(out, sizeof(out), 0x10, 1), RNSC_ERR_INVAL);
 	CU_ASSERT_EQUAL(rnsc_kiss_encode_command(NULL, 8, RNSC_KISS_CMD_P, 1), RNSC_ERR_INVAL);
 	CU_ASSERT_EQUAL(rnsc_kiss_encode_command(out, 3, RNSC_KISS_CMD_P, 1), RNSC_ERR_BUFSIZE);
@@ -223,7 +224,8 @@ static void test_decoder_basic(void)
 	size_t len;
 	/* garbage, FEND FEND (sync), data frame with both escapes, an empty data
 	 * frame, a READY command, a port-1 data frame, FESC + other byte. */
-	uint8_t *in = hexbytes("4142c0c0c00001dbdc02dbdd03c0c000c0c00f01c0c01055c0c000db41c0", &len);
+	uint8_t *in =
+		hexbytes("4142c0c0c00001dbdc02dbdd03c0c000c0c00f01c0c01055c0c000db41c0", &len);
 
 	rnsc_kiss_decoder_init(&d, buf, sizeof(buf));
 	feed_all(&d, in, len, s);
@@ -289,7 +291,8 @@ static void test_decoder_escaped_type(void)
 	rnsc_kiss_decoder d;
 	uint8_t buf[16], enc[16];
 	sink *s = sink_new();
-	int n = rnsc_kiss_encode_frame(enc, sizeof(enc), RNSC_KISS_TYPE(13, 11), (const uint8_t *)"z", 1);
+	int n = rnsc_kiss_encode_frame(enc, sizeof(enc), RNSC_KISS_TYPE(13, 11),
+				       (const uint8_t *)"z", 1);
 
 	CU_ASSERT_EQUAL(RNSC_KISS_TYPE(13, 11), 0xdb);
 	rnsc_kiss_decoder_init(&d, buf, sizeof(buf));
@@ -306,9 +309,8 @@ static void test_decoder_oversize(void)
 	uint8_t buf[4];
 	sink *s = sink_new();
 	/* 4 bytes fit, 5 bytes (last escaped) do not, then a frame that fits */
-	static const uint8_t in[] = {0xc0, 0x00, '1', '2', '3', '4', 0xc0,
-				     0xc0, 0x00, '1', '2', '3', '4', 0xdb, 0xdc, 0xc0,
-				     0xc0, 0x00, 'o', 'k', 0xc0};
+	static const uint8_t in[] = {0xc0, 0x00, '1',  '2',  '3',  '4',  0xc0, 0xc0, 0x00, '1', '2',
+				     '3',  '4',  0xdb, 0xdc, 0xc0, 0xc0, 0x00, 'o',  'k',  0xc0};
 	uint8_t big[3000];
 
 	rnsc_kiss_decoder_init(&d, buf, sizeof(buf));
@@ -338,7 +340,10 @@ static void test_decoder_edges_and_reset(void)
 	rnsc_kiss_decoder_init(&d, buf, sizeof(buf));
 	/* split between FESC and TFEND, and between FEND and type byte */
 	feed_all(&d, (const uint8_t *)"\xc0", 1, s);
-	feed_all(&d, (const uint8_t *)"\x00" "a\xdb", 3, s);
+	feed_all(&d,
+		 (const uint8_t *)"\x00"
+				  "a\xdb",
+		 3, s);
 	feed_all(&d, (const uint8_t *)"\xdc", 1, s);
 	feed_all(&d, (const uint8_t *)"\xdb", 1, s);
 	feed_all(&d, (const uint8_t *)"\xdd\xc0", 2, s);
@@ -454,7 +459,10 @@ static void test_callback_stop(void)
 	CU_ASSERT_EQUAL(rnsc_kiss_decoder_feed(&d, in, sizeof(in), sink_cb, s), -99);
 	CU_ASSERT_EQUAL(s->n, 1);
 	s->stop_at = 0;
-	feed_all(&d, (const uint8_t *)"x\xc0\x00" "e\xc0", 5, s);
+	feed_all(&d,
+		 (const uint8_t *)"x\xc0\x00"
+				  "e\xc0",
+		 5, s);
 	CU_ASSERT_EQUAL(s->n, 2);
 	CU_ASSERT_EQUAL(s->data[1], 'e');
 	free(s);

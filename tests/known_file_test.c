@@ -83,8 +83,8 @@ static void test_round_trip(void)
 		in[i].timestamp = 1764460800123ull + (uint64_t)i;
 	}
 	in[1].app_data = (const uint8_t *)"";
-	in[1].app_data_len = 0; /* empty bytes, not None */
-	in[0].last_used = 1764460800.125; /* a use: a float */
+	in[1].app_data_len = 0;                /* empty bytes, not None */
+	in[0].last_used = 1764460800.125;      /* a use: a float */
 	in[1].last_used = RNSC_KNOWN_RETAINED; /* retained: the integer -1 */
 	in[1].last_used_int = 1;
 	uint8_t buf[1024];

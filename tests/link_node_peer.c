@@ -284,7 +284,8 @@ int main(int argc, char **argv)
 		uint8_t dest[HL];
 		static const char *const asp[] = {"link"};
 		if (rnsc_identity_generate(ctx, &id) ||
-		    rnsc_transport_dest_add(p.t, RNSC_DEST_SINGLE, &id, "rnsclt", asp, 1, 1, dest)) {
+		    rnsc_transport_dest_add(p.t, RNSC_DEST_SINGLE, &id, "rnsclt", asp, 1, 1,
+					    dest)) {
 			fprintf(stderr, "link_node_peer: cannot register the destination\n");
 			goto out;
 		}
@@ -295,7 +296,8 @@ int main(int argc, char **argv)
 		uint64_t next_announce = 0;
 		while (now_s() < end && !p.closed && !rnsc_node_stopping(p.n)) {
 			if (!p.up && rnsc_node_now_ms() >= next_announce) {
-				(void)rnsc_transport_announce(p.t, dest, NULL, 0, rnsc_node_now_ms());
+				(void)rnsc_transport_announce(p.t, dest, NULL, 0,
+							      rnsc_node_now_ms());
 				next_announce = rnsc_node_now_ms() + 2000;
 			}
 			rnsc_node_flush(p.n);
@@ -320,7 +322,8 @@ int main(int argc, char **argv)
 		dest[i] = (uint8_t)v;
 	}
 	uint64_t next_req = 0;
-	while (!rnsc_transport_has_path(p.t, dest) || rnsc_transport_recall(p.t, dest, NULL, NULL, NULL)) {
+	while (!rnsc_transport_has_path(p.t, dest) ||
+	       rnsc_transport_recall(p.t, dest, NULL, NULL, NULL)) {
 		if (now_s() >= end || rnsc_node_stopping(p.n)) {
 			printf("client: no path\n");
 			goto out;

@@ -197,7 +197,8 @@ static void t_data_both_ways(void)
 	unsigned before = A.packets;
 	CU_ASSERT_EQUAL(rnsc_link_receive(A.l, f, (size_t)n, 2020), 0);
 	CU_ASSERT_EQUAL(A.packets, before + 1);
-	CU_ASSERT(A.last_ctx == RNSC_CTX_NONE && A.last_len == 96 && memcmp(A.last, pk.data, 96) == 0);
+	CU_ASSERT(A.last_ctx == RNSC_CTX_NONE && A.last_len == 96 &&
+		  memcmp(A.last, pk.data, 96) == 0);
 
 	CU_ASSERT(rnsc_link_send(B.l, RNSC_CTX_NONE, m2, sizeof(m2), NULL, 2100) > 0);
 	CU_ASSERT_EQUAL(shuttle(&B, &A, 2110), 0);
@@ -238,7 +239,8 @@ static void t_too_big(void)
 	establish(0, RNSC_MTU);
 	uint8_t big[RNSC_LINK_MDU + 1];
 	memset(big, 0x5a, sizeof(big));
-	CU_ASSERT(rnsc_link_send(A.l, RNSC_CTX_NONE, big, RNSC_LINK_MDU, NULL, 2000) == RNSC_MTU - 1);
+	CU_ASSERT(rnsc_link_send(A.l, RNSC_CTX_NONE, big, RNSC_LINK_MDU, NULL, 2000) ==
+		  RNSC_MTU - 1);
 	CU_ASSERT_EQUAL(rnsc_link_send(A.l, RNSC_CTX_NONE, big, sizeof(big), NULL, 2000),
 			RNSC_ERR_TOOBIG);
 	CU_ASSERT_EQUAL(rnsc_link_send(A.l, RNSC_CTX_NONE, big, 0, NULL, 2000), RNSC_ERR_TRUNCATED);
@@ -333,7 +335,8 @@ static void t_keepalive_and_stale(void)
 	CU_ASSERT_EQUAL(rnsc_link_status(A.l), RNSC_LINK_STALE);
 	CU_ASSERT_EQUAL(rnsc_link_next_deadline(A.l), li + st + 5000);
 	/* traffic revives a stale link */
-	CU_ASSERT(rnsc_link_send(B.l, RNSC_CTX_NONE, (const uint8_t *)"y", 1, NULL, li + st + 1) > 0);
+	CU_ASSERT(rnsc_link_send(B.l, RNSC_CTX_NONE, (const uint8_t *)"y", 1, NULL, li + st + 1) >
+		  0);
 	CU_ASSERT_EQUAL(shuttle(&B, &A, li + st + 2), 0);
 	CU_ASSERT_EQUAL(rnsc_link_status(A.l), RNSC_LINK_ACTIVE);
 	li = li + st + 2;
@@ -405,8 +408,10 @@ static void t_bad_proof(void)
 	CU_ASSERT_EQUAL(rnsc_link_receive(A.l, f, (size_t)n - 2, 1100), RNSC_ERR_MALFORMED);
 	CU_ASSERT_EQUAL(rnsc_link_status(A.l), RNSC_LINK_PENDING);
 	/* data for a pending initiator: not its business */
-	rnsc_packet dp = {.dest_type = RNSC_DEST_LINK, .packet_type = RNSC_PKT_DATA,
-			  .data = (const uint8_t *)"x", .data_len = 1};
+	rnsc_packet dp = {.dest_type = RNSC_DEST_LINK,
+			  .packet_type = RNSC_PKT_DATA,
+			  .data = (const uint8_t *)"x",
+			  .data_len = 1};
 	memcpy(dp.dest_hash, rnsc_link_id(A.l), 16);
 	int dn = rnsc_packet_pack(bad, sizeof(bad), &dp, RNSC_MTU);
 	CU_ASSERT_EQUAL(rnsc_link_receive(A.l, bad, (size_t)dn, 1100), RNSC_ERR_STATE);
@@ -485,8 +490,11 @@ static void t_tampered_and_truncated(void)
 	uint8_t ct[80];
 	int cn = rnsc_token_encrypt(&tok, ct, sizeof(ct), pt, sizeof(pt));
 	rnsc_token_free(&tok);
-	rnsc_packet p = {.dest_type = RNSC_DEST_LINK, .packet_type = RNSC_PKT_DATA,
-			 .context = RNSC_CTX_LRRTT, .data = ct, .data_len = (size_t)cn};
+	rnsc_packet p = {.dest_type = RNSC_DEST_LINK,
+			 .packet_type = RNSC_PKT_DATA,
+			 .context = RNSC_CTX_LRRTT,
+			 .data = ct,
+			 .data_len = (size_t)cn};
 	memcpy(p.dest_hash, rnsc_link_id(A.l), 16);
 	n = rnsc_packet_pack(f, sizeof(f), &p, RNSC_MTU);
 	CU_ASSERT_FATAL(n > 0);
@@ -608,7 +616,8 @@ static void t_api_edges(void)
 	/* a packet that is not a link request */
 	uint8_t pkt[64] = {0};
 	pkt[0] = RNSC_PKT_DATA;
-	CU_ASSERT_EQUAL(rnsc_link_accept(C, &l, &dest_id, pkt, 40, RNSC_MTU, 0), RNSC_ERR_MALFORMED);
+	CU_ASSERT_EQUAL(rnsc_link_accept(C, &l, &dest_id, pkt, 40, RNSC_MTU, 0),
+			RNSC_ERR_MALFORMED);
 
 	p.hw_mtu = 0;
 	CU_ASSERT_FATAL(rnsc_link_initiate(C, &l, dest_hash, &dest_id, &p, 0) == 0);

@@ -30,7 +30,7 @@
 static rnsc_ctx *C;
 static rnsc_plugin_host *H;
 static char root[256];
-static rnsc_node *SN, *CN;          /* server, client */
+static rnsc_node *SN, *CN; /* server, client */
 static rnsc_linkapp *SL, *CL;
 static uint8_t dest[16], link_id[16];
 static rnsc_identity server_id, client_id;
@@ -38,8 +38,8 @@ static rnsc_identity server_id, client_id;
 /* what the application saw, per side */
 typedef struct app {
 	int established, closed, identified, announces, link_packets, requests, req_advs;
-	int accept;       /* resource_advertised answer: 1 accept, 0 reject */
-	int offered;      /* advertisements offered */
+	int accept;  /* resource_advertised answer: 1 accept, 0 reject */
+	int offered; /* advertisements offered */
 	uint8_t req_adv[600];
 	size_t req_adv_len;
 	uint8_t lid[16];
@@ -253,7 +253,8 @@ static void open_link(void)
 	CA.established = 0;
 	SA.established = 0;
 	CU_ASSERT_EQUAL_FATAL(rnsc_transport_link_open(rnsc_node_transport(CN), dest, link_id,
-						       rnsc_node_now_ms()), 0);
+						       rnsc_node_now_ms()),
+			      0);
 	rnsc_node_flush(CN);
 	CU_ASSERT_FATAL(pump_until(5000, linked));
 }
@@ -268,26 +269,33 @@ static void test_linkapp(void)
 	snprintf(text, sizeof(text),
 		 "[reticulum]\n  share_instance = no\n[interfaces]\n  [[Srv]]\n"
 		 "    type = TCPServerInterface\n    enabled = yes\n    listen_ip = 127.0.0.1\n"
-		 "    listen_port = %d\n", port);
+		 "    listen_port = %d\n",
+		 port);
 	write_config(ds, text);
 	snprintf(text, sizeof(text),
 		 "[reticulum]\n  share_instance = no\n[interfaces]\n  [[Cli]]\n"
 		 "    type = TCPClientInterface\n    enabled = yes\n    target_host = 127.0.0.1\n"
-		 "    target_port = %d\n", port);
+		 "    target_port = %d\n",
+		 port);
 	write_config(dc, text);
 	rnsc_config_error err;
 	rnsc_node_options os = {.config_dir = ds}, oc = {.config_dir = dc};
 	CU_ASSERT_EQUAL_FATAL(rnsc_node_new(C, H, &os, &SN, &err), 0);
 	CU_ASSERT_EQUAL_FATAL(rnsc_node_new(C, H, &oc, &CN, &err), 0);
-	rnsc_node_hooks hs = {.ud = &SA, .on_link_established = h_est, .on_link_closed = h_closed,
-			      .on_link_identified = h_ident, .on_link_packet = h_packet,
-			      .on_data = h_data, .on_link_data = h_link_data,
-			      .on_link_proof = h_proof, .on_receipt = h_receipt};
+	rnsc_node_hooks hs = {.ud = &SA,
+			      .on_link_established = h_est,
+			      .on_link_closed = h_closed,
+			      .on_link_identified = h_ident,
+			      .on_link_packet = h_packet,
+			      .on_data = h_data,
+			      .on_link_data = h_link_data,
+			      .on_link_proof = h_proof,
+			      .on_receipt = h_receipt};
 	rnsc_node_hooks hc = hs;
 	hc.ud = &CA;
 	hc.on_announce = h_announce;
-	rnsc_linkapp_callbacks ls = {.ud = &SA, .resource_advertised = on_adv,
-				     .request_packet = on_request};
+	rnsc_linkapp_callbacks ls = {
+		.ud = &SA, .resource_advertised = on_adv, .request_packet = on_request};
 	rnsc_linkapp_callbacks lc = {.ud = &CA, .resource_advertised = on_adv};
 	CU_ASSERT_EQUAL(rnsc_linkapp_new(NULL, SN, &ls, &hs, &SL), RNSC_ERR_INVAL);
 	CU_ASSERT_EQUAL_FATAL(rnsc_linkapp_new(C, SN, &ls, &hs, &SL), 0);
@@ -298,29 +306,33 @@ static void test_linkapp(void)
 	CU_ASSERT_EQUAL_FATAL(rnsc_identity_generate(C, &client_id), 0);
 	const char *asp[] = {"lapp"};
 	rnsc_transport *st = rnsc_node_transport(SN), *ct = rnsc_node_transport(CN);
-	CU_ASSERT_EQUAL_FATAL(rnsc_transport_dest_add(st, RNSC_DEST_SINGLE, &server_id, "rnsc",
-						      asp, 1, 1, dest), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		rnsc_transport_dest_add(st, RNSC_DEST_SINGLE, &server_id, "rnsc", asp, 1, 1, dest),
+		0);
 	CU_ASSERT_EQUAL(rnsc_transport_announce(st, dest, NULL, 0, rnsc_node_now_ms()), 0);
 	rnsc_node_flush(SN);
 	CU_ASSERT_FATAL(pump_until(5000, c_has_path));
 	CU_ASSERT(CA.announces >= 1);
 	open_link();
 	/* identify: forwarded to the server's application */
-	CU_ASSERT_EQUAL(rnsc_transport_link_identify(ct, link_id, &client_id, rnsc_node_now_ms()), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_link_identify(ct, link_id, &client_id, rnsc_node_now_ms()),
+			0);
 	rnsc_node_flush(CN);
 	pump(100);
 	CU_ASSERT_EQUAL(SA.identified, 1);
 	/* plain link data still reaches the application's hooks */
 	uint8_t ph[32];
 	CU_ASSERT_EQUAL(rnsc_transport_link_send(ct, link_id, (const uint8_t *)"hi", 2, ph,
-						 rnsc_node_now_ms()), 0);
+						 rnsc_node_now_ms()),
+			0);
 	rnsc_node_flush(CN);
 	pump(100);
 	CU_ASSERT_EQUAL(n_link_data, 1);
 	CU_ASSERT_EQUAL(n_proof, 1); /* PROVE_ALL: the proof reaches the client's hook */
 	/* a single packet to the destination: data hook on the server, receipt on the client */
-	CU_ASSERT_EQUAL(rnsc_transport_send(ct, dest, (const uint8_t *)"one", 3, ph,
-					    rnsc_node_now_ms()), 0);
+	CU_ASSERT_EQUAL(
+		rnsc_transport_send(ct, dest, (const uint8_t *)"one", 3, ph, rnsc_node_now_ms()),
+		0);
 	rnsc_node_flush(CN);
 	pump(200);
 	CU_ASSERT_EQUAL(n_data, 1);
@@ -333,8 +345,10 @@ static void test_linkapp(void)
 	reset_xfers(sink, sizeof(sink));
 	SA.accept = 1;
 	TX.src = data;
-	rnsc_resource_params p = {.size = sizeof(data), .metadata = (const uint8_t *)"\x81\xa1x\x01",
-				  .metadata_len = 4, .auto_compress = 1};
+	rnsc_resource_params p = {.size = sizeof(data),
+				  .metadata = (const uint8_t *)"\x81\xa1x\x01",
+				  .metadata_len = 4,
+				  .auto_compress = 1};
 	rnsc_resource *r = NULL;
 	CU_ASSERT_EQUAL_FATAL(rnsc_linkapp_send_resource(CL, link_id, &XCB, &TX, &p, &r), 0);
 	CU_ASSERT_PTR_NOT_NULL(r);
@@ -398,7 +412,8 @@ static void test_linkapp(void)
 	 * request manager accepts itself */
 	CU_ASSERT_EQUAL(rnsc_transport_link_send_packet(ct, link_id, RNSC_PKT_DATA,
 							RNSC_CTX_REQUEST, (const uint8_t *)"rq", 2,
-							NULL, rnsc_node_now_ms()), 0);
+							NULL, rnsc_node_now_ms()),
+			0);
 	rnsc_node_flush(CN);
 	pump(100);
 	CU_ASSERT_EQUAL(SA.requests, 1);
@@ -413,7 +428,8 @@ static void test_linkapp(void)
 	CU_ASSERT_EQUAL(SA.offered, offered); /* not offered to the application */
 	rnsc_resource *in = NULL;
 	CU_ASSERT_EQUAL(rnsc_linkapp_accept_resource(SL, SA.lid, SA.req_adv, SA.req_adv_len, &XCB,
-						     &RX, &in), 0);
+						     &RX, &in),
+			0);
 	CU_ASSERT(pump_until(5000, rx_done) && pump_until(5000, tx_done));
 	CU_ASSERT_EQUAL(RX.status, RNSC_RESOURCE_COMPLETE);
 	CU_ASSERT(RX.sink_len == 5000 && memcmp(sink, data, 5000) == 0);
@@ -423,8 +439,8 @@ static void test_linkapp(void)
 	int advs = SA.req_advs;
 	reset_xfers(sink, sizeof(sink));
 	TX.src = data;
-	p = (rnsc_resource_params){.size = 2000, .request_id = rid, .request_id_len = 16,
-				   .timeout_ms = 1};
+	p = (rnsc_resource_params){
+		.size = 2000, .request_id = rid, .request_id_len = 16, .timeout_ms = 1};
 	r = NULL;
 	CU_ASSERT_EQUAL(rnsc_linkapp_send_resource(CL, link_id, &XCB, &TX, &p, &r), 0);
 	pump(1400);
@@ -486,10 +502,10 @@ static void test_linkapp(void)
 	/* 8: a garbled advertisement: the receiver tears the link down */
 	open_link();
 	int closed = SA.closed;
-	CU_ASSERT_EQUAL(rnsc_transport_link_send_packet(ct, link_id, RNSC_PKT_DATA,
-							RNSC_CTX_RESOURCE_ADV,
-							(const uint8_t *)"\x81\xa1t\x01", 4, NULL,
-							rnsc_node_now_ms()), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_link_send_packet(
+				ct, link_id, RNSC_PKT_DATA, RNSC_CTX_RESOURCE_ADV,
+				(const uint8_t *)"\x81\xa1t\x01", 4, NULL, rnsc_node_now_ms()),
+			0);
 	rnsc_node_flush(CN);
 	pump(300);
 	CU_ASSERT(SA.closed > closed);

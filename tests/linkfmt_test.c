@@ -138,17 +138,20 @@ static void t_proof(void)
 	CU_ASSERT(!lp.has_signalling && lp.mtu == RNSC_MTU);
 	uint8_t bad[32];
 	memset(bad, 0xff, 32);
-	CU_ASSERT_EQUAL(rnsc_link_proof_validate(C, &lp, data, 96, LID, bad, 1), RNSC_ERR_SIGNATURE);
+	CU_ASSERT_EQUAL(rnsc_link_proof_validate(C, &lp, data, 96, LID, bad, 1),
+			RNSC_ERR_SIGNATURE);
 	CU_ASSERT_EQUAL(rnsc_link_proof_build(data, 98, &DEST, LID, ephp, 1, 500, 1),
 			RNSC_ERR_BUFSIZE);
 	CU_ASSERT_EQUAL(rnsc_link_proof_build(data, 99, &DEST, LID, ephp, 1, 500, 2),
 			RNSC_ERR_LINK_MODE);
-	CU_ASSERT_EQUAL(rnsc_link_proof_build(NULL, 99, &DEST, LID, ephp, 1, 500, 1), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(rnsc_link_proof_build(NULL, 99, &DEST, LID, ephp, 1, 500, 1),
+			RNSC_ERR_INVAL);
 	rnsc_identity pub;
 	uint8_t pk[64];
 	rnsc_identity_public_bytes(&DEST, pk);
 	CU_ASSERT_EQUAL(rnsc_identity_from_public(C, &pub, pk, 64), 0);
-	CU_ASSERT_EQUAL(rnsc_link_proof_build(data, 99, &pub, LID, ephp, 1, 500, 1), RNSC_ERR_NOKEY);
+	CU_ASSERT_EQUAL(rnsc_link_proof_build(data, 99, &pub, LID, ephp, 1, 500, 1),
+			RNSC_ERR_NOKEY);
 	/* both ends derive the same key */
 	uint8_t x[32], shared[32], key[64];
 	memset(x, 0x31, 32);
@@ -265,10 +268,13 @@ static void t_no_alloc(void)
 int main(void)
 {
 	static const wt_test tests[] = {
-		{"signalling", t_signalling},   {"link request", t_request},
-		{"link proof", t_proof},        {"RTT", t_rtt},
+		{"signalling", t_signalling},
+		{"link request", t_request},
+		{"link proof", t_proof},
+		{"RTT", t_rtt},
 		{"keepalive and close", t_keepalive_close},
-		{"identify", t_identify},       {"no allocation", t_no_alloc},
+		{"identify", t_identify},
+		{"no allocation", t_no_alloc},
 	};
 	return wt_main("linkfmt", tests, sizeof(tests) / sizeof(tests[0]));
 }

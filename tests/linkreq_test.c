@@ -252,7 +252,8 @@ static void open_link(void)
 {
 	c_up = s_up = 0;
 	CU_ASSERT_EQUAL_FATAL(rnsc_transport_link_open(rnsc_node_transport(CN), dest, link_id,
-						       rnsc_node_now_ms()), 0);
+						       rnsc_node_now_ms()),
+			      0);
 	rnsc_node_flush(CN);
 	CU_ASSERT_FATAL(pump_until(5000, linked));
 }
@@ -302,12 +303,14 @@ static void test_linkreq(void)
 	snprintf(text, sizeof(text),
 		 "[reticulum]\n  share_instance = no\n[interfaces]\n  [[Srv]]\n"
 		 "    type = TCPServerInterface\n    enabled = yes\n    listen_ip = 127.0.0.1\n"
-		 "    listen_port = %d\n", port);
+		 "    listen_port = %d\n",
+		 port);
 	write_config(ds, text);
 	snprintf(text, sizeof(text),
 		 "[reticulum]\n  share_instance = no\n[interfaces]\n  [[Cli]]\n"
 		 "    type = TCPClientInterface\n    enabled = yes\n    target_host = 127.0.0.1\n"
-		 "    target_port = %d\n", port);
+		 "    target_port = %d\n",
+		 port);
 	write_config(dc, text);
 	rnsc_config_error err;
 	rnsc_node_options os = {.config_dir = ds}, oc = {.config_dir = dc};
@@ -315,11 +318,14 @@ static void test_linkreq(void)
 	CU_ASSERT_EQUAL_FATAL(rnsc_node_new(C, H, &oc, &CN, &err), 0);
 	CU_ASSERT_EQUAL_FATAL(rnsc_request_handlers_new(C, &HS), 0);
 	CU_ASSERT_EQUAL_FATAL(rnsc_request_handlers_register(HS, "/big", h_big, NULL,
-							     RNSC_REQUEST_ALLOW_ALL, NULL, 0, 1), 0);
+							     RNSC_REQUEST_ALLOW_ALL, NULL, 0, 1),
+			      0);
 	CU_ASSERT_EQUAL_FATAL(rnsc_request_handlers_register(HS, "/len", h_len, NULL,
-							     RNSC_REQUEST_ALLOW_ALL, NULL, 0, 1), 0);
+							     RNSC_REQUEST_ALLOW_ALL, NULL, 0, 1),
+			      0);
 	CU_ASSERT_EQUAL_FATAL(rnsc_request_handlers_register(HS, "/none", h_none, NULL,
-							     RNSC_REQUEST_ALLOW_ALL, NULL, 0, 1), 0);
+							     RNSC_REQUEST_ALLOW_ALL, NULL, 0, 1),
+			      0);
 	/* the hooks' ud is the side's linkreq slot: linkreq needs the linkapp first */
 	rnsc_node_hooks hs = {.ud = &SR, .on_link_established = h_est, .on_link_closed = h_closed};
 	rnsc_node_hooks hc = hs;
@@ -335,8 +341,8 @@ static void test_linkreq(void)
 	CU_ASSERT_EQUAL_FATAL(rnsc_identity_generate(C, &sid), 0);
 	const char *asp[] = {"lreq"};
 	rnsc_transport *st = rnsc_node_transport(SN);
-	CU_ASSERT_EQUAL_FATAL(rnsc_transport_dest_add(st, RNSC_DEST_SINGLE, &sid, "rnsc", asp, 1, 1,
-						      dest), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		rnsc_transport_dest_add(st, RNSC_DEST_SINGLE, &sid, "rnsc", asp, 1, 1, dest), 0);
 	rnsc_identity_free(&sid);
 	CU_ASSERT_EQUAL(rnsc_transport_announce(st, dest, NULL, 0, rnsc_node_now_ms()), 0);
 	rnsc_node_flush(SN);
@@ -378,10 +384,11 @@ static void test_linkreq(void)
 		rnsc_mp_write_bin(&w, raw, sizeof(raw));
 		int ml = rnsc_mp_writer_finish(&w);
 		rq q2 = {0};
-		rnsc_request_params p = {.response = r_response, .failed = r_failed, .ud = &q2,
-					 .timeout_ms = 1500};
+		rnsc_request_params p = {
+			.response = r_response, .failed = r_failed, .ud = &q2, .timeout_ms = 1500};
 		CU_ASSERT_EQUAL(rnsc_request_link_send(srl, "/len", mp, (size_t)ml, &p, NULL,
-						       rnsc_node_now_ms()), 0);
+						       rnsc_node_now_ms()),
+				0);
 		rnsc_node_flush(SN);
 		cur = &q2;
 		CU_ASSERT(pump_until(20000, q_done));
@@ -423,8 +430,8 @@ static void test_linkreq(void)
 						   .is_response = 1};
 			rnsc_resource *r = NULL;
 			TXS.len = (size_t)rp.size;
-			CU_ASSERT_EQUAL(rnsc_linkapp_send_resource(SL, link_id, &TXCB, &TXS, &rp, &r),
-					0);
+			CU_ASSERT_EQUAL(
+				rnsc_linkapp_send_resource(SL, link_id, &TXCB, &TXS, &rp, &r), 0);
 			CU_ASSERT(pump_until(10000, q_done));
 			CU_ASSERT(q.failed && !q.ok);
 			pump(300);
@@ -432,8 +439,11 @@ static void test_linkreq(void)
 		}
 		uint8_t nobody[16];
 		memset(nobody, 0x77, sizeof(nobody));
-		rnsc_resource_params rp = {.size = 3000, .request_id = nobody, .request_id_len = 16,
-					   .is_response = 1, .timeout_ms = 300};
+		rnsc_resource_params rp = {.size = 3000,
+					   .request_id = nobody,
+					   .request_id_len = 16,
+					   .is_response = 1,
+					   .timeout_ms = 300};
 		rnsc_resource *r = NULL;
 		TXS.len = 3000;
 		TXS.done = 0;

@@ -105,7 +105,8 @@ static void test_timer_order(void)
 	uint64_t start = rnsc_monotonic_ns();
 	for (int i = 0; i < 7; i++)
 		CU_ASSERT_EQUAL(rnsc_loop_timer_add(loop, (uint64_t)delays[i] * MS, 0, t_record,
-						    (void *)(intptr_t)i, &T.t[i]), 0);
+						    (void *)(intptr_t)i, &T.t[i]),
+				0);
 	CU_ASSERT_EQUAL(rnsc_loop_timer_count(loop), 7);
 	uint64_t end = start + 2000 * MS;
 	while (T.n < 7 && rnsc_monotonic_ns() < end)
@@ -147,7 +148,8 @@ static void test_many_timers(void)
 	for (int i = 0; i < N; i++) {
 		seed = seed * 6364136223846793005ULL + 1;
 		CU_ASSERT_EQUAL(rnsc_loop_timer_add(loop, (seed >> 33) % (40 * MS), 0, t_many, NULL,
-						    &ts[i]), 0);
+						    &ts[i]),
+				0);
 	}
 	int kept = 0;
 	for (int i = 0; i < N; i++) {
@@ -191,15 +193,17 @@ static void test_heap_exact(void)
 	exact_bad = exact_n = 0;
 	for (int i = 0; i < N; i++) {
 		seed = seed * 6364136223846793005ULL + 1;
-		CU_ASSERT_EQUAL(rnsc_loop_timer_add(loop, (seed >> 33) % (30 * MS), 0, t_exact, NULL,
-						    &ts[i]), 0);
+		CU_ASSERT_EQUAL(rnsc_loop_timer_add(loop, (seed >> 33) % (30 * MS), 0, t_exact,
+						    NULL, &ts[i]),
+				0);
 	}
 	/* re-arm a third of them to new random deadlines, cancel another third */
 	int live = N;
 	for (int i = 0; i < N; i++) {
 		seed = seed * 6364136223846793005ULL + 1;
 		if (i % 3 == 0) {
-			CU_ASSERT_EQUAL(rnsc_loop_timer_rearm(loop, ts[i], (seed >> 33) % (30 * MS), 0), 0);
+			CU_ASSERT_EQUAL(
+				rnsc_loop_timer_rearm(loop, ts[i], (seed >> 33) % (30 * MS), 0), 0);
 		} else if (i % 3 == 1) {
 			rnsc_loop_timer_cancel(loop, ts[i]);
 			live--;
@@ -465,8 +469,10 @@ static void test_watch_remove_in_callbacks(void)
 		CU_ASSERT_EQUAL_FATAL(pipe(a), 0);
 		CU_ASSERT_EQUAL_FATAL(pipe(b), 0);
 		memset(W, 0, sizeof(W));
-		CU_ASSERT_EQUAL(rnsc_loop_watch_add(loop, a[0], RNSC_EV_READ, w_cb, &W[0], &W[0].self), 0);
-		CU_ASSERT_EQUAL(rnsc_loop_watch_add(loop, b[0], RNSC_EV_READ, w_cb, &W[1], &W[1].self), 0);
+		CU_ASSERT_EQUAL(
+			rnsc_loop_watch_add(loop, a[0], RNSC_EV_READ, w_cb, &W[0], &W[0].self), 0);
+		CU_ASSERT_EQUAL(
+			rnsc_loop_watch_add(loop, b[0], RNSC_EV_READ, w_cb, &W[1], &W[1].self), 0);
 		W[0].other = W[1].self;
 		W[1].other = W[0].self;
 		W[0].other_fd = b[0];
@@ -534,8 +540,10 @@ static void test_watch_modify_and_errors(void)
 			RNSC_ERR_STATE);
 	CU_ASSERT_EQUAL(rnsc_loop_watch_add(loop, -1, RNSC_EV_READ, w_write_once, NULL, NULL),
 			RNSC_ERR_INVAL);
-	CU_ASSERT_EQUAL(rnsc_loop_watch_add(loop, p[0], 8, w_write_once, NULL, NULL), RNSC_ERR_INVAL);
-	CU_ASSERT_EQUAL(rnsc_loop_watch_add(loop, p[0], RNSC_EV_READ, NULL, NULL, NULL), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(rnsc_loop_watch_add(loop, p[0], 8, w_write_once, NULL, NULL),
+			RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(rnsc_loop_watch_add(loop, p[0], RNSC_EV_READ, NULL, NULL, NULL),
+			RNSC_ERR_INVAL);
 	CU_ASSERT_EQUAL(rnsc_loop_watch_add(loop, 9999, RNSC_EV_READ, w_write_once, NULL, NULL),
 			RNSC_ERR_INVAL);
 	CU_ASSERT_EQUAL(rnsc_loop_watch_modify(loop, w, 16), RNSC_ERR_INVAL);
@@ -714,7 +722,8 @@ static void test_alloc_failure(void)
 	int p[2];
 	CU_ASSERT_EQUAL_FATAL(pipe(p), 0);
 	rnsc_ctx_fail_alloc_after(ctx, 1);
-	CU_ASSERT_EQUAL(rnsc_loop_watch_add(loop, p[0], RNSC_EV_READ, w_hup, NULL, NULL), RNSC_ERR_NOMEM);
+	CU_ASSERT_EQUAL(rnsc_loop_watch_add(loop, p[0], RNSC_EV_READ, w_hup, NULL, NULL),
+			RNSC_ERR_NOMEM);
 	rnsc_ctx_fail_alloc_after(ctx, 1);
 	CU_ASSERT_EQUAL(rnsc_loop_timer_add(loop, 0, 0, t_q, NULL, NULL), RNSC_ERR_NOMEM);
 	rnsc_ctx_fail_alloc_after(ctx, 2); /* the timer, then the heap array */
@@ -841,7 +850,8 @@ static void test_pool_del_cancels(void)
 		rnsc_loop *loop;
 		CU_ASSERT_EQUAL_FATAL(rnsc_loop_new(NULL, &loop), 0);
 		rnsc_pool *pool;
-		CU_ASSERT_EQUAL_FATAL(rnsc_pool_new(loop, 1, ordered ? RNSC_POOL_ORDERED : 0, &pool), 0);
+		CU_ASSERT_EQUAL_FATAL(
+			rnsc_pool_new(loop, 1, ordered ? RNSC_POOL_ORDERED : 0, &pool), 0);
 		static job jobs[10];
 		memset(delivered, 0, sizeof(delivered));
 		n_delivered = deliver_bad = 0;
@@ -976,7 +986,8 @@ static void test_edges(void)
 	atomic_store(&gate_open, 0);
 	for (int i = 0; i < 5; i++) {
 		jobs[i].idx = i;
-		CU_ASSERT_EQUAL(rnsc_pool_submit(closing_pool, gated_work, done_resubmit, &jobs[i]), 0);
+		CU_ASSERT_EQUAL(rnsc_pool_submit(closing_pool, gated_work, done_resubmit, &jobs[i]),
+				0);
 	}
 	atomic_store(&gate_open, 1);
 	rnsc_pool_del(closing_pool);
@@ -1053,8 +1064,9 @@ static void test_sharded(void)
 	for (int i = 0; i < SHARDS; i++) {
 		atomic_store(&shard_hits[i], 0);
 		atomic_store(&shard_timer_hits[i], 0);
-		CU_ASSERT_EQUAL(rnsc_loop_timer_add(rnsc_shards_loop(g, (unsigned)i), 1 * MS, 2 * MS,
-						    t_shard, (void *)(intptr_t)i, NULL), 0);
+		CU_ASSERT_EQUAL(rnsc_loop_timer_add(rnsc_shards_loop(g, (unsigned)i), 1 * MS,
+						    2 * MS, t_shard, (void *)(intptr_t)i, NULL),
+				0);
 	}
 	for (int round = 0; round < 2; round++) {
 		CU_ASSERT_EQUAL_FATAL(rnsc_shards_start(g), 0);
@@ -1063,7 +1075,9 @@ static void test_sharded(void)
 		CU_ASSERT_EQUAL(threads_now(), th0 + SHARDS);
 		for (int k = 0; k < 100; k++)
 			for (int i = 0; i < SHARDS; i++)
-				CU_ASSERT_EQUAL(rnsc_shards_post(g, (unsigned)i, p_shard, (void *)(intptr_t)i), 0);
+				CU_ASSERT_EQUAL(rnsc_shards_post(g, (unsigned)i, p_shard,
+								 (void *)(intptr_t)i),
+						0);
 		CU_ASSERT_EQUAL(rnsc_shards_post(g, SHARDS, p_shard, NULL), RNSC_ERR_INVAL);
 		uint64_t end = rnsc_monotonic_ns() + 3000 * MS;
 		int all;

@@ -46,11 +46,11 @@ enum { DIR_BOTH, DIR_DECODE, DIR_ERROR };
 
 typedef struct gtok {
 	int kind;
-	int neg;        /* G_INT: value < 0 (then i), else u */
+	int neg; /* G_INT: value < 0 (then i), else u */
 	int64_t i;
-	uint64_t u;     /* also G_BOOL value, G_F64/G_F32 bits, container counts */
+	uint64_t u; /* also G_BOOL value, G_F64/G_F32 bits, container counts */
 	int ext_type;
-	uint8_t *p;     /* G_STR/G_BIN/G_EXT payload */
+	uint8_t *p; /* G_STR/G_BIN/G_EXT payload */
 	size_t len;
 	size_t repeat;
 } gtok;
@@ -202,7 +202,7 @@ static int load_golden(void)
 		} else if (cur == NULL) {
 			goto bad;
 		} else if (strcmp(line, "Dir") == 0) {
-			cur->dir = strcmp(eq, "both") == 0 ? DIR_BOTH
+			cur->dir = strcmp(eq, "both") == 0     ? DIR_BOTH
 				   : strcmp(eq, "decode") == 0 ? DIR_DECODE
 							       : DIR_ERROR;
 		} else if (strcmp(line, "Token") == 0) {
@@ -251,8 +251,12 @@ static void write_gtok(rnsc_mp_writer *w, const gtok *t)
 	uint32_t b32;
 
 	switch (t->kind) {
-	case G_NIL: rnsc_mp_write_nil(w); break;
-	case G_BOOL: rnsc_mp_write_bool(w, (int)t->u); break;
+	case G_NIL:
+		rnsc_mp_write_nil(w);
+		break;
+	case G_BOOL:
+		rnsc_mp_write_bool(w, (int)t->u);
+		break;
 	case G_INT:
 		if (t->neg)
 			rnsc_mp_write_int(w, t->i);
@@ -268,11 +272,21 @@ static void write_gtok(rnsc_mp_writer *w, const gtok *t)
 		memcpy(&f, &b32, sizeof(f));
 		rnsc_mp_write_float(w, f);
 		break;
-	case G_STR: rnsc_mp_write_str(w, (const char *)t->p, t->len); break;
-	case G_BIN: rnsc_mp_write_bin(w, t->p, t->len); break;
-	case G_ARRAY: rnsc_mp_write_array(w, (size_t)t->u); break;
-	case G_MAP: rnsc_mp_write_map(w, (size_t)t->u); break;
-	case G_EXT: rnsc_mp_write_ext(w, (int8_t)t->ext_type, t->p, t->len); break;
+	case G_STR:
+		rnsc_mp_write_str(w, (const char *)t->p, t->len);
+		break;
+	case G_BIN:
+		rnsc_mp_write_bin(w, t->p, t->len);
+		break;
+	case G_ARRAY:
+		rnsc_mp_write_array(w, (size_t)t->u);
+		break;
+	case G_MAP:
+		rnsc_mp_write_map(w, (size_t)t->u);
+		break;
+	case G_EXT:
+		rnsc_mp_write_ext(w, (int8_t)t->ext_type, t->p, t->len);
+		break;
 	}
 }
 
@@ -283,8 +297,10 @@ static int token_matches(const rnsc_mp_token *k, const gtok *t)
 	uint32_t b32;
 
 	switch (t->kind) {
-	case G_NIL: return k->type == RNSC_MP_NIL;
-	case G_BOOL: return k->type == RNSC_MP_BOOL && k->boolean == (int)t->u;
+	case G_NIL:
+		return k->type == RNSC_MP_NIL;
+	case G_BOOL:
+		return k->type == RNSC_MP_BOOL && k->boolean == (int)t->u;
 	case G_INT:
 		if (t->neg)
 			return k->type == RNSC_MP_INT && k->i == t->i;
@@ -297,10 +313,12 @@ static int token_matches(const rnsc_mp_token *k, const gtok *t)
 		return k->type == RNSC_MP_FLOAT32 && b32 == (uint32_t)t->u;
 	case G_STR:
 	case G_BIN:
-		return k->type == (t->kind == G_STR ? RNSC_MP_STR : RNSC_MP_BIN) && k->len == t->len &&
-		       (t->len == 0 || memcmp(k->p, t->p, t->len) == 0);
-	case G_ARRAY: return k->type == RNSC_MP_ARRAY && k->len == t->u;
-	case G_MAP: return k->type == RNSC_MP_MAP && k->len == t->u;
+		return k->type == (t->kind == G_STR ? RNSC_MP_STR : RNSC_MP_BIN) &&
+		       k->len == t->len && (t->len == 0 || memcmp(k->p, t->p, t->len) == 0);
+	case G_ARRAY:
+		return k->type == RNSC_MP_ARRAY && k->len == t->u;
+	case G_MAP:
+		return k->type == RNSC_MP_MAP && k->len == t->u;
 	case G_EXT:
 		return k->type == RNSC_MP_EXT && k->ext_type == t->ext_type && k->len == t->len &&
 		       (t->len == 0 || memcmp(k->p, t->p, t->len) == 0);
@@ -338,7 +356,8 @@ static int getter_matches(const rnsc_mp_reader *at, const gtok *t, size_t end_po
 			rc = rnsc_mp_read_uint(&r, &u);
 			ok = rc == 0 && u == t->u;
 			if (t->u > (uint64_t)INT64_MAX)
-				ok = ok && rnsc_mp_read_int(&w, &i) == RNSC_ERR_RANGE && w.pos == at->pos;
+				ok = ok && rnsc_mp_read_int(&w, &i) == RNSC_ERR_RANGE &&
+				     w.pos == at->pos;
 			else
 				ok = ok && rnsc_mp_read_int(&w, &i) == 0 && (uint64_t)i == t->u;
 		}
@@ -429,7 +448,8 @@ static void test_golden_encode(void)
 				write_gtok(&w, &g->toks[t]);
 				write_gtok(&sz, &g->toks[t]);
 			}
-		if (rnsc_mp_writer_finish(&w) != (int)g->nbytes || memcmp(out, g->bytes, g->nbytes) != 0) {
+		if (rnsc_mp_writer_finish(&w) != (int)g->nbytes ||
+		    memcmp(out, g->bytes, g->nbytes) != 0) {
 			fprintf(stderr, "\n  encode mismatch: %s\n", g->name);
 			CU_FAIL("encoding differs from the reference");
 		}
@@ -468,7 +488,8 @@ static void test_golden_decode(void)
 				rnsc_mp_reader at = r;
 				rnsc_mp_token tok, peeked;
 				ok = rnsc_mp_peek(&r, &peeked) == 0 && r.pos == at.pos;
-				ok = ok && rnsc_mp_next(&r, &tok) == 0 && token_matches(&tok, &g->toks[t]);
+				ok = ok && rnsc_mp_next(&r, &tok) == 0 &&
+				     token_matches(&tok, &g->toks[t]);
 				ok = ok && tok.type == peeked.type && tok.size == peeked.size &&
 				     tok.len == peeked.len && tok.p == peeked.p;
 				/* the large flat vectors would make this quadratic */
@@ -546,7 +567,8 @@ static void test_golden_truncations(void)
 		for (k = 0; k < r.pos; k++) {
 			checked++;
 			if (!truncated_ok(own, r.pos, k)) {
-				fprintf(stderr, "\n  truncation not rejected: %s at %zu\n", g->name, k);
+				fprintf(stderr, "\n  truncation not rejected: %s at %zu\n", g->name,
+					k);
 				CU_FAIL("truncated input accepted");
 				break;
 			}
@@ -671,8 +693,9 @@ static void test_writer_headers_and_limits(void)
 static void test_reader_getters(void)
 {
 	/* [cf ffffffffffffffff, ff, ca 3fc00000, a1 'x', c4 01 aa, c0] */
-	static const uint8_t in[] = {0xcf, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-				     0xca, 0x3f, 0xc0, 0x00, 0x00, 0xa1, 'x', 0xc4, 0x01, 0xaa, 0xc0};
+	static const uint8_t in[] = {0xcf, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+				     0xff, 0xff, 0xff, 0xca, 0x3f, 0xc0, 0x00,
+				     0x00, 0xa1, 'x',  0xc4, 0x01, 0xaa, 0xc0};
 	rnsc_mp_reader r;
 	int64_t i;
 	uint64_t u;
@@ -858,7 +881,9 @@ static void random_value(rnsc_mp_writer *w, gtok *toks, size_t *nt, size_t cap, 
 		kind = G_MAP; /* keep ext rarer: mapped onto containers */
 	t->kind = kind;
 	switch (kind) {
-	case G_BOOL: t->u = rng_below(2); break;
+	case G_BOOL:
+		t->u = rng_below(2);
+		break;
 	case G_INT: {
 		/* pick a magnitude class so every width is exercised */
 		unsigned bits = (unsigned)rng_below(65);
@@ -873,8 +898,12 @@ static void random_value(rnsc_mp_writer *w, gtok *toks, size_t *nt, size_t cap, 
 		}
 		break;
 	}
-	case G_F64: t->u = rng_next(); break;
-	case G_F32: t->u = (uint32_t)rng_next(); break;
+	case G_F64:
+		t->u = rng_next();
+		break;
+	case G_F32:
+		t->u = (uint32_t)rng_next();
+		break;
 	case G_STR: {
 		size_t k;
 		t->len = rng_below(rng_below(64) == 0 ? 70000 : 40);
@@ -891,7 +920,8 @@ static void random_value(rnsc_mp_writer *w, gtok *toks, size_t *nt, size_t cap, 
 		t->p = pool;
 		break;
 	}
-	default: break;
+	default:
+		break;
 	}
 	if (kind == G_ARRAY || kind == G_MAP) {
 		size_t n = rng_below(rng_below(16) == 0 ? 20 : 5), k;
@@ -986,8 +1016,7 @@ int main(void)
 		return 1;
 	}
 	suite = CU_add_suite("msgpack", NULL, NULL);
-	if (suite == NULL ||
-	    !CU_add_test(suite, "golden file loaded", test_golden_loaded) ||
+	if (suite == NULL || !CU_add_test(suite, "golden file loaded", test_golden_loaded) ||
 	    !CU_add_test(suite, "golden: encode == reference bytes", test_golden_encode) ||
 	    !CU_add_test(suite, "golden: decode(reference bytes) == value", test_golden_decode) ||
 	    !CU_add_test(suite, "golden: every truncation rejected", test_golden_truncations) ||

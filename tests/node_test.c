@@ -105,17 +105,18 @@ static void test_skip_and_audit(void)
 {
 	char dir[512], text[1024];
 	snprintf(dir, sizeof(dir), "%s/skip", root);
-	snprintf(text, sizeof(text),
-		 "[reticulum]\n  share_instance = no\n  frobnicate = 3\n"
-		 "  discover_interfaces = no\n  qlen_in_pr = 9\n[extra]\n"
-		 "[interfaces]\n  loose = 1\n  [[Odd]]\n    type = NoSuchInterface\n    enabled = yes\n"
-		 "  [[My Weave]]\n    type = WeaveInterface\n    enabled = yes\n"
-		 "    port = /dev/rnsc-none\n"
-		 "  [[Srv]]\n    type = TCPServerInterface\n    enabled = yes\n"
-		 "    listen_ip = 127.0.0.1\n    listen_port = %d\n    outgoing = no\n"
-		 "    discoverable = no\n    spped = 3\n    target_port = 1\n"
-		 "    [[[sub]]]\n      x = 1\n",
-		 free_port());
+	snprintf(
+		text, sizeof(text),
+		"[reticulum]\n  share_instance = no\n  frobnicate = 3\n"
+		"  discover_interfaces = no\n  qlen_in_pr = 9\n[extra]\n"
+		"[interfaces]\n  loose = 1\n  [[Odd]]\n    type = NoSuchInterface\n    enabled = yes\n"
+		"  [[My Weave]]\n    type = WeaveInterface\n    enabled = yes\n"
+		"    port = /dev/rnsc-none\n"
+		"  [[Srv]]\n    type = TCPServerInterface\n    enabled = yes\n"
+		"    listen_ip = 127.0.0.1\n    listen_port = %d\n    outgoing = no\n"
+		"    discoverable = no\n    spped = 3\n    target_port = 1\n"
+		"    [[[sub]]]\n      x = 1\n",
+		free_port());
 	write_config(dir, text);
 	logged[0] = 0;
 	rnsc_ctx_set_log(C, capture, NULL, RNSC_LOG_WARNING);
@@ -152,8 +153,9 @@ static void test_skip_and_audit(void)
 	rnsc_node_del(n);
 	/* An option before any section is never read by the reference either. */
 	rnsc_config *cfg = NULL;
-	CU_ASSERT_EQUAL_FATAL(rnsc_config_parse(C, "stray = 1\n[logging]\n  loglevel = 4\n", 35,
-						"t", &cfg, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		rnsc_config_parse(C, "stray = 1\n[logging]\n  loglevel = 4\n", 35, "t", &cfg, &err),
+		0);
 	logged[0] = 0;
 	rnsc_ctx_set_log(C, capture, NULL, RNSC_LOG_WARNING);
 	CU_ASSERT_EQUAL(rnsc_config_audit_settings(cfg), 1);
@@ -221,9 +223,9 @@ static void test_open_retry(void)
 						   NULL, &err),
 			RNSC_ERR_NOTFOUND);
 	CU_ASSERT_EQUAL(rnsc_iface_host_retry_count(ih), 0);
-	CU_ASSERT_EQUAL(rnsc_iface_host_open_retry(ih, ci.section, "Twice", ci.type, 50, NULL,
-						   &err),
-			RNSC_ERR_IO);
+	CU_ASSERT_EQUAL(
+		rnsc_iface_host_open_retry(ih, ci.section, "Twice", ci.type, 50, NULL, &err),
+		RNSC_ERR_IO);
 	CU_ASSERT_EQUAL(rnsc_iface_host_retry_count(ih), 1);
 	rnsc_iface_host_del(ih);
 	rnsc_loop_del(loop);
@@ -298,9 +300,9 @@ static void test_three_nodes(void)
 		 "    passphrase = right\n    mode = gateway\n",
 		 port);
 	write_config(da, text);
-#define CLIENT_CFG                                                                          \
-	"[reticulum]\n  share_instance = no\n[interfaces]\n  [[Cli]]\n    type = TCPClientInterface\n    enabled = yes\n"          \
-	"    target_host = 127.0.0.1\n    target_port = %d\n    networkname = net\n"           \
+#define CLIENT_CFG                                                                                                        \
+	"[reticulum]\n  share_instance = no\n[interfaces]\n  [[Cli]]\n    type = TCPClientInterface\n    enabled = yes\n" \
+	"    target_host = 127.0.0.1\n    target_port = %d\n    networkname = net\n"                                      \
 	"    pass_phrase = %s\n"
 	snprintf(text, sizeof(text), CLIENT_CFG, port, "right");
 	write_config(db, text);
@@ -330,7 +332,8 @@ static void test_three_nodes(void)
 	rnsc_node_set_hooks(B, &hk);
 	uint8_t payload[16] = "probe payload";
 	CU_ASSERT_EQUAL(rnsc_transport_send(tb, ph, payload, sizeof(payload), probe_hash,
-					    rnsc_node_now_ms()), 0);
+					    rnsc_node_now_ms()),
+			0);
 	rnsc_node_flush(B);
 	CU_ASSERT(pump_until(10000, b_proved));
 	CU_ASSERT_EQUAL(proved, 1);
@@ -453,9 +456,9 @@ static void test_engine_import(void)
 	other[0] ^= 1;
 	CU_ASSERT_EQUAL(rnsc_transport_path_import(c, other, &p, blobs, nb, saved, rl),
 			RNSC_ERR_MALFORMED); /* not the announce of that destination */
-	CU_ASSERT_EQUAL(rnsc_transport_path_import(c, dh, &p, blobs, RNSC_MAX_RANDOM_BLOBS + 1,
-						   saved, rl),
-			RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(
+		rnsc_transport_path_import(c, dh, &p, blobs, RNSC_MAX_RANDOM_BLOBS + 1, saved, rl),
+		RNSC_ERR_INVAL);
 	CU_ASSERT(rnsc_transport_path_import(c, dh, &p, blobs, nb, saved, 5) < 0);
 	CU_ASSERT_EQUAL(rnsc_transport_path_import(c, dh, &p, blobs, nb, saved, rl), 0);
 	CU_ASSERT_EQUAL(rnsc_transport_known_import(c, &k), 0);
@@ -516,7 +519,8 @@ static void test_stop_from_thread(void)
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
-	snprintf(root, sizeof(root), "%s/rnsc-node-test.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	snprintf(root, sizeof(root), "%s/rnsc-node-test.XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(root))
 		return 1;
 	if (rnsc_ctx_new(&C) || rnsc_plugin_host_new(C, &H) || rnsc_plugin_host_add_default_dirs(H))

@@ -190,12 +190,15 @@ static void t_encrypts(void)
 	CU_ASSERT_TRUE(rnsc_packet_encrypts(RNSC_PKT_DATA, RNSC_CTX_LINKCLOSE, RNSC_DEST_LINK));
 	CU_ASSERT_TRUE(rnsc_packet_encrypts(RNSC_PKT_PROOF, RNSC_CTX_NONE, RNSC_DEST_SINGLE));
 	CU_ASSERT_FALSE(rnsc_packet_encrypts(RNSC_PKT_PROOF, RNSC_CTX_NONE, RNSC_DEST_LINK));
-	CU_ASSERT_FALSE(rnsc_packet_encrypts(RNSC_PKT_PROOF, RNSC_CTX_RESOURCE_PRF, RNSC_DEST_SINGLE));
+	CU_ASSERT_FALSE(
+		rnsc_packet_encrypts(RNSC_PKT_PROOF, RNSC_CTX_RESOURCE_PRF, RNSC_DEST_SINGLE));
 	CU_ASSERT_FALSE(rnsc_packet_encrypts(RNSC_PKT_ANNOUNCE, RNSC_CTX_NONE, RNSC_DEST_SINGLE));
-	CU_ASSERT_FALSE(rnsc_packet_encrypts(RNSC_PKT_LINKREQUEST, RNSC_CTX_NONE, RNSC_DEST_SINGLE));
+	CU_ASSERT_FALSE(
+		rnsc_packet_encrypts(RNSC_PKT_LINKREQUEST, RNSC_CTX_NONE, RNSC_DEST_SINGLE));
 	CU_ASSERT_FALSE(rnsc_packet_encrypts(RNSC_PKT_DATA, RNSC_CTX_KEEPALIVE, RNSC_DEST_LINK));
 	CU_ASSERT_FALSE(rnsc_packet_encrypts(RNSC_PKT_DATA, RNSC_CTX_RESOURCE, RNSC_DEST_LINK));
-	CU_ASSERT_FALSE(rnsc_packet_encrypts(RNSC_PKT_DATA, RNSC_CTX_CACHE_REQUEST, RNSC_DEST_LINK));
+	CU_ASSERT_FALSE(
+		rnsc_packet_encrypts(RNSC_PKT_DATA, RNSC_CTX_CACHE_REQUEST, RNSC_DEST_LINK));
 	CU_ASSERT_FALSE(rnsc_packet_encrypts(RNSC_PKT_PROOF, RNSC_CTX_LRPROOF, RNSC_DEST_SINGLE));
 }
 
@@ -233,11 +236,16 @@ static void t_no_alloc(void)
 int main(void)
 {
 	static const wt_test tests[] = {
-		{"pack KAT", t_pack_kat},         {"unpack KAT", t_unpack_kat},
-		{"packet hash", t_hash},          {"unpack bounds", t_unpack_bounds},
-		{"pack bounds", t_pack_bounds},   {"flags", t_flags},
-		{"names", t_names},               {"encryption rules", t_encrypts},
-		{"MTU and MDU", t_mtu},           {"no allocation", t_no_alloc},
+		{"pack KAT", t_pack_kat},
+		{"unpack KAT", t_unpack_kat},
+		{"packet hash", t_hash},
+		{"unpack bounds", t_unpack_bounds},
+		{"pack bounds", t_pack_bounds},
+		{"flags", t_flags},
+		{"names", t_names},
+		{"encryption rules", t_encrypts},
+		{"MTU and MDU", t_mtu},
+		{"no allocation", t_no_alloc},
 	};
 	return wt_main("packet", tests, sizeof(tests) / sizeof(tests[0]));
 }

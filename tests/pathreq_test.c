@@ -63,7 +63,8 @@ static void t_forms(void)
 	CU_ASSERT_EQUAL(rnsc_pathreq_parse(&r, NULL, 33), RNSC_ERR_INVAL);
 	/* builder limits */
 	CU_ASSERT_EQUAL(rnsc_pathreq_build(data, sizeof(data), dest, NULL, tag, 0), RNSC_ERR_RANGE);
-	CU_ASSERT_EQUAL(rnsc_pathreq_build(data, sizeof(data), dest, NULL, tag, 17), RNSC_ERR_RANGE);
+	CU_ASSERT_EQUAL(rnsc_pathreq_build(data, sizeof(data), dest, NULL, tag, 17),
+			RNSC_ERR_RANGE);
 	CU_ASSERT_EQUAL(rnsc_pathreq_build(data, 31, dest, NULL, tag, 16), RNSC_ERR_BUFSIZE);
 	CU_ASSERT_EQUAL(rnsc_pathreq_build(NULL, 31, dest, NULL, tag, 16), RNSC_ERR_INVAL);
 }

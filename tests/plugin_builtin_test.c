@@ -82,9 +82,8 @@ static const rnsc_crypto_ops ops_tiny = {.struct_size = sizeof(size_t)};
 /* Claims SHA-256 (in caps) but has no sha256 slot: registration must refuse it. */
 static const rnsc_crypto_ops ops_noslot = {.struct_size = sizeof(rnsc_crypto_ops),
 					   .self_test = selftest_ok};
-static const rnsc_crypto_ops ops_sha = {.struct_size = sizeof(rnsc_crypto_ops),
-					.self_test = selftest_ok,
-					.sha256 = fake_sha};
+static const rnsc_crypto_ops ops_sha = {
+	.struct_size = sizeof(rnsc_crypto_ops), .self_test = selftest_ok, .sha256 = fake_sha};
 
 /* A streaming hash from before the hash_copy slot (its struct ends at randomx_del). */
 static int old_init(void *inst, rnsc_hash_state *st, int alg)
@@ -117,19 +116,19 @@ static const rnsc_crypto_ops ops_old_stream = {
 	.hash_abort = old_abort,
 };
 
-#define CRYPTO_DESC(var, nm, opsp, capsv, initfn)                                        \
-	static const rnsc_plugin_desc var = {                                             \
-		.struct_size = sizeof(rnsc_plugin_desc),                                  \
-		.abi_major = RNSC_PLUGIN_ABI_MAJOR,                                       \
-		.abi_minor = RNSC_PLUGIN_ABI_MINOR,                                       \
-		.kind = RNSC_PLUGIN_CRYPTO,                                               \
-		.name = nm,                                                               \
-		.version = "0",                                                           \
-		.caps = capsv,                                                            \
-		.inst_size = 8,                                                           \
-		.ops = opsp,                                                              \
-		.init = initfn,                                                           \
-		.fini = count_fini,                                                       \
+#define CRYPTO_DESC(var, nm, opsp, capsv, initfn)                                                  \
+	static const rnsc_plugin_desc var = {                                                      \
+		.struct_size = sizeof(rnsc_plugin_desc),                                           \
+		.abi_major = RNSC_PLUGIN_ABI_MAJOR,                                                \
+		.abi_minor = RNSC_PLUGIN_ABI_MINOR,                                                \
+		.kind = RNSC_PLUGIN_CRYPTO,                                                        \
+		.name = nm,                                                                        \
+		.version = "0",                                                                    \
+		.caps = capsv,                                                                     \
+		.inst_size = 8,                                                                    \
+		.ops = opsp,                                                                       \
+		.init = initfn,                                                                    \
+		.fini = count_fini,                                                                \
 	}
 
 CRYPTO_DESC(d_init, "c_init", &ops_sha, RNSC_PRIM_BIT(RNSC_PRIM_SHA256), fail_init);
@@ -221,7 +220,8 @@ static void test_registry_limits(void)
 	for (int i = 0; i < RNSC_CRYPTO_MAX_BACKENDS; i++) {
 		snprintf(names[i], sizeof(names[i]), "b%d", i);
 		CU_ASSERT_EQUAL(rnsc_crypto_register(c, names[i], &ops_sha, NULL,
-						     RNSC_PRIM_BIT(RNSC_PRIM_SHA256)), 0);
+						     RNSC_PRIM_BIT(RNSC_PRIM_SHA256)),
+				0);
 	}
 	CU_ASSERT_EQUAL(rnsc_crypto_register(c, "one-too-many", &ops_sha, NULL, 0), RNSC_ERR_RANGE);
 	CU_ASSERT_EQUAL(rnsc_crypto_register(c, "b3", &ops_sha, NULL, 0), RNSC_ERR_DUPLICATE);
@@ -243,7 +243,8 @@ static void test_hash_copy_absent(void)
 	CU_ASSERT_EQUAL_FATAL(rnsc_ctx_new(&c), 0);
 	rnsc_ctx_set_log(c, NULL, NULL, 0);
 	CU_ASSERT_EQUAL_FATAL(rnsc_crypto_register(c, "old", &ops_old_stream, NULL,
-						   RNSC_PRIM_BIT(RNSC_PRIM_HASH_STREAM)), 0);
+						   RNSC_PRIM_BIT(RNSC_PRIM_HASH_STREAM)),
+			      0);
 	CU_ASSERT_EQUAL(rnsc_crypto_set_order(c, "old"), 0);
 	rnsc_hash a, b;
 	CU_ASSERT_EQUAL_FATAL(rnsc_hash_init(c, &a, RNSC_HASH_SHA256), 0);

@@ -131,7 +131,8 @@ static void expect_broken(const char *file, int code)
 	CU_ASSERT_EQUAL_FATAL(rnsc_plugin_host_new(c, &h), 0);
 	int rc = load(h, broken_dir, file);
 	if (rc != code)
-		fprintf(stderr, "\n%s: got %s, want %s\n", file, rnsc_err_name(rc), rnsc_err_name(code));
+		fprintf(stderr, "\n%s: got %s, want %s\n", file, rnsc_err_name(rc),
+			rnsc_err_name(code));
 	CU_ASSERT_EQUAL(rc, code);
 	const rnsc_plugin_rec *r = rnsc_plugin_host_at(h, 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
@@ -146,12 +147,30 @@ static void expect_broken(const char *file, int code)
 	rnsc_ctx_del(c);
 }
 
-static void test_broken_nosym(void) { expect_broken("broken_nosym.so", RNSC_ERR_NOSYM); }
-static void test_broken_abi(void) { expect_broken("broken_abi.so", RNSC_ERR_ABI); }
-static void test_broken_size(void) { expect_broken("broken_size.so", RNSC_ERR_ABI); }
-static void test_broken_init(void) { expect_broken("broken_init.so", RNSC_ERR_PLUGIN_INIT); }
-static void test_broken_selftest(void) { expect_broken("broken_selftest.so", RNSC_ERR_SELFTEST); }
-static void test_broken_nullops(void) { expect_broken("broken_nullops.so", RNSC_ERR_PLUGIN_DESC); }
+static void test_broken_nosym(void)
+{
+	expect_broken("broken_nosym.so", RNSC_ERR_NOSYM);
+}
+static void test_broken_abi(void)
+{
+	expect_broken("broken_abi.so", RNSC_ERR_ABI);
+}
+static void test_broken_size(void)
+{
+	expect_broken("broken_size.so", RNSC_ERR_ABI);
+}
+static void test_broken_init(void)
+{
+	expect_broken("broken_init.so", RNSC_ERR_PLUGIN_INIT);
+}
+static void test_broken_selftest(void)
+{
+	expect_broken("broken_selftest.so", RNSC_ERR_SELFTEST);
+}
+static void test_broken_nullops(void)
+{
+	expect_broken("broken_nullops.so", RNSC_ERR_PLUGIN_DESC);
+}
 
 static void test_not_a_library(void)
 {

@@ -158,7 +158,8 @@ int main(int argc, char **argv)
 		uint8_t *buf = NULL, pub[32];
 		size_t len;
 		double rcv;
-		if ((rc = rnsc_store_read_file(ctx, argv[2], RNSC_RATCHET_REMOTE_FILE_MAX, &buf, &len)) ||
+		if ((rc = rnsc_store_read_file(ctx, argv[2], RNSC_RATCHET_REMOTE_FILE_MAX, &buf,
+					       &len)) ||
 		    (rc = rnsc_ratchet_remote_decode(buf, len, pub, &rcv))) {
 			printf("remote error=%s\n", rnsc_err_name(rc));
 		} else {
@@ -179,12 +180,13 @@ int main(int argc, char **argv)
 	rnsc_node_options no = {.config_dir = argv[2], .handle_signals = 1};
 	rnsc_config_error err;
 	if ((rc = rnsc_node_new(ctx, h, &no, &node, &err))) {
-		fprintf(stderr, "ratchet_node_peer: %s\n", err.msg[0] ? err.msg : rnsc_strerror(rc));
+		fprintf(stderr, "ratchet_node_peer: %s\n",
+			err.msg[0] ? err.msg : rnsc_strerror(rc));
 		goto done;
 	}
 	T = rnsc_node_transport(node);
-	rnsc_node_hooks hooks = {.on_data = on_data, .on_announce = on_announce,
-				 .on_receipt = on_receipt};
+	rnsc_node_hooks hooks = {
+		.on_data = on_data, .on_announce = on_announce, .on_receipt = on_receipt};
 	rnsc_node_set_hooks(node, &hooks);
 	if (serve) {
 		rnsc_identity id;
@@ -198,7 +200,8 @@ int main(int argc, char **argv)
 		}
 		rnsc_identity_free(&id);
 		const char *iv = getenv("RATCHET_INTERVAL");
-		if (iv && (rc = rnsc_transport_dest_ratchet_interval(T, g_dest, (uint64_t)atoll(iv))))
+		if (iv &&
+		    (rc = rnsc_transport_dest_ratchet_interval(T, g_dest, (uint64_t)atoll(iv))))
 			goto done;
 		if (getenv("ENFORCE") && (rc = rnsc_transport_dest_enforce_ratchets(T, g_dest)))
 			goto done;

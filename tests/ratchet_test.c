@@ -26,8 +26,8 @@ static void test_files(void)
 	int n = rnsc_ratchet_file_encode(&id, (const uint8_t(*)[32])keys, 3, NULL, 0);
 	CU_ASSERT_FATAL(n > 0);
 	uint8_t buf[512];
-	CU_ASSERT_EQUAL_FATAL(rnsc_ratchet_file_encode(&id, (const uint8_t(*)[32])keys, 3, buf,
-						       sizeof(buf)), n);
+	CU_ASSERT_EQUAL_FATAL(
+		rnsc_ratchet_file_encode(&id, (const uint8_t(*)[32])keys, 3, buf, sizeof(buf)), n);
 	/* map of 2, "signature" first (the reference's dict order) */
 	CU_ASSERT_EQUAL(buf[0], 0x82);
 	CU_ASSERT_EQUAL(buf[1], 0xa9);
@@ -136,10 +136,12 @@ static void pump(void)
 			uint8_t buf[600];
 			uint32_t ifc;
 			int len;
-			while ((len = rnsc_transport_outbox_pop(S[i].t, &ifc, buf, sizeof(buf))) > 0) {
+			while ((len = rnsc_transport_outbox_pop(S[i].t, &ifc, buf, sizeof(buf))) >
+			       0) {
 				any = 1;
-				CU_ASSERT_EQUAL(rnsc_transport_ingest(S[1 - i].t, 1, buf, (size_t)len, NOW),
-						0);
+				CU_ASSERT_EQUAL(
+					rnsc_transport_ingest(S[1 - i].t, 1, buf, (size_t)len, NOW),
+					0);
 			}
 		}
 		if (!any)
@@ -154,12 +156,14 @@ static void sides_up(void)
 		CU_ASSERT_EQUAL_FATAL(rnsc_identity_generate(C, &S[i].tid), 0);
 		rnsc_transport_config cfg = {.use_implicit_proof = 1};
 		CU_ASSERT_EQUAL_FATAL(rnsc_transport_new(C, &S[i].t, &S[i].tid, &cfg), 0);
-		rnsc_transport_callbacks cb = {.ud = &S[i], .on_data = on_data,
+		rnsc_transport_callbacks cb = {.ud = &S[i],
+					       .on_data = on_data,
 					       .on_ratchet = on_ratchet,
 					       .on_dest_ratchets = on_dest_ratchets};
 		rnsc_transport_set_callbacks(S[i].t, &cb);
-		CU_ASSERT_EQUAL_FATAL(rnsc_transport_iface_add(S[i].t, 1, RNSC_TRANSPORT_MODE_FULL,
-							       10000000, 0), 0);
+		CU_ASSERT_EQUAL_FATAL(
+			rnsc_transport_iface_add(S[i].t, 1, RNSC_TRANSPORT_MODE_FULL, 10000000, 0),
+			0);
 	}
 }
 
@@ -178,8 +182,8 @@ static void test_engine(void)
 	CU_ASSERT_EQUAL_FATAL(rnsc_identity_generate(C, &id), 0);
 	static const char *const asp[] = {"ratchet"};
 	uint8_t dh[HL];
-	CU_ASSERT_EQUAL_FATAL(rnsc_transport_dest_add(S[0].t, RNSC_DEST_SINGLE, &id, "rnsclt", asp,
-						      1, 1, dh), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		rnsc_transport_dest_add(S[0].t, RNSC_DEST_SINGLE, &id, "rnsclt", asp, 1, 1, dh), 0);
 	memcpy(S[0].dest, dh, HL);
 	/* enforcement needs ratchets on (the reference returns False) */
 	CU_ASSERT_EQUAL(rnsc_transport_dest_enforce_ratchets(S[0].t, dh), RNSC_ERR_STATE);
@@ -204,7 +208,7 @@ static void test_engine(void)
 	CU_ASSERT_EQUAL(S[0].rotated_n, 1);
 	CU_ASSERT_EQUAL(S[0].persisted, 1); /* _remember_ratchet of its own */
 	pump();
-	const uint8_t (*list)[32];
+	const uint8_t(*list)[32];
 	size_t n;
 	CU_ASSERT_EQUAL_FATAL(rnsc_transport_dest_ratchets(S[0].t, dh, &list, &n), 0);
 	CU_ASSERT_EQUAL_FATAL(n, 1);
@@ -253,7 +257,8 @@ static void test_engine(void)
 		memcpy(pk + 32, id.ed_pub, 32);
 		CU_ASSERT_EQUAL_FATAL(rnsc_identity_from_public(C, &rid, pk, 64), 0);
 		uint8_t ct[200], raw[300];
-		int cl = rnsc_identity_encrypt(&rid, ct, sizeof(ct), (const uint8_t *)"id", 2, NULL);
+		int cl =
+			rnsc_identity_encrypt(&rid, ct, sizeof(ct), (const uint8_t *)"id", 2, NULL);
 		CU_ASSERT_FATAL(cl > 0);
 		rnsc_packet p = {0};
 		p.header_type = RNSC_HEADER_1;

@@ -96,7 +96,8 @@ static void test_path(void)
 	n = end();
 	CU_ASSERT_EQUAL(rnsc_remote_mgmt_parse_path(buf, n, &q), 0);
 	/* ["table", <truncated>] */
-	CU_ASSERT_EQUAL(rnsc_remote_mgmt_parse_path((const uint8_t *)"\x92\xa5table\xc4\x10", 9, &q), 0);
+	CU_ASSERT_EQUAL(
+		rnsc_remote_mgmt_parse_path((const uint8_t *)"\x92\xa5table\xc4\x10", 9, &q), 0);
 }
 
 static void put_entry(const uint8_t *hash, uint64_t hops)

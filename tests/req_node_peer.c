@@ -83,7 +83,7 @@ typedef struct app {
 	/* REQ_NONE (client) and REQ_CANCEL (both) */
 	unsigned c_none_failed, c_none_bad;
 	uint64_t cancel_size;
-	rnsc_resource *cx;       /* the resource being watched for progress (borrowed) */
+	rnsc_resource *cx; /* the resource being watched for progress (borrowed) */
 	int cx_progressed, cx_done, cx_status, cx_cancelled;
 	unsigned s_incoming; /* server: plain resources accepted */
 	int s_icl, s_rcl;
@@ -571,13 +571,15 @@ static int big_phase(app *a, uint64_t end)
 						 .failed = big_failed,
 						 .progress = big_progress,
 						 .ud = &b};
-			int rc = ml < 0 ? ml
-				       : rnsc_request_link_send(a->rl, kind ? "/bigreq" : "/big", mp,
-								(size_t)ml, &p, NULL, now_ms());
+			int rc =
+				ml < 0 ? ml
+				       : rnsc_request_link_send(a->rl, kind ? "/bigreq" : "/big",
+								mp, (size_t)ml, &p, NULL, now_ms());
 			free(raw);
 			free(mp);
 			if (rc) {
-				fprintf(stderr, "req_node_peer: big request: %s\n", rnsc_strerror(rc));
+				fprintf(stderr, "req_node_peer: big request: %s\n",
+					rnsc_strerror(rc));
 				ok = 0;
 				break;
 			}
@@ -635,8 +637,10 @@ static int none_phase(app *a, unsigned k, uint64_t end)
 		rnsc_mp_writer_init(&w, mp, sizeof(mp));
 		rnsc_mp_write_uint(&w, i);
 		int ml = rnsc_mp_writer_finish(&w);
-		rnsc_request_params p = {
-			.response = none_response, .failed = none_failed, .ud = &g_none[i], .timeout_ms = 3000};
+		rnsc_request_params p = {.response = none_response,
+					 .failed = none_failed,
+					 .ud = &g_none[i],
+					 .timeout_ms = 3000};
 		if (ml < 0 ||
 		    rnsc_request_link_send(a->rl, "/none", mp, (size_t)ml, &p, NULL, now_ms()))
 			break;
@@ -736,7 +740,8 @@ static void srv_cancel_check(app *a)
  * the second and waits for its end. 1 when icl and rcl both hold (see the top). */
 static int cancel_phase(app *a, uint64_t end)
 {
-	rnsc_resource_callbacks cb = {.read = cx_read, .progress = cx_progress, .concluded = cx_concluded};
+	rnsc_resource_callbacks cb = {
+		.read = cx_read, .progress = cx_progress, .concluded = cx_concluded};
 	rnsc_resource_params p = {.size = a->cancel_size};
 	int icl = 0, rcl = 0;
 	for (int round = 0; round < 2 && !a->closed; round++) {
@@ -855,7 +860,8 @@ int main(int argc, char **argv)
 		uint8_t dest[HL];
 		static const char *const asp[] = {"req"};
 		if (rnsc_identity_generate(a.ctx, &id) ||
-		    rnsc_transport_dest_add(a.t, RNSC_DEST_SINGLE, &id, "rnsclt", asp, 1, 1, dest)) {
+		    rnsc_transport_dest_add(a.t, RNSC_DEST_SINGLE, &id, "rnsclt", asp, 1, 1,
+					    dest)) {
 			fprintf(stderr, "req_node_peer: cannot register the destination\n");
 			goto out;
 		}
@@ -895,9 +901,8 @@ int main(int argc, char **argv)
 			if (!a.s_icl || !a.s_rcl)
 				ret_cancel_bad = 1;
 		}
-		ret = (a.closed || a.bye_at) &&
-				      (a.loss ? a.s_echo >= N : a.s_echo == N) && a.s_allowed == M &&
-				      a.s_denied == 0
+		ret = (a.closed || a.bye_at) && (a.loss ? a.s_echo >= N : a.s_echo == N) &&
+				      a.s_allowed == M && a.s_denied == 0
 			      ? ret_cancel_bad
 			      : 1;
 #ifdef REQ_PEER_BUFFER
@@ -909,10 +914,12 @@ int main(int argc, char **argv)
 			hex(hx, sha, 32);
 			hex(th, txsha, 32);
 			if (getenv("PEER_DEBUG") && a.ch)
-				fprintf(stderr, "channel: outstanding %zu held %zu window %u next %u rx %u shut %d\n",
+				fprintf(stderr,
+					"channel: outstanding %zu held %zu window %u next %u rx %u shut %d\n",
 					rnsc_channel_outstanding(a.ch), rnsc_channel_held(a.ch),
 					rnsc_channel_window(a.ch), rnsc_channel_next_sequence(a.ch),
-					rnsc_channel_next_rx_sequence(a.ch), rnsc_channel_is_shut_down(a.ch));
+					rnsc_channel_next_rx_sequence(a.ch),
+					rnsc_channel_is_shut_down(a.ch));
 			printf("server stream rx=%llu sha=%s tx=%llu txsha=%s\n",
 			       (unsigned long long)a.rx_bytes, hx,
 			       (unsigned long long)(streamed ? stream_bytes : 0), th);
@@ -1017,7 +1024,8 @@ int main(int argc, char **argv)
 		turn(&a, 0);
 	}
 	const char *none_env = getenv("REQ_NONE");
-	int none_ok = none_env && atoi(none_env) > 0 ? none_phase(&a, (unsigned)atoi(none_env), end) : 1;
+	int none_ok =
+		none_env && atoi(none_env) > 0 ? none_phase(&a, (unsigned)atoi(none_env), end) : 1;
 	int big_ok = big_phase(&a, end) && none_ok;
 	if (a.cancel_size && !a.closed)
 		big_ok = cancel_phase(&a, end) && big_ok;
@@ -1034,10 +1042,12 @@ int main(int argc, char **argv)
 		hex(hx, sha, 32);
 		hex(th, txsha, 32);
 		if (getenv("PEER_DEBUG"))
-			fprintf(stderr, "channel: outstanding %zu held %zu window %u next %u rx %u shut %d\n",
+			fprintf(stderr,
+				"channel: outstanding %zu held %zu window %u next %u rx %u shut %d\n",
 				rnsc_channel_outstanding(a.ch), rnsc_channel_held(a.ch),
 				rnsc_channel_window(a.ch), rnsc_channel_next_sequence(a.ch),
-				rnsc_channel_next_rx_sequence(a.ch), rnsc_channel_is_shut_down(a.ch));
+				rnsc_channel_next_rx_sequence(a.ch),
+				rnsc_channel_is_shut_down(a.ch));
 		printf("client stream rx=%llu sha=%s tx=%llu txsha=%s\n",
 		       (unsigned long long)a.rx_bytes, hx, (unsigned long long)stream_bytes, th);
 		/* let the last proofs come back before closing */

@@ -169,9 +169,8 @@ static void reset_counts(void)
 	memset(&g_info, 0, sizeof(g_info));
 }
 
-static const rnsc_request_params PRM = {.response = cb_resp,
-					.failed = cb_failed,
-					.progress = cb_progress};
+static const rnsc_request_params PRM = {
+	.response = cb_resp, .failed = cb_failed, .progress = cb_progress};
 
 static size_t mp_bin(uint8_t *out, size_t cap, const char *s)
 {
@@ -204,8 +203,9 @@ static void t_wire(void)
 	/* nil data, and data that is not exactly one value */
 	CU_ASSERT_EQUAL(rnsc_request_pack(out, sizeof(out), 1.5, ph, NULL, 0), 29);
 	CU_ASSERT_EQUAL(out[28], 0xc0);
-	CU_ASSERT_EQUAL(rnsc_request_pack(out, sizeof(out), 1.5, ph, (const uint8_t *)"\xc0\xc0", 2),
-			RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(
+		rnsc_request_pack(out, sizeof(out), 1.5, ph, (const uint8_t *)"\xc0\xc0", 2),
+		RNSC_ERR_INVAL);
 	CU_ASSERT_EQUAL(rnsc_request_pack(out, sizeof(out), 1.5, NULL, NULL, 0), RNSC_ERR_INVAL);
 	CU_ASSERT_EQUAL(rnsc_request_path_hash(NULL, ph, "x", 1), RNSC_ERR_INVAL);
 	n = rnsc_request_pack(out, sizeof(out), 1.5, ph, data, dl);
@@ -220,10 +220,10 @@ static void t_wire(void)
 	/* lenient as the reference: extra elements, an int timestamp, a path that is no hash */
 	static const char *const lenient[] = {
 		"94cb3ff8000000000000c410000102030405060708090a0b0c0d0e0f01c0", /* 4 items */
-		"9305c41000010203040506070809 0a0b0c0d0e0f01",                    /* int time */
-		"93fbc410000102030405060708090a0b0c0d0e0f01",                    /* neg int */
-		"93c0a3616263c0",                                                 /* str path */
-		"93ca3fc00000c410000102030405060708090a0b0c0d0e0f01",             /* float32 */
+		"9305c41000010203040506070809 0a0b0c0d0e0f01",                  /* int time */
+		"93fbc410000102030405060708090a0b0c0d0e0f01",                   /* neg int */
+		"93c0a3616263c0",                                               /* str path */
+		"93ca3fc00000c410000102030405060708090a0b0c0d0e0f01",           /* float32 */
 	};
 	for (size_t i = 0; i < sizeof(lenient) / sizeof(*lenient); i++) {
 		uint8_t b[64];
@@ -414,7 +414,8 @@ static void t_policies(void)
 	CU_ASSERT_EQUAL(rnsc_request_link_send(A.rl, "/list", NULL, 0, &PRM, id, now), 0);
 	pump();
 	CU_ASSERT(B.last_rc == 0 && g_calls == 1 && g_resp == 1);
-	CU_ASSERT(g_info.remote_identity && memcmp(g_info.remote_identity->hash, WHO.hash, 16) == 0);
+	CU_ASSERT(g_info.remote_identity &&
+		  memcmp(g_info.remote_identity->hash, WHO.hash, 16) == 0);
 	/* identified, but not in this list */
 	CU_ASSERT_EQUAL(rnsc_request_link_send(A.rl, "/list1", NULL, 0, &PRM, id, now), 0);
 	pump();
@@ -518,8 +519,7 @@ static void t_resources(void)
 	rnsc_request_link_set_resource_ops(B.rl, &ops);
 	/* with them: handed over with the truncated hash of the packed request as id */
 	g_res_rc = RNSC_ERR_IO;
-	CU_ASSERT_EQUAL(rnsc_request_link_send(A.rl, "/big", data, dl, &PRM, id, now),
-			RNSC_ERR_IO);
+	CU_ASSERT_EQUAL(rnsc_request_link_send(A.rl, "/big", data, dl, &PRM, id, now), RNSC_ERR_IO);
 	g_res_rc = 0;
 	rnsc_request_params p = PRM;
 	p.timeout_ms = 3000;
@@ -555,9 +555,8 @@ static void t_resources(void)
 	CU_ASSERT_EQUAL(rnsc_request_link_response_progress(A.rl, id, 0.5, now), 0);
 	CU_ASSERT(r->progress == 0.5);
 	CU_ASSERT_EQUAL(g_progress, 2);
-	CU_ASSERT_EQUAL(rnsc_request_link_response_resource_received(A.rl, g_res_data, g_res_len,
-								     now),
-			0);
+	CU_ASSERT_EQUAL(
+		rnsc_request_link_response_resource_received(A.rl, g_res_data, g_res_len, now), 0);
 	CU_ASSERT_EQUAL(g_resp, 1);
 	CU_ASSERT(g_last_resp_len == dl && memcmp(g_last_resp, data, dl) == 0);
 	/* unknown ids */
@@ -582,9 +581,9 @@ static void t_resources(void)
 			RNSC_ERR_TOOBIG);
 	CU_ASSERT_EQUAL(g_failed, 3);
 	/* a response resource whose request is unknown */
-	CU_ASSERT_EQUAL(rnsc_request_link_response_resource_received(A.rl, g_res_data, g_res_len,
-								     now),
-			RNSC_ERR_NOTFOUND);
+	CU_ASSERT_EQUAL(
+		rnsc_request_link_response_resource_received(A.rl, g_res_data, g_res_len, now),
+		RNSC_ERR_NOTFOUND);
 	/* a response larger than the MDU with no ops is dropped */
 	rnsc_request_link_set_resource_ops(B.rl, NULL);
 	g_out_len = dl;
@@ -637,7 +636,8 @@ static void t_sizes_and_errors(void)
 	CU_ASSERT_EQUAL(rnsc_request_link_tick(A.rl, now + 100000), 1);
 	/* many pending requests at once (the list grows) */
 	for (int i = 0; i < 20; i++)
-		CU_ASSERT_EQUAL(rnsc_request_link_send(A.rl, "/echo", data, dl, &PRM, NULL, now), 0);
+		CU_ASSERT_EQUAL(rnsc_request_link_send(A.rl, "/echo", data, dl, &PRM, NULL, now),
+				0);
 	CU_ASSERT_EQUAL(rnsc_request_link_pending(A.rl), 20);
 	pump();
 	CU_ASSERT_EQUAL(rnsc_request_link_pending(A.rl), 0);

@@ -198,7 +198,7 @@ static void teardown_pair(void)
 }
 
 static uint64_t hctr;
-static int faulting; /* allocation failures are being injected */
+static int faulting;     /* allocation failures are being injected */
 static uint64_t step_ms; /* the clock advances this much per delivered packet */
 /* Delivers one queued packet of `from` to `to`; returns 0 when none was queued. */
 static int deliver_one(end *from, end *to)
@@ -214,7 +214,8 @@ static int deliver_one(end *from, end *to)
 	memcpy(h, &hctr, sizeof(hctr)); /* a distinct packet hash per packet */
 	if (p.type == RNSC_PKT_DATA && p.ctx == RNSC_CTX_RESOURCE_ADV) {
 		if (!to->r) {
-			int rc = rnsc_resource_accept(C, &to->r, &to->link, &CB, to, p.d, p.len, now);
+			int rc = rnsc_resource_accept(C, &to->r, &to->link, &CB, to, p.d, p.len,
+						      now);
 			CU_ASSERT(rc == 0 || (faulting && rc == RNSC_ERR_NOMEM));
 		} else {
 			rnsc_resource_adv a;
@@ -331,8 +332,9 @@ static void t_small(void)
 	CU_ASSERT_EQUAL(rnsc_resource_next_deadline(S.r), UINT64_MAX);
 	/* packets after the end are not the resource's any more */
 	uint8_t h[32] = {0};
-	CU_ASSERT_EQUAL(rnsc_resource_packet(S.r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE_REQ, h, 32, h,
-					     now), RNSC_ERR_NOTFOUND);
+	CU_ASSERT_EQUAL(
+		rnsc_resource_packet(S.r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE_REQ, h, 32, h, now),
+		RNSC_ERR_NOTFOUND);
 	teardown_pair();
 }
 
@@ -356,7 +358,10 @@ static void t_metadata_compressed_hmu(void)
 	CU_ASSERT_EQUAL(R.sink_len, sizeof(text));
 	CU_ASSERT(memcmp(R.sink, text, sizeof(text)) == 0);
 	CU_ASSERT_EQUAL(R.meta_calls, 1);
-	CU_ASSERT(R.meta_len == 16 && memcmp(R.meta + 6, "\xc4\x08" "file.txt", 10) == 0);
+	CU_ASSERT(R.meta_len == 16 && memcmp(R.meta + 6,
+					     "\xc4\x08"
+					     "file.txt",
+					     10) == 0);
 	CU_ASSERT(rnsc_resource_compressed(R.r));
 	rnsc_resource_stats st;
 	rnsc_resource_stats_get(S.r, &st);
@@ -661,7 +666,8 @@ static void t_dropped_first_request(void)
 	uint64_t dl = rnsc_resource_next_deadline(R.r);
 	/* last_activity + 4 * (3 * sdu / eifr) + 0.25 s, eifr = 287 * 8 / 0.05 */
 	double expect = 4.0 * (3.0 * 464.0 / (287.0 * 8.0 / 0.05)) + 0.25;
-	CU_ASSERT(dl >= t0 + (uint64_t)(expect * 1000) - 2 && dl <= t0 + (uint64_t)(expect * 1000) + 2);
+	CU_ASSERT(dl >= t0 + (uint64_t)(expect * 1000) - 2 &&
+		  dl <= t0 + (uint64_t)(expect * 1000) + 2);
 	rnsc_resource_tick(R.r, dl - 1); /* not yet */
 	rnsc_resource_stats st;
 	rnsc_resource_stats_get(R.r, &st);
@@ -729,21 +735,25 @@ static void t_bad_proof(void)
 	CU_ASSERT(S.qn == 0); /* the ICL went to the receiver, which ignored it */
 	/* a proof of the wrong length or for another resource is not taken */
 	uint8_t pr[64] = {0};
-	CU_ASSERT_EQUAL(rnsc_resource_packet(S.r, RNSC_PKT_PROOF, RNSC_CTX_RESOURCE_PRF, pr, 10,
-					     NULL, now), RNSC_ERR_NOTFOUND);
+	CU_ASSERT_EQUAL(
+		rnsc_resource_packet(S.r, RNSC_PKT_PROOF, RNSC_CTX_RESOURCE_PRF, pr, 10, NULL, now),
+		RNSC_ERR_NOTFOUND);
 	teardown_pair();
 
 	setup(500, 1 << 16);
 	CU_ASSERT_EQUAL_FATAL(start(sizeof(d), d, NULL, 0), 0);
-	CU_ASSERT_EQUAL(rnsc_resource_packet(S.r, RNSC_PKT_PROOF, RNSC_CTX_RESOURCE_PRF, pr, 10,
-					     NULL, now), RNSC_ERR_MALFORMED);
-	CU_ASSERT_EQUAL(rnsc_resource_packet(S.r, RNSC_PKT_PROOF, RNSC_CTX_RESOURCE_PRF, pr, 64,
-					     NULL, now), RNSC_ERR_NOTFOUND);
+	CU_ASSERT_EQUAL(
+		rnsc_resource_packet(S.r, RNSC_PKT_PROOF, RNSC_CTX_RESOURCE_PRF, pr, 10, NULL, now),
+		RNSC_ERR_MALFORMED);
+	CU_ASSERT_EQUAL(
+		rnsc_resource_packet(S.r, RNSC_PKT_PROOF, RNSC_CTX_RESOURCE_PRF, pr, 64, NULL, now),
+		RNSC_ERR_NOTFOUND);
 	memcpy(pr, rnsc_resource_hash(S.r), 32);
-	CU_ASSERT_EQUAL(rnsc_resource_packet(S.r, RNSC_PKT_PROOF, RNSC_CTX_RESOURCE_PRF, pr, 64,
-					     NULL, now), 0);
-	CU_ASSERT_EQUAL(rnsc_resource_packet(S.r, RNSC_PKT_PROOF, RNSC_CTX_NONE, pr, 64, NULL,
-					     now), RNSC_ERR_NOTFOUND);
+	CU_ASSERT_EQUAL(
+		rnsc_resource_packet(S.r, RNSC_PKT_PROOF, RNSC_CTX_RESOURCE_PRF, pr, 64, NULL, now),
+		0);
+	CU_ASSERT_EQUAL(rnsc_resource_packet(S.r, RNSC_PKT_PROOF, RNSC_CTX_NONE, pr, 64, NULL, now),
+			RNSC_ERR_NOTFOUND);
 	CU_ASSERT_EQUAL(rnsc_resource_status(S.r), RNSC_RESOURCE_ADVERTISED);
 	teardown_pair();
 }
@@ -849,7 +859,8 @@ static void t_response_readvertised(void)
 	rnsc_resource_tick(S.r, now);
 	CU_ASSERT_EQUAL(S.qn, 2);
 	CU_ASSERT(S.q[0].len == S.q[1].len && memcmp(S.q[0].d, S.q[1].d, S.q[0].len) == 0);
-	CU_ASSERT_EQUAL(rnsc_resource_next_deadline(S.r), t0 + 300 + RNSC_RESOURCE_PROCESSING_GRACE_MS);
+	CU_ASSERT_EQUAL(rnsc_resource_next_deadline(S.r),
+			t0 + 300 + RNSC_RESOURCE_PROCESSING_GRACE_MS);
 	for (int i = 0; i < 10 && !rnsc_resource_done(S.r); i++) {
 		now = rnsc_resource_next_deadline(S.r);
 		rnsc_resource_tick(S.r, now);
@@ -961,7 +972,8 @@ static void t_decompression_limit(void)
 	uint8_t *payload = malloc(4 + clen);
 	memset(payload, 0xAB, 4);
 	CU_ASSERT_EQUAL_FATAL(BZ2_bzBuffToBuffCompress((char *)payload + 4, &clen, (char *)zeros,
-						       (unsigned)zlen, 9, 0, 0), BZ_OK);
+						       (unsigned)zlen, 9, 0, 0),
+			      BZ_OK);
 	free(zeros);
 	size_t elen = rnsc_token_len(4 + clen);
 	uint8_t *enc = malloc(elen);
@@ -979,19 +991,28 @@ static void t_decompression_limit(void)
 		memcpy(hm + i * 4, full, 4);
 		free(tmp);
 	}
-	rnsc_resource_adv a = {.t = elen, .d = zlen, .n = parts, .r_len = 4, .i = 1, .l = 1,
-			       .f = 0x03, .m = hm, .m_len = parts * 4};
+	rnsc_resource_adv a = {.t = elen,
+			       .d = zlen,
+			       .n = parts,
+			       .r_len = 4,
+			       .i = 1,
+			       .l = 1,
+			       .f = 0x03,
+			       .m = hm,
+			       .m_len = parts * 4};
 	memset(a.h, 0x11, 32);
 	memset(a.o, 0x11, 32);
 	memcpy(a.r, rh, 4);
 	uint8_t adv[600];
 	int al = rnsc_resource_adv_pack(&a, 0, adv, sizeof(adv));
 	CU_ASSERT_FATAL(al > 0);
-	CU_ASSERT_EQUAL_FATAL(rnsc_resource_accept(C, &R.r, &R.link, &CB, &R, adv, (size_t)al, now), 0);
+	CU_ASSERT_EQUAL_FATAL(rnsc_resource_accept(C, &R.r, &R.link, &CB, &R, adv, (size_t)al, now),
+			      0);
 	for (size_t i = 0; i < parts; i++) {
 		size_t pl = elen - i * sdu < sdu ? elen - i * sdu : sdu;
 		CU_ASSERT_EQUAL(rnsc_resource_packet(R.r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE,
-						     enc + i * sdu, pl, NULL, now), 0);
+						     enc + i * sdu, pl, NULL, now),
+				0);
 	}
 	free(enc);
 	CU_ASSERT_EQUAL(R.status, RNSC_RESOURCE_CORRUPT);
@@ -1020,14 +1041,28 @@ static size_t adv_map(uint8_t *out, size_t cap, const char *skip, const char *ex
 		rnsc_mp_write_cstr(&w, ks);
 		switch (*k) {
 		case 'h':
-		case 'o': rnsc_mp_write_bin(&w, h, 32); break;
-		case 'r': rnsc_mp_write_bin(&w, h, 4); break;
-		case 'q': rnsc_mp_write_nil(&w); break;
-		case 'm': rnsc_mp_write_bin(&w, h, 8); break;
+		case 'o':
+			rnsc_mp_write_bin(&w, h, 32);
+			break;
+		case 'r':
+			rnsc_mp_write_bin(&w, h, 4);
+			break;
+		case 'q':
+			rnsc_mp_write_nil(&w);
+			break;
+		case 'm':
+			rnsc_mp_write_bin(&w, h, 8);
+			break;
 		case 'i':
-		case 'l': rnsc_mp_write_uint(&w, 1); break;
-		case 't': rnsc_mp_write_uint(&w, 1000); break;
-		default: rnsc_mp_write_uint(&w, 100); break;
+		case 'l':
+			rnsc_mp_write_uint(&w, 1);
+			break;
+		case 't':
+			rnsc_mp_write_uint(&w, 1000);
+			break;
+		default:
+			rnsc_mp_write_uint(&w, 100);
+			break;
 		}
 	}
 	if (extra) {
@@ -1168,35 +1203,47 @@ static void t_receiver_edges(void)
 	/* the real transfer, with junk thrown at both ends on the way */
 	deliver_one(&S, &R);
 	uint8_t junk[64] = {0};
-	CU_ASSERT_EQUAL(rnsc_resource_packet(R.r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE_HMU, junk, 8,
-					     NULL, now), RNSC_ERR_MALFORMED);
+	CU_ASSERT_EQUAL(
+		rnsc_resource_packet(R.r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE_HMU, junk, 8, NULL, now),
+		RNSC_ERR_MALFORMED);
 	CU_ASSERT_EQUAL(rnsc_resource_packet(R.r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE_HMU, junk, 40,
-					     NULL, now), RNSC_ERR_NOTFOUND);
+					     NULL, now),
+			RNSC_ERR_NOTFOUND);
 	CU_ASSERT_EQUAL(rnsc_resource_packet(R.r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE_REQ, junk, 40,
-					     NULL, now), RNSC_ERR_NOTFOUND);
+					     NULL, now),
+			RNSC_ERR_NOTFOUND);
 	CU_ASSERT_EQUAL(rnsc_resource_packet(R.r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE_RCL, junk, 40,
-					     NULL, now), RNSC_ERR_NOTFOUND);
-	CU_ASSERT_EQUAL(rnsc_resource_packet(R.r, RNSC_PKT_DATA, RNSC_CTX_NONE, junk, 40, NULL,
-					     now), RNSC_ERR_NOTFOUND);
-	CU_ASSERT_EQUAL(rnsc_resource_packet(S.r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE, junk, 40, NULL,
-					     now), RNSC_ERR_NOTFOUND);
+					     NULL, now),
+			RNSC_ERR_NOTFOUND);
+	CU_ASSERT_EQUAL(
+		rnsc_resource_packet(R.r, RNSC_PKT_DATA, RNSC_CTX_NONE, junk, 40, NULL, now),
+		RNSC_ERR_NOTFOUND);
+	CU_ASSERT_EQUAL(
+		rnsc_resource_packet(S.r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE, junk, 40, NULL, now),
+		RNSC_ERR_NOTFOUND);
 	CU_ASSERT_EQUAL(rnsc_resource_packet(S.r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE_HMU, junk, 40,
-					     NULL, now), RNSC_ERR_NOTFOUND);
-	CU_ASSERT_EQUAL(rnsc_resource_packet(S.r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE_REQ, junk, 0,
-					     NULL, now), RNSC_ERR_MALFORMED);
+					     NULL, now),
+			RNSC_ERR_NOTFOUND);
+	CU_ASSERT_EQUAL(
+		rnsc_resource_packet(S.r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE_REQ, junk, 0, NULL, now),
+		RNSC_ERR_MALFORMED);
 	CU_ASSERT_EQUAL(rnsc_resource_packet(S.r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE_REQ, junk, 20,
-					     NULL, now), RNSC_ERR_MALFORMED);
+					     NULL, now),
+			RNSC_ERR_MALFORMED);
 	CU_ASSERT_EQUAL(rnsc_resource_packet(S.r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE_RCL, junk, 20,
-					     NULL, now), RNSC_ERR_MALFORMED);
+					     NULL, now),
+			RNSC_ERR_MALFORMED);
 	CU_ASSERT_EQUAL(rnsc_resource_packet(S.r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE_RCL, junk, 40,
-					     NULL, now), RNSC_ERR_NOTFOUND);
+					     NULL, now),
+			RNSC_ERR_NOTFOUND);
 	CU_ASSERT_EQUAL(rnsc_resource_packet(NULL, 0, 0, junk, 4, NULL, now), RNSC_ERR_INVAL);
 	/* an HMU the receiver did not ask for is ignored; an unparseable one too */
 	uint8_t hmu[64];
 	memcpy(hmu, rnsc_resource_hash(R.r), 32);
 	memcpy(hmu + 32, "\x92\x01\xc4\x04\x01\x02\x03\x04", 8);
-	CU_ASSERT_EQUAL(rnsc_resource_packet(R.r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE_HMU, hmu, 40,
-					     NULL, now), 0);
+	CU_ASSERT_EQUAL(
+		rnsc_resource_packet(R.r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE_HMU, hmu, 40, NULL, now),
+		0);
 	/* a duplicated request (same packet hash) is served once */
 	CU_ASSERT_EQUAL(R.qn, 1);
 	uint8_t ph[32] = {9};
@@ -1227,12 +1274,14 @@ static void t_receiver_edges(void)
 	CU_ASSERT_EQUAL(rnsc_resource_status(R.r), RNSC_RESOURCE_TRANSFERRING);
 	memcpy(hmu, rnsc_resource_hash(R.r), 32);
 	memcpy(hmu + 32, "\x92\x01\xa1", 3); /* unparseable: dropped */
-	CU_ASSERT_EQUAL(rnsc_resource_packet(R.r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE_HMU, hmu, 35,
-					     NULL, now), 0);
+	CU_ASSERT_EQUAL(
+		rnsc_resource_packet(R.r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE_HMU, hmu, 35, NULL, now),
+		0);
 	CU_ASSERT_EQUAL(rnsc_resource_status(R.r), RNSC_RESOURCE_TRANSFERRING);
 	memcpy(hmu + 32, "\x92\x01\xc4\x00", 4);
-	CU_ASSERT_EQUAL(rnsc_resource_packet(R.r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE_HMU, hmu, 36,
-					     NULL, now), 0);
+	CU_ASSERT_EQUAL(
+		rnsc_resource_packet(R.r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE_HMU, hmu, 36, NULL, now),
+		0);
 	CU_ASSERT_EQUAL(R.status, RNSC_RESOURCE_FAILED);
 	/* and an HMU naming hashes beyond the parts is dropped */
 	teardown_pair();
@@ -1244,8 +1293,9 @@ static void t_receiver_edges(void)
 	pump();
 	memcpy(hmu, rnsc_resource_hash(R.r), 32);
 	memcpy(hmu + 32, "\x92\x50\xc4\x04\x01\x02\x03\x04", 8);
-	CU_ASSERT_EQUAL(rnsc_resource_packet(R.r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE_HMU, hmu, 40,
-					     NULL, now), 0);
+	CU_ASSERT_EQUAL(
+		rnsc_resource_packet(R.r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE_HMU, hmu, 40, NULL, now),
+		0);
 	CU_ASSERT_EQUAL(rnsc_resource_status(R.r), RNSC_RESOURCE_TRANSFERRING);
 	teardown_pair();
 
@@ -1257,7 +1307,8 @@ static void t_receiver_edges(void)
 	memset(req + 1, 0xEE, 4); /* matches nothing: part_index runs to the scope's end */
 	memcpy(req + 5, rnsc_resource_hash(S.r), 32);
 	CU_ASSERT_EQUAL(rnsc_resource_packet(S.r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE_REQ, req,
-					     sizeof(req), NULL, now), 0);
+					     sizeof(req), NULL, now),
+			0);
 	CU_ASSERT_EQUAL(S.status, RNSC_RESOURCE_FAILED);
 	teardown_pair();
 }
@@ -1319,7 +1370,8 @@ static void t_api(void)
 	CU_ASSERT_EQUAL_FATAL(rnsc_resource_send(C, &S.r, &S.link, &CB, &S, &p, now), 0);
 	CU_ASSERT_EQUAL(rnsc_resource_flags(S.r), 0x11);
 	/* a response's first deadline is its early re-advertisement (t_response_readvertised) */
-	CU_ASSERT_EQUAL(rnsc_resource_next_deadline(S.r), now + RNSC_RESOURCE_RESPONSE_READV_MS + 150);
+	CU_ASSERT_EQUAL(rnsc_resource_next_deadline(S.r),
+			now + RNSC_RESOURCE_RESPONSE_READV_MS + 150);
 	const uint8_t *q = rnsc_resource_request_id(S.r, &ql);
 	CU_ASSERT(q && ql == 16 && memcmp(q, rid, 16) == 0);
 	rnsc_resource_adv a;

@@ -42,11 +42,12 @@ static void test_md5(void)
 {
 	static const struct {
 		const char *in, *out;
-	} v[] = {{"", "d41d8cd98f00b204e9800998ecf8427e"},
-		 {"abc", "900150983cd24fb0d6963f7d28e17f72"},
-		 {"message digest", "f96b697d7cb7938d525a2f31aaf161d0"},
-		 {"12345678901234567890123456789012345678901234567890123456789012345678901234567890",
-		  "57edf4a22be3c955ac49da2e2107b67a"}};
+	} v[] = {
+		{"", "d41d8cd98f00b204e9800998ecf8427e"},
+		{"abc", "900150983cd24fb0d6963f7d28e17f72"},
+		{"message digest", "f96b697d7cb7938d525a2f31aaf161d0"},
+		{"12345678901234567890123456789012345678901234567890123456789012345678901234567890",
+		 "57edf4a22be3c955ac49da2e2107b67a"}};
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 		uint8_t d[16];
 		char h[33];
@@ -78,7 +79,8 @@ static void test_md5(void)
 	rnsc_hmac_md5(d, k1, sizeof(k1), (const uint8_t *)"Hi There", 8);
 	hex(h, d, 16);
 	CU_ASSERT_STRING_EQUAL(h, "9294727a3638bb1c13f48ef8158bfc9d");
-	rnsc_hmac_md5(d, (const uint8_t *)"Jefe", 4, (const uint8_t *)"what do ya want for nothing?", 28);
+	rnsc_hmac_md5(d, (const uint8_t *)"Jefe", 4,
+		      (const uint8_t *)"what do ya want for nothing?", 28);
 	hex(h, d, 16);
 	CU_ASSERT_STRING_EQUAL(h, "750c783e6ab0b503eaa86e310a5db738");
 	const char *m6 = "Test Using Larger Than Block-Size Key - Hash Key First";
@@ -158,7 +160,8 @@ static void test_pair(void)
 			rnsc_rpc_conn_free(&s2);
 			rnsc_rpc_conn_free(&c2);
 		}
-		CU_ASSERT_EQUAL(rnsc_rpc_conn_feed(&s, (const uint8_t *)"\0\0\0\0", 4), RNSC_RPC_FAILED);
+		CU_ASSERT_EQUAL(rnsc_rpc_conn_feed(&s, (const uint8_t *)"\0\0\0\0", 4),
+				RNSC_RPC_FAILED);
 		rnsc_rpc_conn_free(&s);
 		rnsc_rpc_conn_free(&c);
 	}
@@ -200,7 +203,8 @@ static void test_wrong_key(void)
 	rnsc_hmac_md5(want, k1, 32, m + 15, 20);
 	CU_ASSERT(n == 20 && memcmp(p + 4, want, 16) == 0);
 	rnsc_rpc_conn_consume(&c, n);
-	CU_ASSERT_EQUAL(rnsc_rpc_conn_feed(&c, (const uint8_t *)"\0\0\0\x09#WELCOME#", 13), RNSC_RPC_HANDSHAKE);
+	CU_ASSERT_EQUAL(rnsc_rpc_conn_feed(&c, (const uint8_t *)"\0\0\0\x09#WELCOME#", 13),
+			RNSC_RPC_HANDSHAKE);
 	n = rnsc_rpc_conn_pending(&c, &p); /* its own challenge */
 	CU_ASSERT(n == 4 + 11 + 20 && memcmp(p + 4, "#CHALLENGE#", 11) == 0);
 	rnsc_rpc_conn_consume(&c, n);
@@ -224,7 +228,8 @@ static void test_sha256_form(void)
 	size_t n = rnsc_rpc_conn_pending(&c, &p);
 	uint8_t want[32];
 	CU_ASSERT_EQUAL(rnsc_hmac_sha256(C, want, key, 32, m + 15, 48), 0);
-	CU_ASSERT(n == 4 + 8 + 32 && memcmp(p + 4, "{sha256}", 8) == 0 && memcmp(p + 12, want, 32) == 0);
+	CU_ASSERT(n == 4 + 8 + 32 && memcmp(p + 4, "{sha256}", 8) == 0 &&
+		  memcmp(p + 12, want, 32) == 0);
 	rnsc_rpc_conn_free(&c);
 	/* a server accepts a {sha256} answer to its legacy challenge (Python >= 3.12) */
 	rnsc_rpc_conn s;
@@ -248,10 +253,12 @@ static void test_sha256_form(void)
 	rnsc_rpc_conn_free(&s);
 	/* garbage, a wrong challenge prefix, a handshake message over 256 bytes */
 	rnsc_rpc_conn_init(&c, C, 0, key, 32, 100);
-	CU_ASSERT_EQUAL(rnsc_rpc_conn_feed(&c, (const uint8_t *)"\0\0\0\x05hello", 9), RNSC_RPC_FAILED);
+	CU_ASSERT_EQUAL(rnsc_rpc_conn_feed(&c, (const uint8_t *)"\0\0\0\x05hello", 9),
+			RNSC_RPC_FAILED);
 	rnsc_rpc_conn_free(&c);
 	rnsc_rpc_conn_init(&c, C, 0, key, 32, 100);
-	CU_ASSERT_EQUAL(rnsc_rpc_conn_feed(&c, (const uint8_t *)"\0\0\x01\x01", 4), RNSC_RPC_FAILED);
+	CU_ASSERT_EQUAL(rnsc_rpc_conn_feed(&c, (const uint8_t *)"\0\0\x01\x01", 4),
+			RNSC_RPC_FAILED);
 	CU_ASSERT_EQUAL(c.err, RNSC_ERR_TOOBIG);
 	CU_ASSERT_EQUAL(rnsc_rpc_conn_feed(&c, (const uint8_t *)"x", 1), RNSC_RPC_FAILED);
 	rnsc_rpc_conn_free(&c);
@@ -279,9 +286,12 @@ static void test_request_and_json(void)
 	CU_ASSERT_EQUAL(rnsc_rpc_request_parse(&q, b, (size_t)n), 0);
 	CU_ASSERT(q.get_len == 10 && memcmp(q.get, "path_table", 10) == 0);
 	CU_ASSERT(q.has_max_hops && q.max_hops == 3 && q.dest_len == 16);
-	CU_ASSERT_EQUAL(rnsc_rpc_request_parse(&q, (const uint8_t *)"\x91\x01", 2), RNSC_ERR_MALFORMED);
-	CU_ASSERT_EQUAL(rnsc_rpc_request_parse(&q, (const uint8_t *)"\x81\x01\x01", 3), RNSC_ERR_MALFORMED);
-	CU_ASSERT_EQUAL(rnsc_rpc_request_parse(&q, (const uint8_t *)"\x81\xa3get\x01", 6), RNSC_ERR_MALFORMED);
+	CU_ASSERT_EQUAL(rnsc_rpc_request_parse(&q, (const uint8_t *)"\x91\x01", 2),
+			RNSC_ERR_MALFORMED);
+	CU_ASSERT_EQUAL(rnsc_rpc_request_parse(&q, (const uint8_t *)"\x81\x01\x01", 3),
+			RNSC_ERR_MALFORMED);
+	CU_ASSERT_EQUAL(rnsc_rpc_request_parse(&q, (const uint8_t *)"\x81\xa3get\x01", 6),
+			RNSC_ERR_MALFORMED);
 
 	/* the JSON renderer: rnstatus -j's conventions */
 	rnsc_mp_writer_init(&w, b, sizeof(b));
@@ -331,7 +341,8 @@ static void test_request_and_json(void)
 	CU_ASSERT_STRING_EQUAL(js, "[0.5, NaN, Infinity, -Infinity, null]\n");
 	free(js);
 	/* truncated inside a map key, a map value, an array */
-	const uint8_t t1[] = {0x81}, t2[] = {0x81, 0xa1, 'k'}, t3[] = {0x92, 0x01}, t4[] = {0x81, 0x01};
+	const uint8_t t1[] = {0x81}, t2[] = {0x81, 0xa1, 'k'}, t3[] = {0x92, 0x01},
+		      t4[] = {0x81, 0x01};
 	CU_ASSERT_EQUAL(rnsc_status_json_from_mp(t1, sizeof(t1), &js, &jl), RNSC_ERR_TRUNCATED);
 	CU_ASSERT_EQUAL(rnsc_status_json_from_mp(t2, sizeof(t2), &js, &jl), RNSC_ERR_TRUNCATED);
 	CU_ASSERT_EQUAL(rnsc_status_json_from_mp(t3, sizeof(t3), &js, &jl), RNSC_ERR_TRUNCATED);
@@ -377,14 +388,18 @@ static int call2(const char *kind, const char *what, int with_dest, uint8_t **re
 	rnsc_mp_write_cstr(&w, what);
 	if (with_dest) {
 		rnsc_mp_write_cstr(&w, "destination_hash");
-		rnsc_mp_write_bin(&w, (const uint8_t *)"\x11\x22\x33\x44\x55\x66\x77\x88\x11\x22\x33\x44\x55\x66\x77\x88", 16);
+		rnsc_mp_write_bin(
+			&w,
+			(const uint8_t
+				 *)"\x11\x22\x33\x44\x55\x66\x77\x88\x11\x22\x33\x44\x55\x66\x77\x88",
+			16);
 	}
 	return call_raw(b, (size_t)rnsc_mp_writer_finish(&w), resp, rl);
 }
 
 /* One blackhole call as Reticulum.py sends it; the answer's bytes in *resp. */
-static int bh_call(const char *kind, const uint8_t *id, size_t idlen, int with_args,
-		   uint8_t **resp, size_t *rl)
+static int bh_call(const char *kind, const uint8_t *id, size_t idlen, int with_args, uint8_t **resp,
+		   size_t *rl)
 {
 	uint8_t b[160];
 	rnsc_mp_writer w;
@@ -431,10 +446,10 @@ static void bh_calls(const char *dir)
 {
 	static const uint8_t id[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
 	static const uint8_t id2[16] = {9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9};
-	CU_ASSERT_EQUAL(bh_first("blackhole_identity", id, 16, 2), 0xc3);  /* True */
-	CU_ASSERT_EQUAL(bh_first("blackhole_identity", id, 16, 2), 0xc0);  /* None: already */
+	CU_ASSERT_EQUAL(bh_first("blackhole_identity", id, 16, 2), 0xc3); /* True */
+	CU_ASSERT_EQUAL(bh_first("blackhole_identity", id, 16, 2), 0xc0); /* None: already */
 	CU_ASSERT_EQUAL(bh_first("blackhole_identity", id2, 16, 1), 0xc3);
-	CU_ASSERT_EQUAL(bh_first("blackhole_identity", id, 5, 1), 0xc2);   /* False: length */
+	CU_ASSERT_EQUAL(bh_first("blackhole_identity", id, 5, 1), 0xc2); /* False: length */
 	CU_ASSERT_EQUAL(bh_first("is_blackholed", id, 16, 0), 0xc3);
 	CU_ASSERT_EQUAL(bh_first("unblackhole_identity", id2, 16, 0), 0xc3);
 	CU_ASSERT_EQUAL(bh_first("unblackhole_identity", id2, 16, 0), 0xc0); /* None */
@@ -480,8 +495,10 @@ static void test_node_rpc(void)
 	snprintf(cfg, sizeof(cfg), "%s/config", dir);
 	FILE *f = fopen(cfg, "w");
 	CU_ASSERT_FATAL(f != NULL);
-	fprintf(f, "[reticulum]\n  share_instance = yes\n  instance_name = rnscrpctest%d\n"
-		   "  enable_transport = yes\n[logging]\n  loglevel = 2\n", (int)getpid());
+	fprintf(f,
+		"[reticulum]\n  share_instance = yes\n  instance_name = rnscrpctest%d\n"
+		"  enable_transport = yes\n[logging]\n  loglevel = 2\n",
+		(int)getpid());
 	fclose(f);
 	rnsc_node_options o = {.config_dir = dir};
 	rnsc_config_error err;
@@ -508,7 +525,8 @@ static void test_node_rpc(void)
 		{"get", "next_hop_if_name", 1, "\xa4None", 5},
 		{"get", "next_hop", 1, "\xc0", 1},
 		{"get", "first_hop_timeout", 1, "\xcb", 1},
-		{"get", "lowest_interface_bitrate", 0, "\xce", 1}, /* the shared instance's 1 Gbit/s */
+		{"get", "lowest_interface_bitrate", 0, "\xce",
+		 1}, /* the shared instance's 1 Gbit/s */
 		{"get", "medium_path_timeout", 0, "\xcb", 1},
 		{"get", "link_count", 0, "\x00", 1},
 		{"get", "active_link_count", 0, "\x00", 1},
@@ -529,7 +547,8 @@ static void test_node_rpc(void)
 		size_t rl = 0;
 		int rc = call2(calls[i].kind, calls[i].what, calls[i].dest, &resp, &rl);
 		CU_ASSERT_EQUAL(rc, 0);
-		CU_ASSERT(resp && rl >= calls[i].elen && memcmp(resp, calls[i].expect, calls[i].elen) == 0);
+		CU_ASSERT(resp && rl >= calls[i].elen &&
+			  memcmp(resp, calls[i].expect, calls[i].elen) == 0);
 		if (rc || !resp || memcmp(resp, calls[i].expect, calls[i].elen) != 0)
 			fprintf(stderr, "call %s %s: rc %d, first byte %02x\n", calls[i].kind,
 				calls[i].what, rc, resp && rl ? resp[0] : 0);
@@ -621,9 +640,11 @@ static void test_attach_reconnect(void)
 	char ds[300], dk[300], text[300];
 	snprintf(ds, sizeof(ds), "%s/S", root);
 	snprintf(dk, sizeof(dk), "%s/K", root);
-	snprintf(text, sizeof(text), "[reticulum]\n  share_instance = yes\n  instance_name = rnscrc%d\n"
+	snprintf(text, sizeof(text),
+		 "[reticulum]\n  share_instance = yes\n  instance_name = rnscrc%d\n"
 		 "[interfaces]\n  [[Never opened when attached]]\n    type = TCPServerInterface\n"
-		 "    enabled = yes\n    listen_ip = 127.0.0.1\n    listen_port = 0\n", (int)getpid());
+		 "    enabled = yes\n    listen_ip = 127.0.0.1\n    listen_port = 0\n",
+		 (int)getpid());
 	CU_ASSERT_FATAL(write_cfg(ds, text) == 0 && write_cfg(dk, text) == 0);
 	rnsc_node_options os = {.config_dir = ds}, ok = {.config_dir = dk};
 	rnsc_config_error err;
@@ -663,17 +684,19 @@ static void test_local_plugin_options(void)
 		int code;
 	} cases[] = {
 		{"    type = LocalServerInterface\n", "socket_path", RNSC_ERR_CONFIG_VALUE},
-		{"    type = LocalServerInterface\n    port = 70000\n", "port", RNSC_ERR_CONFIG_VALUE},
+		{"    type = LocalServerInterface\n    port = 70000\n", "port",
+		 RNSC_ERR_CONFIG_VALUE},
 		{"    type = LocalClientInterface\n    port = 0\n", "port", RNSC_ERR_CONFIG_VALUE},
 		{"    type = LocalServerInterface\n    socket_path = \"\"\n", "socket_path",
 		 RNSC_ERR_CONFIG_VALUE},
 		{"    type = LocalClientInterface\n    socket_path = x\n    reconnect_wait = 0\n",
 		 "reconnect_wait", RNSC_ERR_CONFIG_VALUE},
-		{"    type = LocalClientInterface\n    socket_path = rnsc-nobody-@\n", "socket_path",
-		 RNSC_ERR_IO},
+		{"    type = LocalClientInterface\n    socket_path = rnsc-nobody-@\n",
+		 "socket_path", RNSC_ERR_IO},
 		{"    type = LocalServerInterface\n    socket_path = rnsc-twice-@\n"
 		 "  [[Again]]\n    type = LocalServerInterface\n    enabled = yes\n"
-		 "    socket_path = rnsc-twice-@\n", "socket_path", RNSC_ERR_IO},
+		 "    socket_path = rnsc-twice-@\n",
+		 "socket_path", RNSC_ERR_IO},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char dir[300], body[400], text[800];
@@ -681,14 +704,17 @@ static void test_local_plugin_options(void)
 		size_t bl = 0; /* "@" stands for this process's id */
 		for (const char *q = cases[i].body; *q && bl < sizeof(body) - 16; q++) {
 			if (*q == '@')
-				bl += (size_t)snprintf(body + bl, sizeof(body) - bl, "%d", (int)getpid());
+				bl += (size_t)snprintf(body + bl, sizeof(body) - bl, "%d",
+						       (int)getpid());
 			else
 				body[bl++] = *q;
 		}
 		body[bl] = 0;
-		snprintf(text, sizeof(text), "[reticulum]\n  share_instance = no\n"
-			 "  panic_on_interface_error = yes\n[interfaces]\n  [[L]]\n    enabled = yes\n%s",
-			 body);
+		snprintf(
+			text, sizeof(text),
+			"[reticulum]\n  share_instance = no\n"
+			"  panic_on_interface_error = yes\n[interfaces]\n  [[L]]\n    enabled = yes\n%s",
+			body);
 		CU_ASSERT_FATAL(write_cfg(dir, text) == 0);
 		rnsc_node_options o = {.config_dir = dir};
 		rnsc_config_error err;
@@ -703,7 +729,8 @@ static void test_local_plugin_options(void)
 	/* a TCP listener on any port, with IFAC options, and a client attaching to it */
 	char dir[300], text[600];
 	snprintf(dir, sizeof(dir), "%s/Lok", root);
-	snprintf(text, sizeof(text), "[reticulum]\n  share_instance = no\n[interfaces]\n"
+	snprintf(text, sizeof(text),
+		 "[reticulum]\n  share_instance = no\n[interfaces]\n"
 		 "  [[L]]\n    type = LocalServerInterface\n    enabled = yes\n    port = 0\n"
 		 "    ifac_size = 64\n");
 	CU_ASSERT_FATAL(write_cfg(dir, text) == 0);
@@ -725,7 +752,8 @@ static void test_local_plugin_options(void)
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
-	snprintf(root, sizeof(root), "%s/rnsc-rpc-test.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	snprintf(root, sizeof(root), "%s/rnsc-rpc-test.XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(root))
 		return 1;
 	if (rnsc_ctx_new(&C) || rnsc_plugin_host_new(C, &H) || rnsc_plugin_host_add_default_dirs(H))

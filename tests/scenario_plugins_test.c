@@ -92,35 +92,43 @@ static void test_interfaces(void)
 	const rnsc_scenario_ops *o;
 	const rnsc_plugin_rec *r = get("single", &o);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
-	CU_ASSERT_EQUAL(o->interfaces(r->inst, RNSC_SCENARIO_ROLE_RESPONDER, ports, 1, out,
-				      sizeof(out)), 0);
+	CU_ASSERT_EQUAL(
+		o->interfaces(r->inst, RNSC_SCENARIO_ROLE_RESPONDER, ports, 1, out, sizeof(out)),
+		0);
 	/* default-policy cells: Backbone on Linux */
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "type = BackboneInterface"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "listen_on = 127.0.0.1"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "port = 4242"));
 	r = get("link", &o);
-	CU_ASSERT_EQUAL(o->interfaces(r->inst, RNSC_SCENARIO_ROLE_INITIATOR, ports, 1, out,
-				      sizeof(out)), 0);
+	CU_ASSERT_EQUAL(
+		o->interfaces(r->inst, RNSC_SCENARIO_ROLE_INITIATOR, ports, 1, out, sizeof(out)),
+		0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "type = BackboneInterface"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "target_port = 4242"));
-	CU_ASSERT_EQUAL(o->interfaces(r->inst, RNSC_SCENARIO_ROLE_RELAY, ports, 2, out, sizeof(out)),
-			RNSC_ERR_INVAL);
-	CU_ASSERT_EQUAL(o->interfaces(r->inst, RNSC_SCENARIO_ROLE_INITIATOR, ports, 0, out,
-				      sizeof(out)), RNSC_ERR_INVAL);
-	CU_ASSERT_EQUAL(o->interfaces(r->inst, RNSC_SCENARIO_ROLE_INITIATOR, ports, 1, tiny,
-				      sizeof(tiny)), RNSC_ERR_BUFSIZE);
+	CU_ASSERT_EQUAL(
+		o->interfaces(r->inst, RNSC_SCENARIO_ROLE_RELAY, ports, 2, out, sizeof(out)),
+		RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(
+		o->interfaces(r->inst, RNSC_SCENARIO_ROLE_INITIATOR, ports, 0, out, sizeof(out)),
+		RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(
+		o->interfaces(r->inst, RNSC_SCENARIO_ROLE_INITIATOR, ports, 1, tiny, sizeof(tiny)),
+		RNSC_ERR_BUFSIZE);
 	for (int k = 0; k < 2; k++) {
 		r = get(k ? "transported-resource" : "raw-transport", &o);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 		CU_ASSERT_EQUAL(o->interfaces(r->inst, RNSC_SCENARIO_ROLE_RELAY, ports, 2, out,
-					      sizeof(out)), 0);
+					      sizeof(out)),
+				0);
 		CU_ASSERT_PTR_NOT_NULL(strstr(out, "type = BackboneInterface"));
 		CU_ASSERT_PTR_NOT_NULL(strstr(out, "port = 4242"));
 		CU_ASSERT_PTR_NOT_NULL(strstr(out, "port = 4343"));
 		CU_ASSERT_EQUAL(o->interfaces(r->inst, RNSC_SCENARIO_ROLE_RESPONDER, ports, 2, out,
-					      sizeof(out)), RNSC_ERR_INVAL);
+					      sizeof(out)),
+				RNSC_ERR_INVAL);
 		CU_ASSERT_EQUAL(o->interfaces(r->inst, RNSC_SCENARIO_ROLE_RELAY, ports, 1, out,
-					      sizeof(out)), RNSC_ERR_INVAL);
+					      sizeof(out)),
+				RNSC_ERR_INVAL);
 	}
 }
 
@@ -135,20 +143,25 @@ static void test_resource_interfaces(void)
 		CU_ASSERT_STRING_EQUAL(o->mode, k ? "stream" : "resource");
 		CU_ASSERT_EQUAL(o->size_lo, k ? 67108800u : 1048575u);
 		CU_ASSERT_EQUAL(o->interfaces(r->inst, RNSC_SCENARIO_ROLE_RESPONDER, ports, 1, out,
-					      sizeof(out)), 0);
+					      sizeof(out)),
+				0);
 		CU_ASSERT_PTR_NOT_NULL(strstr(out, "type = BackboneInterface"));
 		CU_ASSERT_PTR_NOT_NULL(strstr(out, "listen_on = 127.0.0.1"));
 		CU_ASSERT_PTR_NOT_NULL(strstr(out, "port = 4242"));
 		CU_ASSERT_EQUAL(o->interfaces(r->inst, RNSC_SCENARIO_ROLE_INITIATOR, ports, 1, out,
-					      sizeof(out)), 0);
+					      sizeof(out)),
+				0);
 		CU_ASSERT_PTR_NOT_NULL(strstr(out, "target_host = 127.0.0.1"));
 		CU_ASSERT_PTR_NOT_NULL(strstr(out, "target_port = 4242"));
 		CU_ASSERT_EQUAL(o->interfaces(r->inst, RNSC_SCENARIO_ROLE_RELAY, ports, 1, out,
-					      sizeof(out)), RNSC_ERR_INVAL);
+					      sizeof(out)),
+				RNSC_ERR_INVAL);
 		CU_ASSERT_EQUAL(o->interfaces(r->inst, RNSC_SCENARIO_ROLE_INITIATOR, ports, 0, out,
-					      sizeof(out)), RNSC_ERR_INVAL);
+					      sizeof(out)),
+				RNSC_ERR_INVAL);
 		CU_ASSERT_EQUAL(o->interfaces(r->inst, RNSC_SCENARIO_ROLE_RESPONDER, ports, 1, tiny,
-					      sizeof(tiny)), RNSC_ERR_BUFSIZE);
+					      sizeof(tiny)),
+				RNSC_ERR_BUFSIZE);
 	}
 }
 
@@ -174,7 +187,8 @@ static void test_matched_interfaces(void)
 		CU_ASSERT_STRING_EQUAL(o->mode, k ? "stream" : "resource");
 		for (int role = RNSC_SCENARIO_ROLE_RESPONDER; role <= RNSC_SCENARIO_ROLE_INITIATOR;
 		     role++) {
-			CU_ASSERT_EQUAL(o->interfaces(r->inst, role, ports, 1, out, sizeof(out)), 0);
+			CU_ASSERT_EQUAL(o->interfaces(r->inst, role, ports, 1, out, sizeof(out)),
+					0);
 			CU_ASSERT_PTR_NOT_NULL(strstr(out, role == RNSC_SCENARIO_ROLE_RESPONDER
 								   ? "type = TCPServerInterface"
 								   : "type = TCPClientInterface"));
@@ -186,12 +200,14 @@ static void test_matched_interfaces(void)
 					RNSC_ERR_BUFSIZE);
 		}
 		CU_ASSERT_EQUAL(o->interfaces(r->inst, RNSC_SCENARIO_ROLE_RELAY, ports, 1, out,
-					      sizeof(out)), RNSC_ERR_INVAL);
+					      sizeof(out)),
+				RNSC_ERR_INVAL);
 		rnsc_scenario_sample s;
 		char line[512];
 		res_line(line, sizeof(line), NULL);
 		CU_ASSERT_EQUAL(judge(k ? "resource-stream-matched" : "resource-segment-matched",
-				      line, RES_OK, &s), 0);
+				      line, RES_OK, &s),
+				0);
 		CU_ASSERT(s.ok);
 		CU_ASSERT_EQUAL(o->check(r->inst, NULL, NULL), RNSC_ERR_INVAL);
 	}
@@ -200,11 +216,11 @@ static void test_matched_interfaces(void)
 /* A resource initiator's line with one field replaced (key=value, NULL: none). */
 static void res_line(char *out, size_t cap, const char *repl)
 {
-	static const char *const keys[] = {"sent", "completed", "acked", "bytes", "sent_bytes",
-					   "resource_size", "unfinished", "elapsed_s",
-					   "rtt_p50_us", "rtt_p99_us", "link_mtu"};
-	static const char *const vals[] = {"4", "4", "4", "4194300", "4194300", "1048575", "0",
-					   "2.0", "1000", "2000", "32768"};
+	static const char *const keys[] = {"sent",       "completed",     "acked",      "bytes",
+					   "sent_bytes", "resource_size", "unfinished", "elapsed_s",
+					   "rtt_p50_us", "rtt_p99_us",    "link_mtu"};
+	static const char *const vals[] = {"4", "4",   "4",    "4194300", "4194300", "1048575",
+					   "0", "2.0", "1000", "2000",    "32768"};
 	size_t n = (size_t)snprintf(out, cap, "result");
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		size_t kl = strlen(keys[i]);
@@ -242,12 +258,14 @@ static void test_resource_rules(void)
 	static const char *const zero[] = {"sent=0"};
 	res_line(line, sizeof(line), zero[0]);
 	CU_ASSERT_EQUAL(judge("resource-segment", line,
-			      "result completed=0 bytes=0 corrupt=0 failed=0 acks=0", &s), 0);
+			      "result completed=0 bytes=0 corrupt=0 failed=0 acks=0", &s),
+			0);
 	CU_ASSERT(!s.ok);
 	CU_ASSERT_PTR_NOT_NULL(strstr(s.why, "no resource was sent"));
 	/* every initiator-side rule */
-	static const char *const bad[] = {"completed=3", "acked=3",	    "bytes=4194299",
-					  "sent_bytes=5242875", "resource_size=0", "resource_size=1048576",
+	static const char *const bad[] = {"completed=3",     "acked=3",
+					  "bytes=4194299",   "sent_bytes=5242875",
+					  "resource_size=0", "resource_size=1048576",
 					  "unfinished=1"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		res_line(line, sizeof(line), bad[i]);
@@ -275,8 +293,9 @@ static void test_resource_rules(void)
 	CU_ASSERT_DOUBLE_EQUAL(s.rate, 0.0, 1e-9);
 }
 
-#define INI "result sent=10 proved=10 timeouts=0 unproved=0 bytes=1000 sent_bytes=1000 " \
-	    "elapsed_s=2.0 rtt_p50_us=5.0 rtt_p99_us=9.0"
+#define INI                                                                                        \
+	"result sent=10 proved=10 timeouts=0 unproved=0 bytes=1000 sent_bytes=1000 "               \
+	"elapsed_s=2.0 rtt_p50_us=5.0 rtt_p99_us=9.0"
 
 static void test_endpoint_rules(void)
 {
@@ -310,7 +329,8 @@ static void test_endpoint_rules(void)
 			      "result delivered=10 bytes=1000", &s),
 			0);
 	CU_ASSERT(s.ok);
-	CU_ASSERT_EQUAL(judge("link", INI " link_mtu=16384", "result delivered=10 bytes=1000", &s), 0);
+	CU_ASSERT_EQUAL(judge("link", INI " link_mtu=16384", "result delivered=10 bytes=1000", &s),
+			0);
 	CU_ASSERT(s.ok);
 	CU_ASSERT_EQUAL(s.link_mtu, 16384);
 	/* ... but never for single packets */
@@ -325,11 +345,12 @@ static void test_endpoint_rules(void)
 /* Scenario 3: the initiator's line with one field replaced (key=value), and the rule. */
 static void req_line(char *out, size_t cap, const char *repl)
 {
-	static const char *const keys[] = {"sent", "delivered", "failed", "unanswered", "corrupt",
-					   "via_resource", "bytes", "sent_bytes", "links",
-					   "elapsed_s", "rtt_p50_us", "rtt_p99_us", "link_mtu"};
-	static const char *const vals[] = {"8", "8", "0", "0", "0", "8", "20000", "640", "4",
-					   "2.0", "700", "900", "500"};
+	static const char *const keys[] = {"sent",    "delivered",    "failed",     "unanswered",
+					   "corrupt", "via_resource", "bytes",      "sent_bytes",
+					   "links",   "elapsed_s",    "rtt_p50_us", "rtt_p99_us",
+					   "link_mtu"};
+	static const char *const vals[] = {"8",   "8", "0",   "0",   "0",   "8",  "20000",
+					   "640", "4", "2.0", "700", "900", "500"};
 	size_t len = (size_t)snprintf(out, cap, "result");
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		size_t kl = strlen(keys[i]);
@@ -356,11 +377,13 @@ static void test_request_rules(void)
 	/* the fixed 500-byte link MTU: link MTU discovery off in every role's config */
 	CU_ASSERT(RNSC_OPS_HAS(o, rnsc_scenario_ops, reticulum));
 	CU_ASSERT_PTR_NOT_NULL(strstr(o->reticulum, "link_mtu_discovery = No"));
-	CU_ASSERT_EQUAL(o->interfaces(r->inst, RNSC_SCENARIO_ROLE_RESPONDER, ports, 1, out,
-				      sizeof(out)), 0);
+	CU_ASSERT_EQUAL(
+		o->interfaces(r->inst, RNSC_SCENARIO_ROLE_RESPONDER, ports, 1, out, sizeof(out)),
+		0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "TCPServerInterface"));
-	CU_ASSERT_EQUAL(o->interfaces(r->inst, RNSC_SCENARIO_ROLE_RELAY, ports, 1, out, sizeof(out)),
-			RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(
+		o->interfaces(r->inst, RNSC_SCENARIO_ROLE_RELAY, ports, 1, out, sizeof(out)),
+		RNSC_ERR_INVAL);
 
 	req_line(line, sizeof(line), NULL);
 	CU_ASSERT_EQUAL(judge("request", line, REQ_OK, &s), 0);
@@ -377,10 +400,9 @@ static void test_request_rules(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(s.extra_json, "\"slow_200ms\": 2"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(s.extra_json, "\"late_advertisement_200ms\": 1"));
 
-	static const char *const bad[] = {"delivered=7", "failed=1",	    "unanswered=1",
-					  "corrupt=1",	 "via_resource=7",  "bytes=19999",
-					  "sent_bytes=641", "links=3",	    "link_mtu=16384",
-					  "sent=9"};
+	static const char *const bad[] = {
+		"delivered=7", "failed=1",       "unanswered=1", "corrupt=1",      "via_resource=7",
+		"bytes=19999", "sent_bytes=641", "links=3",      "link_mtu=16384", "sent=9"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		req_line(line, sizeof(line), bad[i]);
 		CU_ASSERT_EQUAL(judge("request", line, REQ_OK, &s), 0);
@@ -444,7 +466,7 @@ static void test_relay_rules(void)
 	CU_ASSERT(!s.ok);
 	CU_ASSERT_PTR_NOT_NULL(strstr(s.why, "capacity"));
 	/* every failed rule of a direction; later keys override nothing, so rewrite the line */
-	static const char *const bad[] = {"ab_carried=99",   "ab_dup=1",  "ab_corrupt=1",
+	static const char *const bad[] = {"ab_carried=99",  "ab_dup=1",  "ab_corrupt=1",
 					  "ab_reordered=1", "ab_lost=1", "ab_unproved=1"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		relay_line(line, sizeof(line), NULL, 1000);

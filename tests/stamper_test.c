@@ -57,14 +57,28 @@ static void t_value_valid(void)
 		int value;
 		int valid[5];
 	} v[] = {
-		{"e8bc163c82eee18733288c7d4ac636db3a6deb013ef2d37b68322be20edc45cc", 0, {1, 0, 1, 0, 0}},
-		{"5b840157e7e86aef3b3fd0fc24f3add34d3e7f210370d429475ed1bcd3e7fca2", 1, {1, 1, 1, 0, 0}},
-		{"ec18eac8d758b1eba52d3c10d39adc6dd9806472cb4ae069635d383d9086a513", 2, {1, 1, 1, 0, 0}},
-		{"1dfae156a06bdb54f4cce8353958495e30a8a4744ccb5346f7fc2ccd13eabc4e", 4, {1, 1, 1, 0, 0}},
-		{"7b3025770baad3b489a819282b9c3bd7e1f37e42ada83bde4370ef25efdb58a7", 5, {1, 1, 1, 0, 0}},
-		{"d091f2afe988afd4cea4181b84eaaf780749aed70cbca513c7f900a4fb986b99", 7, {1, 1, 1, 0, 0}},
+		{"e8bc163c82eee18733288c7d4ac636db3a6deb013ef2d37b68322be20edc45cc",
+		 0,
+		 {1, 0, 1, 0, 0}},
+		{"5b840157e7e86aef3b3fd0fc24f3add34d3e7f210370d429475ed1bcd3e7fca2",
+		 1,
+		 {1, 1, 1, 0, 0}},
+		{"ec18eac8d758b1eba52d3c10d39adc6dd9806472cb4ae069635d383d9086a513",
+		 2,
+		 {1, 1, 1, 0, 0}},
+		{"1dfae156a06bdb54f4cce8353958495e30a8a4744ccb5346f7fc2ccd13eabc4e",
+		 4,
+		 {1, 1, 1, 0, 0}},
+		{"7b3025770baad3b489a819282b9c3bd7e1f37e42ada83bde4370ef25efdb58a7",
+		 5,
+		 {1, 1, 1, 0, 0}},
+		{"d091f2afe988afd4cea4181b84eaaf780749aed70cbca513c7f900a4fb986b99",
+		 7,
+		 {1, 1, 1, 0, 0}},
 		/* LXStamper.generate_stamp(SHA-256("gen"), stamp_cost=12, expand_rounds=20) */
-		{"27a0c6c8e4664845fa481eaadc12f52d1fe801d7da67c7f708bc552b8899f87e", 13, {1, 1, 1, 0, 0}},
+		{"27a0c6c8e4664845fa481eaadc12f52d1fe801d7da67c7f708bc552b8899f87e",
+		 13,
+		 {1, 1, 1, 0, 0}},
 	};
 	for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
 		uint8_t s[32];
@@ -72,7 +86,8 @@ static void t_value_valid(void)
 		CU_ASSERT_EQUAL(rnsc_stamp_value(C, WB, sizeof WB, s), v[i].value);
 		int costs[5] = {0, 1, v[i].value, v[i].value + 1, 16};
 		for (int c = 0; c < 5; c++)
-			CU_ASSERT_EQUAL(rnsc_stamp_valid(C, s, costs[c], WB, sizeof WB), v[i].valid[c]);
+			CU_ASSERT_EQUAL(rnsc_stamp_valid(C, s, costs[c], WB, sizeof WB),
+					v[i].valid[c]);
 		CU_ASSERT_EQUAL(rnsc_stamp_valid(C, s, 257, WB, sizeof WB), 0);
 	}
 }
@@ -96,10 +111,11 @@ static void t_hostname_ip(void)
 		const char *s;
 		int ip, host;
 	} v[] = {
-		{"127.0.0.1", 1, 0}, {"10.0.0.256", 0, 0}, {"01.2.3.4", 0, 0}, {"1.2.3", 0, 0},
-		{"::1", 1, 0},       {"fe80::1%eth0", 1, 0}, {"fe80::1%", 0, 0},
-		{"example.com", 0, 1}, {"example.com.", 0, 1}, {"a-b.c", 0, 1}, {"-ab.c", 0, 0},
-		{"ab-.c", 0, 0},     {"a..b", 0, 0},        {"host", 0, 1},  {"a_b", 0, 0},
+		{"127.0.0.1", 1, 0}, {"10.0.0.256", 0, 0},  {"01.2.3.4", 0, 0},
+		{"1.2.3", 0, 0},     {"::1", 1, 0},         {"fe80::1%eth0", 1, 0},
+		{"fe80::1%", 0, 0},  {"example.com", 0, 1}, {"example.com.", 0, 1},
+		{"a-b.c", 0, 1},     {"-ab.c", 0, 0},       {"ab-.c", 0, 0},
+		{"a..b", 0, 0},      {"host", 0, 1},        {"a_b", 0, 0},
 	};
 	for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
 		CU_ASSERT_EQUAL(rnsc_discovery_is_ip(v[i].s, strlen(v[i].s)), v[i].ip);
@@ -113,8 +129,8 @@ static void t_sanitize(void)
 	static const struct {
 		const char *in, *out;
 	} v[] = {
-		{"  My  Node  ", "My Node"}, {"--x--", "x"}, {"a      b", "a b"},
-		{"(x)", "x)"}, {"caf\xc3\xa9 ok", "caf ok"}, {"!!!", ""},
+		{"  My  Node  ", "My Node"},  {"--x--", "x"}, {"a      b", "a b"}, {"(x)", "x)"},
+		{"caf\xc3\xa9 ok", "caf ok"}, {"!!!", ""},
 	};
 	for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
 		char o[64];
@@ -207,9 +223,14 @@ static void t_announce_data(void)
 		"657408a36b6579";
 	uint8_t op[16], out[512];
 	memset(op, 0xaa, sizeof op);
-	rnsc_disc_announce a = {.type = "TCPServerInterface", .transport = 1, .impl = "RNS",
-				.version = "1.5.4", .name = "rnsc Test Backbone", .op_addr = op,
-				.reachable_on = "127.0.0.1", .port = 4242};
+	rnsc_disc_announce a = {.type = "TCPServerInterface",
+				.transport = 1,
+				.impl = "RNS",
+				.version = "1.5.4",
+				.name = "rnsc Test Backbone",
+				.op_addr = op,
+				.reachable_on = "127.0.0.1",
+				.port = 4242};
 	for (int i = 0; i < 16; i++)
 		a.transport_id[i] = (uint8_t)i;
 	a.latitude = (rnsc_disc_val){.present = 1, .type = RNSC_MP_FLOAT64, .d = 52.52};
@@ -225,9 +246,14 @@ static void t_announce_data(void)
 	CU_ASSERT_STRING_EQUAL(in.name, "rnsc Test Backbone");
 	CU_ASSERT(in.has_op_addr && in.port.u == 4242);
 
-	rnsc_disc_announce b = {.type = "BackboneInterface", .transport = 0, .impl = "RNS",
-				.version = "1.5.4", .reachable_on = "example.org", .port = 4965,
-				.ifac_netname = "net", .ifac_netkey = "key"};
+	rnsc_disc_announce b = {.type = "BackboneInterface",
+				.transport = 0,
+				.impl = "RNS",
+				.version = "1.5.4",
+				.reachable_on = "example.org",
+				.port = 4965,
+				.ifac_netname = "net",
+				.ifac_netkey = "key"};
 	memcpy(b.transport_id, a.transport_id, 16);
 	n = rnsc_discovery_announce_data(C, out, sizeof out, &b, 4, &pl);
 	CU_ASSERT_FATAL(n > 0);
@@ -235,16 +261,17 @@ static void t_announce_data(void)
 	CU_ASSERT_EQUAL(rnsc_discovery_parse(C, &in, out, (size_t)n, 4), RNSC_DISC_OK);
 	CU_ASSERT_STRING_EQUAL(in.name, "Discovered BackboneInterface");
 	b.reachable_on = NULL;
-	CU_ASSERT_EQUAL(rnsc_discovery_announce_data(C, out, sizeof out, &b, 4, &pl), RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(rnsc_discovery_announce_data(C, out, sizeof out, &b, 4, &pl),
+			RNSC_ERR_INVAL);
 	CU_ASSERT_EQUAL(rnsc_discovery_announce_data(C, out, 40, &a, 4, &pl), RNSC_ERR_BUFSIZE);
 }
 
 int main(void)
 {
 	static const wt_test t[] = {
-		{"workblock", t_workblock}, {"value_valid", t_value_valid},
-		{"generate", t_generate},   {"hostname_ip", t_hostname_ip},
-		{"sanitize", t_sanitize},   {"parse", t_parse},
+		{"workblock", t_workblock},         {"value_valid", t_value_valid},
+		{"generate", t_generate},           {"hostname_ip", t_hostname_ip},
+		{"sanitize", t_sanitize},           {"parse", t_parse},
 		{"announce_data", t_announce_data},
 	};
 	return wt_main("stamper", t, sizeof t / sizeof *t);

@@ -91,7 +91,8 @@ static void test_write_read(void)
 	CU_ASSERT_EQUAL(len, sizeof(big));
 	CU_ASSERT_EQUAL(memcmp(buf, big, sizeof(big)), 0);
 	free(buf);
-	CU_ASSERT_EQUAL(rnsc_store_read_file(NULL, p, sizeof(big) - 1, &buf, &len), RNSC_ERR_TOOBIG);
+	CU_ASSERT_EQUAL(rnsc_store_read_file(NULL, p, sizeof(big) - 1, &buf, &len),
+			RNSC_ERR_TOOBIG);
 	CU_ASSERT_PTR_NULL(buf);
 	CU_ASSERT_EQUAL(rnsc_store_write_atomic(p, NULL, 0, 0600), 0);
 	CU_ASSERT_EQUAL(rnsc_store_read_file(NULL, p, 0, &buf, &len), 0);
@@ -355,7 +356,8 @@ static void test_sigkill_during_writes(void)
 		/* Old or new, complete, and never going backwards. */
 		if (g < 0 || g < last) {
 			bad++;
-			fprintf(stderr, "\n  iteration %u: file is not one complete version (rc %d, gen %lld)",
+			fprintf(stderr,
+				"\n  iteration %u: file is not one complete version (rc %d, gen %lld)",
 				iters, rc, (long long)g);
 		} else {
 			advanced += g > last;
@@ -366,8 +368,9 @@ static void test_sigkill_during_writes(void)
 		torn += removed > 0; /* killed between creating the temporary file and the rename */
 		iters++;
 	}
-	fprintf(stderr, "\n  %u SIGKILLs in %.2f s: %u mid-write (temporary file left), file "
-			"advanced %u times, last generation %lld, %u bad\n",
+	fprintf(stderr,
+		"\n  %u SIGKILLs in %.2f s: %u mid-write (temporary file left), file "
+		"advanced %u times, last generation %lld, %u bad\n",
 		iters, now_s() - t0, torn, advanced, (long long)last, bad);
 	CU_ASSERT_EQUAL(bad, 0);
 	CU_ASSERT_EQUAL(not_killed, 0);

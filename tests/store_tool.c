@@ -118,8 +118,8 @@ static int tunnels_make(rnsc_transport *t, const char *storage)
 			p.hops = (unsigned)(i + 1);
 			test_rng(NULL, p.next_hop, 16);
 			if (rnsc_packet_hash(C, p.packet_hash, raw, sizeof(raw)) ||
-			    rnsc_transport_tunnel_path_import(t, id, raw + 2, &p, blobs, (size_t)i + 1,
-							      raw, sizeof(raw)))
+			    rnsc_transport_tunnel_path_import(t, id, raw + 2, &p, blobs,
+							      (size_t)i + 1, raw, sizeof(raw)))
 				return 1;
 		}
 	}

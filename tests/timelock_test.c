@@ -42,7 +42,8 @@ static int counter_rng(void *ud, uint8_t *out, size_t len)
 static int fixture_up(void)
 {
 	const size_t plen = sizeof(PAYLOAD) - 1;
-	if (rnsc_timelock_header_new(C, &FH, RNSC_TL_ALGO_V2, RNSC_TL_MODE_LIGHT, 3, 1, 34000, plen) ||
+	if (rnsc_timelock_header_new(C, &FH, RNSC_TL_ALGO_V2, RNSC_TL_MODE_LIGHT, 3, 1, 34000,
+				     plen) ||
 	    rnsc_timelock_header_encode(C, FHDR, &FH))
 		return -1;
 	if (rnsc_randomx_new(C, &RX, rnsc_timelock_randomx_flags(&FH), FH.rx_key, 32, 0))
@@ -105,8 +106,9 @@ static void test_header_roundtrip(void)
 	CU_ASSERT_EQUAL(rnsc_timelock_header_new(C, &h2, 1, 0, RNSC_TL_MAX_STEPS + 1, 1, 0, 1),
 			RNSC_ERR_RANGE);
 	CU_ASSERT_EQUAL(rnsc_timelock_header_new(C, &h2, 1, 0, 3, 0, 0, 1), RNSC_ERR_RANGE);
-	CU_ASSERT_EQUAL(rnsc_timelock_header_new(C, &h2, 1, 0, 3, 1, 0, (size_t)RNSC_TL_MAX_PAYLOAD + 1),
-			RNSC_ERR_RANGE);
+	CU_ASSERT_EQUAL(
+		rnsc_timelock_header_new(C, &h2, 1, 0, 3, 1, 0, (size_t)RNSC_TL_MAX_PAYLOAD + 1),
+		RNSC_ERR_RANGE);
 }
 
 /* Re-computes the header check after an edit, to reach the checks behind it. */
@@ -221,11 +223,14 @@ static void test_seal_errors(void)
 	rnsc_timelock_chain c = FCH;
 	c.pos = 2;
 	CU_ASSERT_EQUAL(rnsc_timelock_seal(C, f, sizeof(f), FHDR, &c, (const uint8_t *)PAYLOAD,
-					   sizeof(PAYLOAD) - 1), RNSC_ERR_STATE);
-	CU_ASSERT_EQUAL(rnsc_timelock_seal(C, f, sizeof(f), FHDR, &FCH, (const uint8_t *)PAYLOAD, 3),
-			RNSC_ERR_INVAL);
+					   sizeof(PAYLOAD) - 1),
+			RNSC_ERR_STATE);
+	CU_ASSERT_EQUAL(
+		rnsc_timelock_seal(C, f, sizeof(f), FHDR, &FCH, (const uint8_t *)PAYLOAD, 3),
+		RNSC_ERR_INVAL);
 	CU_ASSERT_EQUAL(rnsc_timelock_seal(C, f, 100, FHDR, &FCH, (const uint8_t *)PAYLOAD,
-					   sizeof(PAYLOAD) - 1), RNSC_ERR_BUFSIZE);
+					   sizeof(PAYLOAD) - 1),
+			RNSC_ERR_BUFSIZE);
 }
 
 static void test_tamper(void)
@@ -322,14 +327,17 @@ static void test_resume_from_checkpoint(void)
 	rnsc_timelock_chain c;
 	CU_ASSERT_EQUAL(rnsc_timelock_chain_init(C, &c, FHDR, &FH), 0);
 	uint8_t bad[RNSC_TL_CKPT_LEN + 1];
-	CU_ASSERT_EQUAL(rnsc_timelock_checkpoint_decode(C, &c, ck, sizeof(ck) - 1), RNSC_ERR_TRUNCATED);
+	CU_ASSERT_EQUAL(rnsc_timelock_checkpoint_decode(C, &c, ck, sizeof(ck) - 1),
+			RNSC_ERR_TRUNCATED);
 	memcpy(bad, ck, sizeof(ck));
 	bad[sizeof(ck)] = 0;
-	CU_ASSERT_EQUAL(rnsc_timelock_checkpoint_decode(C, &c, bad, sizeof(ck) + 1), RNSC_ERR_MALFORMED);
+	CU_ASSERT_EQUAL(rnsc_timelock_checkpoint_decode(C, &c, bad, sizeof(ck) + 1),
+			RNSC_ERR_MALFORMED);
 	for (size_t i = 0; i < sizeof(ck); i++) {
 		memcpy(bad, ck, sizeof(ck));
 		bad[i] ^= 0x10;
-		CU_ASSERT_EQUAL(rnsc_timelock_checkpoint_decode(C, &c, bad, sizeof(ck)), RNSC_ERR_MALFORMED);
+		CU_ASSERT_EQUAL(rnsc_timelock_checkpoint_decode(C, &c, bad, sizeof(ck)),
+				RNSC_ERR_MALFORMED);
 	}
 	CU_ASSERT_EQUAL(c.pos, 0);
 	CU_ASSERT(memcmp(c.x, FH.seed, 32) == 0);
@@ -340,7 +348,8 @@ static void test_resume_from_checkpoint(void)
 	CU_ASSERT_EQUAL(rnsc_timelock_header_encode(C, hdr2, &h2), 0);
 	rnsc_timelock_chain other;
 	CU_ASSERT_EQUAL(rnsc_timelock_chain_init(C, &other, hdr2, &h2), 0);
-	CU_ASSERT_EQUAL(rnsc_timelock_checkpoint_decode(C, &other, ck, sizeof(ck)), RNSC_ERR_NOTFOUND);
+	CU_ASSERT_EQUAL(rnsc_timelock_checkpoint_decode(C, &other, ck, sizeof(ck)),
+			RNSC_ERR_NOTFOUND);
 	/* A position past the end (with a valid check) is refused. */
 	rnsc_timelock_chain far = a;
 	far.pos = 4;
@@ -373,9 +382,9 @@ static void test_pinned_v1_file(void)
 	CU_ASSERT_EQUAL_FATAL(n, RNSC_TL_HEADER_LEN + 16 + 16 + 32);
 	CU_ASSERT_EQUAL(rnsc_sha256(C, digest, f, (size_t)n), 0);
 	static const uint8_t want[32] = {
-		0xbe, 0xae, 0x44, 0x62, 0x53, 0xf0, 0xc2, 0x91, 0x09, 0xf2, 0xd4, 0x7b,
-		0x89, 0x67, 0x4e, 0xfd, 0x40, 0xec, 0x31, 0xaf, 0x13, 0x97, 0x60, 0xad,
-		0x1e, 0x31, 0x31, 0xa9, 0x05, 0x69, 0x15, 0xbd,
+		0xbe, 0xae, 0x44, 0x62, 0x53, 0xf0, 0xc2, 0x91, 0x09, 0xf2, 0xd4,
+		0x7b, 0x89, 0x67, 0x4e, 0xfd, 0x40, 0xec, 0x31, 0xaf, 0x13, 0x97,
+		0x60, 0xad, 0x1e, 0x31, 0x31, 0xa9, 0x05, 0x69, 0x15, 0xbd,
 	};
 	if (memcmp(digest, want, 32) != 0) {
 		fprintf(stderr, "\n  pinned file digest: ");
@@ -383,7 +392,8 @@ static void test_pinned_v1_file(void)
 			fprintf(stderr, "0x%02x,%s", digest[i], i % 12 == 11 ? "\n" : " ");
 		CU_FAIL("pinned v1 file changed");
 	}
-	if (!quick && rnsc_randomx_new(C, &lib, RNSC_RANDOMX_IMPL_LIBRANDOMX, h.rx_key, 32, 0) == 0) {
+	if (!quick &&
+	    rnsc_randomx_new(C, &lib, RNSC_RANDOMX_IMPL_LIBRANDOMX, h.rx_key, 32, 0) == 0) {
 		rnsc_timelock_chain l;
 		CU_ASSERT_EQUAL(rnsc_timelock_chain_init(C, &l, hdr, &h), 0);
 		CU_ASSERT_EQUAL(rnsc_timelock_chain_run(&l, lib, 0, 0, NULL, NULL), 0);
@@ -409,8 +419,11 @@ int main(void)
 		return 1;
 	rnsc_ctx_set_log(C, NULL, NULL, 0);
 	if (rnsc_plugin_host_add_dir(H, dir) || rnsc_plugin_host_scan(H) < 2 ||
-	    !rnsc_crypto_provider(C, RNSC_PRIM_RANDOMX) || !rnsc_crypto_provider(C, RNSC_PRIM_AES256_CBC)) {
-		fprintf(stderr, "timelock_test: the openssl and randomx plugins must be built in %s\n", dir);
+	    !rnsc_crypto_provider(C, RNSC_PRIM_RANDOMX) ||
+	    !rnsc_crypto_provider(C, RNSC_PRIM_AES256_CBC)) {
+		fprintf(stderr,
+			"timelock_test: the openssl and randomx plugins must be built in %s\n",
+			dir);
 		return 1;
 	}
 	if (CU_initialize_registry() != CUE_SUCCESS)
@@ -418,7 +431,8 @@ int main(void)
 	CU_pSuite s = CU_add_suite("timelock", fixture_up, fixture_down);
 	CU_add_test(s, "step input layout", test_step_input_layout);
 	CU_add_test(s, "header round trip and ranges", test_header_roundtrip);
-	CU_add_test(s, "header errors: truncated, magic, version, check, ranges", test_header_errors);
+	CU_add_test(s, "header errors: truncated, magic, version, check, ranges",
+		    test_header_errors);
 	CU_add_test(s, "seal/open round trip", test_roundtrip);
 	CU_add_test(s, "seal errors", test_seal_errors);
 	CU_add_test(s, "tamper: header, IV, ciphertext, tag, chain end", test_tamper);

@@ -36,7 +36,7 @@ static int unhex(uint8_t *out, size_t cap, const char *hx)
 typedef struct pair {
 	rnsc_transport *a, *b;
 	rnsc_identity ta, tb, ida;
-	uint8_t da[16];  /* a SINGLE destination on a */
+	uint8_t da[16]; /* a SINGLE destination on a */
 	uint8_t ida_hash[16];
 	uint8_t frame[600];
 	size_t frame_len;
@@ -49,12 +49,14 @@ static void pair_up(pair *p)
 	CU_ASSERT_EQUAL_FATAL(rnsc_identity_generate(C, &p->tb), 0);
 	CU_ASSERT_EQUAL_FATAL(rnsc_transport_new(C, &p->a, &p->ta, NULL), 0);
 	CU_ASSERT_EQUAL_FATAL(rnsc_transport_new(C, &p->b, &p->tb, NULL), 0);
-	CU_ASSERT_EQUAL(rnsc_transport_iface_add(p->a, 1, RNSC_TRANSPORT_MODE_FULL, 10000000, 0), 0);
-	CU_ASSERT_EQUAL(rnsc_transport_iface_add(p->b, 1, RNSC_TRANSPORT_MODE_FULL, 10000000, 0), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_iface_add(p->a, 1, RNSC_TRANSPORT_MODE_FULL, 10000000, 0),
+			0);
+	CU_ASSERT_EQUAL(rnsc_transport_iface_add(p->b, 1, RNSC_TRANSPORT_MODE_FULL, 10000000, 0),
+			0);
 	CU_ASSERT_EQUAL_FATAL(rnsc_identity_generate(C, &p->ida), 0);
-	CU_ASSERT_EQUAL_FATAL(rnsc_transport_dest_add(p->a, RNSC_DEST_SINGLE, &p->ida, "rnsc", ASP,
-						      2, 1, p->da),
-			      0);
+	CU_ASSERT_EQUAL_FATAL(
+		rnsc_transport_dest_add(p->a, RNSC_DEST_SINGLE, &p->ida, "rnsc", ASP, 2, 1, p->da),
+		0);
 	uint8_t pub[RNSC_KEYSIZE];
 	rnsc_identity_public_bytes(&p->ida, pub);
 	CU_ASSERT_EQUAL_FATAL(rnsc_truncated_hash(C, p->ida_hash, pub, sizeof(pub)), 0);
@@ -110,16 +112,19 @@ static void test_announce_dropped(void)
 	memset(other, 0x77, sizeof(other));
 	CU_ASSERT_EQUAL(rnsc_transport_blackhole_add(p.b, other, &(rnsc_blackhole_entry){0}), 1);
 	CU_ASSERT_EQUAL(rnsc_transport_has_path(p.b, p.da), 1); /* another identity */
-	CU_ASSERT_EQUAL(rnsc_transport_blackhole_add(p.b, p.ida_hash, &(rnsc_blackhole_entry){0}), 1);
+	CU_ASSERT_EQUAL(rnsc_transport_blackhole_add(p.b, p.ida_hash, &(rnsc_blackhole_entry){0}),
+			1);
 	CU_ASSERT_EQUAL(rnsc_transport_has_path(p.b, p.da), 0);
 	CU_ASSERT_EQUAL(rnsc_transport_blackhole_purge_paths(p.b), 0);
 
 	/* argument checks */
 	CU_ASSERT_EQUAL(rnsc_transport_blackhole_add(NULL, other, &e), RNSC_ERR_INVAL);
-	CU_ASSERT_EQUAL(rnsc_transport_blackhole_add(p.b, other, &(rnsc_blackhole_entry){.until = -1}),
-			RNSC_ERR_INVAL);
-	CU_ASSERT_EQUAL(rnsc_transport_blackhole_add(p.b, other, &(rnsc_blackhole_entry){.reason_len = 3}),
-			RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(
+		rnsc_transport_blackhole_add(p.b, other, &(rnsc_blackhole_entry){.until = -1}),
+		RNSC_ERR_INVAL);
+	CU_ASSERT_EQUAL(
+		rnsc_transport_blackhole_add(p.b, other, &(rnsc_blackhole_entry){.reason_len = 3}),
+		RNSC_ERR_INVAL);
 	CU_ASSERT_EQUAL(rnsc_transport_blackhole_remove(NULL, other), RNSC_ERR_INVAL);
 	CU_ASSERT_EQUAL(rnsc_transport_blackhole_get(NULL, other, NULL), RNSC_ERR_INVAL);
 	CU_ASSERT_EQUAL(rnsc_transport_blackhole_count(NULL), 0);
@@ -183,9 +188,10 @@ static void test_iterate_and_expire(void)
 		uint8_t id[16] = {0};
 		id[0] = (uint8_t)i;
 		id[1] = 0xee;
-		CU_ASSERT_EQUAL(rnsc_transport_blackhole_add(
-					p.b, id, &(rnsc_blackhole_entry){.until = NOW / 1000.0 + 1}),
-				1);
+		CU_ASSERT_EQUAL(
+			rnsc_transport_blackhole_add(
+				p.b, id, &(rnsc_blackhole_entry){.until = NOW / 1000.0 + 1}),
+			1);
 	}
 	CU_ASSERT_EQUAL(rnsc_transport_tick(p.b, NOW + 20000000), 0);
 	CU_ASSERT_EQUAL(rnsc_transport_blackhole_count(p.b), 1);
@@ -267,9 +273,9 @@ static void test_list_codec(void)
 	CU_ASSERT_EQUAL(rnsc_blackhole_list_parse(NULL, 3, NULL, NULL), RNSC_ERR_INVAL);
 	CU_ASSERT_EQUAL(rnsc_blackhole_list_parse((const uint8_t *)"\x80", 1, NULL, NULL), 0);
 	static const char *const bad[] = {
-		"90",                                   /* not a map */
-		"8190c0",                               /* unhashable key */
-		"81c4100101010101010101010101010101010101", /* entry not a map */
+		"90",                                                       /* not a map */
+		"8190c0",                                                   /* unhashable key */
+		"81c4100101010101010101010101010101010101",                 /* entry not a map */
 		"81c4100101010101010101010101010101010181a6736f7572636501", /* source int */
 		"81c4100101010101010101010101010101010181a5756e74696ca178", /* until str */
 		"81c4100101010101010101010101010101010181a5756e74696ccb7ff8000000000000", /* NaN */

@@ -75,10 +75,12 @@ static void pump(void)
 			uint8_t buf[600];
 			uint32_t ifc;
 			int len;
-			while ((len = rnsc_transport_outbox_pop(S[i].t, &ifc, buf, sizeof(buf))) > 0) {
+			while ((len = rnsc_transport_outbox_pop(S[i].t, &ifc, buf, sizeof(buf))) >
+			       0) {
 				any = 1;
-				CU_ASSERT_EQUAL(rnsc_transport_ingest(S[1 - i].t, 1, buf, (size_t)len, NOW),
-						0);
+				CU_ASSERT_EQUAL(
+					rnsc_transport_ingest(S[1 - i].t, 1, buf, (size_t)len, NOW),
+					0);
 			}
 		}
 		if (!any)
@@ -93,12 +95,15 @@ static void sides_up(void)
 		CU_ASSERT_EQUAL_FATAL(rnsc_identity_generate(C, &S[i].tid), 0);
 		rnsc_transport_config cfg = {.use_implicit_proof = 1};
 		CU_ASSERT_EQUAL_FATAL(rnsc_transport_new(C, &S[i].t, &S[i].tid, &cfg), 0);
-		rnsc_transport_callbacks cb = {.ud = &S[i], .on_data = on_data,
+		rnsc_transport_callbacks cb = {.ud = &S[i],
+					       .on_data = on_data,
 					       .on_proof_requested = on_proof_requested,
-					       .on_receipt = on_receipt, .on_announce = on_announce};
+					       .on_receipt = on_receipt,
+					       .on_announce = on_announce};
 		rnsc_transport_set_callbacks(S[i].t, &cb);
-		CU_ASSERT_EQUAL_FATAL(rnsc_transport_iface_add(S[i].t, 1, RNSC_TRANSPORT_MODE_FULL,
-							       10000000, 0), 0);
+		CU_ASSERT_EQUAL_FATAL(
+			rnsc_transport_iface_add(S[i].t, 1, RNSC_TRANSPORT_MODE_FULL, 10000000, 0),
+			0);
 	}
 }
 
@@ -115,22 +120,23 @@ static void test_group_plain(void)
 	sides_up();
 	static const char *const asp[] = {"group"};
 	uint8_t gh[HL], ph[HL], key[64];
-	CU_ASSERT_EQUAL_FATAL(rnsc_transport_dest_add(S[0].t, RNSC_DEST_GROUP, NULL, "rnsclt", asp,
-						      1, 0, gh), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		rnsc_transport_dest_add(S[0].t, RNSC_DEST_GROUP, NULL, "rnsclt", asp, 1, 0, gh), 0);
 	static const char *const asp2[] = {"plain"};
-	CU_ASSERT_EQUAL_FATAL(rnsc_transport_dest_add(S[0].t, RNSC_DEST_PLAIN, NULL, "rnsclt", asp2,
-						      1, 0, ph), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		rnsc_transport_dest_add(S[0].t, RNSC_DEST_PLAIN, NULL, "rnsclt", asp2, 1, 0, ph),
+		0);
 	CU_ASSERT_EQUAL(rnsc_transport_dest_group_key(S[0].t, ph, key, 64), RNSC_ERR_STATE);
 	CU_ASSERT_EQUAL(rnsc_token_generate_key(C, key), 0);
 	/* no key yet: not delivered (the reference raises in decrypt) */
-	CU_ASSERT_EQUAL(rnsc_transport_send_group(S[1].t, gh, key, 64, (const uint8_t *)"g0", 2,
-						  NOW), 0);
+	CU_ASSERT_EQUAL(
+		rnsc_transport_send_group(S[1].t, gh, key, 64, (const uint8_t *)"g0", 2, NOW), 0);
 	pump();
 	CU_ASSERT_EQUAL(S[0].data_n, 0);
 	CU_ASSERT_EQUAL(rnsc_transport_dest_group_key(S[0].t, gh, key, 10), RNSC_ERR_KEYLEN);
 	CU_ASSERT_EQUAL(rnsc_transport_dest_group_key(S[0].t, gh, key, 64), 0);
-	CU_ASSERT_EQUAL(rnsc_transport_send_group(S[1].t, gh, key, 64, (const uint8_t *)"g1", 2,
-						  NOW), 0);
+	CU_ASSERT_EQUAL(
+		rnsc_transport_send_group(S[1].t, gh, key, 64, (const uint8_t *)"g1", 2, NOW), 0);
 	pump();
 	CU_ASSERT_EQUAL(S[0].data_n, 1);
 	CU_ASSERT_EQUAL(S[0].data_len, 2);
@@ -139,8 +145,8 @@ static void test_group_plain(void)
 	uint8_t other[64];
 	CU_ASSERT_EQUAL(rnsc_token_generate_key(C, other), 0);
 	uint64_t df = rnsc_transport_get_stats(S[0].t)->decrypt_failed;
-	CU_ASSERT_EQUAL(rnsc_transport_send_group(S[1].t, gh, other, 64, (const uint8_t *)"g2", 2,
-						  NOW), 0);
+	CU_ASSERT_EQUAL(
+		rnsc_transport_send_group(S[1].t, gh, other, 64, (const uint8_t *)"g2", 2, NOW), 0);
 	pump();
 	CU_ASSERT_EQUAL(S[0].data_n, 1);
 	CU_ASSERT_EQUAL(rnsc_transport_get_stats(S[0].t)->decrypt_failed, df + 1);
@@ -174,12 +180,13 @@ static void test_prove_app_default_app_data(void)
 	CU_ASSERT_EQUAL_FATAL(rnsc_identity_generate(C, &id), 0);
 	static const char *const asp[] = {"app"};
 	uint8_t dh[HL];
-	CU_ASSERT_EQUAL_FATAL(rnsc_transport_dest_add(S[0].t, RNSC_DEST_SINGLE, &id, "rnsclt", asp,
-						      1, 0, dh), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		rnsc_transport_dest_add(S[0].t, RNSC_DEST_SINGLE, &id, "rnsclt", asp, 1, 0, dh), 0);
 	CU_ASSERT_EQUAL(rnsc_transport_dest_set_proof_strategy(S[0].t, dh, 7), RNSC_ERR_INVAL);
 	CU_ASSERT_EQUAL(rnsc_transport_dest_set_proof_strategy(S[0].t, dh, RNSC_PROVE_APP), 0);
-	CU_ASSERT_EQUAL(rnsc_transport_dest_set_default_app_data(S[0].t, dh,
-								 (const uint8_t *)"dflt", 4), 0);
+	CU_ASSERT_EQUAL(
+		rnsc_transport_dest_set_default_app_data(S[0].t, dh, (const uint8_t *)"dflt", 4),
+		0);
 	/* an announce without app data carries the default */
 	CU_ASSERT_EQUAL(rnsc_transport_announce(S[0].t, dh, NULL, 0, NOW), 0);
 	pump();
@@ -255,17 +262,19 @@ static void test_announce_handlers(void)
 	CU_ASSERT_EQUAL_FATAL(rnsc_identity_generate(C, &id), 0);
 	static const char *const asp[] = {"app", "x"};
 	uint8_t dh[HL];
-	CU_ASSERT_EQUAL_FATAL(rnsc_transport_dest_add(S[0].t, RNSC_DEST_SINGLE, &id, "rnsclt", asp,
-						      2, 0, dh), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		rnsc_transport_dest_add(S[0].t, RNSC_DEST_SINGLE, &id, "rnsclt", asp, 2, 0, dh), 0);
 	memset(hits, 0, sizeof(hits));
 	memset(hits_pr, 0, sizeof(hits_pr));
 	uint32_t h0, h1, h2;
-	CU_ASSERT_EQUAL(rnsc_transport_announce_handler_add(S[1].t, NULL, 0, handler, (void *)0,
-							    &h0), 0);
+	CU_ASSERT_EQUAL(
+		rnsc_transport_announce_handler_add(S[1].t, NULL, 0, handler, (void *)0, &h0), 0);
 	CU_ASSERT_EQUAL(rnsc_transport_announce_handler_add(S[1].t, "rnsclt.app.x", 1, handler,
-							    (void *)1, &h1), 0);
+							    (void *)1, &h1),
+			0);
 	CU_ASSERT_EQUAL(rnsc_transport_announce_handler_add(S[1].t, "rnsclt.app", 1, handler,
-							    (void *)2, &h2), 0);
+							    (void *)2, &h2),
+			0);
 	CU_ASSERT_EQUAL(rnsc_transport_announce(S[0].t, dh, NULL, 0, NOW), 0);
 	pump();
 	CU_ASSERT_EQUAL(hits[0], 1);

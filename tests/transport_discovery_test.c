@@ -15,7 +15,6 @@
 #include "plugin_host.h"
 #include "transport.h"
 
-
 #define MAXN 5
 #define MAXW 6
 typedef struct wire {
@@ -104,7 +103,8 @@ static void pump(void)
 			uint8_t buf[600];
 			uint32_t ifc;
 			int len;
-			while ((len = rnsc_transport_outbox_pop(N[i].t, &ifc, buf, sizeof(buf))) > 0) {
+			while ((len = rnsc_transport_outbox_pop(N[i].t, &ifc, buf, sizeof(buf))) >
+			       0) {
 				any = 1;
 				deliver(i, ifc, buf, (size_t)len);
 			}
@@ -129,9 +129,9 @@ static const char *const ASP[] = {"discovery", "test"};
 static void add_single(int node_i, rnsc_identity *id, uint8_t hash[16])
 {
 	CU_ASSERT_EQUAL_FATAL(rnsc_identity_generate(C, id), 0);
-	CU_ASSERT_EQUAL_FATAL(rnsc_transport_dest_add(N[node_i].t, RNSC_DEST_SINGLE, id, "rnsc",
-						      ASP, 2, 1, hash),
-			      0);
+	CU_ASSERT_EQUAL_FATAL(
+		rnsc_transport_dest_add(N[node_i].t, RNSC_DEST_SINGLE, id, "rnsc", ASP, 2, 1, hash),
+		0);
 }
 
 static const rnsc_transport_stats *ST(int i)
@@ -233,8 +233,8 @@ static void test_discovery_expiry(void)
 		wire_up(a, 1, t, 1, RNSC_TRANSPORT_MODE_ACCESS_POINT, 10000000);
 		wire_up(b, 1, t, 2, RNSC_TRANSPORT_MODE_FULL, 10000000);
 		if (k) /* 100 bit/s: 2 * 4000 / 100 + 6 = 86 s; not while offline */
-			CU_ASSERT_EQUAL(rnsc_transport_iface_add(N[t].t, 7, RNSC_TRANSPORT_MODE_FULL,
-								 100, 0),
+			CU_ASSERT_EQUAL(rnsc_transport_iface_add(N[t].t, 7,
+								 RNSC_TRANSPORT_MODE_FULL, 100, 0),
 					0);
 		if (k == 2)
 			CU_ASSERT_EQUAL(rnsc_transport_iface_set_online(N[t].t, 7, 0), 0);
@@ -396,8 +396,8 @@ static void test_il_queue(void)
 {
 	int a = add_node(0), t = add_node(1);
 	rnsc_transport_del(N[t].t);
-	rnsc_transport_config cfg = {.transport_enabled = 1, .use_implicit_proof = 1,
-				     .qlen_in_il = 2};
+	rnsc_transport_config cfg = {
+		.transport_enabled = 1, .use_implicit_proof = 1, .qlen_in_il = 2};
 	CU_ASSERT_EQUAL_FATAL(rnsc_transport_new(C, &N[t].t, &N[t].tid, &cfg), 0);
 	int c = add_node(0);
 	wire_up(a, 1, t, 1, RNSC_TRANSPORT_MODE_FULL, 10000000);
@@ -529,11 +529,13 @@ static void test_config(void)
 	const rnsc_config_section *ifs =
 		rnsc_config_section_get(rnsc_config_root(cfg), "interfaces");
 	rnsc_transport_iface_policy p;
-	CU_ASSERT_EQUAL(rnsc_node_policy_read(&set, rnsc_config_section_get(ifs, "A"), &p, &err), 0);
+	CU_ASSERT_EQUAL(rnsc_node_policy_read(&set, rnsc_config_section_get(ifs, "A"), &p, &err),
+			0);
 	CU_ASSERT_EQUAL(p.egress_control, 0);
 	CU_ASSERT_EQUAL(p.recursive_prs, 1);
 	CU_ASSERT(p.ec_pr_freq > 0 && p.ec_pr_freq < 1e-6);
-	CU_ASSERT_EQUAL(rnsc_node_policy_read(&set, rnsc_config_section_get(ifs, "B"), &p, &err), 0);
+	CU_ASSERT_EQUAL(rnsc_node_policy_read(&set, rnsc_config_section_get(ifs, "B"), &p, &err),
+			0);
 	CU_ASSERT_EQUAL(p.egress_control, 1);
 	CU_ASSERT_EQUAL(p.recursive_prs, 0);
 	CU_ASSERT_DOUBLE_EQUAL(p.ec_pr_freq, 2.0, 1e-12);
@@ -570,8 +572,7 @@ int main(void)
 	CU_add_test(s, "boundary search modes, removed requestor", test_boundary_and_removed);
 	CU_add_test(s, "ingress-limited interface does not search", test_ingress_limited);
 	CU_add_test(s, "ingress-limited path request queue", test_il_queue);
-	CU_add_test(s, "egress control and announce cap on recursive requests",
-		    test_egress_limits);
+	CU_add_test(s, "egress control and announce cap on recursive requests", test_egress_limits);
 	CU_add_test(s, "bounded tables", test_tables_full);
 	CU_add_test(s, "configuration: egress_control, ec_pr_freq, recursive_prs", test_config);
 	int rc = rnsc_cu_run();

@@ -14,7 +14,6 @@
 #include "plugin_host.h"
 #include "transport.h"
 
-
 #define MAXN 3
 #define MAXW 3
 typedef struct wire {
@@ -110,10 +109,10 @@ static int add_node(int transport_enabled)
 /* hw_mtu 0: RNSC_MTU and no link MTU discovery; otherwise an autoconfiguring interface. */
 static void wire_up(int a, uint32_t ia, size_t mtu_a, int b, uint32_t ib, size_t mtu_b)
 {
-	CU_ASSERT_EQUAL(rnsc_transport_iface_add(N[a].t, ia, RNSC_TRANSPORT_MODE_FULL, 10000000,
-						 mtu_a), 0);
-	CU_ASSERT_EQUAL(rnsc_transport_iface_add(N[b].t, ib, RNSC_TRANSPORT_MODE_FULL, 10000000,
-						 mtu_b), 0);
+	CU_ASSERT_EQUAL(
+		rnsc_transport_iface_add(N[a].t, ia, RNSC_TRANSPORT_MODE_FULL, 10000000, mtu_a), 0);
+	CU_ASSERT_EQUAL(
+		rnsc_transport_iface_add(N[b].t, ib, RNSC_TRANSPORT_MODE_FULL, 10000000, mtu_b), 0);
 	if (mtu_a)
 		CU_ASSERT_EQUAL(rnsc_transport_iface_set_mtu_capable(N[a].t, ia, 1), 0);
 	if (mtu_b)
@@ -131,7 +130,7 @@ static int pump_drop(int drop_from)
 			uint32_t ifc;
 			int len;
 			while ((len = rnsc_transport_outbox_pop(N[i].t, &ifc, FRAME,
-								 sizeof(FRAME))) > 0) {
+								sizeof(FRAME))) > 0) {
 				any = 1;
 				moved++;
 				if (i == drop_from)
@@ -146,7 +145,7 @@ static int pump_drop(int drop_from)
 					if (peer < 0)
 						continue;
 					CU_ASSERT_EQUAL(rnsc_transport_ingest(N[peer].t, pif, FRAME,
-									     (size_t)len, NOW),
+									      (size_t)len, NOW),
 							0);
 				}
 			}
@@ -208,8 +207,8 @@ static void exchange(int a, int b, int rounds)
 	}
 	CU_ASSERT_EQUAL(N[b].data_n, rounds);
 	CU_ASSERT_EQUAL(N[a].data_n, rounds);
-	CU_ASSERT_EQUAL(N[a].proofs, rounds);  /* the responder proves all */
-	CU_ASSERT_EQUAL(N[b].proofs, 0);       /* the initiator proves none (an OUT destination) */
+	CU_ASSERT_EQUAL(N[a].proofs, rounds); /* the responder proves all */
+	CU_ASSERT_EQUAL(N[b].proofs, 0);      /* the initiator proves none (an OUT destination) */
 }
 
 static void test_direct(void)
@@ -259,8 +258,8 @@ static void test_direct(void)
 	pump();
 	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[b].t)->receipts_timed_out, 6 + 76);
 	/* one more unproved packet from the responder, pending when the link closes below */
-	CU_ASSERT_EQUAL(rnsc_transport_link_send(N[b].t, lid, (const uint8_t *)"late", 4, NULL, NOW),
-			0);
+	CU_ASSERT_EQUAL(
+		rnsc_transport_link_send(N[b].t, lid, (const uint8_t *)"late", 4, NULL, NOW), 0);
 	pump();
 	/* The responder tears the link down from inside its data callback. */
 	N[b].close_in_data = 1;
@@ -481,8 +480,8 @@ static void test_interface_binding(void)
 	CU_ASSERT_EQUAL(rnsc_transport_link_open(N[a].t, db, lid, NOW), 0);
 	pump();
 	CU_ASSERT_FATAL(N[a].established == 1 && N[b].established == 1);
-	CU_ASSERT_EQUAL(rnsc_transport_link_send(N[b].t, lid, (const uint8_t *)"bound", 5, NULL,
-						 NOW), 0);
+	CU_ASSERT_EQUAL(
+		rnsc_transport_link_send(N[b].t, lid, (const uint8_t *)"bound", 5, NULL, NOW), 0);
 	uint32_t ifc;
 	int len = rnsc_transport_outbox_pop(N[b].t, &ifc, FRAME, sizeof(FRAME));
 	CU_ASSERT_FATAL(len > 0 && (ifc == 1 || ifc == 2));
@@ -518,11 +517,14 @@ static void test_local_client_echo(void)
 	 * the vacated last slot and leaves, then 6 leaves */
 	for (uint32_t id = 5; id <= 6; id++) {
 		CU_ASSERT_EQUAL(rnsc_transport_iface_add(N[s].t, id, RNSC_TRANSPORT_MODE_FULL,
-							 1000000000, 0), 0);
-		CU_ASSERT_EQUAL(rnsc_transport_iface_set_local(N[s].t, id, RNSC_TRANSPORT_LOCAL_CLIENT), 0);
+							 1000000000, 0),
+				0);
+		CU_ASSERT_EQUAL(
+			rnsc_transport_iface_set_local(N[s].t, id, RNSC_TRANSPORT_LOCAL_CLIENT), 0);
 	}
 	CU_ASSERT_EQUAL(rnsc_transport_iface_remove(N[s].t, 5), 0);
-	CU_ASSERT_EQUAL(rnsc_transport_iface_add(N[s].t, 7, RNSC_TRANSPORT_MODE_FULL, 1000000000, 0), 0);
+	CU_ASSERT_EQUAL(
+		rnsc_transport_iface_add(N[s].t, 7, RNSC_TRANSPORT_MODE_FULL, 1000000000, 0), 0);
 	CU_ASSERT_EQUAL(rnsc_transport_iface_set_local(N[s].t, 7, RNSC_TRANSPORT_LOCAL_CLIENT), 0);
 	CU_ASSERT_EQUAL(rnsc_transport_iface_remove(N[s].t, 7), 0);
 	CU_ASSERT_EQUAL(rnsc_transport_iface_remove(N[s].t, 6), 0);
@@ -567,7 +569,8 @@ int main(void)
 	CU_add_test(s, "link never established: path expired and rediscovered",
 		    test_link_rediscovery);
 	CU_add_test(s, "link packets bound to the link's interface", test_interface_binding);
-	CU_add_test(s, "link to a local client after its announce came back", test_local_client_echo);
+	CU_add_test(s, "link to a local client after its announce came back",
+		    test_local_client_echo);
 	int rc = rnsc_cu_run();
 	engine_env_close();
 	return rc;

@@ -13,7 +13,6 @@
 #include "plugin_host.h"
 #include "transport.h"
 
-
 /* ---- a tiny network: point-to-point wires between (engine, iface) pairs ---- */
 
 #define MAXN 4
@@ -89,8 +88,8 @@ static int add_node(int transport_enabled)
 				     .use_implicit_proof = 1,
 				     .local_hops_delta = next_hops_delta};
 	CU_ASSERT_EQUAL_FATAL(rnsc_transport_new(C, &n->t, &n->tid, &cfg), 0);
-	rnsc_transport_callbacks cb = {.ud = n, .on_data = on_data, .on_receipt = on_receipt,
-				       .on_announce = on_announce};
+	rnsc_transport_callbacks cb = {
+		.ud = n, .on_data = on_data, .on_receipt = on_receipt, .on_announce = on_announce};
 	rnsc_transport_set_callbacks(n->t, &cb);
 	return n_nodes++;
 }
@@ -112,7 +111,8 @@ static int pump(void)
 			uint8_t buf[600];
 			uint32_t ifc;
 			int len;
-			while ((len = rnsc_transport_outbox_pop(N[i].t, &ifc, buf, sizeof(buf))) > 0) {
+			while ((len = rnsc_transport_outbox_pop(N[i].t, &ifc, buf, sizeof(buf))) >
+			       0) {
 				any = 1;
 				moved++;
 				for (int w = 0; w < n_wires; w++) {
@@ -126,10 +126,11 @@ static int pump(void)
 						continue;
 					if ((buf[0] & 0x03) == RNSC_PKT_ANNOUNCE) {
 						N[peer].last_header = (buf[0] >> 6) & 1;
-						N[peer].last_ctx = buf[(N[peer].last_header ? 34 : 18)];
+						N[peer].last_ctx =
+							buf[(N[peer].last_header ? 34 : 18)];
 					}
 					CU_ASSERT_EQUAL(rnsc_transport_ingest(N[peer].t, pif, buf,
-									     (size_t)len, NOW),
+									      (size_t)len, NOW),
 							0);
 				}
 			}
@@ -155,9 +156,9 @@ static const char *const ASP[] = {"transport", "test"};
 static void add_single(int node_i, rnsc_identity *id, uint8_t hash[16])
 {
 	CU_ASSERT_EQUAL_FATAL(rnsc_identity_generate(C, id), 0);
-	CU_ASSERT_EQUAL_FATAL(rnsc_transport_dest_add(N[node_i].t, RNSC_DEST_SINGLE, id, "rnsc",
-						      ASP, 2, 1, hash),
-			      0);
+	CU_ASSERT_EQUAL_FATAL(
+		rnsc_transport_dest_add(N[node_i].t, RNSC_DEST_SINGLE, id, "rnsc", ASP, 2, 1, hash),
+		0);
 }
 
 /* ---- tests ---- */
@@ -169,9 +170,9 @@ static void test_announce_and_duplicates(void)
 	rnsc_identity ida;
 	uint8_t da[16];
 	add_single(a, &ida, da);
-	CU_ASSERT_EQUAL(rnsc_transport_dest_add(N[a].t, RNSC_DEST_SINGLE, &ida, "rnsc", ASP, 2, 1,
-						NULL),
-			RNSC_ERR_STATE);
+	CU_ASSERT_EQUAL(
+		rnsc_transport_dest_add(N[a].t, RNSC_DEST_SINGLE, &ida, "rnsc", ASP, 2, 1, NULL),
+		RNSC_ERR_STATE);
 	CU_ASSERT_EQUAL(rnsc_transport_announce(N[a].t, da, (const uint8_t *)"hi", 2, NOW), 0);
 	CU_ASSERT_EQUAL(rnsc_transport_outbox_count(N[a].t), 1);
 	/* keep a copy of the announce frame to replay it */
@@ -220,7 +221,8 @@ static void test_announce_and_duplicates(void)
 	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[a].t)->duplicates, 2);
 	CU_ASSERT_EQUAL(rnsc_transport_get_stats(N[a].t)->filtered, 2);
 	/* Bad frames */
-	CU_ASSERT_EQUAL(rnsc_transport_ingest(N[a].t, 9, frame, (size_t)len, NOW), RNSC_ERR_NOTFOUND);
+	CU_ASSERT_EQUAL(rnsc_transport_ingest(N[a].t, 9, frame, (size_t)len, NOW),
+			RNSC_ERR_NOTFOUND);
 	frame[0] |= 0x80;
 	CU_ASSERT_EQUAL(rnsc_transport_ingest(N[a].t, 1, frame, (size_t)len, NOW),
 			RNSC_ERR_IFAC_UNEXPECTED);
@@ -375,8 +377,8 @@ static void test_relay(void)
 
 	/* DATA B -> A through the relay, and the proof back along the reverse table. */
 	const char *msg = "via relay";
-	CU_ASSERT_EQUAL(rnsc_transport_send(N[b].t, da, (const uint8_t *)msg, strlen(msg), NULL, NOW),
-			0);
+	CU_ASSERT_EQUAL(
+		rnsc_transport_send(N[b].t, da, (const uint8_t *)msg, strlen(msg), NULL, NOW), 0);
 	pump();
 	CU_ASSERT_EQUAL(N[a].data_n, 1);
 	CU_ASSERT_EQUAL(memcmp(N[a].data, msg, strlen(msg)), 0);
@@ -448,7 +450,8 @@ static void test_tables_filter_tagged_request(void)
 	CU_ASSERT_EQUAL(rnsc_transport_path_set_times(N[r].t, da, NULL, &gone), 0);
 	CU_ASSERT_EQUAL_FATAL(rnsc_transport_path_get(N[r].t, da, &p), 0);
 	CU_ASSERT_EQUAL(p.expires, gone);
-	CU_ASSERT_EQUAL(rnsc_transport_path_set_times(N[r].t, none, NULL, &gone), RNSC_ERR_NOTFOUND);
+	CU_ASSERT_EQUAL(rnsc_transport_path_set_times(N[r].t, none, NULL, &gone),
+			RNSC_ERR_NOTFOUND);
 	CU_ASSERT_EQUAL(rnsc_transport_path_set_times(N[r].t, NULL, NULL, &gone), RNSC_ERR_INVAL);
 	tick_all(NOW + 6000, 250);
 	CU_ASSERT_TRUE(rnsc_transport_has_path(N[r].t, da)); /* expiry alone culls nothing */
@@ -461,8 +464,10 @@ static void test_tables_filter_tagged_request(void)
 	/* The filter as a query: nothing remembered or counted until the caller adds the hash. */
 	uint8_t data[8] = {9}, frame[64], h[RNSC_HASHLEN];
 	int ok = -1;
-	rnsc_packet q = {.dest_type = RNSC_DEST_SINGLE, .packet_type = RNSC_PKT_DATA,
-			 .data = data, .data_len = sizeof(data)};
+	rnsc_packet q = {.dest_type = RNSC_DEST_SINGLE,
+			 .packet_type = RNSC_PKT_DATA,
+			 .data = data,
+			 .data_len = sizeof(data)};
 	memset(q.dest_hash, 0x24, 16);
 	CU_ASSERT_EQUAL_FATAL(rnsc_packet_pack(frame, sizeof(frame), &q, RNSC_MTU), 27);
 	CU_ASSERT_EQUAL(rnsc_transport_packet_filter(N[r].t, frame, 27, &ok, h), 0);
@@ -480,7 +485,7 @@ static void test_tables_filter_tagged_request(void)
 	CU_ASSERT_EQUAL(rnsc_transport_packet_filter(N[r].t, frame, 27, &ok, NULL), 0);
 	CU_ASSERT_EQUAL(ok, 1);
 	q.context = RNSC_CTX_NONE;
-	q.dest_hash[0] ^= 1; /* a packet not yet in the hashlist */
+	q.dest_hash[0] ^= 1;           /* a packet not yet in the hashlist */
 	q.header_type = RNSC_HEADER_2; /* in transport: only for this instance */
 	q.transport_type = RNSC_TRANSPORT_TRANSPORT;
 	memset(q.transport_id, 0x77, 16);
@@ -516,9 +521,14 @@ static void test_tables_filter_tagged_request(void)
 	CU_ASSERT_EQUAL(memcmp(buf + 35, tag, 16), 0);
 
 	/* Seeded link and reverse entries read back, and a stale one goes at the next cull. */
-	rnsc_transport_link_entry le = {.timestamp = NOW, .next_hop_iface = 1,
-					.received_iface = 9, .remaining_hops = 2, .hops = 3,
-					.validated = 1, .proof_timeout = NOW + 1000}, lg;
+	rnsc_transport_link_entry le = {.timestamp = NOW,
+					.next_hop_iface = 1,
+					.received_iface = 9,
+					.remaining_hops = 2,
+					.hops = 3,
+					.validated = 1,
+					.proof_timeout = NOW + 1000},
+				  lg;
 	memset(le.link_id, 0x61, 16);
 	memset(le.dest_hash, 0x62, 16);
 	CU_ASSERT_EQUAL(rnsc_transport_link_entry_put(N[r].t, &le), RNSC_ERR_NOTFOUND);
@@ -540,8 +550,10 @@ static void test_tables_filter_tagged_request(void)
 		seen += memcmp(lg.link_id, le.link_id, 16) == 0;
 	CU_ASSERT_EQUAL(seen, 1);
 	CU_ASSERT_EQUAL(rnsc_transport_link_entry_next(N[r].t, NULL, &lg), 0);
-	rnsc_transport_reverse_entry re = {.received_iface = 2, .outbound_iface = 9,
-					   .timestamp = 0}, rg;
+	rnsc_transport_reverse_entry re = {.received_iface = 2,
+					   .outbound_iface = 9,
+					   .timestamp = 0},
+				     rg;
 	memset(re.key, 0x63, 16);
 	CU_ASSERT_EQUAL(rnsc_transport_reverse_put(N[r].t, &re), RNSC_ERR_NOTFOUND);
 	re.outbound_iface = 1;
@@ -575,8 +587,10 @@ static void test_hashlist_rotation(void)
 	uint8_t dest[16] = {1}, frames[4][64];
 	for (int i = 0; i < 4; i++) {
 		uint8_t data[8] = {(uint8_t)i};
-		rnsc_packet p = {.dest_type = RNSC_DEST_SINGLE, .packet_type = RNSC_PKT_DATA,
-				 .data = data, .data_len = sizeof(data)};
+		rnsc_packet p = {.dest_type = RNSC_DEST_SINGLE,
+				 .packet_type = RNSC_PKT_DATA,
+				 .data = data,
+				 .data_len = sizeof(data)};
 		memcpy(p.dest_hash, dest, 16);
 		CU_ASSERT_EQUAL(rnsc_packet_pack(frames[i], 64, &p, RNSC_MTU), 27);
 		CU_ASSERT_EQUAL(rnsc_transport_ingest(N[b].t, 1, frames[i], 27, NOW), 0);
@@ -609,9 +623,12 @@ static void test_forward_beyond_mtu(void)
 {
 	int r = add_node(1), a = add_node(0);
 	const size_t hw = 4096;
-	CU_ASSERT_EQUAL(rnsc_transport_iface_add(N[r].t, 1, RNSC_TRANSPORT_MODE_FULL, 10000000, hw), 0);
-	CU_ASSERT_EQUAL(rnsc_transport_iface_add(N[r].t, 2, RNSC_TRANSPORT_MODE_FULL, 10000000, hw), 0);
-	CU_ASSERT_EQUAL(rnsc_transport_iface_add(N[a].t, 1, RNSC_TRANSPORT_MODE_FULL, 10000000, hw), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_iface_add(N[r].t, 1, RNSC_TRANSPORT_MODE_FULL, 10000000, hw),
+			0);
+	CU_ASSERT_EQUAL(rnsc_transport_iface_add(N[r].t, 2, RNSC_TRANSPORT_MODE_FULL, 10000000, hw),
+			0);
+	CU_ASSERT_EQUAL(rnsc_transport_iface_add(N[a].t, 1, RNSC_TRANSPORT_MODE_FULL, 10000000, hw),
+			0);
 	rnsc_identity ida;
 	uint8_t da[16];
 	add_single(a, &ida, da);
@@ -630,9 +647,12 @@ static void test_forward_beyond_mtu(void)
 	static uint8_t payload[1500];
 	for (size_t i = 0; i < sizeof(payload); i++)
 		payload[i] = (uint8_t)(i * 31 + 7);
-	rnsc_packet p = {.header_type = RNSC_HEADER_2, .transport_type = RNSC_TRANSPORT_TRANSPORT,
-			 .dest_type = RNSC_DEST_SINGLE, .packet_type = RNSC_PKT_DATA,
-			 .data = payload, .data_len = 900};
+	rnsc_packet p = {.header_type = RNSC_HEADER_2,
+			 .transport_type = RNSC_TRANSPORT_TRANSPORT,
+			 .dest_type = RNSC_DEST_SINGLE,
+			 .packet_type = RNSC_PKT_DATA,
+			 .data = payload,
+			 .data_len = 900};
 	memcpy(p.transport_id, N[r].tid.hash, 16);
 	memcpy(p.dest_hash, da, 16);
 	n = rnsc_packet_pack(in, sizeof(in), &p, hw);
@@ -653,8 +673,10 @@ static void test_forward_beyond_mtu(void)
 	CU_ASSERT_PTR_NULL(rnsc_transport_outbox_take(N[r].t, &ifc, &len));
 
 	/* its proof, 700 bytes, comes back through the reverse table */
-	rnsc_packet q = {.dest_type = RNSC_DEST_SINGLE, .packet_type = RNSC_PKT_PROOF,
-			 .data = payload, .data_len = 700};
+	rnsc_packet q = {.dest_type = RNSC_DEST_SINGLE,
+			 .packet_type = RNSC_PKT_PROOF,
+			 .data = payload,
+			 .data_len = 700};
 	memcpy(q.dest_hash, h, 16);
 	n = rnsc_packet_pack(in, sizeof(in), &q, hw);
 	CU_ASSERT_EQUAL_FATAL(n, 19 + 700);
@@ -691,7 +713,8 @@ static void test_deliver_beyond_mtu(void)
 {
 	int a = add_node(0);
 	const size_t hw = 4096;
-	CU_ASSERT_EQUAL(rnsc_transport_iface_add(N[a].t, 1, RNSC_TRANSPORT_MODE_FULL, 10000000, hw), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_iface_add(N[a].t, 1, RNSC_TRANSPORT_MODE_FULL, 10000000, hw),
+			0);
 	rnsc_identity ida;
 	uint8_t da[16];
 	add_single(a, &ida, da);
@@ -700,8 +723,10 @@ static void test_deliver_beyond_mtu(void)
 		msg[i] = (uint8_t)(i * 13 + 5);
 	int n = rnsc_identity_encrypt(&ida, ct, sizeof(ct), msg, sizeof(msg), NULL);
 	CU_ASSERT_FATAL(n > (int)sizeof(msg));
-	rnsc_packet p = {.dest_type = RNSC_DEST_SINGLE, .packet_type = RNSC_PKT_DATA,
-			 .data = ct, .data_len = (size_t)n};
+	rnsc_packet p = {.dest_type = RNSC_DEST_SINGLE,
+			 .packet_type = RNSC_PKT_DATA,
+			 .data = ct,
+			 .data_len = (size_t)n};
 	memcpy(p.dest_hash, da, 16);
 	int fl = rnsc_packet_pack(in, sizeof(in), &p, hw);
 	CU_ASSERT_FATAL(fl > 500);
@@ -741,8 +766,10 @@ static void test_hashlist_keys_by_role(void)
 		CU_ASSERT_EQUAL_FATAL(rnsc_transport_new(C, &t, &id, &cfg), 0);
 		CU_ASSERT_EQUAL(rnsc_transport_iface_add(t, 1, RNSC_TRANSPORT_MODE_FULL, 0, 0), 0);
 		uint8_t data[8] = {7}, frame[64], want[RNSC_HASHLEN], got[RNSC_HASHLEN];
-		rnsc_packet p = {.dest_type = RNSC_DEST_SINGLE, .packet_type = RNSC_PKT_DATA,
-				 .data = data, .data_len = sizeof(data)};
+		rnsc_packet p = {.dest_type = RNSC_DEST_SINGLE,
+				 .packet_type = RNSC_PKT_DATA,
+				 .data = data,
+				 .data_len = sizeof(data)};
 		memset(p.dest_hash, 0x42, 16);
 		CU_ASSERT_EQUAL_FATAL(rnsc_packet_pack(frame, sizeof(frame), &p, RNSC_MTU), 27);
 		CU_ASSERT_EQUAL(rnsc_packet_hash(C, want, frame, 27), 0);
@@ -875,7 +902,8 @@ static uint8_t sent_hops(int from, const uint8_t dest[16], int *header2)
 {
 	uint8_t buf[600];
 	uint32_t ifc;
-	CU_ASSERT_EQUAL(rnsc_transport_send(N[from].t, dest, (const uint8_t *)"hd", 2, NULL, NOW), 0);
+	CU_ASSERT_EQUAL(rnsc_transport_send(N[from].t, dest, (const uint8_t *)"hd", 2, NULL, NOW),
+			0);
 	int len = rnsc_transport_outbox_pop(N[from].t, &ifc, buf, sizeof(buf));
 	CU_ASSERT_FATAL(len > 2);
 	*header2 = (buf[0] >> 6) & 1;

@@ -55,8 +55,7 @@ static int eqhex(const uint8_t *p, size_t len, const char *hex)
 
 static int wt_setup(void)
 {
-	if (rnsc_ctx_new(&C) || rnsc_plugin_host_new(C, &H) ||
-	    rnsc_plugin_host_add_default_dirs(H))
+	if (rnsc_ctx_new(&C) || rnsc_plugin_host_new(C, &H) || rnsc_plugin_host_add_default_dirs(H))
 		return -1;
 	rnsc_ctx_set_log(C, NULL, NULL, 0);
 	rnsc_plugin_host_scan(H);

@@ -98,7 +98,7 @@ typedef struct flight {
 } flight;
 
 typedef struct dirn {
-	int src, dst; /* conn index */
+	int src, dst;                         /* conn index */
 	uint8_t dest[RNSC_TRUNCATED_HASHLEN]; /* raw: the far side's destination; res: link id */
 	bench_sizes sizes;
 	bench_payload stream;
@@ -239,7 +239,8 @@ static void flush(driver *dv, int side)
 		}
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
 			if (!c->want_out) {
-				struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT, .data.u32 = (uint32_t)side};
+				struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT,
+							 .data.u32 = (uint32_t)side};
 				epoll_ctl(dv->ep, EPOLL_CTL_MOD, c->fd, &ev);
 				c->want_out = 1;
 			}
@@ -344,7 +345,8 @@ static void send_raw(driver *dv, dirn *d)
 	uint8_t *p = dv->tmp;
 	uint32_t size = bench_sizes_next(&d->sizes);
 	/* HEADER_2, transport, SINGLE, DATA; hops 0; the relay's id; the far destination */
-	p[0] = (uint8_t)(RNSC_HEADER_2 << 6 | RNSC_TRANSPORT_TRANSPORT << 4 | 0 << 2 | RNSC_PKT_DATA);
+	p[0] = (uint8_t)(RNSC_HEADER_2 << 6 | RNSC_TRANSPORT_TRANSPORT << 4 | 0 << 2 |
+			 RNSC_PKT_DATA);
 	p[1] = 0;
 	memcpy(p + 2, dv->relay_id, 16);
 	memcpy(p + 18, d->dest, 16);
@@ -369,7 +371,8 @@ static void send_res(driver *dv, dirn *d)
 {
 	uint8_t *p = dv->tmp;
 	/* HEADER_1, broadcast, LINK, DATA; the link id; context RESOURCE */
-	p[0] = (uint8_t)(RNSC_HEADER_1 << 6 | RNSC_TRANSPORT_BROADCAST << 4 | 3 << 2 | RNSC_PKT_DATA);
+	p[0] = (uint8_t)(RNSC_HEADER_1 << 6 | RNSC_TRANSPORT_BROADCAST << 4 | 3 << 2 |
+			 RNSC_PKT_DATA);
 	p[1] = 0;
 	memcpy(p + 2, d->dest, 16);
 	p[18] = RNSC_CTX_RESOURCE;
@@ -492,7 +495,8 @@ advance:
 		d->rxo++;
 	/* the opaque proof: HEADER_1, broadcast, SINGLE, PROOF to the truncated packet hash */
 	uint8_t p[19 + 96];
-	p[0] = (uint8_t)(RNSC_HEADER_1 << 6 | RNSC_TRANSPORT_BROADCAST << 4 | 0 << 2 | RNSC_PKT_PROOF);
+	p[0] = (uint8_t)(RNSC_HEADER_1 << 6 | RNSC_TRANSPORT_BROADCAST << 4 | 0 << 2 |
+			 RNSC_PKT_PROOF);
 	p[1] = 0;
 	memcpy(p + 2, h, 16);
 	p[18] = RNSC_CTX_NONE;
@@ -572,9 +576,13 @@ static int announce(driver *dv, int side)
 				    dv->name_hash, rh, NULL, NULL, 0);
 	if (n < 0)
 		return -1;
-	rnsc_packet p = {.header_type = RNSC_HEADER_1, .transport_type = RNSC_TRANSPORT_BROADCAST,
-			 .dest_type = 0, .packet_type = RNSC_PKT_ANNOUNCE, .context = RNSC_CTX_NONE,
-			 .data = data, .data_len = (size_t)n};
+	rnsc_packet p = {.header_type = RNSC_HEADER_1,
+			 .transport_type = RNSC_TRANSPORT_BROADCAST,
+			 .dest_type = 0,
+			 .packet_type = RNSC_PKT_ANNOUNCE,
+			 .context = RNSC_CTX_NONE,
+			 .data = data,
+			 .data_len = (size_t)n};
 	memcpy(p.dest_hash, dv->dest[side], 16);
 	int len = rnsc_packet_pack(raw, sizeof(raw), &p, RNSC_MTU);
 	if (len < 0)
@@ -593,7 +601,8 @@ static void link_out(driver *dv, int side)
 			/* Transport.outbound for a destination two hops away: HEADER_2 via the relay */
 			memmove(p + 18, p + 2, (size_t)n - 2);
 			memcpy(p + 2, dv->relay_id, 16);
-			p[0] = (uint8_t)(RNSC_HEADER_2 << 6 | RNSC_TRANSPORT_TRANSPORT << 4 | (p[0] & 0x0F));
+			p[0] = (uint8_t)(RNSC_HEADER_2 << 6 | RNSC_TRANSPORT_TRANSPORT << 4 |
+					 (p[0] & 0x0F));
 			n += 16;
 		}
 		if (queue_frame(&dv->c[side], p, (size_t)n))
@@ -624,8 +633,8 @@ static void setup_frame(driver *dv, int side, const uint8_t *f, size_t len)
 	uint64_t now = now_ms();
 	if (side == 0 && p.packet_type == RNSC_PKT_LINKREQUEST && !dv->link[0] &&
 	    !memcmp(p.dest_hash, dv->dest[0], 16)) {
-		if (rnsc_link_accept(dv->ctx, &dv->link[0], &dv->id[0], f, len, BACKBONE_CLIENT_HW_MTU,
-				     now) != 0) {
+		if (rnsc_link_accept(dv->ctx, &dv->link[0], &dv->id[0], f, len,
+				     BACKBONE_CLIENT_HW_MTU, now) != 0) {
 			drv_fail(dv, "side a could not accept the link request");
 			return;
 		}
@@ -693,8 +702,7 @@ static int step(driver *dv, int timeout_ms, char *line, size_t cap)
 			if (r > 0) {
 				dv->rx_ns = now_ns();
 				decode(dv, (int)who, dv->rbuf, (size_t)r);
-			}
-			else if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
+			} else if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
 				/* a relay still starting may drop a connection it accepted (the
 				 * reference's Backbone server before its interface is complete):
 				 * the set-up reconnects */
@@ -838,24 +846,40 @@ static void usage(FILE *f)
 
 int rnsc_bench_driver_main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"mode", required_argument, NULL, 'm'},	{"a", required_argument, NULL, 'a'},
-		{"b", required_argument, NULL, 'b'},	{"calibrate", required_argument, NULL, 'c'},
-		{"setup-timeout", required_argument, NULL, 't'}, {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0}};
+	static const struct option opts[] = {{"mode", required_argument, NULL, 'm'},
+					     {"a", required_argument, NULL, 'a'},
+					     {"b", required_argument, NULL, 'b'},
+					     {"calibrate", required_argument, NULL, 'c'},
+					     {"setup-timeout", required_argument, NULL, 't'},
+					     {"help", no_argument, NULL, 'h'},
+					     {NULL, 0, NULL, 0}};
 	const char *mode = NULL;
 	int pa = 0, pb = 0, c;
 	double calib_s = 1, setup_s = 60;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'm': mode = optarg; break;
-		case 'a': pa = atoi(optarg); break;
-		case 'b': pb = atoi(optarg); break;
-		case 'c': calib_s = strtod(optarg, NULL); break;
-		case 't': setup_s = strtod(optarg, NULL); break;
-		case 'h': usage(stdout); return BENCH_OK;
-		default: usage(stderr); return BENCH_USAGE;
+		case 'm':
+			mode = optarg;
+			break;
+		case 'a':
+			pa = atoi(optarg);
+			break;
+		case 'b':
+			pb = atoi(optarg);
+			break;
+		case 'c':
+			calib_s = strtod(optarg, NULL);
+			break;
+		case 't':
+			setup_s = strtod(optarg, NULL);
+			break;
+		case 'h':
+			usage(stdout);
+			return BENCH_OK;
+		default:
+			usage(stderr);
+			return BENCH_USAGE;
 		}
 	}
 	if (optind != argc || !mode || (strcmp(mode, "raw") && strcmp(mode, "resource")) ||
@@ -883,8 +907,8 @@ int rnsc_bench_driver_main(int argc, char **argv)
 	dv->epool = malloc(2 * POOL);
 	dv->emap = malloc((POOL + 1) * sizeof(uint32_t));
 	dv->ep = epoll_create1(EPOLL_CLOEXEC);
-	if (!dv->c[0].dec.buf || !dv->c[1].dec.buf || !dv->rtts || !dv->pool || !dv->epool || !dv->emap ||
-	    dv->ep < 0) {
+	if (!dv->c[0].dec.buf || !dv->c[1].dec.buf || !dv->rtts || !dv->pool || !dv->epool ||
+	    !dv->emap || dv->ep < 0) {
 		drv_fail(dv, "out of memory");
 		goto out;
 	}
@@ -909,7 +933,8 @@ int rnsc_bench_driver_main(int argc, char **argv)
 
 	/* identities and destinations, one per side */
 	static const char *const asp_a[] = {"relay", "a"}, *const asp_b[] = {"relay", "b"};
-	if (rnsc_identity_generate(dv->ctx, &dv->id[0]) || rnsc_identity_generate(dv->ctx, &dv->id[1]) ||
+	if (rnsc_identity_generate(dv->ctx, &dv->id[0]) ||
+	    rnsc_identity_generate(dv->ctx, &dv->id[1]) ||
 	    rnsc_destination_hash(dv->ctx, dv->dest[0], dv->id[0].hash, "bench", asp_a, 2) ||
 	    rnsc_destination_hash(dv->ctx, dv->dest[1], dv->id[1].hash, "bench", asp_b, 2)) {
 		drv_fail(dv, "cannot create the identities");
@@ -964,9 +989,11 @@ int rnsc_bench_driver_main(int argc, char **argv)
 		}
 		rnsc_identity_free(&pub);
 		link_out(dv, 1);
-		while (!dv->failed && !(dv->link[0] && rnsc_link_status(dv->link[0]) == RNSC_LINK_ACTIVE &&
-					rnsc_link_status(dv->link[1]) == RNSC_LINK_ACTIVE)) {
-			if (now_ns() >= deadline || rnsc_link_status(dv->link[1]) == RNSC_LINK_CLOSED) {
+		while (!dv->failed &&
+		       !(dv->link[0] && rnsc_link_status(dv->link[0]) == RNSC_LINK_ACTIVE &&
+			 rnsc_link_status(dv->link[1]) == RNSC_LINK_ACTIVE)) {
+			if (now_ns() >= deadline ||
+			    rnsc_link_status(dv->link[1]) == RNSC_LINK_CLOSED) {
 				drv_fail(dv, "the link through the relay was not established");
 				goto out;
 			}
@@ -1014,8 +1041,9 @@ int rnsc_bench_driver_main(int argc, char **argv)
 	}
 	qsort(dv->rtts, dv->n_rtts, sizeof(uint32_t), u32cmp);
 	char out[1536];
-	int n = snprintf(out, sizeof(out), "result mode=%s elapsed_s=%.6f capacity=%.1f link_mtu=%u "
-					  "rtt_p50_us=%.1f rtt_p99_us=%.1f",
+	int n = snprintf(out, sizeof(out),
+			 "result mode=%s elapsed_s=%.6f capacity=%.1f link_mtu=%u "
+			 "rtt_p50_us=%.1f rtt_p99_us=%.1f",
 			 mode, elapsed, capacity, dv->link_mtu, pct(dv->rtts, dv->n_rtts, 50),
 			 pct(dv->rtts, dv->n_rtts, 99));
 	for (int k = 0; k < 2; k++) {
@@ -1026,10 +1054,10 @@ int rnsc_bench_driver_main(int argc, char **argv)
 		n += snprintf(out + n, sizeof(out) - (size_t)n,
 			      " %s_sent=%llu %s_carried=%llu %s_dup=%llu %s_corrupt=%llu "
 			      "%s_reordered=%llu %s_lost=%u %s_bytes=%llu %s_unproved=%u",
-			      k ? "ba" : "ab", d->sent, k ? "ba" : "ab", d->carried, k ? "ba" : "ab",
-			      d->dup, k ? "ba" : "ab", d->corrupt, k ? "ba" : "ab", d->reordered,
-			      k ? "ba" : "ab", lost, k ? "ba" : "ab", d->bytes, k ? "ba" : "ab",
-			      unproved);
+			      k ? "ba" : "ab", d->sent, k ? "ba" : "ab", d->carried,
+			      k ? "ba" : "ab", d->dup, k ? "ba" : "ab", d->corrupt, k ? "ba" : "ab",
+			      d->reordered, k ? "ba" : "ab", lost, k ? "ba" : "ab", d->bytes,
+			      k ? "ba" : "ab", unproved);
 	}
 	say(out);
 	if (await(dv, line, sizeof(line)) == 0 && !strcmp(line, "quit"))

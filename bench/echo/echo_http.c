@@ -69,8 +69,8 @@ static int start_line(const uint8_t *p, size_t n, int request, echo_http_head *h
 		return -400;
 	if (p[7] != '1')
 		return -505;
-	if (p[8] != ' ' || p[9] < '1' || p[9] > '5' || p[10] < '0' || p[10] > '9' ||
-	    p[11] < '0' || p[11] > '9' || (n > 12 && p[12] != ' '))
+	if (p[8] != ' ' || p[9] < '1' || p[9] > '5' || p[10] < '0' || p[10] > '9' || p[11] < '0' ||
+	    p[11] > '9' || (n > 12 && p[12] != ' '))
 		return -400;
 	h->status = (p[9] - '0') * 100 + (p[10] - '0') * 10 + (p[11] - '0');
 	for (size_t i = 13; i < n; i++)

@@ -29,14 +29,14 @@
 #define MAX_LIST 8
 
 typedef struct run_rec {
-	int ok;                   /* the process exited 0 and printed a result line */
-	double v[9];              /* rt_per_s mib_per_s p50 p95 p99 cpu rss echoes elapsed */
+	int ok;      /* the process exited 0 and printed a result line */
+	double v[9]; /* rt_per_s mib_per_s p50 p95 p99 cpu rss echoes elapsed */
 	uint64_t err[ECHO_ERR_COUNT];
 } run_rec;
 
 enum { V_RT, V_MIB, V_P50, V_P95, V_P99, V_CPU, V_RSS, V_ECHOES, V_ELAPSED, V_N };
-static const char *const v_keys[V_N] = {"rt_per_s", "mib_per_s", "p50_us",  "p95_us",
-					"p99_us",   "cpu_pct",   "rss_kib", "echoes", "elapsed_s"};
+static const char *const v_keys[V_N] = {"rt_per_s", "mib_per_s", "p50_us", "p95_us",   "p99_us",
+					"cpu_pct",  "rss_kib",   "echoes", "elapsed_s"};
 
 typedef struct cell {
 	const char *proto;
@@ -233,8 +233,8 @@ static void write_runs_json(FILE *f, const run_rec *r, int n)
 {
 	fprintf(f, "[");
 	for (int i = 0; i < n; i++) {
-		fprintf(f, "%s{\"ok\": %s, \"valid\": %s", i ? ", " : "", r[i].ok ? "true" : "false",
-			rec_valid(&r[i]) ? "true" : "false");
+		fprintf(f, "%s{\"ok\": %s, \"valid\": %s", i ? ", " : "",
+			r[i].ok ? "true" : "false", rec_valid(&r[i]) ? "true" : "false");
 		for (int k = 0; k < V_N; k++)
 			fprintf(f, ", \"%s\": %.6g", v_keys[k], r[i].v[k]);
 		fprintf(f, ", \"errors\": {");
@@ -250,8 +250,9 @@ static void write_json(FILE *f, const cell *cells, size_t n, const matrix_opts *
 {
 	fprintf(f, "{\n\"benchmark\": \"echo\",\n");
 	rnsc_env_json(f);
-	fprintf(f, ",\n\"settings\": {\"warmup_s\": %g, \"measure_s\": %g, \"drain_s\": %g, "
-		   "\"repetitions\": %d, \"reservoir\": %u, \"rnsc_program\": \"%s\", \"peer\": ",
+	fprintf(f,
+		",\n\"settings\": {\"warmup_s\": %g, \"measure_s\": %g, \"drain_s\": %g, "
+		"\"repetitions\": %d, \"reservoir\": %u, \"rnsc_program\": \"%s\", \"peer\": ",
 		mo->warmup, mo->measure, mo->drain, mo->reps, ECHO_RESERVOIR,
 		mo->lean ? "rnsc-echo (runtime only)" : "rnsc bench echo --one");
 	if (mo->peer)
@@ -262,8 +263,9 @@ static void write_json(FILE *f, const cell *cells, size_t n, const matrix_opts *
 	for (size_t i = 0; i < n; i++) {
 		const cell *c = &cells[i];
 		char md[48];
-		fprintf(f, "  {\"protocol\": \"%s\", \"io_model\": \"%s\", \"io_model_desc\": \"%s\", "
-			   "\"threads\": %u, \"payload\": %zu, \"clients\": %u, \"window\": %u,\n",
+		fprintf(f,
+			"  {\"protocol\": \"%s\", \"io_model\": \"%s\", \"io_model_desc\": \"%s\", "
+			"\"threads\": %u, \"payload\": %zu, \"clients\": %u, \"window\": %u,\n",
 			c->proto, rnsc_io_model_name(c->model), model_desc(c, md, sizeof(md)),
 			c->threads, c->payload, c->clients, c->window);
 		fprintf(f, "   \"rnsc\": {\"valid\": %s", c->valid_rnsc ? "true" : "false");
@@ -273,7 +275,8 @@ static void write_json(FILE *f, const cell *cells, size_t n, const matrix_opts *
 		write_runs_json(f, c->rnsc, mo->reps);
 		fprintf(f, "}");
 		if (mo->peer) {
-			fprintf(f, ",\n   \"peer\": {\"valid\": %s", c->valid_peer ? "true" : "false");
+			fprintf(f, ",\n   \"peer\": {\"valid\": %s",
+				c->valid_peer ? "true" : "false");
 			for (int k = 0; k < V_N; k++)
 				fprintf(f, ", \"%s\": %.6g", v_keys[k], c->med_peer[k]);
 			fprintf(f, ", \"runs\": ");
@@ -305,7 +308,8 @@ static void write_md_summary(FILE *f, const cell *cells, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		int seen = 0;
 		for (size_t k = 0; k < i; k++)
-			if (!strcmp(cells[k].proto, cells[i].proto) && cells[k].model == cells[i].model &&
+			if (!strcmp(cells[k].proto, cells[i].proto) &&
+			    cells[k].model == cells[i].model &&
 			    cells[k].threads == cells[i].threads)
 				seen = 1;
 		if (seen)
@@ -326,19 +330,21 @@ static void write_md_summary(FILE *f, const cell *cells, size_t n)
 		}
 		char md[48];
 		fprintf(f, "| %s | %s | %u | %u | %.2f | %u | %u |\n", cells[i].proto,
-			model_desc(&cells[i], md, sizeof(md)), m, win, m ? exp(lg / m) : 0.0, p99, rss);
+			model_desc(&cells[i], md, sizeof(md)), m, win, m ? exp(lg / m) : 0.0, p99,
+			rss);
 	}
 }
 
 static void write_md(FILE *f, const cell *cells, size_t n, const matrix_opts *mo)
 {
-	fprintf(f, "# rnsc bench echo\n\n"
-		   "Loopback echo, rnsc's runtime vs the Boost.Asio peer built in the same run; "
-		   "each cell is the median of %d fresh-process runs (warm-up %g s, measured %g s, "
-		   "drain ≤ %g s). Round trips per second; RTT percentiles in µs from an "
-		   "%u-sample reservoir; CPU in %% of one core; RSS peak in MiB. A run with any "
-		   "error counter above zero is shown as invalid.\n",
-		   mo->reps, mo->warmup, mo->measure, mo->drain, ECHO_RESERVOIR);
+	fprintf(f,
+		"# rnsc bench echo\n\n"
+		"Loopback echo, rnsc's runtime vs the Boost.Asio peer built in the same run; "
+		"each cell is the median of %d fresh-process runs (warm-up %g s, measured %g s, "
+		"drain ≤ %g s). Round trips per second; RTT percentiles in µs from an "
+		"%u-sample reservoir; CPU in %% of one core; RSS peak in MiB. A run with any "
+		"error counter above zero is shown as invalid.\n",
+		mo->reps, mo->warmup, mo->measure, mo->drain, ECHO_RESERVOIR);
 	if (mo->peer)
 		write_md_summary(f, cells, n);
 	const char *last = "";
@@ -346,10 +352,11 @@ static void write_md(FILE *f, const cell *cells, size_t n, const matrix_opts *mo
 		const cell *c = &cells[i];
 		if (strcmp(last, c->proto)) {
 			last = c->proto;
-			fprintf(f, "\n## %s\n\n| IO model | payload | clients × window | rnsc rt/s | "
-				   "peer rt/s | rnsc/peer | rnsc p50 / p99 | peer p50 / p99 | rnsc CPU | "
-				   "peer CPU | rnsc RSS | peer RSS |\n|---|---:|---:|---:|---:|---:|---:|"
-				   "---:|---:|---:|---:|---:|\n",
+			fprintf(f,
+				"\n## %s\n\n| IO model | payload | clients × window | rnsc rt/s | "
+				"peer rt/s | rnsc/peer | rnsc p50 / p99 | peer p50 / p99 | rnsc CPU | "
+				"peer CPU | rnsc RSS | peer RSS |\n|---|---:|---:|---:|---:|---:|---:|"
+				"---:|---:|---:|---:|---:|\n",
 				c->proto);
 		}
 		char md[48], r1[32], r2[32];
@@ -401,14 +408,16 @@ static void write_svg(FILE *f, const cell *all, size_t n_all, int metric, const 
 	}
 	const int row = 26, left = 230, width = 520, top = 40;
 	int h = top + (int)n * row + 30;
-	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-		   "font-family=\"sans-serif\" font-size=\"11\">\n",
+	fprintf(f,
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		"font-family=\"sans-serif\" font-size=\"11\">\n",
 		left + width + 90, h);
 	fprintf(f, "<text x=\"10\" y=\"18\" font-size=\"14\">%s</text>\n", title);
-	fprintf(f, "<rect x=\"%d\" y=\"24\" width=\"10\" height=\"8\" fill=\"#2a6fb0\"/>"
-		   "<text x=\"%d\" y=\"32\">rnsc</text>"
-		   "<rect x=\"%d\" y=\"24\" width=\"10\" height=\"8\" fill=\"#c9822b\"/>"
-		   "<text x=\"%d\" y=\"32\">Boost.Asio peer</text>\n",
+	fprintf(f,
+		"<rect x=\"%d\" y=\"24\" width=\"10\" height=\"8\" fill=\"#2a6fb0\"/>"
+		"<text x=\"%d\" y=\"32\">rnsc</text>"
+		"<rect x=\"%d\" y=\"24\" width=\"10\" height=\"8\" fill=\"#c9822b\"/>"
+		"<text x=\"%d\" y=\"32\">Boost.Asio peer</text>\n",
 		left, left + 14, left + 60, left + 74);
 	for (size_t i = 0; i < n; i++) {
 		char lab[96];
@@ -416,11 +425,13 @@ static void write_svg(FILE *f, const cell *all, size_t n_all, int metric, const 
 		int y = top + (int)i * row;
 		fprintf(f, "<text x=\"10\" y=\"%d\">%s</text>\n", y + 15, lab);
 		double a = sel[i]->med_rnsc[metric], b = sel[i]->med_peer[metric];
-		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"10\" fill=\"#2a6fb0\"/>"
-			   "<text x=\"%.1f\" y=\"%d\">%.0f</text>\n",
+		fprintf(f,
+			"<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"10\" fill=\"#2a6fb0\"/>"
+			"<text x=\"%.1f\" y=\"%d\">%.0f</text>\n",
 			left, y + 2, a / max * width, left + a / max * width + 4, y + 11, a);
-		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"10\" fill=\"#c9822b\"/>"
-			   "<text x=\"%.1f\" y=\"%d\">%.0f</text>\n",
+		fprintf(f,
+			"<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"10\" fill=\"#c9822b\"/>"
+			"<text x=\"%.1f\" y=\"%d\">%.0f</text>\n",
 			left, y + 13, b / max * width, left + b / max * width + 4, y + 22, b);
 	}
 	fprintf(f, "</svg>\n");
@@ -494,16 +505,24 @@ int rnsc_bench_echo_main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--one"))
 		return echo_run_main(argc - 1, argv + 1, "rnsc bench echo");
-	static const struct option opts[] = {
-		{"protocols", required_argument, NULL, 'P'}, {"payloads", required_argument, NULL, 'p'},
-		{"loads", required_argument, NULL, 'l'},     {"models", required_argument, NULL, 'm'},
-		{"reps", required_argument, NULL, 'r'},      {"warmup", required_argument, NULL, 'W'},
-		{"measure", required_argument, NULL, 'M'},   {"drain", required_argument, NULL, 'D'},
-		{"quick", no_argument, NULL, 'q'},           {"peer", required_argument, NULL, 'e'},
-		{"no-peer", no_argument, NULL, 'n'},         {"json", required_argument, NULL, 'j'},
-		{"md", required_argument, NULL, 'k'},        {"svg-prefix", required_argument, NULL, 's'},
-		{"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0}};
-	char protocols[128] = "tcp,udp,tls,websocket,wss,http,https", payloads[128] = "64,1024,16384", loads[128] = "1x1,16x16";
+	static const struct option opts[] = {{"protocols", required_argument, NULL, 'P'},
+					     {"payloads", required_argument, NULL, 'p'},
+					     {"loads", required_argument, NULL, 'l'},
+					     {"models", required_argument, NULL, 'm'},
+					     {"reps", required_argument, NULL, 'r'},
+					     {"warmup", required_argument, NULL, 'W'},
+					     {"measure", required_argument, NULL, 'M'},
+					     {"drain", required_argument, NULL, 'D'},
+					     {"quick", no_argument, NULL, 'q'},
+					     {"peer", required_argument, NULL, 'e'},
+					     {"no-peer", no_argument, NULL, 'n'},
+					     {"json", required_argument, NULL, 'j'},
+					     {"md", required_argument, NULL, 'k'},
+					     {"svg-prefix", required_argument, NULL, 's'},
+					     {"help", no_argument, NULL, 'h'},
+					     {NULL, 0, NULL, 0}};
+	char protocols[128] = "tcp,udp,tls,websocket,wss,http,https",
+	     payloads[128] = "64,1024,16384", loads[128] = "1x1,16x16";
 	char models[128] = "single,pool:2,sharded:2";
 	if (sysconf(_SC_NPROCESSORS_ONLN) >= 4)
 		strcat(models, ",sharded:4");
@@ -575,9 +594,10 @@ int rnsc_bench_echo_main(int argc, char **argv)
 		if (!peer)
 			peer = peer_alloc = build_tree_program("bench/peers/asio_echo");
 		if (!peer || access(peer, X_OK) != 0) {
-			fprintf(stderr, "rnsc bench echo: the Boost.Asio peer is not built (install "
-					"the Debian package 'libboost-dev' and re-run configure), or pass "
-					"--peer PATH or --no-peer\n");
+			fprintf(stderr,
+				"rnsc bench echo: the Boost.Asio peer is not built (install "
+				"the Debian package 'libboost-dev' and re-run configure), or pass "
+				"--peer PATH or --no-peer\n");
 			return BENCH_SETUP;
 		}
 	}
@@ -615,10 +635,10 @@ int rnsc_bench_echo_main(int argc, char **argv)
 					unsigned th = 1;
 					if (sscanf(ml[m], "%31[a-z]:%u", mname, &th) < 1 ||
 					    rnsc_io_model_from_name(mname, &x->model) != 0 ||
-					    !echo_proto_known(pl[a]) || th < 1 ||
-					    th > 64 ||
+					    !echo_proto_known(pl[a]) || th < 1 || th > 64 ||
 					    sscanf(ld[d], "%ux%u", &x->clients, &x->window) != 2) {
-						fprintf(stderr, "rnsc bench echo: bad list entry\n");
+						fprintf(stderr,
+							"rnsc bench echo: bad list entry\n");
 						free(cells);
 						free(peer_alloc);
 						free(lean);
@@ -705,8 +725,9 @@ int rnsc_bench_echo_main(int argc, char **argv)
 				if (seen)
 					continue;
 				char title[160], mdesc[48];
-				snprintf(path, sizeof(path), "%s-%s-%s%u.svg", svg, charts[k].suffix,
-					 rnsc_io_model_name(cells[i].model), cells[i].threads);
+				snprintf(path, sizeof(path), "%s-%s-%s%u.svg", svg,
+					 charts[k].suffix, rnsc_io_model_name(cells[i].model),
+					 cells[i].threads);
 				snprintf(title, sizeof(title), "%s, %s", charts[k].title,
 					 model_desc(&cells[i], mdesc, sizeof(mdesc)));
 				if (!(f = fopen(path, "w"))) {
@@ -720,7 +741,8 @@ int rnsc_bench_echo_main(int argc, char **argv)
 		}
 	}
 	if (!all_valid)
-		fprintf(stderr, "rnsc bench echo: some runs were invalid (see the error counters)\n");
+		fprintf(stderr,
+			"rnsc bench echo: some runs were invalid (see the error counters)\n");
 	free(cells);
 	free(peer_alloc);
 	free(lean);

@@ -37,8 +37,8 @@ enum echo_err {
 	ECHO_ERR_DRAIN = 4,      /* echoes still outstanding when the drain time ran out */
 	ECHO_ERR_COUNT
 };
-static const char *const echo_err_names[ECHO_ERR_COUNT] = {"content", "order", "loss",
-							     "disconnect", "drain_timeout"};
+static const char *const echo_err_names[ECHO_ERR_COUNT] = {"content", "order", "loss", "disconnect",
+							   "drain_timeout"};
 
 static inline uint8_t echo_pattern(uint64_t seq, uint32_t client, size_t i)
 {

@@ -43,8 +43,8 @@
 /* ---- protocols ------------------------------------------------------------------- */
 
 enum eproto { P_TCP, P_UDP, P_TLS, P_WS, P_WSS, P_HTTP, P_HTTPS, P_COUNT };
-static const char *const proto_names[P_COUNT] = {"tcp",  "udp",  "tls",  "websocket",
-						  "wss",  "http", "https"};
+static const char *const proto_names[P_COUNT] = {"tcp", "udp",  "tls",  "websocket",
+						 "wss", "http", "https"};
 enum eframe { F_RAW, F_WS, F_HTTP };
 
 int echo_proto_known(const char *name)
@@ -210,17 +210,17 @@ typedef struct srv_conn {
 	rnsc_watch *w;
 	int fd;
 	int is_udp;
-	uint8_t *buf;            /* receive buffer (SRV_BUF) */
-	uint8_t *out;            /* bytes to write back (TCP), out_off..out_len pending */
+	uint8_t *buf; /* receive buffer (SRV_BUF) */
+	uint8_t *out; /* bytes to write back (TCP), out_off..out_len pending */
 	size_t out_len, out_off, out_cap;
-	unsigned jobs;           /* pool jobs in flight for this connection */
+	unsigned jobs; /* pool jobs in flight for this connection */
 	/* stream protocols other than tcp (tls, websocket, wss, http, https) */
-	rnsc_tlsio io;           /* TLS or plain byte pipe (tls_io.c) */
+	rnsc_tlsio io; /* TLS or plain byte pipe (tls_io.c) */
 	int has_io;
-	uint8_t *in;             /* received plaintext, in_len bytes (IN_CAP) */
+	uint8_t *in; /* received plaintext, in_len bytes (IN_CAP) */
 	size_t in_len;
-	int upgraded;            /* websocket: the opening handshake is done */
-	int counted;             /* in s->live */
+	int upgraded; /* websocket: the opening handshake is done */
+	int counted;  /* in s->live */
 	struct srv_conn *next;
 } srv_conn;
 
@@ -233,21 +233,21 @@ typedef struct srv_conn {
 
 struct srv {
 	const echo_opts *o;
-	int lfd;                  /* TCP listener */
+	int lfd; /* TCP listener */
 	uint16_t port;
-	rnsc_loop *loop;          /* single / pool */
+	rnsc_loop *loop; /* single / pool */
 	rnsc_pool *pool;
 	rnsc_shards *shards;
 	pthread_t thr;
 	int thr_started;
-	pthread_mutex_t mu;       /* guards conns (appended from shard threads) */
+	pthread_mutex_t mu; /* guards conns (appended from shard threads) */
 	srv_conn *conns;
 	struct pool_job *free_jobs; /* recycled on the loop thread (pool model) */
-	unsigned live;            /* pool model: open TCP connections (loop thread only) */
-	unsigned jobs_total;      /* pool model: jobs on workers (loop thread only) */
-	unsigned resume_rr;       /* pool model: where sec_resume() starts */
+	unsigned live;              /* pool model: open TCP connections (loop thread only) */
+	unsigned jobs_total;        /* pool model: jobs on workers (loop thread only) */
+	unsigned resume_rr;         /* pool model: where sec_resume() starts */
 	int proto;
-	SSL_CTX *sctx;            /* TLS protocols */
+	SSL_CTX *sctx; /* TLS protocols */
 	BIO_METHOD *bm;
 };
 
@@ -422,7 +422,7 @@ typedef struct pool_job {
 	size_t len;
 	uint8_t hdr[96]; /* stream protocols: frame or response head, written before out */
 	size_t hl;
-	int masked;      /* websocket: unmask out with mask */
+	int masked; /* websocket: unmask out with mask */
 	uint8_t mask[4];
 	udp_batch ub; /* UDP */
 	uint8_t in[SRV_BUF];
@@ -578,10 +578,11 @@ static int srv_process(srv_conn *c)
 			if (rnsc_ws_parse_request(in, e, "/echo", key, &why) != 0 ||
 			    rnsc_ws_accept(key, strlen(key), acc) != 0)
 				return -1;
-			int hn = snprintf(resp, sizeof(resp),
-					  "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
-					  "Connection: Upgrade\r\nSec-WebSocket-Accept: %s\r\n\r\n",
-					  acc);
+			int hn = snprintf(
+				resp, sizeof(resp),
+				"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
+				"Connection: Upgrade\r\nSec-WebSocket-Accept: %s\r\n\r\n",
+				acc);
 			if (srv_queue(c, (const uint8_t *)resp, (size_t)hn) != 0)
 				return -1;
 			c->upgraded = 1;
@@ -600,7 +601,8 @@ static int srv_process(srv_conn *c)
 			    f.opcode == RNSC_WS_OP_PING) {
 				if (!f.fin) /* the benchmark's messages are never fragmented */
 					return -1;
-				unsigned op = f.opcode == RNSC_WS_OP_PING ? RNSC_WS_OP_PONG : f.opcode;
+				unsigned op =
+					f.opcode == RNSC_WS_OP_PING ? RNSC_WS_OP_PONG : f.opcode;
 				size_t hl = rnsc_ws_build_header(hdr, 1, op, f.len, NULL);
 				if (srv_emit(c, hdr, hl, pl, fl, f.mask) != 0)
 					return -1;
@@ -659,8 +661,8 @@ static void srv_sec_io(rnsc_loop *loop, rnsc_watch *w, int fd, unsigned ev, void
 			return;
 		}
 		size_t room = IN_CAP - c->in_len;
-		ssize_t n = rnsc_tlsio_read(&c->io, c->in + c->in_len, room < IN_READ ? room : IN_READ,
-					    why, sizeof(why));
+		ssize_t n = rnsc_tlsio_read(&c->io, c->in + c->in_len,
+					    room < IN_READ ? room : IN_READ, why, sizeof(why));
 		if (n == RNSC_TLSIO_WANT_READ || n == RNSC_TLSIO_WANT_WRITE)
 			break;
 		if (n < 0 || (c->in_len += (size_t)n, srv_process(c) != 0)) {
@@ -754,7 +756,8 @@ static void srv_udp_io(rnsc_loop *loop, rnsc_watch *w, int fd, unsigned ev, void
 			for (unsigned i = 0; i < j->ub.n; i++)
 				bytes += j->ub.iov[i].iov_len;
 			if ((bytes < POOL_MIN_JOB || round == 0) && !c->jobs) {
-				udp_send(fd, &j->ub); /* small or alone: answered on the loop thread */
+				udp_send(fd,
+					 &j->ub); /* small or alone: answered on the loop thread */
 				job_put(c->s, j);
 				continue;
 			}
@@ -896,15 +899,14 @@ static int srv_start(srv *s)
 	} else if (rnsc_loop_new(NULL, &s->loop) != 0) {
 		return -1;
 	}
-	if (o->model == RNSC_IO_POOL &&
-	    rnsc_pool_new(s->loop, o->threads > 1 ? o->threads - 1 : 1, RNSC_POOL_ORDERED,
-			  &s->pool) != 0)
+	if (o->model == RNSC_IO_POOL && rnsc_pool_new(s->loop, o->threads > 1 ? o->threads - 1 : 1,
+						      RNSC_POOL_ORDERED, &s->pool) != 0)
 		return -1;
 	rnsc_loop *first = s->shards ? rnsc_shards_loop(s->shards, 0) : s->loop;
 	if (!udp) {
 		s->lfd = bind_local(SOCK_STREAM, 0, 0, &s->port);
-		if (s->lfd < 0 || rnsc_loop_watch_add(first, s->lfd, RNSC_EV_READ, srv_accept, s,
-						      NULL) != 0)
+		if (s->lfd < 0 ||
+		    rnsc_loop_watch_add(first, s->lfd, RNSC_EV_READ, srv_accept, s, NULL) != 0)
 			return -1;
 	} else {
 		for (unsigned i = 0; i < nloops; i++) {
@@ -917,7 +919,8 @@ static int srv_start(srv *s)
 			s->port = p;
 			rnsc_loop *l = s->shards ? rnsc_shards_loop(s->shards, i) : s->loop;
 			srv_conn *c = srv_conn_new(s, l, fd, 1);
-			if (!c || rnsc_loop_watch_add(l, fd, RNSC_EV_READ, srv_udp_io, c, &c->w) != 0)
+			if (!c ||
+			    rnsc_loop_watch_add(l, fd, RNSC_EV_READ, srv_udp_io, c, &c->w) != 0)
 				return -1;
 		}
 	}
@@ -972,18 +975,18 @@ typedef struct cli_conn {
 	int fd;
 	rnsc_watch *w;
 	uint64_t send_seq, recv_seq;
-	uint64_t *sent_ns;   /* [window]: send time of seq % window */
-	uint8_t *rx;         /* received bytes (TCP): at most window messages are in flight */
+	uint64_t *sent_ns; /* [window]: send time of seq % window */
+	uint8_t *rx;       /* received bytes (TCP): at most window messages are in flight */
 	size_t rx_have;
-	uint8_t *tx;         /* unsent bytes (TCP), at most window messages */
-	int in_read;         /* cli_io is processing a read batch */
+	uint8_t *tx; /* unsent bytes (TCP), at most window messages */
+	int in_read; /* cli_io is processing a read batch */
 	size_t tx_len, tx_off;
 	int dead;
 	/* stream protocols other than tcp */
 	rnsc_tlsio io;
 	int has_io;
 	size_t rx_cap, tx_cap;
-	uint64_t mask_rng;   /* websocket masks and handshake keys */
+	uint64_t mask_rng; /* websocket masks and handshake keys */
 } cli_conn;
 
 struct cli {
@@ -998,7 +1001,7 @@ struct cli {
 	echo_reservoir *rsv;
 	uint8_t *scratch;
 	int proto;
-	SSL_CTX *cctx;          /* TLS protocols: trusts the test certificate for localhost */
+	SSL_CTX *cctx; /* TLS protocols: trusts the test certificate for localhost */
 	BIO_METHOD *bm;
 	rnsc_tlsio_peer peer;
 };
@@ -1180,7 +1183,8 @@ static void cli_tick(rnsc_loop *loop, rnsc_timer *t, void *ud)
 			rnsc_loop_stop(loop);
 		} else if (now >= k->drain_deadline) {
 			for (unsigned i = 0; i < o->clients; i++)
-				if (!k->conns[i].dead && k->conns[i].recv_seq != k->conns[i].send_seq)
+				if (!k->conns[i].dead &&
+				    k->conns[i].recv_seq != k->conns[i].send_seq)
 					k->res->err[ECHO_ERR_DRAIN]++;
 			rnsc_loop_stop(loop);
 		}
@@ -1231,7 +1235,8 @@ static void cli_sec_frame(cli_conn *c, uint64_t seq)
 		break;
 	case F_WS: {
 		uint64_t r = echo_xorshift(&c->mask_rng);
-		uint8_t mk[4] = {(uint8_t)r, (uint8_t)(r >> 8), (uint8_t)(r >> 16), (uint8_t)(r >> 24)};
+		uint8_t mk[4] = {(uint8_t)r, (uint8_t)(r >> 8), (uint8_t)(r >> 16),
+				 (uint8_t)(r >> 24)};
 		hl = rnsc_ws_build_header(m, 1, RNSC_WS_OP_BINARY, p, mk);
 		echo_fill(m + hl, p, c->id, seq, k->phase);
 		rnsc_ws_mask(m + hl, p, mk, 0);
@@ -1337,7 +1342,8 @@ static int cli_sec_setup(cli *k, cli_conn *c)
 		int r = rnsc_tlsio_handshake(&c->io, why, sizeof(why));
 		if (r == 0)
 			break;
-		if ((r != RNSC_TLSIO_WANT_READ && r != RNSC_TLSIO_WANT_WRITE) || cli_wait(c->fd, r)) {
+		if ((r != RNSC_TLSIO_WANT_READ && r != RNSC_TLSIO_WANT_WRITE) ||
+		    cli_wait(c->fd, r)) {
 			fprintf(stderr, "rnsc bench echo: TLS handshake: %s\n", why);
 			return -1;
 		}
@@ -1420,10 +1426,9 @@ static double tv_s(struct timeval tv)
 int echo_run_rnsc(const echo_opts *o, echo_result *res)
 {
 	memset(res, 0, sizeof(*res));
-	if (!echo_proto_known(o->proto) ||
-	    o->payload < ECHO_MIN_PAYLOAD || o->payload > ECHO_MAX_PAYLOAD || !o->clients ||
-	    o->clients > 4096 || !o->window || o->window > 1024 || !o->threads ||
-	    o->threads > 256) {
+	if (!echo_proto_known(o->proto) || o->payload < ECHO_MIN_PAYLOAD ||
+	    o->payload > ECHO_MAX_PAYLOAD || !o->clients || o->clients > 4096 || !o->window ||
+	    o->window > 1024 || !o->threads || o->threads > 256) {
 		fprintf(stderr, "rnsc bench echo: bad run options\n");
 		return RNSC_ERR_INVAL;
 	}
@@ -1448,7 +1453,8 @@ int echo_run_rnsc(const echo_opts *o, echo_result *res)
 		kv_init(&cfg, &kv);
 		if (!kv.v[0] || rnsc_tlsio_client_ctx(&cfg, "127.0.0.1", &k.cctx, &k.peer) != 0 ||
 		    !(k.bm = rnsc_tlsio_bio_method_new())) {
-			fprintf(stderr, "rnsc bench echo: no TLS client settings (RNSC_ECHO_CERT)\n");
+			fprintf(stderr,
+				"rnsc bench echo: no TLS client settings (RNSC_ECHO_CERT)\n");
 			goto out;
 		}
 	}
@@ -1544,8 +1550,9 @@ void echo_result_print(FILE *f, const char *impl, const echo_opts *o, const echo
 int echo_run_main(int argc, char **argv, const char *who)
 {
 	if (argc != 10) {
-		fprintf(stderr, "usage: %s --one PROTO MODEL THREADS PAYLOAD CLIENTS WINDOW WARMUP "
-				"MEASURE DRAIN\n",
+		fprintf(stderr,
+			"usage: %s --one PROTO MODEL THREADS PAYLOAD CLIENTS WINDOW WARMUP "
+			"MEASURE DRAIN\n",
 			who);
 		return 2;
 	}

@@ -16,24 +16,24 @@
 #include "loop.h"
 
 typedef struct echo_opts {
-	const char *proto;         /* tcp, udp, tls, websocket, wss, http, https */
-	enum rnsc_io_model model;  /* single: 1 loop/1 thread; pool: 1 loop + workers;
+	const char *proto;        /* tcp, udp, tls, websocket, wss, http, https */
+	enum rnsc_io_model model; /* single: 1 loop/1 thread; pool: 1 loop + workers;
 				      sharded: `threads` loops, one thread each */
-	unsigned threads;          /* server threads (single: 1) */
-	size_t payload;            /* bytes per message, ECHO_MIN_PAYLOAD..ECHO_MAX_PAYLOAD */
-	unsigned clients;          /* connections (UDP: sockets) */
-	unsigned window;           /* messages in flight per client */
+	unsigned threads;         /* server threads (single: 1) */
+	size_t payload;           /* bytes per message, ECHO_MIN_PAYLOAD..ECHO_MAX_PAYLOAD */
+	unsigned clients;         /* connections (UDP: sockets) */
+	unsigned window;          /* messages in flight per client */
 	double warmup_s, measure_s, drain_s;
 } echo_opts;
 
 typedef struct echo_result {
-	uint64_t echoes;      /* echoes received in the measured interval */
-	double elapsed_s;     /* measured interval */
-	double rt_per_s;      /* echoes / elapsed */
-	double mib_per_s;     /* 2 * payload * echoes / elapsed, MiB */
+	uint64_t echoes;  /* echoes received in the measured interval */
+	double elapsed_s; /* measured interval */
+	double rt_per_s;  /* echoes / elapsed */
+	double mib_per_s; /* 2 * payload * echoes / elapsed, MiB */
 	double p50_us, p95_us, p99_us;
-	double cpu_pct;       /* process CPU over the measured interval, 100 = one core */
-	long rss_kib;         /* peak RSS */
+	double cpu_pct; /* process CPU over the measured interval, 100 = one core */
+	long rss_kib;   /* peak RSS */
 	uint64_t err[ECHO_ERR_COUNT];
 } echo_result;
 

@@ -178,8 +178,9 @@ static void send_one(part_state *s)
 	if (!f)
 		return;
 	int rc = s->link ? rnsc_transport_link_send(s->t, s->link_id, data, size, f->hash,
-						   rnsc_node_now_ms())
-			 : rnsc_transport_send(s->t, s->dest, data, size, f->hash, rnsc_node_now_ms());
+						    rnsc_node_now_ms())
+			 : rnsc_transport_send(s->t, s->dest, data, size, f->hash,
+					       rnsc_node_now_ms());
 	if (rc) {
 		char why[128];
 		snprintf(why, sizeof(why), "send failed: %s", rnsc_strerror(rc));
@@ -215,7 +216,8 @@ static void on_receipt(void *ud, const uint8_t packet_hash[RNSC_HASHLEN], int pr
 			if (s->phase == PH_TIMED || s->phase == PH_DRAIN) {
 				uint64_t us = (now - f->sent_ns) / 1000;
 				if (s->n_rtts < MAX_RTTS)
-					s->rtts[s->n_rtts++] = us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
+					s->rtts[s->n_rtts++] =
+						us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
 			}
 		} else {
 			s->timeouts++;
@@ -253,7 +255,8 @@ static void tx_concluded(void *ud, rnsc_resource *r)
 
 static void start_resource(part_state *s)
 {
-	uint64_t size = s->phase == PH_WARMUP && s->res_size > RES_SEGMENT ? RES_SEGMENT : s->res_size;
+	uint64_t size =
+		s->phase == PH_WARMUP && s->res_size > RES_SEGMENT ? RES_SEGMENT : s->res_size;
 	rnsc_resource_params p = {.size = size, .auto_compress = 0};
 	rnsc_resource_callbacks cb = {.read = tx_read, .concluded = tx_concluded};
 	s->cur_busy = 1, s->cur_done = s->cur_acked = 0;
@@ -287,7 +290,8 @@ static void resource_tick(part_state *s)
 				s->rtts[s->n_rtts++] = us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
 		}
 	}
-	if (!s->cur_busy && s->phase == PH_TIMED && !s->quit && rnsc_monotonic_ns() < s->phase_end_ns)
+	if (!s->cur_busy && s->phase == PH_TIMED && !s->quit &&
+	    rnsc_monotonic_ns() < s->phase_end_ns)
 		start_resource(s);
 }
 
@@ -351,7 +355,8 @@ static void rx_concluded(void *ud, rnsc_resource *r)
 		ack[8 + i] = (uint8_t)(s->rseq >> (56 - 8 * i));
 	s->rcompleted++;
 	s->dbytes += s->rx_bytes;
-	if (rnsc_transport_link_send(s->t, s->link_id, ack, sizeof(ack), h, rnsc_node_now_ms()) == 0)
+	if (rnsc_transport_link_send(s->t, s->link_id, ack, sizeof(ack), h, rnsc_node_now_ms()) ==
+	    0)
 		s->acks++;
 	rnsc_node_flush(s->node);
 }
@@ -451,11 +456,12 @@ static void rq_send(part_state *s, req_slot *q)
 	mp[0] = 0xc4, mp[1] = (uint8_t)size; /* bin8 */
 	mp[2] = (uint8_t)(want >> 8), mp[3] = (uint8_t)want;
 	bench_payload_take(&s->stream, mp + 4, size - 2);
-	rnsc_request_params p = {.response = rq_response, .failed = rq_failed,
-				 .progress = rq_progress, .ud = q};
+	rnsc_request_params p = {
+		.response = rq_response, .failed = rq_failed, .progress = rq_progress, .ud = q};
 	q->busy = 1, q->via_res = 0, q->want = want;
 	q->t0_ns = rnsc_monotonic_ns();
-	int rc = rnsc_request_link_send(q->rl, REQ_PATH, mp, 2 + size, &p, NULL, rnsc_node_now_ms());
+	int rc =
+		rnsc_request_link_send(q->rl, REQ_PATH, mp, 2 + size, &p, NULL, rnsc_node_now_ms());
 	if (rc) {
 		char why[96];
 		q->busy = 0;
@@ -496,8 +502,7 @@ static req_slot *rq_slot(part_state *s, const uint8_t link_id[RNSC_TRUNCATED_HAS
 	return NULL;
 }
 
-static void rq_link_est(part_state *s, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
-			int initiator)
+static void rq_link_est(part_state *s, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN], int initiator)
 {
 	if (!initiator) { /* the responder answers on every incoming link */
 		s->got_traffic = 1;
@@ -512,8 +517,7 @@ static void rq_link_est(part_state *s, const uint8_t link_id[RNSC_TRUNCATED_HASH
 		fail(s, "cannot set up requests on a link");
 }
 
-static void rq_link_closed(part_state *s, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
-			   int reason)
+static void rq_link_closed(part_state *s, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN], int reason)
 {
 	rnsc_linkreq_detach(s->lr, link_id);
 	req_slot *q = s->responder ? NULL : rq_slot(s, link_id);
@@ -581,8 +585,8 @@ static void on_link_data(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN]
 	s->dbytes += len;
 }
 
-static void on_data(void *ud, const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
-		    const uint8_t *data, size_t len, uint32_t iface)
+static void on_data(void *ud, const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN], const uint8_t *data,
+		    size_t len, uint32_t iface)
 {
 	(void)data, (void)iface;
 	part_state *s = ud;
@@ -619,10 +623,12 @@ static void initiator_tick(part_state *s)
 		request_tick(s);
 		if (s->phase == PH_WARMUP && now >= s->phase_end_ns) {
 			s->phase = PH_WARMUP_DRAIN;
-			s->phase_end_ns = now + WARMUP_DRAIN_NS * 3; /* a lost advertisement retries */
+			s->phase_end_ns =
+				now + WARMUP_DRAIN_NS * 3; /* a lost advertisement retries */
 		} else if (s->phase == PH_WARMUP_DRAIN && !rq_busy(s)) {
 			if (s->failed_rq || s->corrupt_rq || s->via_rq != s->delivered_rq) {
-				fail(s, "a warm-up request failed or was not answered by a resource");
+				fail(s,
+				     "a warm-up request failed or was not answered by a resource");
 				return;
 			}
 			s->sent = s->sbytes = s->pbytes = 0;
@@ -738,45 +744,52 @@ static void command(part_state *s, const char *line)
 			pump(s);
 	} else if (!strcmp(line, "collect")) {
 		if (s->responder && s->req) {
-			snprintf(out, sizeof(out),
-				 "result requests=%llu served=%llu bad=%llu req_bytes=%llu bytes=%llu",
-				 s->requests, s->served, s->bad, s->req_bytes, s->dbytes);
+			snprintf(
+				out, sizeof(out),
+				"result requests=%llu served=%llu bad=%llu req_bytes=%llu bytes=%llu",
+				s->requests, s->served, s->bad, s->req_bytes, s->dbytes);
 		} else if (s->req) {
 			qsort(s->rtts, s->n_rtts, sizeof(uint32_t), u32cmp);
-			snprintf(out, sizeof(out),
-				 "result sent=%llu delivered=%llu failed=%llu unanswered=%u "
-				 "corrupt=%llu via_resource=%llu bytes=%llu sent_bytes=%llu links=%d "
-				 "slow=%llu late_adv=%llu elapsed_s=%.6f rtt_p50_us=%.1f rtt_p99_us=%.1f link_mtu=%u",
-				 s->sent, s->delivered_rq, s->failed_rq, rq_busy(s), s->corrupt_rq,
-				 s->via_rq, s->pbytes, s->sbytes, REQ_LINKS, s->slow_rq, s->late_adv_rq,
-				 (double)(s->end_ns - s->t0_ns) * 1e-9, pct(s->rtts, s->n_rtts, 50),
-				 pct(s->rtts, s->n_rtts, 99), link_mtu(s));
+			snprintf(
+				out, sizeof(out),
+				"result sent=%llu delivered=%llu failed=%llu unanswered=%u "
+				"corrupt=%llu via_resource=%llu bytes=%llu sent_bytes=%llu links=%d "
+				"slow=%llu late_adv=%llu elapsed_s=%.6f rtt_p50_us=%.1f rtt_p99_us=%.1f link_mtu=%u",
+				s->sent, s->delivered_rq, s->failed_rq, rq_busy(s), s->corrupt_rq,
+				s->via_rq, s->pbytes, s->sbytes, REQ_LINKS, s->slow_rq,
+				s->late_adv_rq, (double)(s->end_ns - s->t0_ns) * 1e-9,
+				pct(s->rtts, s->n_rtts, 50), pct(s->rtts, s->n_rtts, 99),
+				link_mtu(s));
 		} else if (s->responder && s->res) {
-			snprintf(out, sizeof(out),
-				 "result completed=%llu bytes=%llu corrupt=%llu failed=%llu acks=%llu",
-				 s->rcompleted, s->dbytes, s->corrupt, s->rfailed, s->acks);
+			snprintf(
+				out, sizeof(out),
+				"result completed=%llu bytes=%llu corrupt=%llu failed=%llu acks=%llu",
+				s->rcompleted, s->dbytes, s->corrupt, s->rfailed, s->acks);
 		} else if (s->responder) {
 			snprintf(out, sizeof(out), "result delivered=%llu bytes=%llu", s->delivered,
 				 s->dbytes);
 		} else if (s->res) {
 			qsort(s->rtts, s->n_rtts, sizeof(uint32_t), u32cmp);
-			snprintf(out, sizeof(out),
-				 "result sent=%llu completed=%llu acked=%llu bytes=%llu sent_bytes=%llu "
-				 "resource_size=%llu unfinished=%d elapsed_s=%.6f rtt_p50_us=%.1f "
-				 "rtt_p99_us=%.1f link_mtu=%u",
-				 s->sent, s->completed, s->acked, s->pbytes, s->sbytes,
-				 (unsigned long long)s->res_size, s->cur_busy,
-				 (double)(s->end_ns - s->t0_ns) * 1e-9, pct(s->rtts, s->n_rtts, 50),
-				 pct(s->rtts, s->n_rtts, 99), link_mtu(s));
+			snprintf(
+				out, sizeof(out),
+				"result sent=%llu completed=%llu acked=%llu bytes=%llu sent_bytes=%llu "
+				"resource_size=%llu unfinished=%d elapsed_s=%.6f rtt_p50_us=%.1f "
+				"rtt_p99_us=%.1f link_mtu=%u",
+				s->sent, s->completed, s->acked, s->pbytes, s->sbytes,
+				(unsigned long long)s->res_size, s->cur_busy,
+				(double)(s->end_ns - s->t0_ns) * 1e-9, pct(s->rtts, s->n_rtts, 50),
+				pct(s->rtts, s->n_rtts, 99), link_mtu(s));
 		} else {
 			qsort(s->rtts, s->n_rtts, sizeof(uint32_t), u32cmp);
-			snprintf(out, sizeof(out),
-				 "result sent=%llu proved=%llu timeouts=%llu unproved=%u bytes=%llu "
-				 "sent_bytes=%llu elapsed_s=%.6f rtt_p50_us=%.1f rtt_p99_us=%.1f "
-				 "link_mtu=%u",
-				 s->sent, s->proved, s->timeouts, s->n_inflight, s->pbytes, s->sbytes,
-				 (double)(s->end_ns - s->t0_ns) * 1e-9, pct(s->rtts, s->n_rtts, 50),
-				 pct(s->rtts, s->n_rtts, 99), link_mtu(s));
+			snprintf(
+				out, sizeof(out),
+				"result sent=%llu proved=%llu timeouts=%llu unproved=%u bytes=%llu "
+				"sent_bytes=%llu elapsed_s=%.6f rtt_p50_us=%.1f rtt_p99_us=%.1f "
+				"link_mtu=%u",
+				s->sent, s->proved, s->timeouts, s->n_inflight, s->pbytes,
+				s->sbytes, (double)(s->end_ns - s->t0_ns) * 1e-9,
+				pct(s->rtts, s->n_rtts, 50), pct(s->rtts, s->n_rtts, 99),
+				link_mtu(s));
 		}
 		say(out);
 	} else if (!strcmp(line, "quit")) {
@@ -827,12 +840,13 @@ static void announce_tick(rnsc_loop *loop, rnsc_timer *tm, void *ud)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: rnsc bench participant --role responder|initiator\n"
-		   "                              --scenario single|link|resource|stream|request\n"
-		   "                              --config DIR [--dest HASH] [--path-timeout S]\n"
-		   "                              [--quick]\n\n"
-		   "rnsc's participant in the benchmark scenarios (started by `rnsc bench`; speaks\n"
-		   "its line protocol on stdin/stdout).\n");
+	fprintf(f,
+		"Usage: rnsc bench participant --role responder|initiator\n"
+		"                              --scenario single|link|resource|stream|request\n"
+		"                              --config DIR [--dest HASH] [--path-timeout S]\n"
+		"                              [--quick]\n\n"
+		"rnsc's participant in the benchmark scenarios (started by `rnsc bench`; speaks\n"
+		"its line protocol on stdin/stdout).\n");
 }
 
 static int wait_path(part_state *s, double timeout_s)
@@ -849,7 +863,8 @@ static int wait_path(part_state *s, double timeout_s)
 			return 0;
 		if (now >= next_req && !rnsc_transport_has_path(s->t, s->dest)) {
 			/* the first request may precede the interface coming up: repeat it */
-			if (rnsc_transport_request_path(s->t, s->dest, 0, 0, rnsc_node_now_ms()) == 0)
+			if (rnsc_transport_request_path(s->t, s->dest, 0, 0, rnsc_node_now_ms()) ==
+			    0)
 				rnsc_node_flush(s->node);
 			next_req = now + 2 * RNSC_NS_PER_S;
 		}
@@ -890,26 +905,44 @@ static int open_req_links(part_state *s, double timeout_s)
 
 int rnsc_bench_participant_main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"role", required_argument, NULL, 'r'},	 {"scenario", required_argument, NULL, 's'},
-		{"config", required_argument, NULL, 'c'}, {"dest", required_argument, NULL, 'd'},
-		{"path-timeout", required_argument, NULL, 't'}, {"help", no_argument, NULL, 'h'},
-		{"quick", no_argument, NULL, 'q'},
-		{NULL, 0, NULL, 0}};
+	static const struct option opts[] = {{"role", required_argument, NULL, 'r'},
+					     {"scenario", required_argument, NULL, 's'},
+					     {"config", required_argument, NULL, 'c'},
+					     {"dest", required_argument, NULL, 'd'},
+					     {"path-timeout", required_argument, NULL, 't'},
+					     {"help", no_argument, NULL, 'h'},
+					     {"quick", no_argument, NULL, 'q'},
+					     {NULL, 0, NULL, 0}};
 	const char *role = NULL, *scenario = NULL, *config = NULL, *dest = NULL;
 	double path_timeout = 30;
 	int c, quick = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'r': role = optarg; break;
-		case 's': scenario = optarg; break;
-		case 'c': config = optarg; break;
-		case 'd': dest = optarg; break;
-		case 't': path_timeout = strtod(optarg, NULL); break;
-		case 'q': quick = 1; break;
-		case 'h': usage(stdout); return BENCH_OK;
-		default: usage(stderr); return BENCH_USAGE;
+		case 'r':
+			role = optarg;
+			break;
+		case 's':
+			scenario = optarg;
+			break;
+		case 'c':
+			config = optarg;
+			break;
+		case 'd':
+			dest = optarg;
+			break;
+		case 't':
+			path_timeout = strtod(optarg, NULL);
+			break;
+		case 'q':
+			quick = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return BENCH_OK;
+		default:
+			usage(stderr);
+			return BENCH_USAGE;
 		}
 	}
 	if (optind != argc || !role || !scenario || !config ||
@@ -923,7 +956,9 @@ int rnsc_bench_participant_main(int argc, char **argv)
 		return BENCH_FAIL;
 	s->responder = !strcmp(role, "responder");
 	s->res = !strcmp(scenario, "resource") || !strcmp(scenario, "stream");
-	s->res_size = !strcmp(scenario, "resource") ? RES_SEGMENT : quick ? RES_STREAM_QUICK : RES_STREAM;
+	s->res_size = !strcmp(scenario, "resource") ? RES_SEGMENT
+		      : quick                       ? RES_STREAM_QUICK
+						    : RES_STREAM;
 	s->link = !strcmp(scenario, "link") || s->res;
 	s->req = !strcmp(scenario, "request");
 	if (strcmp(scenario, "single") != 0 && !s->link && !s->req) {
@@ -942,7 +977,8 @@ int rnsc_bench_participant_main(int argc, char **argv)
 	rnsc_config_error err;
 	int ret = BENCH_OK;
 	if ((rc = rnsc_node_new(env.ctx, env.host, &no, &s->node, &err))) {
-		fprintf(stderr, "rnsc bench participant: %s\n", err.msg[0] ? err.msg : rnsc_strerror(rc));
+		fprintf(stderr, "rnsc bench participant: %s\n",
+			err.msg[0] ? err.msg : rnsc_strerror(rc));
 		fail(s, "node start failed");
 		ret = BENCH_SETUP;
 		goto out;
@@ -968,8 +1004,8 @@ int rnsc_bench_participant_main(int argc, char **argv)
 				 .on_link_proof = on_link_proof};
 	if (s->res || s->req) {
 		/* scenario "request": no resource_advertised, only request/response resources */
-		rnsc_linkapp_callbacks lcb = {.ud = s, .resource_advertised = s->res ? on_advertised
-										    : NULL};
+		rnsc_linkapp_callbacks lcb = {.ud = s,
+					      .resource_advertised = s->res ? on_advertised : NULL};
 		if (rnsc_linkapp_new(env.ctx, s->node, &lcb, &hooks, &s->la) ||
 		    (s->req && rnsc_linkreq_new(env.ctx, s->node, s->la, &s->lr))) {
 			fail(s, "cannot set up the link application");
@@ -994,8 +1030,8 @@ int rnsc_bench_participant_main(int argc, char **argv)
 	}
 	if (s->req && s->responder &&
 	    (rnsc_request_handlers_new(env.ctx, &s->hs) ||
-	     rnsc_request_handlers_register(s->hs, REQ_PATH, rq_handler, s,
-					    RNSC_REQUEST_ALLOW_ALL, NULL, 0, 0))) {
+	     rnsc_request_handlers_register(s->hs, REQ_PATH, rq_handler, s, RNSC_REQUEST_ALLOW_ALL,
+					    NULL, 0, 0))) {
 		fail(s, "cannot register the request handler");
 		ret = BENCH_FAIL;
 		goto out;
@@ -1032,7 +1068,9 @@ int rnsc_bench_participant_main(int argc, char **argv)
 			goto out;
 		}
 		bench_sizes_init(&s->sizes, s->req ? REQ_LO : 60,
-				 s->req ? REQ_HI : s->link ? 420 : 380);
+				 s->req    ? REQ_HI
+				 : s->link ? 420
+					   : 380);
 		bench_sizes_init(&s->rsizes, RESP_LO, RESP_HI);
 		bench_payload_init(&s->stream);
 		if (wait_path(s, path_timeout) != 0) {
@@ -1057,7 +1095,8 @@ int rnsc_bench_participant_main(int argc, char **argv)
 		if (s->req) {
 			request_tick(s);
 		} else if (s->res) {
-			s->phase_end_ns = rnsc_monotonic_ns() + (uint64_t)path_timeout * RNSC_NS_PER_S;
+			s->phase_end_ns =
+				rnsc_monotonic_ns() + (uint64_t)path_timeout * RNSC_NS_PER_S;
 			start_resource(s);
 		} else {
 			pump(s);

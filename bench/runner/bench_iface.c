@@ -10,14 +10,17 @@ static const bench_iface IFACES[] = {
 	{"backbone", "Backbone (loopback TCP), the scenario's own policy", 1, 1, 1, NULL},
 	{"tcp", "TCPServerInterface / TCPClientInterface on 127.0.0.1", 1, 1, 0, NULL},
 	{"udp", "UDPInterface, one 127.0.0.1 port per direction", 2, 1, 0, NULL},
-	{"local", "local shared instance: the responder is the shared instance (TCP on "
-		  "127.0.0.1), the initiator its client",
+	{"local",
+	 "local shared instance: the responder is the shared instance (TCP on "
+	 "127.0.0.1), the initiator its client",
 	 2, 1, 0, NULL},
-	{"pipe", "PipeInterface both sides, joined by a byte relay over 127.0.0.1 TCP "
-		 "(bench/participants/pipe_relay.py)",
+	{"pipe",
+	 "PipeInterface both sides, joined by a byte relay over 127.0.0.1 TCP "
+	 "(bench/participants/pipe_relay.py)",
 	 1, 1, 0, NULL},
-	{"tls", "TLSServerInterface / TLSClientInterface on 127.0.0.1 (TLS 1.3, self-signed "
-		"certificate, pinned)",
+	{"tls",
+	 "TLSServerInterface / TLSClientInterface on 127.0.0.1 (TLS 1.3, self-signed "
+	 "certificate, pinned)",
 	 1, 0, 0, NULL},
 	{"websocket", "WebSocketServerInterface / WebSocketClientInterface (ws://127.0.0.1)", 1, 0,
 	 0, NULL},
@@ -54,9 +57,8 @@ const bench_iface *bench_iface_at(size_t i)
 
 #define PUT(buf, cap, ...) (snprintf(buf, cap, __VA_ARGS__) >= (int)(cap) ? -1 : 0)
 
-int bench_iface_config(const bench_iface *f, int role, const int *ports,
-		       const bench_iface_env *env, char *reticulum, size_t rcap, char *interfaces,
-		       size_t icap)
+int bench_iface_config(const bench_iface *f, int role, const int *ports, const bench_iface_env *env,
+		       char *reticulum, size_t rcap, char *interfaces, size_t icap)
 {
 	int srv = role == RNSC_SCENARIO_ROLE_RESPONDER;
 	if (rcap)
@@ -71,11 +73,12 @@ int bench_iface_config(const bench_iface *f, int role, const int *ports,
 				 "    enabled = yes\n    target_host = 127.0.0.1\n    target_port = %d\n",
 				 ports[0]);
 	if (!strcmp(f->name, "udp"))
-		return PUT(interfaces, icap,
-			   "[interfaces]\n  [[bench udp]]\n    type = UDPInterface\n    enabled = yes\n"
-			   "    listen_ip = 127.0.0.1\n    listen_port = %d\n"
-			   "    forward_ip = 127.0.0.1\n    forward_port = %d\n",
-			   ports[srv ? 0 : 1], ports[srv ? 1 : 0]);
+		return PUT(
+			interfaces, icap,
+			"[interfaces]\n  [[bench udp]]\n    type = UDPInterface\n    enabled = yes\n"
+			"    listen_ip = 127.0.0.1\n    listen_port = %d\n"
+			"    forward_ip = 127.0.0.1\n    forward_port = %d\n",
+			ports[srv ? 0 : 1], ports[srv ? 1 : 0]);
 	if (!strcmp(f->name, "local")) {
 		/* The first to bind the port becomes the shared instance: the responder starts
 		 * first and answers "ready" only once it is up. */

@@ -35,8 +35,7 @@ typedef struct bench_iface_env {
 /* Writes the config lines for role (RNSC_SCENARIO_ROLE_RESPONDER or _INITIATOR) into
  * reticulum (extra [reticulum] lines, maybe empty) and interfaces (from "[interfaces]" on).
  * Returns 0 or -1 (no room, or what the interface needs is missing from env). */
-int bench_iface_config(const bench_iface *f, int role, const int *ports,
-		       const bench_iface_env *env, char *reticulum, size_t rcap, char *interfaces,
-		       size_t icap);
+int bench_iface_config(const bench_iface *f, int role, const int *ports, const bench_iface_env *env,
+		       char *reticulum, size_t rcap, char *interfaces, size_t icap);
 
 #endif

@@ -60,7 +60,7 @@ typedef struct ib_result {
 	const char *iface;
 	char size_label[16];
 	size_t size, hw_mtu;
-	char why[512]; /* not run, or failed: why (empty: ran) */
+	char why[512];          /* not run, or failed: why (empty: ran) */
 	int attempted, ran, ok; /* attempted but not ran: it failed before timing */
 	int beyond;             /* the frame size is beyond what the interface takes */
 	uint64_t sent, received, lost, corrupt, late, send_err, echoed, echo_err, warm_sent;
@@ -90,8 +90,8 @@ static int free_port(void)
 /* The [interfaces] text for one side. Backbone and the local shared instance are written
  * here (the scenario runner gets them from the scenario plugin and the [reticulum]
  * section); the others are the scenario runner's own sections. */
-static int ib_config(const bench_iface *f, int srv, const int *ports, const ib_opts *o,
-		     char *out, size_t cap)
+static int ib_config(const bench_iface *f, int srv, const int *ports, const ib_opts *o, char *out,
+		     size_t cap)
 {
 	if (!strcmp(f->name, "backbone"))
 		return srv ? PUT(out, cap,
@@ -113,7 +113,8 @@ static int ib_config(const bench_iface *f, int srv, const int *ports, const ib_o
 			       .tls_key = o->tls_key[0] ? o->tls_key : NULL,
 			       .tls_pin = o->tls_pin[0] ? o->tls_pin : NULL};
 	char ret[512];
-	return bench_iface_config(f, srv ? RNSC_SCENARIO_ROLE_RESPONDER : RNSC_SCENARIO_ROLE_INITIATOR,
+	return bench_iface_config(f,
+				  srv ? RNSC_SCENARIO_ROLE_RESPONDER : RNSC_SCENARIO_ROLE_INITIATOR,
 				  ports, &env, ret, sizeof(ret), out, cap);
 }
 
@@ -232,8 +233,8 @@ static void echo_main(const char *text, int ctl, int st)
 			if (write(st, "ready\n", 6) != 6)
 				_exit(1);
 			rnsc_loop_run(s.loop);
-			snprintf(line, sizeof(line), "echoed %llu %llu\n", (unsigned long long)e.echoed,
-				 (unsigned long long)e.errors);
+			snprintf(line, sizeof(line), "echoed %llu %llu\n",
+				 (unsigned long long)e.echoed, (unsigned long long)e.errors);
 		}
 	}
 	size_t l = strlen(line);
@@ -408,10 +409,10 @@ static int online_any(const ib_side *s)
 	return 0;
 }
 
-#define FAIL(...)                                                                        \
-	do {                                                                             \
-		snprintf(res->why, sizeof(res->why), __VA_ARGS__);                       \
-		goto out;                                                                \
+#define FAIL(...)                                                                                  \
+	do {                                                                                       \
+		snprintf(res->why, sizeof(res->why), __VA_ARGS__);                                 \
+		goto out;                                                                          \
 	} while (0)
 
 /* One interface at one frame size ("max": its HW_MTU). */
@@ -430,7 +431,8 @@ static void run_one(const bench_iface *f, const char *size_tok, const ib_opts *o
 		FAIL("no free loopback ports");
 	if (ib_config(f, 1, ports, o, srv_cfg, sizeof(srv_cfg)) ||
 	    ib_config(f, 0, ports, o, cli_cfg, sizeof(cli_cfg)))
-		FAIL("cannot write the %s config (for tls: the openssl command is needed)", f->name);
+		FAIL("cannot write the %s config (for tls: the openssl command is needed)",
+		     f->name);
 	if (pipe2(ctl, O_CLOEXEC) || pipe2(st, O_CLOEXEC))
 		FAIL("pipe: %s", strerror(errno));
 	fflush(NULL);
@@ -468,7 +470,8 @@ static void run_one(const bench_iface *f, const char *size_tok, const ib_opts *o
 		res->size = (size_t)strtoul(size_tok, NULL, 10);
 		if (res->hw_mtu && res->size > res->hw_mtu) {
 			res->attempted = 0, res->beyond = 1; /* cannot run, not failed */
-			FAIL("%zu B is above the interface's HW_MTU (%zu B)", res->size, res->hw_mtu);
+			FAIL("%zu B is above the interface's HW_MTU (%zu B)", res->size,
+			     res->hw_mtu);
 		}
 	}
 	r.size = res->size;
@@ -557,8 +560,9 @@ static void write_json(FILE *f, const ib_result *rs, size_t n, const ib_opts *o)
 {
 	fprintf(f, "{\n\"benchmark\": \"rnsc bench iface\",\n");
 	rnsc_env_json(f);
-	fprintf(f, ",\n\"settings\": {\"seconds\": %g, \"window\": %d, \"loss_timeout_s\": %g},\n"
-		   "\"results\": [",
+	fprintf(f,
+		",\n\"settings\": {\"seconds\": %g, \"window\": %d, \"loss_timeout_s\": %g},\n"
+		"\"results\": [",
 		o->seconds, o->window, o->loss_timeout);
 	for (size_t i = 0; i < n; i++) {
 		const ib_result *r = &rs[i];
@@ -583,9 +587,8 @@ static void write_json(FILE *f, const ib_result *rs, size_t n, const ib_opts *o)
 			(unsigned long long)r->received, (unsigned long long)r->lost,
 			(unsigned long long)r->corrupt, (unsigned long long)r->late,
 			(unsigned long long)r->send_err, (unsigned long long)r->echoed,
-			(unsigned long long)r->echo_err, (unsigned long long)r->warm_sent, r->elapsed,
-			r->rate, r->p50_us, r->p99_us,
-			r->cpu_ini, r->cpu_resp);
+			(unsigned long long)r->echo_err, (unsigned long long)r->warm_sent,
+			r->elapsed, r->rate, r->p50_us, r->p99_us, r->cpu_ini, r->cpu_resp);
 		if (r->why[0]) {
 			fprintf(f, ", \"why\": ");
 			rnsc_json_str(f, r->why);
@@ -597,13 +600,14 @@ static void write_json(FILE *f, const ib_result *rs, size_t n, const ib_opts *o)
 
 static void write_md(FILE *f, const ib_result *rs, size_t n, const ib_opts *o)
 {
-	fprintf(f, "# rnsc bench iface\n\nEach interface plugin on its own: two rnsc runtimes "
-		   "(two processes) on 127.0.0.1 exchange raw frames through the iface ABI, no "
-		   "transport and no Reticulum crypto. One side keeps %d frames in flight for "
-		   "%g s, the other echoes each; every echo is checked byte for byte. A round "
-		   "trip crosses the plugin four times (send and receive on both sides). CPU "
-		   "seconds: the measuring side over the timed part, the echoing side over its "
-		   "whole life (set-up included). `max` is the interface's HW_MTU.\n\n",
+	fprintf(f,
+		"# rnsc bench iface\n\nEach interface plugin on its own: two rnsc runtimes "
+		"(two processes) on 127.0.0.1 exchange raw frames through the iface ABI, no "
+		"transport and no Reticulum crypto. One side keeps %d frames in flight for "
+		"%g s, the other echoes each; every echo is checked byte for byte. A round "
+		"trip crosses the plugin four times (send and receive on both sides). CPU "
+		"seconds: the measuring side over the timed part, the echoing side over its "
+		"whole life (set-up included). `max` is the interface's HW_MTU.\n\n",
 		o->window, o->seconds);
 	fprintf(f, "| interface | frame | round trips/s | RTT p50 (us) | RTT p99 (us) | sent | "
 		   "echoed back | lost | CPU s measuring / echoing |\n"
@@ -620,7 +624,8 @@ static void write_md(FILE *f, const ib_result *rs, size_t n, const ib_opts *o)
 				r->attempted ? "failed" : "not run", r->why);
 			continue;
 		}
-		fprintf(f, "| %s | %s | %.0f%s | %.0f | %.0f | %llu | %llu | %llu | %.2f / %.2f |\n",
+		fprintf(f,
+			"| %s | %s | %.0f%s | %.0f | %.0f | %llu | %llu | %llu | %.2f / %.2f |\n",
 			r->iface, sz, r->rate, r->ok ? "" : " (fail)", r->p50_us, r->p99_us,
 			(unsigned long long)r->sent, (unsigned long long)r->received,
 			(unsigned long long)r->lost, r->cpu_ini, r->cpu_resp);
@@ -672,25 +677,40 @@ static int write_report(const char *path, ib_writer fn, const ib_result *rs, siz
 int rnsc_bench_iface_main(int argc, char **argv)
 {
 	ib_opts o = {.seconds = 3, .loss_timeout = 2, .setup_timeout = 20, .window = 8};
-	const char *ifaces = IB_DEFAULT_IFACES, *sizes = "64,500,max", *report = NULL,
-		   *json = NULL;
+	const char *ifaces = IB_DEFAULT_IFACES, *sizes = "64,500,max", *report = NULL, *json = NULL;
 	static const struct option lo[] = {
 		{"iface", required_argument, NULL, 'i'},   {"sizes", required_argument, NULL, 'z'},
 		{"seconds", required_argument, NULL, 's'}, {"window", required_argument, NULL, 'w'},
 		{"report", required_argument, NULL, 'r'},  {"json", required_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},	   {NULL, 0, NULL, 0}};
+		{"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
-		case 'i': ifaces = optarg; break;
-		case 'z': sizes = optarg; break;
-		case 's': o.seconds = atof(optarg); break;
-		case 'w': o.window = atoi(optarg); break;
-		case 'r': report = optarg; break;
-		case 'j': json = optarg; break;
-		case 'h': usage(stdout); return BENCH_OK;
-		default: usage(stderr); return BENCH_USAGE;
+		case 'i':
+			ifaces = optarg;
+			break;
+		case 'z':
+			sizes = optarg;
+			break;
+		case 's':
+			o.seconds = atof(optarg);
+			break;
+		case 'w':
+			o.window = atoi(optarg);
+			break;
+		case 'r':
+			report = optarg;
+			break;
+		case 'j':
+			json = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return BENCH_OK;
+		default:
+			usage(stderr);
+			return BENCH_USAGE;
 		}
 	}
 	if (optind != argc || o.seconds <= 0 || o.window < 1 || o.window > IB_MAX_WINDOW) {
@@ -702,7 +722,8 @@ int rnsc_bench_iface_main(int argc, char **argv)
 	char size_toks[IB_MAX_SIZES][16];
 	size_t nf = 0, nz = 0;
 	char *copy = strdup(ifaces), *save = NULL;
-	for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
+	for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t;
+	     t = strtok_r(NULL, ",", &save)) {
 		const bench_iface *f = bench_iface_find(t);
 		if (!f || nf == 16) {
 			fprintf(stderr, "rnsc bench iface: unknown interface '%s' (known:", t);
@@ -716,13 +737,15 @@ int rnsc_bench_iface_main(int argc, char **argv)
 	}
 	free(copy);
 	copy = strdup(sizes), save = NULL;
-	for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
+	for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t;
+	     t = strtok_r(NULL, ",", &save)) {
 		char *end = NULL;
 		unsigned long v = strtoul(t, &end, 10);
 		if (nz == IB_MAX_SIZES ||
 		    (strcmp(t, "max") && (!*t || *end || v < 4 || v > (64u << 20)))) {
-			fprintf(stderr, "rnsc bench iface: bad frame size '%s' (bytes, 4 to 64 MiB, or "
-					"'max')\n",
+			fprintf(stderr,
+				"rnsc bench iface: bad frame size '%s' (bytes, 4 to 64 MiB, or "
+				"'max')\n",
 				t);
 			free(copy);
 			return BENCH_USAGE;
@@ -763,13 +786,15 @@ int rnsc_bench_iface_main(int argc, char **argv)
 			if (fs[i]->cannot)
 				snprintf(r->why, sizeof(r->why), "%s", fs[i]->cannot);
 			else if (!strcmp(fs[i]->name, "tls") && !tls_ok)
-				snprintf(r->why, sizeof(r->why), "the openssl command could not make a "
-								 "certificate (Debian package 'openssl')");
+				snprintf(r->why, sizeof(r->why),
+					 "the openssl command could not make a "
+					 "certificate (Debian package 'openssl')");
 			else if (!strcmp(fs[i]->name, "pipe") &&
 				 (access(python, X_OK) || access(helper, R_OK)))
-				snprintf(r->why, sizeof(r->why), "the pipe relay needs the venv's python "
-								 "and bench/participants/pipe_relay.py "
-								 "(set RNSC_VENV / RNSC_SRCDIR)");
+				snprintf(r->why, sizeof(r->why),
+					 "the pipe relay needs the venv's python "
+					 "and bench/participants/pipe_relay.py "
+					 "(set RNSC_VENV / RNSC_SRCDIR)");
 			else
 				run_one(fs[i], size_toks[j], &o, r);
 			if (!r->ran) {
@@ -782,11 +807,13 @@ int rnsc_bench_iface_main(int argc, char **argv)
 			}
 			all_ok &= r->ok;
 			char sz[32];
-			snprintf(sz, sizeof(sz), "%zu%s", r->size, strcmp(r->size_label, "max") ? "" : " (max)");
+			snprintf(sz, sizeof(sz), "%zu%s", r->size,
+				 strcmp(r->size_label, "max") ? "" : " (max)");
 			printf("%-10s %-12s %14.0f %12.0f %12.0f %9llu %9llu %6llu %.2f/%.2f%s%s\n",
-			       r->iface, sz, r->rate, r->p50_us, r->p99_us, (unsigned long long)r->sent,
-			       (unsigned long long)r->received, (unsigned long long)r->lost, r->cpu_ini,
-			       r->cpu_resp, r->ok ? "" : "  FAILED: ", r->ok ? "" : r->why);
+			       r->iface, sz, r->rate, r->p50_us, r->p99_us,
+			       (unsigned long long)r->sent, (unsigned long long)r->received,
+			       (unsigned long long)r->lost, r->cpu_ini, r->cpu_resp,
+			       r->ok ? "" : "  FAILED: ", r->ok ? "" : r->why);
 			fflush(stdout);
 		}
 	char path[PATH_MAX] = "";

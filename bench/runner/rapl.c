@@ -65,7 +65,8 @@ int rnsc_rapl_open(rnsc_rapl *r)
 		snprintf(p, sizeof(p), "%s/%s/name", root, names[i]);
 		if (read_line(p, name, sizeof(name)) == 0 && strncmp(name, "package", 7) == 0 &&
 		    r->n < RNSC_RAPL_MAX_ZONES) {
-			snprintf(r->path[r->n], sizeof(r->path[r->n]), "%s/%s/energy_uj", root, names[i]);
+			snprintf(r->path[r->n], sizeof(r->path[r->n]), "%s/%s/energy_uj", root,
+				 names[i]);
 			if (read_u64(r->path[r->n], &v) != 0) {
 				unreadable++;
 			} else {
@@ -78,9 +79,11 @@ int rnsc_rapl_open(rnsc_rapl *r)
 		free(names[i]);
 	}
 	if (!r->n)
-		snprintf(r->why, sizeof(r->why), "%s", unreadable ? "RAPL package zones present but "
-			 "energy_uj is not readable (permissions)" : "no RAPL package zone under the "
-			 "powercap interface");
+		snprintf(r->why, sizeof(r->why), "%s",
+			 unreadable ? "RAPL package zones present but "
+				      "energy_uj is not readable (permissions)"
+				    : "no RAPL package zone under the "
+				      "powercap interface");
 	return r->n;
 }
 

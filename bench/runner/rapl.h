@@ -21,8 +21,8 @@
 typedef struct rnsc_rapl {
 	int n; /* readable package zones; 0: energy is not available */
 	char path[RNSC_RAPL_MAX_ZONES][PATH_MAX]; /* .../energy_uj */
-	uint64_t range_uj[RNSC_RAPL_MAX_ZONES];  /* max_energy_range_uj (wrap), 0 if unknown */
-	char why[160]; /* when n == 0: why not, for the report */
+	uint64_t range_uj[RNSC_RAPL_MAX_ZONES];   /* max_energy_range_uj (wrap), 0 if unknown */
+	char why[160];                            /* when n == 0: why not, for the report */
 } rnsc_rapl;
 
 typedef struct rnsc_rapl_mark {

@@ -82,7 +82,7 @@ static const char *const RELAY_NAMES[2] = {"rnsc", "ref"};
 
 typedef struct sample {
 	rnsc_scenario_sample v; /* the plugin's verdict and counters */
-	long rss_kib[2];  /* initiator / driver, responder / relay */
+	long rss_kib[2];        /* initiator / driver, responder / relay */
 	double cpu_s[2];
 	double energy_j; /* package energy over the timed interval (RAPL); < 0: not available */
 } sample;
@@ -101,7 +101,7 @@ typedef struct cell {
 	/* relay cells: frames carried per CPU-second of the relay (median), a figure that holds
 	 * when the machine is shared and a single-threaded relay gets a thread's share */
 	double per_cpu_med;
-	double energy_med; /* < 0: no sample had an energy figure */
+	double energy_med;      /* < 0: no sample had an energy figure */
 	const bench_iface *ifc; /* --iface: what carries the cell (NULL: the scenario's own) */
 	const char *crypto;     /* --crypto: the rnsc side's backend order (NULL: the default) */
 	char skip[512];         /* non-empty: the cell cannot run, and this says why */
@@ -115,9 +115,9 @@ typedef struct run_opts {
 	const char *pipe_helper; /* bench/participants/pipe_relay.py, for --iface pipe */
 	char tls_dir[64];        /* --iface tls: the certificate's temporary directory */
 	char tls_cert[128], tls_key[128], tls_pin[128];
-	const char *env_crypto;  /* RNSC_CRYPTO as the runner found it (NULL: unset) */
-	const char *keep_dir; /* keep participant logs here */
-	rnsc_rapl rapl;       /* package energy, when the machine exposes it */
+	const char *env_crypto; /* RNSC_CRYPTO as the runner found it (NULL: unset) */
+	const char *keep_dir;   /* keep participant logs here */
+	rnsc_rapl rapl;         /* package energy, when the machine exposes it */
 } run_opts;
 
 /* ---- one sample -------------------------------------------------------------------- */
@@ -140,8 +140,8 @@ static int free_port(void)
 
 /* A Reticulum config (the reference's format, which rnsc reads too); the [interfaces]
  * section comes from the scenario plugin. */
-static int write_config(const char *dir, int transport, const char *extra,
-			const char *iface_ret, const char *interfaces)
+static int write_config(const char *dir, int transport, const char *extra, const char *iface_ret,
+			const char *interfaces)
 {
 	char path[PATH_MAX];
 	if (mkdir(dir, 0700) != 0)
@@ -151,8 +151,9 @@ static int write_config(const char *dir, int transport, const char *extra,
 	if (!f)
 		return -1;
 	/* an interface that is the shared instance brings its own share_instance line */
-	fprintf(f, "[reticulum]\n  enable_transport = %s\n%s  respond_to_probes = No\n%s%s\n"
-		   "[logging]\n  loglevel = 2\n\n%s",
+	fprintf(f,
+		"[reticulum]\n  enable_transport = %s\n%s  respond_to_probes = No\n%s%s\n"
+		"[logging]\n  loglevel = 2\n\n%s",
 		transport ? "Yes" : "No", iface_ret && *iface_ret ? "" : "  share_instance = No\n",
 		extra ? extra : "", iface_ret ? iface_ret : "", interfaces);
 	return fclose(f) == 0 ? 0 : -1;
@@ -174,8 +175,9 @@ static int role_config(const run_opts *o, const cell *c, const char *dir, int ro
 	} else if (c->sc->ops->interfaces(c->sc->inst, role, ports, n, text, sizeof(text)) != 0) {
 		return -1;
 	}
-	const char *extra =
-		RNSC_OPS_HAS(c->sc->ops, rnsc_scenario_ops, reticulum) ? c->sc->ops->reticulum : NULL;
+	const char *extra = RNSC_OPS_HAS(c->sc->ops, rnsc_scenario_ops, reticulum)
+				    ? c->sc->ops->reticulum
+				    : NULL;
 	return write_config(dir, role == RNSC_SCENARIO_ROLE_RELAY, extra, ret, text);
 }
 
@@ -205,8 +207,9 @@ static int make_tls_cert(run_opts *o, char *why, size_t cap)
 		ok &= pclose(p) == 0;
 	const char *eq = strchr(line, '=');
 	if (!ok || !eq) {
-		snprintf(why, cap, "the openssl command could not make a certificate (install the "
-				   "Debian package 'openssl')");
+		snprintf(why, cap,
+			 "the openssl command could not make a certificate (install the "
+			 "Debian package 'openssl')");
 		return -1;
 	}
 	snprintf(o->tls_pin, sizeof(o->tls_pin), "%s", eq + 1);
@@ -265,16 +268,16 @@ static double cpu_of(const struct rusage *ru)
 }
 
 /* Records why the sample failed (cut to fit) and abandons it. */
-#define FAIL(...)                                                                          \
-	do {                                                                               \
-		char fail_buf_[16384];                                                     \
-		snprintf(fail_buf_, sizeof(fail_buf_), __VA_ARGS__);                       \
-		size_t fail_len_ = strlen(fail_buf_);                                      \
-		if (fail_len_ >= sizeof(s->v.why))                                         \
-			fail_len_ = sizeof(s->v.why) - 1;                                  \
-		memcpy(s->v.why, fail_buf_, fail_len_);                                    \
-		s->v.why[fail_len_] = '\0';                                               \
-		goto out;                                                                  \
+#define FAIL(...)                                                                                  \
+	do {                                                                                       \
+		char fail_buf_[16384];                                                             \
+		snprintf(fail_buf_, sizeof(fail_buf_), __VA_ARGS__);                               \
+		size_t fail_len_ = strlen(fail_buf_);                                              \
+		if (fail_len_ >= sizeof(s->v.why))                                                 \
+			fail_len_ = sizeof(s->v.why) - 1;                                          \
+		memcpy(s->v.why, fail_buf_, fail_len_);                                            \
+		s->v.why[fail_len_] = '\0';                                                        \
+		goto out;                                                                          \
 	} while (0)
 
 static void show_tail(const char *log)
@@ -308,7 +311,8 @@ static void judge(const cell *c, const char *a, const char *b, sample *s)
 	s->v.struct_size = sizeof(s->v);
 	if (c->sc->ops->check(c->sc->inst, &l, &s->v) != 0) {
 		s->v.ok = 0;
-		snprintf(s->v.why, sizeof(s->v.why), "the scenario plugin could not judge the sample");
+		snprintf(s->v.why, sizeof(s->v.why),
+			 "the scenario plugin could not judge the sample");
 	}
 }
 
@@ -340,21 +344,25 @@ static void run_endpoints(const run_opts *o, const cell *c, int idx, sample *s)
 	char *argv[16];
 	part_argv(o, c->pr->responder, "responder", scn, rcfg, NULL, argv);
 	if (part_spawn(&res, argv, rlog) != 0)
-		FAIL("cannot start the %s responder: %s", impl_name[c->pr->responder], strerror(errno));
+		FAIL("cannot start the %s responder: %s", impl_name[c->pr->responder],
+		     strerror(errno));
 	if (part_readline(&res, o->setup_timeout, line, sizeof(line), &why) < 0)
-		FAIL("%s responder: %s before ready (log: %s)", impl_name[c->pr->responder], why, rlog);
+		FAIL("%s responder: %s before ready (log: %s)", impl_name[c->pr->responder], why,
+		     rlog);
 	const char *d = strstr(line, "dest=");
 	if (strncmp(line, "ready", 5) != 0 || !d || strlen(d + 5) != 32)
-		FAIL("%s responder: expected 'ready dest=HASH', got '%s'", impl_name[c->pr->responder],
-		     line);
+		FAIL("%s responder: expected 'ready dest=HASH', got '%s'",
+		     impl_name[c->pr->responder], line);
 	char dest[33];
 	memcpy(dest, d + 5, 33);
 
 	part_argv(o, c->pr->initiator, "initiator", scn, icfg, dest, argv);
 	if (part_spawn(&ini, argv, ilog) != 0)
-		FAIL("cannot start the %s initiator: %s", impl_name[c->pr->initiator], strerror(errno));
+		FAIL("cannot start the %s initiator: %s", impl_name[c->pr->initiator],
+		     strerror(errno));
 	if (part_readline(&ini, o->setup_timeout + 30, line, sizeof(line), &why) < 0)
-		FAIL("%s initiator: %s before ready (log: %s)", impl_name[c->pr->initiator], why, ilog);
+		FAIL("%s initiator: %s before ready (log: %s)", impl_name[c->pr->initiator], why,
+		     ilog);
 	if (strcmp(line, "ready") != 0)
 		FAIL("%s initiator: expected 'ready', got '%s'", impl_name[c->pr->initiator], line);
 
@@ -421,7 +429,8 @@ static void run_relay(const run_opts *o, const cell *c, int idx, sample *s)
 	do
 		ports[1] = free_port();
 	while (ports[1] == ports[0] && ports[1] > 0);
-	if (ports[0] < 0 || ports[1] < 0 || role_config(o, c, cfg, RNSC_SCENARIO_ROLE_RELAY, ports, 2))
+	if (ports[0] < 0 || ports[1] < 0 ||
+	    role_config(o, c, cfg, RNSC_SCENARIO_ROLE_RELAY, ports, 2))
 		FAIL("cannot prepare the relay's config directory in %s", dir);
 	char *argv[20];
 	int n = 0;
@@ -597,9 +606,10 @@ static void write_json(FILE *f, const cell *cells, size_t n, const run_opts *o,
 {
 	fprintf(f, "{\n\"benchmark\": \"scenarios\",\n");
 	rnsc_env_json(f);
-	fprintf(f, ",\n\"settings\": {\"seconds\": %g, \"drain_s\": %g, \"samples\": %d, "
-		   "\"quick\": %s, \"interface\": \"loopback (per scenario: interface_policy)\", "
-		   "\"reference_version\": ",
+	fprintf(f,
+		",\n\"settings\": {\"seconds\": %g, \"drain_s\": %g, \"samples\": %d, "
+		"\"quick\": %s, \"interface\": \"loopback (per scenario: interface_policy)\", "
+		"\"reference_version\": ",
 		o->seconds, o->drain, o->samples, o->quick ? "true" : "false");
 	rnsc_json_str(f, ref_version);
 	fprintf(f, ", \"energy\": ");
@@ -616,11 +626,13 @@ static void write_json(FILE *f, const cell *cells, size_t n, const run_opts *o,
 		const cell *c = &cells[i];
 		const char *r0 = is_relay(c) ? "driver" : "initiator";
 		const char *r1 = is_relay(c) ? "relay" : "responder";
-		fprintf(f, "  {\"scenario\": \"%s\", \"scenario_number\": %u, \"scenario_version\": ",
+		fprintf(f,
+			"  {\"scenario\": \"%s\", \"scenario_number\": %u, \"scenario_version\": ",
 			c->sc->name, c->sc->ops->number);
 		rnsc_json_str(f, c->sc->version);
 		if (is_relay(c))
-			fprintf(f, ", \"relay\": \"%s\", \"driver\": \"rnsc\"", impl_name[c->relay]);
+			fprintf(f, ", \"relay\": \"%s\", \"driver\": \"rnsc\"",
+				impl_name[c->relay]);
 		else
 			fprintf(f, ", \"initiator\": \"%s\", \"responder\": \"%s\"",
 				impl_name[c->pr->initiator], impl_name[c->pr->responder]);
@@ -631,7 +643,8 @@ static void write_json(FILE *f, const cell *cells, size_t n, const run_opts *o,
 		else
 			fprintf(f, ", \"energy_j\": null");
 		fprintf(f, ", \"interface_policy\": ");
-		rnsc_json_str(f, c->ifc && !c->ifc->plugin_own ? c->ifc->policy : c->sc->ops->iface_policy);
+		rnsc_json_str(f, c->ifc && !c->ifc->plugin_own ? c->ifc->policy
+							       : c->sc->ops->iface_policy);
 		fprintf(f, ", \"interface\": ");
 		rnsc_json_str(f, c->ifc ? c->ifc->name : "backbone");
 		fprintf(f, ", \"crypto\": ");
@@ -643,21 +656,24 @@ static void write_json(FILE *f, const cell *cells, size_t n, const run_opts *o,
 			fprintf(f, ", \"not_run\": ");
 			rnsc_json_str(f, c->skip);
 		}
-		fprintf(f, ", \"link_mtu\": %u,\n   \"conformant\": %s, \"rate\": {\"median\": %.6g, "
-			   "\"min\": %.6g, \"max\": %.6g, \"unit\": \"%s\"}, \"goodput\": {\"median\": "
-			   "%.6g, \"unit\": \"B/s\"}, \"rtt_p50_us\": %.6g, \"rtt_p99_us\": %.6g,\n   "
-			   "\"rss_kib\": {\"%s\": %ld, \"%s\": %ld}, \"cpu_s\": {\"%s\": %.4g, \"%s\": "
-			   "%.4g},\n   \"samples\": [",
+		fprintf(f,
+			", \"link_mtu\": %u,\n   \"conformant\": %s, \"rate\": {\"median\": %.6g, "
+			"\"min\": %.6g, \"max\": %.6g, \"unit\": \"%s\"}, \"goodput\": {\"median\": "
+			"%.6g, \"unit\": \"B/s\"}, \"rtt_p50_us\": %.6g, \"rtt_p99_us\": %.6g,\n   "
+			"\"rss_kib\": {\"%s\": %ld, \"%s\": %ld}, \"cpu_s\": {\"%s\": %.4g, \"%s\": "
+			"%.4g},\n   \"samples\": [",
 			c->link_mtu, c->conformant ? "true" : "false", c->rate_med, c->rate_min,
 			c->rate_max, c->sc->ops->unit, c->goodput_med, c->p50_med, c->p99_med, r0,
 			c->rss_med[0], r1, c->rss_med[1], r0, c->cpu_med[0], r1, c->cpu_med[1]);
 		for (int k = 0; k < c->n; k++) {
 			const rnsc_scenario_sample *s = &c->s[k].v;
-			fprintf(f, "%s{\"ok\": %s, \"sent\": %llu, \"proved\": %llu, \"delivered\": %llu, "
-				   "\"timeouts\": %llu, \"unproved\": %llu, \"bytes\": %llu, "
-				   "\"elapsed_s\": %.6g, \"rate\": %.6g",
-				k ? ", " : "", s->ok ? "true" : "false", s->sent, s->proved, s->delivered,
-				s->timeouts, s->unproved, s->bytes, s->elapsed_s, s->rate);
+			fprintf(f,
+				"%s{\"ok\": %s, \"sent\": %llu, \"proved\": %llu, \"delivered\": %llu, "
+				"\"timeouts\": %llu, \"unproved\": %llu, \"bytes\": %llu, "
+				"\"elapsed_s\": %.6g, \"rate\": %.6g",
+				k ? ", " : "", s->ok ? "true" : "false", s->sent, s->proved,
+				s->delivered, s->timeouts, s->unproved, s->bytes, s->elapsed_s,
+				s->rate);
 			if (c->s[k].energy_j >= 0)
 				fprintf(f, ", \"energy_j\": %.6g", c->s[k].energy_j);
 			if (s->extra_json[0])
@@ -679,8 +695,9 @@ static const cell *find_cell(const cell *cells, size_t n, const scenario_def *sc
 	for (size_t i = 0; i < n; i++) {
 		if (cells[i].sc != sc)
 			continue;
-		if (is_relay(&cells[i]) ? (int)a == cells[i].relay
-					: cells[i].pr->initiator == a && cells[i].pr->responder == b)
+		if (is_relay(&cells[i])
+			    ? (int)a == cells[i].relay
+			    : cells[i].pr->initiator == a && cells[i].pr->responder == b)
 			return &cells[i];
 	}
 	return NULL;
@@ -697,25 +714,31 @@ static void md_rate(FILE *f, const cell *c)
 static void write_md(FILE *f, const cell *cells, size_t n, const run_opts *o,
 		     const char *ref_version, const char *svg_prefix)
 {
-	fprintf(f, "# rnsc bench: scenarios\n\nrnsc and the reference (RNS %s) measured in the same "
-		   "run on the same machine over loopback; %g s timed traffic plus a drain of up "
-		   "to %g s counted in elapsed time; %d sample(s) per cell, medians shown. Each "
-		   "scenario is a plugin (name and version in its heading).\n\n",
+	fprintf(f,
+		"# rnsc bench: scenarios\n\nrnsc and the reference (RNS %s) measured in the same "
+		"run on the same machine over loopback; %g s timed traffic plus a drain of up "
+		"to %g s counted in elapsed time; %d sample(s) per cell, medians shown. Each "
+		"scenario is a plugin (name and version in its heading).\n\n",
 		ref_version, o->seconds, o->drain, o->samples);
 	if (o->quick)
-		fprintf(f, "Quick run (`--quick`): scenarios with a stated quick variant ran it (see "
-			   "their descriptions).\n\n");
+		fprintf(f,
+			"Quick run (`--quick`): scenarios with a stated quick variant ran it (see "
+			"their descriptions).\n\n");
 	if (o->rapl.n)
-		fprintf(f, "Energy: package energy from RAPL (%d zone(s)) over each sample's timed "
-			   "interval, machine-wide (both participants and anything else running); "
-			   "medians in the cell tables.\n\n", o->rapl.n);
+		fprintf(f,
+			"Energy: package energy from RAPL (%d zone(s)) over each sample's timed "
+			"interval, machine-wide (both participants and anything else running); "
+			"medians in the cell tables.\n\n",
+			o->rapl.n);
 	else
-		fprintf(f, "Energy: not measured on this machine (%s); omitted, never estimated.\n\n",
+		fprintf(f,
+			"Energy: not measured on this machine (%s); omitted, never estimated.\n\n",
 			o->rapl.why);
-	fprintf(f, "## At a glance\n\nEndpoint scenarios: rnsc→rnsc against reference→reference; "
-		   "relay scenarios: rnsc daemon as relay against the reference's rnsd as relay, the "
-		   "same wire driver for both.\n\n| scenario | rnsc | reference | ratio |\n"
-		   "|---|---:|---:|---:|\n");
+	fprintf(f,
+		"## At a glance\n\nEndpoint scenarios: rnsc→rnsc against reference→reference; "
+		"relay scenarios: rnsc daemon as relay against the reference's rnsd as relay, the "
+		"same wire driver for both.\n\n| scenario | rnsc | reference | ratio |\n"
+		"|---|---:|---:|---:|\n");
 	for (size_t k = 0; k < N_SCENARIOS; k++) {
 		const scenario_def *sc = &SCENARIOS[k];
 		const cell *a = find_cell(cells, n, sc, IMPL_RNSC, IMPL_RNSC);
@@ -732,7 +755,8 @@ static void write_md(FILE *f, const cell *cells, size_t n, const run_opts *o,
 			fprintf(f, " | — |\n");
 		if (sc->ops->topology == RNSC_SCENARIO_RELAY && a && b && a->conformant &&
 		    b->conformant && b->per_cpu_med > 0)
-			fprintf(f, "| %u. %s, per relay CPU-second | %.0f frames | %.0f frames | %.2f× |\n",
+			fprintf(f,
+				"| %u. %s, per relay CPU-second | %.0f frames | %.0f frames | %.2f× |\n",
 				sc->ops->number, sc->name, a->per_cpu_med, b->per_cpu_med,
 				a->per_cpu_med / b->per_cpu_med);
 	}
@@ -743,13 +767,14 @@ static void write_md(FILE *f, const cell *cells, size_t n, const run_opts *o,
 			any |= cells[i].sc == sc;
 		if (!any)
 			continue;
-		fprintf(f, "\n## %u. %s (%s %s)\n\n%s.\n\n", sc->ops->number, sc->ops->title, sc->name,
-			sc->version, sc->ops->desc);
+		fprintf(f, "\n## %u. %s (%s %s)\n\n%s.\n\n", sc->ops->number, sc->ops->title,
+			sc->name, sc->version, sc->ops->desc);
 		if (svg_prefix)
 			fprintf(f, "![%s](%s-%s.svg)\n\n", sc->name, svg_prefix, sc->name);
-		fprintf(f, "| %s | interface policy | link MTU | conformant | rate (min–max) | goodput | "
-			   "RTT p50 / p99 (µs) | RSS %s (MiB) | CPU %s (s) |\n"
-			   "|---|---|---:|---|---:|---:|---:|---:|---:|\n",
+		fprintf(f,
+			"| %s | interface policy | link MTU | conformant | rate (min–max) | goodput | "
+			"RTT p50 / p99 (µs) | RSS %s (MiB) | CPU %s (s) |\n"
+			"|---|---|---:|---|---:|---:|---:|---:|---:|\n",
 			relay ? "relay under test" : "initiator → responder",
 			relay ? "driver / relay" : "initiator / responder",
 			relay ? "driver / relay" : "initiator / responder");
@@ -764,19 +789,22 @@ static void write_md(FILE *f, const cell *cells, size_t n, const run_opts *o,
 			char label[160], mtu[32];
 			cell_label(c, label, sizeof(label), "→");
 			if (c->skip[0]) {
-				fprintf(f, "| %s | not run: %s | — | — | — | — | — | — | — |\n", label,
-					c->skip);
+				fprintf(f, "| %s | not run: %s | — | — | — | — | — | — | — |\n",
+					label, c->skip);
 				continue;
 			}
 			if (c->link_mtu)
 				snprintf(mtu, sizeof(mtu), "%u", c->link_mtu);
 			else
 				snprintf(mtu, sizeof(mtu), "—");
-			fprintf(f, "| %s | %s | %s | %d/%d | %.1f (%.1f–%.1f) %s | %.1f KiB/s | %.0f / %.0f | "
-				   "%.1f / %.1f | %.2f / %.2f |\n",
-				label, c->ifc && !c->ifc->plugin_own ? c->ifc->policy : sc->ops->iface_policy,
-				mtu, okn, c->n, c->rate_med, c->rate_min,
-				c->rate_max, sc->ops->unit, c->goodput_med / 1024, c->p50_med, c->p99_med,
+			fprintf(f,
+				"| %s | %s | %s | %d/%d | %.1f (%.1f–%.1f) %s | %.1f KiB/s | %.0f / %.0f | "
+				"%.1f / %.1f | %.2f / %.2f |\n",
+				label,
+				c->ifc && !c->ifc->plugin_own ? c->ifc->policy
+							      : sc->ops->iface_policy,
+				mtu, okn, c->n, c->rate_med, c->rate_min, c->rate_max,
+				sc->ops->unit, c->goodput_med / 1024, c->p50_med, c->p99_med,
 				c->rss_med[0] / 1024.0, c->rss_med[1] / 1024.0, c->cpu_med[0],
 				c->cpu_med[1]);
 		}
@@ -791,9 +819,10 @@ static void write_md(FILE *f, const cell *cells, size_t n, const run_opts *o,
 			fprintf(f, "\n");
 		}
 		if (relay) {
-			fprintf(f, "\nCarried frames per CPU-second of the relay (median; the CPU time "
-				   "covers the relay's whole run: set-up, the driver's calibration, "
-				   "warm-up, timed traffic):");
+			fprintf(f,
+				"\nCarried frames per CPU-second of the relay (median; the CPU time "
+				"covers the relay's whole run: set-up, the driver's calibration, "
+				"warm-up, timed traffic):");
 			for (size_t i = 0; i < n; i++)
 				if (cells[i].sc == sc && cells[i].conformant)
 					fprintf(f, " %s %.0f;", impl_name[cells[i].relay],
@@ -823,9 +852,10 @@ static void write_svg(FILE *f, const cell *cells, size_t n, const scenario_def *
 				max = cells[i].rate_max;
 		}
 	const int row = 24, left = 260, width = 520, top = 34;
-	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-		   "font-family=\"sans-serif\" font-size=\"11\">\n<text x=\"10\" y=\"18\" "
-		   "font-size=\"14\">%s%s rate per cell (median, whiskers min–max)</text>\n",
+	fprintf(f,
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		"font-family=\"sans-serif\" font-size=\"11\">\n<text x=\"10\" y=\"18\" "
+		"font-size=\"14\">%s%s rate per cell (median, whiskers min–max)</text>\n",
 		left + width + 140, top + (int)rows * row + 10, sc ? sc->name : "",
 		sc ? ":" : "Scenarios:");
 	size_t r = 0;
@@ -839,12 +869,13 @@ static void write_svg(FILE *f, const cell *cells, size_t n, const scenario_def *
 		fprintf(f, "<text x=\"10\" y=\"%d\">%s %s</text>\n", y + 14, c->sc->name, label);
 		double w = c->rate_med / max * width;
 		int rnsc = is_relay(c) ? c->relay == IMPL_RNSC : c->pr->initiator == IMPL_RNSC;
-		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"14\" fill=\"%s\"/>\n", left,
-			y + 3, w, rnsc ? "#2a6fb0" : "#c9822b");
+		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"14\" fill=\"%s\"/>\n",
+			left, y + 3, w, rnsc ? "#2a6fb0" : "#c9822b");
 		double x0 = left + c->rate_min / max * width, x1 = left + c->rate_max / max * width;
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#222\"/>"
-			   "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#222\"/>"
-			   "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#222\"/>\n",
+		fprintf(f,
+			"<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#222\"/>"
+			"<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#222\"/>"
+			"<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#222\"/>\n",
 			x0, y + 10, x1, y + 10, x0, y + 5, x0, y + 15, x1, y + 5, x1, y + 15);
 		if (c->conformant)
 			fprintf(f, "<text x=\"%.1f\" y=\"%d\">%.0f %s</text>\n", x1 + 6, y + 14,
@@ -852,7 +883,8 @@ static void write_svg(FILE *f, const cell *cells, size_t n, const scenario_def *
 		else if (c->skip[0])
 			fprintf(f, "<text x=\"%.1f\" y=\"%d\">not run</text>\n", x1 + 6, y + 14);
 		else
-			fprintf(f, "<text x=\"%.1f\" y=\"%d\">not conformant</text>\n", x1 + 6, y + 14);
+			fprintf(f, "<text x=\"%.1f\" y=\"%d\">not conformant</text>\n", x1 + 6,
+				y + 14);
 	}
 	fprintf(f, "</svg>\n");
 }
@@ -933,10 +965,11 @@ static void write_heatmap(FILE *f, const cell *cells, size_t n)
 	mcol cols[MAX_COLS];
 	size_t nr = combos(cells, n, cmb, MAX_COMBOS), nc = columns(cells, n, cols, MAX_COLS);
 	const int cw = 86, rh = 22, left = 300, top = 120;
-	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-		   "font-family=\"sans-serif\" font-size=\"11\">\n<text x=\"10\" y=\"18\" "
-		   "font-size=\"14\">rate relative to the baseline row (", left + (int)nc * cw + 20,
-		top + (int)nr * rh + 40);
+	fprintf(f,
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		"font-family=\"sans-serif\" font-size=\"11\">\n<text x=\"10\" y=\"18\" "
+		"font-size=\"14\">rate relative to the baseline row (",
+		left + (int)nc * cw + 20, top + (int)nr * rh + 40);
 	char b[160];
 	if (nr)
 		combo_name(cmb[0], b, sizeof(b));
@@ -947,8 +980,8 @@ static void write_heatmap(FILE *f, const cell *cells, size_t n)
 		char cn[160];
 		col_name(&cols[j], cn, sizeof(cn), "→");
 		int x = left + (int)j * cw + cw / 2;
-		fprintf(f, "<text transform=\"translate(%d,%d) rotate(-40)\">%s</text>\n", x, top - 6,
-			cn);
+		fprintf(f, "<text transform=\"translate(%d,%d) rotate(-40)\">%s</text>\n", x,
+			top - 6, cn);
 	}
 	for (size_t r = 0; r < nr; r++) {
 		char rn[160];
@@ -956,37 +989,44 @@ static void write_heatmap(FILE *f, const cell *cells, size_t n)
 		int y = top + (int)r * rh;
 		fprintf(f, "<text x=\"10\" y=\"%d\">%s</text>\n", y + 15, rn);
 		for (size_t j = 0; j < nc; j++) {
-			const cell *c = cell_at(cells, n, cmb[r], cols[j].sc, cols[j].pr, cols[j].relay);
-			const cell *base = cell_at(cells, n, cmb[0], cols[j].sc, cols[j].pr, cols[j].relay);
+			const cell *c =
+				cell_at(cells, n, cmb[r], cols[j].sc, cols[j].pr, cols[j].relay);
+			const cell *base =
+				cell_at(cells, n, cmb[0], cols[j].sc, cols[j].pr, cols[j].relay);
 			int x = left + (int)j * cw;
 			const char *fill = "#dddddd";
 			char txt[32] = "n/r";
 			if (c && !c->skip[0] && !c->conformant) {
 				fill = "#d9534f";
 				snprintf(txt, sizeof(txt), "fail");
-			} else if (c && c->conformant && base && base->conformant && base->rate_med > 0) {
+			} else if (c && c->conformant && base && base->conformant &&
+				   base->rate_med > 0) {
 				double q = c->rate_med / base->rate_med;
 				/* blue above the baseline, orange below, saturating at 2x / 0.5x */
-				double t = q >= 1 ? (q > 2 ? 1 : q - 1) : (q < 0.5 ? 1 : (1 - q) * 2);
+				double t =
+					q >= 1 ? (q > 2 ? 1 : q - 1) : (q < 0.5 ? 1 : (1 - q) * 2);
 				int lo = (int)(255 - t * 150);
 				char col[16];
 				if (q >= 1)
 					snprintf(col, sizeof(col), "#%02x%02xff", lo, lo);
 				else
 					snprintf(col, sizeof(col), "#ff%02x%02x", lo, lo - lo / 3);
-				fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-					   "fill=\"%s\" stroke=\"#fff\"/>\n",
+				fprintf(f,
+					"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+					"fill=\"%s\" stroke=\"#fff\"/>\n",
 					x, y, cw, rh, col);
-				fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%.2f×</text>\n",
+				fprintf(f,
+					"<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%.2f×</text>\n",
 					x + cw / 2, y + 15, q);
 				continue;
 			} else if (c && c->conformant) {
 				fill = "#eeeeff";
 				snprintf(txt, sizeof(txt), "%.0f", c->rate_med);
 			}
-			fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" "
-				   "stroke=\"#fff\"/>\n<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">"
-				   "%s</text>\n",
+			fprintf(f,
+				"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" "
+				"stroke=\"#fff\"/>\n<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">"
+				"%s</text>\n",
 				x, y, cw, rh, fill, x + cw / 2, y + 15, txt);
 		}
 	}
@@ -999,12 +1039,13 @@ static void write_matrix_md(FILE *f, const cell *cells, size_t n, const run_opts
 	mcol cols[MAX_COLS];
 	size_t nr = combos(cells, n, cmb, MAX_COMBOS), nc = columns(cells, n, cols, MAX_COLS);
 	char b[160];
-	fprintf(f, "# rnsc bench matrix\n\n%s: every interface x crypto order x scenario x "
-		   "pairing below, %g s timed traffic per cell, %d sample(s), in one run on one "
-		   "machine. Rates are relative to the baseline row (the first combination) in the "
-		   "same column; `n/r` is a cell that cannot run (why: scenarios.md), `fail` a cell "
-		   "whose accounting did not hold. The crypto order applies to rnsc's side; the "
-		   "reference always uses its own.\n\n![heat map](matrix.svg)\n\n",
+	fprintf(f,
+		"# rnsc bench matrix\n\n%s: every interface x crypto order x scenario x "
+		"pairing below, %g s timed traffic per cell, %d sample(s), in one run on one "
+		"machine. Rates are relative to the baseline row (the first combination) in the "
+		"same column; `n/r` is a cell that cannot run (why: scenarios.md), `fail` a cell "
+		"whose accounting did not hold. The crypto order applies to rnsc's side; the "
+		"reference always uses its own.\n\n![heat map](matrix.svg)\n\n",
 		G_MATRIX.smoke ? "Smoke run (conformance only, no timing asserted)" : "Matrix run",
 		o->seconds, o->samples);
 	fprintf(f, "| interface, crypto |");
@@ -1020,14 +1061,17 @@ static void write_matrix_md(FILE *f, const cell *cells, size_t n, const run_opts
 		combo_name(cmb[r], b, sizeof(b));
 		fprintf(f, "| %s |", b);
 		for (size_t j = 0; j < nc; j++) {
-			const cell *c = cell_at(cells, n, cmb[r], cols[j].sc, cols[j].pr, cols[j].relay);
-			const cell *base = cell_at(cells, n, cmb[0], cols[j].sc, cols[j].pr, cols[j].relay);
+			const cell *c =
+				cell_at(cells, n, cmb[r], cols[j].sc, cols[j].pr, cols[j].relay);
+			const cell *base =
+				cell_at(cells, n, cmb[0], cols[j].sc, cols[j].pr, cols[j].relay);
 			if (!c || c->skip[0])
 				fprintf(f, " n/r |");
 			else if (!c->conformant)
 				fprintf(f, " fail |");
 			else if (base && base->conformant && base->rate_med > 0)
-				fprintf(f, " %.0f (%.2f×) |", c->rate_med, c->rate_med / base->rate_med);
+				fprintf(f, " %.0f (%.2f×) |", c->rate_med,
+					c->rate_med / base->rate_med);
 			else
 				fprintf(f, " %.0f |", c->rate_med);
 		}
@@ -1040,8 +1084,10 @@ static void write_matrix_md(FILE *f, const cell *cells, size_t n, const run_opts
 	for (size_t j = 0; j < nc; j++) {
 		const cell *best = NULL;
 		for (size_t r = 0; r < nr; r++) {
-			const cell *c = cell_at(cells, n, cmb[r], cols[j].sc, cols[j].pr, cols[j].relay);
-			if (c && !c->skip[0] && c->conformant && (!best || c->rate_med > best->rate_med))
+			const cell *c =
+				cell_at(cells, n, cmb[r], cols[j].sc, cols[j].pr, cols[j].relay);
+			if (c && !c->skip[0] && c->conformant &&
+			    (!best || c->rate_med > best->rate_med))
 				best = c;
 		}
 		col_name(&cols[j], b, sizeof(b), "→");
@@ -1066,8 +1112,9 @@ static int scenario_usable(const rnsc_plugin_rec *r)
 	    !RNSC_OPS_HAS(o, rnsc_scenario_ops, check) || !o->title || !o->desc || !o->unit ||
 	    !o->iface_policy || !o->mode ||
 	    (o->topology != RNSC_SCENARIO_ENDPOINTS && o->topology != RNSC_SCENARIO_RELAY)) {
-		fprintf(stderr, "rnsc bench: scenario plugin '%s' (%s) lacks ops the runner needs; "
-				"ignored\n",
+		fprintf(stderr,
+			"rnsc bench: scenario plugin '%s' (%s) lacks ops the runner needs; "
+			"ignored\n",
 			r->desc->name, r->file);
 		return 0;
 	}
@@ -1127,7 +1174,8 @@ static int complete_order(rnsc_ctx *ctx, const char *order, char *out, size_t ca
 			snprintf(out + l, cap - l, ",%s", be->name);
 			if (rnsc_crypto_set_order(ctx, out) != 0)
 				return -1;
-			fprintf(stderr, "rnsc bench: crypto order '%s' lacks %s: running it as '%s'\n",
+			fprintf(stderr,
+				"rnsc bench: crypto order '%s' lacks %s: running it as '%s'\n",
 				order, rnsc_prim_name((enum rnsc_prim)p), out);
 			break;
 		}
@@ -1153,33 +1201,34 @@ static void usage(FILE *f)
 		"  --scenario LIST  scenarios (default all):");
 	for (size_t i = 0; i < N_SCENARIOS; i++)
 		fprintf(f, " %s", SCENARIOS[i].name);
-	fprintf(f, "\n  --pairing LIST   initiator-responder pairs (default all): rnsc-rnsc, rnsc-ref,\n"
-		   "                   ref-rnsc, ref-ref\n"
-		   "  --relay LIST     relays under test (default all): rnsc, ref\n"
-		   "  --seconds S      timed traffic per sample (default 30)\n"
-		   "  --drain S        drain limit, counted in elapsed time (default 30)\n"
-		   "  --samples N      samples per cell (default 3, at most %d)\n"
-		   "  --quick          2 s, drain 10 s, 1 sample; the participants are told, and a\n"
-		   "                   scenario may run its stated quick variant (resource-stream:\n"
-		   "                   4 segments instead of 64)\n"
-		   "  --json FILE      raw results (- for stdout)\n"
-		   "  --report DIR     DIR/scenarios.md, DIR/scenarios.json, DIR/scenarios.svg and\n"
-		   "                   DIR/scenarios-NAME.svg per scenario\n"
-		   "  --keep-logs DIR  keep every participant's log in DIR\n"
-		   "  --iface LIST     interfaces carrying the endpoint scenarios (default: each\n"
-		   "                   scenario's own, Backbone): backbone, tcp, udp, local (shared\n"
-		   "                   instance), pipe, tls, websocket (tls and websocket are rnsc\n"
-		   "                   only: cells with the reference are reported not run, with\n"
-		   "                   why); relay scenarios run over backbone only; auto, serial\n"
-		   "                   and rnode are listed, and every cell over them is reported\n"
-		   "                   not run with why (no namespaces, pty relay or simulator yet)\n"
-		   "  --crypto LIST    crypto backend orders for the rnsc side, separated by ';'\n"
-		   "                   (e.g. 'sodium;openssl;nettle,openssl'); each is RNSC_CRYPTO\n"
-		   "                   of rnsc's participants, daemon and driver; one lacking a\n"
-		   "                   primitive is completed from the other backends, aloud. The\n"
-		   "                   reference keeps its own crypto: ref-ref cells run once,\n"
-		   "                   under the first order, and are reported not run for the rest\n\n"
-		   "Exit status: 0 when every cell was conformant, 1 otherwise, 2 usage, 3 setup.\n",
+	fprintf(f,
+		"\n  --pairing LIST   initiator-responder pairs (default all): rnsc-rnsc, rnsc-ref,\n"
+		"                   ref-rnsc, ref-ref\n"
+		"  --relay LIST     relays under test (default all): rnsc, ref\n"
+		"  --seconds S      timed traffic per sample (default 30)\n"
+		"  --drain S        drain limit, counted in elapsed time (default 30)\n"
+		"  --samples N      samples per cell (default 3, at most %d)\n"
+		"  --quick          2 s, drain 10 s, 1 sample; the participants are told, and a\n"
+		"                   scenario may run its stated quick variant (resource-stream:\n"
+		"                   4 segments instead of 64)\n"
+		"  --json FILE      raw results (- for stdout)\n"
+		"  --report DIR     DIR/scenarios.md, DIR/scenarios.json, DIR/scenarios.svg and\n"
+		"                   DIR/scenarios-NAME.svg per scenario\n"
+		"  --keep-logs DIR  keep every participant's log in DIR\n"
+		"  --iface LIST     interfaces carrying the endpoint scenarios (default: each\n"
+		"                   scenario's own, Backbone): backbone, tcp, udp, local (shared\n"
+		"                   instance), pipe, tls, websocket (tls and websocket are rnsc\n"
+		"                   only: cells with the reference are reported not run, with\n"
+		"                   why); relay scenarios run over backbone only; auto, serial\n"
+		"                   and rnode are listed, and every cell over them is reported\n"
+		"                   not run with why (no namespaces, pty relay or simulator yet)\n"
+		"  --crypto LIST    crypto backend orders for the rnsc side, separated by ';'\n"
+		"                   (e.g. 'sodium;openssl;nettle,openssl'); each is RNSC_CRYPTO\n"
+		"                   of rnsc's participants, daemon and driver; one lacking a\n"
+		"                   primitive is completed from the other backends, aloud. The\n"
+		"                   reference keeps its own crypto: ref-ref cells run once,\n"
+		"                   under the first order, and are reported not run for the rest\n\n"
+		"Exit status: 0 when every cell was conformant, 1 otherwise, 2 usage, 3 setup.\n",
 		MAX_SAMPLES);
 }
 
@@ -1207,7 +1256,8 @@ static int list_valid(const char *list, enum list_kind kind)
 		return 1;
 	char *copy = strdup(list), *save = NULL;
 	int ok = copy != NULL;
-	for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
+	for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t;
+	     t = strtok_r(NULL, ",", &save)) {
 		int found = 0;
 		if (kind == LIST_SCENARIO) {
 			for (size_t i = 0; i < N_SCENARIOS; i++)
@@ -1239,14 +1289,20 @@ static FILE *open_out(const char *dir, const char *name, char *path, size_t cap)
 
 static int run(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"quick", no_argument, NULL, 'q'},	   {"scenario", required_argument, NULL, 's'},
-		{"pairing", required_argument, NULL, 'p'}, {"seconds", required_argument, NULL, 'S'},
-		{"drain", required_argument, NULL, 'D'},   {"samples", required_argument, NULL, 'n'},
-		{"json", required_argument, NULL, 'j'},    {"report", required_argument, NULL, 'r'},
-		{"keep-logs", required_argument, NULL, 'k'}, {"relay", required_argument, NULL, 'R'},
-		{"iface", required_argument, NULL, 'I'},   {"crypto", required_argument, NULL, 'C'},
-		{"help", no_argument, NULL, 'h'},	   {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {{"quick", no_argument, NULL, 'q'},
+					     {"scenario", required_argument, NULL, 's'},
+					     {"pairing", required_argument, NULL, 'p'},
+					     {"seconds", required_argument, NULL, 'S'},
+					     {"drain", required_argument, NULL, 'D'},
+					     {"samples", required_argument, NULL, 'n'},
+					     {"json", required_argument, NULL, 'j'},
+					     {"report", required_argument, NULL, 'r'},
+					     {"keep-logs", required_argument, NULL, 'k'},
+					     {"relay", required_argument, NULL, 'R'},
+					     {"iface", required_argument, NULL, 'I'},
+					     {"crypto", required_argument, NULL, 'C'},
+					     {"help", no_argument, NULL, 'h'},
+					     {NULL, 0, NULL, 0}};
 	run_opts o = {.seconds = 30, .drain = 30, .setup_timeout = 60, .samples = 3};
 	const char *scen = NULL, *pair = NULL, *relay = NULL, *json = NULL, *report = NULL;
 	const char *iface_list = NULL, *crypto_list = NULL;
@@ -1337,8 +1393,10 @@ static int run(int argc, char **argv)
 				break;
 			if (!G_CTX ||
 			    complete_order(G_CTX, t, order_buf[n_ord], sizeof(order_buf[0])) != 0) {
-				fprintf(stderr, "rnsc bench: crypto order '%s' names a backend that is "
-						"not loaded (see 'rnsc plugins -v')\n", t);
+				fprintf(stderr,
+					"rnsc bench: crypto order '%s' names a backend that is "
+					"not loaded (see 'rnsc plugins -v')\n",
+					t);
 				dims_ok = 0;
 			} else {
 				orders[n_ord] = order_buf[n_ord];
@@ -1353,8 +1411,9 @@ static int run(int argc, char **argv)
 		return BENCH_USAGE;
 	}
 	if (!N_SCENARIOS) {
-		fprintf(stderr, "rnsc bench: no scenario plugin found on the plugin path (see `rnsc "
-				"plugins`)\n");
+		fprintf(stderr,
+			"rnsc bench: no scenario plugin found on the plugin path (see `rnsc "
+			"plugins`)\n");
 		return BENCH_SETUP;
 	}
 	char self[PATH_MAX], python[PATH_MAX], script[PATH_MAX];
@@ -1368,8 +1427,9 @@ static int run(int argc, char **argv)
 	snprintf(python, sizeof(python), "%s/bin/python", venv);
 	snprintf(script, sizeof(script), "%s/bench/participants/rnsc_bench_ref.py", src);
 	if (access(python, X_OK) != 0 || access(script, R_OK) != 0) {
-		fprintf(stderr, "rnsc bench: the reference participant needs %s and %s (run `make "
-				"venv`, or set RNSC_VENV / RNSC_SRCDIR)\n",
+		fprintf(stderr,
+			"rnsc bench: the reference participant needs %s and %s (run `make "
+			"venv`, or set RNSC_VENV / RNSC_SRCDIR)\n",
 			python, script);
 		return BENCH_SETUP;
 	}
@@ -1386,8 +1446,8 @@ static int run(int argc, char **argv)
 	char ref_version[64] = "unknown";
 	{
 		char cmd[PATH_MAX + 128];
-		snprintf(cmd, sizeof(cmd), "'%s' -c 'import RNS; print(RNS.__version__)' 2>/dev/null",
-			 python);
+		snprintf(cmd, sizeof(cmd),
+			 "'%s' -c 'import RNS; print(RNS.__version__)' 2>/dev/null", python);
 		FILE *p = popen(cmd, "r");
 		if (p) {
 			if (fgets(ref_version, sizeof(ref_version), p))
@@ -1422,33 +1482,42 @@ static int run(int argc, char **argv)
 					x->pr = relay_sc ? NULL : &PAIRINGS[j];
 					x->relay = relay_sc ? (int)j : -1;
 					x->ifc = ifc, x->crypto = ord;
-					int has_ref = relay_sc ? j == IMPL_REF
-							       : (PAIRINGS[j].initiator == IMPL_REF ||
-								  PAIRINGS[j].responder == IMPL_REF);
-					int all_ref = relay_sc ? 0
-							       : (PAIRINGS[j].initiator == IMPL_REF &&
-								  PAIRINGS[j].responder == IMPL_REF);
+					int has_ref =
+						relay_sc ? j == IMPL_REF
+							 : (PAIRINGS[j].initiator == IMPL_REF ||
+							    PAIRINGS[j].responder == IMPL_REF);
+					int all_ref =
+						relay_sc ? 0
+							 : (PAIRINGS[j].initiator == IMPL_REF &&
+							    PAIRINGS[j].responder == IMPL_REF);
 					if (ifc && ifc->cannot)
-						snprintf(x->skip, sizeof(x->skip), "%s", ifc->cannot);
+						snprintf(x->skip, sizeof(x->skip), "%s",
+							 ifc->cannot);
 					else if (relay_sc && ifc && !ifc->plugin_own)
-						snprintf(x->skip, sizeof(x->skip),
-							 "relay scenarios run over backbone only (the wire "
-							 "driver and the scenario's relay config speak it)");
+						snprintf(
+							x->skip, sizeof(x->skip),
+							"relay scenarios run over backbone only (the wire "
+							"driver and the scenario's relay config speak it)");
 					else if (ifc && !ifc->ref_has && has_ref)
-						snprintf(x->skip, sizeof(x->skip),
-							 "the reference (rns %s) has no %s interface: "
-							 "rnsc-rnsc only", "1.5.4", ifc->name);
+						snprintf(
+							x->skip, sizeof(x->skip),
+							"the reference (rns %s) has no %s interface: "
+							"rnsc-rnsc only",
+							"1.5.4", ifc->name);
 					else if (G_MATRIX.smoke && !relay_sc &&
 						 PAIRINGS[j].initiator == IMPL_RNSC &&
 						 PAIRINGS[j].responder == IMPL_RNSC &&
 						 (!ifc || ifc->ref_has))
-						snprintf(x->skip, sizeof(x->skip),
-							 "smoke mode: this interface and order are covered "
-							 "by rnsc -> reference");
+						snprintf(
+							x->skip, sizeof(x->skip),
+							"smoke mode: this interface and order are covered "
+							"by rnsc -> reference");
 					else if (ord && oi > 0 && all_ref)
-						snprintf(x->skip, sizeof(x->skip),
-							 "both sides are the reference, whose crypto is its "
-							 "own: measured once, under '%s'", orders[0]);
+						snprintf(
+							x->skip, sizeof(x->skip),
+							"both sides are the reference, whose crypto is its "
+							"own: measured once, under '%s'",
+							orders[0]);
 				}
 			}
 	/* widths: the longest scenario name and unit ("resource-segment-matched",
@@ -1477,8 +1546,8 @@ static int run(int argc, char **argv)
 			run_sample(&o, x, k, &x->s[k]);
 			x->n++;
 			if (!x->s[k].v.ok)
-				fprintf(stderr, "rnsc bench: %s %s sample %d failed: %s\n", x->sc->name,
-					label, k + 1, x->s[k].v.why);
+				fprintf(stderr, "rnsc bench: %s %s sample %d failed: %s\n",
+					x->sc->name, label, k + 1, x->s[k].v.why);
 		}
 		reduce(x);
 		all &= x->conformant;

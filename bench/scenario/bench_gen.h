@@ -130,8 +130,7 @@ static inline uint64_t bench_payload_state_at(const uint64_t *ck, uint64_t w)
 
 /* Blocks w / BENCH_CK_WORDS .. + lanes - 1 (w on a block boundary) to out, side by side.
  * Called with a constant lanes, so that the states stay in registers. */
-static inline void bench_payload_lanes(const uint64_t *ck, uint64_t w, uint8_t *out,
-				       unsigned lanes)
+static inline void bench_payload_lanes(const uint64_t *ck, uint64_t w, uint8_t *out, unsigned lanes)
 {
 #if defined(__SSE2__)
 	/* Two lanes per register where SSE2 is there (every x86-64, little-endian): half the
@@ -140,8 +139,8 @@ static inline void bench_payload_lanes(const uint64_t *ck, uint64_t w, uint8_t *
 	if (lanes % 2 == 0) {
 		__m128i v[BENCH_LANES / 2];
 		for (unsigned l = 0; l < lanes; l += 2)
-			v[l / 2] = _mm_loadu_si128((const __m128i *)(const void *)
-							   (ck + w / BENCH_CK_WORDS + l));
+			v[l / 2] = _mm_loadu_si128(
+				(const __m128i *)(const void *)(ck + w / BENCH_CK_WORDS + l));
 		for (unsigned j = 0; j < BENCH_CK_WORDS; j++)
 			for (unsigned l = 0; l < lanes; l += 2) {
 				__m128i x = v[l / 2];

@@ -124,7 +124,8 @@ int main(int argc, char **argv)
 	struct app a = {0};
 	static const char *const aspects[] = {"echo"};
 	uint8_t dest[RNSC_TRUNCATED_HASHLEN];
-	if (rnsc_identity_generate(ctx, &id) != 0 || rnsc_transport_new(ctx, &a.t, &id, NULL) != 0 ||
+	if (rnsc_identity_generate(ctx, &id) != 0 ||
+	    rnsc_transport_new(ctx, &a.t, &id, NULL) != 0 ||
 	    rnsc_transport_iface_add(a.t, IFACE_ID, RNSC_TRANSPORT_MODE_FULL, 0, 0) != 0 ||
 	    rnsc_transport_dest_add(a.t, RNSC_DEST_SINGLE, &id, "rnsc_example", aspects, 1, 1,
 				    dest) != 0) {

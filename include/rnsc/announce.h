@@ -33,7 +33,8 @@
 #define RNSC_ANNOUNCE_RANDOM_LEN 10
 #define RNSC_ANNOUNCE_TIME_LEN 5
 /* public key + name hash + random hash + signature */
-#define RNSC_ANNOUNCE_MIN_LEN (RNSC_KEYSIZE + RNSC_NAME_HASHLEN + RNSC_ANNOUNCE_RANDOM_LEN + RNSC_SIGLEN)
+#define RNSC_ANNOUNCE_MIN_LEN                                                                      \
+	(RNSC_KEYSIZE + RNSC_NAME_HASHLEN + RNSC_ANNOUNCE_RANDOM_LEN + RNSC_SIGLEN)
 
 typedef struct rnsc_announce {
 	const uint8_t *public_key;  /* RNSC_KEYSIZE bytes */

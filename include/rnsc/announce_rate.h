@@ -22,16 +22,16 @@
 #include "ctx.h"
 
 #define RNSC_MAX_RATE_TIMESTAMPS 16 /* Transport.MAX_RATE_TIMESTAMPS */
-#define RNSC_DEFAULT_AR_TARGET 3600  /* Interface.DEFAULT_AR_TARGET, s */
-#define RNSC_DEFAULT_AR_PENALTY 0    /* Interface.DEFAULT_AR_PENALTY, s */
-#define RNSC_DEFAULT_AR_GRACE 5      /* Interface.DEFAULT_AR_GRACE */
+#define RNSC_DEFAULT_AR_TARGET 3600 /* Interface.DEFAULT_AR_TARGET, s */
+#define RNSC_DEFAULT_AR_PENALTY 0   /* Interface.DEFAULT_AR_PENALTY, s */
+#define RNSC_DEFAULT_AR_GRACE 5     /* Interface.DEFAULT_AR_GRACE */
 
 typedef struct rnsc_arate {
-	uint64_t last;            /* ms */
+	uint64_t last; /* ms */
 	uint64_t rate_violations;
-	uint64_t blocked_until;   /* ms */
+	uint64_t blocked_until; /* ms */
 	uint64_t timestamps[RNSC_MAX_RATE_TIMESTAMPS];
-	unsigned n_timestamps;    /* oldest first */
+	unsigned n_timestamps; /* oldest first */
 } rnsc_arate;
 
 /* A new entry for a first announce at now (never blocked). */

@@ -62,9 +62,8 @@ RNSC_API int rnsc_stream_msg_parse(const uint8_t *in, size_t len, unsigned *stre
  * RNSC_BUFFER_MAX_CHUNK_LEN for a compressed message, else the data's length). Returns the
  * data length, RNSC_ERR_TRUNCATED, RNSC_ERR_MALFORMED (not a bz2 stream, or one that does
  * not end within 16 KiB of output), RNSC_ERR_BUFSIZE, RNSC_ERR_NOMEM, RNSC_ERR_INVAL. */
-RNSC_API int rnsc_stream_msg_decode(const uint8_t *in, size_t len, unsigned *stream_id,
-				    int *eof, int *compressed, uint8_t *out,
-				    size_t cap) RNSC_MUST_CHECK;
+RNSC_API int rnsc_stream_msg_decode(const uint8_t *in, size_t len, unsigned *stream_id, int *eof,
+				    int *compressed, uint8_t *out, size_t cap) RNSC_MUST_CHECK;
 /* The writer's chunking decision for up to len input bytes with a writer MDU of mdu: fills
  * out (cap at least mdu) with the chunk to send and *taken with how many input bytes it
  * carries, *compressed with its flag. Returns the chunk length, RNSC_ERR_BUFSIZE,
@@ -80,8 +79,7 @@ RNSC_API int rnsc_stream_bz2(uint8_t *out, size_t cap, const uint8_t *data, size
 typedef struct rnsc_buffer_writer rnsc_buffer_writer;
 
 /* RNSC_ERR_RANGE for a stream id beyond 0x3FFF, RNSC_ERR_INVAL, RNSC_ERR_NOMEM. */
-RNSC_API int rnsc_buffer_writer_new(rnsc_buffer_writer **out, rnsc_channel *ch,
-				    unsigned stream_id);
+RNSC_API int rnsc_buffer_writer_new(rnsc_buffer_writer **out, rnsc_channel *ch, unsigned stream_id);
 RNSC_API void rnsc_buffer_writer_del(rnsc_buffer_writer *w);
 /* Sends one message carrying a prefix of data (see the top). Returns the number of input
  * bytes taken (0: window full, try again), or RNSC_ERR_INVAL, RNSC_ERR_NOMEM and the
@@ -103,8 +101,8 @@ typedef void (*rnsc_buffer_ready_fn)(void *ud, rnsc_buffer_reader *r, size_t rea
 
 /* Registers the message type and its handler on ch. ready may be NULL. RNSC_ERR_RANGE,
  * RNSC_ERR_INVAL, RNSC_ERR_NOMEM, the channel's handler limit (RNSC_ERR_RANGE). */
-RNSC_API int rnsc_buffer_reader_new(rnsc_buffer_reader **out, rnsc_channel *ch,
-				    unsigned stream_id, rnsc_buffer_ready_fn ready, void *ud);
+RNSC_API int rnsc_buffer_reader_new(rnsc_buffer_reader **out, rnsc_channel *ch, unsigned stream_id,
+				    rnsc_buffer_ready_fn ready, void *ud);
 /* Removes the handler and frees the buffer. NULL is fine. */
 RNSC_API void rnsc_buffer_reader_del(rnsc_buffer_reader *r);
 /* Copies up to cap buffered bytes out: the count, 0 when nothing is buffered (then

@@ -76,8 +76,8 @@
 typedef struct rnsc_channel rnsc_channel;
 
 /* A message handler: return nonzero to stop the handlers after it (Channel's rule). */
-typedef int (*rnsc_channel_handler)(void *ud, rnsc_channel *ch, uint16_t msgtype,
-				    uint16_t sequence, const uint8_t *payload, size_t len);
+typedef int (*rnsc_channel_handler)(void *ud, rnsc_channel *ch, uint16_t msgtype, uint16_t sequence,
+				    const uint8_t *payload, size_t len);
 
 /* Envelope layout. pack returns 6 + len, RNSC_ERR_BUFSIZE or RNSC_ERR_INVAL; parse returns 0,
  * RNSC_ERR_TRUNCATED (under 6 bytes) or RNSC_ERR_INVAL (payload borrows in). */

@@ -114,8 +114,8 @@ RNSC_API bool rnsc_ed25519_small_order(const uint8_t enc[32]);
  * mapping failed), RNSC_ERR_SYS. A machine is used by one thread at a time.
  */
 typedef struct rnsc_randomx rnsc_randomx;
-RNSC_API int rnsc_randomx_new(rnsc_ctx *ctx, rnsc_randomx **out, uint32_t flags,
-			      const uint8_t *key, size_t key_len, unsigned init_threads);
+RNSC_API int rnsc_randomx_new(rnsc_ctx *ctx, rnsc_randomx **out, uint32_t flags, const uint8_t *key,
+			      size_t key_len, unsigned init_threads);
 /* out receives the 32-byte RandomX hash of in[0..len). */
 RNSC_API int rnsc_randomx_hash(rnsc_randomx *rx, uint8_t out[32], const uint8_t *in, size_t len);
 /* The machine's description (space-separated key=value pairs: impl, version, mode, jit, aes,

@@ -45,12 +45,14 @@ typedef union rnsc_hash_state {
  * engine the machine has (JIT, hardware AES) and huge pages when the system grants them.
  */
 enum rnsc_randomx_flags {
-	RNSC_RANDOMX_V2 = 1u << 0,        /* RandomX v2 (else v1) */
-	RNSC_RANDOMX_FULL = 1u << 1,      /* full-memory mode: 2080 MiB dataset (else light) */
-	RNSC_RANDOMX_INTERP = 1u << 2,    /* force the portable interpreter (else JIT when available) */
-	RNSC_RANDOMX_SOFT_AES = 1u << 3,  /* force software AES (else hardware AES when present) */
-	RNSC_RANDOMX_NO_HUGE = 1u << 4,   /* never ask for huge pages (4 KiB pages only) */
-	RNSC_RANDOMX_SECURE_JIT = 1u << 5, /* JIT code pages kept W^X (else RWX, no syscalls per program) */
+	RNSC_RANDOMX_V2 = 1u << 0,   /* RandomX v2 (else v1) */
+	RNSC_RANDOMX_FULL = 1u << 1, /* full-memory mode: 2080 MiB dataset (else light) */
+	RNSC_RANDOMX_INTERP =
+		1u << 2, /* force the portable interpreter (else JIT when available) */
+	RNSC_RANDOMX_SOFT_AES = 1u << 3, /* force software AES (else hardware AES when present) */
+	RNSC_RANDOMX_NO_HUGE = 1u << 4,  /* never ask for huge pages (4 KiB pages only) */
+	RNSC_RANDOMX_SECURE_JIT =
+		1u << 5, /* JIT code pages kept W^X (else RWX, no syscalls per program) */
 	/* Own v2 full-memory JIT: fetch dataset items ahead with one prefetchnta, as upstream
 	 * does, instead of its default speculative load plus later prefetch. */
 	RNSC_RANDOMX_PREFETCH_NTA = 1u << 6,
@@ -82,8 +84,8 @@ typedef struct rnsc_crypto_ops {
 			   const uint8_t *msg, size_t msg_len);
 	/* RFC 5869; salt may be empty (then HashLen zero bytes), info may be empty. */
 	int (*hkdf_sha256)(void *inst, uint8_t *out, size_t out_len, const uint8_t *ikm,
-			   size_t ikm_len, const uint8_t *salt, size_t salt_len, const uint8_t *info,
-			   size_t info_len);
+			   size_t ikm_len, const uint8_t *salt, size_t salt_len,
+			   const uint8_t *info, size_t info_len);
 	int (*aes256_cbc_encrypt)(void *inst, uint8_t *out, const uint8_t key[32],
 				  const uint8_t iv[16], const uint8_t *in, size_t len);
 	int (*aes256_cbc_decrypt)(void *inst, uint8_t *out, const uint8_t key[32],

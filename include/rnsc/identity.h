@@ -21,15 +21,15 @@
 
 #include "ctx.h"
 
-#define RNSC_KEYSIZE 64          /* public or private key bytes */
+#define RNSC_KEYSIZE 64 /* public or private key bytes */
 #define RNSC_HALF_KEYSIZE 32
-#define RNSC_HASHLEN 32          /* full SHA-256 */
+#define RNSC_HASHLEN 32 /* full SHA-256 */
 #define RNSC_TRUNCATED_HASHLEN 16
 #define RNSC_NAME_HASHLEN 10
 #define RNSC_SIGLEN 64
 #define RNSC_RATCHETSIZE 32
 #define RNSC_RATCHET_ID_LEN 10
-#define RNSC_TOKEN_OVERHEAD 48   /* iv + HMAC */
+#define RNSC_TOKEN_OVERHEAD 48 /* iv + HMAC */
 #define RNSC_DERIVED_KEY_LEN 64
 
 typedef struct rnsc_identity {

@@ -45,13 +45,13 @@ extern RNSC_API const uint8_t rnsc_ifac_salt[32];
 
 /* Inbound accounting, per interface. */
 typedef struct rnsc_ifac_stats {
-	uint64_t accepted;      /* frames passed on (code valid, or no IFAC on either side) */
-	uint64_t violations;    /* every IFAC drop (the reference's ifac_violations) */
-	uint64_t bad_code;      /* flag set, code wrong */
-	uint64_t missing;       /* flag clear on an IFAC interface */
-	uint64_t unexpected;    /* flag set on an interface without IFAC */
-	uint64_t too_short;     /* flag set, no room for a code and a payload */
-	uint64_t runts;         /* 2 bytes or less: a protocol violation, not an IFAC one */
+	uint64_t accepted;   /* frames passed on (code valid, or no IFAC on either side) */
+	uint64_t violations; /* every IFAC drop (the reference's ifac_violations) */
+	uint64_t bad_code;   /* flag set, code wrong */
+	uint64_t missing;    /* flag clear on an IFAC interface */
+	uint64_t unexpected; /* flag set on an interface without IFAC */
+	uint64_t too_short;  /* flag set, no room for a code and a payload */
+	uint64_t runts;      /* 2 bytes or less: a protocol violation, not an IFAC one */
 } rnsc_ifac_stats;
 
 typedef struct rnsc_ifac {

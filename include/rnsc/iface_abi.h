@@ -50,14 +50,15 @@ enum rnsc_iface_ev {
 
 /* Why inbound or outbound data was lost. The counters only ever grow. */
 enum rnsc_iface_drop {
-	RNSC_IFACE_DROP_RUNT = 0,    /* frame of 1..HEADER_MINSIZE bytes (the reference's limit) */
+	RNSC_IFACE_DROP_RUNT = 0,     /* frame of 1..HEADER_MINSIZE bytes (the reference's limit) */
 	RNSC_IFACE_DROP_OVERSIZE = 1, /* frame beyond HW_MTU + IFAC size */
-	RNSC_IFACE_DROP_GARBAGE = 2, /* bytes outside any frame (n counts bytes, not frames) */
-	RNSC_IFACE_DROP_PARTIAL = 3, /* frame cut short by a disconnect */
-	RNSC_IFACE_DROP_OFFLINE = 4, /* outbound frame while the interface is offline */
-	RNSC_IFACE_DROP_TXQUEUE = 5, /* outbound frame refused: the send queue is full */
-	RNSC_IFACE_DROP_REFUSED = 6, /* incoming connection closed at once: a client limit or a block */
-	RNSC_IFACE_DROP_IDLE = 7,    /* connection closed for never speaking (evicted or reaped) */
+	RNSC_IFACE_DROP_GARBAGE = 2,  /* bytes outside any frame (n counts bytes, not frames) */
+	RNSC_IFACE_DROP_PARTIAL = 3,  /* frame cut short by a disconnect */
+	RNSC_IFACE_DROP_OFFLINE = 4,  /* outbound frame while the interface is offline */
+	RNSC_IFACE_DROP_TXQUEUE = 5,  /* outbound frame refused: the send queue is full */
+	RNSC_IFACE_DROP_REFUSED =
+		6, /* incoming connection closed at once: a client limit or a block */
+	RNSC_IFACE_DROP_IDLE = 7, /* connection closed for never speaking (evicted or reaped) */
 	RNSC_IFACE_DROP_COUNT
 };
 

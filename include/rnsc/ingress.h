@@ -29,28 +29,28 @@
 
 #include "ctx.h"
 
-#define RNSC_IC_FREQ_SAMPLES 48            /* Interface.IA_FREQ_SAMPLES / IP_FREQ_SAMPLES */
-#define RNSC_IC_FREQ_DECAY_MS 10000u       /* Interface.AR_FREQ_DECAY = PR_FREQ_DECAY = 1/0.1 s */
-#define RNSC_IC_DEQUE_MIN_SAMPLE 2         /* Interface.IC_DEQUE_MIN_SAMPLE */
-#define RNSC_IC_MAX_HELD_ANNOUNCES 256     /* Interface.MAX_HELD_ANNOUNCES */
-#define RNSC_IC_MAX_HELD_LIMIT 65536       /* rnsc's hard bound on a configured maximum */
+#define RNSC_IC_FREQ_SAMPLES 48              /* Interface.IA_FREQ_SAMPLES / IP_FREQ_SAMPLES */
+#define RNSC_IC_FREQ_DECAY_MS 10000u         /* Interface.AR_FREQ_DECAY = PR_FREQ_DECAY = 1/0.1 s */
+#define RNSC_IC_DEQUE_MIN_SAMPLE 2           /* Interface.IC_DEQUE_MIN_SAMPLE */
+#define RNSC_IC_MAX_HELD_ANNOUNCES 256       /* Interface.MAX_HELD_ANNOUNCES */
+#define RNSC_IC_MAX_HELD_LIMIT 65536         /* rnsc's hard bound on a configured maximum */
 #define RNSC_IC_NEW_TIME_MS (2ull * 3600000) /* Interface.IC_NEW_TIME */
-#define RNSC_IC_BURST_FREQ_NEW 3.0         /* Interface.IC_BURST_FREQ_NEW, Hz */
-#define RNSC_IC_BURST_FREQ 10.0            /* Interface.IC_BURST_FREQ */
-#define RNSC_IC_PR_BURST_FREQ_NEW 3.0      /* Interface.IC_PR_BURST_FREQ_NEW */
-#define RNSC_IC_PR_BURST_FREQ 8.0          /* Interface.IC_PR_BURST_FREQ */
-#define RNSC_IC_BURST_HOLD_MS 15000u       /* Interface.IC_BURST_HOLD */
-#define RNSC_IC_BURST_PENALTY_MS 15000u    /* Interface.IC_BURST_PENALTY */
+#define RNSC_IC_BURST_FREQ_NEW 3.0           /* Interface.IC_BURST_FREQ_NEW, Hz */
+#define RNSC_IC_BURST_FREQ 10.0              /* Interface.IC_BURST_FREQ */
+#define RNSC_IC_PR_BURST_FREQ_NEW 3.0        /* Interface.IC_PR_BURST_FREQ_NEW */
+#define RNSC_IC_PR_BURST_FREQ 8.0            /* Interface.IC_PR_BURST_FREQ */
+#define RNSC_IC_BURST_HOLD_MS 15000u         /* Interface.IC_BURST_HOLD */
+#define RNSC_IC_BURST_PENALTY_MS 15000u      /* Interface.IC_BURST_PENALTY */
 #define RNSC_IC_HELD_RELEASE_INTERVAL_MS 5000u /* Interface.IC_HELD_RELEASE_INTERVAL */
-#define RNSC_IC_PR_COOLDOWN 3              /* the reference's literal cooldown count */
+#define RNSC_IC_PR_COOLDOWN 3                  /* the reference's literal cooldown count */
 
 typedef struct rnsc_ingress_cfg {
-	int enabled;                /* Interface.ingress_control (default on) */
-	size_t max_held;            /* ic_max_held_announces */
-	uint64_t burst_hold_ms;     /* ic_burst_hold */
-	uint64_t new_time_ms;       /* ic_new_time */
-	uint64_t burst_penalty_ms;  /* ic_burst_penalty */
-	uint64_t held_release_interval_ms; /* ic_held_release_interval */
+	int enabled;                             /* Interface.ingress_control (default on) */
+	size_t max_held;                         /* ic_max_held_announces */
+	uint64_t burst_hold_ms;                  /* ic_burst_hold */
+	uint64_t new_time_ms;                    /* ic_new_time */
+	uint64_t burst_penalty_ms;               /* ic_burst_penalty */
+	uint64_t held_release_interval_ms;       /* ic_held_release_interval */
 	double burst_freq_new, burst_freq;       /* Hz */
 	double pr_burst_freq_new, pr_burst_freq; /* Hz */
 } rnsc_ingress_cfg;
@@ -65,7 +65,7 @@ typedef struct rnsc_held {
 	uint8_t dest[16];
 	unsigned hops; /* as received plus one (the reference's packet.hops after inbound) */
 	size_t len;
-	uint8_t *raw;  /* the frame as received */
+	uint8_t *raw; /* the frame as received */
 } rnsc_held;
 
 typedef struct rnsc_ingress {

@@ -68,13 +68,13 @@
 #define RNSC_KISS_CMD_READY 0x0F
 #define RNSC_KISS_CMD_RETURN 0xFF
 
-#define RNSC_KISS_TYPE(port, cmd) ((uint8_t)((((port) & 0x0F) << 4) | ((cmd) & 0x0F)))
+#define RNSC_KISS_TYPE(port, cmd) ((uint8_t)((((port)&0x0F) << 4) | ((cmd)&0x0F)))
 #define RNSC_KISS_PORT(type) ((uint8_t)(((type) >> 4) & 0x0F))
-#define RNSC_KISS_CMD(type) ((uint8_t)((type) & 0x0F))
+#define RNSC_KISS_CMD(type) ((uint8_t)((type)&0x0F))
 
 /* HW_MTU of the reference's KISS-framed interfaces (payload bytes). */
-#define RNSC_KISS_MTU_SERIAL 564u    /* KISSInterface */
-#define RNSC_KISS_MTU_TCP 262144u    /* TCPInterface with kiss_framing */
+#define RNSC_KISS_MTU_SERIAL 564u /* KISSInterface */
+#define RNSC_KISS_MTU_TCP 262144u /* TCPInterface with kiss_framing */
 
 /* Largest possible encoding of a len-byte payload: FEND, type and payload
  * all escaped, FEND. Saturates at SIZE_MAX. */

@@ -206,20 +206,20 @@ RNSC_API int rnsc_link_send(rnsc_link *link, int context, const uint8_t *data, s
  * rnsc_link_send), or a PROOF with context RESOURCE_PRF (a resource proof, sent in the clear
  * as the reference does). Other packet types / proof contexts: RNSC_ERR_INVAL. */
 RNSC_API int rnsc_link_send_packet(rnsc_link *link, int packet_type, int context,
-				   const uint8_t *data, size_t len, uint8_t packet_hash[RNSC_HASHLEN],
-				   uint64_t now);
+				   const uint8_t *data, size_t len,
+				   uint8_t packet_hash[RNSC_HASHLEN], uint64_t now);
 /* Link.encrypt / Link.decrypt with the link's token (resources encrypt their whole data this
  * way before splitting it into parts). Output lengths: rnsc_token_len(len) for encrypt, at
  * most len for decrypt. Return the length written, RNSC_ERR_STATE before the handshake or
  * after close, RNSC_ERR_BUFSIZE, RNSC_ERR_AUTH / RNSC_ERR_PADDING / RNSC_ERR_TRUNCATED. */
-RNSC_API int rnsc_link_encrypt(const rnsc_link *link, uint8_t *out, size_t cap,
-			       const uint8_t *pt, size_t len) RNSC_MUST_CHECK;
-RNSC_API int rnsc_link_decrypt(const rnsc_link *link, uint8_t *out, size_t cap,
-			       const uint8_t *ct, size_t len) RNSC_MUST_CHECK;
+RNSC_API int rnsc_link_encrypt(const rnsc_link *link, uint8_t *out, size_t cap, const uint8_t *pt,
+			       size_t len) RNSC_MUST_CHECK;
+RNSC_API int rnsc_link_decrypt(const rnsc_link *link, uint8_t *out, size_t cap, const uint8_t *ct,
+			       size_t len) RNSC_MUST_CHECK;
 /* rnsc_link_encrypt in pieces (rnsc_token_enc_begin with the link's key): writes the IV to
  * out[0..16); continue with rnsc_token_enc_update / _final. RNSC_ERR_STATE as above. */
-RNSC_API int rnsc_link_encrypt_begin(const rnsc_link *link, rnsc_token_enc *e, uint8_t out[16])
-	RNSC_MUST_CHECK;
+RNSC_API int rnsc_link_encrypt_begin(const rnsc_link *link, rnsc_token_enc *e,
+				     uint8_t out[16]) RNSC_MUST_CHECK;
 /* Link.identify: the initiator reveals identity (private key) over the ACTIVE link.
  * Returns the packet length, RNSC_ERR_STATE (responder, or not ACTIVE), RNSC_ERR_NOKEY, ... */
 RNSC_API int rnsc_link_identify(rnsc_link *link, const rnsc_identity *identity, uint64_t now);
@@ -228,8 +228,7 @@ RNSC_API int rnsc_link_identify(rnsc_link *link, const rnsc_identity *identity, 
 RNSC_API int rnsc_link_teardown(rnsc_link *link, uint64_t now);
 /* Link.prove_packet for a packet received on this link (raw as received): queues the proof.
  * Returns the proof packet length or RNSC_ERR_INVAL, the errors of rnsc_packet_unpack(). */
-RNSC_API int rnsc_link_prove_packet(rnsc_link *link, const uint8_t *raw, size_t len,
-				    uint64_t now);
+RNSC_API int rnsc_link_prove_packet(rnsc_link *link, const uint8_t *raw, size_t len, uint64_t now);
 /* A proof that came back for a packet this side sent on the link (packet_hash), checked with
  * the peer's link signing key (PacketReceipt.validate_link_proof). A valid proof counts as
  * inbound for the keepalive and stale timers (Link.last_proof), as in the reference.

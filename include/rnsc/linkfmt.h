@@ -40,9 +40,9 @@
 #define RNSC_LINK_MTU_SIZE 3
 #define RNSC_LINK_MTU_BYTEMASK 0x1FFFFFu
 #define RNSC_LINK_MODE_BYTEMASK 0xE0u
-#define RNSC_LINK_REQUEST_LEN RNSC_LINK_ECPUBSIZE                         /* 64 */
-#define RNSC_LINK_PROOF_LEN (RNSC_SIGLEN + RNSC_LINK_ECPUBSIZE / 2)       /* 96 */
-#define RNSC_LINK_IDENTIFY_LEN (RNSC_KEYSIZE + RNSC_SIGLEN)               /* 128 */
+#define RNSC_LINK_REQUEST_LEN RNSC_LINK_ECPUBSIZE                   /* 64 */
+#define RNSC_LINK_PROOF_LEN (RNSC_SIGLEN + RNSC_LINK_ECPUBSIZE / 2) /* 96 */
+#define RNSC_LINK_IDENTIFY_LEN (RNSC_KEYSIZE + RNSC_SIGLEN)         /* 128 */
 #define RNSC_LINK_KEEPALIVE_REQUEST 0xFF
 #define RNSC_LINK_KEEPALIVE_RESPONSE 0xFE
 
@@ -137,7 +137,7 @@ RNSC_API int rnsc_link_identify_build(uint8_t *out, size_t cap, const rnsc_ident
 /* Checks LINKIDENTIFY plaintext; *who (may be NULL) receives the public identity.
  * Returns 0, RNSC_ERR_INVAL, RNSC_ERR_MALFORMED (not 128 bytes), RNSC_ERR_SIGNATURE. */
 RNSC_API int rnsc_link_identify_validate(rnsc_ctx *ctx, rnsc_identity *who, const uint8_t *p,
-					 size_t len,
-					 const uint8_t link_id[RNSC_TRUNCATED_HASHLEN]) RNSC_MUST_CHECK;
+					 size_t len, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN])
+	RNSC_MUST_CHECK;
 
 #endif

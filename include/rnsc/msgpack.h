@@ -125,8 +125,8 @@ typedef struct rnsc_mp_reader {
 typedef enum rnsc_mp_type {
 	RNSC_MP_NIL = 1,
 	RNSC_MP_BOOL,
-	RNSC_MP_UINT,    /* any integer >= 0, whatever its encoding */
-	RNSC_MP_INT,     /* any integer < 0 */
+	RNSC_MP_UINT, /* any integer >= 0, whatever its encoding */
+	RNSC_MP_INT,  /* any integer < 0 */
 	RNSC_MP_FLOAT32,
 	RNSC_MP_FLOAT64,
 	RNSC_MP_STR,
@@ -140,16 +140,16 @@ typedef enum rnsc_mp_type {
  * header (its elements follow as further tokens). */
 typedef struct rnsc_mp_token {
 	rnsc_mp_type type;
-	uint8_t code;      /* the leading byte: tells encodings apart (e.g. fixint vs cc) */
-	size_t size;       /* bytes this token occupies (container: header only) */
-	int boolean;       /* BOOL */
-	uint64_t u;        /* UINT */
-	int64_t i;         /* INT */
-	float f32;         /* FLOAT32 */
-	double f64;        /* FLOAT64 */
-	int8_t ext_type;   /* EXT */
-	const uint8_t *p;  /* STR, BIN, EXT: payload inside the reader's bytes */
-	size_t len;        /* STR/BIN/EXT: payload bytes; ARRAY: elements; MAP: pairs */
+	uint8_t code;     /* the leading byte: tells encodings apart (e.g. fixint vs cc) */
+	size_t size;      /* bytes this token occupies (container: header only) */
+	int boolean;      /* BOOL */
+	uint64_t u;       /* UINT */
+	int64_t i;        /* INT */
+	float f32;        /* FLOAT32 */
+	double f64;       /* FLOAT64 */
+	int8_t ext_type;  /* EXT */
+	const uint8_t *p; /* STR, BIN, EXT: payload inside the reader's bytes */
+	size_t len;       /* STR/BIN/EXT: payload bytes; ARRAY: elements; MAP: pairs */
 } rnsc_mp_token;
 
 RNSC_API void rnsc_mp_reader_init(rnsc_mp_reader *r, const uint8_t *p, size_t len);

@@ -75,27 +75,27 @@ enum rnsc_transport_type {
 #define RNSC_FLAG_SET 0x01
 
 /* Every context value the reference defines (Packet.py). */
-#define RNSC_PACKET_CONTEXTS(X)                                                          \
-	X(NONE, 0x00)                                                                    \
-	X(RESOURCE, 0x01)                                                                \
-	X(RESOURCE_ADV, 0x02)                                                            \
-	X(RESOURCE_REQ, 0x03)                                                            \
-	X(RESOURCE_HMU, 0x04)                                                            \
-	X(RESOURCE_PRF, 0x05)                                                            \
-	X(RESOURCE_ICL, 0x06)                                                            \
-	X(RESOURCE_RCL, 0x07)                                                            \
-	X(CACHE_REQUEST, 0x08)                                                           \
-	X(REQUEST, 0x09)                                                                 \
-	X(RESPONSE, 0x0A)                                                                \
-	X(PATH_RESPONSE, 0x0B)                                                           \
-	X(COMMAND, 0x0C)                                                                 \
-	X(COMMAND_STATUS, 0x0D)                                                          \
-	X(CHANNEL, 0x0E)                                                                 \
-	X(KEEPALIVE, 0xFA)                                                               \
-	X(LINKIDENTIFY, 0xFB)                                                            \
-	X(LINKCLOSE, 0xFC)                                                               \
-	X(LINKPROOF, 0xFD)                                                               \
-	X(LRRTT, 0xFE)                                                                   \
+#define RNSC_PACKET_CONTEXTS(X)                                                                    \
+	X(NONE, 0x00)                                                                              \
+	X(RESOURCE, 0x01)                                                                          \
+	X(RESOURCE_ADV, 0x02)                                                                      \
+	X(RESOURCE_REQ, 0x03)                                                                      \
+	X(RESOURCE_HMU, 0x04)                                                                      \
+	X(RESOURCE_PRF, 0x05)                                                                      \
+	X(RESOURCE_ICL, 0x06)                                                                      \
+	X(RESOURCE_RCL, 0x07)                                                                      \
+	X(CACHE_REQUEST, 0x08)                                                                     \
+	X(REQUEST, 0x09)                                                                           \
+	X(RESPONSE, 0x0A)                                                                          \
+	X(PATH_RESPONSE, 0x0B)                                                                     \
+	X(COMMAND, 0x0C)                                                                           \
+	X(COMMAND_STATUS, 0x0D)                                                                    \
+	X(CHANNEL, 0x0E)                                                                           \
+	X(KEEPALIVE, 0xFA)                                                                         \
+	X(LINKIDENTIFY, 0xFB)                                                                      \
+	X(LINKCLOSE, 0xFC)                                                                         \
+	X(LINKPROOF, 0xFD)                                                                         \
+	X(LRRTT, 0xFE)                                                                             \
 	X(LRPROOF, 0xFF)
 
 enum rnsc_packet_context {

@@ -67,13 +67,13 @@ typedef struct rnsc_plugin_desc {
 	size_t struct_size;
 	uint32_t abi_major;
 	uint32_t abi_minor;
-	uint32_t kind;          /* enum rnsc_plugin_kind */
-	const char *name;       /* unique, lower case, e.g. "openssl" */
-	const char *version;    /* the plugin's own version, e.g. "1.0.0" */
+	uint32_t kind;       /* enum rnsc_plugin_kind */
+	const char *name;    /* unique, lower case, e.g. "openssl" */
+	const char *version; /* the plugin's own version, e.g. "1.0.0" */
 	const char *description;
-	uint64_t caps;          /* kind-specific capability bits */
-	size_t inst_size;       /* bytes of per-instance state the host allocates */
-	const void *ops;        /* kind-specific ops table, e.g. rnsc_crypto_ops */
+	uint64_t caps;    /* kind-specific capability bits */
+	size_t inst_size; /* bytes of per-instance state the host allocates */
+	const void *ops;  /* kind-specific ops table, e.g. rnsc_crypto_ops */
 	/* Called once per instance; returns 0 or a negative rnsc_err. May be NULL. */
 	int (*init)(void *inst, const rnsc_host_api *host);
 	/* Releases everything init acquired. May be NULL. */
@@ -83,8 +83,8 @@ typedef struct rnsc_plugin_desc {
 typedef int (*rnsc_plugin_init_fn)(const rnsc_host_api *host, const rnsc_plugin_desc **out);
 
 /* True when an ops table of reported size `sz` contains slot `field`. */
-#define RNSC_OPS_HAS(ops, type, field)                                                  \
-	((ops) != NULL && (ops)->struct_size >= offsetof(type, field) + sizeof((ops)->field) && \
+#define RNSC_OPS_HAS(ops, type, field)                                                             \
+	((ops) != NULL && (ops)->struct_size >= offsetof(type, field) + sizeof((ops)->field) &&    \
 	 (ops)->field != NULL)
 
 #endif

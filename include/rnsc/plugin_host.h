@@ -25,12 +25,12 @@
 #include "crypto_abi.h"
 
 typedef struct rnsc_plugin_rec {
-	char *file;                     /* path loaded, or "builtin:<label>" */
-	const rnsc_plugin_desc *desc;   /* NULL when loading failed before the handshake */
-	void *handle;                   /* dlopen handle, NULL for builtins */
-	void *inst;                     /* per-instance state, NULL unless active */
-	int status;                     /* 0 when active, else a negative rnsc_err */
-	char error[512];                /* human-readable reason when status != 0 */
+	char *file;                   /* path loaded, or "builtin:<label>" */
+	const rnsc_plugin_desc *desc; /* NULL when loading failed before the handshake */
+	void *handle;                 /* dlopen handle, NULL for builtins */
+	void *inst;                   /* per-instance state, NULL unless active */
+	int status;                   /* 0 when active, else a negative rnsc_err */
+	char error[512];              /* human-readable reason when status != 0 */
 } rnsc_plugin_rec;
 
 typedef struct rnsc_plugin_host rnsc_plugin_host;

@@ -64,7 +64,7 @@ RNSC_API int rnsc_proof_build_link(rnsc_ctx *ctx, uint8_t *out, size_t cap,
  * which reads the first 96 bytes of a longer proof and ignores the rest: anything but 96 bytes
  * is RNSC_ERR_MALFORMED here. Otherwise 0, RNSC_ERR_PROOF_HASH or RNSC_ERR_SIGNATURE. */
 RNSC_API int rnsc_proof_validate_link(rnsc_ctx *ctx, const uint8_t peer_sig_pub[32],
-				      const uint8_t packet_hash[RNSC_HASHLEN],
-				      const uint8_t *proof, size_t len) RNSC_MUST_CHECK;
+				      const uint8_t packet_hash[RNSC_HASHLEN], const uint8_t *proof,
+				      size_t len) RNSC_MUST_CHECK;
 
 #endif

@@ -116,13 +116,13 @@ RNSC_API int rnsc_response_unpack(const uint8_t *in, size_t len, const uint8_t *
 /* ---- handlers (Destination.register_request_handler) --------------------------------------- */
 
 typedef struct rnsc_request_info {
-	const char *path; /* NUL-terminated, as registered */
+	const char *path;    /* NUL-terminated, as registered */
 	const uint8_t *data; /* the request's data: one encoded MessagePack value */
 	size_t data_len;
-	const uint8_t *request_id; /* 16 bytes */
-	const uint8_t *link_id;    /* 16 bytes */
+	const uint8_t *request_id;            /* 16 bytes */
+	const uint8_t *link_id;               /* 16 bytes */
 	const rnsc_identity *remote_identity; /* NULL when the peer did not identify */
-	double requested_at;       /* NAN when the requester sent no number */
+	double requested_at;                  /* NAN when the requester sent no number */
 } rnsc_request_info;
 
 /* The response generator. Return 1 with *response / *response_len set to one encoded
@@ -226,17 +226,16 @@ RNSC_API int rnsc_request_link_tick(rnsc_request_link *rl, uint64_t now);
 RNSC_API uint64_t rnsc_request_link_next_deadline(const rnsc_request_link *rl);
 RNSC_API size_t rnsc_request_link_pending(const rnsc_request_link *rl);
 /* A pending receipt by id (borrowed until the next call on rl), or NULL. */
-RNSC_API const rnsc_request_receipt *
-rnsc_request_link_receipt(const rnsc_request_link *rl,
-			  const uint8_t request_id[RNSC_TRUNCATED_HASHLEN]);
+RNSC_API const rnsc_request_receipt *rnsc_request_link_receipt(
+	const rnsc_request_link *rl, const uint8_t request_id[RNSC_TRUNCATED_HASHLEN]);
 
 /* Resource entry points (see the top). Each returns 0, RNSC_ERR_NOTFOUND when no pending
  * request has the id, or the errors named. */
 /* A request this side sent as a resource concluded: ok -> DELIVERED, the timeout starts now;
  * not ok -> FAILED (failed callback). */
-RNSC_API int rnsc_request_link_request_resource_sent(rnsc_request_link *rl,
-						     const uint8_t request_id[RNSC_TRUNCATED_HASHLEN],
-						     int ok, uint64_t now);
+RNSC_API int rnsc_request_link_request_resource_sent(
+	rnsc_request_link *rl, const uint8_t request_id[RNSC_TRUNCATED_HASHLEN], int ok,
+	uint64_t now);
 /* A request arrived as a resource (its assembled bytes): handled as a REQUEST packet, with
  * the truncated hash of packed as request id. Errors as rnsc_request_link_packet. */
 RNSC_API int rnsc_request_link_request_resource_received(rnsc_request_link *rl,
@@ -255,9 +254,8 @@ RNSC_API int rnsc_request_link_response_progress(rnsc_request_link *rl,
 RNSC_API int rnsc_request_link_response_resource_received(rnsc_request_link *rl,
 							  const uint8_t *packed, size_t len,
 							  uint64_t now);
-RNSC_API int rnsc_request_link_response_resource_failed(rnsc_request_link *rl,
-							const uint8_t request_id[RNSC_TRUNCATED_HASHLEN],
-							uint64_t now);
+RNSC_API int rnsc_request_link_response_resource_failed(
+	rnsc_request_link *rl, const uint8_t request_id[RNSC_TRUNCATED_HASHLEN], uint64_t now);
 
 RNSC_API const char *rnsc_request_status_name(int status);
 

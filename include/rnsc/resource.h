@@ -65,7 +65,8 @@
 #define RNSC_RESOURCE_WINDOW_MAX_SLOW 10u
 #define RNSC_RESOURCE_WINDOW_MAX_VERY_SLOW 4u
 #define RNSC_RESOURCE_WINDOW_MAX_FAST 75u
-#define RNSC_RESOURCE_FAST_RATE_THRESHOLD (RNSC_RESOURCE_WINDOW_MAX_SLOW - RNSC_RESOURCE_WINDOW - 2u)
+#define RNSC_RESOURCE_FAST_RATE_THRESHOLD                                                          \
+	(RNSC_RESOURCE_WINDOW_MAX_SLOW - RNSC_RESOURCE_WINDOW - 2u)
 #define RNSC_RESOURCE_VERY_SLOW_RATE_THRESHOLD 2u
 #define RNSC_RESOURCE_RATE_FAST (50.0 * 1000.0 / 8.0)
 #define RNSC_RESOURCE_RATE_VERY_SLOW (2.0 * 1000.0 / 8.0)
@@ -131,8 +132,8 @@ typedef struct rnsc_resource_link {
 	/* Link.teardown (optional): a receiver whose decompressed segment exceeds the limit
 	 * rejects it and tears the link down, as the reference does. */
 	void (*teardown)(void *ud);
-	size_t mtu;                 /* the link's MTU; sdu = mtu - 36 */
-	double rtt;                 /* the link's RTT in seconds (> 0) */
+	size_t mtu;                  /* the link's MTU; sdu = mtu - 36 */
+	double rtt;                  /* the link's RTT in seconds (> 0) */
 	uint64_t establishment_cost; /* bytes of the link handshake (for the initial rate) */
 	/* Link.last_resource_window / last_resource_eifr from the previous incoming resource
 	 * on this link (0: none); the owner keeps them (rnsc_resource_window / _eifr). A window
@@ -157,9 +158,9 @@ typedef struct rnsc_resource_callbacks {
 } rnsc_resource_callbacks;
 
 typedef struct rnsc_resource_params {
-	uint64_t size;            /* data bytes served by read() */
-	const uint8_t *metadata;  /* packed MessagePack (umsgpack.packb(metadata)), or NULL */
-	size_t metadata_len;      /* <= METADATA_MAX_SIZE */
+	uint64_t size;           /* data bytes served by read() */
+	const uint8_t *metadata; /* packed MessagePack (umsgpack.packb(metadata)), or NULL */
+	size_t metadata_len;     /* <= METADATA_MAX_SIZE */
 	/* auto_compress: 0 off, else on for data up to auto_compress_limit bytes (0: 64 MiB). */
 	int auto_compress;
 	uint64_t auto_compress_limit;
@@ -191,9 +192,8 @@ RNSC_API int rnsc_resource_advertise(rnsc_resource *r, uint64_t now);
  * Returns 0 (caller owns *out), RNSC_ERR_INVAL, the errors of rnsc_resource_adv_unpack(),
  * RNSC_ERR_MALFORMED (an empty hashmap), RNSC_ERR_NOMEM, the errors of send(). */
 RNSC_API int rnsc_resource_accept(rnsc_ctx *ctx, rnsc_resource **out,
-				  const rnsc_resource_link *link,
-				  const rnsc_resource_callbacks *cb, void *cb_ud,
-				  const uint8_t *adv_plain, size_t len, uint64_t now);
+				  const rnsc_resource_link *link, const rnsc_resource_callbacks *cb,
+				  void *cb_ud, const uint8_t *adv_plain, size_t len, uint64_t now);
 /* Receiver between segments: whether adv (segment i of a split resource) continues r (same
  * original hash, next index), and takes it if so. Returns 1 taken, 0 not r's, negative
  * errors as accept. */
@@ -214,8 +214,8 @@ RNSC_API void rnsc_resource_del(rnsc_resource *r);
  * direction), RNSC_ERR_MALFORMED when it is too short to name one. A part goes to every
  * incoming resource of a link, as in the reference. */
 RNSC_API int rnsc_resource_packet(rnsc_resource *r, int packet_type, int context,
-				  const uint8_t *data, size_t len,
-				  const uint8_t packet_hash[32], uint64_t now);
+				  const uint8_t *data, size_t len, const uint8_t packet_hash[32],
+				  uint64_t now);
 
 /* The watchdog: timeouts, retries and cancellation at now; and deferred work. */
 RNSC_API void rnsc_resource_tick(rnsc_resource *r, uint64_t now);

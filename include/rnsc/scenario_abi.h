@@ -49,8 +49,8 @@ typedef struct rnsc_scenario_lines {
 /* One sample as check() judges it; the runner zeroes it and sets struct_size. */
 typedef struct rnsc_scenario_sample {
 	size_t struct_size;
-	int ok;         /* the accounting rule held exactly */
-	char why[400];  /* when not ok: which rule failed, with the counts */
+	int ok;        /* the accounting rule held exactly */
+	char why[400]; /* when not ok: which rule failed, with the counts */
 	/* the counters of the JSON record (a scenario sets those it has) */
 	unsigned long long sent, proved, delivered, timeouts, unproved, bytes;
 	double elapsed_s;
@@ -65,11 +65,11 @@ typedef struct rnsc_scenario_sample {
 
 typedef struct rnsc_scenario_ops {
 	size_t struct_size;
-	uint32_t number;   /* the scenario's number in the published benchmark (1..8) */
-	uint32_t topology; /* enum rnsc_scenario_topology */
-	const char *title; /* one line for the report, e.g. "raw transport throughput" */
-	const char *desc;  /* a sentence: traffic and accounting rule */
-	const char *unit;  /* unit of rate, e.g. "packets/s" */
+	uint32_t number;           /* the scenario's number in the published benchmark (1..8) */
+	uint32_t topology;         /* enum rnsc_scenario_topology */
+	const char *title;         /* one line for the report, e.g. "raw transport throughput" */
+	const char *desc;          /* a sentence: traffic and accounting rule */
+	const char *unit;          /* unit of rate, e.g. "packets/s" */
 	uint32_t size_lo, size_hi; /* payload size range (0, 0 when the scenario has none) */
 	/* the interface policy in words for the report, e.g. "TCP (loopback), each side's
 	 * default MTU policy" */

@@ -47,11 +47,10 @@ typedef struct rnsc_token_enc {
 	int live;
 } rnsc_token_enc;
 RNSC_API int rnsc_token_enc_begin(rnsc_token_enc *e, const rnsc_token *t, uint8_t out[16]);
-RNSC_API int rnsc_token_enc_begin_iv(rnsc_token_enc *e, const rnsc_token *t,
-				     const uint8_t iv[16], uint8_t out[16]);
+RNSC_API int rnsc_token_enc_begin_iv(rnsc_token_enc *e, const rnsc_token *t, const uint8_t iv[16],
+				     uint8_t out[16]);
 /* len % 16 == 0 (else RNSC_ERR_INVAL); out and pt may be the same. */
-RNSC_API int rnsc_token_enc_update(rnsc_token_enc *e, uint8_t *out, const uint8_t *pt,
-				   size_t len);
+RNSC_API int rnsc_token_enc_update(rnsc_token_enc *e, uint8_t *out, const uint8_t *pt, size_t len);
 /* Any len; out needs rnsc_pkcs7_padded_len(len) + 32 bytes (cap). Returns that count. */
 RNSC_API int rnsc_token_enc_final(rnsc_token_enc *e, uint8_t *out, size_t cap, const uint8_t *pt,
 				  size_t len);
@@ -60,7 +59,7 @@ RNSC_API void rnsc_token_enc_abort(rnsc_token_enc *e);
 /* Returns the plaintext length; RNSC_ERR_TRUNCATED when len <= 48 or the ciphertext is not
  * whole blocks, RNSC_ERR_AUTH on HMAC mismatch (checked first, in constant time),
  * RNSC_ERR_PADDING on bad padding. */
-RNSC_API int rnsc_token_decrypt(const rnsc_token *t, uint8_t *out, size_t cap,
-				const uint8_t *token, size_t len) RNSC_MUST_CHECK;
+RNSC_API int rnsc_token_decrypt(const rnsc_token *t, uint8_t *out, size_t cap, const uint8_t *token,
+				size_t len) RNSC_MUST_CHECK;
 
 #endif

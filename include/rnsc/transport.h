@@ -58,36 +58,36 @@ enum rnsc_transport_mode {
 };
 
 /* Timing constants of Transport.py, in milliseconds. */
-#define RNSC_PATHFINDER_R 1                         /* Transport.PATHFINDER_R: retransmit retries */
-#define RNSC_PATHFINDER_G_MS 5000u                  /* Transport.PATHFINDER_G: retry grace period */
-#define RNSC_PATHFINDER_RW_MS 500u                  /* Transport.PATHFINDER_RW: random window */
-#define RNSC_PATHFINDER_E_MS (7ull * 24 * 3600000)  /* Transport.PATHFINDER_E: one week */
-#define RNSC_AP_PATH_TIME_MS (24ull * 3600000)      /* Transport.AP_PATH_TIME: one day */
-#define RNSC_ROAMING_PATH_TIME_MS (6ull * 3600000)  /* Transport.ROAMING_PATH_TIME: 6 hours */
+#define RNSC_PATHFINDER_R 1                        /* Transport.PATHFINDER_R: retransmit retries */
+#define RNSC_PATHFINDER_G_MS 5000u                 /* Transport.PATHFINDER_G: retry grace period */
+#define RNSC_PATHFINDER_RW_MS 500u                 /* Transport.PATHFINDER_RW: random window */
+#define RNSC_PATHFINDER_E_MS (7ull * 24 * 3600000) /* Transport.PATHFINDER_E: one week */
+#define RNSC_AP_PATH_TIME_MS (24ull * 3600000)     /* Transport.AP_PATH_TIME: one day */
+#define RNSC_ROAMING_PATH_TIME_MS (6ull * 3600000) /* Transport.ROAMING_PATH_TIME: 6 hours */
 #define RNSC_DESTINATION_TIMEOUT_MS (7ull * 24 * 3600000) /* Transport.DESTINATION_TIMEOUT */
-#define RNSC_LOCAL_REBROADCASTS_MAX 2               /* Transport.LOCAL_REBROADCASTS_MAX */
-#define RNSC_PATH_REQUEST_GRACE_MS 400u             /* Transport.PATH_REQUEST_GRACE */
-#define RNSC_PATH_REQUEST_RG_MS 1500u               /* Transport.PATH_REQUEST_RG */
-#define RNSC_PATH_REQUEST_GATE_TIMEOUT_MS 45000u    /* Transport.PATH_REQUEST_GATE_TIMEOUT */
-#define RNSC_REVERSE_TIMEOUT_MS (8u * 60000)        /* Transport.REVERSE_TIMEOUT */
-#define RNSC_MAX_RECEIPTS 1024                      /* Transport.MAX_RECEIPTS */
-#define RNSC_MAX_RANDOM_BLOBS 64                    /* Transport.MAX_RANDOM_BLOBS */
-#define RNSC_HASHLIST_MAXSIZE 1000000u              /* Transport.hashlist_maxsize */
+#define RNSC_LOCAL_REBROADCASTS_MAX 2                     /* Transport.LOCAL_REBROADCASTS_MAX */
+#define RNSC_PATH_REQUEST_GRACE_MS 400u                   /* Transport.PATH_REQUEST_GRACE */
+#define RNSC_PATH_REQUEST_RG_MS 1500u                     /* Transport.PATH_REQUEST_RG */
+#define RNSC_PATH_REQUEST_GATE_TIMEOUT_MS 45000u          /* Transport.PATH_REQUEST_GATE_TIMEOUT */
+#define RNSC_REVERSE_TIMEOUT_MS (8u * 60000)              /* Transport.REVERSE_TIMEOUT */
+#define RNSC_MAX_RECEIPTS 1024                            /* Transport.MAX_RECEIPTS */
+#define RNSC_MAX_RANDOM_BLOBS 64                          /* Transport.MAX_RANDOM_BLOBS */
+#define RNSC_HASHLIST_MAXSIZE 1000000u                    /* Transport.hashlist_maxsize */
 #define RNSC_HASHLIST_SHORT_KEY 16u /* bytes of each packet hash kept where it is not persisted */
-#define RNSC_MAX_PR_TAGS 16000u                     /* Transport.max_pr_tags */
-#define RNSC_ANNOUNCES_CHECK_INTERVAL_MS 1000u      /* Transport.announces_check_interval */
-#define RNSC_RECEIPTS_CHECK_INTERVAL_MS 1000u       /* Transport.receipts_check_interval */
-#define RNSC_TABLES_CULL_INTERVAL_MS 5000u          /* Transport.tables_cull_interval */
+#define RNSC_MAX_PR_TAGS 16000u     /* Transport.max_pr_tags */
+#define RNSC_ANNOUNCES_CHECK_INTERVAL_MS 1000u       /* Transport.announces_check_interval */
+#define RNSC_RECEIPTS_CHECK_INTERVAL_MS 1000u        /* Transport.receipts_check_interval */
+#define RNSC_TABLES_CULL_INTERVAL_MS 5000u           /* Transport.tables_cull_interval */
 #define RNSC_TUNNEL_TIMEOUT_MS (8ull * 3600000)      /* Transport.TUNNEL_TIMEOUT */
 #define RNSC_TUNNEL_PATH_TIMEOUT_MS (8ull * 3600000) /* Transport.TUNNEL_PATH_TIMEOUT */
-#define RNSC_PER_HOP_TIMEOUT_MS 6000u               /* Reticulum.DEFAULT_PER_HOP_TIMEOUT */
-#define RNSC_PATH_REQUEST_TIMEOUT_MS 15000u         /* Transport.PATH_REQUEST_TIMEOUT */
-#define RNSC_PATH_REQUEST_MI_MS 20000u              /* Transport.PATH_REQUEST_MI */
-#define RNSC_MAX_QUEUED_DISCOVERY_PRS 32            /* Transport.max_queued_discovery_prs */
-#define RNSC_DISCOVERY_PR_TX_THROTTLE_MS 500u       /* Transport.discovery_pr_tx_throttle */
-#define RNSC_MINIMUM_BITRATE 5u                     /* Reticulum.MINIMUM_BITRATE, bit/s */
-#define RNSC_INBOUND_IL_QUEUE_LENGTH 8u             /* Transport.INBOUND_IL_QUEUE_LENGTH */
-#define RNSC_INBOUND_QUEUE_MAX 65536u               /* rnsc's bound on a configured length */
+#define RNSC_PER_HOP_TIMEOUT_MS 6000u                /* Reticulum.DEFAULT_PER_HOP_TIMEOUT */
+#define RNSC_PATH_REQUEST_TIMEOUT_MS 15000u          /* Transport.PATH_REQUEST_TIMEOUT */
+#define RNSC_PATH_REQUEST_MI_MS 20000u               /* Transport.PATH_REQUEST_MI */
+#define RNSC_MAX_QUEUED_DISCOVERY_PRS 32             /* Transport.max_queued_discovery_prs */
+#define RNSC_DISCOVERY_PR_TX_THROTTLE_MS 500u        /* Transport.discovery_pr_tx_throttle */
+#define RNSC_MINIMUM_BITRATE 5u                      /* Reticulum.MINIMUM_BITRATE, bit/s */
+#define RNSC_INBOUND_IL_QUEUE_LENGTH 8u              /* Transport.INBOUND_IL_QUEUE_LENGTH */
+#define RNSC_INBOUND_QUEUE_MAX 65536u                /* rnsc's bound on a configured length */
 
 typedef struct rnsc_transport rnsc_transport;
 
@@ -132,11 +132,9 @@ typedef struct rnsc_transport_callbacks {
 	/* Links terminating here (either side). A link became ACTIVE; dest_hash is the
 	 * destination it leads to (ours for a responder). */
 	void (*on_link_established)(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
-				    const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
-				    int initiator);
+				    const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN], int initiator);
 	/* A link closed (reason: enum rnsc_link_reason); its id is forgotten after the call. */
-	void (*on_link_closed)(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
-			       int reason);
+	void (*on_link_closed)(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN], int reason);
 	/* DATA with context NONE on a link, decrypted. */
 	void (*on_link_data)(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
 			     const uint8_t *data, size_t len,
@@ -188,40 +186,40 @@ typedef struct rnsc_transport_stats {
 	uint64_t delivered;         /* DATA delivered to local destinations */
 	uint64_t decrypt_failed;    /* DATA for a local SINGLE destination that did not decrypt */
 	uint64_t proofs_sent;
-	uint64_t proofs_valid;      /* receipts proved */
+	uint64_t proofs_valid; /* receipts proved */
 	uint64_t receipts_timed_out;
-	uint64_t pr_received;       /* path requests accepted (unique tag) */
-	uint64_t pr_duplicate;      /* path requests dropped for a tag already seen */
+	uint64_t pr_received;  /* path requests accepted (unique tag) */
+	uint64_t pr_duplicate; /* path requests dropped for a tag already seen */
 	uint64_t pr_answered;
 	uint64_t hashlist_rotations;
-	uint64_t links_accepted;    /* LINKREQUESTs that made a responder link */
-	uint64_t links_refused;     /* LINKREQUESTs for local destinations not taken */
-	uint64_t links_relayed;     /* LINKREQUESTs forwarded with a link table entry */
+	uint64_t links_accepted;       /* LINKREQUESTs that made a responder link */
+	uint64_t links_refused;        /* LINKREQUESTs for local destinations not taken */
+	uint64_t links_relayed;        /* LINKREQUESTs forwarded with a link table entry */
 	uint64_t link_table_forwarded; /* link packets and LRPROOFs carried for relayed links */
 	uint64_t tunnels_synthesized;  /* tunnel synthesis packets sent */
 	uint64_t tunnels_established;  /* new tunnel ids received */
 	uint64_t tunnels_reappeared;   /* known tunnel ids received on a (new) interface */
 	uint64_t tunnel_paths_restored;
-	uint64_t tunnels_invalid;      /* synthesis packets of the wrong size or signature */
+	uint64_t tunnels_invalid; /* synthesis packets of the wrong size or signature */
 	/* Discovery (recursive) path requests (transport_discovery.c). */
-	uint64_t pr_discovery;         /* recursive searches started for an unknown destination */
-	uint64_t pr_discovery_sent;    /* recursive path requests sent (one per interface) */
+	uint64_t pr_discovery;          /* recursive searches started for an unknown destination */
+	uint64_t pr_discovery_sent;     /* recursive path requests sent (one per interface) */
 	uint64_t pr_discovery_answered; /* path responses sent to waiting requestors */
-	uint64_t pr_discovery_expired; /* waiting discovery entries that timed out */
-	uint64_t pr_batched;           /* requests joined to one already in flight */
-	uint64_t pr_ingress_limited;   /* dropped or not searched: ingress-limited interface */
-	uint64_t pr_egress_limited;    /* recursive requests not sent: egress limit or cap */
-	uint64_t pr_discovery_full;    /* searches refused: discovery or in-flight table full */
-	uint64_t pr_queued;            /* ingress-limited path requests queued for the next tick */
-	uint64_t pr_queue_dropped;     /* ...dropped: the queue was full (qlen_in_il) */
-	uint64_t announces_blackholed; /* announces dropped: their identity is blackholed */
+	uint64_t pr_discovery_expired;  /* waiting discovery entries that timed out */
+	uint64_t pr_batched;            /* requests joined to one already in flight */
+	uint64_t pr_ingress_limited;    /* dropped or not searched: ingress-limited interface */
+	uint64_t pr_egress_limited;     /* recursive requests not sent: egress limit or cap */
+	uint64_t pr_discovery_full;     /* searches refused: discovery or in-flight table full */
+	uint64_t pr_queued;             /* ingress-limited path requests queued for the next tick */
+	uint64_t pr_queue_dropped;      /* ...dropped: the queue was full (qlen_in_il) */
+	uint64_t announces_blackholed;  /* announces dropped: their identity is blackholed */
 	/* Where the announces that announces_valid does not count went (issue 28: every drop has a
 	 * counter). A held announce that is released later is counted again when processed. */
-	uint64_t announces_held;        /* ingress control held it (new destination, burst) */
+	uint64_t announces_held;            /* ingress control held it (new destination, burst) */
 	uint64_t announces_ingress_dropped; /* ingress control dropped it: held table full, hops */
-	uint64_t announces_rate_blocked;    /* valid, but its rebroadcast exceeded the rate target */
-	uint64_t announces_queue_dropped;   /* dropped from a full announce queue (announce cap) */
-	uint64_t announces_own;         /* echo of one of this node's own destinations */
+	uint64_t announces_rate_blocked;  /* valid, but its rebroadcast exceeded the rate target */
+	uint64_t announces_queue_dropped; /* dropped from a full announce queue (announce cap) */
+	uint64_t announces_own;           /* echo of one of this node's own destinations */
 	/* Path rediscovery (transport_path.c): path requests queued because a link failed, and
 	 * those not queued because max_queued_discovery_prs were waiting. */
 	uint64_t pr_rediscovery;
@@ -248,13 +246,13 @@ typedef struct rnsc_transport_stats {
 
 /* A path table entry (Transport.path_table, IDX_PT_*). */
 typedef struct rnsc_transport_path {
-	uint64_t timestamp; /* IDX_PT_TIMESTAMP, ms */
+	uint64_t timestamp;                       /* IDX_PT_TIMESTAMP, ms */
 	uint8_t next_hop[RNSC_TRUNCATED_HASHLEN]; /* IDX_PT_NEXT_HOP: transport id or the dest */
-	unsigned hops;      /* IDX_PT_HOPS */
-	uint64_t expires;   /* IDX_PT_EXPIRES, ms */
-	size_t n_random_blobs; /* IDX_PT_RANDBLOBS */
-	uint32_t iface;     /* IDX_PT_RVCD_IF */
-	uint8_t packet_hash[RNSC_HASHLEN]; /* IDX_PT_PACKET */
+	unsigned hops;                            /* IDX_PT_HOPS */
+	uint64_t expires;                         /* IDX_PT_EXPIRES, ms */
+	size_t n_random_blobs;                    /* IDX_PT_RANDBLOBS */
+	uint32_t iface;                           /* IDX_PT_RVCD_IF */
+	uint8_t packet_hash[RNSC_HASHLEN];        /* IDX_PT_PACKET */
 } rnsc_transport_path;
 
 /* Tunnels (Transport.synthesize_tunnel and the receiving side, transport_tunnel.c). A TCP
@@ -264,7 +262,7 @@ typedef struct rnsc_transport_path {
  * connection under the tunnel and restores them when the same tunnel comes back on a new
  * connection. The runtime persists them in storage/tunnels (node_store.c). */
 typedef struct rnsc_transport_tunnel {
-	int has_iface;   /* 0 once its interface went away */
+	int has_iface; /* 0 once its interface went away */
 	uint32_t iface;
 	uint64_t expires; /* ms */
 	size_t n_paths;
@@ -339,9 +337,9 @@ typedef struct rnsc_transport_iface_policy {
 	uint64_t rate_penalty_s; /* announce_rate_penalty, s */
 	rnsc_ingress_cfg ic;     /* ingress_control and ic_* */
 	/* Egress control of recursive path requests (Interface.should_egress_limit_pr). */
-	int egress_control;      /* Interface.egress_control (default off, as EGRESS_CONTROL) */
-	double ec_pr_freq;       /* Interface.ec_pr_freq, Hz; <= 0: EC_PR_FREQ (5) */
-	int recursive_prs;       /* Interface.recursive_prs: discover paths whatever the mode */
+	int egress_control; /* Interface.egress_control (default off, as EGRESS_CONTROL) */
+	double ec_pr_freq;  /* Interface.ec_pr_freq, Hz; <= 0: EC_PR_FREQ (5) */
+	int recursive_prs;  /* Interface.recursive_prs: discover paths whatever the mode */
 } rnsc_transport_iface_policy;
 
 /* What an interface gets when none is set: ingress control with the reference's defaults,
@@ -358,15 +356,15 @@ RNSC_API int rnsc_transport_iface_set_policy(rnsc_transport *t, uint32_t id,
 
 /* The interface_stats fields of Reticulum.get_interface_stats that come from transport. */
 typedef struct rnsc_transport_iface_astats {
-	uint64_t arxc, arxb, atxc, atxb; /* announces received / sent (count, bytes) */
-	uint64_t prxc, prxb, ptxc, ptxb; /* path requests received / sent */
+	uint64_t arxc, arxb, atxc, atxb;           /* announces received / sent (count, bytes) */
+	uint64_t prxc, prxb, ptxc, ptxb;           /* path requests received / sent */
 	double ia_freq, oa_freq, ip_freq, op_freq; /* Hz, as the reference computes them */
-	size_t announce_queue;  /* len(announce_queue) */
-	size_t held_announces;  /* len(held_announces) */
+	size_t announce_queue;                     /* len(announce_queue) */
+	size_t held_announces;                     /* len(held_announces) */
 	int has_rate_target;
 	uint64_t rate_target_s, rate_grace, rate_penalty_s;
 	int burst_active;
-	uint64_t burst_activated;    /* ms; 0: never (the reference's 0) */
+	uint64_t burst_activated; /* ms; 0: never (the reference's 0) */
 	int pr_burst_active;
 	uint64_t pr_burst_activated; /* ms */
 	/* rnsc's own */
@@ -375,12 +373,11 @@ typedef struct rnsc_transport_iface_astats {
 /* Fills *out for an attached interface; changes nothing (the same now gives the same
  * answer). Returns 0, RNSC_ERR_INVAL or RNSC_ERR_NOTFOUND. */
 RNSC_API int rnsc_transport_iface_astats_get(rnsc_transport *t, uint32_t id, uint64_t now,
-					 rnsc_transport_iface_astats *out);
+					     rnsc_transport_iface_astats *out);
 /* Iteration over Transport.announce_rate_table like rnsc_transport_path_next(): fills
  * *dest_hash and *out (either may be NULL) and returns 1, or 0 at the end. */
 RNSC_API int rnsc_transport_rate_next(const rnsc_transport *t, size_t *cursor,
-				      uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
-				      rnsc_arate *out);
+				      uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN], rnsc_arate *out);
 /* Transport.drop_announce_queues: empties every interface's announce queue; returns the
  * number of announces dropped. */
 RNSC_API size_t rnsc_transport_drop_announce_queues(rnsc_transport *t);
@@ -405,9 +402,9 @@ RNSC_API int rnsc_transport_dest_remove(rnsc_transport *t,
 /* Destination.set_default_app_data / clear_default_app_data (data NULL): the app data every
  * announce without its own carries, path responses included. Copied. Returns 0,
  * RNSC_ERR_INVAL, RNSC_ERR_NOTFOUND, RNSC_ERR_TOOBIG (cannot fit an announce), RNSC_ERR_NOMEM. */
-RNSC_API int rnsc_transport_dest_set_default_app_data(rnsc_transport *t,
-						      const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
-						      const uint8_t *data, size_t len);
+RNSC_API int rnsc_transport_dest_set_default_app_data(
+	rnsc_transport *t, const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN], const uint8_t *data,
+	size_t len);
 /* Destination.set_proof_strategy: RNSC_PROVE_NONE, RNSC_PROVE_APP (on_proof_requested
  * decides) or RNSC_PROVE_ALL (link.h). Returns 0, RNSC_ERR_INVAL, RNSC_ERR_NOTFOUND. */
 RNSC_API int rnsc_transport_dest_set_proof_strategy(rnsc_transport *t,
@@ -439,10 +436,10 @@ RNSC_API int rnsc_transport_send_group(rnsc_transport *t,
  * app_data is NULL for none. The filter is copied. fn must not add or remove handlers.
  * *handle (may be NULL) receives an id for _remove. Returns 0, RNSC_ERR_INVAL,
  * RNSC_ERR_STATE (called from inside a handler), RNSC_ERR_NOMEM. */
-typedef void (*rnsc_announce_handler_fn)(void *ud,
-					 const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+typedef void (*rnsc_announce_handler_fn)(void *ud, const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
 					 const rnsc_identity *announced, const uint8_t *app_data,
-					 size_t app_data_len, const uint8_t packet_hash[RNSC_HASHLEN],
+					 size_t app_data_len,
+					 const uint8_t packet_hash[RNSC_HASHLEN],
 					 int is_path_response);
 RNSC_API int rnsc_transport_announce_handler_add(rnsc_transport *t, const char *aspect_filter,
 						 int receive_path_responses,
@@ -455,7 +452,8 @@ RNSC_API int rnsc_transport_announce_handler_remove(rnsc_transport *t, uint32_t 
  * the reference would use. Returns 0, RNSC_ERR_NOTFOUND (not registered), RNSC_ERR_INVAL
  * (not SINGLE), RNSC_ERR_TOOBIG (app data does not fit the MTU), RNSC_ERR_NOMEM, crypto
  * errors. */
-RNSC_API int rnsc_transport_announce(rnsc_transport *t, const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
+RNSC_API int rnsc_transport_announce(rnsc_transport *t,
+				     const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
 				     const uint8_t *app_data, size_t app_data_len, uint64_t now);
 
 /* Transport.request_path: a path request with a fresh random tag on every interface (or on
@@ -479,8 +477,8 @@ RNSC_API int rnsc_transport_request_path_tagged(rnsc_transport *t,
  * encrypted packet would exceed RNSC_MTU, as Packet.pack refuses it: over 399 bytes of data),
  * RNSC_ERR_NOMEM, crypto errors. */
 RNSC_API int rnsc_transport_send(rnsc_transport *t, const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
-				 const uint8_t *data, size_t len,
-				 uint8_t packet_hash[RNSC_HASHLEN], uint64_t now);
+				 const uint8_t *data, size_t len, uint8_t packet_hash[RNSC_HASHLEN],
+				 uint64_t now);
 
 /* One frame received on interface iface (framing and IFAC already removed).
  * Returns 0 when the frame was processed, dropped by policy or filtered (see the stats), or
@@ -509,8 +507,7 @@ RNSC_API int rnsc_transport_outbox_pop(rnsc_transport *t, uint32_t *iface, uint8
 /* Removes the oldest frame without copying it: returns its bytes (NULL when the outbox is
  * empty or an argument is NULL), *iface and *len. The caller owns them until it hands them
  * back with rnsc_transport_outbox_release(), and may call into the engine meanwhile. */
-RNSC_API const uint8_t *rnsc_transport_outbox_take(rnsc_transport *t, uint32_t *iface,
-						   size_t *len);
+RNSC_API const uint8_t *rnsc_transport_outbox_take(rnsc_transport *t, uint32_t *iface, size_t *len);
 /* Frees a frame from rnsc_transport_outbox_take() (NULL: nothing). */
 RNSC_API void rnsc_transport_outbox_release(rnsc_transport *t, const uint8_t *frame);
 RNSC_API size_t rnsc_transport_outbox_count(const rnsc_transport *t);
@@ -559,7 +556,8 @@ RNSC_API size_t rnsc_transport_rediscovery_pending(const rnsc_transport *t);
  * until the next ingest/tick/del. Returns 0 or RNSC_ERR_NOTFOUND, or RNSC_ERR_KEYLEN. */
 RNSC_API int rnsc_transport_recall(const rnsc_transport *t,
 				   const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN],
-				   rnsc_identity *id, const uint8_t **app_data, size_t *app_data_len);
+				   rnsc_identity *id, const uint8_t **app_data,
+				   size_t *app_data_len);
 /* The latest ratchet public key announced for dest (Identity.get_ratchet); 0 or
  * RNSC_ERR_NOTFOUND. */
 RNSC_API int rnsc_transport_ratchet_get(const rnsc_transport *t,
@@ -646,9 +644,9 @@ typedef struct rnsc_transport_announce_entry {
 	int retries;                 /* IDX_AT_RETRIES */
 	unsigned hops;               /* IDX_AT_HOPS */
 	uint8_t received_from[RNSC_TRUNCATED_HASHLEN]; /* IDX_AT_RCVD_IF: a hash, not an iface */
-	int local_rebroadcasts;      /* IDX_AT_LCL_RBRD */
-	int block_rebroadcasts;      /* IDX_AT_BLCK_RBRD */
-	int has_attached;            /* IDX_AT_ATTCHD_IF is set: attached is the interface id */
+	int local_rebroadcasts;                        /* IDX_AT_LCL_RBRD */
+	int block_rebroadcasts;                        /* IDX_AT_BLCK_RBRD */
+	int has_attached; /* IDX_AT_ATTCHD_IF is set: attached is the interface id */
 	uint32_t attached;
 	uint8_t packet_hash[RNSC_HASHLEN]; /* hash of the held announce (IDX_AT_PACKET) */
 } rnsc_transport_announce_entry;
@@ -896,8 +894,8 @@ RNSC_API size_t rnsc_transport_hashlist_count(const rnsc_transport *t);
 typedef struct rnsc_blackhole_entry {
 	int has_source; /* 0 on add: this transport's identity (a local blackhole) */
 	uint8_t source[RNSC_TRUNCATED_HASHLEN];
-	double until;   /* UNIX seconds; 0: indefinitely (the reference's None) */
-	int until_int;  /* until was an int on the wire (kept so it is written back as one) */
+	double until;       /* UNIX seconds; 0: indefinitely (the reference's None) */
+	int until_int;      /* until was an int on the wire (kept so it is written back as one) */
 	const char *reason; /* UTF-8, not NUL-terminated; NULL: none */
 	size_t reason_len;
 } rnsc_blackhole_entry;

@@ -57,7 +57,7 @@
 #define AUTO_DEFAULT_IFAC_SIZE 16u
 #define AUTO_DISCOVERY_PORT 29716
 #define AUTO_DATA_PORT 42671
-#define NS(x) ((uint64_t)((x) * 1e9))
+#define NS(x) ((uint64_t)((x)*1e9))
 #define AUTO_PEERING_TIMEOUT NS(22.0)
 #define AUTO_ANNOUNCE_INTERVAL NS(1.6)
 #define AUTO_PEER_JOB_INTERVAL NS(4.0)
@@ -205,7 +205,8 @@ static void add_peer(auto_if *a, adapter *ad, const struct in6_addr *src, const 
 	}
 	p = xalloc(a->inst, sizeof(*p));
 	if (!p) {
-		alog(a, RNSC_LOG_ERROR, "AutoInterface[%s] out of memory adding peer %s", a->name, text);
+		alog(a, RNSC_LOG_ERROR, "AutoInterface[%s] out of memory adding peer %s", a->name,
+		     text);
 		return;
 	}
 	p->kind = KIND_PEER;
@@ -237,8 +238,9 @@ static void send_token(auto_if *a, adapter *ad, int fd, const struct sockaddr_in
 	if (sendto(fd, tok, sizeof(tok), MSG_NOSIGNAL | MSG_DONTWAIT, (const struct sockaddr *)to,
 		   sizeof(*to)) < 0 &&
 	    !ad->timed_out)
-		alog(a, RNSC_LOG_WARNING, "AutoInterface[%s] detected possible carrier loss on %s: %s",
-		     a->name, ad->ifname, strerror(errno));
+		alog(a, RNSC_LOG_WARNING,
+		     "AutoInterface[%s] detected possible carrier loss on %s: %s", a->name,
+		     ad->ifname, strerror(errno));
 }
 
 /* ---- sockets --------------------------------------------------------------------------- */
@@ -252,7 +254,8 @@ static void disc_cb(void *ud, int fd, unsigned events)
 	for (int k = 0; k < RX_BURST; k++) {
 		struct sockaddr_in6 src;
 		socklen_t sl = sizeof(src);
-		ssize_t n = recvfrom(fd, pkt, sizeof(pkt), MSG_DONTWAIT, (struct sockaddr *)&src, &sl);
+		ssize_t n =
+			recvfrom(fd, pkt, sizeof(pkt), MSG_DONTWAIT, (struct sockaddr *)&src, &sl);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -455,8 +458,8 @@ static void follow_addresses(auto_if *a)
 			inet_ntop(AF_INET6, &ad->ll, ad->ll_text, sizeof(ad->ll_text));
 			if (a->nown < sizeof(a->own) / sizeof(a->own[0]))
 				a->own[a->nown++] = ad->ll;
-			alog(a, RNSC_LOG_DEBUG, "Replacing link-local address %s for %s with %s", old,
-			     ad->ifname, ad->ll_text);
+			alog(a, RNSC_LOG_DEBUG, "Replacing link-local address %s for %s with %s",
+			     old, ad->ifname, ad->ll_text);
 		}
 		close_fd(a, &ad->uc_fd, &ad->uc_w);
 		close_fd(a, &ad->data_fd, &ad->data_w);
@@ -517,10 +520,11 @@ static void job_cb(void *ud)
 		adapter *ad = &a->ad[k];
 		int out = t > ad->last_echo + AUTO_MCAST_ECHO_TIMEOUT;
 		if (out && !ad->timed_out)
-			alog(a, RNSC_LOG_WARNING, "Multicast echo timeout for %s. Carrier lost.", ad->ifname);
-		else if (!out && ad->timed_out)
-			alog(a, RNSC_LOG_WARNING, "AutoInterface[%s] Carrier recovered on %s", a->name,
+			alog(a, RNSC_LOG_WARNING, "Multicast echo timeout for %s. Carrier lost.",
 			     ad->ifname);
+		else if (!out && ad->timed_out)
+			alog(a, RNSC_LOG_WARNING, "AutoInterface[%s] Carrier recovered on %s",
+			     a->name, ad->ifname);
 		ad->timed_out = out;
 		if (!ad->echo_seen && !ad->warned_no_echo) {
 			ad->warned_no_echo = 1;
@@ -649,7 +653,8 @@ static int auto_configure(auto_if *a, const rnsc_iface_config *cfg)
 	int rc;
 	char msg[384];
 
-	if ((rc = opt_str(cfg, "group_id", &group)) || (rc = opt_str(cfg, "discovery_scope", &scope)) ||
+	if ((rc = opt_str(cfg, "group_id", &group)) ||
+	    (rc = opt_str(cfg, "discovery_scope", &scope)) ||
 	    (rc = opt_str(cfg, "multicast_address_type", &mtype)) ||
 	    (rc = opt_list(cfg, "devices", &devices, &one_dev)) ||
 	    (rc = opt_list(cfg, "ignored_devices", &ignored, &one_ign)))
@@ -667,16 +672,18 @@ static int auto_configure(auto_if *a, const rnsc_iface_config *cfg)
 
 	a->scope = '2';
 	if (scope) {
-		static const char *const names[] = {"link", "admin", "site", "organisation", "global"};
+		static const char *const names[] = {"link", "admin", "site", "organisation",
+						    "global"};
 		static const char codes[] = {'2', '4', '5', '8', 'e'};
 		a->scope = 0;
 		for (unsigned k = 0; k < 5; k++)
 			if (lower_is(scope, names[k]))
 				a->scope = codes[k];
 		if (!a->scope)
-			return cfg->fail(cfg->cctx, "discovery_scope", RNSC_ERR_CONFIG_VALUE,
-					 "discovery_scope must be link, admin, site, organisation or "
-					 "global");
+			return cfg->fail(
+				cfg->cctx, "discovery_scope", RNSC_ERR_CONFIG_VALUE,
+				"discovery_scope must be link, admin, site, organisation or "
+				"global");
 	}
 	/* Anything but "permanent" means temporary, as the reference. */
 	char type = mtype && lower_is(mtype, "permanent") ? '0' : '1';
@@ -706,7 +713,8 @@ static int auto_configure(auto_if *a, const rnsc_iface_config *cfg)
 
 	for (size_t k = 0; k < devices.n; k++) {
 		if (if_nametoindex(devices.v[k]) == 0) {
-			snprintf(msg, sizeof(msg), "no network device named \"%.64s\"", devices.v[k]);
+			snprintf(msg, sizeof(msg), "no network device named \"%.64s\"",
+				 devices.v[k]);
 			return cfg->fail(cfg->cctx, "devices", RNSC_ERR_CONFIG_VALUE, msg);
 		}
 	}
@@ -924,9 +932,9 @@ static const rnsc_plugin_desc auto_desc = {
 };
 
 __attribute__((visibility("default"))) int rnsc_plugin_init(const rnsc_host_api *host,
-							     const rnsc_plugin_desc **out);
+							    const rnsc_plugin_desc **out);
 __attribute__((visibility("default"))) int rnsc_plugin_init(const rnsc_host_api *host,
-							     const rnsc_plugin_desc **out)
+							    const rnsc_plugin_desc **out)
 {
 	(void)host;
 	if (!out)

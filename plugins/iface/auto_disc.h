@@ -16,8 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define AUTO_TOKEN_LEN 32u      /* Identity.HASHLENGTH // 8: a full SHA-256 */
-#define AUTO_MIF_LEN 48u        /* MULTI_IF_DEQUE_LEN */
+#define AUTO_TOKEN_LEN 32u           /* Identity.HASHLENGTH // 8: a full SHA-256 */
+#define AUTO_MIF_LEN 48u             /* MULTI_IF_DEQUE_LEN */
 #define AUTO_MIF_TTL_NS 750000000ull /* MULTI_IF_DEQUE_TTL, 0.75 s */
 
 /* The group address "ff<type><scope>:0:g1:..:g6": groups 1..6 of the address are the

@@ -94,20 +94,20 @@
 
 #define BB_BITRATE_GUESS 100000000u /* BackboneInterface / BackboneClientInterface.BITRATE_GUESS */
 #define BB_DEFAULT_IFAC_SIZE 16u
-#define BB_RCVBUF 32768             /* DP_IC_RCVBUF on accepted sockets */
-#define RET_MTU 500u                /* Reticulum.MTU */
+#define BB_RCVBUF 32768 /* DP_IC_RCVBUF on accepted sockets */
+#define RET_MTU 500u    /* Reticulum.MTU */
 #define RET_MINIMUM_BITRATE 5
 #define NS_PER_S UINT64_C(1000000000)
 #define RECONNECT_WAIT_NS (5 * NS_PER_S)
 #define CONNECT_TIMEOUT_NS (5 * NS_PER_S)
-#define EC_DEAD_NS (12 * NS_PER_S) /* DP_EC_DEAD_TIME */
-#define EC_TICK_NS (1 * NS_PER_S)   /* DP_EC_INTERVAL */
+#define EC_DEAD_NS (12 * NS_PER_S)    /* DP_EC_DEAD_TIME */
+#define EC_TICK_NS (1 * NS_PER_S)     /* DP_EC_INTERVAL */
 #define EC_MID_WM ((size_t)128 << 10) /* DP_EC_MID_WM */
-#define EC_STALL_TICKS 3            /* DP_EC_STALL_TICKS */
-#define EC_MAX_ETA 10.0             /* DP_EC_MAX_ETA, seconds */
-#define EC_RELEASE_ETA 5.0          /* DP_EC_RELEASE_ETA */
+#define EC_STALL_TICKS 3              /* DP_EC_STALL_TICKS */
+#define EC_MAX_ETA 10.0               /* DP_EC_MAX_ETA, seconds */
+#define EC_RELEASE_ETA 5.0            /* DP_EC_RELEASE_ETA */
 #define ACCEPT_PAUSE_NS (250 * UINT64_C(1000000))
-#define TXQ_MAX ((size_t)4 << 20)   /* Interface.tx_hwm */
+#define TXQ_MAX ((size_t)4 << 20) /* Interface.tx_hwm */
 #define READ_CHUNK 65536
 #define FLUSH_AT ((size_t)32 << 10) /* queued bytes that are written at once, not at the flush */
 #define FLUSH_SLOW_NS (20 * UINT64_C(1000)) /* frames queued slower than this: write at once */
@@ -261,7 +261,8 @@ static void flap_expire(bb_if *s, uint64_t now)
 	size_t k = 0;
 	while (k < s->n_flaps) {
 		if (now - s->flaps[k].last_ns > s->flap_expiry_ns) {
-			blog(s, RNSC_LOG_DEBUG, "Fast-flapping block expired for %s", s->flaps[k].ip);
+			blog(s, RNSC_LOG_DEBUG, "Fast-flapping block expired for %s",
+			     s->flaps[k].ip);
 			s->flaps[k] = s->flaps[--s->n_flaps];
 		} else {
 			k++;
@@ -301,10 +302,12 @@ static void flap_record(bb_if *s, const char *ip, uint64_t connected_ns, uint64_
 	}
 	f->last_ns = now;
 	f->flaps++;
-	blog(s, RNSC_LOG_DEBUG, "Client from %s is fast flapping, connection time was %.3f s, %u fast flaps",
-	     ip, (double)connected_ns / 1e9, (unsigned)f->flaps);
+	blog(s, RNSC_LOG_DEBUG,
+	     "Client from %s is fast flapping, connection time was %.3f s, %u fast flaps", ip,
+	     (double)connected_ns / 1e9, (unsigned)f->flaps);
 	if ((int64_t)f->flaps > s->flap_grace)
-		blog(s, RNSC_LOG_WARNING, "Ignoring further connections from %s due to fast-flapping", ip);
+		blog(s, RNSC_LOG_WARNING,
+		     "Ignoring further connections from %s due to fast-flapping", ip);
 }
 
 /* ---- connection I/O (clients and children) -------------------------------------------- */
@@ -313,7 +316,8 @@ static void schedule_reconnect(bb_if *t);
 
 static void set_interest(bb_if *t, unsigned interest)
 {
-	if (t->w && t->interest != interest && t->host->watch_modify(t->host->hctx, t->w, interest) == 0)
+	if (t->w && t->interest != interest &&
+	    t->host->watch_modify(t->host->hctx, t->w, interest) == 0)
 		t->interest = interest;
 }
 
@@ -358,7 +362,8 @@ static void lost(bb_if *t, const char *why, int peer_closed)
 	drop_conn(t);
 	if (t->kind == K_CLIENT) {
 		if (was_online)
-			blog(t, RNSC_LOG_WARNING, "The socket for %s was closed (%s), attempting to reconnect...",
+			blog(t, RNSC_LOG_WARNING,
+			     "The socket for %s was closed (%s), attempting to reconnect...",
 			     t->name, why);
 		schedule_reconnect(t);
 		return;
@@ -541,10 +546,12 @@ static void start_connect(bb_if *t)
 {
 	char port[8];
 	snprintf(port, sizeof(port), "%u", (unsigned)t->port);
-	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_protocol = IPPROTO_TCP}, *ai = NULL;
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_protocol = IPPROTO_TCP},
+			*ai = NULL;
 	int g = getaddrinfo(t->addr, port, &hints, &ai);
 	if (g != 0 || !ai) {
-		blog(t, RNSC_LOG_WARNING, "Connection attempt for %s failed: %s", t->name, gai_strerror(g));
+		blog(t, RNSC_LOG_WARNING, "Connection attempt for %s failed: %s", t->name,
+		     gai_strerror(g));
 		if (ai)
 			freeaddrinfo(ai);
 		schedule_reconnect(t);
@@ -595,7 +602,8 @@ static void client_timer_cb(void *ud)
 	if (t->reconnecting) {
 		t->attempts++;
 		if (t->max_tries >= 0 && t->attempts > t->max_tries) {
-			blog(t, RNSC_LOG_WARNING, "Max reconnection attempts reached for %s", t->name);
+			blog(t, RNSC_LOG_WARNING, "Max reconnection attempts reached for %s",
+			     t->name);
 			blog(t, RNSC_LOG_ERROR,
 			     "The interface %s experienced an unrecoverable error and is being torn down.",
 			     t->name);
@@ -614,7 +622,8 @@ static void schedule_reconnect(bb_if *t)
 		t->reconnecting = 1;
 		t->attempts = 0;
 		if (t->never_connected)
-			blog(t, RNSC_LOG_WARNING, "Leaving %s unconnected and retrying connection in %.1f seconds.",
+			blog(t, RNSC_LOG_WARNING,
+			     "Leaving %s unconnected and retrying connection in %.1f seconds.",
 			     t->name, (double)t->reconnect_wait_ns / 1e9);
 	}
 	t->host->timer_start(t->host->hctx, t->timer, t->reconnect_wait_ns, 0);
@@ -641,8 +650,8 @@ static void ec_timer_cb(void *ud)
 		return;
 	}
 	if (now - t->last_drain_ns >= EC_DEAD_NS) {
-		blog(t, RNSC_LOG_NOTICE, "No egress control drain progress for 12s on %s, tearing down",
-		     t->name);
+		blog(t, RNSC_LOG_NOTICE,
+		     "No egress control drain progress for 12s on %s, tearing down", t->name);
 		lost(t, "egress stalled", 0);
 		return;
 	}
@@ -652,19 +661,22 @@ static void ec_timer_cb(void *ud)
 		double eta = (double)buffered / ((double)drained / ((double)EC_TICK_NS / 1e9));
 		if (buffered > EC_MID_WM && eta > EC_MAX_ETA) {
 			if (!t->tx_stalled)
-				blog(t, RNSC_LOG_DEBUG, "Egress control drain ETA of %.1fs exceeds maximum on %s, gating outbound",
+				blog(t, RNSC_LOG_DEBUG,
+				     "Egress control drain ETA of %.1fs exceeds maximum on %s, gating outbound",
 				     eta, t->name);
 			t->tx_stalled = 1;
 		} else if (eta < EC_RELEASE_ETA || buffered <= EC_MID_WM) {
 			if (t->tx_stalled)
-				blog(t, RNSC_LOG_DEBUG, "Egress control drain recovered on %s, resuming outbound",
+				blog(t, RNSC_LOG_DEBUG,
+				     "Egress control drain recovered on %s, resuming outbound",
 				     t->name);
 			t->tx_stalled = 0;
 		}
 	} else if (buffered > EC_MID_WM) {
 		if (++t->ec_zero_ticks >= EC_STALL_TICKS) {
 			if (!t->tx_stalled)
-				blog(t, RNSC_LOG_DEBUG, "No egress control drain progress on %s, gating outbound",
+				blog(t, RNSC_LOG_DEBUG,
+				     "No egress control drain progress on %s, gating outbound",
 				     t->name);
 			t->tx_stalled = 1;
 		}
@@ -768,8 +780,9 @@ static void accept_one(bb_if *s, int cfd, const struct sockaddr *sa)
 		return;
 	}
 	c->online = 1;
-	blog(c, RNSC_LOG_VERBOSE, "Spawned new BackboneClient Interface: BackboneInterface[%s/%s:%u]",
-	     c->name, c->addr, (unsigned)c->port);
+	blog(c, RNSC_LOG_VERBOSE,
+	     "Spawned new BackboneClient Interface: BackboneInterface[%s/%s:%u]", c->name, c->addr,
+	     (unsigned)c->port);
 	c->host->set_online(c->host->hctx, 1);
 }
 
@@ -790,18 +803,22 @@ static void listen_cb(void *ud, int fd, unsigned events)
 		socklen_t sl = sizeof(ss);
 		int cfd = accept4(fd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (cfd < 0) {
-			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+			    errno == ENOMEM) {
 				/* The pending connection stays queued and the socket readable: stop
 				 * watching for a moment rather than spin on a level-triggered fd. */
 				blog(s, RNSC_LOG_ERROR, "accept on %s failed: %s; pausing", s->name,
 				     strerror(errno));
-				if (s->timer && s->host->watch_modify(s->host->hctx, s->w, 0) == 0) {
+				if (s->timer &&
+				    s->host->watch_modify(s->host->hctx, s->w, 0) == 0) {
 					s->interest = 0;
-					s->host->timer_start(s->host->hctx, s->timer, ACCEPT_PAUSE_NS, 0);
+					s->host->timer_start(s->host->hctx, s->timer,
+							     ACCEPT_PAUSE_NS, 0);
 				}
 			} else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
 				   errno != ECONNABORTED) {
-				blog(s, RNSC_LOG_WARNING, "Accepting socket failed for incoming connection: %s",
+				blog(s, RNSC_LOG_WARNING,
+				     "Accepting socket failed for incoming connection: %s",
 				     strerror(errno));
 			}
 			return;
@@ -953,7 +970,8 @@ static int open_server(bb_if *t, const rnsc_iface_config *cfg)
 		return rc;
 	if ((rc = cfg->get_float(cfg->cctx, "fast_flapping_threshold", &f)) == 0) {
 		if (!(f >= 0 && f <= 86400))
-			return cfg->fail(cfg->cctx, "fast_flapping_threshold", RNSC_ERR_CONFIG_VALUE,
+			return cfg->fail(cfg->cctx, "fast_flapping_threshold",
+					 RNSC_ERR_CONFIG_VALUE,
 					 "must be between 0 and 86400 seconds");
 		t->flap_threshold_ns = (uint64_t)(f * 1e9);
 	} else if (rc != RNSC_ERR_NOTFOUND) {
@@ -965,7 +983,8 @@ static int open_server(bb_if *t, const rnsc_iface_config *cfg)
 		return rc;
 	if ((rc = cfg->get_float(cfg->cctx, "fast_flapping_block_time", &f)) == 0) {
 		if (!(f >= 0 && f <= 525600))
-			return cfg->fail(cfg->cctx, "fast_flapping_block_time", RNSC_ERR_CONFIG_VALUE,
+			return cfg->fail(cfg->cctx, "fast_flapping_block_time",
+					 RNSC_ERR_CONFIG_VALUE,
 					 "must be between 0 and 525600 minutes");
 		t->flap_expiry_ns = (uint64_t)(f * 60 * 1e9);
 	} else if (rc != RNSC_ERR_NOTFOUND) {
@@ -988,7 +1007,8 @@ static int open_server(bb_if *t, const rnsc_iface_config *cfg)
 		ip_key = "device";
 		if (device_address(device, t->prefer_ipv6, (uint16_t)port, &ss, &sl, bound_ip,
 				   sizeof(bound_ip), msg, sizeof(msg)) != 0)
-			return cfg->fail(cfg->cctx, "device", RNSC_ERR_NOENT, msg); /* absent, not misconfigured */
+			return cfg->fail(cfg->cctx, "device", RNSC_ERR_NOENT,
+					 msg); /* absent, not misconfigured */
 		ip = bound_ip;
 	} else {
 		char portstr[8];
@@ -997,7 +1017,8 @@ static int open_server(bb_if *t, const rnsc_iface_config *cfg)
 				*ai = NULL;
 		int g = getaddrinfo(ip, portstr, &hints, &ai);
 		if (g != 0 || !ai) {
-			snprintf(msg, sizeof(msg), "cannot resolve \"%s\": %s", ip, gai_strerror(g));
+			snprintf(msg, sizeof(msg), "cannot resolve \"%s\": %s", ip,
+				 gai_strerror(g));
 			if (ai)
 				freeaddrinfo(ai);
 			return cfg->fail(cfg->cctx, ip_key, RNSC_ERR_CONFIG_VALUE, msg);
@@ -1123,7 +1144,8 @@ static int bb_open(void *instp, const rnsc_iface_config *cfg, const rnsc_iface_h
 			return rc;
 		server = rc == RNSC_ERR_NOTFOUND;
 	} else {
-		return cfg->fail(cfg->cctx, "type", RNSC_ERR_NOTFOUND, "not a Backbone interface type");
+		return cfg->fail(cfg->cctx, "type", RNSC_ERR_NOTFOUND,
+				 "not a Backbone interface type");
 	}
 
 	bb_if *t = xalloc(inst, sizeof(*t));
@@ -1274,5 +1296,5 @@ static int bb_describe(void *handle, char *buf, size_t cap)
 			t->addr, v6 ? "]" : "", (unsigned)t->port);
 }
 
-RNSC_IFACE_PLUGIN("backbone", "BackboneInterface and BackboneClientInterface (HDLC over TCP)", bb_types, bb_open, bb_send, bb_stats, bb_close,
-		  bb_describe)
+RNSC_IFACE_PLUGIN("backbone", "BackboneInterface and BackboneClientInterface (HDLC over TCP)",
+		  bb_types, bb_open, bb_send, bb_stats, bb_close, bb_describe)

@@ -36,41 +36,40 @@ static inline int rnsc_iface_inst_init(void *instp, const rnsc_host_api *host)
 	return 0;
 }
 
-#define RNSC_IFACE_PLUGIN(name_, description_, types_, open_, send_, stats_, close_,          \
-			  describe_)                                                           \
-	static const rnsc_iface_ops rnsc_iface_plugin_ops = {                                  \
-		.struct_size = sizeof(rnsc_iface_ops),                                         \
-		.types = (types_),                                                             \
-		.open = (open_),                                                               \
-		.send = (send_),                                                               \
-		.stats = (stats_),                                                             \
-		.close = (close_),                                                             \
-		.describe = (describe_),                                                       \
-	};                                                                                     \
-	static const rnsc_plugin_desc rnsc_iface_plugin_desc = {                               \
-		.struct_size = sizeof(rnsc_plugin_desc),                                       \
-		.abi_major = RNSC_PLUGIN_ABI_MAJOR,                                            \
-		.abi_minor = RNSC_PLUGIN_ABI_MINOR,                                            \
-		.kind = RNSC_PLUGIN_IFACE,                                                     \
-		.name = (name_),                                                               \
-		.version = "0.1.0",                                                            \
-		.description = (description_),                                                \
-		.caps = 0,                                                                     \
-		.inst_size = sizeof(rnsc_iface_inst),                                          \
-		.ops = &rnsc_iface_plugin_ops,                                                 \
-		.init = rnsc_iface_inst_init,                                                  \
-		.fini = NULL,                                                                  \
-	};                                                                                     \
-	__attribute__((visibility("default"))) int rnsc_plugin_init(                           \
-		const rnsc_host_api *host, const rnsc_plugin_desc **out);                      \
-	__attribute__((visibility("default"))) int rnsc_plugin_init(                           \
-		const rnsc_host_api *host, const rnsc_plugin_desc **out)                       \
-	{                                                                                      \
-		(void)host;                                                                    \
-		if (!out)                                                                      \
-			return RNSC_ERR_INVAL;                                                 \
-		*out = &rnsc_iface_plugin_desc;                                                \
-		return 0;                                                                      \
+#define RNSC_IFACE_PLUGIN(name_, description_, types_, open_, send_, stats_, close_, describe_)    \
+	static const rnsc_iface_ops rnsc_iface_plugin_ops = {                                      \
+		.struct_size = sizeof(rnsc_iface_ops),                                             \
+		.types = (types_),                                                                 \
+		.open = (open_),                                                                   \
+		.send = (send_),                                                                   \
+		.stats = (stats_),                                                                 \
+		.close = (close_),                                                                 \
+		.describe = (describe_),                                                           \
+	};                                                                                         \
+	static const rnsc_plugin_desc rnsc_iface_plugin_desc = {                                   \
+		.struct_size = sizeof(rnsc_plugin_desc),                                           \
+		.abi_major = RNSC_PLUGIN_ABI_MAJOR,                                                \
+		.abi_minor = RNSC_PLUGIN_ABI_MINOR,                                                \
+		.kind = RNSC_PLUGIN_IFACE,                                                         \
+		.name = (name_),                                                                   \
+		.version = "0.1.0",                                                                \
+		.description = (description_),                                                     \
+		.caps = 0,                                                                         \
+		.inst_size = sizeof(rnsc_iface_inst),                                              \
+		.ops = &rnsc_iface_plugin_ops,                                                     \
+		.init = rnsc_iface_inst_init,                                                      \
+		.fini = NULL,                                                                      \
+	};                                                                                         \
+	__attribute__((visibility("default"))) int rnsc_plugin_init(const rnsc_host_api *host,     \
+								    const rnsc_plugin_desc **out); \
+	__attribute__((visibility("default"))) int rnsc_plugin_init(const rnsc_host_api *host,     \
+								    const rnsc_plugin_desc **out)  \
+	{                                                                                          \
+		(void)host;                                                                        \
+		if (!out)                                                                          \
+			return RNSC_ERR_INVAL;                                                     \
+		*out = &rnsc_iface_plugin_desc;                                                    \
+		return 0;                                                                          \
 	}
 
 #endif /* RNSC_IFACE_PLUGIN_H */

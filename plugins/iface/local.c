@@ -51,9 +51,9 @@
 #include "iface_plugin.h"
 #include "txq.h"
 
-#define LOCAL_HW_MTU 262144u        /* LocalClientInterface.HW_MTU */
-#define LOCAL_BITRATE 1000000000u   /* LocalClientInterface.bitrate */
-#define LOCAL_IFAC_SIZE 16u         /* DEFAULT_IFAC_SIZE */
+#define LOCAL_HW_MTU 262144u                         /* LocalClientInterface.HW_MTU */
+#define LOCAL_BITRATE 1000000000u                    /* LocalClientInterface.bitrate */
+#define LOCAL_IFAC_SIZE 16u                          /* DEFAULT_IFAC_SIZE */
 #define RECONNECT_WAIT_NS (8 * UINT64_C(1000000000)) /* LocalClientInterface.RECONNECT_WAIT */
 #define TXQ_MAX ((size_t)4 << 20)
 #define READ_CHUNK 16384
@@ -200,7 +200,8 @@ static void lost(local_if *t, const char *why)
 	if (t->kind == K_CLIENT) {
 		if (was_online)
 			llog(t, RNSC_LOG_WARNING,
-			     "Socket for %s was closed (%s), attempting to reconnect...", t->name, why);
+			     "Socket for %s was closed (%s), attempting to reconnect...", t->name,
+			     why);
 		schedule_reconnect(t);
 	} else {
 		llog(t, RNSC_LOG_DEBUG, "The local client %s went away (%s).", t->name, why);
@@ -329,7 +330,8 @@ static void timer_cb(void *ud)
 		return;
 	int e = try_connect(t);
 	if (e) {
-		llog(t, RNSC_LOG_DEBUG, "Connection attempt for %s failed: %s", t->name, strerror(e));
+		llog(t, RNSC_LOG_DEBUG, "Connection attempt for %s failed: %s", t->name,
+		     strerror(e));
 		schedule_reconnect(t);
 		return;
 	}
@@ -518,7 +520,8 @@ static int open_server(local_if *t, const rnsc_iface_config *cfg)
 		int e = errno;
 		close(fd);
 		if (t->path[0])
-			snprintf(msg, sizeof(msg), "cannot listen on @%s: %s", t->path, strerror(e));
+			snprintf(msg, sizeof(msg), "cannot listen on @%s: %s", t->path,
+				 strerror(e));
 		else
 			snprintf(msg, sizeof(msg), "cannot listen on 127.0.0.1 port %u: %s",
 				 (unsigned)t->port, strerror(e));
@@ -581,7 +584,8 @@ static int local_open(void *instp, const rnsc_iface_config *cfg, const rnsc_ifac
 	else if (strcmp(cfg->type, "LocalClientInterface") == 0)
 		server = 0;
 	else
-		return cfg->fail(cfg->cctx, "type", RNSC_ERR_NOTFOUND, "not a local interface type");
+		return cfg->fail(cfg->cctx, "type", RNSC_ERR_NOTFOUND,
+				 "not a local interface type");
 
 	local_if tmp = {.inst = inst};
 	local_if *t = xalloc(&tmp, sizeof(*t));

@@ -217,9 +217,9 @@ static int is_setup(const uint8_t *p, size_t len)
 	case 1: /* ANNOUNCE */
 	case 2: /* LINKREQUEST */
 		return 1;
-	case 3: /* PROOF */
+	case 3:                     /* PROOF */
 		return ctx == 0xFF; /* LRPROOF */
-	default: /* DATA */
+	default:                    /* DATA */
 		return dtype == 2 /* PLAIN: path requests */ || ctx == 0xFE /* LRRTT */ ||
 		       ctx == 0xFB /* LINKIDENTIFY */;
 	}
@@ -342,13 +342,15 @@ static int configure(lossy_if *u, const rnsc_iface_config *cfg)
 	int64_t lport, fport, v;
 	int rc;
 	if ((rc = cfg->get_str(cfg->cctx, "listen_ip", &lip)))
-		return rc == RNSC_ERR_NOTFOUND ? cfg->fail(cfg->cctx, "listen_ip", RNSC_ERR_CONFIG_VALUE,
-							   "listen_ip is required")
-					       : rc;
+		return rc == RNSC_ERR_NOTFOUND
+			       ? cfg->fail(cfg->cctx, "listen_ip", RNSC_ERR_CONFIG_VALUE,
+					   "listen_ip is required")
+			       : rc;
 	if ((rc = cfg->get_str(cfg->cctx, "forward_ip", &fip)))
-		return rc == RNSC_ERR_NOTFOUND ? cfg->fail(cfg->cctx, "forward_ip", RNSC_ERR_CONFIG_VALUE,
-							   "forward_ip is required")
-					       : rc;
+		return rc == RNSC_ERR_NOTFOUND
+			       ? cfg->fail(cfg->cctx, "forward_ip", RNSC_ERR_CONFIG_VALUE,
+					   "forward_ip is required")
+			       : rc;
 	rc = cfg->get_int(cfg->cctx, "listen_port", &lport);
 	if (rc && rc != RNSC_ERR_NOTFOUND)
 		return rc;
@@ -425,7 +427,8 @@ static int configure(lossy_if *u, const rnsc_iface_config *cfg)
 	if (u->rx_fd < 0 || u->tx_fd < 0)
 		return cfg->fail(cfg->cctx, NULL, RNSC_ERR_SYS, "socket() failed");
 	if (bind(u->rx_fd, (struct sockaddr *)&sa, sizeof(sa)) != 0)
-		return cfg->fail(cfg->cctx, "listen_port", RNSC_ERR_IO, "cannot bind the listen port");
+		return cfg->fail(cfg->cctx, "listen_port", RNSC_ERR_IO,
+				 "cannot bind the listen port");
 	socklen_t bl = sizeof(sa);
 	if (getsockname(u->rx_fd, (struct sockaddr *)&sa, &bl) == 0)
 		u->bind_port = ntohs(sa.sin_port);
@@ -506,13 +509,14 @@ static int lossy_describe(void *handle, char *buf, size_t cap)
 	if (u->spare_setup)
 		snprintf(sp, sizeof(sp), " spared %llu/%llu", (unsigned long long)u->tx.spared,
 			 (unsigned long long)u->rx.spared);
-	return snprintf(buf, cap,
-			"LossyInterface[%s/%u->%u tx %llu/-%llu/+%llu/~%llu rx %llu/-%llu/+%llu/~%llu%s]",
-			u->name, (unsigned)u->bind_port, (unsigned)u->fwd_port,
-			(unsigned long long)u->tx.packets, (unsigned long long)u->tx.dropped,
-			(unsigned long long)u->tx.duplicated, (unsigned long long)u->tx.reordered,
-			(unsigned long long)u->rx.packets, (unsigned long long)u->rx.dropped,
-			(unsigned long long)u->rx.duplicated, (unsigned long long)u->rx.reordered, sp);
+	return snprintf(
+		buf, cap,
+		"LossyInterface[%s/%u->%u tx %llu/-%llu/+%llu/~%llu rx %llu/-%llu/+%llu/~%llu%s]",
+		u->name, (unsigned)u->bind_port, (unsigned)u->fwd_port,
+		(unsigned long long)u->tx.packets, (unsigned long long)u->tx.dropped,
+		(unsigned long long)u->tx.duplicated, (unsigned long long)u->tx.reordered,
+		(unsigned long long)u->rx.packets, (unsigned long long)u->rx.dropped,
+		(unsigned long long)u->rx.duplicated, (unsigned long long)u->rx.reordered, sp);
 }
 
 static void lossy_close(void *handle)
@@ -526,5 +530,6 @@ static void lossy_close(void *handle)
 	free_if(u);
 }
 
-RNSC_IFACE_PLUGIN("lossy", "LossyInterface (test: UDP datagrams with seeded loss, duplication, reordering)",
+RNSC_IFACE_PLUGIN("lossy",
+		  "LossyInterface (test: UDP datagrams with seeded loss, duplication, reordering)",
 		  lossy_types, lossy_open, lossy_send, lossy_stats, lossy_close, lossy_describe)

@@ -53,14 +53,14 @@
 
 extern char **environ;
 
-#define PIPE_HW_MTU RNSC_HDLC_MTU_PIPE      /* PipeInterface HW_MTU */
-#define PIPE_BITRATE_GUESS 1000000u         /* PipeInterface.BITRATE_GUESS */
-#define RET_MINIMUM_BITRATE 5               /* Reticulum.MINIMUM_BITRATE */
+#define PIPE_HW_MTU RNSC_HDLC_MTU_PIPE /* PipeInterface HW_MTU */
+#define PIPE_BITRATE_GUESS 1000000u    /* PipeInterface.BITRATE_GUESS */
+#define RET_MINIMUM_BITRATE 5          /* Reticulum.MINIMUM_BITRATE */
 #define NS_PER_S UINT64_C(1000000000)
-#define QUICK_DEATH_NS (NS_PER_S)           /* lived less than this: a failed start */
+#define QUICK_DEATH_NS (NS_PER_S) /* lived less than this: a failed start */
 #define BACKOFF_CAP_NS (60 * NS_PER_S)
-#define BACKOFF_FLOOR_NS (NS_PER_S / 10)    /* base of the doubling when the delay is 0 */
-#define REAP_POLL_NS (NS_PER_S / 20)        /* waitpid polling without a pidfd */
+#define BACKOFF_FLOOR_NS (NS_PER_S / 10) /* base of the doubling when the delay is 0 */
+#define REAP_POLL_NS (NS_PER_S / 20)     /* waitpid polling without a pidfd */
 #define TXQ_MAX ((size_t)1 << 20)
 #define READ_CHUNK 16384
 #define MAX_ARGS 255
@@ -178,11 +178,13 @@ static int try_reap(pipe_if *p)
 		return 0;
 	if (r == p->pid) {
 		if (WIFEXITED(st))
-			plog(p, RNSC_LOG_INFO, "Subprocess terminated on PipeInterface[%s] (exit status %d)",
-			     p->name, WEXITSTATUS(st));
+			plog(p, RNSC_LOG_INFO,
+			     "Subprocess terminated on PipeInterface[%s] (exit status %d)", p->name,
+			     WEXITSTATUS(st));
 		else if (WIFSIGNALED(st))
-			plog(p, RNSC_LOG_INFO, "Subprocess terminated on PipeInterface[%s] (signal %d)",
-			     p->name, WTERMSIG(st));
+			plog(p, RNSC_LOG_INFO,
+			     "Subprocess terminated on PipeInterface[%s] (signal %d)", p->name,
+			     WTERMSIG(st));
 	}
 	/* ECHILD (someone else reaped it, or SIGCHLD is ignored): gone all the same. */
 	p->pid = 0;
@@ -272,7 +274,8 @@ static int spawn_child(pipe_if *p, char *msg, size_t cap)
 	sigaddset(&def, SIGXFSZ);
 	if ((err = posix_spawnattr_setsigmask(&attr, &none)) != 0 ||
 	    (err = posix_spawnattr_setsigdefault(&attr, &def)) != 0 ||
-	    (err = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)) != 0)
+	    (err = posix_spawnattr_setflags(&attr,
+					    POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)) != 0)
 		goto spawn_setup;
 	pid_t pid;
 	err = posix_spawnp(&pid, p->argv[0], &fa, &attr, p->argv, environ);
@@ -296,7 +299,8 @@ static int spawn_child(pipe_if *p, char *msg, size_t cap)
 	rnsc_hdlc_decoder_reset(&p->dec);
 	p->tx_off = p->tx_len = 0;
 	if ((rc = watch_child(p)) != 0 ||
-	    (rc = p->host->watch_add(p->host->hctx, p->rfd, RNSC_IFACE_EV_READ, io_cb, p, &p->rw)) != 0 ||
+	    (rc = p->host->watch_add(p->host->hctx, p->rfd, RNSC_IFACE_EV_READ, io_cb, p,
+				     &p->rw)) != 0 ||
 	    (rc = p->host->watch_add(p->host->hctx, p->wfd, 0, io_cb, p, &p->ww)) != 0) {
 		snprintf(msg, cap, "cannot watch the subprocess");
 		pipes_down(p, "set-up failed");
@@ -362,7 +366,8 @@ static void pipes_down(pipe_if *p, const char *why)
 		p->failed_starts++;
 	else
 		p->failed_starts = 0;
-	plog(p, RNSC_LOG_WARNING, "Subprocess pipe for PipeInterface[%s] closed (%s)", p->name, why);
+	plog(p, RNSC_LOG_WARNING, "Subprocess pipe for PipeInterface[%s] closed (%s)", p->name,
+	     why);
 	if (p->pid > 0 && !try_reap(p)) {
 		/* Still running with its stdout gone: the reference kills it too. The reap
 		 * follows from the pidfd (or the polling timer), then the respawn. */
@@ -579,9 +584,9 @@ static int pipe_open(void *instp, const rnsc_iface_config *cfg, const rnsc_iface
 	rc = rnsc_shlex_split(command, p->argbuf, cap, p->argv, MAX_ARGS, &why);
 	if (rc <= 0) {
 		snprintf(msg, sizeof(msg), "cannot split the command: %s",
-			 rc == 0 ? "it is empty"
+			 rc == 0                    ? "it is empty"
 			 : rc == RNSC_ERR_MALFORMED ? why
-			 : "more than 255 arguments");
+						    : "more than 255 arguments");
 		rc = cfg->fail(cfg->cctx, "command", RNSC_ERR_CONFIG_VALUE, msg);
 		goto fail;
 	}
@@ -614,7 +619,8 @@ static int pipe_open(void *instp, const rnsc_iface_config *cfg, const rnsc_iface
 		goto fail_child;
 	}
 	go_online(p);
-	plog(p, RNSC_LOG_VERBOSE, "Subprocess pipe for PipeInterface[%s] is now connected", p->name);
+	plog(p, RNSC_LOG_VERBOSE, "Subprocess pipe for PipeInterface[%s] is now connected",
+	     p->name);
 	*handle = p;
 	return 0;
 fail_child:
@@ -638,8 +644,8 @@ static int pipe_send(void *handle, const uint8_t *frame, size_t len)
 		return RNSC_ERR_STATE;
 	}
 	size_t need = rnsc_hdlc_encoded_len(frame, len);
-	int rc = rnsc_txq_reserve(p->inst, &p->tx, &p->tx_off, &p->tx_len, &p->tx_cap, need, TXQ_MAX,
-				  4096);
+	int rc = rnsc_txq_reserve(p->inst, &p->tx, &p->tx_off, &p->tx_len, &p->tx_cap, need,
+				  TXQ_MAX, 4096);
 	if (rc) {
 		p->host->drop(p->host->hctx, RNSC_IFACE_DROP_TXQUEUE, 1);
 		return rc;
@@ -674,5 +680,5 @@ static int pipe_describe(void *handle, char *buf, size_t cap)
 	return snprintf(buf, cap, "PipeInterface[%s]", p->name);
 }
 
-RNSC_IFACE_PLUGIN("pipe", "PipeInterface (HDLC over a subprocess's stdin and stdout)", pipe_types, pipe_open, pipe_send, pipe_stats, pipe_close,
-		  pipe_describe)
+RNSC_IFACE_PLUGIN("pipe", "PipeInterface (HDLC over a subprocess's stdin and stdout)", pipe_types,
+		  pipe_open, pipe_send, pipe_stats, pipe_close, pipe_describe)

@@ -65,8 +65,8 @@
 #define NS_PER_MS UINT64_C(1000000)
 #define NS_PER_S UINT64_C(1000000000)
 #define RECONNECT_WAIT_NS (5 * NS_PER_S)
-#define SETTLE_NS (2 * NS_PER_S)        /* configure_device: sleep(2.0) */
-#define DETECT_WAIT_NS (200 * NS_PER_MS)  /* sleep(0.2) after detect() */
+#define SETTLE_NS (2 * NS_PER_S)           /* configure_device: sleep(2.0) */
+#define DETECT_WAIT_NS (200 * NS_PER_MS)   /* sleep(0.2) after detect() */
 #define VALIDATE_WAIT_NS (250 * NS_PER_MS) /* validateRadioState: sleep(0.25) */
 #define ONLINE_WAIT_NS (300 * NS_PER_MS)   /* sleep(0.3) before online */
 #define FRAME_TIMEOUT_NS (100 * NS_PER_MS) /* self.timeout */
@@ -198,15 +198,16 @@ static void drop_port(rn_if *s, const char *why)
 		     "offline, reopening %s every %.1f seconds",
 		     s->name, why, s->port, (double)s->reconnect_wait_ns / 1e9);
 	} else {
-		rlog(s, RNSC_LOG_ERROR, "RNodeInterface[%s]: %s; retrying %s in %.1f seconds", s->name,
-		     why, s->port, (double)s->reconnect_wait_ns / 1e9);
+		rlog(s, RNSC_LOG_ERROR, "RNodeInterface[%s]: %s; retrying %s in %.1f seconds",
+		     s->name, why, s->port, (double)s->reconnect_wait_ns / 1e9);
 	}
 	s->host->timer_start(s->host->hctx, s->timer, s->reconnect_wait_ns, 0);
 }
 
 static void set_interest(rn_if *s, unsigned interest)
 {
-	if (s->w && s->interest != interest && s->host->watch_modify(s->host->hctx, s->w, interest) == 0)
+	if (s->w && s->interest != interest &&
+	    s->host->watch_modify(s->host->hctx, s->w, interest) == 0)
 		s->interest = interest;
 }
 
@@ -268,8 +269,9 @@ static void log_mismatch(rn_if *s, unsigned bad)
 	     "After configuring RNodeInterface[%s], the reported radio parameters did not match "
 	     "your configuration.",
 	     s->name);
-	rlog(s, RNSC_LOG_ERROR, "Make sure that your hardware actually supports the parameters "
-				"specified in the configuration");
+	rlog(s, RNSC_LOG_ERROR,
+	     "Make sure that your hardware actually supports the parameters "
+	     "specified in the configuration");
 }
 
 static void timer_cb(void *ud)
@@ -281,8 +283,9 @@ static void timer_cb(void *ud)
 	int n;
 	switch (s->state) {
 	case ST_CLOSED:
-		rlog(s, RNSC_LOG_VERBOSE, "Attempting to reconnect serial port %s for RNodeInterface[%s]...",
-		     s->port, s->name);
+		rlog(s, RNSC_LOG_VERBOSE,
+		     "Attempting to reconnect serial port %s for RNodeInterface[%s]...", s->port,
+		     s->name);
 		if (try_open(s, msg, sizeof(msg), &err) != 0) {
 			rlog(s, RNSC_LOG_DEBUG, "Error while reconnecting port: %s", msg);
 			s->host->timer_start(s->host->hctx, s->timer, s->reconnect_wait_ns, 0);
@@ -307,7 +310,8 @@ static void timer_cb(void *ud)
 			     "The firmware version of the connected RNode is %d.%d; this version of "
 			     "Reticulum requires at least version %d.%d. Please update your RNode "
 			     "firmware with rnodeconf",
-			     s->radio.fw_major, s->radio.fw_minor, RNSC_RNODE_FW_MAJ, RNSC_RNODE_FW_MIN);
+			     s->radio.fw_major, s->radio.fw_minor, RNSC_RNODE_FW_MAJ,
+			     RNSC_RNODE_FW_MIN);
 			drop_port(s, "firmware too old");
 			return;
 		}
@@ -323,7 +327,8 @@ static void timer_cb(void *ud)
 		if (s->state != ST_VALIDATE)
 			return;
 		rlog(s, RNSC_LOG_VERBOSE,
-		     "Waiting for radio configuration validation for RNodeInterface[%s]...", s->name);
+		     "Waiting for radio configuration validation for RNodeInterface[%s]...",
+		     s->name);
 		s->host->timer_start(s->host->hctx, s->timer, VALIDATE_WAIT_NS, 0);
 		return;
 	case ST_VALIDATE: {
@@ -334,7 +339,8 @@ static void timer_cb(void *ud)
 			return;
 		}
 		s->ready = 1;
-		rlog(s, RNSC_LOG_NOTICE, "RNodeInterface[%s] is configured and powered up", s->name);
+		rlog(s, RNSC_LOG_NOTICE, "RNodeInterface[%s] is configured and powered up",
+		     s->name);
 		s->state = ST_ONLINE_WAIT;
 		s->host->timer_start(s->host->hctx, s->timer, ONLINE_WAIT_NS, 0);
 		return;
@@ -343,7 +349,8 @@ static void timer_cb(void *ud)
 		s->state = ST_ONLINE;
 		if (s->ever_online) {
 			s->reconnects++;
-			rlog(s, RNSC_LOG_NOTICE, "Reconnected port for RNodeInterface[%s]", s->name);
+			rlog(s, RNSC_LOG_NOTICE, "Reconnected port for RNodeInterface[%s]",
+			     s->name);
 		}
 		s->ever_online = 1;
 		s->host->set_online(s->host->hctx, 1);
@@ -377,25 +384,29 @@ static void on_report(rn_if *s, uint8_t cmd, const uint8_t *p, size_t len)
 	switch (rnsc_rnode_apply(&s->radio, cmd, p, len, &code)) {
 	case RNSC_RNODE_EV_PARAM:
 		if (cmd == RNSC_RNODE_CMD_FREQUENCY)
-			rlog(s, RNSC_LOG_DEBUG, "RNodeInterface[%s] Radio reporting frequency is %.6g MHz",
-			     s->name, r->frequency / 1e6);
+			rlog(s, RNSC_LOG_DEBUG,
+			     "RNodeInterface[%s] Radio reporting frequency is %.6g MHz", s->name,
+			     r->frequency / 1e6);
 		else if (cmd == RNSC_RNODE_CMD_BANDWIDTH)
-			rlog(s, RNSC_LOG_DEBUG, "RNodeInterface[%s] Radio reporting bandwidth is %.6g KHz",
-			     s->name, r->bandwidth / 1e3);
+			rlog(s, RNSC_LOG_DEBUG,
+			     "RNodeInterface[%s] Radio reporting bandwidth is %.6g KHz", s->name,
+			     r->bandwidth / 1e3);
 		else if (cmd == RNSC_RNODE_CMD_SF)
-			rlog(s, RNSC_LOG_DEBUG, "RNodeInterface[%s] Radio reporting spreading factor is %d",
-			     s->name, r->sf);
+			rlog(s, RNSC_LOG_DEBUG,
+			     "RNodeInterface[%s] Radio reporting spreading factor is %d", s->name,
+			     r->sf);
 		else
-			rlog(s, RNSC_LOG_DEBUG, "RNodeInterface[%s] Radio reporting coding rate is %d",
-			     s->name, r->cr);
+			rlog(s, RNSC_LOG_DEBUG,
+			     "RNodeInterface[%s] Radio reporting coding rate is %d", s->name,
+			     r->cr);
 		update_bitrate(s);
 		return;
 	case RNSC_RNODE_EV_READY:
 		fc_release(s);
 		return;
 	case RNSC_RNODE_EV_ERROR_SOFT:
-		rlog(s, RNSC_LOG_ERROR, "RNodeInterface[%s] hardware error (code %02x): %s", s->name,
-		     code,
+		rlog(s, RNSC_LOG_ERROR, "RNodeInterface[%s] hardware error (code %02x): %s",
+		     s->name, code,
 		     code == RNSC_RNODE_ERR_MEMORY_LOW ? "Memory exhausted"
 						       : "Modem communication timed out");
 		return;
@@ -411,26 +422,29 @@ static void on_report(rn_if *s, uint8_t cmd, const uint8_t *p, size_t len)
 	}
 	case RNSC_RNODE_EV_RESET:
 		if (r->platform == RNSC_RNODE_PLATFORM_ESP32 && s->state == ST_ONLINE)
-			drop_port(s, "Detected reset while device was online, reinitialising device");
+			drop_port(s,
+				  "Detected reset while device was online, reinitialising device");
 		return;
 	case RNSC_RNODE_EV_SHORT:
 		s->host->drop(s->host->hctx, RNSC_IFACE_DROP_GARBAGE, 2 + (uint64_t)len);
 		return;
 	default:
 		if (cmd == RNSC_RNODE_CMD_TXPOWER)
-			rlog(s, RNSC_LOG_DEBUG, "RNodeInterface[%s] Radio reporting TX power is %d dBm",
-			     s->name, r->txpower);
+			rlog(s, RNSC_LOG_DEBUG,
+			     "RNodeInterface[%s] Radio reporting TX power is %d dBm", s->name,
+			     r->txpower);
 		else if (cmd == RNSC_RNODE_CMD_RADIO_STATE && !r->state)
-			rlog(s, RNSC_LOG_DEBUG, "RNodeInterface[%s] Radio reporting state is offline",
-			     s->name);
+			rlog(s, RNSC_LOG_DEBUG,
+			     "RNodeInterface[%s] Radio reporting state is offline", s->name);
 		else if (cmd == RNSC_RNODE_CMD_ST_ALOCK || cmd == RNSC_RNODE_CMD_LT_ALOCK)
 			rlog(s, RNSC_LOG_DEBUG,
-			     "RNodeInterface[%s] Radio reporting %s-term airtime limit is %.6g%%", s->name,
-			     cmd == RNSC_RNODE_CMD_ST_ALOCK ? "short" : "long",
+			     "RNodeInterface[%s] Radio reporting %s-term airtime limit is %.6g%%",
+			     s->name, cmd == RNSC_RNODE_CMD_ST_ALOCK ? "short" : "long",
 			     cmd == RNSC_RNODE_CMD_ST_ALOCK ? r->st_alock : r->lt_alock);
 		else if (cmd == RNSC_RNODE_CMD_STAT_CHTM && r->have_interference)
-			rlog(s, RNSC_LOG_DEBUG, "RNodeInterface[%s] Radio detected interference at %d dBm",
-			     s->name, r->interference);
+			rlog(s, RNSC_LOG_DEBUG,
+			     "RNodeInterface[%s] Radio detected interference at %d dBm", s->name,
+			     r->interference);
 		return;
 	}
 }
@@ -630,8 +644,8 @@ static void rn_close(void *handle)
 		int n = rnsc_rnode_detach_frames(s->display, buf, sizeof(buf));
 		do_write(s);
 		if (n > 0 && s->fd >= 0 && write(s->fd, buf, (size_t)n) != n)
-			rlog(s, RNSC_LOG_ERROR, "An error occurred while detaching RNodeInterface[%s]",
-			     s->name);
+			rlog(s, RNSC_LOG_ERROR,
+			     "An error occurred while detaching RNodeInterface[%s]", s->name);
 	}
 	close_device(s);
 	s->host->timer_del(s->host->hctx, s->timer);
@@ -678,12 +692,14 @@ static int read_config(rn_if *s, const rnsc_iface_config *cfg)
 	if (strlen(port) >= sizeof(s->port))
 		return cfg->fail(cfg->cctx, "port", RNSC_ERR_CONFIG_VALUE, "path too long");
 	snprintf(s->port, sizeof(s->port), "%s", port);
-	if ((rc = get_int(cfg, "frequency", &freq, &has)) || (rc = get_int(cfg, "bandwidth", &bw, &has)) ||
+	if ((rc = get_int(cfg, "frequency", &freq, &has)) ||
+	    (rc = get_int(cfg, "bandwidth", &bw, &has)) ||
 	    (rc = get_int(cfg, "txpower", &txp, &has)) ||
 	    (rc = get_int(cfg, "spreadingfactor", &sf, &has)) ||
 	    (rc = get_int(cfg, "codingrate", &cr, &has)))
 		return rc;
-	if ((rc = check(cfg, "frequency", freq >= 137000000 && freq <= 3000000000LL, "frequency")) ||
+	if ((rc = check(cfg, "frequency", freq >= 137000000 && freq <= 3000000000LL,
+			"frequency")) ||
 	    (rc = check(cfg, "txpower", txp >= 0 && txp <= 37, "TX power")) ||
 	    (rc = check(cfg, "bandwidth", bw >= 7800 && bw <= 1625000, "bandwidth")) ||
 	    (rc = check(cfg, "spreadingfactor", sf >= 5 && sf <= 12, "spreading factor")) ||
@@ -727,10 +743,11 @@ static int read_config(rn_if *s, const rnsc_iface_config *cfg)
 	if (has_interval && call) {
 		if (strlen(call) > RN_CALLSIGN_MAX) {
 			char msg[200];
-			snprintf(msg, sizeof(msg),
-				 "The encoded ID callsign for RNodeInterface[%s] exceeds the max length "
-				 "of %u bytes.",
-				 cfg->name, RN_CALLSIGN_MAX);
+			snprintf(
+				msg, sizeof(msg),
+				"The encoded ID callsign for RNodeInterface[%s] exceeds the max length "
+				"of %u bytes.",
+				cfg->name, RN_CALLSIGN_MAX);
 			return cfg->fail(cfg->cctx, "id_callsign", RNSC_ERR_CONFIG_VALUE, msg);
 		}
 		if ((rc = check(cfg, "id_interval", interval >= 0 && interval <= 86400LL * 365,
@@ -752,7 +769,9 @@ static int read_config(rn_if *s, const rnsc_iface_config *cfg)
 	/* Until the device reports, the formula on the configured values (which validation
 	 * makes the reported ones): transport takes the bitrate when the interface attaches. */
 	rnsc_rnode_radio r = {.have = RNSC_RNODE_HAVE_SF | RNSC_RNODE_HAVE_CR | RNSC_RNODE_HAVE_BW,
-			      .sf = (int)sf, .cr = (int)cr, .bandwidth = (uint32_t)bw};
+			      .sf = (int)sf,
+			      .cr = (int)cr,
+			      .bandwidth = (uint32_t)bw};
 	s->bitrate = rnsc_rnode_bitrate(&r);
 	if ((rc = get_int(cfg, "bitrate", &v, &has)))
 		return rc;
@@ -767,7 +786,8 @@ static int rn_open(void *instp, const rnsc_iface_config *cfg, const rnsc_iface_h
 	rnsc_iface_inst *inst = instp;
 	int rc;
 	if (strcmp(cfg->type, "RNodeInterface") != 0)
-		return cfg->fail(cfg->cctx, "type", RNSC_ERR_NOTFOUND, "not an RNode interface type");
+		return cfg->fail(cfg->cctx, "type", RNSC_ERR_NOTFOUND,
+				 "not an RNode interface type");
 	rn_if *s = xalloc(inst, sizeof(*s));
 	if (!s)
 		return cfg->fail(cfg->cctx, NULL, RNSC_ERR_NOMEM, "out of memory");
@@ -787,9 +807,11 @@ static int rn_open(void *instp, const rnsc_iface_config *cfg, const rnsc_iface_h
 	int err;
 	if (try_open(s, msg, sizeof(msg), &err) != 0) {
 		/* As the reference: logged, retried periodically, the interface offline. */
-		rlog(s, RNSC_LOG_ERROR, "Could not open serial port for interface RNodeInterface[%s]: %s",
-		     s->name, msg);
-		rlog(s, RNSC_LOG_ERROR, "Reticulum will attempt to bring up this interface periodically");
+		rlog(s, RNSC_LOG_ERROR,
+		     "Could not open serial port for interface RNodeInterface[%s]: %s", s->name,
+		     msg);
+		rlog(s, RNSC_LOG_ERROR,
+		     "Reticulum will attempt to bring up this interface periodically");
 		s->state = ST_CLOSED;
 		host->timer_start(host->hctx, s->timer, s->reconnect_wait_ns, 0);
 	}

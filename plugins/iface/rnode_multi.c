@@ -140,8 +140,8 @@ typedef struct rm_if {
 	size_t ntypes;
 	uint8_t selected;
 	rm_sub *live[RNSC_RNODE_MULTI_MAX]; /* by vport */
-	uint16_t configured;               /* vports given radio parameters since the port opened */
-	rnsc_rnode_radio pending;          /* reports for the radio being configured */
+	uint16_t configured;      /* vports given radio parameters since the port opened */
+	rnsc_rnode_radio pending; /* reports for the radio being configured */
 	uint64_t pending_bitrate;
 	uint64_t last_rx_ns;
 	rnsc_kiss_decoder kdec;
@@ -220,7 +220,8 @@ static void update_bitrate(rm_if *s, const char *name, const rnsc_rnode_radio *r
 	uint64_t b = rnsc_rnode_bitrate(r);
 	if (b && b != *bitrate) {
 		*bitrate = b;
-		rlog(s, RNSC_LOG_VERBOSE, "%s On-air bitrate is now %.2f kbps", name, (double)b / 1000.0);
+		rlog(s, RNSC_LOG_VERBOSE, "%s On-air bitrate is now %.2f kbps", name,
+		     (double)b / 1000.0);
 	}
 }
 
@@ -271,7 +272,8 @@ static void drop_port(rm_if *s, const char *why)
 
 static void set_interest(rm_if *s, unsigned interest)
 {
-	if (s->w && s->interest != interest && s->host->watch_modify(s->host->hctx, s->w, interest) == 0)
+	if (s->w && s->interest != interest &&
+	    s->host->watch_modify(s->host->hctx, s->w, interest) == 0)
 		s->interest = interest;
 }
 
@@ -334,8 +336,9 @@ static void log_mismatch(rm_if *s, const rm_subcfg *sc, unsigned bad)
 	     "After configuring %s[%s], the reported radio parameters did not match your "
 	     "configuration.",
 	     s->name, sc->name);
-	rlog(s, RNSC_LOG_ERROR, "Make sure that your hardware actually supports the parameters "
-				"specified in the configuration");
+	rlog(s, RNSC_LOG_ERROR,
+	     "Make sure that your hardware actually supports the parameters "
+	     "specified in the configuration");
 	rlog(s, RNSC_LOG_ERROR, "Aborting RNode startup");
 }
 
@@ -360,8 +363,8 @@ static void next_sub(rm_if *s)
 		s->state = ST_ONLINE;
 		if (s->ever_online) {
 			s->reconnects++;
-			rlog(s, RNSC_LOG_NOTICE, "Reconnected serial port for RNodeMultiInterface[%s]",
-			     s->name);
+			rlog(s, RNSC_LOG_NOTICE,
+			     "Reconnected serial port for RNodeMultiInterface[%s]", s->name);
 		}
 		s->ever_online = 1;
 		s->host->set_online(s->host->hctx, 1);
@@ -382,10 +385,11 @@ static void next_sub(rm_if *s)
 					     : (f >= 137000000u && f <= 1000000000u);
 	if (!ok) {
 		char why[300];
-		snprintf(why, sizeof(why),
-			 "Invalid frequency configured for %s[%s] (an %s radio); the configuration for "
-			 "it contains errors",
-			 s->name, sc->name, chip);
+		snprintf(
+			why, sizeof(why),
+			"Invalid frequency configured for %s[%s] (an %s radio); the configuration for "
+			"it contains errors",
+			s->name, sc->name, chip);
 		drop_port(s, why);
 		return;
 	}
@@ -436,8 +440,8 @@ static void timer_cb(void *ud)
 	switch (s->state) {
 	case ST_CLOSED:
 		rlog(s, RNSC_LOG_VERBOSE,
-		     "Attempting to reconnect serial port %s for RNodeMultiInterface[%s]...", s->port,
-		     s->name);
+		     "Attempting to reconnect serial port %s for RNodeMultiInterface[%s]...",
+		     s->port, s->name);
 		if (try_open(s, msg, sizeof(msg), &err) != 0) {
 			rlog(s, RNSC_LOG_ERROR, "Error while reconnecting port: %s", msg);
 			s->host->timer_start(s->host->hctx, s->timer, s->reconnect_wait_ns, 0);
@@ -453,19 +457,21 @@ static void timer_cb(void *ud)
 		return;
 	case ST_DETECT:
 		if (!s->dev.detected) {
-			snprintf(msg, sizeof(msg), "Could not detect device for RNodeMultiInterface[%s]",
-				 s->name);
+			snprintf(msg, sizeof(msg),
+				 "Could not detect device for RNodeMultiInterface[%s]", s->name);
 			drop_port(s, msg);
 			return;
 		}
 		if ((s->dev.have & RNSC_RNODE_HAVE_FW) &&
-		    !(s->dev.fw_major >= RNSC_RNODE_FW_MAJ && s->dev.fw_minor >= RNSC_RNODE_MULTI_FW_MIN)) {
+		    !(s->dev.fw_major >= RNSC_RNODE_FW_MAJ &&
+		      s->dev.fw_minor >= RNSC_RNODE_MULTI_FW_MIN)) {
 			/* the reference's own test: the minor alone must reach 74 */
 			rlog(s, RNSC_LOG_CRITICAL,
 			     "The firmware version of the connected RNode is %d.%d; this version of "
 			     "Reticulum requires at least version %d.%d. Please update your RNode "
 			     "firmware with rnodeconf",
-			     s->dev.fw_major, s->dev.fw_minor, RNSC_RNODE_FW_MAJ, RNSC_RNODE_MULTI_FW_MIN);
+			     s->dev.fw_major, s->dev.fw_minor, RNSC_RNODE_FW_MAJ,
+			     RNSC_RNODE_MULTI_FW_MIN);
 			drop_port(s, "firmware too old");
 			return;
 		}
@@ -479,15 +485,16 @@ static void timer_cb(void *ud)
 		return;
 	case ST_SUB_SETTLE: {
 		const rm_subcfg *sc = &s->cfg[s->cur];
-		rlog(s, RNSC_LOG_VERBOSE, "Configuring RNode subinterface %s[%s]...", s->name, sc->name);
+		rlog(s, RNSC_LOG_VERBOSE, "Configuring RNode subinterface %s[%s]...", s->name,
+		     sc->name);
 		n = rnsc_rnode_multi_config_frames((uint8_t)sc->vport, &sc->want, buf, sizeof(buf));
 		s->state = ST_SUB_VALIDATE;
 		if (n > 0 && queue_bytes(s, buf, (size_t)n) != 0)
 			return;
 		if (s->state != ST_SUB_VALIDATE)
 			return;
-		rlog(s, RNSC_LOG_VERBOSE, "Waiting for radio configuration validation for %s[%s]...",
-		     s->name, sc->name);
+		rlog(s, RNSC_LOG_VERBOSE,
+		     "Waiting for radio configuration validation for %s[%s]...", s->name, sc->name);
 		s->host->timer_start(s->host->hctx, s->timer, VALIDATE_WAIT_NS, 0);
 		return;
 	}
@@ -527,7 +534,8 @@ static rnsc_rnode_radio *selected_radio(rm_if *s, rm_sub **cp)
 	*cp = s->selected < RNSC_RNODE_MULTI_MAX ? s->live[s->selected] : NULL;
 	if (*cp)
 		return &(*cp)->radio;
-	if ((s->state == ST_SUB_VALIDATE || s->state == ST_SUB_SETTLE || s->state == ST_SUB_ONLINE) &&
+	if ((s->state == ST_SUB_VALIDATE || s->state == ST_SUB_SETTLE ||
+	     s->state == ST_SUB_ONLINE) &&
 	    s->cur < s->ncfg && s->cfg[s->cur].vport == s->selected)
 		return &s->pending;
 	return NULL;
@@ -565,7 +573,8 @@ static void on_report(rm_if *s, uint8_t cmd, const uint8_t *p, size_t len)
 	case RNSC_RNODE_CMD_RESET:
 		if (len >= 1 && p[0] == 0xF8 && s->dev.platform == RNSC_RNODE_PLATFORM_ESP32 &&
 		    s->state == ST_ONLINE)
-			drop_port(s, "Detected reset while device was online, reinitialising device");
+			drop_port(s,
+				  "Detected reset while device was online, reinitialising device");
 		return;
 	default:
 		break;
@@ -586,9 +595,11 @@ static void on_report(rm_if *s, uint8_t cmd, const uint8_t *p, size_t len)
 		snprintf(pname, sizeof(pname), "%s[%s]", s->name, s->cfg[s->cur].name);
 	const char *nm = c ? c->name : pname;
 	if (cmd == RNSC_RNODE_CMD_FREQUENCY)
-		rlog(s, RNSC_LOG_DEBUG, "%s Radio reporting frequency is %.6g MHz", nm, r->frequency / 1e6);
+		rlog(s, RNSC_LOG_DEBUG, "%s Radio reporting frequency is %.6g MHz", nm,
+		     r->frequency / 1e6);
 	else if (cmd == RNSC_RNODE_CMD_BANDWIDTH)
-		rlog(s, RNSC_LOG_DEBUG, "%s Radio reporting bandwidth is %.6g KHz", nm, r->bandwidth / 1e3);
+		rlog(s, RNSC_LOG_DEBUG, "%s Radio reporting bandwidth is %.6g KHz", nm,
+		     r->bandwidth / 1e3);
 	else if (cmd == RNSC_RNODE_CMD_TXPOWER)
 		rlog(s, RNSC_LOG_DEBUG, "%s Radio reporting TX power is %d dBm", nm,
 		     r->txpower > 127 ? r->txpower - 256 : r->txpower);
@@ -643,8 +654,8 @@ static void do_read(rm_if *s)
 			uint64_t now = s->host->now_ns(s->host->hctx);
 			if (now - s->last_rx_ns > FRAME_TIMEOUT_NS && rx_mid_frame(s)) {
 				rlog(s, RNSC_LOG_WARNING,
-				     "RNodeMultiInterface[%s] serial read timeout in command %u", s->name,
-				     s->kdec.type);
+				     "RNodeMultiInterface[%s] serial read timeout in command %u",
+				     s->name, s->kdec.type);
 				s->host->drop(s->host->hctx, RNSC_IFACE_DROP_PARTIAL, 1);
 				rnsc_kiss_decoder_reset(&s->kdec);
 			}
@@ -842,8 +853,8 @@ static int read_lock(const rnsc_iface_config *sub, const char *parent, const cha
 static int read_sub(rm_if *s, const rnsc_iface_config *sub, rm_subcfg *sc)
 {
 	int64_t v[6] = {0};
-	static const char *const keys[] = {"vport",		"frequency", "bandwidth",
-					   "txpower",		"spreadingfactor", "codingrate"};
+	static const char *const keys[] = {"vport",   "frequency",       "bandwidth",
+					   "txpower", "spreadingfactor", "codingrate"};
 	int has, rc;
 	snprintf(sc->name, sizeof(sc->name), "%s", sub->name);
 	for (size_t k = 0; k < 6; k++) {
@@ -851,15 +862,19 @@ static int read_sub(rm_if *s, const rnsc_iface_config *sub, rm_subcfg *sc)
 			return rc;
 		if (!has) {
 			char msg[200];
-			snprintf(msg, sizeof(msg), "%s[%s] needs a %s", s->name, sub->name, keys[k]);
+			snprintf(msg, sizeof(msg), "%s[%s] needs a %s", s->name, sub->name,
+				 keys[k]);
 			return sub->fail(sub->cctx, keys[k], RNSC_ERR_CONFIG_VALUE, msg);
 		}
 	}
-	if ((rc = check(sub, s->name, "vport", v[0] >= 0 && v[0] < RNSC_RNODE_MULTI_MAX, "virtual port")) ||
-	    (rc = check(sub, s->name, "frequency", v[1] >= 137000000 && v[1] <= 2600000000LL, "frequency")) ||
+	if ((rc = check(sub, s->name, "vport", v[0] >= 0 && v[0] < RNSC_RNODE_MULTI_MAX,
+			"virtual port")) ||
+	    (rc = check(sub, s->name, "frequency", v[1] >= 137000000 && v[1] <= 2600000000LL,
+			"frequency")) ||
 	    (rc = check(sub, s->name, "bandwidth", v[2] >= 7800 && v[2] <= 1625000, "bandwidth")) ||
 	    (rc = check(sub, s->name, "txpower", v[3] >= -9 && v[3] <= 37, "TX power")) ||
-	    (rc = check(sub, s->name, "spreadingfactor", v[4] >= 5 && v[4] <= 12, "spreading factor")) ||
+	    (rc = check(sub, s->name, "spreadingfactor", v[4] >= 5 && v[4] <= 12,
+			"spreading factor")) ||
 	    (rc = check(sub, s->name, "codingrate", v[5] >= 5 && v[5] <= 8, "coding rate")))
 		return rc;
 	sc->vport = (int)v[0];
@@ -908,7 +923,8 @@ static int read_config(rm_if *s, const rnsc_iface_config *cfg)
 		if ((rc = cfg->sub_at(cfg->cctx, i, &sub)))
 			return rc;
 		int en = 0;
-		if ((rc = sub.get_bool(sub.cctx, "interface_enabled", &en)) && rc != RNSC_ERR_NOTFOUND)
+		if ((rc = sub.get_bool(sub.cctx, "interface_enabled", &en)) &&
+		    rc != RNSC_ERR_NOTFOUND)
 			return rc;
 		if (!en && !all_enabled)
 			continue;
@@ -947,10 +963,11 @@ static int read_config(rm_if *s, const rnsc_iface_config *cfg)
 	s->id_interval = -1;
 	if (has_interval && call) {
 		if (strlen(call) > RM_CALLSIGN_MAX) {
-			snprintf(msg, sizeof(msg),
-				 "The encoded ID callsign for RNodeMultiInterface[%s] exceeds the max "
-				 "length of %u bytes.",
-				 s->name, RM_CALLSIGN_MAX);
+			snprintf(
+				msg, sizeof(msg),
+				"The encoded ID callsign for RNodeMultiInterface[%s] exceeds the max "
+				"length of %u bytes.",
+				s->name, RM_CALLSIGN_MAX);
 			return cfg->fail(cfg->cctx, "id_callsign", RNSC_ERR_CONFIG_VALUE, msg);
 		}
 		if (interval < 0 || interval > 86400LL * 365)
@@ -1016,7 +1033,8 @@ static int rm_open(void *instp, const rnsc_iface_config *cfg, const rnsc_iface_h
 	rnsc_iface_inst *inst = instp;
 	int rc;
 	if (strcmp(cfg->type, "RNodeMultiInterface") != 0)
-		return cfg->fail(cfg->cctx, "type", RNSC_ERR_NOTFOUND, "not an RNodeMultiInterface");
+		return cfg->fail(cfg->cctx, "type", RNSC_ERR_NOTFOUND,
+				 "not an RNodeMultiInterface");
 	rm_if *s = xalloc(inst, sizeof(*s));
 	if (!s)
 		return cfg->fail(cfg->cctx, NULL, RNSC_ERR_NOMEM, "out of memory");
@@ -1037,9 +1055,10 @@ static int rm_open(void *instp, const rnsc_iface_config *cfg, const rnsc_iface_h
 	int err;
 	if (try_open(s, msg, sizeof(msg), &err) != 0) {
 		rlog(s, RNSC_LOG_ERROR,
-		     "Could not open serial port for interface RNodeMultiInterface[%s]: %s", s->name,
-		     msg);
-		rlog(s, RNSC_LOG_ERROR, "Reticulum will attempt to bring up this interface periodically");
+		     "Could not open serial port for interface RNodeMultiInterface[%s]: %s",
+		     s->name, msg);
+		rlog(s, RNSC_LOG_ERROR,
+		     "Reticulum will attempt to bring up this interface periodically");
 		s->state = ST_CLOSED;
 		host->timer_start(host->hctx, s->timer, s->reconnect_wait_ns, 0);
 	}

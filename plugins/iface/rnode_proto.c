@@ -32,7 +32,8 @@ uint64_t rnsc_rnode_bitrate(const rnsc_rnode_radio *r)
 	if ((r->have & need) != need || r->sf <= 0 || r->cr <= 0 || r->bandwidth == 0 || r->sf > 30)
 		return 0;
 	/* sf * ((4 / cr) / (2^sf / (bw / 1000))) * 1000 */
-	double b = r->sf * ((4.0 / r->cr) / ((double)(1ul << r->sf) / (r->bandwidth / 1000.0))) * 1000.0;
+	double b = r->sf * ((4.0 / r->cr) / ((double)(1ul << r->sf) / (r->bandwidth / 1000.0))) *
+		   1000.0;
 	return b > 0 ? (uint64_t)b : 0;
 }
 
@@ -46,17 +47,16 @@ static double quality(const rnsc_rnode_radio *r)
 	return (double)(long)(q * 10.0 + 0.5) / 10.0; /* one decimal, as the reference rounds */
 }
 
-int rnsc_rnode_apply(rnsc_rnode_radio *r, uint8_t cmd, const uint8_t *p, size_t len,
-		     uint8_t *code)
+int rnsc_rnode_apply(rnsc_rnode_radio *r, uint8_t cmd, const uint8_t *p, size_t len, uint8_t *code)
 {
 	static const struct {
 		uint8_t cmd;
 		uint8_t need;
 	} NEED[] = {
-		{RNSC_RNODE_CMD_FREQUENCY, 4}, {RNSC_RNODE_CMD_BANDWIDTH, 4},
-		{RNSC_RNODE_CMD_STAT_RX, 4},   {RNSC_RNODE_CMD_STAT_TX, 4},
+		{RNSC_RNODE_CMD_FREQUENCY, 4},  {RNSC_RNODE_CMD_BANDWIDTH, 4},
+		{RNSC_RNODE_CMD_STAT_RX, 4},    {RNSC_RNODE_CMD_STAT_TX, 4},
 		{RNSC_RNODE_CMD_FW_VERSION, 2}, {RNSC_RNODE_CMD_ST_ALOCK, 2},
-		{RNSC_RNODE_CMD_LT_ALOCK, 2},  {RNSC_RNODE_CMD_STAT_BAT, 2},
+		{RNSC_RNODE_CMD_LT_ALOCK, 2},   {RNSC_RNODE_CMD_STAT_BAT, 2},
 		{RNSC_RNODE_CMD_STAT_CHTM, 11}, {RNSC_RNODE_CMD_STAT_PHYPRM, 12},
 		{RNSC_RNODE_CMD_STAT_CSMA, 3},
 	};
@@ -207,9 +207,11 @@ static int put(uint8_t *out, size_t cap, size_t *at, uint8_t cmd, const uint8_t 
 int rnsc_rnode_detect_frames(uint8_t *out, size_t cap)
 {
 	/* One write in the reference: the four requests share their FENDs. */
-	static const uint8_t D[] = {0xC0, RNSC_RNODE_CMD_DETECT, RNSC_RNODE_DETECT_REQ, 0xC0,
-				    RNSC_RNODE_CMD_FW_VERSION, 0x00, 0xC0, RNSC_RNODE_CMD_PLATFORM,
-				    0x00, 0xC0, RNSC_RNODE_CMD_MCU, 0x00, 0xC0};
+	static const uint8_t D[] = {0xC0, RNSC_RNODE_CMD_DETECT,     RNSC_RNODE_DETECT_REQ,
+				    0xC0, RNSC_RNODE_CMD_FW_VERSION, 0x00,
+				    0xC0, RNSC_RNODE_CMD_PLATFORM,   0x00,
+				    0xC0, RNSC_RNODE_CMD_MCU,        0x00,
+				    0xC0};
 	if (!out || cap < sizeof(D))
 		return RNSC_ERR_BUFSIZE;
 	memcpy(out, D, sizeof(D));
@@ -258,7 +260,8 @@ unsigned rnsc_rnode_mismatch(const rnsc_rnode_params *c, const rnsc_rnode_radio 
 {
 	unsigned bad = 0;
 	if ((r->have & RNSC_RNODE_HAVE_FREQ) &&
-	    (r->frequency > c->frequency ? r->frequency - c->frequency : c->frequency - r->frequency) > 100)
+	    (r->frequency > c->frequency ? r->frequency - c->frequency
+					 : c->frequency - r->frequency) > 100)
 		bad |= RNSC_RNODE_HAVE_FREQ;
 	if (!(r->have & RNSC_RNODE_HAVE_BW) || r->bandwidth != c->bandwidth)
 		bad |= RNSC_RNODE_HAVE_BW;

@@ -62,7 +62,7 @@
 #define RNSC_RNODE_RSSI_OFFSET 157
 #define RNSC_RNODE_PLATFORM_NRF52 0x70
 #define RNSC_RNODE_PLATFORM_ESP32 0x80
-#define RNSC_RNODE_FW_MAJ 1 /* REQUIRED_FW_VER_MAJ */
+#define RNSC_RNODE_FW_MAJ 1  /* REQUIRED_FW_VER_MAJ */
 #define RNSC_RNODE_FW_MIN 52 /* REQUIRED_FW_VER_MIN */
 
 #define RNSC_RNODE_ERR_INITRADIO 0x01
@@ -101,7 +101,7 @@ typedef struct rnsc_rnode_radio {
 	uint32_t frequency, bandwidth;
 	int txpower, sf, cr, state, lock;
 	int fw_major, fw_minor, platform, mcu;
-	double st_alock, lt_alock;          /* percent */
+	double st_alock, lt_alock; /* percent */
 	uint32_t stat_rx, stat_tx;
 	int rssi;                           /* dBm of the last packet */
 	double snr, quality;                /* dB; 0..100 */
@@ -131,8 +131,7 @@ enum rnsc_rnode_event {
 
 /* Applies one non-data frame (cmd = the KISS type byte) to r. *code gets the error code
  * for the error events. Returns an rnsc_rnode_event. */
-int rnsc_rnode_apply(rnsc_rnode_radio *r, uint8_t cmd, const uint8_t *p, size_t len,
-		     uint8_t *code);
+int rnsc_rnode_apply(rnsc_rnode_radio *r, uint8_t cmd, const uint8_t *p, size_t len, uint8_t *code);
 
 /* The firmware version check of the reference (at least 1.52). */
 int rnsc_rnode_fw_ok(const rnsc_rnode_radio *r);

@@ -94,7 +94,7 @@
 
 enum { K_SERIAL = 1, K_KISS = 2, K_AX25 = 3 };
 #define IS_KISS(s) ((s)->kind != K_SERIAL) /* KISSInterface and AX25KISSInterface */
-#define AX25_HEADER 16 /* AX25.HEADER_SIZE: two addresses, control, PID */
+#define AX25_HEADER 16                     /* AX25.HEADER_SIZE: two addresses, control, PID */
 enum { ST_CLOSED = 0, ST_SETTLING = 1, ST_ONLINE = 2 };
 
 typedef rnsc_iface_inst ser_inst;
@@ -118,7 +118,7 @@ typedef struct ser_if {
 	/* KISS settings */
 	int64_t preamble, txtail, persistence, slottime;
 	int flow_control;
-	int ready;     /* KISS: the TNC may take a frame */
+	int ready; /* KISS: the TNC may take a frame */
 	uint64_t reconnect_wait_ns;
 	/* device */
 	int fd;
@@ -189,8 +189,11 @@ static const char *type_name(const ser_if *s)
 /* Opens the port with the line settings (serial_port.c, shared with the rnode plugin). */
 static int open_device(ser_if *s, char *msg, size_t cap, int *err)
 {
-	rnsc_serial_line line = {.port = s->port, .speed = s->speed, .databits = s->databits,
-				 .stopbits = s->stopbits, .parity = s->parity};
+	rnsc_serial_line line = {.port = s->port,
+				 .speed = s->speed,
+				 .databits = s->databits,
+				 .stopbits = s->stopbits,
+				 .parity = s->parity};
 	return rnsc_serial_open(&line, msg, cap, err);
 }
 
@@ -264,7 +267,8 @@ static void lost(ser_if *s, const char *why)
 
 static void set_interest(ser_if *s, unsigned interest)
 {
-	if (s->w && s->interest != interest && s->host->watch_modify(s->host->hctx, s->w, interest) == 0)
+	if (s->w && s->interest != interest &&
+	    s->host->watch_modify(s->host->hctx, s->w, interest) == 0)
 		s->interest = interest;
 }
 
@@ -311,7 +315,8 @@ static void timer_cb(void *ud)
 		s->state = ST_ONLINE;
 		if (s->ever_online) {
 			s->reconnects++;
-			slog(s, RNSC_LOG_INFO, "Reconnected serial port for %s[%s]", type_name(s), s->name);
+			slog(s, RNSC_LOG_INFO, "Reconnected serial port for %s[%s]", type_name(s),
+			     s->name);
 		}
 		s->ever_online = 1;
 		slog(s, RNSC_LOG_VERBOSE, "Serial port %s is now open", s->port);
@@ -584,7 +589,7 @@ static void id_timer_cb(void *ud)
 /* ---- ops -------------------------------------------------------------------------------- */
 
 static const char *const ser_types[] = {"SerialInterface", "KISSInterface", "AX25KISSInterface",
-				       NULL};
+					NULL};
 
 /* AX25KISSInterface's `callsign` (3 to 6 characters, upper-cased) and `ssid` (0 .. 15,
  * required): the header to APZRNS-0 from them, each address character shifted left, the
@@ -614,8 +619,7 @@ static int ax25_config(ser_if *s, const rnsc_iface_config *cfg)
 	}
 	for (size_t k = 0; k < 6; k++) {
 		s->ax25_hdr[k] = (uint8_t)(dst[k] << 1);
-		s->ax25_hdr[7 + k] =
-			k < n ? (uint8_t)(toupper((unsigned char)call[k]) << 1) : 0x20;
+		s->ax25_hdr[7 + k] = k < n ? (uint8_t)(toupper((unsigned char)call[k]) << 1) : 0x20;
 	}
 	s->ax25_hdr[6] = 0x60; /* destination SSID 0 */
 	s->ax25_hdr[13] = (uint8_t)(0x60 | (ssid << 1) | 0x01);
@@ -665,7 +669,8 @@ static int ser_open(void *instp, const rnsc_iface_config *cfg, const rnsc_iface_
 	else if (strcmp(cfg->type, "AX25KISSInterface") == 0)
 		kind = K_AX25;
 	else
-		return cfg->fail(cfg->cctx, "type", RNSC_ERR_NOTFOUND, "not a serial interface type");
+		return cfg->fail(cfg->cctx, "type", RNSC_ERR_NOTFOUND,
+				 "not a serial interface type");
 	const char *port = NULL, *parity = "N";
 	rc = cfg->get_str(cfg->cctx, "port", &port);
 	if (rc == RNSC_ERR_NOTFOUND)
@@ -698,7 +703,8 @@ static int ser_open(void *instp, const rnsc_iface_config *cfg, const rnsc_iface_
 	if ((rc = opt_int(cfg, "databits", &v, 8)))
 		goto fail;
 	if (v < 5 || v > 8) {
-		rc = cfg->fail(cfg->cctx, "databits", RNSC_ERR_CONFIG_VALUE, "must be 5, 6, 7 or 8");
+		rc = cfg->fail(cfg->cctx, "databits", RNSC_ERR_CONFIG_VALUE,
+			       "must be 5, 6, 7 or 8");
 		goto fail;
 	}
 	s->databits = (int)v;
@@ -797,7 +803,8 @@ static int ser_open(void *instp, const rnsc_iface_config *cfg, const rnsc_iface_
 	}
 	s->last_rx_ns = host->now_ns(host->hctx);
 	s->state = ST_SETTLING;
-	host->timer_start(host->hctx, s->timer, kind != K_SERIAL ? KISS_SETTLE_NS : SERIAL_SETTLE_NS, 0);
+	host->timer_start(host->hctx, s->timer,
+			  kind != K_SERIAL ? KISS_SETTLE_NS : SERIAL_SETTLE_NS, 0);
 	*handle = s;
 	return 0;
 fail:
@@ -858,5 +865,7 @@ static int ser_describe(void *handle, char *buf, size_t cap)
 	return snprintf(buf, cap, "%s[%s]", type_name(s), s->name);
 }
 
-RNSC_IFACE_PLUGIN("serial", "SerialInterface (HDLC), KISSInterface and AX25KISSInterface (KISS TNCs) over serial ports", ser_types, ser_open, ser_send, ser_stats, ser_close,
-		  ser_describe)
+RNSC_IFACE_PLUGIN(
+	"serial",
+	"SerialInterface (HDLC), KISSInterface and AX25KISSInterface (KISS TNCs) over serial ports",
+	ser_types, ser_open, ser_send, ser_stats, ser_close, ser_describe)

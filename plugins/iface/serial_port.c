@@ -16,12 +16,14 @@ static const struct {
 	int64_t bps;
 	speed_t code;
 } SPEEDS[] = {
-	{50, B50}, {75, B75}, {110, B110}, {134, B134}, {150, B150}, {200, B200}, {300, B300},
-	{600, B600}, {1200, B1200}, {1800, B1800}, {2400, B2400}, {4800, B4800}, {9600, B9600},
-	{19200, B19200}, {38400, B38400}, {57600, B57600}, {115200, B115200}, {230400, B230400},
-	{460800, B460800}, {500000, B500000}, {576000, B576000}, {921600, B921600},
-	{1000000, B1000000}, {1152000, B1152000}, {1500000, B1500000}, {2000000, B2000000},
-	{2500000, B2500000}, {3000000, B3000000}, {3500000, B3500000}, {4000000, B4000000},
+	{50, B50},           {75, B75},           {110, B110},         {134, B134},
+	{150, B150},         {200, B200},         {300, B300},         {600, B600},
+	{1200, B1200},       {1800, B1800},       {2400, B2400},       {4800, B4800},
+	{9600, B9600},       {19200, B19200},     {38400, B38400},     {57600, B57600},
+	{115200, B115200},   {230400, B230400},   {460800, B460800},   {500000, B500000},
+	{576000, B576000},   {921600, B921600},   {1000000, B1000000}, {1152000, B1152000},
+	{1500000, B1500000}, {2000000, B2000000}, {2500000, B2500000}, {3000000, B3000000},
+	{3500000, B3500000}, {4000000, B4000000},
 };
 
 int rnsc_serial_speed_code(int64_t bps, speed_t *out)
@@ -40,7 +42,9 @@ int rnsc_serial_open(const rnsc_serial_line *line, char *msg, size_t cap, int *e
 	int fd = open(s->port, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
 	*err = RNSC_ERR_IO;
 	if (fd < 0) {
-		*err = errno == ENOENT ? RNSC_ERR_NOENT : errno == EACCES ? RNSC_ERR_PERM : RNSC_ERR_IO;
+		*err = errno == ENOENT   ? RNSC_ERR_NOENT
+		       : errno == EACCES ? RNSC_ERR_PERM
+					 : RNSC_ERR_IO;
 		snprintf(msg, cap, "cannot open serial port %s: %s", s->port, strerror(errno));
 		return -1;
 	}
@@ -59,8 +63,8 @@ int rnsc_serial_open(const rnsc_serial_line *line, char *msg, size_t cap, int *e
 	t.c_lflag &= ~(tcflag_t)ECHOKE;
 #endif
 	t.c_oflag &= ~(tcflag_t)(OPOST | ONLCR | OCRNL);
-	t.c_iflag &= ~(tcflag_t)(INLCR | IGNCR | ICRNL | IGNBRK | BRKINT | PARMRK | ISTRIP |
-				  IXON | IXOFF | IXANY);
+	t.c_iflag &= ~(tcflag_t)(INLCR | IGNCR | ICRNL | IGNBRK | BRKINT | PARMRK | ISTRIP | IXON |
+				 IXOFF | IXANY);
 #ifdef IUCLC
 	t.c_iflag &= ~(tcflag_t)IUCLC;
 #endif

@@ -122,13 +122,14 @@ void rnsc_stream_lost(rnsc_stream *t, const char *why)
 	drop_conn(t);
 	if (t->kind == RNSC_STREAM_CLIENT) {
 		if (was_online)
-			rnsc_stream_log(t, RNSC_LOG_WARNING,
-					"The socket for %s was closed (%s), attempting to reconnect...",
-					t->name, why);
+			rnsc_stream_log(
+				t, RNSC_LOG_WARNING,
+				"The socket for %s was closed (%s), attempting to reconnect...",
+				t->name, why);
 		schedule_reconnect(t);
 	} else {
-		rnsc_stream_log(t, RNSC_LOG_DEBUG, "The socket for remote client %s was closed (%s).",
-				t->name, why);
+		rnsc_stream_log(t, RNSC_LOG_DEBUG,
+				"The socket for remote client %s was closed (%s).", t->name, why);
 		t->host->request_close(t->host->hctx);
 	}
 }
@@ -163,7 +164,8 @@ void rnsc_stream_set_online(rnsc_stream *t)
 			t->reconnects++;
 			rnsc_stream_log(t, RNSC_LOG_INFO, "Reconnected socket for %s.", t->name);
 		} else {
-			rnsc_stream_log(t, RNSC_LOG_DEBUG, "Connection for %s established", t->name);
+			rnsc_stream_log(t, RNSC_LOG_DEBUG, "Connection for %s established",
+					t->name);
 		}
 	}
 	t->never_connected = 0;
@@ -279,7 +281,8 @@ static void handshake_step(rnsc_stream *t)
 	}
 	if (r != 0) {
 		/* Always logged with the peer: a refused certificate must be visible. */
-		rnsc_stream_log(t, t->kind == RNSC_STREAM_CLIENT ? RNSC_LOG_ERROR : RNSC_LOG_WARNING,
+		rnsc_stream_log(t,
+				t->kind == RNSC_STREAM_CLIENT ? RNSC_LOG_ERROR : RNSC_LOG_WARNING,
 				"TLS handshake for %s with %s:%u failed: %s", t->name, t->addr,
 				(unsigned)t->port, why);
 		rnsc_stream_lost(t, why);
@@ -330,7 +333,8 @@ static void io_cb(void *ud, int fd, unsigned events)
 			err = ECONNREFUSED;
 		if (err) {
 			rnsc_stream_log(t, t->never_connected ? RNSC_LOG_ERROR : RNSC_LOG_DEBUG,
-					"Connection attempt for %s failed: %s", t->name, strerror(err));
+					"Connection attempt for %s failed: %s", t->name,
+					strerror(err));
 			rnsc_stream_lost(t, strerror(err));
 			return;
 		}
@@ -360,7 +364,8 @@ static void start_connect(rnsc_stream *t)
 {
 	char port[8];
 	snprintf(port, sizeof(port), "%u", (unsigned)t->port);
-	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_protocol = IPPROTO_TCP}, *ai = NULL;
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_protocol = IPPROTO_TCP},
+			*ai = NULL;
 	int g = getaddrinfo(t->addr, port, &hints, &ai);
 	if (g != 0 || !ai) {
 		rnsc_stream_log(t, RNSC_LOG_ERROR, "Connection attempt for %s failed: %s", t->name,
@@ -406,8 +411,9 @@ static void timer_cb(void *ud)
 		if (t->closing)
 			rnsc_stream_lost(t, "close timed out");
 		else if (!t->online) {
-			rnsc_stream_log(t, RNSC_LOG_WARNING, "Handshake for %s with %s:%u timed out",
-					t->name, t->addr, (unsigned)t->port);
+			rnsc_stream_log(t, RNSC_LOG_WARNING,
+					"Handshake for %s with %s:%u timed out", t->name, t->addr,
+					(unsigned)t->port);
 			rnsc_stream_lost(t, "handshake timed out");
 		}
 		return;
@@ -417,8 +423,8 @@ static void timer_cb(void *ud)
 	if (t->reconnecting) {
 		t->attempts++;
 		if (t->max_tries >= 0 && t->attempts > t->max_tries) {
-			rnsc_stream_log(t, RNSC_LOG_ERROR, "Max reconnection attempts reached for %s",
-					t->name);
+			rnsc_stream_log(t, RNSC_LOG_ERROR,
+					"Max reconnection attempts reached for %s", t->name);
 			t->given_up = 1;
 			return;
 		}
@@ -434,7 +440,8 @@ static void schedule_reconnect(rnsc_stream *t)
 		t->reconnecting = 1;
 		t->attempts = 0;
 	}
-	uint64_t cap = t->reconnect_wait_ns > BACKOFF_CAP_NS ? t->reconnect_wait_ns : BACKOFF_CAP_NS;
+	uint64_t cap =
+		t->reconnect_wait_ns > BACKOFF_CAP_NS ? t->reconnect_wait_ns : BACKOFF_CAP_NS;
 	t->backoff_ns = t->backoff_ns ? t->backoff_ns * 2 : t->reconnect_wait_ns;
 	if (t->backoff_ns > cap)
 		t->backoff_ns = cap;
@@ -542,8 +549,8 @@ static void listen_cb(void *ud, int fd, unsigned events)
 		if (cfd < 0) {
 			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
 			    errno != ECONNABORTED)
-				rnsc_stream_log(s, RNSC_LOG_ERROR, "accept on %s failed: %s", s->name,
-						strerror(errno));
+				rnsc_stream_log(s, RNSC_LOG_ERROR, "accept on %s failed: %s",
+						s->name, strerror(errno));
 			return;
 		}
 		accept_one(s, cfd, (struct sockaddr *)&ss);
@@ -599,7 +606,8 @@ static int open_server(rnsc_stream *t, const rnsc_iface_config *cfg)
 		return rc;
 	char portstr[8], msg[384];
 	snprintf(portstr, sizeof(portstr), "%u", (unsigned)port);
-	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_protocol = IPPROTO_TCP}, *ai = NULL;
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_protocol = IPPROTO_TCP},
+			*ai = NULL;
 	int g = getaddrinfo(ip, portstr, &hints, &ai);
 	if (g != 0 || !ai) {
 		snprintf(msg, sizeof(msg), "cannot resolve \"%s\": %s", ip, gai_strerror(g));
@@ -630,7 +638,8 @@ static int open_server(rnsc_stream *t, const rnsc_iface_config *cfg)
 	socklen_t sl = sizeof(ss);
 	char bound[64];
 	if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0)
-		rnsc_iface_sockaddr_str((struct sockaddr *)&ss, bound, sizeof(bound), &t->local_port);
+		rnsc_iface_sockaddr_str((struct sockaddr *)&ss, bound, sizeof(bound),
+					&t->local_port);
 	snprintf(t->addr, sizeof(t->addr), "%s", ip);
 	t->port = t->local_port;
 	t->fd = fd;
@@ -748,7 +757,8 @@ int rnsc_stream_open(const rnsc_stream_proto *proto, void *instp, const rnsc_ifa
 		goto fail;
 	}
 	if (tls && !(t->bio_method = rnsc_tlsio_bio_method_new())) {
-		rc = cfg->fail(cfg->cctx, NULL, RNSC_ERR_NOMEM, "cannot create a TLS socket method");
+		rc = cfg->fail(cfg->cctx, NULL, RNSC_ERR_NOMEM,
+			       "cannot create a TLS socket method");
 		goto fail;
 	}
 	if (proto->configure && (rc = proto->configure(t, cfg)))

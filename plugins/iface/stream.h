@@ -40,7 +40,7 @@ typedef struct rnsc_stream_proto {
 	const char *client_type, *server_type;
 	const char *label;        /* describe() prefix of clients and children */
 	const char *server_label; /* and of servers */
-	int tls_always;     /* 1: TLS is mandatory; 0: the section's "tls" option decides */
+	int tls_always;           /* 1: TLS is mandatory; 0: the section's "tls" option decides */
 	/* Reads the framer's options into t->pcfg (clients and servers; children share their
 	 * parent's). Returns 0 or cfg->fail()'s code. Optional. */
 	int (*configure)(rnsc_stream *t, const rnsc_iface_config *cfg);
@@ -73,10 +73,10 @@ struct rnsc_stream {
 	int fd;
 	rnsc_iface_watch *w;
 	unsigned interest;
-	int connecting;  /* TCP connect in progress */
-	int piped;       /* TLS established (or plain), proto->up() called */
+	int connecting; /* TCP connect in progress */
+	int piped;      /* TLS established (or plain), proto->up() called */
 	int online;
-	int closing;     /* drop the connection once the tx queue is flushed */
+	int closing; /* drop the connection once the tx queue is flushed */
 	rnsc_iface_timer *timer;
 	uint64_t reconnect_wait_ns, backoff_ns, handshake_timeout_ns;
 	int64_t max_tries, attempts;
@@ -112,7 +112,7 @@ int rnsc_stream_describe(void *handle, char *buf, size_t cap);
 void *rnsc_stream_alloc(rnsc_stream *t, size_t n); /* zeroed, host allocator */
 void rnsc_stream_free(rnsc_stream *t, void *p);
 __attribute__((format(printf, 3, 4))) void rnsc_stream_log(rnsc_stream *t, int level,
-							     const char *fmt, ...);
+							   const char *fmt, ...);
 void rnsc_stream_drop(rnsc_stream *t, unsigned reason, uint64_t n);
 /* Hands a de-framed packet up and counts it. Returns 0, or RNSC_ERR_STATE when the
  * connection went away meanwhile (the framer must stop parsing). */

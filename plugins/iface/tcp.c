@@ -180,7 +180,8 @@ static void schedule_reconnect(tcp_if *t);
 
 static void set_interest(tcp_if *t, unsigned interest)
 {
-	if (t->w && t->interest != interest && t->host->watch_modify(t->host->hctx, t->w, interest) == 0)
+	if (t->w && t->interest != interest &&
+	    t->host->watch_modify(t->host->hctx, t->w, interest) == 0)
 		t->interest = interest;
 }
 
@@ -217,11 +218,13 @@ static void lost(tcp_if *t, const char *why)
 	drop_conn(t);
 	if (t->kind == K_CLIENT) {
 		if (was_online)
-			tlog(t, RNSC_LOG_WARNING, "The socket for %s was closed (%s), attempting to reconnect...",
+			tlog(t, RNSC_LOG_WARNING,
+			     "The socket for %s was closed (%s), attempting to reconnect...",
 			     t->name, why);
 		schedule_reconnect(t);
 	} else {
-		tlog(t, RNSC_LOG_DEBUG, "The socket for remote client %s was closed (%s).", t->name, why);
+		tlog(t, RNSC_LOG_DEBUG, "The socket for remote client %s was closed (%s).", t->name,
+		     why);
 		t->host->request_close(t->host->hctx);
 	}
 }
@@ -262,7 +265,8 @@ static void kiss_report(tcp_if *t)
 		t->host->drop(t->host->hctx, RNSC_IFACE_DROP_OVERSIZE,
 			      s->drop_oversize - t->kseen.drop_oversize);
 	if (s->garbage != t->kseen.garbage)
-		t->host->drop(t->host->hctx, RNSC_IFACE_DROP_GARBAGE, s->garbage - t->kseen.garbage);
+		t->host->drop(t->host->hctx, RNSC_IFACE_DROP_GARBAGE,
+			      s->garbage - t->kseen.garbage);
 	t->kseen = *s;
 }
 
@@ -378,7 +382,8 @@ static void start_connect(tcp_if *t)
 {
 	char port[8];
 	snprintf(port, sizeof(port), "%u", (unsigned)t->port);
-	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_protocol = IPPROTO_TCP}, *ai = NULL;
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_protocol = IPPROTO_TCP},
+			*ai = NULL;
 	/* The reference takes the first address getaddrinfo offers. */
 	int g = getaddrinfo(t->addr, port, &hints, &ai);
 	if (g != 0 || !ai) {
@@ -433,7 +438,8 @@ static void timer_cb(void *ud)
 	if (t->reconnecting) {
 		t->attempts++;
 		if (t->max_tries >= 0 && t->attempts > t->max_tries) {
-			tlog(t, RNSC_LOG_ERROR, "Max reconnection attempts reached for %s", t->name);
+			tlog(t, RNSC_LOG_ERROR, "Max reconnection attempts reached for %s",
+			     t->name);
 			tlog(t, RNSC_LOG_ERROR,
 			     "The interface %s experienced an unrecoverable error and is being torn down.",
 			     t->name);
@@ -452,7 +458,8 @@ static void schedule_reconnect(tcp_if *t)
 		t->reconnecting = 1;
 		t->attempts = 0;
 		if (t->never_connected)
-			tlog(t, RNSC_LOG_ERROR, "Leaving %s unconnected and retrying connection in %.1f seconds.",
+			tlog(t, RNSC_LOG_ERROR,
+			     "Leaving %s unconnected and retrying connection in %.1f seconds.",
 			     t->name, (double)t->reconnect_wait_ns / 1e9);
 	}
 	t->host->timer_start(t->host->hctx, t->timer, t->reconnect_wait_ns, 0);
@@ -609,7 +616,8 @@ static int open_server(tcp_if *t, const rnsc_iface_config *cfg)
 
 	char portstr[8], msg[384];
 	snprintf(portstr, sizeof(portstr), "%u", (unsigned)port);
-	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_protocol = IPPROTO_TCP}, *ai = NULL;
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_protocol = IPPROTO_TCP},
+			*ai = NULL;
 	int g = getaddrinfo(ip, portstr, &hints, &ai);
 	if (g != 0 || !ai) {
 		snprintf(msg, sizeof(msg), "cannot resolve \"%s\": %s", ip, gai_strerror(g));
@@ -647,7 +655,8 @@ static int open_server(tcp_if *t, const rnsc_iface_config *cfg)
 	socklen_t sl = sizeof(ss);
 	char bound[64];
 	if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0)
-		rnsc_iface_sockaddr_str((struct sockaddr *)&ss, bound, sizeof(bound), &t->local_port);
+		rnsc_iface_sockaddr_str((struct sockaddr *)&ss, bound, sizeof(bound),
+					&t->local_port);
 	snprintf(t->addr, sizeof(t->addr), "%s", ip);
 	t->port = t->local_port;
 	t->fd = fd;
@@ -736,8 +745,9 @@ static int tcp_open(void *instp, const rnsc_iface_config *cfg, const rnsc_iface_
 	int64_t v;
 	if ((rc = cfg->get_bool(cfg->cctx, "kiss_framing", &b)) == 0 && b) {
 		if (server)
-			tlog(t, RNSC_LOG_WARNING, "kiss_framing has no effect on TCPServerInterface[%s] "
-				"(the reference's server ignores it too); its clients use HDLC",
+			tlog(t, RNSC_LOG_WARNING,
+			     "kiss_framing has no effect on TCPServerInterface[%s] "
+			     "(the reference's server ignores it too); its clients use HDLC",
 			     t->name);
 		else
 			t->kiss = 1;
@@ -813,8 +823,8 @@ static int tcp_send(void *handle, const uint8_t *frame, size_t len)
 		return RNSC_ERR_STATE;
 	}
 	size_t need = t->kiss ? rnsc_kiss_encoded_max(len) : rnsc_hdlc_encoded_len(frame, len);
-	int rc = rnsc_txq_reserve(t->inst, &t->tx, &t->tx_off, &t->tx_len, &t->tx_cap, need, TXQ_MAX,
-				  4096);
+	int rc = rnsc_txq_reserve(t->inst, &t->tx, &t->tx_off, &t->tx_len, &t->tx_cap, need,
+				  TXQ_MAX, 4096);
 	if (rc) {
 		t->host->drop(t->host->hctx, RNSC_IFACE_DROP_TXQUEUE, 1);
 		return rc;
@@ -882,5 +892,5 @@ static int tcp_describe(void *handle, char *buf, size_t cap)
 			v6 ? "[" : "", t->addr, v6 ? "]" : "", (unsigned)t->port);
 }
 
-RNSC_IFACE_PLUGIN("tcp", "TCPClientInterface and TCPServerInterface (HDLC over TCP)", tcp_types, tcp_open, tcp_send, tcp_stats, tcp_close,
-		  tcp_describe)
+RNSC_IFACE_PLUGIN("tcp", "TCPClientInterface and TCPServerInterface (HDLC over TCP)", tcp_types,
+		  tcp_open, tcp_send, tcp_stats, tcp_close, tcp_describe)

@@ -120,5 +120,6 @@ static int tls_open(void *inst, const rnsc_iface_config *cfg, const rnsc_iface_h
 	return rnsc_stream_open(&tls_proto, inst, cfg, host, handle);
 }
 
-RNSC_IFACE_PLUGIN("tls", "TLSClientInterface and TLSServerInterface (HDLC over TLS 1.3; rnsc only)", tls_types, tls_open, rnsc_stream_send,
-		  rnsc_stream_stats, rnsc_stream_close, rnsc_stream_describe)
+RNSC_IFACE_PLUGIN("tls", "TLSClientInterface and TLSServerInterface (HDLC over TLS 1.3; rnsc only)",
+		  tls_types, tls_open, rnsc_stream_send, rnsc_stream_stats, rnsc_stream_close,
+		  rnsc_stream_describe)

@@ -119,8 +119,8 @@ int rnsc_tlsio_server_ctx(const rnsc_iface_config *cfg, SSL_CTX **out)
 	if (!ok) {
 		ERR_clear_error();
 		SSL_CTX_free(ctx);
-		snprintf(msg, sizeof(msg), "the key in \"%s\" does not match the certificate \"%s\"",
-			 key, cert);
+		snprintf(msg, sizeof(msg),
+			 "the key in \"%s\" does not match the certificate \"%s\"", key, cert);
 		return cfg->fail(cfg->cctx, "private_key", RNSC_ERR_CONFIG_VALUE, msg);
 	}
 	*out = ctx;
@@ -175,9 +175,10 @@ int rnsc_tlsio_client_ctx(const rnsc_iface_config *cfg, const char *target_host,
 	if ((rc = cfg->get_str(cfg->cctx, "server_name", &sn)) && rc != RNSC_ERR_NOTFOUND)
 		return rc;
 	if (!ca && !pin)
-		return cfg->fail(cfg->cctx, "ca_file", RNSC_ERR_CONFIG_VALUE,
-				 "a TLS client needs ca_file (PEM CA certificates) or pinned_sha256 "
-				 "(the server certificate's SHA-256 fingerprint) to trust the server");
+		return cfg->fail(
+			cfg->cctx, "ca_file", RNSC_ERR_CONFIG_VALUE,
+			"a TLS client needs ca_file (PEM CA certificates) or pinned_sha256 "
+			"(the server certificate's SHA-256 fingerprint) to trust the server");
 	if (pin && rnsc_tlsio_parse_pin(pin, peer->pin) != 0)
 		return cfg->fail(cfg->cctx, "pinned_sha256", RNSC_ERR_CONFIG_VALUE,
 				 "must be 64 hex digits (colons allowed between byte pairs)");
@@ -202,8 +203,8 @@ int rnsc_tlsio_client_ctx(const rnsc_iface_config *cfg, const char *target_host,
 		if (SSL_CTX_load_verify_locations(ctx, ca, NULL) != 1) {
 			ossl_reason(why, sizeof(why));
 			SSL_CTX_free(ctx);
-			snprintf(msg, sizeof(msg), "cannot load CA certificates from \"%s\": %s", ca,
-				 why);
+			snprintf(msg, sizeof(msg), "cannot load CA certificates from \"%s\": %s",
+				 ca, why);
 			return cfg->fail(cfg->cctx, "ca_file", RNSC_ERR_CONFIG_VALUE, msg);
 		}
 		peer->verify_chain = 1;
@@ -380,13 +381,15 @@ int rnsc_tlsio_handshake(rnsc_tlsio *c, char *why, size_t cap)
 		uint8_t md[EVP_MAX_MD_SIZE];
 		unsigned mdlen = 0;
 		if (!x || X509_digest(x, EVP_sha256(), md, &mdlen) != 1 || mdlen != 32) {
-			snprintf(why, cap, "pinned certificate check failed: no server certificate");
+			snprintf(why, cap,
+				 "pinned certificate check failed: no server certificate");
 			return RNSC_TLSIO_ERR;
 		}
 		if (CRYPTO_memcmp(md, c->peer->pin, 32) != 0) {
 			char got[100];
 			hex_colon(md, 32, got, sizeof(got));
-			snprintf(why, cap, "pinned certificate mismatch: the server presented SHA-256 %s",
+			snprintf(why, cap,
+				 "pinned certificate mismatch: the server presented SHA-256 %s",
 				 got);
 			return RNSC_TLSIO_ERR;
 		}

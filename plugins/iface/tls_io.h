@@ -41,8 +41,8 @@ enum {
 
 /* What a client checks the server against. */
 typedef struct rnsc_tlsio_peer {
-	int verify_chain;      /* ca_file given: chain, validity dates and host name */
-	int has_pin;           /* pinned_sha256 given: the leaf certificate's fingerprint */
+	int verify_chain; /* ca_file given: chain, validity dates and host name */
+	int has_pin;      /* pinned_sha256 given: the leaf certificate's fingerprint */
 	uint8_t pin[32];
 	char server_name[256]; /* SNI and the name checked (default: target_host) */
 } rnsc_tlsio_peer;

@@ -49,12 +49,12 @@
 #include "iface_abi.h"
 #include "iface_plugin.h"
 
-#define UDP_HW_MTU 1064u             /* UDPInterface.HW_MTU */
-#define UDP_BITRATE_GUESS 10000000u  /* UDPInterface.BITRATE_GUESS */
-#define UDP_DEFAULT_IFAC_SIZE 16u    /* UDPInterface.DEFAULT_IFAC_SIZE */
-#define RET_HEADER_MINSIZE 19u       /* Reticulum.HEADER_MINSIZE */
-#define RET_MINIMUM_BITRATE 5        /* Reticulum.MINIMUM_BITRATE */
-#define RX_BURST 64                  /* datagrams per wake-up, so one sender cannot starve the loop */
+#define UDP_HW_MTU 1064u            /* UDPInterface.HW_MTU */
+#define UDP_BITRATE_GUESS 10000000u /* UDPInterface.BITRATE_GUESS */
+#define UDP_DEFAULT_IFAC_SIZE 16u   /* UDPInterface.DEFAULT_IFAC_SIZE */
+#define RET_HEADER_MINSIZE 19u      /* Reticulum.HEADER_MINSIZE */
+#define RET_MINIMUM_BITRATE 5       /* Reticulum.MINIMUM_BITRATE */
+#define RX_BURST 64 /* datagrams per wake-up, so one sender cannot starve the loop */
 
 typedef rnsc_iface_inst udp_inst;
 
@@ -120,7 +120,8 @@ static void rx_cb(void *ud, int fd, unsigned events)
 			if (errno == EINTR)
 				continue;
 			if (errno != EAGAIN && errno != EWOULDBLOCK)
-				ulog(u, RNSC_LOG_WARNING, "Receive error on %s: %s", u->name, strerror(errno));
+				ulog(u, RNSC_LOG_WARNING, "Receive error on %s: %s", u->name,
+				     strerror(errno));
 			return;
 		}
 		size_t len = (size_t)n;
@@ -179,8 +180,9 @@ static int device_broadcast(const char *dev, char *out, size_t cap, char *why, s
 	}
 	freeifaddrs(ifa);
 	if (rc != 0)
-		snprintf(why, whycap, found_dev ? "kernel interface \"%s\" has no IPv4 address"
-						: "no kernel interface named \"%s\"",
+		snprintf(why, whycap,
+			 found_dev ? "kernel interface \"%s\" has no IPv4 address"
+				   : "no kernel interface named \"%s\"",
 			 dev);
 	return rc;
 }
@@ -287,7 +289,8 @@ static int udp_configure(udp_if *u, const rnsc_iface_config *cfg)
 	const char *lip_key = "listen_ip", *fip_key = "forward_ip";
 	char bcast[64], msg[384];
 
-	if ((rc = get_opt_str(cfg, "device", &device)) || (rc = get_opt_str(cfg, "listen_ip", &lip)) ||
+	if ((rc = get_opt_str(cfg, "device", &device)) ||
+	    (rc = get_opt_str(cfg, "listen_ip", &lip)) ||
 	    (rc = get_opt_str(cfg, "forward_ip", &fip)))
 		return rc;
 	if ((rc = cfg_port(cfg, "port", &port, &port_set)) ||
@@ -306,7 +309,8 @@ static int udp_configure(udp_if *u, const rnsc_iface_config *cfg)
 	}
 	if (device && (!lip || !fip)) {
 		if (device_broadcast(device, bcast, sizeof(bcast), msg, sizeof(msg)) != 0)
-			return cfg->fail(cfg->cctx, "device", RNSC_ERR_NOENT, msg); /* absent, not misconfigured */
+			return cfg->fail(cfg->cctx, "device", RNSC_ERR_NOENT,
+					 msg); /* absent, not misconfigured */
 		if (!lip) {
 			lip = bcast;
 			lip_key = "device";
@@ -343,7 +347,8 @@ static int udp_configure(udp_if *u, const rnsc_iface_config *cfg)
 		return cfg->fail(cfg->cctx, fport_key, RNSC_ERR_CONFIG_VALUE,
 				 "datagrams cannot be sent to port 0");
 	if ((lip && strlen(lip) >= sizeof(u->bind_ip)) || (fip && strlen(fip) >= sizeof(u->fwd_ip)))
-		return cfg->fail(cfg->cctx, lip && strlen(lip) >= sizeof(u->bind_ip) ? lip_key : fip_key,
+		return cfg->fail(cfg->cctx,
+				 lip && strlen(lip) >= sizeof(u->bind_ip) ? lip_key : fip_key,
 				 RNSC_ERR_CONFIG_VALUE, "address too long");
 
 	/* Reticulum.py: bitrate counts when >= MINIMUM_BITRATE; ifac_size is in bits. */
@@ -474,5 +479,5 @@ static int udp_describe(void *handle, char *buf, size_t cap)
 			(unsigned)(u->receives ? u->bind_port : u->fwd_port));
 }
 
-RNSC_IFACE_PLUGIN("udp", "UDPInterface (one packet per datagram, unicast or broadcast)", udp_types, udp_open, udp_send, udp_stats, udp_close,
-		  udp_describe)
+RNSC_IFACE_PLUGIN("udp", "UDPInterface (one packet per datagram, unicast or broadcast)", udp_types,
+		  udp_open, udp_send, udp_stats, udp_close, udp_describe)

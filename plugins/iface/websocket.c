@@ -110,8 +110,8 @@ static int ws_new(rnsc_stream *t)
 	ws_state *s = rnsc_stream_alloc(t, sizeof(*s));
 	if (!s)
 		return RNSC_ERR_NOMEM;
-	s->rcap = RNSC_WS_MAX_HEADER + (t->max_frame > RNSC_WS_MAX_CONTROL ? t->max_frame
-									   : RNSC_WS_MAX_CONTROL);
+	s->rcap = RNSC_WS_MAX_HEADER +
+		  (t->max_frame > RNSC_WS_MAX_CONTROL ? t->max_frame : RNSC_WS_MAX_CONTROL);
 	s->rbuf = rnsc_stream_alloc(t, s->rcap);
 	s->msg = rnsc_stream_alloc(t, t->max_frame);
 	if (!s->rbuf || !s->msg) {
@@ -168,8 +168,9 @@ static void fail_ws(rnsc_stream *t, unsigned code, const char *why)
 	else if (code != RNSC_WS_CLOSE_NORMAL)
 		rnsc_stream_drop(t, RNSC_IFACE_DROP_GARBAGE, s->rlen ? s->rlen : 1);
 	if (code != RNSC_WS_CLOSE_NORMAL)
-		rnsc_stream_log(t, RNSC_LOG_WARNING, "WebSocket peer %s:%u of %s: %s (closing with %u)",
-				t->addr, (unsigned)t->port, t->name, why, code);
+		rnsc_stream_log(t, RNSC_LOG_WARNING,
+				"WebSocket peer %s:%u of %s: %s (closing with %u)", t->addr,
+				(unsigned)t->port, t->name, why, code);
 	s->phase = PH_CLOSING;
 	s->rlen = 0;
 	s->in_msg = 0;
@@ -212,7 +213,8 @@ static int on_frame(rnsc_stream *t, const rnsc_ws_frame *f, const uint8_t *p)
 		return 1;
 	}
 	case RNSC_WS_OP_TEXT:
-		fail_ws(t, RNSC_WS_CLOSE_UNSUPPORTED, "text message (Reticulum packets are binary)");
+		fail_ws(t, RNSC_WS_CLOSE_UNSUPPORTED,
+			"text message (Reticulum packets are binary)");
 		return 1;
 	case RNSC_WS_OP_BINARY:
 		if (s->in_msg) {
@@ -249,8 +251,8 @@ static void frames(rnsc_stream *t)
 	size_t off = 0;
 	while (rnsc_stream_connected(t) && s->phase == PH_OPEN) {
 		rnsc_ws_frame f;
-		int h = rnsc_ws_parse_header(s->rbuf + off, s->rlen - off, !is_client(t), t->max_frame,
-					     &f);
+		int h = rnsc_ws_parse_header(s->rbuf + off, s->rlen - off, !is_client(t),
+					     t->max_frame, &f);
 		if (h == 0)
 			break;
 		if (h < 0) {
@@ -321,8 +323,9 @@ static const char *status_reason(int status)
 static void refuse(rnsc_stream *t, int status, const char *why)
 {
 	ws_state *s = t->fs;
-	rnsc_stream_log(t, RNSC_LOG_WARNING, "WebSocket handshake from %s:%u on %s refused (%d): %s",
-			t->addr, (unsigned)t->port, t->name, status, why);
+	rnsc_stream_log(t, RNSC_LOG_WARNING,
+			"WebSocket handshake from %s:%u on %s refused (%d): %s", t->addr,
+			(unsigned)t->port, t->name, status, why);
 	rnsc_stream_drop(t, RNSC_IFACE_DROP_GARBAGE, s->hlen ? s->hlen : 1);
 	s->phase = PH_CLOSING;
 	http_reply(t, status, status_reason(status));
@@ -339,8 +342,9 @@ static void ping_cb(void *ud)
 	if (s->phase != PH_OPEN || !rnsc_stream_connected(t))
 		return;
 	if (t->host->now_ns(t->host->hctx) - s->last_rx_ns > 2 * c->ping_ns) {
-		rnsc_stream_log(t, RNSC_LOG_WARNING, "WebSocket peer %s:%u of %s did not answer pings",
-				t->addr, (unsigned)t->port, t->name);
+		rnsc_stream_log(t, RNSC_LOG_WARNING,
+				"WebSocket peer %s:%u of %s did not answer pings", t->addr,
+				(unsigned)t->port, t->name);
 		rnsc_stream_lost(t, "no answer to ping");
 		return;
 	}
@@ -374,8 +378,9 @@ static void handshake_input(rnsc_stream *t, const uint8_t *p, size_t n)
 			refuse(t, 400, end ? "not an HTTP GET request" : "no HTTP request");
 			return;
 		}
-		rnsc_stream_log(t, RNSC_LOG_ERROR, "WebSocket handshake for %s with %s:%u failed: %s",
-				t->name, t->addr, (unsigned)t->port, "the answer is not HTTP/1.1");
+		rnsc_stream_log(t, RNSC_LOG_ERROR,
+				"WebSocket handshake for %s with %s:%u failed: %s", t->name,
+				t->addr, (unsigned)t->port, "the answer is not HTTP/1.1");
 		rnsc_stream_lost(t, "bad WebSocket handshake");
 		return;
 	}
@@ -512,6 +517,8 @@ static int ws_open(void *inst, const rnsc_iface_config *cfg, const rnsc_iface_ho
 	return rnsc_stream_open(&ws_proto, inst, cfg, host, handle);
 }
 
-RNSC_IFACE_PLUGIN("websocket", "WebSocketClientInterface and WebSocketServerInterface (RFC 6455, ws:// "
-		  "and wss://; rnsc only)", ws_types, ws_open, rnsc_stream_send,
-		  rnsc_stream_stats, rnsc_stream_close, rnsc_stream_describe)
+RNSC_IFACE_PLUGIN("websocket",
+		  "WebSocketClientInterface and WebSocketServerInterface (RFC 6455, ws:// "
+		  "and wss://; rnsc only)",
+		  ws_types, ws_open, rnsc_stream_send, rnsc_stream_stats, rnsc_stream_close,
+		  rnsc_stream_describe)

@@ -68,8 +68,8 @@ int rnsc_ws_parse_header(const uint8_t *p, size_t n, int from_client, uint64_t m
 	return (int)h;
 }
 
-size_t rnsc_ws_build_header(uint8_t out[RNSC_WS_MAX_HEADER], int fin, unsigned opcode,
-			    uint64_t len, const uint8_t *mask)
+size_t rnsc_ws_build_header(uint8_t out[RNSC_WS_MAX_HEADER], int fin, unsigned opcode, uint64_t len,
+			    const uint8_t *mask)
 {
 	size_t h = 2;
 	out[0] = (uint8_t)((fin ? 0x80 : 0) | (opcode & 0x0F));
@@ -341,7 +341,8 @@ int rnsc_ws_parse_response(const uint8_t *p, size_t n, const char *accept, const
 		*why = "the server's answer lacks Upgrade: websocket / Connection: Upgrade";
 		return -1;
 	}
-	if (h.accept.n != RNSC_WS_ACCEPT_LEN || memcmp(h.accept.p, accept, RNSC_WS_ACCEPT_LEN) != 0) {
+	if (h.accept.n != RNSC_WS_ACCEPT_LEN ||
+	    memcmp(h.accept.p, accept, RNSC_WS_ACCEPT_LEN) != 0) {
 		*why = "wrong Sec-WebSocket-Accept";
 		return -1;
 	}

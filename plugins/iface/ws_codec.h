@@ -57,8 +57,8 @@ int rnsc_ws_parse_header(const uint8_t *p, size_t n, int from_client, uint64_t m
 
 /* Writes a frame header (FIN set when fin) into out; mask NULL: unmasked. Returns its
  * length (2..14). */
-size_t rnsc_ws_build_header(uint8_t out[RNSC_WS_MAX_HEADER], int fin, unsigned opcode,
-			    uint64_t len, const uint8_t *mask);
+size_t rnsc_ws_build_header(uint8_t out[RNSC_WS_MAX_HEADER], int fin, unsigned opcode, uint64_t len,
+			    const uint8_t *mask);
 
 /* XORs p with the mask, p[0] being payload byte `offset`. */
 void rnsc_ws_mask(uint8_t *p, size_t n, const uint8_t mask[4], uint64_t offset);

@@ -44,11 +44,12 @@ static int check(void *inst, const rnsc_scenario_lines *l, rnsc_scenario_sample 
 		return scn_fail(s, "nothing was sent");
 	if (s->sent != s->delivered || bytes_sent != bytes_delivered ||
 	    s->proved + s->timeouts + s->unproved != s->sent)
-		return scn_fail(s,
-				"accounting: sent %llu, delivered %llu, proved %llu, timeouts %llu, "
-				"unproved %llu, bytes sent %llu vs delivered %llu",
-				s->sent, s->delivered, s->proved, s->timeouts, s->unproved,
-				bytes_sent, bytes_delivered);
+		return scn_fail(
+			s,
+			"accounting: sent %llu, delivered %llu, proved %llu, timeouts %llu, "
+			"unproved %llu, bytes sent %llu vs delivered %llu",
+			s->sent, s->delivered, s->proved, s->timeouts, s->unproved, bytes_sent,
+			bytes_delivered);
 	s->ok = 1;
 	return 0;
 }

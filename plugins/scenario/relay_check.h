@@ -19,8 +19,8 @@ static inline int relay_check(const rnsc_scenario_lines *l, rnsc_scenario_sample
 	if (!l || !s)
 		return RNSC_ERR_INVAL;
 	static const char *const dir[2] = {"ab", "ba"};
-	static const char *const what[] = {"sent",	"carried", "dup",   "corrupt",
-					   "reordered", "lost",	   "bytes", "unproved"};
+	static const char *const what[] = {"sent",      "carried", "dup",   "corrupt",
+					   "reordered", "lost",    "bytes", "unproved"};
 	unsigned long long v[2][8];
 	char key[32];
 	int missing = 0;
@@ -46,14 +46,16 @@ static inline int relay_check(const rnsc_scenario_lines *l, rnsc_scenario_sample
 		s->rate = (double)s->delivered / s->elapsed_s;
 		s->goodput = (double)s->bytes / s->elapsed_s;
 	}
-	snprintf(s->extra_json, sizeof(s->extra_json),
-		 "\"capacity\": %.6g, \"link_mtu\": %u, \"ab\": {\"sent\": %llu, \"carried\": %llu, "
-		 "\"dup\": %llu, \"corrupt\": %llu, \"reordered\": %llu, \"lost\": %llu, \"bytes\": "
-		 "%llu, \"unproved\": %llu}, \"ba\": {\"sent\": %llu, \"carried\": %llu, \"dup\": "
-		 "%llu, \"corrupt\": %llu, \"reordered\": %llu, \"lost\": %llu, \"bytes\": %llu, "
-		 "\"unproved\": %llu}",
-		 capacity, s->link_mtu, v[0][0], v[0][1], v[0][2], v[0][3], v[0][4], v[0][5], v[0][6],
-		 v[0][7], v[1][0], v[1][1], v[1][2], v[1][3], v[1][4], v[1][5], v[1][6], v[1][7]);
+	snprintf(
+		s->extra_json, sizeof(s->extra_json),
+		"\"capacity\": %.6g, \"link_mtu\": %u, \"ab\": {\"sent\": %llu, \"carried\": %llu, "
+		"\"dup\": %llu, \"corrupt\": %llu, \"reordered\": %llu, \"lost\": %llu, \"bytes\": "
+		"%llu, \"unproved\": %llu}, \"ba\": {\"sent\": %llu, \"carried\": %llu, \"dup\": "
+		"%llu, \"corrupt\": %llu, \"reordered\": %llu, \"lost\": %llu, \"bytes\": %llu, "
+		"\"unproved\": %llu}",
+		capacity, s->link_mtu, v[0][0], v[0][1], v[0][2], v[0][3], v[0][4], v[0][5],
+		v[0][6], v[0][7], v[1][0], v[1][1], v[1][2], v[1][3], v[1][4], v[1][5], v[1][6],
+		v[1][7]);
 	for (int d = 0; d < 2; d++) {
 		if (v[d][0] == 0)
 			return scn_fail(s, "nothing was sent %s", dir[d]);
@@ -62,62 +64,63 @@ static inline int relay_check(const rnsc_scenario_lines *l, rnsc_scenario_sample
 			return scn_fail(s,
 					"accounting %s: sent %llu, carried %llu, duplicate %llu, "
 					"corrupt %llu, reordered %llu, lost %llu, unproved %llu",
-					dir[d], v[d][0], v[d][1], v[d][2], v[d][3], v[d][4], v[d][5],
-					v[d][7]);
+					dir[d], v[d][0], v[d][1], v[d][2], v[d][3], v[d][4],
+					v[d][5], v[d][7]);
 	}
 	if (capacity < RELAY_CAPACITY_MARGIN * s->rate)
-		return scn_fail(s,
-				"the driver's calibrated capacity %.0f frames/s is below %.2f x the "
-				"carried rate %.0f frames/s: the sample would measure the driver",
-				capacity, RELAY_CAPACITY_MARGIN, s->rate);
+		return scn_fail(
+			s,
+			"the driver's calibrated capacity %.0f frames/s is below %.2f x the "
+			"carried rate %.0f frames/s: the sample would measure the driver",
+			capacity, RELAY_CAPACITY_MARGIN, s->rate);
 	s->ok = 1;
 	return 0;
 }
 
-#define RELAY_PLUGIN(NAME, NUMBER, TITLE, DESCRIPTION, LO, HI, MODE, PROOFS)                  \
-	static int interfaces(void *inst, int role, const int *ports, size_t n, char *out,    \
-			      size_t cap)                                                      \
-	{                                                                                      \
-		(void)inst;                                                                    \
-		return scn_backbone_relay(role, ports, n, out, cap);                           \
-	}                                                                                      \
-	static int check(void *inst, const rnsc_scenario_lines *l, rnsc_scenario_sample *s)    \
-	{                                                                                      \
-		(void)inst;                                                                    \
-		return relay_check(l, s, PROOFS);                                              \
-	}                                                                                      \
-	static const rnsc_scenario_ops OPS = {                                                 \
-		.struct_size = sizeof(rnsc_scenario_ops),                                      \
-		.number = NUMBER,                                                              \
-		.topology = RNSC_SCENARIO_RELAY,                                               \
-		.title = TITLE,                                                                \
-		.desc = DESCRIPTION,                                                           \
-		.unit = "frames/s",                                                            \
-		.size_lo = LO,                                                                 \
-		.size_hi = HI,                                                                 \
-		.iface_policy = "Backbone (loopback) on both relay sides, the relay's default "  \
-				"bitrate/MTU policy",                                          \
-		.mode = MODE,                                                                  \
-		.interfaces = interfaces,                                                      \
-		.check = check,                                                                \
-	};                                                                                     \
-	static const rnsc_plugin_desc DESC = {                                                 \
-		.struct_size = sizeof(rnsc_plugin_desc),                                       \
-		.abi_major = RNSC_PLUGIN_ABI_MAJOR,                                            \
-		.abi_minor = RNSC_PLUGIN_ABI_MINOR,                                            \
-		.kind = RNSC_PLUGIN_SCENARIO,                                                  \
-		.name = NAME,                                                                  \
-		.version = "1.0.0",                                                            \
-		.description = "benchmark scenario " #NUMBER ": " TITLE,                       \
-		.ops = &OPS,                                                                   \
-	};                                                                                     \
-	int rnsc_plugin_init(const rnsc_host_api *host, const rnsc_plugin_desc **out)          \
-		__attribute__((visibility("default")));                                        \
-	int rnsc_plugin_init(const rnsc_host_api *host, const rnsc_plugin_desc **out)          \
-	{                                                                                      \
-		(void)host;                                                                    \
-		*out = &DESC;                                                                  \
-		return 0;                                                                      \
+#define RELAY_PLUGIN(NAME, NUMBER, TITLE, DESCRIPTION, LO, HI, MODE, PROOFS)                       \
+	static int interfaces(void *inst, int role, const int *ports, size_t n, char *out,         \
+			      size_t cap)                                                          \
+	{                                                                                          \
+		(void)inst;                                                                        \
+		return scn_backbone_relay(role, ports, n, out, cap);                               \
+	}                                                                                          \
+	static int check(void *inst, const rnsc_scenario_lines *l, rnsc_scenario_sample *s)        \
+	{                                                                                          \
+		(void)inst;                                                                        \
+		return relay_check(l, s, PROOFS);                                                  \
+	}                                                                                          \
+	static const rnsc_scenario_ops OPS = {                                                     \
+		.struct_size = sizeof(rnsc_scenario_ops),                                          \
+		.number = NUMBER,                                                                  \
+		.topology = RNSC_SCENARIO_RELAY,                                                   \
+		.title = TITLE,                                                                    \
+		.desc = DESCRIPTION,                                                               \
+		.unit = "frames/s",                                                                \
+		.size_lo = LO,                                                                     \
+		.size_hi = HI,                                                                     \
+		.iface_policy = "Backbone (loopback) on both relay sides, the relay's default "    \
+				"bitrate/MTU policy",                                              \
+		.mode = MODE,                                                                      \
+		.interfaces = interfaces,                                                          \
+		.check = check,                                                                    \
+	};                                                                                         \
+	static const rnsc_plugin_desc DESC = {                                                     \
+		.struct_size = sizeof(rnsc_plugin_desc),                                           \
+		.abi_major = RNSC_PLUGIN_ABI_MAJOR,                                                \
+		.abi_minor = RNSC_PLUGIN_ABI_MINOR,                                                \
+		.kind = RNSC_PLUGIN_SCENARIO,                                                      \
+		.name = NAME,                                                                      \
+		.version = "1.0.0",                                                                \
+		.description = "benchmark scenario " #NUMBER ": " TITLE,                           \
+		.ops = &OPS,                                                                       \
+	};                                                                                         \
+	int rnsc_plugin_init(const rnsc_host_api *host, const rnsc_plugin_desc **out)              \
+		__attribute__((visibility("default")));                                            \
+	int rnsc_plugin_init(const rnsc_host_api *host, const rnsc_plugin_desc **out)              \
+	{                                                                                          \
+		(void)host;                                                                        \
+		*out = &DESC;                                                                      \
+		return 0;                                                                          \
 	}
 
 #endif

@@ -78,14 +78,15 @@ static int check(void *inst, const rnsc_scenario_lines *l, rnsc_scenario_sample 
 	if (s->sent != s->delivered || s->sent != served || s->sent != requests || s->timeouts ||
 	    s->unproved || corrupt || bad || via_res != s->delivered || sent_bytes != req_bytes ||
 	    served_bytes != s->bytes || links != 4 || s->link_mtu != REQ_LINK_MTU)
-		return scn_fail(s,
-				"accounting: sent %llu, delivered %llu, served %llu, received %llu, "
-				"failed %llu, unanswered %llu, corrupt %llu, malformed %llu, as "
-				"resources %llu, request bytes %llu vs %llu, response bytes %llu vs "
-				"%llu, links %llu, link MTU %u",
-				s->sent, s->delivered, served, requests, s->timeouts, s->unproved,
-				corrupt, bad, via_res, sent_bytes, req_bytes, served_bytes, s->bytes,
-				links, s->link_mtu);
+		return scn_fail(
+			s,
+			"accounting: sent %llu, delivered %llu, served %llu, received %llu, "
+			"failed %llu, unanswered %llu, corrupt %llu, malformed %llu, as "
+			"resources %llu, request bytes %llu vs %llu, response bytes %llu vs "
+			"%llu, links %llu, link MTU %u",
+			s->sent, s->delivered, served, requests, s->timeouts, s->unproved, corrupt,
+			bad, via_res, sent_bytes, req_bytes, served_bytes, s->bytes, links,
+			s->link_mtu);
 	s->ok = 1;
 	return 0;
 }

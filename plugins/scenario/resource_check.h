@@ -71,12 +71,13 @@ static inline int scn_resource_check(const rnsc_scenario_lines *l, rnsc_scenario
 	if (size == 0 || s->sent != completed || s->sent != s->proved || s->sent != s->delivered ||
 	    s->sent != acks || s->unproved || corrupt || failed || sent_bytes != s->bytes ||
 	    rbytes != s->bytes || s->bytes != s->proved * size)
-		return scn_fail(s,
-				"accounting: sent %llu, completed %llu, acked %llu, received %llu, "
-				"acks sent %llu, unfinished %llu, corrupt %llu, failed %llu, bytes sent %llu / "
-				"acked %llu / received %llu, resource size %llu",
-				s->sent, completed, s->proved, s->delivered, acks, s->unproved,
-				corrupt, failed, sent_bytes, s->bytes, rbytes, size);
+		return scn_fail(
+			s,
+			"accounting: sent %llu, completed %llu, acked %llu, received %llu, "
+			"acks sent %llu, unfinished %llu, corrupt %llu, failed %llu, bytes sent %llu / "
+			"acked %llu / received %llu, resource size %llu",
+			s->sent, completed, s->proved, s->delivered, acks, s->unproved, corrupt,
+			failed, sent_bytes, s->bytes, rbytes, size);
 	s->ok = 1;
 	return 0;
 }

@@ -68,15 +68,17 @@ static inline int scn_tcp_endpoints(int role, const int *ports, size_t n, char *
 	if (n < 1)
 		return RNSC_ERR_INVAL;
 	if (role == RNSC_SCENARIO_ROLE_RESPONDER)
-		return scn_put(out, cap,
-			       "[interfaces]\n  [[bench server]]\n    type = TCPServerInterface\n"
-			       "    enabled = yes\n    listen_ip = 127.0.0.1\n    listen_port = %d\n",
-			       ports[0]);
+		return scn_put(
+			out, cap,
+			"[interfaces]\n  [[bench server]]\n    type = TCPServerInterface\n"
+			"    enabled = yes\n    listen_ip = 127.0.0.1\n    listen_port = %d\n",
+			ports[0]);
 	if (role == RNSC_SCENARIO_ROLE_INITIATOR)
-		return scn_put(out, cap,
-			       "[interfaces]\n  [[bench client]]\n    type = TCPClientInterface\n"
-			       "    enabled = yes\n    target_host = 127.0.0.1\n    target_port = %d\n",
-			       ports[0]);
+		return scn_put(
+			out, cap,
+			"[interfaces]\n  [[bench client]]\n    type = TCPClientInterface\n"
+			"    enabled = yes\n    target_host = 127.0.0.1\n    target_port = %d\n",
+			ports[0]);
 	return RNSC_ERR_INVAL;
 }
 
@@ -93,10 +95,11 @@ static inline int scn_backbone_endpoints(int role, const int *ports, size_t n, c
 			       "    enabled = yes\n    listen_on = 127.0.0.1\n    port = %d\n",
 			       ports[0]);
 	if (role == RNSC_SCENARIO_ROLE_INITIATOR)
-		return scn_put(out, cap,
-			       "[interfaces]\n  [[bench client]]\n    type = BackboneInterface\n"
-			       "    enabled = yes\n    target_host = 127.0.0.1\n    target_port = %d\n",
-			       ports[0]);
+		return scn_put(
+			out, cap,
+			"[interfaces]\n  [[bench client]]\n    type = BackboneInterface\n"
+			"    enabled = yes\n    target_host = 127.0.0.1\n    target_port = %d\n",
+			ports[0]);
 	return RNSC_ERR_INVAL;
 }
 

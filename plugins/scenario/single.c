@@ -40,11 +40,12 @@ static int check(void *inst, const rnsc_scenario_lines *l, rnsc_scenario_sample 
 		return scn_fail(s, "nothing was sent");
 	if (s->sent != s->proved || s->proved != s->delivered || s->timeouts || s->unproved ||
 	    s->bytes != bytes_delivered)
-		return scn_fail(s,
-				"accounting: sent %llu, proved %llu, delivered %llu, timeouts %llu, "
-				"unproved %llu, bytes %llu vs %llu",
-				s->sent, s->proved, s->delivered, s->timeouts, s->unproved, s->bytes,
-				bytes_delivered);
+		return scn_fail(
+			s,
+			"accounting: sent %llu, proved %llu, delivered %llu, timeouts %llu, "
+			"unproved %llu, bytes %llu vs %llu",
+			s->sent, s->proved, s->delivered, s->timeouts, s->unproved, s->bytes,
+			bytes_delivered);
 	s->ok = 1;
 	return 0;
 }

@@ -77,8 +77,8 @@ int rnsc_bridge_hex_fixed(json_t *params, const char *key, uint8_t *out, size_t 
 int rnsc_bridge_int(json_t *params, const char *key, long long def, long long *out, char *err,
 		    size_t errcap);
 /* String param; def when absent or null (def may be NULL). */
-int rnsc_bridge_str(json_t *params, const char *key, const char *def, const char **out,
-		    char *err, size_t errcap);
+int rnsc_bridge_str(json_t *params, const char *key, const char *def, const char **out, char *err,
+		    size_t errcap);
 /* Truthiness of a param as Python's bool() for JSON values; def when absent. */
 int rnsc_bridge_bool(json_t *params, const char *key, int def);
 /* Sets result[key] to the lowercase hex of p. */

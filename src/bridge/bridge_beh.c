@@ -40,7 +40,7 @@ typedef struct beh_iface {
 	char name[64];
 	beh_frame q[MAX_QUEUED];
 	size_t nq;
-	uint64_t dropped; /* frames beyond MAX_QUEUED before a drain */
+	uint64_t dropped;           /* frames beyond MAX_QUEUED before a drain */
 	uint8_t hash[RNSC_HASHLEN]; /* the interface hash: full_hash of its name */
 	int has_ifac;
 	rnsc_ifac ifac; /* access codes, applied to frames out and checked on frames in */
@@ -63,8 +63,8 @@ typedef struct beh_inst {
 	rnsc_transport *t;
 	beh_iface ifs[MAX_IFACES];
 	uint32_t next_id;
-	long long bitrate; /* for interfaces attached without one */
-	uint64_t last_tick; /* ms; 0 before the first */
+	long long bitrate;         /* for interfaces attached without one */
+	uint64_t last_tick;        /* ms; 0 before the first */
 	uint8_t pub[RNSC_KEYSIZE]; /* the transport identity's public key */
 	json_t *knobs; /* behavioral_start's announce_* defaults for attached interfaces */
 } beh_inst;
@@ -200,8 +200,8 @@ static int c_start(rnsc_bridge *b, json_t *params, json_t *result, char *err, si
 		   : rnsc_identity_generate(b->ctx, &id);
 	free(seed);
 	if (rc)
-		return rnsc_bridge_fail(E, n ? "identity_seed (64 bytes: 32 enc + 32 sig)" : "identity",
-					rc);
+		return rnsc_bridge_fail(
+			E, n ? "identity_seed (64 bytes: 32 enc + 32 sig)" : "identity", rc);
 	rnsc_transport_config cfg;
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.transport_enabled = rnsc_bridge_bool(params, "enable_transport", 1);
@@ -296,7 +296,6 @@ static int mode_from_name(const char *m)
 	return -1;
 }
 
-
 /* A knob of the attach request, else the instance's default from behavioral_start. */
 static json_t *knob(beh_inst *in, json_t *params, const char *key)
 {
@@ -371,7 +370,8 @@ static int c_attach(rnsc_bridge *b, json_t *params, json_t *result, char *err, s
 	uint8_t rnd[6];
 	int rc = rnsc_random(b->ctx, rnd, sizeof(rnd));
 	if (rc == 0)
-		rc = rnsc_transport_iface_add(in->t, in->next_id, m, (uint64_t)bitrate, (size_t)mtu);
+		rc = rnsc_transport_iface_add(in->t, in->next_id, m, (uint64_t)bitrate,
+					      (size_t)mtu);
 	if (rc)
 		return rnsc_bridge_fail(E, "attach interface", rc);
 	if (mock_policy(in, in->next_id, params, E)) {
@@ -379,16 +379,16 @@ static int c_attach(rnsc_bridge *b, json_t *params, json_t *result, char *err, s
 		return 1;
 	}
 	/* a local client: the interface a shared instance serves one attached program on */
-	if (local_client &&
-	    (rc = rnsc_transport_iface_set_local(in->t, in->next_id, RNSC_TRANSPORT_LOCAL_CLIENT))) {
+	if (local_client && (rc = rnsc_transport_iface_set_local(in->t, in->next_id,
+								 RNSC_TRANSPORT_LOCAL_CLIENT))) {
 		rnsc_transport_iface_remove(in->t, in->next_id);
 		return rnsc_bridge_fail(E, "local client", rc);
 	}
 	memset(bi, 0, sizeof(*bi));
 	if (*netname || *netkey) {
-		rc = ifac_size < 1 || ifac_size > 64
-			     ? RNSC_ERR_RANGE
-			     : rnsc_ifac_init(&bi->ifac, b->ctx, netname, netkey, (size_t)ifac_size);
+		rc = ifac_size < 1 || ifac_size > 64 ? RNSC_ERR_RANGE
+						     : rnsc_ifac_init(&bi->ifac, b->ctx, netname,
+								      netkey, (size_t)ifac_size);
 		if (rc) {
 			rnsc_transport_iface_remove(in->t, in->next_id);
 			return rnsc_bridge_fail(E, "IFAC", rc);
@@ -448,8 +448,7 @@ static int c_inject(rnsc_bridge *b, json_t *params, json_t *result, char *err, s
 
 /* Transport.packet_filter's verdict on a raw packet and, when accepted and remember (default
  * true), inbound's add_packet_hash, so an identical second packet meets the hashlist. */
-static int c_packet_filter(rnsc_bridge *b, json_t *params, json_t *result, char *err,
-			   size_t errcap)
+static int c_packet_filter(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
 {
 	(void)b;
 	uint8_t *raw = NULL, hash[RNSC_HASHLEN];
@@ -546,8 +545,7 @@ static uint64_t ms_clamp(double d)
 
 /* A JSON number of seconds (the reference's time.time() floats) as engine ms; 0 when absent
  * or null, 1 with *set when present, -1 with err when not a number. Past the epoch clamps. */
-static int seconds_param(json_t *params, const char *key, uint64_t *out, char *err,
-			 size_t errcap)
+static int seconds_param(json_t *params, const char *key, uint64_t *out, char *err, size_t errcap)
 {
 	json_t *v = json_object_get(params, key);
 	if (!v || json_is_null(v))
@@ -618,8 +616,7 @@ static int c_set_announce_timestamp(rnsc_bridge *b, json_t *params, json_t *resu
 
 /* Transport.request_path(dest, on_interface, tag): the engine builds and queues the request;
  * without a tag the bridge draws one (RNS.Identity.get_random_hash) so it can report it. */
-static int c_request_path(rnsc_bridge *b, json_t *params, json_t *result, char *err,
-			  size_t errcap)
+static int c_request_path(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
 {
 	uint8_t dest[RNSC_TRUNCATED_HASHLEN], rnd[RNSC_TRUNCATED_HASHLEN], *tag = NULL;
 	size_t tl = 0;
@@ -645,8 +642,7 @@ static int c_request_path(rnsc_bridge *b, json_t *params, json_t *result, char *
 }
 
 /* Rewrites a path_table entry's timestamp (key "timestamp") or expiry ("expires"). */
-static int set_path_time(json_t *params, json_t *result, const char *key, char *err,
-			 size_t errcap)
+static int set_path_time(json_t *params, json_t *result, const char *key, char *err, size_t errcap)
 {
 	uint8_t dest[RNSC_TRUNCATED_HASHLEN];
 	uint64_t v = 0;
@@ -796,7 +792,8 @@ static int c_seed_link_table(rnsc_bridge *b, json_t *params, json_t *result, cha
 	pump(in);
 	double now = (double)now_ms();
 	double ts = now - (age && json_is_number(age) ? json_number_value(age) * 1000.0 : 0.0);
-	double pt = now + (ptmo && json_is_number(ptmo) ? json_number_value(ptmo) * 1000.0 : 60000.0);
+	double pt =
+		now + (ptmo && json_is_number(ptmo) ? json_number_value(ptmo) * 1000.0 : 60000.0);
 	e.timestamp = ms_clamp(ts);
 	e.proof_timeout = ms_clamp(pt);
 	e.next_hop_iface = nbi->id;
@@ -888,7 +885,8 @@ static int c_seed_reverse_table(rnsc_bridge *b, json_t *params, json_t *result, 
 		return 1;
 	}
 	pump(in);
-	double ts = (double)now_ms() - (age && json_is_number(age) ? json_number_value(age) * 1000.0 : 0.0);
+	double ts = (double)now_ms() -
+		    (age && json_is_number(age) ? json_number_value(age) * 1000.0 : 0.0);
 	r.timestamp = ms_clamp(ts);
 	r.received_iface = rbi->id;
 	r.outbound_iface = obi->id;
@@ -917,8 +915,10 @@ static int c_read_announce_rate(rnsc_bridge *b, json_t *params, json_t *result, 
 			continue;
 		json_object_set_new(result, "found", json_true());
 		json_object_set_new(result, "last", json_real((double)r.last / 1000.0));
-		json_object_set_new(result, "rate_violations", json_integer((json_int_t)r.rate_violations));
-		json_object_set_new(result, "blocked_until", json_real((double)r.blocked_until / 1000.0));
+		json_object_set_new(result, "rate_violations",
+				    json_integer((json_int_t)r.rate_violations));
+		json_object_set_new(result, "blocked_until",
+				    json_real((double)r.blocked_until / 1000.0));
 		json_t *a = json_array();
 		for (unsigned i = 0; i < r.n_timestamps && i < RNSC_MAX_RATE_TIMESTAMPS; i++)
 			json_array_append_new(a, json_real((double)r.timestamps[i] / 1000.0));
@@ -941,7 +941,6 @@ static int c_force_cull(rnsc_bridge *b, json_t *params, json_t *result, char *er
 	json_object_set_new(result, "culled", json_true());
 	return 0;
 }
-
 
 /* Blackholes (Transport.blackhole_identity and friends) on the engine's own table. */
 static int c_blackhole(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
@@ -973,8 +972,7 @@ static int c_blackhole(rnsc_bridge *b, json_t *params, json_t *result, char *err
 	return 0;
 }
 
-static int c_unblackhole(rnsc_bridge *b, json_t *params, json_t *result, char *err,
-			 size_t errcap)
+static int c_unblackhole(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
 {
 	(void)b;
 	uint8_t idh[RNSC_TRUNCATED_HASHLEN];
@@ -1012,15 +1010,14 @@ static int c_read_blackhole_table(rnsc_bridge *b, json_t *params, json_t *result
 			json_object_set_new(o, "until", json_integer((json_int_t)e.until));
 		else
 			json_object_set_new(o, "until", json_real(e.until));
-		json_object_set_new(o, "reason", e.reason ? json_stringn(e.reason, e.reason_len)
-							  : json_null());
+		json_object_set_new(o, "reason",
+				    e.reason ? json_stringn(e.reason, e.reason_len) : json_null());
 		json_array_append_new(a, o);
 	}
 	json_object_set_new(result, "count", json_integer((json_int_t)json_array_size(a)));
 	json_object_set_new(result, "entries", a);
 	return 0;
 }
-
 
 /* The frame as this interface would send it: with its access code, masked. */
 static int c_ifac_mask(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
@@ -1045,7 +1042,6 @@ static int c_ifac_mask(rnsc_bridge *b, json_t *params, json_t *result, char *err
 	free(raw), free(out);
 	return len < 0 ? rnsc_bridge_fail(E, "IFAC mask", len) : 0;
 }
-
 
 static void on_data(void *ud, const uint8_t dest[RNSC_TRUNCATED_HASHLEN], const uint8_t *data,
 		    size_t len, const uint8_t packet_hash[RNSC_HASHLEN], uint32_t iface)
@@ -1092,7 +1088,7 @@ static int c_register_destination(rnsc_bridge *b, json_t *params, json_t *result
 			asp[na++] = json_string_value(x);
 		}
 	}
-	int dt = !strcmp(type, "single") ? RNSC_DEST_SINGLE
+	int dt = !strcmp(type, "single")  ? RNSC_DEST_SINGLE
 		 : !strcmp(type, "plain") ? RNSC_DEST_PLAIN
 		 : !strcmp(type, "group") ? RNSC_DEST_GROUP
 					  : -1;
@@ -1153,7 +1149,6 @@ static int c_read_deliveries(rnsc_bridge *b, json_t *params, json_t *result, cha
 	return 0;
 }
 
-
 /* Transport.synthesize_tunnel on one interface; the tunnel id is
  * full_hash(transport public key || interface hash), the id the peer will file it under. */
 static int c_synthesize_tunnel(rnsc_bridge *b, json_t *params, json_t *result, char *err,
@@ -1178,11 +1173,9 @@ static int c_synthesize_tunnel(rnsc_bridge *b, json_t *params, json_t *result, c
 	return 0;
 }
 
-
 /* The tunnels established on the attached interfaces (rnsc_transport_iface_tunnel); a tunnel
  * whose interface went away is not listed, since the engine offers no iteration. */
-static int c_read_tunnels(rnsc_bridge *b, json_t *params, json_t *result, char *err,
-			  size_t errcap)
+static int c_read_tunnels(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
 {
 	(void)b;
 	beh_inst *in = get_inst(params, E);

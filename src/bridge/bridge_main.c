@@ -58,12 +58,13 @@ int main(int argc, char **argv)
 {
 	if (argc > 1) {
 		FILE *f = strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ? stdout
-										    : stderr;
-		fprintf(f, "Usage: rnsc-conformance-bridge\n\n"
-			   "Speaks the reticulum-conformance suite's bridge protocol on stdin and\n"
-			   "stdout: prints READY, then answers one JSON request per line with one\n"
-			   "JSON response per line, from rnsc's own library. Takes no options;\n"
-			   "RNSC_CRYPTO picks the crypto backend order, RNSC_PLUGIN_PATH the plugins.\n");
+										       : stderr;
+		fprintf(f,
+			"Usage: rnsc-conformance-bridge\n\n"
+			"Speaks the reticulum-conformance suite's bridge protocol on stdin and\n"
+			"stdout: prints READY, then answers one JSON request per line with one\n"
+			"JSON response per line, from rnsc's own library. Takes no options;\n"
+			"RNSC_CRYPTO picks the crypto backend order, RNSC_PLUGIN_PATH the plugins.\n");
 		return f == stdout ? 0 : 2;
 	}
 	rnsc_env env;
@@ -85,7 +86,8 @@ int main(int argc, char **argv)
 			out = rnsc_bridge_handle(&b, "", n);
 		} else {
 			size_t start = 0;
-			while (n && (line[n - 1] == '\r' || line[n - 1] == ' ' || line[n - 1] == '\t'))
+			while (n &&
+			       (line[n - 1] == '\r' || line[n - 1] == ' ' || line[n - 1] == '\t'))
 				n--;
 			while (start < n && (line[start] == ' ' || line[start] == '\t'))
 				start++;

@@ -28,30 +28,30 @@
 
 #define E err, errcap
 /* Every handler frees what it took on the way out; "fail" is the common exit. */
-#define HEX(key, req, p, n)                                                              \
-	do {                                                                             \
-		if (rnsc_bridge_hex(params, key, req, &(p), &(n), E))                    \
-			goto fail;                                                       \
+#define HEX(key, req, p, n)                                                                        \
+	do {                                                                                       \
+		if (rnsc_bridge_hex(params, key, req, &(p), &(n), E))                              \
+			goto fail;                                                                 \
 	} while (0)
-#define FIXED(key, buf)                                                                  \
-	do {                                                                             \
-		if (rnsc_bridge_hex_fixed(params, key, buf, sizeof(buf), E))             \
-			goto fail;                                                       \
+#define FIXED(key, buf)                                                                            \
+	do {                                                                                       \
+		if (rnsc_bridge_hex_fixed(params, key, buf, sizeof(buf), E))                       \
+			goto fail;                                                                 \
 	} while (0)
-#define SETHEX(key, p, n)                                                                \
-	do {                                                                             \
-		if (rnsc_bridge_set_hex(result, key, p, n)) {                            \
-			snprintf(E, "out of memory");                                    \
-			goto fail;                                                       \
-		}                                                                        \
+#define SETHEX(key, p, n)                                                                          \
+	do {                                                                                       \
+		if (rnsc_bridge_set_hex(result, key, p, n)) {                                      \
+			snprintf(E, "out of memory");                                              \
+			goto fail;                                                                 \
+		}                                                                                  \
 	} while (0)
-#define CHECK(what, expr)                                                                \
-	do {                                                                             \
-		int rc_ = (expr);                                                        \
-		if (rc_ < 0) {                                                           \
-			rnsc_bridge_fail(E, what, rc_);                                  \
-			goto fail;                                                       \
-		}                                                                        \
+#define CHECK(what, expr)                                                                          \
+	do {                                                                                       \
+		int rc_ = (expr);                                                                  \
+		if (rc_ < 0) {                                                                     \
+			rnsc_bridge_fail(E, what, rc_);                                            \
+			goto fail;                                                                 \
+		}                                                                                  \
 	} while (0)
 #define SETINT(key, v) json_object_set_new(result, key, json_integer((json_int_t)(v)))
 #define SETBOOL(key, v) json_object_set_new(result, key, json_boolean(v))
@@ -71,8 +71,7 @@ fail:
 	return 1;
 }
 
-static int c_x25519_public(rnsc_bridge *b, json_t *params, json_t *result, char *err,
-			   size_t errcap)
+static int c_x25519_public(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
 {
 	uint8_t prv[32], pub[32];
 	FIXED("private_key", prv);
@@ -109,8 +108,7 @@ fail:
 	return 1;
 }
 
-static int c_ed25519_sign(rnsc_bridge *b, json_t *params, json_t *result, char *err,
-			  size_t errcap)
+static int c_ed25519_sign(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
 {
 	uint8_t seed[32], pub[32], sig[64], *msg = NULL, *k = NULL;
 	size_t n, kn;
@@ -145,7 +143,8 @@ static int c_ed25519_verify(rnsc_bridge *b, json_t *params, json_t *result, char
 	HEX("message", 1, msg, mn);
 	HEX("signature", 1, sig, sn);
 	/* a key or signature of the wrong size does not verify (the reference says False) */
-	SETBOOL("valid", pn == 32 && sn == 64 && rnsc_ed25519_verify(b->ctx, sig, pub, msg, mn) == 0);
+	SETBOOL("valid",
+		pn == 32 && sn == 64 && rnsc_ed25519_verify(b->ctx, sig, pub, msg, mn) == 0);
 	free(pub), free(msg), free(sig);
 	return 0;
 fail:
@@ -153,8 +152,7 @@ fail:
 	return 1;
 }
 
-static int c_sha(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap,
-		 int wide)
+static int c_sha(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap, int wide)
 {
 	uint8_t *d = NULL, h[64];
 	size_t n;
@@ -179,8 +177,7 @@ static int c_sha512(rnsc_bridge *b, json_t *p, json_t *r, char *err, size_t errc
 	return c_sha(b, p, r, err, errcap, 1);
 }
 
-static int c_hmac_sha256(rnsc_bridge *b, json_t *params, json_t *result, char *err,
-			 size_t errcap)
+static int c_hmac_sha256(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
 {
 	uint8_t *k = NULL, *m = NULL, h[32];
 	size_t kn, mn;
@@ -247,8 +244,7 @@ fail:
 	return 1;
 }
 
-static int c_pkcs7_unpad(rnsc_bridge *b, json_t *params, json_t *result, char *err,
-			 size_t errcap)
+static int c_pkcs7_unpad(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
 {
 	(void)b;
 	uint8_t *d = NULL;
@@ -266,8 +262,8 @@ fail:
 
 /* AES-256-CBC, raw (whole blocks) or with PKCS#7 around it. rnsc implements only AES-256
  * (the cipher of every RNS 1.5 token); AES_128_CBC is refused. */
-static int aes(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap,
-	       int enc, int pad)
+static int aes(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap, int enc,
+	       int pad)
 {
 	uint8_t key[32], iv[16], *in = NULL, *buf = NULL;
 	size_t n;
@@ -342,8 +338,7 @@ static int token_from(rnsc_bridge *b, json_t *params, rnsc_token *t, char *err, 
 	return 0;
 }
 
-static int c_token_encrypt(rnsc_bridge *b, json_t *params, json_t *result, char *err,
-			   size_t errcap)
+static int c_token_encrypt(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
 {
 	rnsc_token t;
 	uint8_t *pt = NULL, *out = NULL;
@@ -367,8 +362,7 @@ fail:
 	return 1;
 }
 
-static int c_token_decrypt(rnsc_bridge *b, json_t *params, json_t *result, char *err,
-			   size_t errcap)
+static int c_token_decrypt(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
 {
 	rnsc_token t;
 	uint8_t *tok = NULL, *out = NULL;
@@ -436,8 +430,7 @@ fail:
 
 /* ---- identity -------------------------------------------------------------------------- */
 
-static int id_private(rnsc_bridge *b, json_t *params, rnsc_identity *id, char *err,
-		      size_t errcap)
+static int id_private(rnsc_bridge *b, json_t *params, rnsc_identity *id, char *err, size_t errcap)
 {
 	uint8_t *k = NULL;
 	size_t n;
@@ -449,8 +442,7 @@ static int id_private(rnsc_bridge *b, json_t *params, rnsc_identity *id, char *e
 	return rc ? rnsc_bridge_fail(E, "identity from private key", rc) : 0;
 }
 
-static int id_public(rnsc_bridge *b, json_t *params, rnsc_identity *id, char *err,
-		     size_t errcap)
+static int id_public(rnsc_bridge *b, json_t *params, rnsc_identity *id, char *err, size_t errcap)
 {
 	uint8_t *k = NULL;
 	size_t n;
@@ -472,8 +464,8 @@ static int put_identity(json_t *result, const rnsc_identity *id)
 	return rc;
 }
 
-static int c_identity_from_private_key(rnsc_bridge *b, json_t *params, json_t *result,
-				       char *err, size_t errcap)
+static int c_identity_from_private_key(rnsc_bridge *b, json_t *params, json_t *result, char *err,
+				       size_t errcap)
 {
 	rnsc_identity id;
 	if (id_private(b, params, &id, E))
@@ -483,8 +475,7 @@ static int c_identity_from_private_key(rnsc_bridge *b, json_t *params, json_t *r
 	return rc ? (snprintf(E, "out of memory"), 1) : 0;
 }
 
-static int c_identity_hash(rnsc_bridge *b, json_t *params, json_t *result, char *err,
-			   size_t errcap)
+static int c_identity_hash(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
 {
 	rnsc_identity id;
 	if (id_public(b, params, &id, E))
@@ -560,15 +551,17 @@ static int c_ratchet_decrypt(rnsc_bridge *b, json_t *params, json_t *result, cha
 	}
 	for (size_t i = 0; i < nr; i++) {
 		json_t *w = json_object();
-		json_object_set(w, "k", list && !json_is_null(list) ? json_array_get(list, i) : one);
+		json_object_set(w, "k",
+				list && !json_is_null(list) ? json_array_get(list, i) : one);
 		int bad = rnsc_bridge_hex_fixed(w, "k", ratchets[i], 32, E);
 		json_decref(w);
 		if (bad)
 			goto fail;
 	}
 	int used = -1;
-	int len = rnsc_identity_decrypt(&id, out, n, ct, n, nr ? (const uint8_t(*)[32])ratchets : NULL,
-					nr, rnsc_bridge_bool(params, "enforce_ratchets", 0), &used);
+	int len = rnsc_identity_decrypt(&id, out, n, ct, n,
+					nr ? (const uint8_t(*)[32])ratchets : NULL, nr,
+					rnsc_bridge_bool(params, "enforce_ratchets", 0), &used);
 	if (len >= 0)
 		SETHEX("plaintext", out, (size_t)len);
 	else
@@ -602,8 +595,7 @@ static int c_identity_decrypt(rnsc_bridge *b, json_t *params, json_t *result, ch
 	return rc;
 }
 
-static int c_identity_sign(rnsc_bridge *b, json_t *params, json_t *result, char *err,
-			   size_t errcap)
+static int c_identity_sign(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
 {
 	rnsc_identity id;
 	uint8_t *m = NULL, sig[RNSC_SIGLEN];
@@ -646,8 +638,7 @@ static int c_identity_to_file(rnsc_bridge *b, json_t *params, json_t *result, ch
 	const char *dir = b->tmpdir[0] ? b->tmpdir : getenv("TMPDIR");
 	if (id_private(b, params, &id, E))
 		return 1;
-	snprintf(path, sizeof(path), "%s/conformance_identity_XXXXXX",
-		 dir && *dir ? dir : "/tmp");
+	snprintf(path, sizeof(path), "%s/conformance_identity_XXXXXX", dir && *dir ? dir : "/tmp");
 	int fd = mkstemp(path);
 	if (fd < 0) {
 		rnsc_identity_free(&id);
@@ -872,8 +863,8 @@ fail:
 	return 1;
 }
 
-static int c_app_and_aspects_from_name(rnsc_bridge *b, json_t *params, json_t *result,
-				       char *err, size_t errcap)
+static int c_app_and_aspects_from_name(rnsc_bridge *b, json_t *params, json_t *result, char *err,
+				       size_t errcap)
 {
 	(void)b;
 	const char *name;
@@ -888,14 +879,14 @@ static int c_app_and_aspects_from_name(rnsc_bridge *b, json_t *params, json_t *r
 	while (dot) {
 		const char *s = dot + 1;
 		dot = strchr(s, '.');
-		json_array_append_new(asp, dot ? json_stringn(s, (size_t)(dot - s)) : json_string(s));
+		json_array_append_new(asp,
+				      dot ? json_stringn(s, (size_t)(dot - s)) : json_string(s));
 	}
 	json_object_set_new(result, "aspects", asp);
 	return 0;
 }
 
-static int c_ratchet_id(rnsc_bridge *b, json_t *params, json_t *result, char *err,
-			size_t errcap)
+static int c_ratchet_id(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
 {
 	uint8_t pub[32], rid[RNSC_RATCHET_ID_LEN];
 	FIXED("ratchet_public", pub);
@@ -946,8 +937,7 @@ static int put_packet(json_t *result, rnsc_ctx *ctx, const uint8_t *raw, size_t 
 	return rc ? RNSC_ERR_NOMEM : 0;
 }
 
-static int c_packet_build(rnsc_bridge *b, json_t *params, json_t *result, char *err,
-			  size_t errcap)
+static int c_packet_build(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
 {
 	long long ptype, ctxv, cflag, ttype, hops;
 	const char *dtype;
@@ -968,8 +958,8 @@ static int c_packet_build(rnsc_bridge *b, json_t *params, json_t *result, char *
 	json_t *ht = json_object_get(params, "header_type");
 	int h2 = 0;
 	if (!ht || json_is_null(ht) || (json_is_integer(ht) && json_integer_value(ht) == 1) ||
-	    (json_is_string(ht) && (!strcmp(json_string_value(ht), "1") ||
-				    !strcmp(json_string_value(ht), "HEADER_1"))))
+	    (json_is_string(ht) &&
+	     (!strcmp(json_string_value(ht), "1") || !strcmp(json_string_value(ht), "HEADER_1"))))
 		h2 = 0;
 	else if ((json_is_integer(ht) && json_integer_value(ht) == 2) ||
 		 (json_is_string(ht) && (!strcmp(json_string_value(ht), "2") ||
@@ -1009,8 +999,9 @@ static int c_packet_build(rnsc_bridge *b, json_t *params, json_t *result, char *
 		CHECK("identity", rnsc_identity_generate(b->ctx, &id));
 		have_id = 1;
 	}
-	CHECK("destination hash", rnsc_destination_hash(b->ctx, p.dest_hash, have_id ? id.hash : NULL,
-							"conformance", asp, 1));
+	CHECK("destination hash",
+	      rnsc_destination_hash(b->ctx, p.dest_hash, have_id ? id.hash : NULL, "conformance",
+				    asp, 1));
 	payload = data;
 	plen = n;
 	if (rnsc_packet_encrypts((int)ptype, (int)ctxv, dt) && dt != RNSC_DEST_PLAIN) {
@@ -1027,7 +1018,8 @@ static int c_packet_build(rnsc_bridge *b, json_t *params, json_t *result, char *
 			uint8_t key[RNSC_TOKEN_KEYLEN];
 			rnsc_token t;
 			len = rnsc_token_generate_key(b->ctx, key);
-			if (len == 0 && (len = rnsc_token_init(&t, b->ctx, key, sizeof(key))) == 0) {
+			if (len == 0 &&
+			    (len = rnsc_token_init(&t, b->ctx, key, sizeof(key))) == 0) {
 				len = rnsc_token_encrypt(&t, payload, cap, data, n);
 				rnsc_token_free(&t);
 			}
@@ -1066,8 +1058,7 @@ fail:
 	return 1;
 }
 
-static int c_packet_unpack(rnsc_bridge *b, json_t *params, json_t *result, char *err,
-			   size_t errcap)
+static int c_packet_unpack(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
 {
 	uint8_t *raw = NULL;
 	size_t n;
@@ -1086,8 +1077,7 @@ fail:
 	return 1;
 }
 
-static int c_packet_hash(rnsc_bridge *b, json_t *params, json_t *result, char *err,
-			 size_t errcap)
+static int c_packet_hash(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
 {
 	uint8_t *raw = NULL, h[RNSC_HASHLEN];
 	size_t n;
@@ -1263,8 +1253,7 @@ fail:
 
 #define BZ2_MAX_OUT (64u * 1024u * 1024u)
 
-static int c_bz2_compress(rnsc_bridge *b, json_t *params, json_t *result, char *err,
-			  size_t errcap)
+static int c_bz2_compress(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
 {
 	(void)b;
 	uint8_t *d = NULL, *o = NULL;
@@ -1281,7 +1270,8 @@ static int c_bz2_compress(rnsc_bridge *b, json_t *params, json_t *result, char *
 	SETHEX("compressed", o, (size_t)len);
 	SETINT("original_size", n);
 	SETINT("compressed_size", len);
-	json_object_set_new(result, "ratio", n ? json_real((double)len / (double)n) : json_integer(0));
+	json_object_set_new(result, "ratio",
+			    n ? json_real((double)len / (double)n) : json_integer(0));
 	free(d), free(o);
 	return 0;
 fail:
@@ -1318,7 +1308,8 @@ static int c_bz2_decompress(rnsc_bridge *b, json_t *params, json_t *result, char
 				uint8_t *no = nc <= BZ2_MAX_OUT ? realloc(o, nc) : NULL;
 				if (!no) {
 					BZ2_bzDecompressEnd(&s);
-					snprintf(E, "decompressed data exceeds %u bytes", BZ2_MAX_OUT);
+					snprintf(E, "decompressed data exceeds %u bytes",
+						 BZ2_MAX_OUT);
 					goto fail;
 				}
 				o = no, cap = nc;
@@ -1331,8 +1322,11 @@ static int c_bz2_decompress(rnsc_bridge *b, json_t *params, json_t *result, char
 		pos = n - s.avail_in;
 		BZ2_bzDecompressEnd(&s);
 		if (rc != BZ_STREAM_END) {
-			snprintf(E, rc == BZ_OK ? "Compressed data ended before the end-of-stream marker"
-						: "Invalid data stream (bz2 error %d)", rc);
+			snprintf(E,
+				 rc == BZ_OK
+					 ? "Compressed data ended before the end-of-stream marker"
+					 : "Invalid data stream (bz2 error %d)",
+				 rc);
 			goto fail;
 		}
 	} while (pos < n);
@@ -1396,8 +1390,7 @@ fail:
 }
 
 /* HDLC.escape: the frame without its two flags. */
-static int c_hdlc_escape(rnsc_bridge *b, json_t *params, json_t *result, char *err,
-			 size_t errcap)
+static int c_hdlc_escape(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
 {
 	if (c_hdlc_frame(b, params, result, err, errcap))
 		return 1;
@@ -1463,13 +1456,15 @@ static int deframe(rnsc_bridge *b, json_t *params, json_t *result, char *err, si
 		rnsc_hdlc_decoder d;
 		CHECK("hdlc decoder", rnsc_hdlc_decoder_init(&d, buf, (size_t)mtu));
 		if (!first_only)
-			CHECK("hdlc decoder", rnsc_hdlc_decoder_set_min(&d, RNSC_HDLC_REF_MIN_FRAME));
+			CHECK("hdlc decoder",
+			      rnsc_hdlc_decoder_set_min(&d, RNSC_HDLC_REF_MIN_FRAME));
 		rc = rnsc_hdlc_decoder_feed(&d, s, n, hdlc_collect, &fl);
 	}
 	CHECK("deframe", rc);
 	if (first_only) {
 		if (json_array_size(fl.frames) == 0) {
-			snprintf(E, "no complete %s frame in the input", kiss ? "KISS data" : "HDLC");
+			snprintf(E, "no complete %s frame in the input",
+				 kiss ? "KISS data" : "HDLC");
 			goto fail;
 		}
 		json_object_set(result, "data", json_array_get(fl.frames, 0));
@@ -1499,7 +1494,6 @@ static int c_kiss_deframe_stream(rnsc_bridge *b, json_t *p, json_t *r, char *err
 	return deframe(b, p, r, err, errcap, 1, 0);
 }
 
-
 /* ---- crypto backends, naming extras, interface numbers --------------------------------- */
 
 /* One primitive through a named rnsc crypto backend. The suite names the reference's two
@@ -1513,7 +1507,7 @@ static int c_crypto_provider_op(rnsc_bridge *b, json_t *params, json_t *result, 
 	if (rnsc_bridge_str(params, "op", NULL, &op, E) ||
 	    rnsc_bridge_str(params, "provider", NULL, &prov, E))
 		return 1;
-	const char *be = !strcmp(prov, "pyca")	   ? "openssl"
+	const char *be = !strcmp(prov, "pyca")       ? "openssl"
 			 : !strcmp(prov, "internal") ? "sodium"
 						     : prov;
 	if (!rnsc_crypto_backend_find(b->ctx, be)) {
@@ -1557,8 +1551,8 @@ static int c_crypto_provider_op(rnsc_bridge *b, json_t *params, json_t *result, 
 	return rc;
 }
 
-static int c_hash_from_name_and_identity(rnsc_bridge *b, json_t *params, json_t *result,
-					 char *err, size_t errcap)
+static int c_hash_from_name_and_identity(rnsc_bridge *b, json_t *params, json_t *result, char *err,
+					 size_t errcap)
 {
 	uint8_t idh[RNSC_TRUNCATED_HASHLEN], h[RNSC_TRUNCATED_HASHLEN];
 	const char *name;
@@ -1593,8 +1587,8 @@ static int c_destination_expand_name(rnsc_bridge *b, json_t *params, json_t *res
 			goto fail;
 		have_id = 1;
 	}
-	CHECK("expand name", rnsc_destination_expand_name(name, sizeof(name), have_id ? id.hash : NULL,
-							   app, a.v, a.n));
+	CHECK("expand name", rnsc_destination_expand_name(name, sizeof(name),
+							  have_id ? id.hash : NULL, app, a.v, a.n));
 	json_object_set_new(result, "name", json_string(name));
 	if (have_id)
 		SETHEX("identity_hexhash", id.hash, sizeof(id.hash));
@@ -1663,11 +1657,10 @@ static int c_interface_optimise_mtu(rnsc_bridge *b, json_t *params, json_t *resu
 	return 0;
 }
 
-
 /* ---- Channel envelopes and Buffer stream messages (channel.h, buffer.h) ------------------- */
 
-static int c_wire_channel_envelope_pack(rnsc_bridge *b, json_t *params, json_t *result,
-					char *err, size_t errcap)
+static int c_wire_channel_envelope_pack(rnsc_bridge *b, json_t *params, json_t *result, char *err,
+					size_t errcap)
 {
 	(void)b;
 	long long mt, seq;
@@ -1742,10 +1735,11 @@ static int c_wire_buffer_pack(rnsc_bridge *b, json_t *params, json_t *result, ch
 		snprintf(E, "out of memory");
 		goto fail;
 	}
-	int len = sid < 0 || sid > UINT_MAX ? RNSC_ERR_RANGE
-		  : rnsc_stream_msg_pack(o, n + RNSC_BUFFER_HEADER_LEN, (unsigned)sid,
-					 rnsc_bridge_bool(params, "eof", 0),
-					 rnsc_bridge_bool(params, "compressed", 0), d, n);
+	int len = sid < 0 || sid > UINT_MAX
+			  ? RNSC_ERR_RANGE
+			  : rnsc_stream_msg_pack(o, n + RNSC_BUFFER_HEADER_LEN, (unsigned)sid,
+						 rnsc_bridge_bool(params, "eof", 0),
+						 rnsc_bridge_bool(params, "compressed", 0), d, n);
 	if (len == RNSC_ERR_RANGE) {
 		char msg[96];
 		snprintf(msg, sizeof(msg), "stream_id must be 0-%d: %s", RNSC_BUFFER_STREAM_ID_MAX,

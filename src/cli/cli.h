@@ -24,16 +24,28 @@ enum {
  * cli_env_open() prints why it could not be set up and returns CLI_OK or CLI_SETUP. */
 typedef rnsc_env cli_env;
 int cli_env_open(cli_env *env, const char *crypto_order, int verbose);
-static inline void cli_env_close(cli_env *env) { rnsc_env_close(env); }
+static inline void cli_env_close(cli_env *env)
+{
+	rnsc_env_close(env);
+}
 
 /* The runtime's text encoders (strfmt.h) under the names the commands use. */
-static inline void cli_hex(char *out, const uint8_t *p, size_t len) { rnsc_hex(out, p, len); }
+static inline void cli_hex(char *out, const uint8_t *p, size_t len)
+{
+	rnsc_hex(out, p, len);
+}
 static inline int cli_unhex(uint8_t *out, size_t cap, const char *hex)
 {
 	return rnsc_unhex(out, cap, hex);
 }
-static inline void cli_json_str(FILE *f, const char *s) { rnsc_json_str(f, s); }
-static inline void cli_env_json(FILE *f) { rnsc_env_json(f); }
+static inline void cli_json_str(FILE *f, const char *s)
+{
+	rnsc_json_str(f, s);
+}
+static inline void cli_env_json(FILE *f)
+{
+	rnsc_env_json(f);
+}
 /* RNS.prettytime: "1d, 2h, 3m and 4.5s", "-" in front when negative, "0s" for zero. */
 void cli_prettytime(char *out, size_t cap, double t);
 
@@ -44,10 +56,10 @@ void cli_prettytime(char *out, size_t cap, double t);
 int cli_exec_ref(const char *sub, int argc, char **argv);
 
 int cmd_plugins(int argc, char **argv);
-int cmd_conform(int argc, char **argv);       /* rnsc-ref */
-int cmd_bench_crypto(int argc, char **argv);  /* rnsc-ref */
+int cmd_conform(int argc, char **argv);      /* rnsc-ref */
+int cmd_bench_crypto(int argc, char **argv); /* rnsc-ref */
 int cmd_bench(int argc, char **argv);
-int cmd_bench_mesh(int argc, char **argv);        /* src/cli/cmd_bench_mesh.c */
+int cmd_bench_mesh(int argc, char **argv); /* src/cli/cmd_bench_mesh.c */
 int cmd_id(int argc, char **argv);
 int cmd_timelock(int argc, char **argv);
 int cmd_daemon(int argc, char **argv);

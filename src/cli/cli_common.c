@@ -39,8 +39,10 @@ int cli_exec_ref(const char *sub, int argc, char **argv)
 		av[i + 1] = argv[i];
 	fflush(NULL);
 	execv(path, av);
-	fprintf(stderr, "rnsc: cannot run %s (%s): the commands that embed the reference live "
-		"there; build or install it with rnsc\n", path, strerror(errno));
+	fprintf(stderr,
+		"rnsc: cannot run %s (%s): the commands that embed the reference live "
+		"there; build or install it with rnsc\n",
+		path, strerror(errno));
 	free(av);
 	return CLI_SETUP;
 }

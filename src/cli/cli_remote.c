@@ -154,7 +154,8 @@ int cli_remote_request(cli_env *env, const char *config_dir, const uint8_t ident
 			/* rnstatus would wait forever for an answer a refusing instance never
 			 * sends; rnsc gives the request the -w timeout, then fails it */
 			rnsc_request_params p = {.timeout_ms = (uint64_t)(timeout_s * 1000.0),
-						 .response = on_response, .failed = on_failed,
+						 .response = on_response,
+						 .failed = on_failed,
 						 .ud = &q};
 			uint64_t now = rnsc_node_now_ms();
 			if (rnsc_transport_link_identify(t, q.link_id, &me, now) ||

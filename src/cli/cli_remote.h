@@ -7,10 +7,10 @@
 
 enum {
 	CLI_REMOTE_OK = 0,
-	CLI_REMOTE_NO_PATH,  /* "Path request timed out" printed */
-	CLI_REMOTE_LINK,     /* the link closed or timed out (message printed) */
-	CLI_REMOTE_FAILED,   /* the request failed: no response (nothing printed) */
-	CLI_REMOTE_SETUP,    /* identity or node could not be set up (message printed) */
+	CLI_REMOTE_NO_PATH, /* "Path request timed out" printed */
+	CLI_REMOTE_LINK,    /* the link closed or timed out (message printed) */
+	CLI_REMOTE_FAILED,  /* the request failed: no response (nothing printed) */
+	CLI_REMOTE_SETUP,   /* identity or node could not be set up (message printed) */
 };
 
 /* Sends path with data (one msgpack value, NULL for nil) to the remote management
@@ -19,6 +19,7 @@ enum {
  * response value) is the caller's. quiet: no progress lines (-j). */
 int cli_remote_request(cli_env *env, const char *config_dir, const uint8_t identity_hash[16],
 		       const char *identity_path, const char *path, const uint8_t *data,
-		       size_t data_len, double timeout_s, int quiet, uint8_t **out, size_t *out_len);
+		       size_t data_len, double timeout_s, int quiet, uint8_t **out,
+		       size_t *out_len);
 
 #endif

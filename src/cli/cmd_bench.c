@@ -25,7 +25,8 @@ int cmd_bench(int argc, char **argv)
 		return rnsc_bench_scenarios_main(argc, argv);
 	if (strcmp(argv[1], "crypto") == 0) /* embeds the reference: rnsc-ref runs it */
 		return cli_exec_ref("bench-crypto", argc - 1, argv + 1);
-	fprintf(stderr, "rnsc bench: unknown benchmark '%s' (available: crypto, echo, iface, matrix, mesh; without a\n"
+	fprintf(stderr,
+		"rnsc bench: unknown benchmark '%s' (available: crypto, echo, iface, matrix, mesh; without a\n"
 		"name: the scenarios, see rnsc bench --help)\n",
 		argv[1]);
 	return CLI_USAGE;

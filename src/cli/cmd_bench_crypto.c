@@ -121,8 +121,8 @@ static int prepare(bench_in *in, rnsc_ctx *ctx, size_t size)
 	if (!rc)
 		rc = rnsc_identity_generate(ctx, &in->id);
 	if (!rc) {
-		in->token_len = rnsc_identity_encrypt(&in->id, in->token, size + 256, in->data, size,
-						      NULL);
+		in->token_len =
+			rnsc_identity_encrypt(&in->id, in->token, size + 256, in->data, size, NULL);
 		rc = in->token_len < 0 ? in->token_len : 0;
 	}
 	return rc;
@@ -180,12 +180,10 @@ static void usage(FILE *f)
 /* argv[0] names the command ("bench-crypto"); options follow. */
 int cmd_bench_crypto(int argc, char **argv)
 {
-	static const struct option opts[] = {{"seconds", required_argument, NULL, 's'},
-					     {"quick", no_argument, NULL, 'q'},
-					     {"json", required_argument, NULL, 'j'},
-					     {"no-reference", no_argument, NULL, 'n'},
-					     {"help", no_argument, NULL, 'h'},
-					     {0, 0, 0, 0}};
+	static const struct option opts[] = {
+		{"seconds", required_argument, NULL, 's'}, {"quick", no_argument, NULL, 'q'},
+		{"json", required_argument, NULL, 'j'},    {"no-reference", no_argument, NULL, 'n'},
+		{"help", no_argument, NULL, 'h'},          {0, 0, 0, 0}};
 	double seconds = 0.5;
 	int json = 0, with_ref = 1, c;
 	const char *json_file = NULL;
@@ -199,14 +197,22 @@ int cmd_bench_crypto(int argc, char **argv)
 				return CLI_USAGE;
 			}
 			break;
-		case 'q': seconds = 0.1; break;
+		case 'q':
+			seconds = 0.1;
+			break;
 		case 'j':
 			json = 1;
 			json_file = strcmp(optarg, "-") == 0 ? NULL : optarg;
 			break;
-		case 'n': with_ref = 0; break;
-		case 'h': usage(stdout); return CLI_OK;
-		default: usage(stderr); return CLI_USAGE;
+		case 'n':
+			with_ref = 0;
+			break;
+		case 'h':
+			usage(stdout);
+			return CLI_OK;
+		default:
+			usage(stderr);
+			return CLI_USAGE;
 		}
 	}
 	cli_env env;
@@ -215,8 +221,10 @@ int cmd_bench_crypto(int argc, char **argv)
 		return rc;
 	rnsc_pyref *ref = NULL;
 	if (with_ref && (rc = rnsc_pyref_open(env.ctx, &ref)) != 0) {
-		fprintf(stderr, "rnsc bench: the embedded reference is unavailable (%s); run 'make "
-				"venv' or pass --no-reference\n", rnsc_strerror(rc));
+		fprintf(stderr,
+			"rnsc bench: the embedded reference is unavailable (%s); run 'make "
+			"venv' or pass --no-reference\n",
+			rnsc_strerror(rc));
 		cli_env_close(&env);
 		return CLI_SETUP;
 	}
@@ -287,8 +295,10 @@ int cmd_bench_crypto(int argc, char **argv)
 		fprintf(tf, "\n");
 	}
 	if (ref)
-		fprintf(tf, "\nreference: rns %s (embedded CPython); a backend that lacks a primitive "
-		       "shows n/a; composite operations use the backend first and the next for the rest.\n", rnsc_pyref_version(ref));
+		fprintf(tf,
+			"\nreference: rns %s (embedded CPython); a backend that lacks a primitive "
+			"shows n/a; composite operations use the backend first and the next for the rest.\n",
+			rnsc_pyref_version(ref));
 	if (json) {
 		FILE *f = json_file ? fopen(json_file, "w") : stdout;
 		if (!f) {
@@ -297,7 +307,8 @@ int cmd_bench_crypto(int argc, char **argv)
 		} else {
 			fprintf(f, "{");
 			cli_env_json(f);
-			fprintf(f, ", \"seconds_per_cell\": %.3f, \"reference_version\": ", seconds);
+			fprintf(f,
+				", \"seconds_per_cell\": %.3f, \"reference_version\": ", seconds);
 			cli_json_str(f, ref ? rnsc_pyref_version(ref) : NULL);
 			fprintf(f, ", \"results\": [");
 			int first = 1;
@@ -311,11 +322,14 @@ int cmd_bench_crypto(int argc, char **argv)
 					fprintf(f, ", \"size\": %zu, \"backend\": ", OPS[i].size);
 					cli_json_str(f, b == nb ? "reference" : names[b]);
 					if (rates[i][b] == NOT_SERVED)
-						fprintf(f, ", \"ops_per_s\": null, \"served\": false}");
+						fprintf(f,
+							", \"ops_per_s\": null, \"served\": false}");
 					else if (rates[i][b] < 0)
-						fprintf(f, ", \"ops_per_s\": null, \"error\": true}");
+						fprintf(f,
+							", \"ops_per_s\": null, \"error\": true}");
 					else
-						fprintf(f, ", \"ops_per_s\": %.1f, \"mb_per_s\": %.2f}",
+						fprintf(f,
+							", \"ops_per_s\": %.1f, \"mb_per_s\": %.2f}",
 							rates[i][b],
 							rates[i][b] * (double)OPS[i].size / 1e6);
 				}

@@ -28,8 +28,9 @@ int cmd_bench_mesh(int argc, char **argv)
 	snprintf(python, sizeof(python), "%s/bin/python", venv);
 	snprintf(script, sizeof(script), "%s/bench/mesh/mesh.py", src);
 	if (access(python, X_OK) != 0 || access(script, R_OK) != 0) {
-		fprintf(stderr, "rnsc bench mesh: the runner needs %s and %s (run `make venv`, or "
-				"set RNSC_VENV / RNSC_SRCDIR)\n",
+		fprintf(stderr,
+			"rnsc bench mesh: the runner needs %s and %s (run `make venv`, or "
+			"set RNSC_VENV / RNSC_SRCDIR)\n",
 			python, script);
 		return CLI_SETUP;
 	}

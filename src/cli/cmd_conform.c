@@ -12,30 +12,29 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: rnsc conform [--cases N] [--seed S] [--json] [--report FILE]\n"
-		"       rnsc conform --matrix [--cases N] [--seed S] [--json] [--backend NAME]\n"
-		"                    [--corpus DIR]\n\n"
-		"Cross-checks rnsc against the reference running embedded in this process:\n"
-		"  1. every test vector in conformance/vectors on every crypto backend and on\n"
-		"     the reference itself;\n"
-		"  2. randomized cross-checks in both directions (rnsc encrypts, the reference\n"
-		"     decrypts and the reverse; signatures, hashes, HKDF, names, files) for\n"
-		"     every rnsc crypto backend.\n"
-		"Fails (exit 1) on any disagreement; exit 3 when the reference or a plugin is\n"
-		"missing (it never passes by skipping).\n\n"
-		"  --cases N      random cases per check and backend (default 200)\n"
-		"  --seed S       seed for the random cases (default 1)\n"
-		"  --json         print the summary as JSON\n"
-		"  --report FILE  also write a Markdown report to FILE\n"
-		"  --matrix       run the message matrix instead: every message shape the\n"
-		"                 reference defines, checked four ways (reference builds/rnsc\n"
-		"                 parses, rnsc builds/reference parses, identical bytes,\n"
-		"                 mutations rejected alike); prints covered/defined rows and\n"
-		"                 any row not covered (--cases: per row, default 4)\n"
-		"  --backend NAME rnsc crypto backend for the matrix (default: first plugin)\n"
-		"  --corpus DIR   with --matrix: write fuzz seed inputs built by the reference\n"
-		"  -h, --help     show this help\n");
+	fprintf(f, "Usage: rnsc conform [--cases N] [--seed S] [--json] [--report FILE]\n"
+		   "       rnsc conform --matrix [--cases N] [--seed S] [--json] [--backend NAME]\n"
+		   "                    [--corpus DIR]\n\n"
+		   "Cross-checks rnsc against the reference running embedded in this process:\n"
+		   "  1. every test vector in conformance/vectors on every crypto backend and on\n"
+		   "     the reference itself;\n"
+		   "  2. randomized cross-checks in both directions (rnsc encrypts, the reference\n"
+		   "     decrypts and the reverse; signatures, hashes, HKDF, names, files) for\n"
+		   "     every rnsc crypto backend.\n"
+		   "Fails (exit 1) on any disagreement; exit 3 when the reference or a plugin is\n"
+		   "missing (it never passes by skipping).\n\n"
+		   "  --cases N      random cases per check and backend (default 200)\n"
+		   "  --seed S       seed for the random cases (default 1)\n"
+		   "  --json         print the summary as JSON\n"
+		   "  --report FILE  also write a Markdown report to FILE\n"
+		   "  --matrix       run the message matrix instead: every message shape the\n"
+		   "                 reference defines, checked four ways (reference builds/rnsc\n"
+		   "                 parses, rnsc builds/reference parses, identical bytes,\n"
+		   "                 mutations rejected alike); prints covered/defined rows and\n"
+		   "                 any row not covered (--cases: per row, default 4)\n"
+		   "  --backend NAME rnsc crypto backend for the matrix (default: first plugin)\n"
+		   "  --corpus DIR   with --matrix: write fuzz seed inputs built by the reference\n"
+		   "  -h, --help     show this help\n");
 }
 
 typedef struct conform_out {
@@ -192,14 +191,30 @@ int cmd_conform(int argc, char **argv)
 			cases_set = 1;
 			break;
 		}
-		case 's': seed = strtoull(optarg, NULL, 0); break;
-		case 'j': o.json = 1; break;
-		case 'r': report = optarg; break;
-		case 'm': matrix = 1; break;
-		case 'b': backend = optarg; break;
-		case 'c': corpus = optarg; break;
-		case 'h': usage(stdout); return CLI_OK;
-		default: usage(stderr); return CLI_USAGE;
+		case 's':
+			seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'j':
+			o.json = 1;
+			break;
+		case 'r':
+			report = optarg;
+			break;
+		case 'm':
+			matrix = 1;
+			break;
+		case 'b':
+			backend = optarg;
+			break;
+		case 'c':
+			corpus = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return CLI_OK;
+		default:
+			usage(stderr);
+			return CLI_USAGE;
 		}
 	}
 	if (optind < argc) {
@@ -226,15 +241,17 @@ int cmd_conform(int argc, char **argv)
 	}
 	const char *refv = rnsc_pyref_version(conf_ref());
 	if (o.md)
-		fprintf(o.md, "# rnsc conformance report\n\nReference: rns %s (embedded). Cases per "
-			      "check: %u, seed %llu.\n\n## Test vectors\n\n| backend | passed | "
-			      "failed | not served |\n|---|---|---|---|\n",
+		fprintf(o.md,
+			"# rnsc conformance report\n\nReference: rns %s (embedded). Cases per "
+			"check: %u, seed %llu.\n\n## Test vectors\n\n| backend | passed | "
+			"failed | not served |\n|---|---|---|---|\n",
 			refv, cases, (unsigned long long)seed);
 	unsigned vec_failed = 0;
 	if (o.json)
 		printf("{\"reference_version\": \"%s\", \"vectors\": [", refv);
 	else
-		printf("Reference: rns %s, embedded\n\nTest vectors (conformance/vectors):\n", refv);
+		printf("Reference: rns %s, embedded\n\nTest vectors (conformance/vectors):\n",
+		       refv);
 	for (size_t i = 0; i < conf_backend_count(); i++) {
 		const rnsc_crypto_backend *be = conf_backend(i);
 		unsigned passed = 0, failed = 0, not_served = 0;
@@ -246,14 +263,15 @@ int cmd_conform(int argc, char **argv)
 		if (o.json) {
 			printf("%s\n    {\"backend\": ", i ? "," : "");
 			cli_json_str(stdout, be->name);
-			printf(", \"passed\": %u, \"failed\": %u, \"not_served\": %u}", passed, failed,
-			       not_served);
+			printf(", \"passed\": %u, \"failed\": %u, \"not_served\": %u}", passed,
+			       failed, not_served);
 		} else {
 			printf("  %-10s passed %4u  failed %u  not served %u\n", be->name, passed,
 			       failed, not_served);
 		}
 		if (o.md)
-			fprintf(o.md, "| %s | %u | %u | %u |\n", be->name, passed, failed, not_served);
+			fprintf(o.md, "| %s | %u | %u | %u |\n", be->name, passed, failed,
+				not_served);
 	}
 	if (o.json)
 		printf("\n  ], \"cross_checks\": [");

@@ -169,9 +169,11 @@ static int prepare_identity(rnsc_ctx *ctx, rnsc_node *n, const char *path, rnsc_
 	struct stat st;
 	if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
 		if (rnsc_identity_load_file(ctx, id, path) != 0) {
-			rnsc_log(ctx, RNSC_LOG_ERROR, "cp",
-				 "Could not load identity for rncp. The identity file at \"%s\" may "
-				 "be corrupt or unreadable.", path);
+			rnsc_log(
+				ctx, RNSC_LOG_ERROR, "cp",
+				"Could not load identity for rncp. The identity file at \"%s\" may "
+				"be corrupt or unreadable.",
+				path);
 			return 2;
 		}
 		return 0;
@@ -321,7 +323,8 @@ static int do_send(cli_env *env, const char *cfg, const char *idpath, int verbos
 	uint8_t dest[RNSC_TRUNCATED_HASHLEN];
 	if (strlen(dest_hex) != 2 * RNSC_TRUNCATED_HASHLEN) {
 		printf("Allowed destination length is invalid, must be %d hexadecimal characters "
-		       "(%d bytes).\n", 2 * RNSC_TRUNCATED_HASHLEN, RNSC_TRUNCATED_HASHLEN);
+		       "(%d bytes).\n",
+		       2 * RNSC_TRUNCATED_HASHLEN, RNSC_TRUNCATED_HASHLEN);
 		return 1;
 	}
 	if (cli_unhex(dest, sizeof(dest), dest_hex) != RNSC_TRUNCATED_HASHLEN) {
@@ -330,7 +333,10 @@ static int do_send(cli_env *env, const char *cfg, const char *idpath, int verbos
 	}
 	struct stat st = {0};
 	int anim = !silent && isatty(STDOUT_FILENO);
-	cp_state s = {.ctx = env->ctx, .fd = -1, .phy_rates = phy_rates, .fetching = fetch,
+	cp_state s = {.ctx = env->ctx,
+		      .fd = -1,
+		      .phy_rates = phy_rates,
+		      .fetching = fetch,
 		      .overwrite = overwrite};
 	if (fetch && save) { /* rncp checks the output directory first */
 		if (!realpath(save, s.save_path) || stat(s.save_path, &st) != 0 ||
@@ -363,7 +369,8 @@ static int do_send(cli_env *env, const char *cfg, const char *idpath, int verbos
 		close(s.fd);
 		return 1;
 	}
-	rnsc_node_hooks hooks = {.ud = &s, .on_link_established = s_est, .on_link_closed = s_closed};
+	rnsc_node_hooks hooks = {
+		.ud = &s, .on_link_established = s_est, .on_link_closed = s_closed};
 	rnsc_linkapp_callbacks fcb = {.ud = &s, .resource_advertised = l_advertised};
 	if (rnsc_linkapp_new(env->ctx, s.n, fetch ? &fcb : NULL, &hooks, &s.la) ||
 	    (fetch && rnsc_linkreq_new(env->ctx, s.n, s.la, &s.lr))) {
@@ -438,7 +445,8 @@ static int do_send(cli_env *env, const char *cfg, const char *idpath, int verbos
 		goto out;
 	}
 	if (fetch) {
-		printf(anim ? ERASE "Requesting file from remote  " : "Requesting file from remote...\n");
+		printf(anim ? ERASE "Requesting file from remote  "
+			    : "Requesting file from remote...\n");
 		fflush(stdout);
 		(void)rnsc_transport_link_identify(t, s.link_id, &id, rnsc_node_now_ms());
 		rnsc_node_flush(s.n);
@@ -576,7 +584,8 @@ static int fetch_file(cp_state *s, const char *file, const char *ph, int anim)
 		printf("%s", anim ? ERASE : "");
 		if (s->req_status == 4)
 			printf("Fetch request failed, fetching the file %s was not allowed by the "
-			       "remote\n", file);
+			       "remote\n",
+			       file);
 		else if (s->req_status == 2)
 			printf("Fetch request failed, the file %s was not found on the remote\n",
 			       file);
@@ -595,9 +604,11 @@ static int fetch_file(cp_state *s, const char *file, const char *ph, int anim)
 		if (anim && rnsc_monotonic_ns() - last > 100 * RNSC_NS_PER_MS) {
 			last = rnsc_monotonic_ns();
 			if (s->res)
-				progress_line(s, &spin_i, rnsc_resource_total_size(s->res), started, 0);
+				progress_line(s, &spin_i, rnsc_resource_total_size(s->res), started,
+					      0);
 			else
-				printf(ERASE "Waiting for transfer to start %s ", syms[spin_i++ % 7]);
+				printf(ERASE "Waiting for transfer to start %s ",
+				       syms[spin_i++ % 7]);
 			fflush(stdout);
 		}
 	}
@@ -646,7 +657,8 @@ static void l_est(void *ud, const uint8_t id[RNSC_TRUNCATED_HASHLEN],
 		rnsc_log(s->ctx, RNSC_LOG_VERBOSE, "cp", "Incoming link established");
 		/* requests on the link: fetch_file when -F (s->hs), none otherwise */
 		if (rnsc_linkreq_attach(s->lr, id, s->hs, NULL) != 0)
-			rnsc_log(s->ctx, RNSC_LOG_ERROR, "cp", "cannot set up requests on the link");
+			rnsc_log(s->ctx, RNSC_LOG_ERROR, "cp",
+				 "cannot set up requests on the link");
 	}
 }
 
@@ -724,7 +736,8 @@ static void rx_concluded(void *ud, rnsc_resource *r)
 		 rnsc_resource_segments(r) == 1 ? "" : "s", (unsigned long long)rs.requests,
 		 (unsigned long long)rs.retries);
 	if (!x->name) {
-		rnsc_log(s->ctx, RNSC_LOG_WARNING, "cp", "Invalid data received, ignoring resource");
+		rnsc_log(s->ctx, RNSC_LOG_WARNING, "cp",
+			 "Invalid data received, ignoring resource");
 		unlink(x->tmp);
 		goto done;
 	}
@@ -814,8 +827,10 @@ static int l_advertised(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
 	rnsc_log(s->ctx, RNSC_LOG_INFO, "cp", "Starting resource transfer <%s>%s", hx, idh);
 	rnsc_log(s->ctx, RNSC_LOG_INFO, "cp",
 		 "advertisement <%s>: segment %llu of %llu, transfer size %llu, data size %llu, "
-		 "flags 0x%02llx", hx, (unsigned long long)adv->i, (unsigned long long)adv->l,
-		 (unsigned long long)adv->t, (unsigned long long)adv->d, (unsigned long long)adv->f);
+		 "flags 0x%02llx",
+		 hx, (unsigned long long)adv->i, (unsigned long long)adv->l,
+		 (unsigned long long)adv->t, (unsigned long long)adv->d,
+		 (unsigned long long)adv->f);
 	cb->write = rx_write;
 	cb->metadata = rx_metadata;
 	cb->concluded = rx_concluded;
@@ -930,8 +945,7 @@ static const uint8_t mp_true = 0xc3, mp_false = 0xc2, mp_not_allowed[2] = {0xcc,
 /* rncp's fetch_request: answers True once the file's resource is on its way, False when there
  * is no such file, REQ_FETCH_NOT_ALLOWED outside the jail, nothing (None) when the link is
  * gone. */
-static int fetch_handler(void *ud, const rnsc_request_info *req, const uint8_t **resp,
-			 size_t *len)
+static int fetch_handler(void *ud, const rnsc_request_info *req, const uint8_t **resp, size_t *len)
 {
 	cp_state *s = ud;
 	rnsc_mp_reader rd;
@@ -969,8 +983,8 @@ static int fetch_handler(void *ud, const rnsc_request_info *req, const uint8_t *
 		if (py_abspath(file_path, sizeof(file_path), joined) != 0 ||
 		    strncmp(file_path, pre, prl) != 0) {
 			rnsc_log(s->ctx, RNSC_LOG_WARNING, "cp",
-				 "Disallowing fetch request for %s outside of fetch jail %s", file_path,
-				 s->jail);
+				 "Disallowing fetch request for %s outside of fetch jail %s",
+				 file_path, s->jail);
 			*resp = mp_not_allowed;
 			*len = sizeof(mp_not_allowed);
 			return 1;
@@ -1033,13 +1047,15 @@ static void l_closed(void *ud, const uint8_t id[RNSC_TRUNCATED_HASHLEN], int rea
 	rnsc_linkreq_detach(s->lr, id);
 }
 
-
 static int do_listen(cli_env *env, const char *cfg, const char *idpath, int verbosity,
 		     char **allowed, size_t n_allowed, int print_identity, int no_auth,
 		     const char *save, int announce, int overwrite, int allow_fetch,
 		     const char *jail, int no_compress)
 {
-	cp_state s = {.ctx = env->ctx, .fd = -1, .allow_all = no_auth, .overwrite = overwrite,
+	cp_state s = {.ctx = env->ctx,
+		      .fd = -1,
+		      .allow_all = no_auth,
+		      .overwrite = overwrite,
 		      .no_compress = no_compress};
 	rnsc_node_options no = {.config_dir = cfg, .handle_signals = 1};
 	cp_log_level(env->ctx, verbosity);
@@ -1094,9 +1110,10 @@ static int do_listen(cli_env *env, const char *cfg, const char *idpath, int verb
 		load_allowed_file(&s);
 		for (size_t i = 0; i < n_allowed; i++) {
 			if (strlen(allowed[i]) != 32) {
-				rnsc_log(env->ctx, RNSC_LOG_ERROR, "cp",
-					 "Could not apply allowed identity: Allowed destination length "
-					 "is invalid, must be 32 hexadecimal characters (16 bytes).");
+				rnsc_log(
+					env->ctx, RNSC_LOG_ERROR, "cp",
+					"Could not apply allowed identity: Allowed destination length "
+					"is invalid, must be 32 hexadecimal characters (16 bytes).");
 				ret = 1;
 				goto out;
 			}
@@ -1111,8 +1128,9 @@ static int do_listen(cli_env *env, const char *cfg, const char *idpath, int verb
 			s.n_allowed++;
 		}
 		if (s.n_allowed < 1)
-			rnsc_log(env->ctx, RNSC_LOG_WARNING, "cp",
-				 "No allowed identities configured, rncp will not accept any files!");
+			rnsc_log(
+				env->ctx, RNSC_LOG_WARNING, "cp",
+				"No allowed identities configured, rncp will not accept any files!");
 	}
 	if (jail) {
 		if (py_abspath(s.jail, sizeof(s.jail), jail) != 0) {
@@ -1123,8 +1141,10 @@ static int do_listen(cli_env *env, const char *cfg, const char *idpath, int verb
 		rnsc_log(env->ctx, RNSC_LOG_VERBOSE, "cp",
 			 "Restricting fetch requests to paths under \"%s\"", s.jail);
 	}
-	rnsc_node_hooks hooks = {.ud = &s, .on_link_established = l_est,
-				 .on_link_identified = l_identified, .on_link_closed = l_closed};
+	rnsc_node_hooks hooks = {.ud = &s,
+				 .on_link_established = l_est,
+				 .on_link_identified = l_identified,
+				 .on_link_closed = l_closed};
 	rnsc_linkapp_callbacks lcb = {.ud = &s, .resource_advertised = l_advertised};
 	if (rnsc_linkapp_new(env->ctx, s.n, &lcb, &hooks, &s.la) ||
 	    rnsc_linkreq_new(env->ctx, s.n, s.la, &s.lr)) {
@@ -1141,7 +1161,8 @@ static int do_listen(cli_env *env, const char *cfg, const char *idpath, int verb
 		} else if (!rc) {
 			rc = rnsc_request_handlers_register(
 				s.hs, "fetch_file", fetch_handler, &s, RNSC_REQUEST_ALLOW_LIST,
-				(const uint8_t(*)[RNSC_TRUNCATED_HASHLEN])s.allowed, s.n_allowed, 1);
+				(const uint8_t(*)[RNSC_TRUNCATED_HASHLEN])s.allowed, s.n_allowed,
+				1);
 		}
 		if (rc) {
 			ret = 1;
@@ -1179,24 +1200,23 @@ out:
 int cmd_cp(int argc, char **argv)
 {
 	enum { OPT_CONFIG = 1000, OPT_VERSION };
-	static const struct option opts[] = {
-		{"config", required_argument, NULL, OPT_CONFIG},
-		{"verbose", no_argument, NULL, 'v'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"silent", no_argument, NULL, 'S'},
-		{"listen", no_argument, NULL, 'l'},
-		{"no-compress", no_argument, NULL, 'C'},
-		{"allow-fetch", no_argument, NULL, 'F'},
-		{"fetch", no_argument, NULL, 'f'},
-		{"jail", required_argument, NULL, 'j'},
-		{"save", required_argument, NULL, 's'},
-		{"overwrite", no_argument, NULL, 'O'},
-		{"no-auth", no_argument, NULL, 'n'},
-		{"print-identity", no_argument, NULL, 'p'},
-		{"phy-rates", no_argument, NULL, 'P'},
-		{"version", no_argument, NULL, OPT_VERSION},
-		{"help", no_argument, NULL, 'h'},
-		{0, 0, 0, 0}};
+	static const struct option opts[] = {{"config", required_argument, NULL, OPT_CONFIG},
+					     {"verbose", no_argument, NULL, 'v'},
+					     {"quiet", no_argument, NULL, 'q'},
+					     {"silent", no_argument, NULL, 'S'},
+					     {"listen", no_argument, NULL, 'l'},
+					     {"no-compress", no_argument, NULL, 'C'},
+					     {"allow-fetch", no_argument, NULL, 'F'},
+					     {"fetch", no_argument, NULL, 'f'},
+					     {"jail", required_argument, NULL, 'j'},
+					     {"save", required_argument, NULL, 's'},
+					     {"overwrite", no_argument, NULL, 'O'},
+					     {"no-auth", no_argument, NULL, 'n'},
+					     {"print-identity", no_argument, NULL, 'p'},
+					     {"phy-rates", no_argument, NULL, 'P'},
+					     {"version", no_argument, NULL, OPT_VERSION},
+					     {"help", no_argument, NULL, 'h'},
+					     {0, 0, 0, 0}};
 	const char *cfg = NULL, *save = NULL, *idpath = NULL, *jail = NULL;
 	int verbose = 0, quiet = 0, silent = 0, listen = 0, no_compress = 0, allow_fetch = 0;
 	int fetch = 0, overwrite = 0, no_auth = 0, print_id = 0, phy_rates = 0, c;
@@ -1208,17 +1228,39 @@ int cmd_cp(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "vqSlCFfj:s:Ob:a:npi:w:Ph", opts, NULL)) != -1) {
 		switch (c) {
-		case OPT_CONFIG: cfg = optarg; break;
-		case 'v': verbose++; break;
-		case 'q': quiet++; break;
-		case 'S': silent = 1; break;
-		case 'l': listen = 1; break;
-		case 'C': no_compress = 1; break;
-		case 'F': allow_fetch = 1; break;
-		case 'f': fetch = 1; break;
-		case 'j': jail = optarg; break; /* only meaningful with -F */
-		case 's': save = optarg; break;
-		case 'O': overwrite = 1; break;
+		case OPT_CONFIG:
+			cfg = optarg;
+			break;
+		case 'v':
+			verbose++;
+			break;
+		case 'q':
+			quiet++;
+			break;
+		case 'S':
+			silent = 1;
+			break;
+		case 'l':
+			listen = 1;
+			break;
+		case 'C':
+			no_compress = 1;
+			break;
+		case 'F':
+			allow_fetch = 1;
+			break;
+		case 'f':
+			fetch = 1;
+			break;
+		case 'j':
+			jail = optarg;
+			break; /* only meaningful with -F */
+		case 's':
+			save = optarg;
+			break;
+		case 'O':
+			overwrite = 1;
+			break;
 		case 'b':
 			announce = strtol(optarg, &end, 10);
 			if (*end || end == optarg) {
@@ -1231,9 +1273,15 @@ int cmd_cp(int argc, char **argv)
 			if (n_allowed < MAX_ALLOWED)
 				allowed[n_allowed++] = optarg;
 			break;
-		case 'n': no_auth = 1; break;
-		case 'p': print_id = 1; break;
-		case 'i': idpath = optarg; break;
+		case 'n':
+			no_auth = 1;
+			break;
+		case 'p':
+			print_id = 1;
+			break;
+		case 'i':
+			idpath = optarg;
+			break;
 		case 'w':
 			wait = strtod(optarg, &end);
 			if (*end || end == optarg || !isfinite(wait)) {
@@ -1242,10 +1290,18 @@ int cmd_cp(int argc, char **argv)
 				return CLI_USAGE;
 			}
 			break;
-		case 'P': phy_rates = 1; break;
-		case OPT_VERSION: printf("rnsc cp %s\n", PACKAGE_VERSION); return CLI_OK;
-		case 'h': usage(stdout); return CLI_OK;
-		default: usage(stderr); return CLI_USAGE;
+		case 'P':
+			phy_rates = 1;
+			break;
+		case OPT_VERSION:
+			printf("rnsc cp %s\n", PACKAGE_VERSION);
+			return CLI_OK;
+		case 'h':
+			usage(stdout);
+			return CLI_OK;
+		default:
+			usage(stderr);
+			return CLI_USAGE;
 		}
 	}
 	int npos = argc - optind;

@@ -68,14 +68,17 @@ static void sink(void *ud, int level, const char *who, const char *msg)
 
 int cmd_daemon(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"config", required_argument, NULL, 'c'}, {"verbose", no_argument, NULL, 'v'},
-		{"quiet", no_argument, NULL, 'q'},	  {"service", no_argument, NULL, 's'},
-		{"version", no_argument, NULL, 'V'},	  {"help", no_argument, NULL, 'h'},
-		{"http", required_argument, NULL, 'H'},	  {"http-bind", required_argument, NULL, 'B'},
-		{"https-cert", required_argument, NULL, 'C'},
-		{"https-key", required_argument, NULL, 'K'},
-		{0, 0, 0, 0}};
+	static const struct option opts[] = {{"config", required_argument, NULL, 'c'},
+					     {"verbose", no_argument, NULL, 'v'},
+					     {"quiet", no_argument, NULL, 'q'},
+					     {"service", no_argument, NULL, 's'},
+					     {"version", no_argument, NULL, 'V'},
+					     {"help", no_argument, NULL, 'h'},
+					     {"http", required_argument, NULL, 'H'},
+					     {"http-bind", required_argument, NULL, 'B'},
+					     {"https-cert", required_argument, NULL, 'C'},
+					     {"https-key", required_argument, NULL, 'K'},
+					     {0, 0, 0, 0}};
 	const char *dir = NULL;
 	rnsc_http_status_options ho = {0};
 	int http = 0;
@@ -85,26 +88,47 @@ int cmd_daemon(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "vqsh", opts, NULL)) != -1) {
 		switch (c) {
-		case 'c': dir = optarg; break;
-		case 'v': verbose++; break;
-		case 'q': quiet++; break;
-		case 's': service = 1; break;
+		case 'c':
+			dir = optarg;
+			break;
+		case 'v':
+			verbose++;
+			break;
+		case 'q':
+			quiet++;
+			break;
+		case 's':
+			service = 1;
+			break;
 		case 'H':
 			port = strtol(optarg, &end, 10);
 			if (*end || end == optarg || port < 0 || port > 65535) {
-				fprintf(stderr, "rnsc daemon: --http needs a port 0-65535, not '%s'\n",
+				fprintf(stderr,
+					"rnsc daemon: --http needs a port 0-65535, not '%s'\n",
 					optarg);
 				return CLI_USAGE;
 			}
 			ho.port = (uint16_t)port;
 			http = 1;
 			break;
-		case 'B': ho.bind = optarg; break;
-		case 'C': ho.cert_file = optarg; break;
-		case 'K': ho.key_file = optarg; break;
-		case 'V': printf("rnsc daemon %s\n", PACKAGE_VERSION); return CLI_OK;
-		case 'h': usage(stdout); return CLI_OK;
-		default: usage(stderr); return CLI_USAGE;
+		case 'B':
+			ho.bind = optarg;
+			break;
+		case 'C':
+			ho.cert_file = optarg;
+			break;
+		case 'K':
+			ho.key_file = optarg;
+			break;
+		case 'V':
+			printf("rnsc daemon %s\n", PACKAGE_VERSION);
+			return CLI_OK;
+		case 'h':
+			usage(stdout);
+			return CLI_OK;
+		default:
+			usage(stderr);
+			return CLI_USAGE;
 		}
 	}
 	if (!http && (ho.bind || ho.cert_file || ho.key_file)) {
@@ -162,8 +186,10 @@ int cmd_daemon(int argc, char **argv)
 		}
 		rnsc_log(env.ctx, RNSC_LOG_NOTICE, "daemon",
 			 "status endpoint on %s://%s%s%s:%u/status and /metrics",
-			 ho.cert_file ? "https" : "http", strchr(ho.bind ? ho.bind : "", ':') ? "[" : "",
-			 ho.bind ? ho.bind : "127.0.0.1", strchr(ho.bind ? ho.bind : "", ':') ? "]" : "",
+			 ho.cert_file ? "https" : "http",
+			 strchr(ho.bind ? ho.bind : "", ':') ? "[" : "",
+			 ho.bind ? ho.bind : "127.0.0.1",
+			 strchr(ho.bind ? ho.bind : "", ':') ? "]" : "",
 			 (unsigned)rnsc_http_status_port(hs));
 	}
 	/* memory back to the system after bursts (mem_trim.h); without it the daemon runs on */
@@ -195,12 +221,13 @@ int cmd_daemon(int argc, char **argv)
 	if (hs) {
 		uint64_t ob, dl, gone;
 		rnsc_http_status_closed(hs, &ob, &dl, &gone);
-		rnsc_log(env.ctx, RNSC_LOG_NOTICE, "daemon",
-			 "status endpoint: %llu served, %llu refused; connections closed: %llu over "
-			 "the per-source budget, %llu past the deadline, %llu gone",
-			 (unsigned long long)rnsc_http_status_served(hs),
-			 (unsigned long long)rnsc_http_status_refused(hs), (unsigned long long)ob,
-			 (unsigned long long)dl, (unsigned long long)gone);
+		rnsc_log(
+			env.ctx, RNSC_LOG_NOTICE, "daemon",
+			"status endpoint: %llu served, %llu refused; connections closed: %llu over "
+			"the per-source budget, %llu past the deadline, %llu gone",
+			(unsigned long long)rnsc_http_status_served(hs),
+			(unsigned long long)rnsc_http_status_refused(hs), (unsigned long long)ob,
+			(unsigned long long)dl, (unsigned long long)gone);
 	}
 	rnsc_http_status_stop(hs);
 	rnsc_mem_trim_stop(mt);

@@ -129,11 +129,43 @@ typedef struct optdef {
 } optdef;
 
 enum {
-	O_CONFIG = 1, O_IDENTITY, O_GENERATE, O_IMPORT_PUB, O_IMPORT_PRV, O_EXPORT_PUB,
-	O_EXPORT_PRV, O_VERBOSE, O_QUIET, O_ANNOUNCE, O_HASH, O_DECRYPT, O_ENCRYPT, O_VALIDATE,
-	O_SIGN, O_SIGN_MESSAGE, O_EMBED_META, O_META_SPEC, O_RAW, O_WRITE, O_READ, O_FORCE,
-	O_STDIN, O_STDOUT, O_REQUEST, O_NO_CACHE, O_TIMEOUT, O_PRINT, O_PRIVATE, O_B32, O_B64,
-	O_B256, O_HEX, O_META, O_VERSION, O_HELP, O_CRYPTO,
+	O_CONFIG = 1,
+	O_IDENTITY,
+	O_GENERATE,
+	O_IMPORT_PUB,
+	O_IMPORT_PRV,
+	O_EXPORT_PUB,
+	O_EXPORT_PRV,
+	O_VERBOSE,
+	O_QUIET,
+	O_ANNOUNCE,
+	O_HASH,
+	O_DECRYPT,
+	O_ENCRYPT,
+	O_VALIDATE,
+	O_SIGN,
+	O_SIGN_MESSAGE,
+	O_EMBED_META,
+	O_META_SPEC,
+	O_RAW,
+	O_WRITE,
+	O_READ,
+	O_FORCE,
+	O_STDIN,
+	O_STDOUT,
+	O_REQUEST,
+	O_NO_CACHE,
+	O_TIMEOUT,
+	O_PRINT,
+	O_PRIVATE,
+	O_B32,
+	O_B64,
+	O_B256,
+	O_HEX,
+	O_META,
+	O_VERSION,
+	O_HELP,
+	O_CRYPTO,
 };
 
 static const optdef OPTS[] = {
@@ -186,32 +218,75 @@ static int apply(id_args *a, const optdef *o, const char *val, const char **cryp
 {
 	char *end;
 	switch (o->id) {
-	case O_CONFIG: a->config = val; break;
-	case O_IDENTITY: a->identity = val; break;
-	case O_GENERATE: a->generate = val; break;
-	case O_IMPORT_PUB: a->import_pub = val; break;
-	case O_IMPORT_PRV: a->import_prv = val; break;
-	case O_EXPORT_PUB: a->export_pub = 1; break;
-	case O_EXPORT_PRV: a->export_prv = 1; break;
-	case O_VERBOSE: a->verbose++; break;
-	case O_QUIET: a->quiet++; break;
-	case O_ANNOUNCE: a->announce = val ? val : DEFAULT_ASPECTS; break;
-	case O_HASH: a->hash = val; break;
+	case O_CONFIG:
+		a->config = val;
+		break;
+	case O_IDENTITY:
+		a->identity = val;
+		break;
+	case O_GENERATE:
+		a->generate = val;
+		break;
+	case O_IMPORT_PUB:
+		a->import_pub = val;
+		break;
+	case O_IMPORT_PRV:
+		a->import_prv = val;
+		break;
+	case O_EXPORT_PUB:
+		a->export_pub = 1;
+		break;
+	case O_EXPORT_PRV:
+		a->export_prv = 1;
+		break;
+	case O_VERBOSE:
+		a->verbose++;
+		break;
+	case O_QUIET:
+		a->quiet++;
+		break;
+	case O_ANNOUNCE:
+		a->announce = val ? val : DEFAULT_ASPECTS;
+		break;
+	case O_HASH:
+		a->hash = val;
+		break;
 	case O_SIGN_MESSAGE:
 		a->sign_message_given = 1;
 		a->sign_message = val;
 		a->sign_message_empty = val == NULL;
 		break;
-	case O_EMBED_META: a->embed_meta_given = 1; a->embed_meta = val; break;
-	case O_META_SPEC: a->meta_spec = val ? val : ""; break;
-	case O_RAW: a->raw = 1; break;
-	case O_WRITE: a->write = val; break;
-	case O_READ: a->read = val; break;
-	case O_FORCE: a->force = 1; break;
-	case O_STDIN: a->in_stdin = 1; break;
-	case O_STDOUT: a->out_stdout = 1; break;
-	case O_REQUEST: a->request = 1; break;
-	case O_NO_CACHE: a->no_cache = 1; break;
+	case O_EMBED_META:
+		a->embed_meta_given = 1;
+		a->embed_meta = val;
+		break;
+	case O_META_SPEC:
+		a->meta_spec = val ? val : "";
+		break;
+	case O_RAW:
+		a->raw = 1;
+		break;
+	case O_WRITE:
+		a->write = val;
+		break;
+	case O_READ:
+		a->read = val;
+		break;
+	case O_FORCE:
+		a->force = 1;
+		break;
+	case O_STDIN:
+		a->in_stdin = 1;
+		break;
+	case O_STDOUT:
+		a->out_stdout = 1;
+		break;
+	case O_REQUEST:
+		a->request = 1;
+		break;
+	case O_NO_CACHE:
+		a->no_cache = 1;
+		break;
 	case O_TIMEOUT:
 		a->timeout = strtod(val, &end);
 		if (end == val || *end || !(a->timeout >= 0)) {
@@ -219,23 +294,40 @@ static int apply(id_args *a, const optdef *o, const char *val, const char **cryp
 			return RID_INVALID_ARGS;
 		}
 		break;
-	case O_PRINT: a->print_identity = 1; break;
-	case O_PRIVATE: a->print_private = 1; break;
-	case O_B32: a->b32 = 1; break;
-	case O_B64: a->b64 = 1; break;
-	case O_B256: a->b256 = 1; break;
-	case O_HEX: a->hexf = 1; break;
-	case O_META: a->meta = 1; break;
-	case O_CRYPTO: *crypto = val; break;
-	default: break;
+	case O_PRINT:
+		a->print_identity = 1;
+		break;
+	case O_PRIVATE:
+		a->print_private = 1;
+		break;
+	case O_B32:
+		a->b32 = 1;
+		break;
+	case O_B64:
+		a->b64 = 1;
+		break;
+	case O_B256:
+		a->b256 = 1;
+		break;
+	case O_HEX:
+		a->hexf = 1;
+		break;
+	case O_META:
+		a->meta = 1;
+		break;
+	case O_CRYPTO:
+		*crypto = val;
+		break;
+	default:
+		break;
 	}
 	return 0;
 }
 
 static id_list *list_of(id_args *a, int id)
 {
-	return id == O_DECRYPT ? &a->decrypt
-	       : id == O_ENCRYPT ? &a->encrypt
+	return id == O_DECRYPT    ? &a->decrypt
+	       : id == O_ENCRYPT  ? &a->encrypt
 	       : id == O_VALIDATE ? &a->validate
 				  : &a->sign;
 }
@@ -256,7 +348,8 @@ static int parse(int argc, char **argv, id_args *a, const char **crypto, int *st
 			const char *name = s + 2, *eq = strchr(name, '=');
 			size_t nl = eq ? (size_t)(eq - name) : strlen(name);
 			for (size_t k = 0; k < N_OPTS && !o; k++)
-				if (OPTS[k].l && strlen(OPTS[k].l) == nl && strncmp(OPTS[k].l, name, nl) == 0)
+				if (OPTS[k].l && strlen(OPTS[k].l) == nl &&
+				    strncmp(OPTS[k].l, name, nl) == 0)
 					o = &OPTS[k];
 			if (!o) {
 				usage_error("unrecognized arguments: %s", s);
@@ -305,7 +398,8 @@ static int parse(int argc, char **argv, id_args *a, const char **crypto, int *st
 			case K_ARG:
 				if (!val) {
 					if (i + 1 >= argc || looks_like_option(argv[i + 1])) {
-						usage_error("argument %s: expected one argument", s);
+						usage_error("argument %s: expected one argument",
+							    s);
 						return RID_INVALID_ARGS;
 					}
 					val = argv[++i];
@@ -351,8 +445,10 @@ static int net_open(const id_args *a, id_net *net)
 {
 	if (net->node)
 		return 0;
-	rnsc_node_options no = {.config_dir = a->config, .handle_signals = 1,
-				.apply_loglevel = 1, .verbosity = a->verbose - a->quiet};
+	rnsc_node_options no = {.config_dir = a->config,
+				.handle_signals = 1,
+				.apply_loglevel = 1,
+				.verbosity = a->verbose - a->quiet};
 	rnsc_config_error err;
 	int rc = rnsc_node_new(net->env->ctx, net->env->host, &no, &net->node, &err);
 	if (rc) {
@@ -659,7 +755,8 @@ static int write_identity(const id_args *a, const rnsc_identity *id)
 			return RID_FILE_EXISTS;
 		}
 		if ((rc = rnsc_identity_save_file(id, wp))) {
-			printf("Error while writing imported identity to file: %s\n", rnsc_strerror(rc));
+			printf("Error while writing imported identity to file: %s\n",
+			       rnsc_strerror(rc));
 			return RID_WRITE_ERROR;
 		}
 		printf("Wrote private identity to %s\n", wp);
@@ -754,8 +851,11 @@ int cmd_id(int argc, char **argv)
 		printf("The -b, -B, --hex and --base256 args are mutually exclusive\n");
 		return 1;
 	}
-	a.fmt = a.b32 ? FMT_BASE32 : a.b64 ? FMT_BASE64 : a.b256 ? FMT_BASE256 : a.hexf ? FMT_HEX
-										    : FMT_BIN;
+	a.fmt = a.b32    ? FMT_BASE32
+		: a.b64  ? FMT_BASE64
+		: a.b256 ? FMT_BASE256
+		: a.hexf ? FMT_HEX
+			 : FMT_BIN;
 	cli_env env;
 	if ((rc = cli_env_open(&env, crypto, 0)))
 		return rc;

@@ -25,9 +25,23 @@
 #include "err.h"
 #include "msgpack.h"
 
-enum ck { CK_UNKNOWN, CK_UNSUPPORTED, CK_PASS, CK_STR, CK_INT, CK_FLOAT, CK_BOOL, CK_IP,
-	  CK_OPTION, CK_LIST, CK_STR_LIST, CK_INT_LIST, CK_FLOAT_LIST,
-	  CK_BOOL_LIST, CK_IP_LIST };
+enum ck {
+	CK_UNKNOWN,
+	CK_UNSUPPORTED,
+	CK_PASS,
+	CK_STR,
+	CK_INT,
+	CK_FLOAT,
+	CK_BOOL,
+	CK_IP,
+	CK_OPTION,
+	CK_LIST,
+	CK_STR_LIST,
+	CK_INT_LIST,
+	CK_FLOAT_LIST,
+	CK_BOOL_LIST,
+	CK_IP_LIST
+};
 
 typedef struct check {
 	enum ck k;
@@ -36,21 +50,32 @@ typedef struct check {
 } check;
 
 typedef struct meta_state {
-	int invalid;     /* a value failed its check: rnid's "did not pass spec validation" */
-	char why[320];   /* set when the spec itself cannot be used */
+	int invalid;   /* a value failed its check: rnid's "did not pass spec validation" */
+	char why[320]; /* set when the spec itself cannot be used */
 } meta_state;
 
 static const struct {
 	const char *name;
 	enum ck k;
 } CHECKS[] = {
-	{"pass", CK_PASS},	       {"string", CK_STR},		{"integer", CK_INT},
-	{"float", CK_FLOAT},	       {"boolean", CK_BOOL},		{"option", CK_OPTION},
-	{"list", CK_LIST},	       {"tuple", CK_LIST},		{"string_list", CK_STR_LIST},
-	{"int_list", CK_INT_LIST},     {"float_list", CK_FLOAT_LIST},	{"bool_list", CK_BOOL_LIST},
-	{"ip_addr", CK_IP},	       {"ip_addr_list", CK_IP_LIST},	{"", CK_PASS},
+	{"pass", CK_PASS},
+	{"string", CK_STR},
+	{"integer", CK_INT},
+	{"float", CK_FLOAT},
+	{"boolean", CK_BOOL},
+	{"option", CK_OPTION},
+	{"list", CK_LIST},
+	{"tuple", CK_LIST},
+	{"string_list", CK_STR_LIST},
+	{"int_list", CK_INT_LIST},
+	{"float_list", CK_FLOAT_LIST},
+	{"bool_list", CK_BOOL_LIST},
+	{"ip_addr", CK_IP},
+	{"ip_addr_list", CK_IP_LIST},
+	{"", CK_PASS},
 	/* Validator has these too; rnid fails on force_list, mixed_list needs several args */
-	{"force_list", CK_UNSUPPORTED}, {"mixed_list", CK_UNSUPPORTED},
+	{"force_list", CK_UNSUPPORTED},
+	{"mixed_list", CK_UNSUPPORTED},
 };
 
 static void trim(char *s)
@@ -101,8 +126,8 @@ static int parse_check(const char *text, check *c, meta_state *st, const char *k
 		return 1;
 	}
 	if (c->k == CK_UNSUPPORTED) {
-		snprintf(st->why, sizeof(st->why), "the spec check \"%s\" for %s is not supported by rnsc id",
-			 buf, key);
+		snprintf(st->why, sizeof(st->why),
+			 "the spec check \"%s\" for %s is not supported by rnsc id", buf, key);
 		return -1;
 	}
 	if (!arg || !*arg)
@@ -131,8 +156,8 @@ static int parse_check(const char *text, check *c, meta_state *st, const char *k
 	}
 	return 0;
 bad:
-	snprintf(st->why, sizeof(st->why), "the spec check \"%s\" for %s is not supported by rnsc id",
-		 text, key);
+	snprintf(st->why, sizeof(st->why),
+		 "the spec check \"%s\" for %s is not supported by rnsc id", text, key);
 	return -1;
 }
 
@@ -208,19 +233,26 @@ static int emit_scalar(rnsc_mp_writer *w, enum ck k, const check *c, const char 
 		rnsc_mp_write_bool(w, b);
 		return 1;
 	}
-	default: return 0;
+	default:
+		return 0;
 	}
 }
 
 static enum ck item_check(enum ck k)
 {
 	switch (k) {
-	case CK_STR_LIST: return CK_STR;
-	case CK_INT_LIST: return CK_INT;
-	case CK_FLOAT_LIST: return CK_FLOAT;
-	case CK_BOOL_LIST: return CK_BOOL;
-	case CK_IP_LIST: return CK_IP;
-	default: return CK_PASS;
+	case CK_STR_LIST:
+		return CK_STR;
+	case CK_INT_LIST:
+		return CK_INT;
+	case CK_FLOAT_LIST:
+		return CK_FLOAT;
+	case CK_BOOL_LIST:
+		return CK_BOOL;
+	case CK_IP_LIST:
+		return CK_IP;
+	default:
+		return CK_PASS;
 	}
 }
 
@@ -266,8 +298,7 @@ static void emit_checked(rnsc_mp_writer *w, const rnsc_config_section *s, const 
 	}
 	const char *const *items = NULL;
 	size_t n = 0;
-	if (rnsc_config_get_list(s, key, &items, &n, NULL) ||
-	    (c->k != CK_PASS && !len_ok(c, n))) {
+	if (rnsc_config_get_list(s, key, &items, &n, NULL) || (c->k != CK_PASS && !len_ok(c, n))) {
 		st->invalid = 1;
 		rnsc_mp_write_nil(w);
 		return;
@@ -330,10 +361,13 @@ static size_t section_entries(rnsc_mp_writer *w, const rnsc_config_section *s,
 			emit_plain(o, s, key);
 		} else if (is_option(spec, key)) {
 			check c;
-			if (rnsc_config_is_list(spec, key) || rnsc_config_get_str(spec, key, &sv, NULL)) {
-				snprintf(st->why, sizeof(st->why),
-					 "the spec for %s holds a comma (rnid's spec reader makes it a list "
-					 "and fails)", key);
+			if (rnsc_config_is_list(spec, key) ||
+			    rnsc_config_get_str(spec, key, &sv, NULL)) {
+				snprintf(
+					st->why, sizeof(st->why),
+					"the spec for %s holds a comma (rnid's spec reader makes it a list "
+					"and fails)",
+					key);
 				return n;
 			}
 			int pc = parse_check(sv, &c, st, key);
@@ -355,9 +389,11 @@ static size_t section_entries(rnsc_mp_writer *w, const rnsc_config_section *s,
 		const char *sv = NULL;
 		check c;
 		if (rnsc_config_is_list(spec, key) || rnsc_config_get_str(spec, key, &sv, NULL)) {
-			snprintf(st->why, sizeof(st->why),
-				 "the spec for %s holds a comma (rnid's spec reader makes it a list and "
-				 "fails)", key);
+			snprintf(
+				st->why, sizeof(st->why),
+				"the spec for %s holds a comma (rnid's spec reader makes it a list and "
+				"fails)",
+				key);
 			return n;
 		}
 		int pc = parse_check(sv, &c, st, key);
@@ -396,8 +432,9 @@ static size_t section_entries(rnsc_mp_writer *w, const rnsc_config_section *s,
 		const rnsc_config_section *sub = rnsc_config_section_at(spec, i);
 		const char *key = rnsc_config_section_name(sub);
 		if (strcmp(key, "__many__") == 0 || strcmp(key, "___many___") == 0) {
-			snprintf(st->why, sizeof(st->why),
-				 "__many__ sections in a metadata spec are not supported by rnsc id");
+			snprintf(
+				st->why, sizeof(st->why),
+				"__many__ sections in a metadata spec are not supported by rnsc id");
 			return n;
 		}
 		if (s && rnsc_config_has(s, key))
@@ -420,8 +457,8 @@ static void emit_section(rnsc_mp_writer *w, const rnsc_config_section *s,
 }
 
 /* The shared part of id_meta_load and id_meta_parse: cfg and spec (may be NULL) parsed. */
-static int meta_build(const rnsc_config *cfg, const rnsc_config *spec, uint8_t **kv,
-		      size_t *kv_len, size_t *n_pairs, char *why, size_t why_cap)
+static int meta_build(const rnsc_config *cfg, const rnsc_config *spec, uint8_t **kv, size_t *kv_len,
+		      size_t *n_pairs, char *why, size_t why_cap)
 {
 	meta_state st = {0};
 	const rnsc_config_section *root = rnsc_config_root(cfg);

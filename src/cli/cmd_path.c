@@ -175,10 +175,11 @@ static int print_shared_table(rnsc_node *n, rnsc_ctx *ctx, const uint8_t *only, 
 	unsigned alen;
 	uint8_t key[64], req[64];
 	size_t klen;
-	int rc = rnsc_rpc_endpoint(ctx, rnsc_node_settings(n), rnsc_node_config_dir(n), &addr, &alen,
-				   key, &klen);
+	int rc = rnsc_rpc_endpoint(ctx, rnsc_node_settings(n), rnsc_node_config_dir(n), &addr,
+				   &alen, key, &klen);
 	if (rc) {
-		fprintf(stderr, "rnsc path: no RPC key for the shared instance: %s\n", rnsc_strerror(rc));
+		fprintf(stderr, "rnsc path: no RPC key for the shared instance: %s\n",
+			rnsc_strerror(rc));
 		return CLI_FAIL;
 	}
 	rnsc_mp_writer w;
@@ -243,17 +244,22 @@ static int render_table(const uint8_t *resp, size_t resp_len, const uint8_t *onl
 				ret = CLI_FAIL;
 				goto out;
 			}
-			double d = t.type == RNSC_MP_FLOAT64 ? t.f64 : t.type == RNSC_MP_UINT ? (double)t.u : 0;
-			if (kl == 4 && !memcmp(key_s, "hash", 4) && t.type == RNSC_MP_BIN && t.len == 16)
+			double d = t.type == RNSC_MP_FLOAT64 ? t.f64
+				   : t.type == RNSC_MP_UINT  ? (double)t.u
+							     : 0;
+			if (kl == 4 && !memcmp(key_s, "hash", 4) && t.type == RNSC_MP_BIN &&
+			    t.len == 16)
 				memcpy(e->dest, t.p, 16);
-			else if (kl == 3 && !memcmp(key_s, "via", 3) && t.type == RNSC_MP_BIN && t.len == 16)
+			else if (kl == 3 && !memcmp(key_s, "via", 3) && t.type == RNSC_MP_BIN &&
+				 t.len == 16)
 				memcpy(e->p.next_hop, t.p, 16);
 			else if (kl == 4 && !memcmp(key_s, "hops", 4))
 				e->p.hops = (unsigned)d;
 			else if (kl == 7 && !memcmp(key_s, "expires", 7))
 				e->p.expires = (uint64_t)(d * 1000.0);
 			else if (kl == 9 && !memcmp(key_s, "interface", 9) && t.type == RNSC_MP_STR)
-				snprintf(e->iface, sizeof(e->iface), "%.*s", (int)t.len, (const char *)t.p);
+				snprintf(e->iface, sizeof(e->iface), "%.*s", (int)t.len,
+					 (const char *)t.p);
 		}
 		if (only && memcmp(only, e->dest, RNSC_TRUNCATED_HASHLEN) != 0)
 			continue;
@@ -345,8 +351,8 @@ static int shared_call(rnsc_node *n, rnsc_ctx *ctx, const char *kind, const char
 	unsigned alen;
 	uint8_t key[64], req[96];
 	size_t klen;
-	int rc = rnsc_rpc_endpoint(ctx, rnsc_node_settings(n), rnsc_node_config_dir(n), &addr, &alen,
-				   key, &klen);
+	int rc = rnsc_rpc_endpoint(ctx, rnsc_node_settings(n), rnsc_node_config_dir(n), &addr,
+				   &alen, key, &klen);
 	if (rc)
 		return rc;
 	rnsc_mp_writer w;
@@ -359,7 +365,9 @@ static int shared_call(rnsc_node *n, rnsc_ctx *ctx, const char *kind, const char
 		rnsc_mp_write_bin(&w, dest, RNSC_TRUNCATED_HASHLEN);
 	}
 	int rl = rnsc_mp_writer_finish(&w);
-	rc = rl < 0 ? rl : rnsc_rpc_call(ctx, &addr, alen, key, klen, req, (size_t)rl, resp, rlen, 10000);
+	rc = rl < 0 ? rl
+		    : rnsc_rpc_call(ctx, &addr, alen, key, klen, req, (size_t)rl, resp, rlen,
+				    10000);
 	memset(key, 0, sizeof(key));
 	return rc;
 }
@@ -376,7 +384,9 @@ static int drop_cmd(rnsc_node *n, rnsc_ctx *ctx, int which, const uint8_t *dest)
 	if (rnsc_node_connected_to_shared(n)) {
 		uint8_t *resp = NULL;
 		size_t rl = 0;
-		const char *what = which == 'd' ? "path" : which == 'x' ? "all_via" : "announce_queues";
+		const char *what = which == 'd'   ? "path"
+				   : which == 'x' ? "all_via"
+						  : "announce_queues";
 		int rc = shared_call(n, ctx, "drop", what, which == 'D' ? NULL : dest, &resp, &rl);
 		if (rc) {
 			fprintf(stderr, "rnsc path: the shared instance did not answer: %s\n",
@@ -387,7 +397,9 @@ static int drop_cmd(rnsc_node *n, rnsc_ctx *ctx, int which, const uint8_t *dest)
 		rnsc_mp_reader_init(&r, resp, rl);
 		rnsc_mp_token t;
 		if (rnsc_mp_next(&r, &t) == 0)
-			result = t.type == RNSC_MP_BOOL ? t.boolean : t.type == RNSC_MP_UINT ? (int64_t)t.u : 0;
+			result = t.type == RNSC_MP_BOOL   ? t.boolean
+				 : t.type == RNSC_MP_UINT ? (int64_t)t.u
+							  : 0;
 		free(resp);
 	} else {
 		rnsc_transport *tr = rnsc_node_transport(n);
@@ -398,7 +410,8 @@ static int drop_cmd(rnsc_node *n, rnsc_ctx *ctx, int which, const uint8_t *dest)
 			uint8_t h[RNSC_TRUNCATED_HASHLEN];
 			rnsc_transport_path p;
 			while (rnsc_transport_path_next(tr, &cur, h, &p))
-				if (memcmp(p.next_hop, dest, RNSC_TRUNCATED_HASHLEN) == 0 && p.timestamp)
+				if (memcmp(p.next_hop, dest, RNSC_TRUNCATED_HASHLEN) == 0 &&
+				    p.timestamp)
 					result++; /* expiring only sets the timestamp: the table holds */
 			cur = 0;
 			while (rnsc_transport_path_next(tr, &cur, h, &p))
@@ -428,7 +441,6 @@ static int drop_cmd(rnsc_node *n, rnsc_ctx *ctx, int which, const uint8_t *dest)
 
 #define BH_EXIT 20 /* rnpath's exit(20) */
 
-
 /* A request to the shared instance, the answer in *resp (malloc'd). */
 static int rpc_raw(rnsc_node *n, rnsc_ctx *ctx, const uint8_t *req, size_t len, uint8_t **resp,
 		   size_t *rlen)
@@ -437,8 +449,8 @@ static int rpc_raw(rnsc_node *n, rnsc_ctx *ctx, const uint8_t *req, size_t len, 
 	unsigned alen;
 	uint8_t key[64];
 	size_t klen;
-	int rc = rnsc_rpc_endpoint(ctx, rnsc_node_settings(n), rnsc_node_config_dir(n), &addr, &alen,
-				   key, &klen);
+	int rc = rnsc_rpc_endpoint(ctx, rnsc_node_settings(n), rnsc_node_config_dir(n), &addr,
+				   &alen, key, &klen);
 	if (rc == 0)
 		rc = rnsc_rpc_call(ctx, &addr, alen, key, klen, req, len, resp, rlen, 10000);
 	memset(key, 0, sizeof(key));
@@ -497,7 +509,8 @@ static int bh_list(rnsc_node *n, rnsc_ctx *ctx, const char *filter)
 	size_t len = 0;
 	int rc;
 	if (rnsc_node_connected_to_shared(n)) {
-		static const uint8_t req[] = "\x81\xa3get\xb5" "blackholed_identities";
+		static const uint8_t req[] = "\x81\xa3get\xb5"
+					     "blackholed_identities";
 		rc = rpc_raw(n, ctx, req, sizeof(req) - 1, &buf, &len);
 		if (rc) {
 			printf("Could not get blackholed identities from RNS instance: %s\n",
@@ -518,7 +531,8 @@ static int bh_list(rnsc_node *n, rnsc_ctx *ctx, const char *filter)
 	}
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	bh_print b = {.self = rnsc_transport_id(rnsc_node_transport(n)), .filter = filter,
+	bh_print b = {.self = rnsc_transport_id(rnsc_node_transport(n)),
+		      .filter = filter,
 		      .now = (double)ts.tv_sec + ts.tv_nsec / 1e9};
 	rc = rnsc_blackhole_list_parse(buf, len, NULL, NULL);
 	if (rc == 0) {
@@ -603,7 +617,8 @@ static int bh_remote(rnsc_node *n, rnsc_ctx *ctx, const char *hexhash, const cha
 	} else {
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
-		bh_print b = {.self = rnsc_transport_id(rnsc_node_transport(n)), .filter = filter,
+		bh_print b = {.self = rnsc_transport_id(rnsc_node_transport(n)),
+			      .filter = filter,
 			      .now = (double)ts.tv_sec + ts.tv_nsec / 1e9};
 		int k = rnsc_blackhole_list_parse(r.v, r.len, NULL, NULL);
 		if (k == 0) {
@@ -627,7 +642,8 @@ static int bh_change(rnsc_node *n, rnsc_ctx *ctx, int add, const char *hexhash, 
 	uint8_t id[16];
 	if (!hexhash || strlen(hexhash) != 32) {
 		printf("Could not %s identity: Hash length is invalid, must be 32 hexadecimal "
-		       "characters (16 bytes).\n", verb);
+		       "characters (16 bytes).\n",
+		       verb);
 		return BH_EXIT;
 	}
 	if (cli_unhex(id, sizeof(id), hexhash) != 16) {
@@ -676,33 +692,43 @@ static int bh_change(rnsc_node *n, rnsc_ctx *ctx, int add, const char *hexhash, 
 		result = rl && resp[0] == 0xc3 ? 1 : rl && resp[0] == 0xc0 ? 0 : -1;
 		free(resp);
 	} else {
-		int rc = add ? rnsc_node_blackhole(n, id, until, 0, reason, reason ? strlen(reason) : 0)
+		int rc = add ? rnsc_node_blackhole(n, id, until, 0, reason,
+						   reason ? strlen(reason) : 0)
 			     : rnsc_node_unblackhole(n, id);
 		result = rc == 1 ? 1 : rc == 0 ? 0 : -1;
 	}
 	if (add)
-		printf(result > 0 ? "Blackholed identity %s\n"
+		printf(result > 0    ? "Blackholed identity %s\n"
 		       : result == 0 ? "Identity %s already blackholed\n"
-				     : "Could not blackhole identity %s\n", hexhash);
+				     : "Could not blackhole identity %s\n",
+		       hexhash);
 	else
-		printf(result > 0 ? "Lifted blackhole for identity %s\n"
+		printf(result > 0    ? "Lifted blackhole for identity %s\n"
 		       : result == 0 ? "Identity %s not blackholed\n"
-				     : "Could not unblackhole identity %s\n", hexhash);
+				     : "Could not unblackhole identity %s\n",
+		       hexhash);
 	return CLI_OK; /* rnpath exits 0 whatever the answer */
 }
 
 int cmd_path(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"config", required_argument, NULL, 'c'}, {"table", no_argument, NULL, 't'},
-		{"drop", no_argument, NULL, 'd'},	  {"drop-via", no_argument, NULL, 'x'},
-		{"drop-announces", no_argument, NULL, 'D'},
-		{"max", required_argument, NULL, 'm'},	  {"version", no_argument, NULL, 'V'},
-		{"blackholed", no_argument, NULL, 'b'},	  {"blackhole", no_argument, NULL, 'B'},
-		{"unblackhole", no_argument, NULL, 'U'},  {"duration", required_argument, NULL, 1001},
-		{"reason", required_argument, NULL, 1002}, {"blackholed-list", no_argument, NULL, 'p'},
-		{"rates", no_argument, NULL, 'r'},	  {"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},	  {0, 0, 0, 0}};
+	static const struct option opts[] = {{"config", required_argument, NULL, 'c'},
+					     {"table", no_argument, NULL, 't'},
+					     {"drop", no_argument, NULL, 'd'},
+					     {"drop-via", no_argument, NULL, 'x'},
+					     {"drop-announces", no_argument, NULL, 'D'},
+					     {"max", required_argument, NULL, 'm'},
+					     {"version", no_argument, NULL, 'V'},
+					     {"blackholed", no_argument, NULL, 'b'},
+					     {"blackhole", no_argument, NULL, 'B'},
+					     {"unblackhole", no_argument, NULL, 'U'},
+					     {"duration", required_argument, NULL, 1001},
+					     {"reason", required_argument, NULL, 1002},
+					     {"blackholed-list", no_argument, NULL, 'p'},
+					     {"rates", no_argument, NULL, 'r'},
+					     {"json", no_argument, NULL, 'j'},
+					     {"help", no_argument, NULL, 'h'},
+					     {0, 0, 0, 0}};
 	int rates = 0, json = 0;
 	const char *remote = NULL, *mgmt_id = NULL;
 	double remote_timeout = PATH_REQUEST_TIMEOUT_S;
@@ -732,15 +758,29 @@ int cmd_path(int argc, char **argv)
 				return CLI_USAGE;
 			}
 			break;
-		case 1002: bh_reason = optarg; break;
-		case 'p': bh_remote_list = 1; break;
-		case 'c': dir = optarg; break;
-		case 't': table = 1; break;
-		case 'r': rates = 1; break;
-		case 'j': json = 1; break;
+		case 1002:
+			bh_reason = optarg;
+			break;
+		case 'p':
+			bh_remote_list = 1;
+			break;
+		case 'c':
+			dir = optarg;
+			break;
+		case 't':
+			table = 1;
+			break;
+		case 'r':
+			rates = 1;
+			break;
+		case 'j':
+			json = 1;
+			break;
 		case 'd':
 		case 'x':
-		case 'D': drop = c; break;
+		case 'D':
+			drop = c;
+			break;
 		case 'm':
 			max_hops = strtol(optarg, &end, 10);
 			if (*end || end == optarg || max_hops < 0) {
@@ -755,18 +795,29 @@ int cmd_path(int argc, char **argv)
 				return CLI_USAGE;
 			}
 			break;
-		case 'R': remote = optarg; break;
-		case 'i': mgmt_id = optarg; break;
+		case 'R':
+			remote = optarg;
+			break;
+		case 'i':
+			mgmt_id = optarg;
+			break;
 		case 'W':
 			remote_timeout = strtod(optarg, &end);
-			if (*end || end == optarg || !(remote_timeout >= 0 && remote_timeout < 1e6)) {
+			if (*end || end == optarg ||
+			    !(remote_timeout >= 0 && remote_timeout < 1e6)) {
 				fprintf(stderr, "rnsc path: invalid timeout '%s'\n", optarg);
 				return CLI_USAGE;
 			}
 			break;
-		case 'V': printf("rnsc path %s\n", PACKAGE_VERSION); return CLI_OK;
-		case 'h': usage(stdout); return CLI_OK;
-		default: usage(stderr); return CLI_USAGE;
+		case 'V':
+			printf("rnsc path %s\n", PACKAGE_VERSION);
+			return CLI_OK;
+		case 'h':
+			usage(stdout);
+			return CLI_OK;
+		default:
+			usage(stderr);
+			return CLI_USAGE;
 		}
 	}
 	if (argc - optind > (bh_remote_list ? 2 : 1)) {
@@ -793,13 +844,14 @@ int cmd_path(int argc, char **argv)
 		rnsc_node *bn = NULL;
 		rnsc_config_error berr;
 		if ((brc = rnsc_node_new(benv.ctx, benv.host, &bno, &bn, &berr))) {
-			fprintf(stderr, "rnsc path: %s\n", berr.msg[0] ? berr.msg : rnsc_strerror(brc));
+			fprintf(stderr, "rnsc path: %s\n",
+				berr.msg[0] ? berr.msg : rnsc_strerror(brc));
 			brc = CLI_SETUP;
 		} else if (bh == 'b') {
 			brc = bh_list(bn, benv.ctx, hexhash);
 		} else if (bh == 'p') {
-			brc = bh_remote(bn, benv.ctx, hexhash, optind + 1 < argc ? argv[optind + 1] : NULL,
-					wait);
+			brc = bh_remote(bn, benv.ctx, hexhash,
+					optind + 1 < argc ? argv[optind + 1] : NULL, wait);
 		} else {
 			brc = bh_change(bn, benv.ctx, bh == 'B', hexhash, bh_hours, bh_reason);
 		}
@@ -810,7 +862,8 @@ int cmd_path(int argc, char **argv)
 	if (hexhash) {
 		if (strlen(hexhash) != 2 * RNSC_TRUNCATED_HASHLEN) {
 			printf("Destination length is invalid, must be %d hexadecimal characters (%d "
-			       "bytes).\n", 2 * RNSC_TRUNCATED_HASHLEN, RNSC_TRUNCATED_HASHLEN);
+			       "bytes).\n",
+			       2 * RNSC_TRUNCATED_HASHLEN, RNSC_TRUNCATED_HASHLEN);
 			return CLI_FAIL;
 		}
 		if (cli_unhex(dest, sizeof(dest), hexhash) != RNSC_TRUNCATED_HASHLEN) {
@@ -819,7 +872,8 @@ int cmd_path(int argc, char **argv)
 		}
 	} else if (drop == 'd' || drop == 'x') {
 		printf("Destination length is invalid, must be %d hexadecimal characters (%d "
-		       "bytes).\n", 2 * RNSC_TRUNCATED_HASHLEN, RNSC_TRUNCATED_HASHLEN);
+		       "bytes).\n",
+		       2 * RNSC_TRUNCATED_HASHLEN, RNSC_TRUNCATED_HASHLEN);
 		return CLI_FAIL;
 	} else if (!table && !drop && !rates) {
 		printf("\n");
@@ -832,8 +886,9 @@ int cmd_path(int argc, char **argv)
 		return 20;
 	}
 	if (remote && (rates || json))
-		return path_remote_rates_or_json(dir, remote, mgmt_id, remote_timeout, rates && !table,
-						 json, hexhash ? dest : NULL, max_hops);
+		return path_remote_rates_or_json(dir, remote, mgmt_id, remote_timeout,
+						 rates && !table, json, hexhash ? dest : NULL,
+						 max_hops);
 	if (remote)
 		return remote_table(dir, remote, mgmt_id, remote_timeout, hexhash ? dest : NULL,
 				    max_hops);

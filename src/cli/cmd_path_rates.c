@@ -199,11 +199,12 @@ static int print_doc(const uint8_t *doc, size_t len, int rates, int json, int so
 			double now = (double)time(NULL);
 			if (e->blocked_until > now) {
 				char a[40];
-				pretty_date(a, sizeof(a), (long)(now - ((double)(long)e->blocked_until - now)));
+				pretty_date(a, sizeof(a),
+					    (long)(now - ((double)(long)e->blocked_until - now)));
 				snprintf(bl, sizeof(bl), ", new announces allowed in %s", a);
 			}
-			printf("<%s> last heard %s ago, %s announces/hour in the last %s%s%s\n", hx, last,
-			       rs, span_s, rv, bl);
+			printf("<%s> last heard %s ago, %s announces/hour in the last %s%s%s\n", hx,
+			       last, rs, span_s, rv, bl);
 		}
 		if (only && n && !shown) {
 			printf("No information available\n");
@@ -271,9 +272,10 @@ int path_remote_rates_or_json(const char *dir, const char *remote, const char *m
 		return 20;
 	}
 	if (strlen(remote) != 32 || cli_unhex(ih, sizeof(ih), remote) != 16) {
-		printf(strlen(remote) != 32 ? "Destination length is invalid, must be 32 hexadecimal "
-					      "characters (16 bytes).\n"
-					    : "Invalid destination entered. Check your input.\n");
+		printf(strlen(remote) != 32
+			       ? "Destination length is invalid, must be 32 hexadecimal "
+				 "characters (16 bytes).\n"
+			       : "Invalid destination entered. Check your input.\n");
 		return 20;
 	}
 	uint8_t req[64];

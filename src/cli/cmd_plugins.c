@@ -7,17 +7,16 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: rnsc plugins [-v] [--json] [--crypto ORDER]\n\n"
-		"Lists every plugin found on the search path: name, kind, version, file and\n"
-		"capabilities. Plugins that failed to load are listed with the reason.\n\n"
-		"  -v, --verbose     also show which crypto backend serves each primitive\n"
-		"      --json        print a JSON list of plugin objects instead\n"
-		"      --crypto LIST crypto backend order to resolve (default: $RNSC_CRYPTO or\n"
-		"                    \"openssl, sodium\")\n"
-		"  -h, --help        show this help\n\n"
-		"Exit status: 0 when every plugin found loaded, 1 when some were rejected,\n"
-		"3 when no usable crypto backend was found.\n");
+	fprintf(f, "Usage: rnsc plugins [-v] [--json] [--crypto ORDER]\n\n"
+		   "Lists every plugin found on the search path: name, kind, version, file and\n"
+		   "capabilities. Plugins that failed to load are listed with the reason.\n\n"
+		   "  -v, --verbose     also show which crypto backend serves each primitive\n"
+		   "      --json        print a JSON list of plugin objects instead\n"
+		   "      --crypto LIST crypto backend order to resolve (default: $RNSC_CRYPTO or\n"
+		   "                    \"openssl, sodium\")\n"
+		   "  -h, --help        show this help\n\n"
+		   "Exit status: 0 when every plugin found loaded, 1 when some were rejected,\n"
+		   "3 when no usable crypto backend was found.\n");
 }
 
 static void caps_str(const rnsc_plugin_rec *r, char *buf, size_t cap)
@@ -144,7 +143,8 @@ int cmd_plugins(int argc, char **argv)
 			printf("\nCrypto primitives under the configured order:\n");
 			for (int p = 0; p < RNSC_PRIM_COUNT; p++) {
 				const char *who = rnsc_crypto_provider(env.ctx, p);
-				printf("  %-12s %s\n", rnsc_prim_name(p), who ? who : "(none: unavailable)");
+				printf("  %-12s %s\n", rnsc_prim_name(p),
+				       who ? who : "(none: unavailable)");
 			}
 		}
 	}

@@ -160,7 +160,8 @@ static int shared_get(rnsc_node *n, rnsc_ctx *ctx, const char *what, const uint8
 	rnsc_mp_write_bin(&w, dest, RNSC_TRUNCATED_HASHLEN);
 	int rl = rnsc_mp_writer_finish(&w);
 	rc = rl < 0 ? rl
-		    : rnsc_rpc_call(ctx, &addr, alen, key, klen, req, (size_t)rl, resp, rlen, 10000);
+		    : rnsc_rpc_call(ctx, &addr, alen, key, klen, req, (size_t)rl, resp, rlen,
+				    10000);
 	memset(key, 0, sizeof(key));
 	return rc;
 }
@@ -168,8 +169,7 @@ static int shared_get(rnsc_node *n, rnsc_ctx *ctx, const char *what, const uint8
 /* -v attached to a shared instance: rnprobe asks that instance for the next hop and its
  * interface name (get_next_hop, get_next_hop_if_name over the RPC), not its own table; a
  * None hop or the name "None" prints nothing. */
-static void shared_more(rnsc_node *n, rnsc_ctx *ctx, const uint8_t *dest, char *more,
-			size_t cap)
+static void shared_more(rnsc_node *n, rnsc_ctx *ctx, const uint8_t *dest, char *more, size_t cap)
 {
 	uint8_t *r = NULL;
 	size_t rl = 0;
@@ -191,7 +191,8 @@ static void shared_more(rnsc_node *n, rnsc_ctx *ctx, const uint8_t *dest, char *
 	if (shared_get(n, ctx, "next_hop_if_name", dest, &r, &rl) == 0) {
 		rnsc_mp_reader rd;
 		rnsc_mp_reader_init(&rd, r, rl);
-		if (rnsc_mp_read_str(&rd, &sv, &sl) == 0 && !(sl == 4 && memcmp(sv, "None", 4) == 0))
+		if (rnsc_mp_read_str(&rd, &sv, &sl) == 0 &&
+		    !(sl == 4 && memcmp(sv, "None", 4) == 0))
 			snprintf(on, sizeof(on), " on %.*s", (int)(sl > 100 ? 100 : sl), sv);
 	}
 	free(r);
@@ -200,12 +201,15 @@ static void shared_more(rnsc_node *n, rnsc_ctx *ctx, const uint8_t *dest, char *
 
 int cmd_probe(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"config", required_argument, NULL, 'c'}, {"size", required_argument, NULL, 's'},
-		{"probes", required_argument, NULL, 'n'}, {"timeout", required_argument, NULL, 't'},
-		{"wait", required_argument, NULL, 'w'},	  {"verbose", no_argument, NULL, 'v'},
-		{"version", no_argument, NULL, 'V'},	  {"help", no_argument, NULL, 'h'},
-		{0, 0, 0, 0}};
+	static const struct option opts[] = {{"config", required_argument, NULL, 'c'},
+					     {"size", required_argument, NULL, 's'},
+					     {"probes", required_argument, NULL, 'n'},
+					     {"timeout", required_argument, NULL, 't'},
+					     {"wait", required_argument, NULL, 'w'},
+					     {"verbose", no_argument, NULL, 'v'},
+					     {"version", no_argument, NULL, 'V'},
+					     {"help", no_argument, NULL, 'h'},
+					     {0, 0, 0, 0}};
 	const char *dir = NULL;
 	long size = DEFAULT_PROBE_SIZE, probes = 1;
 	double timeout = 0, wait = 0, v;
@@ -214,7 +218,9 @@ int cmd_probe(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "s:n:t:w:vh", opts, NULL)) != -1) {
 		switch (c) {
-		case 'c': dir = optarg; break;
+		case 'c':
+			dir = optarg;
+			break;
 		case 's':
 			size = strtol(optarg, &end, 10);
 			if (*end || end == optarg || size < 0) {
@@ -243,10 +249,18 @@ int cmd_probe(int argc, char **argv)
 			}
 			wait = v;
 			break;
-		case 'v': verbose++; break;
-		case 'V': printf("rnsc probe %s\n", PACKAGE_VERSION); return CLI_OK;
-		case 'h': usage(stdout); return CLI_OK;
-		default: usage(stderr); return CLI_USAGE;
+		case 'v':
+			verbose++;
+			break;
+		case 'V':
+			printf("rnsc probe %s\n", PACKAGE_VERSION);
+			return CLI_OK;
+		case 'h':
+			usage(stdout);
+			return CLI_OK;
+		default:
+			usage(stderr);
+			return CLI_USAGE;
 		}
 	}
 	int npos = argc - optind;
@@ -264,7 +278,8 @@ int cmd_probe(int argc, char **argv)
 	uint8_t dest[RNSC_TRUNCATED_HASHLEN];
 	if (strlen(hexhash) != 2 * RNSC_TRUNCATED_HASHLEN) {
 		printf("Destination length is invalid, must be %d hexadecimal characters (%d "
-		       "bytes).\n", 2 * RNSC_TRUNCATED_HASHLEN, RNSC_TRUNCATED_HASHLEN);
+		       "bytes).\n",
+		       2 * RNSC_TRUNCATED_HASHLEN, RNSC_TRUNCATED_HASHLEN);
 		return CLI_FAIL;
 	}
 	if (cli_unhex(dest, sizeof(dest), hexhash) != RNSC_TRUNCATED_HASHLEN) {
@@ -351,14 +366,15 @@ int cmd_probe(int argc, char **argv)
 			ret = CLI_SETUP;
 			break;
 		}
-		rc = rnsc_transport_send(t, dest, payload, (size_t)size, ps.hash, rnsc_node_now_ms());
+		rc = rnsc_transport_send(t, dest, payload, (size_t)size, ps.hash,
+					 rnsc_node_now_ms());
 		if (rc == RNSC_ERR_TOOBIG) {
 			/* header, then the ephemeral key and the token's IV, padding and HMAC
 			 * (rnsc_identity_token_len counts the ephemeral key already) */
 			size_t raw = 2 + 1 + RNSC_TRUNCATED_HASHLEN +
 				     rnsc_identity_token_len((size_t)size);
-			printf("Error: Probe packet size of %zu bytes exceed MTU of %d bytes\n", raw,
-			       RNSC_MTU);
+			printf("Error: Probe packet size of %zu bytes exceed MTU of %d bytes\n",
+			       raw, RNSC_MTU);
 			ret = CLI_SETUP;
 			break;
 		}
@@ -381,13 +397,13 @@ int cmd_probe(int argc, char **argv)
 				pretty(nh, p.next_hop);
 				/* rnprobe names the interface by its str(), as rnpath does */
 				const char *ifn = rnsc_node_iface_name(n, p.iface);
-				rnsc_iface *f = ifn ? rnsc_iface_host_find(rnsc_node_ifaces(n), ifn)
-						    : NULL;
+				rnsc_iface *f =
+					ifn ? rnsc_iface_host_find(rnsc_node_ifaces(n), ifn) : NULL;
 				char desc[96] = "";
 				if (f && rnsc_iface_describe(f, desc, sizeof(desc)) <= 0)
 					snprintf(desc, sizeof(desc), "%s", ifn);
-				snprintf(more, sizeof(more), " via %s%s%s", nh, desc[0] ? " on " : "",
-					 desc);
+				snprintf(more, sizeof(more), " via %s%s%s", nh,
+					 desc[0] ? " on " : "", desc);
 			}
 		}
 		printf("Sent probe %ld (%ld bytes) to %s%s  \n", sent, size, ph, more);
@@ -398,8 +414,9 @@ int cmd_probe(int argc, char **argv)
 		} else {
 			replies++;
 			rnsc_transport_path p;
-			unsigned hops = rnsc_transport_path_get(t, dest, &p) == 0 ? p.hops
-										 : RNSC_PATHFINDER_M;
+			unsigned hops = rnsc_transport_path_get(t, dest, &p) == 0
+						? p.hops
+						: RNSC_PATHFINDER_M;
 			double rtt = (double)(ps.done_ns - t0) / 1e9;
 			char num[64];
 			if (rtt >= 1) {
@@ -409,8 +426,8 @@ int cmd_probe(int argc, char **argv)
 				pyfloat(num, sizeof(num), rtt * 1000, 3);
 				strcat(num, " milliseconds");
 			}
-			printf("Valid reply from %s\nRound-trip time is %s over %u hop%s\n\n", ph, num,
-			       hops, hops == 1 ? "" : "s");
+			printf("Valid reply from %s\nRound-trip time is %s over %u hop%s\n\n", ph,
+			       num, hops, hops == 1 ? "" : "s");
 		}
 		fflush(stdout);
 		probes--;

@@ -96,8 +96,8 @@ typedef struct val {
 	int b;
 	double num; /* UINT, INT, FLOAT */
 	int is_float;
-	const uint8_t *p; /* STR, BIN */
-	size_t len;       /* STR/BIN bytes, ARRAY/MAP items */
+	const uint8_t *p;  /* STR, BIN */
+	size_t len;        /* STR/BIN bytes, ARRAY/MAP items */
 	struct val *items; /* ARRAY: len items; MAP: 2*len (key, value) */
 } val;
 
@@ -122,13 +122,29 @@ static int val_parse(rnsc_mp_reader *r, val *v, int depth)
 		return rc;
 	v->type = t.type;
 	switch (t.type) {
-	case RNSC_MP_BOOL: v->b = t.boolean; break;
-	case RNSC_MP_UINT: v->num = (double)t.u; break;
-	case RNSC_MP_INT: v->num = (double)t.i; break;
-	case RNSC_MP_FLOAT32: v->num = t.f32; v->is_float = 1; v->type = RNSC_MP_FLOAT64; break;
-	case RNSC_MP_FLOAT64: v->num = t.f64; v->is_float = 1; break;
+	case RNSC_MP_BOOL:
+		v->b = t.boolean;
+		break;
+	case RNSC_MP_UINT:
+		v->num = (double)t.u;
+		break;
+	case RNSC_MP_INT:
+		v->num = (double)t.i;
+		break;
+	case RNSC_MP_FLOAT32:
+		v->num = t.f32;
+		v->is_float = 1;
+		v->type = RNSC_MP_FLOAT64;
+		break;
+	case RNSC_MP_FLOAT64:
+		v->num = t.f64;
+		v->is_float = 1;
+		break;
 	case RNSC_MP_STR:
-	case RNSC_MP_BIN: v->p = t.p; v->len = t.len; break;
+	case RNSC_MP_BIN:
+		v->p = t.p;
+		v->len = t.len;
+		break;
 	case RNSC_MP_ARRAY:
 	case RNSC_MP_MAP: {
 		size_t n = t.type == RNSC_MP_MAP ? 2 * t.len : t.len;
@@ -141,7 +157,8 @@ static int val_parse(rnsc_mp_reader *r, val *v, int depth)
 				return rc;
 		break;
 	}
-	default: break;
+	default:
+		break;
 	}
 	return 0;
 }
@@ -161,7 +178,8 @@ static const val *get(const val *m, const char *key)
 
 static int is_num(const val *v)
 {
-	return v && (v->type == RNSC_MP_UINT || v->type == RNSC_MP_INT || v->type == RNSC_MP_FLOAT64);
+	return v &&
+	       (v->type == RNSC_MP_UINT || v->type == RNSC_MP_INT || v->type == RNSC_MP_FLOAT64);
 }
 
 static double num(const val *m, const char *key)
@@ -296,30 +314,53 @@ static int sort_rev;
 static double sort_value(const val *i)
 {
 	const char *s = sort_key;
-	if (!strcmp(s, "rate") || !strcmp(s, "bitrate")) return num(i, "bitrate");
-	if (!strcmp(s, "rx")) return num(i, "rxb");
-	if (!strcmp(s, "tx")) return num(i, "txb");
-	if (!strcmp(s, "rxs")) return num(i, "rxs");
-	if (!strcmp(s, "txs")) return num(i, "txs");
-	if (!strcmp(s, "traffic")) return num(i, "rxb") + num(i, "txb");
+	if (!strcmp(s, "rate") || !strcmp(s, "bitrate"))
+		return num(i, "bitrate");
+	if (!strcmp(s, "rx"))
+		return num(i, "rxb");
+	if (!strcmp(s, "tx"))
+		return num(i, "txb");
+	if (!strcmp(s, "rxs"))
+		return num(i, "rxs");
+	if (!strcmp(s, "txs"))
+		return num(i, "txs");
+	if (!strcmp(s, "traffic"))
+		return num(i, "rxb") + num(i, "txb");
 	if (!strcmp(s, "anns") || !strcmp(s, "announces"))
-		return num(i, "incoming_announce_frequency") + num(i, "outgoing_announce_frequency");
-	if (!strcmp(s, "arx")) return num(i, "incoming_announce_frequency");
-	if (!strcmp(s, "atx")) return num(i, "outgoing_announce_frequency");
-	if (!strcmp(s, "arxc")) return num(i, "arxc");
-	if (!strcmp(s, "atxc")) return num(i, "atxc");
-	if (!strcmp(s, "prx")) return num(i, "incoming_pr_frequency");
-	if (!strcmp(s, "ptx")) return num(i, "outgoing_pr_frequency");
-	if (!strcmp(s, "prxc")) return num(i, "prxc");
-	if (!strcmp(s, "ptxc")) return num(i, "ptxc");
-	if (!strcmp(s, "held")) return num(i, "held_announces");
-	if (!strcmp(s, "pvs")) return num(i, "protocol_violations");
-	if (!strcmp(s, "ivs")) return num(i, "ifac_violations");
-	if (!strcmp(s, "flt")) return num(i, "packet_filter_hits");
-	if (!strcmp(s, "gravity") || !strcmp(s, "g")) return num(i, "gravity");
-	if (!strcmp(s, "txdrp")) return num(i, "txdrp");
-	if (!strcmp(s, "txdrb")) return num(i, "txdrb");
-	if (!strcmp(s, "txbuf")) return num(i, "txbuffered");
+		return num(i, "incoming_announce_frequency") +
+		       num(i, "outgoing_announce_frequency");
+	if (!strcmp(s, "arx"))
+		return num(i, "incoming_announce_frequency");
+	if (!strcmp(s, "atx"))
+		return num(i, "outgoing_announce_frequency");
+	if (!strcmp(s, "arxc"))
+		return num(i, "arxc");
+	if (!strcmp(s, "atxc"))
+		return num(i, "atxc");
+	if (!strcmp(s, "prx"))
+		return num(i, "incoming_pr_frequency");
+	if (!strcmp(s, "ptx"))
+		return num(i, "outgoing_pr_frequency");
+	if (!strcmp(s, "prxc"))
+		return num(i, "prxc");
+	if (!strcmp(s, "ptxc"))
+		return num(i, "ptxc");
+	if (!strcmp(s, "held"))
+		return num(i, "held_announces");
+	if (!strcmp(s, "pvs"))
+		return num(i, "protocol_violations");
+	if (!strcmp(s, "ivs"))
+		return num(i, "ifac_violations");
+	if (!strcmp(s, "flt"))
+		return num(i, "packet_filter_hits");
+	if (!strcmp(s, "gravity") || !strcmp(s, "g"))
+		return num(i, "gravity");
+	if (!strcmp(s, "txdrp"))
+		return num(i, "txdrp");
+	if (!strcmp(s, "txdrb"))
+		return num(i, "txdrb");
+	if (!strcmp(s, "txbuf"))
+		return num(i, "txbuffered");
 	return 0;
 }
 
@@ -354,7 +395,8 @@ static void flow_pct(const val *i, const char *rk, const char *tk, char *out, si
 	double rp = rxs && r ? fmin(100.0, r / rxs * 100.0) : 0.0;
 	double tp = txs && t ? fmin(100.0, t / txs * 100.0) : 0.0;
 	char pct[96];
-	snprintf(pct, sizeof(pct), "(\xe2\x86\x93%d%% / \xe2\x86\x91%d%% of flow)", (int)rp, (int)tp);
+	snprintf(pct, sizeof(pct), "(\xe2\x86\x93%d%% / \xe2\x86\x91%d%% of flow)", (int)rp,
+		 (int)tp);
 	size_t l = strlen(out);
 	if (l)
 		snprintf(out + l, cap - l, " %s", pct);
@@ -398,8 +440,8 @@ static void totals_kind(const val *st, const char *title, const char *rb, const 
 	}
 	prettyspeed(a, sizeof(a), num(st, rs));
 	prettyspeed(b, sizeof(b), num(st, ts));
-	printf("\n %s : %s  %s, %d%% of flow, %s\n                %s  %s, %d%% of flow, %s\n", title,
-	       tx, b, (int)tp, fb, rx, a, (int)rp, fa);
+	printf("\n %s : %s  %s, %d%% of flow, %s\n                %s  %s, %d%% of flow, %s\n",
+	       title, tx, b, (int)tp, fb, rx, a, (int)rp, fa);
 }
 
 /* rnstatus's burst_str / pburst_str: "<lead>burst [on N ]for <time since activation>". */
@@ -436,24 +478,29 @@ static void print_iface(const val *i, const opts *o)
 			 g->is_float ? gr : (snprintf(gr, sizeof(gr), "%.0f", g->num), gr));
 	}
 	int mode = (int)num(i, "mode");
-	const char *modestr = mode == 0x03 ? "Access Point" : mode == 0x02 ? "Point-to-Point"
-			    : mode == 0x04 ? "Roaming" : mode == 0x05 ? "Boundary"
-			    : mode == 0x06 ? "Gateway" : mode == 0x07 ? "Internal" : "Full";
+	const char *modestr = mode == 0x03   ? "Access Point"
+			      : mode == 0x02 ? "Point-to-Point"
+			      : mode == 0x04 ? "Roaming"
+			      : mode == 0x05 ? "Boundary"
+			      : mode == 0x06 ? "Gateway"
+			      : mode == 0x07 ? "Internal"
+					     : "Full";
 	char clients_string[1024] = "";
 	if (has_clients) {
 		if (starts(name, "Shared Instance[")) {
 			long cnum = (long)clients - 1;
 			if (cnum < 0)
 				cnum = 0;
-			snprintf(clients_string, sizeof(clients_string), "Serving   : %ld program%s",
-				 cnum, cnum == 1 ? "" : "s");
+			snprintf(clients_string, sizeof(clients_string),
+				 "Serving   : %ld program%s", cnum, cnum == 1 ? "" : "s");
 		} else if (starts(name, "I2PInterface[")) {
 			if (truthy(get(i, "i2p_connectable")))
 				snprintf(clients_string, sizeof(clients_string),
 					 "Peers     : %.0f connected I2P endpoint%s", clients,
 					 clients == 1 ? "" : "s");
 		} else {
-			snprintf(clients_string, sizeof(clients_string), "Clients   : %.0f", clients);
+			snprintf(clients_string, sizeof(clients_string), "Clients   : %.0f",
+				 clients);
 			if (is_num(get(i, "blocked_ips")) && num(i, "blocked_ips") > 0)
 				snprintf(clients_string + strlen(clients_string),
 					 sizeof(clients_string) - strlen(clients_string),
@@ -462,10 +509,13 @@ static void print_iface(const val *i, const opts *o)
 			if (o->blocked && bl && bl->type == RNSC_MP_ARRAY) /* -b: the addresses */
 				for (size_t k = 0; k < bl->len; k++)
 					if (bl->items[k].type == RNSC_MP_STR &&
-					    strlen(clients_string) + bl->items[k].len + 20 < sizeof(clients_string))
+					    strlen(clients_string) + bl->items[k].len + 20 <
+						    sizeof(clients_string))
 						snprintf(clients_string + strlen(clients_string),
-							 sizeof(clients_string) - strlen(clients_string),
-							 "\n                %.*s", (int)bl->items[k].len,
+							 sizeof(clients_string) -
+								 strlen(clients_string),
+							 "\n                %.*s",
+							 (int)bl->items[k].len,
 							 (const char *)bl->items[k].p);
 		}
 	}
@@ -494,7 +544,8 @@ static void print_iface(const val *i, const opts *o)
 	const val *sig = get(i, "ifac_signature");
 	if (sig && sig->type == RNSC_MP_BIN && sig->len >= 5) {
 		cli_hex(b1, sig->p + sig->len - 5, 5);
-		printf("    Access    : %.0f-bit IFAC by <\xe2\x80\xa6%s>\n", num(i, "ifac_size") * 8, b1);
+		printf("    Access    : %.0f-bit IFAC by <\xe2\x80\xa6%s>\n",
+		       num(i, "ifac_size") * 8, b1);
 	}
 	if (o->astats && num(i, "announce_queue") > 0) {
 		double q = num(i, "announce_queue");
@@ -512,13 +563,15 @@ static void print_iface(const val *i, const opts *o)
 	snprintf(txb_str, sizeof(txb_str), "\xe2\x86\x91%s", b1);
 	int asr = o->astats && is_num(get(i, "incoming_announce_frequency"));
 	if (asr) {
-		double oan = num(i, "outgoing_announce_frequency"), ian = num(i, "incoming_announce_frequency");
+		double oan = num(i, "outgoing_announce_frequency"),
+		       ian = num(i, "incoming_announce_frequency");
 		if (starts(name, "Shared Instance[") && has_clients && clients > 0)
 			oan = oan - oan / clients;
 		prettyfrequency_lpf1(oaf, sizeof(oaf), oan);
 		prettyfrequency_lpf1(iaf, sizeof(iaf), ian);
 		if (has_clients && clients > 0) {
-			prettyfrequency_lpf1(b1, sizeof(b1), num(i, "outgoing_announce_frequency") / clients);
+			prettyfrequency_lpf1(b1, sizeof(b1),
+					     num(i, "outgoing_announce_frequency") / clients);
 			snprintf(pc_str, sizeof(pc_str), " %s/c", b1);
 		}
 		flow_pct(i, "arxs", "atxs", pc_str, sizeof(pc_str));
@@ -538,7 +591,8 @@ static void print_iface(const val *i, const opts *o)
 			snprintf(ipf, sizeof(ipf), "%s\xe2\x86\x93", b2);
 		}
 		if (has_clients && clients > 0) {
-			prettyfrequency_lpf1(b1, sizeof(b1), num(i, "outgoing_pr_frequency") / clients);
+			prettyfrequency_lpf1(b1, sizeof(b1),
+					     num(i, "outgoing_pr_frequency") / clients);
 			snprintf(rpc_str, sizeof(rpc_str), " %s/c", b1);
 		}
 		flow_pct(i, "prxs", "ptxs", rpc_str, sizeof(rpc_str));
@@ -570,27 +624,28 @@ static void print_iface(const val *i, const opts *o)
 		printf("    Flt. Hits : %.0f\n", num(i, "packet_filter_hits"));
 	if (psr) {
 		if (truthy(get(i, "prxc")) && truthy(get(i, "ptxc"))) {
-			printf("    Path Rqs. : %.0f\xe2\x86\x93 %.0f\xe2\x86\x91 total\n", num(i, "prxc"),
-			       num(i, "ptxc"));
+			printf("    Path Rqs. : %.0f\xe2\x86\x93 %.0f\xe2\x86\x91 total\n",
+			       num(i, "prxc"), num(i, "ptxc"));
 			printf("                %s %s\n", opf, rpc_str);
 		} else {
 			printf("    Path Rqs. : %s %s\n", opf, rpc_str);
 		}
 		char pburst[160] = "";
-		burst_str(i, "pr_burst_active", "pr_burst_count", "pr_burst_activated", "",
-			  pburst, sizeof(pburst));
+		burst_str(i, "pr_burst_active", "pr_burst_count", "pr_burst_activated", "", pburst,
+			  sizeof(pburst));
 		printf("                %s  %s\n", ipf, pburst);
 	}
 	if (asr) {
 		if (truthy(get(i, "arxc")) && truthy(get(i, "atxc"))) {
-			printf("    Announces : %.0f\xe2\x86\x93 %.0f\xe2\x86\x91 total\n", num(i, "arxc"),
-			       num(i, "atxc"));
+			printf("    Announces : %.0f\xe2\x86\x93 %.0f\xe2\x86\x91 total\n",
+			       num(i, "arxc"), num(i, "atxc"));
 			printf("                %s %s\n", oaf, pc_str);
 		} else {
 			printf("    Announces : %s %s\n", oaf, pc_str);
 		}
 		char art_str[200] = "";
-		const val *art = get(i, "announce_rate_target"), *arp = get(i, "announce_rate_penalty"),
+		const val *art = get(i, "announce_rate_target"),
+			  *arp = get(i, "announce_rate_penalty"),
 			  *arg = get(i, "announce_rate_grace");
 		if (truthy(art)) {
 			char t1[64], t2[64], t3[40];
@@ -602,7 +657,8 @@ static void print_iface(const val *i, const opts *o)
 						rnsc_py_float_repr(t3, sizeof(t3), arg->num);
 					else
 						snprintf(t3, sizeof(t3), "%.0f", arg->num);
-					snprintf(art_str, sizeof(art_str), "(t:%s/p:%s/g:%s)", t1, t2, t3);
+					snprintf(art_str, sizeof(art_str), "(t:%s/p:%s/g:%s)", t1,
+						 t2, t3);
 				} else {
 					snprintf(art_str, sizeof(art_str), "(t:%s/p:%s)", t1, t2);
 				}
@@ -626,8 +682,8 @@ static void print_iface(const val *i, const opts *o)
 	}
 	if (truthy(get(i, "txbuffered"))) {
 		prettysize(b1, sizeof(b1), num(i, "txbuffered"), "B");
-		snprintf(txstat + strlen(txstat), sizeof(txstat) - strlen(txstat), " (%s waiting%s)",
-			 b1, truthy(get(i, "txstalled")) ? ", stalled" : "");
+		snprintf(txstat + strlen(txstat), sizeof(txstat) - strlen(txstat),
+			 " (%s waiting%s)", b1, truthy(get(i, "txstalled")) ? ", stalled" : "");
 	}
 	printf("    Traffic   : %s\n                %s\n", txstat, rxstat);
 }
@@ -645,7 +701,8 @@ static int print_status(const val *stats, const opts *o, int has_lc, double link
 		static char low[32];
 		size_t l = 0;
 		for (; o->sort[l] && l < sizeof(low) - 1; l++)
-			low[l] = (char)(o->sort[l] >= 'A' && o->sort[l] <= 'Z' ? o->sort[l] + 32 : o->sort[l]);
+			low[l] = (char)(o->sort[l] >= 'A' && o->sort[l] <= 'Z' ? o->sort[l] + 32
+									       : o->sort[l]);
 		low[l] = 0;
 		sort_key = low;
 		sort_rev = o->reverse;
@@ -661,13 +718,14 @@ static int print_status(const val *stats, const opts *o, int has_lc, double link
 		const val *i = order[k];
 		char name[512];
 		str(i, "name", name, sizeof(name));
-		int hidden = starts(name, "LocalInterface[") || starts(name, "TCPInterface[Client") ||
-			     starts(name, "BackboneInterface[Client on") ||
-			     starts(name, "AutoInterfacePeer[") || starts(name, "WeaveInterfacePeer[") ||
-			     starts(name, "I2PInterfacePeer[Connected peer");
+		int hidden =
+			starts(name, "LocalInterface[") || starts(name, "TCPInterface[Client") ||
+			starts(name, "BackboneInterface[Client on") ||
+			starts(name, "AutoInterfacePeer[") || starts(name, "WeaveInterfacePeer[") ||
+			starts(name, "I2PInterfacePeer[Connected peer");
 		const val *conn = get(i, "i2p_connectable");
-		int i2p_hidden = starts(name, "I2PInterface[") && conn && conn->type == RNSC_MP_BOOL &&
-				 !conn->b;
+		int i2p_hidden = starts(name, "I2PInterface[") && conn &&
+				 conn->type == RNSC_MP_BOOL && !conn->b;
 		if ((!o->all && (hidden || i2p_hidden)) || i2p_hidden)
 			continue;
 		if (o->burst) { /* -B: interfaces in a burst, or matching the filter */
@@ -712,13 +770,13 @@ static int print_status(const val *stats, const opts *o, int has_lc, double link
 			double dtx = txs ? 100.0 - fmin(100.0, patxs / txs * 100.0) : 100.0;
 			if (rxs > 0) {
 				prettyspeed(a, sizeof(a), rxs * drx / 100.0);
-				snprintf(rx + strlen(rx), sizeof(rx) - strlen(rx), ", %d%% data (%s)",
-					 (int)drx, a);
+				snprintf(rx + strlen(rx), sizeof(rx) - strlen(rx),
+					 ", %d%% data (%s)", (int)drx, a);
 			}
 			if (txs > 0) {
 				prettyspeed(b, sizeof(b), txs * dtx / 100.0);
-				snprintf(tx + strlen(tx), sizeof(tx) - strlen(tx), ", %d%% data (%s)",
-					 (int)dtx, b);
+				snprintf(tx + strlen(tx), sizeof(tx) - strlen(tx),
+					 ", %d%% data (%s)", (int)dtx, b);
 			}
 		}
 		if (o->pps) {
@@ -729,9 +787,11 @@ static int print_status(const val *stats, const opts *o, int has_lc, double link
 		}
 		printf("\n Totals       : %s\n                %s\n", tx, rx);
 		if (o->pstats)
-			totals_kind(stats, "Path Rqs.   ", "prxb", "ptxb", "prxs", "ptxs", "prxf", "ptxf");
+			totals_kind(stats, "Path Rqs.   ", "prxb", "ptxb", "prxs", "ptxs", "prxf",
+				    "ptxf");
 		if (o->astats)
-			totals_kind(stats, "Announces   ", "arxb", "atxb", "arxs", "atxs", "arxf", "atxf");
+			totals_kind(stats, "Announces   ", "arxb", "atxb", "arxs", "atxs", "arxf",
+				    "atxf");
 	}
 	if (o->queues) { /* -q: rnstatus's queue pressure block */
 		static const char *const q[5][4] = {
@@ -742,7 +802,8 @@ static int print_status(const val *stats, const opts *o, int has_lc, double link
 			{"ilqpressure", "rxqil", "rxqild", "ingress limiter"}};
 		for (int k = 0; k < 5; k++) {
 			char pct[40], drop[48] = "";
-			rnsc_py_float_repr(pct, sizeof(pct), round(num(stats, q[k][0]) * 100.0 * 10.0) / 10.0);
+			rnsc_py_float_repr(pct, sizeof(pct),
+					   round(num(stats, q[k][0]) * 100.0 * 10.0) / 10.0);
 			if (truthy(get(stats, q[k][2])))
 				snprintf(drop, sizeof(drop), ", %.0f dropped", num(stats, q[k][2]));
 			printf(k ? "                %s%% %s, %.0f pkts%s\n"
@@ -823,7 +884,8 @@ static int call(rnsc_ctx *ctx, const struct sockaddr_storage *addr, unsigned ale
 	int n = rnsc_mp_writer_finish(&w);
 	if (n < 0)
 		return n;
-	return rnsc_rpc_call(ctx, addr, alen, key, klen, req, (size_t)n, resp, rlen, RPC_TIMEOUT_MS);
+	return rnsc_rpc_call(ctx, addr, alen, key, klen, req, (size_t)n, resp, rlen,
+			     RPC_TIMEOUT_MS);
 }
 
 /* The interface_stats document as JSON or as rnstatus's text. */
@@ -872,8 +934,8 @@ static int status_standalone(cli_env *env, const char *dir, const opts *o)
 	size_t len = 0;
 	int ret = 2;
 	if (rnsc_node_interface_stats(n, env->ctx, &doc, &len) == 0)
-		ret = render(doc, len, o, o->lstats, (double)rnsc_transport_link_table_count(
-							     rnsc_node_transport(n)));
+		ret = render(doc, len, o, o->lstats,
+			     (double)rnsc_transport_link_table_count(rnsc_node_transport(n)));
 	else
 		printf("Could not get RNS status\n");
 	free(doc);
@@ -903,7 +965,8 @@ static int status_remote(cli_env *env, const char *dir, const opts *o, const cha
 		printf("Invalid destination entered. Check your input.\n");
 		return 20;
 	}
-	uint8_t req[4] = {0x92, o->lstats ? 0xc3 : 0xc2, o->profiling ? 0xc3 : 0xc2}; /* [lstats, profiling] */
+	uint8_t req[4] = {0x92, o->lstats ? 0xc3 : 0xc2,
+			  o->profiling ? 0xc3 : 0xc2}; /* [lstats, profiling] */
 	uint8_t *resp = NULL;
 	size_t rl = 0;
 	int rc = cli_remote_request(env, dir, ih, mgmt_id, "/status", req, 3, timeout, o->json,
@@ -1070,31 +1133,30 @@ enum { OPT_ATTACH = 1000, OPT_DETACH, OPT_RELOAD };
 /* Returns -1 to go on, or the exit code. */
 static int status_parse(int argc, char **argv, status_args *a)
 {
-	static const struct option lopts[] = {
-		{"config", required_argument, NULL, 'c'},
-		{"version", no_argument, NULL, 'V'},
-		{"attach", required_argument, NULL, OPT_ATTACH},
-		{"detach", required_argument, NULL, OPT_DETACH},
-		{"reload", required_argument, NULL, OPT_RELOAD},
-		{"all", no_argument, NULL, 'a'},
-		{"announce-stats", no_argument, NULL, 'A'},
-		{"pr-stats", no_argument, NULL, 'P'},
-		{"link-stats", no_argument, NULL, 'l'},
-		{"burst", no_argument, NULL, 'B'},
-		{"blocked-ips", no_argument, NULL, 'b'},
-		{"totals", no_argument, NULL, 't'},
-		{"pps", no_argument, NULL, 'p'},
-		{"queues", no_argument, NULL, 'q'},
-		{"profiling", no_argument, NULL, 'z'},
-		{"sort", required_argument, NULL, 's'},
-		{"reverse", no_argument, NULL, 'r'},
-		{"json", no_argument, NULL, 'j'},
-		{"discovered", no_argument, NULL, 'd'},
-		{"monitor", no_argument, NULL, 'm'},
-		{"monitor-interval", required_argument, NULL, 'I'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},
-		{0, 0, 0, 0}};
+	static const struct option lopts[] = {{"config", required_argument, NULL, 'c'},
+					      {"version", no_argument, NULL, 'V'},
+					      {"attach", required_argument, NULL, OPT_ATTACH},
+					      {"detach", required_argument, NULL, OPT_DETACH},
+					      {"reload", required_argument, NULL, OPT_RELOAD},
+					      {"all", no_argument, NULL, 'a'},
+					      {"announce-stats", no_argument, NULL, 'A'},
+					      {"pr-stats", no_argument, NULL, 'P'},
+					      {"link-stats", no_argument, NULL, 'l'},
+					      {"burst", no_argument, NULL, 'B'},
+					      {"blocked-ips", no_argument, NULL, 'b'},
+					      {"totals", no_argument, NULL, 't'},
+					      {"pps", no_argument, NULL, 'p'},
+					      {"queues", no_argument, NULL, 'q'},
+					      {"profiling", no_argument, NULL, 'z'},
+					      {"sort", required_argument, NULL, 's'},
+					      {"reverse", no_argument, NULL, 'r'},
+					      {"json", no_argument, NULL, 'j'},
+					      {"discovered", no_argument, NULL, 'd'},
+					      {"monitor", no_argument, NULL, 'm'},
+					      {"monitor-interval", required_argument, NULL, 'I'},
+					      {"verbose", no_argument, NULL, 'v'},
+					      {"help", no_argument, NULL, 'h'},
+					      {0, 0, 0, 0}};
 	const char *attach_n = NULL, *detach_n = NULL, *reload_n = NULL;
 	opts *o = &a->o;
 	int c;
@@ -1104,21 +1166,51 @@ static int status_parse(int argc, char **argv, status_args *a)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "aAPlBbtpqzs:rjR:i:w:dDmI:vh", lopts, NULL)) != -1) {
 		switch (c) {
-		case 'c': a->dir = optarg; break;
-		case 'V': printf("rnsc status %s\n", PACKAGE_VERSION); return CLI_OK;
-		case OPT_ATTACH: attach_n = optarg; break;
-		case OPT_DETACH: detach_n = optarg; break;
-		case OPT_RELOAD: reload_n = optarg; break;
-		case 'a': o->all = 1; break;
-		case 'A': o->astats = 1; break;
-		case 'P': o->pstats = 1; break;
-		case 'l': o->lstats = 1; break;
-		case 't': o->totals = 1; break;
-		case 'p': o->pps = 1; break;
-		case 's': o->sort = optarg; break;
-		case 'r': o->reverse = 1; break;
-		case 'j': o->json = 1; break;
-		case 'm': a->monitor = 1; break;
+		case 'c':
+			a->dir = optarg;
+			break;
+		case 'V':
+			printf("rnsc status %s\n", PACKAGE_VERSION);
+			return CLI_OK;
+		case OPT_ATTACH:
+			attach_n = optarg;
+			break;
+		case OPT_DETACH:
+			detach_n = optarg;
+			break;
+		case OPT_RELOAD:
+			reload_n = optarg;
+			break;
+		case 'a':
+			o->all = 1;
+			break;
+		case 'A':
+			o->astats = 1;
+			break;
+		case 'P':
+			o->pstats = 1;
+			break;
+		case 'l':
+			o->lstats = 1;
+			break;
+		case 't':
+			o->totals = 1;
+			break;
+		case 'p':
+			o->pps = 1;
+			break;
+		case 's':
+			o->sort = optarg;
+			break;
+		case 'r':
+			o->reverse = 1;
+			break;
+		case 'j':
+			o->json = 1;
+			break;
+		case 'm':
+			a->monitor = 1;
+			break;
 		case 'I':
 			a->interval = strtod(optarg, &end);
 			if (*end || end == optarg || !(a->interval > 0 && a->interval < 86400)) {
@@ -1126,14 +1218,30 @@ static int status_parse(int argc, char **argv, status_args *a)
 				return CLI_USAGE;
 			}
 			break;
-		case 'v': o->verbose++; break;
-		case 'h': usage(stdout); return CLI_OK;
-		case 'B': o->burst = 1; break;
-		case 'b': o->blocked = 1; break;
-		case 'q': o->queues = 1; break;
-		case 'z': o->profiling = 1; break; /* rnsc runs no profiler: nothing to show */
-		case 'R': a->remote = optarg; break;
-		case 'i': a->mgmt_id = optarg; break;
+		case 'v':
+			o->verbose++;
+			break;
+		case 'h':
+			usage(stdout);
+			return CLI_OK;
+		case 'B':
+			o->burst = 1;
+			break;
+		case 'b':
+			o->blocked = 1;
+			break;
+		case 'q':
+			o->queues = 1;
+			break;
+		case 'z':
+			o->profiling = 1;
+			break; /* rnsc runs no profiler: nothing to show */
+		case 'R':
+			a->remote = optarg;
+			break;
+		case 'i':
+			a->mgmt_id = optarg;
+			break;
 		case 'w':
 			a->remote_timeout = strtod(optarg, &end);
 			if (*end || end == optarg || !(a->remote_timeout >= 0)) {
@@ -1141,9 +1249,15 @@ static int status_parse(int argc, char **argv, status_args *a)
 				return CLI_USAGE;
 			}
 			break;
-		case 'd': a->disc = a->disc ? a->disc : 1; break;
-		case 'D': a->disc = 2; break;
-		default: usage(stderr); return CLI_USAGE;
+		case 'd':
+			a->disc = a->disc ? a->disc : 1;
+			break;
+		case 'D':
+			a->disc = 2;
+			break;
+		default:
+			usage(stderr);
+			return CLI_USAGE;
 		}
 	}
 	if (argc - optind > 1) {

@@ -61,11 +61,20 @@ static void round4(char *out, size_t cap, double x)
 static int tok_num(const rnsc_mp_token *t, double *d)
 {
 	switch (t->type) {
-	case RNSC_MP_FLOAT64: *d = t->f64; return 1;
-	case RNSC_MP_FLOAT32: *d = t->f32; return 1;
-	case RNSC_MP_UINT: *d = (double)t->u; return 1;
-	case RNSC_MP_INT: *d = (double)t->i; return 1;
-	default: return 0;
+	case RNSC_MP_FLOAT64:
+		*d = t->f64;
+		return 1;
+	case RNSC_MP_FLOAT32:
+		*d = t->f32;
+		return 1;
+	case RNSC_MP_UINT:
+		*d = (double)t->u;
+		return 1;
+	case RNSC_MP_INT:
+		*d = (double)t->i;
+		return 1;
+	default:
+		return 0;
 	}
 }
 
@@ -74,15 +83,28 @@ static void tok_str(char *out, size_t cap, const rnsc_mp_token *t, int commas)
 {
 	char b[64];
 	switch (t->type) {
-	case RNSC_MP_NIL: snprintf(out, cap, "None"); return;
-	case RNSC_MP_BOOL: snprintf(out, cap, "%s", t->boolean ? "True" : "False"); return;
-	case RNSC_MP_STR: snprintf(out, cap, "%.*s", (int)t->len, (const char *)t->p); return;
-	case RNSC_MP_FLOAT64: case RNSC_MP_FLOAT32:
+	case RNSC_MP_NIL:
+		snprintf(out, cap, "None");
+		return;
+	case RNSC_MP_BOOL:
+		snprintf(out, cap, "%s", t->boolean ? "True" : "False");
+		return;
+	case RNSC_MP_STR:
+		snprintf(out, cap, "%.*s", (int)t->len, (const char *)t->p);
+		return;
+	case RNSC_MP_FLOAT64:
+	case RNSC_MP_FLOAT32:
 		rnsc_py_float_repr(out, cap, t->type == RNSC_MP_FLOAT64 ? t->f64 : t->f32);
 		return;
-	case RNSC_MP_UINT: snprintf(b, sizeof b, "%llu", (unsigned long long)t->u); break;
-	case RNSC_MP_INT: snprintf(b, sizeof b, "%lld", (long long)t->i); break;
-	default: snprintf(out, cap, "?"); return;
+	case RNSC_MP_UINT:
+		snprintf(b, sizeof b, "%llu", (unsigned long long)t->u);
+		break;
+	case RNSC_MP_INT:
+		snprintf(b, sizeof b, "%lld", (long long)t->i);
+		break;
+	default:
+		snprintf(out, cap, "?");
+		return;
 	}
 	if (!commas) {
 		snprintf(out, cap, "%s", b);
@@ -144,14 +166,16 @@ static void location(const uint8_t *p, size_t l, char *out, size_t cap, int with
 static void print_details(const uint8_t *p, size_t l, int idx, double now)
 {
 	char name[RNSC_DISC_NAME_MAX], type[64], status[32], tid[64] = "", nid[64] = "",
-		lx[64] = "", loc[256], a[128], b[128];
+							     lx[64] = "", loc[256], a[128], b[128];
 	rnsc_mp_token t;
-	if (!get_str(p, l, "name", name, sizeof name) || !get_str(p, l, "type", type, sizeof type) ||
+	if (!get_str(p, l, "name", name, sizeof name) ||
+	    !get_str(p, l, "type", type, sizeof type) ||
 	    !get_str(p, l, "status", status, sizeof status))
 		return;
 	const char *sd = !strcmp(status, "available") ? "Available"
 			 : !strcmp(status, "unknown") ? "Unknown"
-			 : !strcmp(status, "stale")   ? "Stale" : status;
+			 : !strcmp(status, "stale")   ? "Stale"
+						      : status;
 	double disc = 0, lh = 0;
 	if (!rnsc_discovery_rec_get(p, l, "discovered", &t) || !tok_num(&t, &disc) ||
 	    !rnsc_discovery_rec_get(p, l, "last_heard", &t) || !tok_num(&t, &lh))
@@ -191,9 +215,12 @@ static void print_details(const uint8_t *p, size_t l, int idx, double now)
 		const char *key, *label, *unit;
 		int commas;
 	} f[] = {
-		{"frequency", "Frequency    : ", " Hz", 1}, {"bandwidth", "Bandwidth    : ", " Hz", 1},
-		{"sf", "Sprd. Factor : ", "", 0},          {"cr", "Coding Rate  : ", "", 0},
-		{"modulation", "Modulation   : ", "", 0},  {"reachable_on", "Address      : ", "", 0},
+		{"frequency", "Frequency    : ", " Hz", 1},
+		{"bandwidth", "Bandwidth    : ", " Hz", 1},
+		{"sf", "Sprd. Factor : ", "", 0},
+		{"cr", "Coding Rate  : ", "", 0},
+		{"modulation", "Modulation   : ", "", 0},
+		{"reachable_on", "Address      : ", "", 0},
 		{"port", "Port         : ", "", 0},
 	};
 	for (size_t i = 0; i < sizeof f / sizeof *f; i++) {
@@ -226,7 +253,8 @@ static void print_row(const uint8_t *p, size_t l, double now)
 {
 	char name[RNSC_DISC_NAME_MAX + 8], type[64], status[32], loc[256], lhd[32], v[32];
 	rnsc_mp_token t;
-	if (!get_str(p, l, "name", name, sizeof name) || !get_str(p, l, "type", type, sizeof type) ||
+	if (!get_str(p, l, "name", name, sizeof name) ||
+	    !get_str(p, l, "type", type, sizeof type) ||
 	    !get_str(p, l, "status", status, sizeof status))
 		return;
 	size_t cps = 0, cut = 0;
@@ -240,7 +268,8 @@ static void print_row(const uint8_t *p, size_t l, double now)
 		memmove(it, it + 9, strlen(it + 9) + 1);
 	const char *sd = !strcmp(status, "available") ? "\xe2\x9c\x93 Available"
 			 : !strcmp(status, "unknown") ? "? Unknown"
-			 : !strcmp(status, "stale")   ? "\xc3\x97 Stale" : status;
+			 : !strcmp(status, "stale")   ? "\xc3\x97 Stale"
+						      : status;
 	double lh;
 	if (!rnsc_discovery_rec_get(p, l, "last_heard", &t) || !tok_num(&t, &lh))
 		return;
@@ -289,8 +318,8 @@ static int name_match(const uint8_t *p, size_t l, const char *filter)
 	return strstr(name, f) != NULL;
 }
 
-int status_discovered(rnsc_ctx *ctx, const rnsc_config_settings *set, const char *cdir,
-		      int json, int details, const char *filter)
+int status_discovered(rnsc_ctx *ctx, const rnsc_config_settings *set, const char *cdir, int json,
+		      int details, const char *filter)
 {
 	char storage[4200];
 	snprintf(storage, sizeof storage, "%s/storage", cdir);
@@ -321,8 +350,8 @@ int status_discovered(rnsc_ctx *ctx, const rnsc_config_settings *set, const char
 	size_t cnt = 0;
 	rnsc_mp_read_array(&r, &cnt);
 	if (!details) {
-		printf("%-25s %-12s %-12s %-12s %-8s %-15s\n", "Name", "Type", "Status", "Last Heard",
-		       "Value", "Location");
+		printf("%-25s %-12s %-12s %-12s %-8s %-15s\n", "Name", "Type", "Status",
+		       "Last Heard", "Value", "Location");
 		for (int i = 0; i < 89; i++)
 			putchar('-');
 		putchar('\n');

@@ -31,88 +31,89 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: rnsc timelock calibrate [--mode full|light] [--workers 1] [--samples N] [--hashes H]\n"
-"                               [--algo v1|v2] [--impl own|librandomx] [--pages auto|4k|both]\n"
-"                               [--prefetch spec|hint] [--init-threads N] [--json]\n"
-"                               [--output FILE]\n"
-"       rnsc timelock seal --seconds S [--rate H/S | --steps N] [--checkpoint-every N]\n"
-"                          [--mode full|light] [--algo v1|v2] [--impl own|librandomx] IN OUT\n"
-"       rnsc timelock open [--mode full|light] [--impl own|librandomx] [--max-steps N]\n"
-"                          [--no-resume] [-f] IN OUT\n"
-"       rnsc timelock info IN\n"
-"\n"
-"Time-locks a file behind a strictly sequential RandomX hash chain: every hash input is the\n"
-"previous 32-byte result followed by a 4-byte little-endian step counter and a 32-byte\n"
-"per-file context (68 bytes), computed by one worker with no pipelining, so nobody can open\n"
-"the file much faster than the chain takes on one core. The RandomX key and the chain's seed\n"
-"are random per file. Sealing computes the same chain (a hash chain has no shortcut), so\n"
-"'seal --seconds S' takes about S seconds here, and about S seconds on a machine as fast.\n"
-"\n"
-"Commands:\n"
-"  calibrate   measure the chain's hash rate: median, min and max over --samples runs of\n"
-"              --hashes steps, with cache/dataset initialisation timed separately (and not in\n"
-"              the rate), the machine's environment and a JSON record. Without --algo and\n"
-"              --impl it compares own v1, own v2 and librandomx v1 in one run: all machines\n"
-"              of a page setting are built first (full mode: about 2.3 GiB each), then the\n"
-"              samples are taken round-robin so background load weighs on each alike.\n"
-"  seal        encrypt IN into OUT so that opening needs the whole chain. The step count is\n"
-"              --seconds times the rate measured on this machine (or --rate, or --steps).\n"
-"  open        run the chain for IN, then authenticate and decrypt it into OUT. Progress is\n"
-"              saved to OUT" CKPT_SUFFIX " every checkpoint interval and on Ctrl-C; running the same\n"
-"              command again resumes there. OUT is written only after authentication.\n"
-"  info        print a sealed file's header (algorithm, steps, expected time).\n"
-"\n"
-"Options:\n"
-"  --mode full|light      full-memory mode (2080 MiB dataset built with all cores, 5-9x\n"
-"                         faster per hash) or light mode (256 MiB cache). Same hashes\n"
-"                         either way. Default: full (open: the mode the file was sealed with).\n"
-"  --algo v1|v2           RandomX version (seal default: v2; calibrate default: both)\n"
-"  --impl own|librandomx  rnsc's own RandomX (v1, v2) or the system's librandomx (v1 only)\n"
-"  --pages auto|4k|both   huge pages when the system grants them (auto), never (4k), or\n"
-"                         calibrate each configuration both ways (both). Always reported.\n"
-"  --interp               use the portable interpreter instead of the JIT\n"
-"  --secure-jit           keep JIT code pages W^X (never writable and executable at once;\n"
-"                         two page-protection changes per program, a little slower). Also\n"
-"                         asks librandomx for its secure JIT.\n"
-"  --prefetch spec|hint   own v2 full-memory JIT: start each dataset item's TLB walk with\n"
-"                         a load that runs only speculatively and prefetch the line an\n"
-"                         iteration later (spec, the default), or fetch it with one\n"
-"                         prefetch instruction as upstream RandomX does (hint). Same\n"
-"                         hashes either way.\n"
-"  --init-threads N       threads for the dataset (default: all online CPUs)\n"
-"  --workers 1            chain workers; a sequential chain has exactly one\n"
-"  --samples N            calibration samples (default 5)\n"
-"  --hashes H             chain steps per sample (default 300 full, 40 light)\n"
-"  --json                 print the calibration as JSON only\n"
-"  --output FILE          also write the calibration JSON record to FILE\n"
-"  --seconds S            seal: target opening time in seconds on a machine like this one\n"
-"  --rate R               seal: use R hashes per second instead of measuring\n"
-"  --steps N              seal: use exactly N chain steps (1 .. 4294967295)\n"
-"  --checkpoint-every N   seal: steps between checkpoints when opening (default: a minute)\n"
-"  --max-steps N          open: stop after N more steps, saving a checkpoint\n"
-"  --no-resume            open: ignore an existing checkpoint and start from step 0\n"
-"  -f, --force            open: overwrite OUT if it exists\n"
-"  -q, --quiet            no progress bar (it is only drawn on a terminal anyway)\n"
-"      --crypto LIST      crypto backend order (the randomx plugin is always added)\n"
-"  -h, --help             show this help\n"
-"\n"
-"Exit status: 0 success; 1 the file was rejected (not a timelock file, unsupported format\n"
-"version, truncated, header corrupted, authentication failed: nothing is written) or the\n"
-"operation failed; 2 usage error; 3 environment problem (unreadable IN, unwritable or\n"
-"existing OUT, no RandomX backend, memory for the dataset); 4 open stopped before the end of\n"
-"the chain with its checkpoint saved (run it again to continue).\n");
+		"Usage: rnsc timelock calibrate [--mode full|light] [--workers 1] [--samples N] [--hashes H]\n"
+		"                               [--algo v1|v2] [--impl own|librandomx] [--pages auto|4k|both]\n"
+		"                               [--prefetch spec|hint] [--init-threads N] [--json]\n"
+		"                               [--output FILE]\n"
+		"       rnsc timelock seal --seconds S [--rate H/S | --steps N] [--checkpoint-every N]\n"
+		"                          [--mode full|light] [--algo v1|v2] [--impl own|librandomx] IN OUT\n"
+		"       rnsc timelock open [--mode full|light] [--impl own|librandomx] [--max-steps N]\n"
+		"                          [--no-resume] [-f] IN OUT\n"
+		"       rnsc timelock info IN\n"
+		"\n"
+		"Time-locks a file behind a strictly sequential RandomX hash chain: every hash input is the\n"
+		"previous 32-byte result followed by a 4-byte little-endian step counter and a 32-byte\n"
+		"per-file context (68 bytes), computed by one worker with no pipelining, so nobody can open\n"
+		"the file much faster than the chain takes on one core. The RandomX key and the chain's seed\n"
+		"are random per file. Sealing computes the same chain (a hash chain has no shortcut), so\n"
+		"'seal --seconds S' takes about S seconds here, and about S seconds on a machine as fast.\n"
+		"\n"
+		"Commands:\n"
+		"  calibrate   measure the chain's hash rate: median, min and max over --samples runs of\n"
+		"              --hashes steps, with cache/dataset initialisation timed separately (and not in\n"
+		"              the rate), the machine's environment and a JSON record. Without --algo and\n"
+		"              --impl it compares own v1, own v2 and librandomx v1 in one run: all machines\n"
+		"              of a page setting are built first (full mode: about 2.3 GiB each), then the\n"
+		"              samples are taken round-robin so background load weighs on each alike.\n"
+		"  seal        encrypt IN into OUT so that opening needs the whole chain. The step count is\n"
+		"              --seconds times the rate measured on this machine (or --rate, or --steps).\n"
+		"  open        run the chain for IN, then authenticate and decrypt it into OUT. Progress is\n"
+		"              saved to OUT" CKPT_SUFFIX
+		" every checkpoint interval and on Ctrl-C; running the same\n"
+		"              command again resumes there. OUT is written only after authentication.\n"
+		"  info        print a sealed file's header (algorithm, steps, expected time).\n"
+		"\n"
+		"Options:\n"
+		"  --mode full|light      full-memory mode (2080 MiB dataset built with all cores, 5-9x\n"
+		"                         faster per hash) or light mode (256 MiB cache). Same hashes\n"
+		"                         either way. Default: full (open: the mode the file was sealed with).\n"
+		"  --algo v1|v2           RandomX version (seal default: v2; calibrate default: both)\n"
+		"  --impl own|librandomx  rnsc's own RandomX (v1, v2) or the system's librandomx (v1 only)\n"
+		"  --pages auto|4k|both   huge pages when the system grants them (auto), never (4k), or\n"
+		"                         calibrate each configuration both ways (both). Always reported.\n"
+		"  --interp               use the portable interpreter instead of the JIT\n"
+		"  --secure-jit           keep JIT code pages W^X (never writable and executable at once;\n"
+		"                         two page-protection changes per program, a little slower). Also\n"
+		"                         asks librandomx for its secure JIT.\n"
+		"  --prefetch spec|hint   own v2 full-memory JIT: start each dataset item's TLB walk with\n"
+		"                         a load that runs only speculatively and prefetch the line an\n"
+		"                         iteration later (spec, the default), or fetch it with one\n"
+		"                         prefetch instruction as upstream RandomX does (hint). Same\n"
+		"                         hashes either way.\n"
+		"  --init-threads N       threads for the dataset (default: all online CPUs)\n"
+		"  --workers 1            chain workers; a sequential chain has exactly one\n"
+		"  --samples N            calibration samples (default 5)\n"
+		"  --hashes H             chain steps per sample (default 300 full, 40 light)\n"
+		"  --json                 print the calibration as JSON only\n"
+		"  --output FILE          also write the calibration JSON record to FILE\n"
+		"  --seconds S            seal: target opening time in seconds on a machine like this one\n"
+		"  --rate R               seal: use R hashes per second instead of measuring\n"
+		"  --steps N              seal: use exactly N chain steps (1 .. 4294967295)\n"
+		"  --checkpoint-every N   seal: steps between checkpoints when opening (default: a minute)\n"
+		"  --max-steps N          open: stop after N more steps, saving a checkpoint\n"
+		"  --no-resume            open: ignore an existing checkpoint and start from step 0\n"
+		"  -f, --force            open: overwrite OUT if it exists\n"
+		"  -q, --quiet            no progress bar (it is only drawn on a terminal anyway)\n"
+		"      --crypto LIST      crypto backend order (the randomx plugin is always added)\n"
+		"  -h, --help             show this help\n"
+		"\n"
+		"Exit status: 0 success; 1 the file was rejected (not a timelock file, unsupported format\n"
+		"version, truncated, header corrupted, authentication failed: nothing is written) or the\n"
+		"operation failed; 2 usage error; 3 environment problem (unreadable IN, unwritable or\n"
+		"existing OUT, no RandomX backend, memory for the dataset); 4 open stopped before the end of\n"
+		"the chain with its checkpoint saved (run it again to continue).\n");
 }
 
 /* ---- options ------------------------------------------------------------------------------ */
 
 typedef struct tl_opts {
 	const char *sub;
-	int mode;         /* -1 default, else enum rnsc_tl_mode */
-	int algo;         /* 0 default/all, 1, 2 */
-	int impl;         /* -1 default/all, 0 own, 1 librandomx */
-	int pages;        /* 0 auto, 1 4k, 2 both */
+	int mode;  /* -1 default, else enum rnsc_tl_mode */
+	int algo;  /* 0 default/all, 1, 2 */
+	int impl;  /* -1 default/all, 0 own, 1 librandomx */
+	int pages; /* 0 auto, 1 4k, 2 both */
 	int interp;
-	int secure_jit; /* W^X JIT pages for every machine of the run */
+	int secure_jit;    /* W^X JIT pages for every machine of the run */
 	int prefetch_hint; /* own full-memory JIT: prefetchnta instead of the speculative load */
 	unsigned init_threads;
 	unsigned samples;
@@ -151,35 +152,53 @@ static int bad(const char *opt, const char *val)
 
 static int parse_opts(tl_opts *o, int argc, char **argv)
 {
-	enum { O_MODE = 256, O_ALGO, O_IMPL, O_PAGES, O_INTERP, O_THREADS, O_WORKERS, O_SAMPLES,
-	       O_HASHES, O_JSON, O_OUTPUT, O_SECONDS, O_RATE, O_STEPS, O_CKPT, O_MAX, O_NORESUME,
-	       O_CRYPTO, O_SECURE_JIT, O_PREFETCH };
-	static const struct option opts[] = {
-		{"mode", required_argument, NULL, O_MODE},
-		{"algo", required_argument, NULL, O_ALGO},
-		{"impl", required_argument, NULL, O_IMPL},
-		{"pages", required_argument, NULL, O_PAGES},
-		{"interp", no_argument, NULL, O_INTERP},
-		{"secure-jit", no_argument, NULL, O_SECURE_JIT},
-		{"prefetch", required_argument, NULL, O_PREFETCH},
-		{"init-threads", required_argument, NULL, O_THREADS},
-		{"workers", required_argument, NULL, O_WORKERS},
-		{"samples", required_argument, NULL, O_SAMPLES},
-		{"hashes", required_argument, NULL, O_HASHES},
-		{"json", no_argument, NULL, O_JSON},
-		{"output", required_argument, NULL, O_OUTPUT},
-		{"seconds", required_argument, NULL, O_SECONDS},
-		{"rate", required_argument, NULL, O_RATE},
-		{"steps", required_argument, NULL, O_STEPS},
-		{"checkpoint-every", required_argument, NULL, O_CKPT},
-		{"max-steps", required_argument, NULL, O_MAX},
-		{"no-resume", no_argument, NULL, O_NORESUME},
-		{"force", no_argument, NULL, 'f'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"crypto", required_argument, NULL, O_CRYPTO},
-		{"help", no_argument, NULL, 'h'},
-		{0, 0, 0, 0}};
+	enum {
+		O_MODE = 256,
+		O_ALGO,
+		O_IMPL,
+		O_PAGES,
+		O_INTERP,
+		O_THREADS,
+		O_WORKERS,
+		O_SAMPLES,
+		O_HASHES,
+		O_JSON,
+		O_OUTPUT,
+		O_SECONDS,
+		O_RATE,
+		O_STEPS,
+		O_CKPT,
+		O_MAX,
+		O_NORESUME,
+		O_CRYPTO,
+		O_SECURE_JIT,
+		O_PREFETCH
+	};
+	static const struct option opts[] = {{"mode", required_argument, NULL, O_MODE},
+					     {"algo", required_argument, NULL, O_ALGO},
+					     {"impl", required_argument, NULL, O_IMPL},
+					     {"pages", required_argument, NULL, O_PAGES},
+					     {"interp", no_argument, NULL, O_INTERP},
+					     {"secure-jit", no_argument, NULL, O_SECURE_JIT},
+					     {"prefetch", required_argument, NULL, O_PREFETCH},
+					     {"init-threads", required_argument, NULL, O_THREADS},
+					     {"workers", required_argument, NULL, O_WORKERS},
+					     {"samples", required_argument, NULL, O_SAMPLES},
+					     {"hashes", required_argument, NULL, O_HASHES},
+					     {"json", no_argument, NULL, O_JSON},
+					     {"output", required_argument, NULL, O_OUTPUT},
+					     {"seconds", required_argument, NULL, O_SECONDS},
+					     {"rate", required_argument, NULL, O_RATE},
+					     {"steps", required_argument, NULL, O_STEPS},
+					     {"checkpoint-every", required_argument, NULL, O_CKPT},
+					     {"max-steps", required_argument, NULL, O_MAX},
+					     {"no-resume", no_argument, NULL, O_NORESUME},
+					     {"force", no_argument, NULL, 'f'},
+					     {"quiet", no_argument, NULL, 'q'},
+					     {"verbose", no_argument, NULL, 'v'},
+					     {"crypto", required_argument, NULL, O_CRYPTO},
+					     {"help", no_argument, NULL, 'h'},
+					     {0, 0, 0, 0}};
 	uint64_t v;
 	int c;
 	optind = 1;
@@ -219,8 +238,12 @@ static int parse_opts(tl_opts *o, int argc, char **argv)
 			else
 				return bad("--pages", optarg);
 			break;
-		case O_INTERP: o->interp = 1; break;
-		case O_SECURE_JIT: o->secure_jit = 1; break;
+		case O_INTERP:
+			o->interp = 1;
+			break;
+		case O_SECURE_JIT:
+			o->secure_jit = 1;
+			break;
 		case O_PREFETCH:
 			if (!strcmp(optarg, "spec"))
 				o->prefetch_hint = 0;
@@ -238,8 +261,10 @@ static int parse_opts(tl_opts *o, int argc, char **argv)
 			if (parse_u64(optarg, &v, 1, 1024))
 				return bad("--workers", optarg);
 			if (v != 1) {
-				fprintf(stderr, "rnsc timelock: --workers %s: the chain is strictly "
-						"sequential, so it has exactly one worker\n", optarg);
+				fprintf(stderr,
+					"rnsc timelock: --workers %s: the chain is strictly "
+					"sequential, so it has exactly one worker\n",
+					optarg);
 				return CLI_USAGE;
 			}
 			break;
@@ -253,8 +278,12 @@ static int parse_opts(tl_opts *o, int argc, char **argv)
 				return bad("--hashes", optarg);
 			o->hashes = (unsigned)v;
 			break;
-		case O_JSON: o->json = 1; break;
-		case O_OUTPUT: o->output = optarg; break;
+		case O_JSON:
+			o->json = 1;
+			break;
+		case O_OUTPUT:
+			o->output = optarg;
+			break;
 		case O_SECONDS: {
 			char *end;
 			o->seconds = strtod(optarg, &end);
@@ -281,13 +310,27 @@ static int parse_opts(tl_opts *o, int argc, char **argv)
 			if (parse_u64(optarg, &o->max_steps, 1, RNSC_TL_MAX_STEPS))
 				return bad("--max-steps", optarg);
 			break;
-		case O_NORESUME: o->no_resume = 1; break;
-		case 'f': o->force = 1; break;
-		case 'q': o->quiet = 1; break;
-		case 'v': o->verbose++; break;
-		case O_CRYPTO: o->crypto = optarg; break;
-		case 'h': usage(stdout); return -1;
-		default: usage(stderr); return CLI_USAGE;
+		case O_NORESUME:
+			o->no_resume = 1;
+			break;
+		case 'f':
+			o->force = 1;
+			break;
+		case 'q':
+			o->quiet = 1;
+			break;
+		case 'v':
+			o->verbose++;
+			break;
+		case O_CRYPTO:
+			o->crypto = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return -1;
+		default:
+			usage(stderr);
+			return CLI_USAGE;
 		}
 	}
 	return 0;
@@ -310,8 +353,9 @@ static int open_env(cli_env *env, const tl_opts *o)
 		(void)rnsc_crypto_set_order(env->ctx, buf);
 	}
 	if (!rnsc_crypto_provider(env->ctx, RNSC_PRIM_RANDOMX)) {
-		fprintf(stderr, "rnsc timelock: no crypto backend serves RandomX: the randomx plugin "
-				"is not loaded (it needs libsodium-dev at build time; see 'rnsc plugins')\n");
+		fprintf(stderr,
+			"rnsc timelock: no crypto backend serves RandomX: the randomx plugin "
+			"is not loaded (it needs libsodium-dev at build time; see 'rnsc plugins')\n");
 		cli_env_close(env);
 		return CLI_SETUP;
 	}
@@ -351,8 +395,9 @@ static int build_machine(cli_env *env, rnsc_randomx **rx, uint32_t flags, const 
 		return CLI_OK;
 	int e = errno;
 	if (rc == RNSC_ERR_NOMEM)
-		fprintf(stderr, "rnsc timelock: cannot allocate the RandomX %s: %s. Full-memory mode "
-				"needs about 2.3 GiB free; try --mode light (256 MiB).\n",
+		fprintf(stderr,
+			"rnsc timelock: cannot allocate the RandomX %s: %s. Full-memory mode "
+			"needs about 2.3 GiB free; try --mode light (256 MiB).\n",
 			full ? "dataset" : "cache", e ? strerror(e) : "out of memory");
 	else if (rc == RNSC_ERR_NOPRIM)
 		fprintf(stderr, "rnsc timelock: %s RandomX v%d is not available here%s\n",
@@ -423,9 +468,9 @@ static void catch_signals(void)
 
 typedef struct progress {
 	cli_env *env;
-	int bar;            /* draw on stderr (a terminal, not --quiet) */
+	int bar; /* draw on stderr (a terminal, not --quiet) */
 	double t0, last;
-	uint64_t pos0;      /* where this run started (rate excludes resumed steps) */
+	uint64_t pos0; /* where this run started (rate excludes resumed steps) */
 	const char *label;
 	/* open: checkpoints */
 	const char *ckpt_path;
@@ -511,8 +556,8 @@ static int save_checkpoint(progress *p)
 	int rc = rnsc_timelock_checkpoint_encode(p->env->ctx, ck, p->chain);
 	if (rc == 0 && write_atomic(p->ckpt_path, ck, sizeof(ck), 0600) != 0) {
 		if (!p->ckpt_error)
-			fprintf(stderr, "\nrnsc timelock: cannot write checkpoint %s: %s\n", p->ckpt_path,
-				strerror(errno));
+			fprintf(stderr, "\nrnsc timelock: cannot write checkpoint %s: %s\n",
+				p->ckpt_path, strerror(errno));
 		p->ckpt_error = 1;
 		rc = RNSC_ERR_IO;
 	}
@@ -608,8 +653,8 @@ static void json_kv_str(FILE *f, const char *k, const char *v, int comma)
 	cli_json_str(f, v);
 }
 
-static void print_json(FILE *f, const tl_opts *o, const env_info *e, const cal_run *runs,
-		       size_t nr, unsigned hashes, const char *targets_json, const double load[2])
+static void print_json(FILE *f, const tl_opts *o, const env_info *e, const cal_run *runs, size_t nr,
+		       unsigned hashes, const char *targets_json, const double load[2])
 {
 	char date[64];
 	time_t t = time(NULL);
@@ -623,7 +668,8 @@ static void print_json(FILE *f, const tl_opts *o, const env_info *e, const cal_r
 	json_kv_str(f, "rnsc_version", PACKAGE_VERSION, 1);
 	json_kv_str(f, "date", date, 1);
 	json_kv_str(f, "mode", o->mode == RNSC_TL_MODE_LIGHT ? "light" : "full", 1);
-	fprintf(f, ", \"workers\": 1, \"samples\": %u, \"hashes_per_sample\": %u", o->samples, hashes);
+	fprintf(f, ", \"workers\": 1, \"samples\": %u, \"hashes_per_sample\": %u", o->samples,
+		hashes);
 	fprintf(f, ", \"init_threads\": %ld", o->init_threads ? (long)o->init_threads : e->m.cores);
 	fprintf(f, ",\n  \"chain\": ");
 	cli_json_str(f, "x[i+1] = RandomX_K(x[i] || LE32(i) || context32), 68-byte input, one "
@@ -636,14 +682,16 @@ static void print_json(FILE *f, const tl_opts *o, const env_info *e, const cal_r
 	fprintf(f, ", \"page_size\": %ld", e->m.page_size);
 	json_kv_str(f, "thp_enabled", e->m.thp, 1);
 	json_kv_str(f, "thp_defrag", e->m.defrag, 1);
-	fprintf(f, ", \"hugetlb_pages_total\": %ld, \"hugetlb_pages_free\": %ld, \"hugepage_kb\": %ld",
+	fprintf(f,
+		", \"hugetlb_pages_total\": %ld, \"hugetlb_pages_free\": %ld, \"hugepage_kb\": %ld",
 		e->m.huge_total, e->m.huge_free, e->m.huge_kb);
 	json_kv_str(f, "compiler", e->m.compiler, 1);
 	json_kv_str(f, "librandomx_version", lib[0] ? lib : "not built", 1);
 	json_kv_str(f, "randomx_backend", e->backend, 1);
 	/* Other processes share the cores: the 1-minute load average before and after says how
 	 * much (the samples are interleaved so every configuration sees the same load). */
-	fprintf(f, ", \"loadavg_1min_before\": %.2f, \"loadavg_1min_after\": %.2f", load[0], load[1]);
+	fprintf(f, ", \"loadavg_1min_before\": %.2f, \"loadavg_1min_after\": %.2f", load[0],
+		load[1]);
 	fprintf(f, "},\n  \"runs\": [");
 	for (size_t i = 0; i < nr; i++) {
 		const cal_run *r = &runs[i];
@@ -654,18 +702,19 @@ static void print_json(FILE *f, const tl_opts *o, const env_info *e, const cal_r
 		json_kv_str(f, "huge_pages_requested", r->no_huge ? "no" : "yes", 1);
 		fprintf(f, ", \"group\": %d", r->group);
 		fprintf(f, ", \"ok\": %s", r->ok ? "true" : "false");
-		static const char *const keys[] = {"impl_version", "pages", "cache_pages", "jit", "jit_pages", "aes",
-						   "prefetch"};
+		static const char *const keys[] = {"impl_version", "pages", "cache_pages", "jit",
+						   "jit_pages",    "aes",   "prefetch"};
 		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
 			kv(r->info, keys[k], v, sizeof(v));
 			json_kv_str(f, keys[k], v, 1);
 		}
-		fprintf(f, ", \"thp_mib\": %.0f, \"init_threads\": %.0f", kv_d(r->info, "thp_kb") / 1024.0,
-			kv_d(r->info, "init_threads"));
+		fprintf(f, ", \"thp_mib\": %.0f, \"init_threads\": %.0f",
+			kv_d(r->info, "thp_kb") / 1024.0, kv_d(r->info, "init_threads"));
 		fprintf(f, ", \"cache_init_s\": %.3f, \"dataset_init_s\": %.3f, \"init_s\": %.3f",
 			kv_d(r->info, "cache_s"), kv_d(r->info, "dataset_s"),
 			kv_d(r->info, "cache_s") + kv_d(r->info, "dataset_s"));
-		fprintf(f, ", \"hs_median\": %.2f, \"hs_min\": %.2f, \"hs_max\": %.2f, \"hs_samples\": [",
+		fprintf(f,
+			", \"hs_median\": %.2f, \"hs_min\": %.2f, \"hs_max\": %.2f, \"hs_samples\": [",
 			r->median, r->min, r->max);
 		for (unsigned s = 0; s < r->n; s++)
 			fprintf(f, "%s%.2f", s ? ", " : "", r->hs[s]);
@@ -676,8 +725,8 @@ static void print_json(FILE *f, const tl_opts *o, const env_info *e, const cal_r
 
 /* The issue's targets, computed from runs measured in this same process. Pairs are taken from
  * the same page setting group (machines built together, samples interleaved). */
-static const cal_run *find_run(const cal_run *runs, size_t nr, int impl, int algo, const char *pages,
-			       int group)
+static const cal_run *find_run(const cal_run *runs, size_t nr, int impl, int algo,
+			       const char *pages, int group)
 {
 	for (size_t i = 0; i < nr; i++) {
 		char p[16];
@@ -689,14 +738,17 @@ static const cal_run *find_run(const cal_run *runs, size_t nr, int impl, int alg
 	return NULL;
 }
 
-static void add_target(char *json, size_t cap, FILE *txt, const char *name, double ratio, double goal)
+static void add_target(char *json, size_t cap, FILE *txt, const char *name, double ratio,
+		       double goal)
 {
 	int met = ratio >= goal;
 	size_t l = strlen(json);
-	snprintf(json + l, cap - l, "%s\n    {\"target\": \"%s\", \"ratio\": %.3f, \"goal\": %.2f, \"met\": %s}",
+	snprintf(json + l, cap - l,
+		 "%s\n    {\"target\": \"%s\", \"ratio\": %.3f, \"goal\": %.2f, \"met\": %s}",
 		 l ? "," : "", name, ratio, goal, met ? "true" : "false");
 	if (txt)
-		fprintf(txt, "  %-64s %6.3f  (goal >= %.2f) %s\n", name, ratio, goal, met ? "met" : "NOT MET");
+		fprintf(txt, "  %-64s %6.3f  (goal >= %.2f) %s\n", name, ratio, goal,
+			met ? "met" : "NOT MET");
 }
 
 static void targets(const cal_run *runs, size_t nr, int full, char *json, size_t cap, FILE *txt)
@@ -710,15 +762,18 @@ static void targets(const cal_run *runs, size_t nr, int full, char *json, size_t
 			const cal_run *lib = find_run(runs, nr, 1, 1, pagesets[i], g);
 			if (!own || !lib || lib->median <= 0)
 				continue;
-			snprintf(name, sizeof(name), "own v1 %s / librandomx v1 %s, same pages (%s)",
+			snprintf(name, sizeof(name),
+				 "own v1 %s / librandomx v1 %s, same pages (%s)",
 				 strstr(own->info, "jit=on") ? "JIT" : "interp",
 				 strstr(lib->info, "jit=on") ? "JIT" : "interp", pagesets[i]);
 			add_target(json, cap, txt, name, own->median / lib->median, 1.0);
 			if (full && kv_d(own->info, "dataset_s") > 0) {
-				snprintf(name, sizeof(name), "dataset init speed own / librandomx (%s)",
-					 pagesets[i]);
+				snprintf(name, sizeof(name),
+					 "dataset init speed own / librandomx (%s)", pagesets[i]);
 				add_target(json, cap, txt, name,
-					   kv_d(lib->info, "dataset_s") / kv_d(own->info, "dataset_s"), 1.0);
+					   kv_d(lib->info, "dataset_s") /
+						   kv_d(own->info, "dataset_s"),
+					   1.0);
 			}
 		}
 	const cal_run *own2 = NULL;
@@ -749,18 +804,22 @@ static size_t plan_runs(const tl_opts *o, int have_lib, cal_run runs[12])
 		if (pg == 1 && o->pages != 2)
 			break;
 		for (int i = 0; i < 3; i++) {
-			if ((o->impl >= 0 && cfg[i][0] != o->impl) || (o->algo && cfg[i][1] != o->algo))
+			if ((o->impl >= 0 && cfg[i][0] != o->impl) ||
+			    (o->algo && cfg[i][1] != o->algo))
 				continue;
 			if (cfg[i][0] == 1 && !have_lib)
 				continue;
-			runs[nr] = (cal_run){.impl = cfg[i][0], .algo = cfg[i][1], .no_huge = no_huge, .group = pg};
+			runs[nr] = (cal_run){.impl = cfg[i][0],
+					     .algo = cfg[i][1],
+					     .no_huge = no_huge,
+					     .group = pg};
 			nr++;
 		}
 		/* The v2 target compares own v2 on huge pages with librandomx v1 on 4 KiB pages: with
 		 * both page settings, the huge-page group also carries a 4 KiB librandomx machine so
 		 * that this pair is sampled round-robin too, not minutes apart. */
-		if (pg == 0 && o->pages == 2 && o->mode == RNSC_TL_MODE_FULL && have_lib && o->impl < 0 &&
-		    !o->algo) {
+		if (pg == 0 && o->pages == 2 && o->mode == RNSC_TL_MODE_FULL && have_lib &&
+		    o->impl < 0 && !o->algo) {
 			runs[nr] = (cal_run){.impl = 1, .algo = 1, .no_huge = 1, .group = 0};
 			nr++;
 		}
@@ -772,13 +831,14 @@ static void print_env_text(const tl_opts *o, const env_info *e, unsigned hashes)
 {
 	printf("RandomX timelock calibration: strictly sequential chain, 1 worker, no pipelining\n"
 	       "mode %s, %u samples x %u steps, key and seed random per run, init excluded from H/s\n\n",
-	       o->mode == RNSC_TL_MODE_FULL ? "full-memory (2080 MiB dataset)" : "light (256 MiB cache)",
+	       o->mode == RNSC_TL_MODE_FULL ? "full-memory (2080 MiB dataset)"
+					    : "light (256 MiB cache)",
 	       o->samples, hashes);
 	printf("Environment\n  CPU        %s (%ld online)\n  CPU flags  %s\n  kernel     %s\n"
 	       "  pages      base %ld B; THP enabled [%s], defrag [%s]; hugetlb %ld total, %ld free (%ld kB)\n"
 	       "  compiler   %s\n  backend    %s\n\n",
-	       e->m.cpu, e->m.cores, e->m.flags, e->m.kernel, e->m.page_size, e->m.thp, e->m.defrag, e->m.huge_total,
-	       e->m.huge_free, e->m.huge_kb, e->m.compiler, e->backend);
+	       e->m.cpu, e->m.cores, e->m.flags, e->m.kernel, e->m.page_size, e->m.thp, e->m.defrag,
+	       e->m.huge_total, e->m.huge_free, e->m.huge_kb, e->m.compiler, e->backend);
 	fflush(stdout);
 }
 
@@ -807,8 +867,9 @@ static int measure_group(cli_env *envp, const tl_opts *o, cal_run *runs, size_t 
 			fprintf(stderr, "[%zu/%zu] %s v%d%s: initialising...\n", i + 1, nr,
 				r->impl ? "librandomx" : "own", r->algo,
 				r->no_huge ? ", 4 KiB pages" : "");
-		if (build_machine(envp, &rx[i], machine_flags(o, r->algo, r->impl, o->mode, r->no_huge),
-				  key, o->init_threads, 0) != CLI_OK) {
+		if (build_machine(envp, &rx[i],
+				  machine_flags(o, r->algo, r->impl, o->mode, r->no_huge), key,
+				  o->init_threads, 0) != CLI_OK) {
 			failures++;
 			continue;
 		}
@@ -823,11 +884,13 @@ static int measure_group(cli_env *envp, const tl_opts *o, cal_run *runs, size_t 
 			continue;
 		}
 		if (!o->json)
-			fprintf(stderr, "      init %.2f s (cache %.2f s, dataset %.2f s), %s pages\n",
+			fprintf(stderr,
+				"      init %.2f s (cache %.2f s, dataset %.2f s), %s pages\n",
 				kv_d(r->info, "cache_s") + kv_d(r->info, "dataset_s"),
 				kv_d(r->info, "cache_s"), kv_d(r->info, "dataset_s"),
-				strstr(r->info, "pages=thp") ? "transparent huge"
-				: strstr(r->info, "pages=hugetlb") ? "reserved huge" : "4 KiB");
+				strstr(r->info, "pages=thp")       ? "transparent huge"
+				: strstr(r->info, "pages=hugetlb") ? "reserved huge"
+								   : "4 KiB");
 	}
 	for (unsigned s = 0; s < o->samples && !g_stop; s++) {
 		for (size_t i = g0; i < g1 && !g_stop; i++) {
@@ -841,7 +904,8 @@ static int measure_group(cli_env *envp, const tl_opts *o, cal_run *runs, size_t 
 			if (rc == 0 && ch[i].pos == p0 + hashes && dt > 0) {
 				r->hs[r->n++] = (double)hashes / dt;
 			} else {
-				fprintf(stderr, "rnsc timelock: hashing failed: %s\n", rnsc_strerror(rc));
+				fprintf(stderr, "rnsc timelock: hashing failed: %s\n",
+					rnsc_strerror(rc));
 				rnsc_randomx_del(rx[i]);
 				rx[i] = NULL;
 				r->n = 0;
@@ -866,22 +930,23 @@ static int measure_group(cli_env *envp, const tl_opts *o, cal_run *runs, size_t 
 		qsort(sorted, r->n, sizeof(double), cmp_d);
 		r->min = sorted[0];
 		r->max = sorted[r->n - 1];
-		r->median = r->n % 2 ? sorted[r->n / 2] : (sorted[r->n / 2 - 1] + sorted[r->n / 2]) / 2;
+		r->median =
+			r->n % 2 ? sorted[r->n / 2] : (sorted[r->n / 2 - 1] + sorted[r->n / 2]) / 2;
 		free(sorted);
 		r->ok = 1;
 		if (!o->json)
-			fprintf(stderr, "%s v%d%s: %.1f H/s median\n", r->impl ? "librandomx" : "own",
-				r->algo, r->no_huge ? " (4 KiB pages)" : "", r->median);
+			fprintf(stderr, "%s v%d%s: %.1f H/s median\n",
+				r->impl ? "librandomx" : "own", r->algo,
+				r->no_huge ? " (4 KiB pages)" : "", r->median);
 	}
 	return failures;
 }
 
 static void print_table(const cal_run *runs, size_t nr)
 {
-	printf("%-10s %-4s %-7s %-9s %-4s %-4s %-5s %-7s %8s %8s %9s %9s %9s %9s\n", "impl",
-	       "algo", "pages", "thp MiB", "jit", "aes", "fetch", "threads", "cache s", "dataset s",
-	       "init s",
-	       "H/s med", "H/s min", "H/s max");
+	printf("%-10s %-4s %-7s %-9s %-4s %-4s %-5s %-7s %8s %8s %9s %9s %9s %9s\n", "impl", "algo",
+	       "pages", "thp MiB", "jit", "aes", "fetch", "threads", "cache s", "dataset s",
+	       "init s", "H/s med", "H/s min", "H/s max");
 	for (size_t i = 0; i < nr; i++) {
 		const cal_run *r = &runs[i];
 		char pages[16], jit[8], aes[8], fetch[8];
@@ -897,8 +962,9 @@ static void print_table(const cal_run *runs, size_t nr)
 		printf("%-10s v%-3d %-7s %-9.0f %-4s %-4s %-5s %-7.0f %8.2f %9.2f %9.2f %9.1f %9.1f "
 		       "%9.1f\n",
 		       r->impl ? "librandomx" : "own", r->algo, pages,
-		       kv_d(r->info, "thp_kb") / 1024.0, jit, aes, fetch, kv_d(r->info, "init_threads"),
-		       kv_d(r->info, "cache_s"), kv_d(r->info, "dataset_s"),
+		       kv_d(r->info, "thp_kb") / 1024.0, jit, aes, fetch,
+		       kv_d(r->info, "init_threads"), kv_d(r->info, "cache_s"),
+		       kv_d(r->info, "dataset_s"),
 		       kv_d(r->info, "cache_s") + kv_d(r->info, "dataset_s"), r->median, r->min,
 		       r->max);
 	}
@@ -960,8 +1026,8 @@ static int cmd_calibrate(tl_opts *o)
 		print_table(runs, nr);
 	const double loads[2] = {load0[0], load1[0]};
 	if (txt)
-		printf("\nLoad average (1 min) before %.2f, after %.2f on %ld cores\n", loads[0], loads[1],
-		       e.m.cores);
+		printf("\nLoad average (1 min) before %.2f, after %.2f on %ld cores\n", loads[0],
+		       loads[1], e.m.cores);
 	char tj[4096];
 	if (txt)
 		printf("\nTargets (measured in this run)\n");
@@ -975,7 +1041,8 @@ static int cmd_calibrate(tl_opts *o)
 	if (o->output) {
 		FILE *f = fopen(o->output, "w");
 		if (!f) {
-			fprintf(stderr, "rnsc timelock: cannot write %s: %s\n", o->output, strerror(errno));
+			fprintf(stderr, "rnsc timelock: cannot write %s: %s\n", o->output,
+				strerror(errno));
 			failures++;
 		} else {
 			print_json(f, o, &e, runs, nr, hashes, tj, loads);
@@ -994,7 +1061,8 @@ static int cmd_calibrate(tl_opts *o)
 static int cmd_seal(tl_opts *o)
 {
 	if (!o->in || !o->out) {
-		fprintf(stderr, "rnsc timelock seal: needs IN and OUT (see 'rnsc timelock --help')\n");
+		fprintf(stderr,
+			"rnsc timelock seal: needs IN and OUT (see 'rnsc timelock --help')\n");
 		return CLI_USAGE;
 	}
 	if (!o->steps && !(o->seconds > 0)) {
@@ -1011,7 +1079,8 @@ static int cmd_seal(tl_opts *o)
 	size_t pt_len = 0;
 	if (read_all(o->in, RNSC_TL_MAX_PAYLOAD, &pt, &pt_len) != 0) {
 		fprintf(stderr, "rnsc timelock: cannot read %s: %s\n", o->in,
-			errno == EFBIG ? "larger than the 1 GiB a timelock file holds" : strerror(errno));
+			errno == EFBIG ? "larger than the 1 GiB a timelock file holds"
+				       : strerror(errno));
 		return CLI_SETUP;
 	}
 	cli_env env;
@@ -1060,9 +1129,10 @@ static int cmd_seal(tl_opts *o)
 	if (!steps) {
 		double s = ceil(o->seconds * rate);
 		if (s > (double)RNSC_TL_MAX_STEPS) {
-			fprintf(stderr, "rnsc timelock: %.0f s at %.1f H/s is %.0f steps, over the format's "
-					"limit of %llu\n", o->seconds, rate, s,
-				(unsigned long long)RNSC_TL_MAX_STEPS);
+			fprintf(stderr,
+				"rnsc timelock: %.0f s at %.1f H/s is %.0f steps, over the format's "
+				"limit of %llu\n",
+				o->seconds, rate, s, (unsigned long long)RNSC_TL_MAX_STEPS);
 			ret = CLI_USAGE;
 			goto out;
 		}
@@ -1089,10 +1159,12 @@ static int cmd_seal(tl_opts *o)
 		goto out;
 	}
 	if (!o->quiet)
-		fprintf(stderr, "rnsc timelock: sealing %s with %llu steps of RandomX v%d%s\n", o->in,
-			(unsigned long long)steps, algo,
+		fprintf(stderr, "rnsc timelock: sealing %s with %llu steps of RandomX v%d%s\n",
+			o->in, (unsigned long long)steps, algo,
 			rate > 0 ? "" : " (no rate: time unknown)");
-	progress pr = {.env = &env, .bar = !o->quiet && isatty(STDERR_FILENO), .label = "seal",
+	progress pr = {.env = &env,
+		       .bar = !o->quiet && isatty(STDERR_FILENO),
+		       .label = "seal",
 		       .chain = &ch};
 	pr.t0 = pr.last = now_s();
 	catch_signals();
@@ -1107,7 +1179,8 @@ static int cmd_seal(tl_opts *o)
 	}
 	size_t flen = (size_t)rnsc_timelock_file_len(&h);
 	file = malloc(flen);
-	int n = file ? rnsc_timelock_seal(env.ctx, file, flen, hdr, &ch, pt, pt_len) : RNSC_ERR_NOMEM;
+	int n = file ? rnsc_timelock_seal(env.ctx, file, flen, hdr, &ch, pt, pt_len)
+		     : RNSC_ERR_NOMEM;
 	if (n < 0) {
 		fprintf(stderr, "rnsc timelock: sealing failed: %s\n", rnsc_strerror(n));
 		ret = CLI_FAIL;
@@ -1119,8 +1192,9 @@ static int cmd_seal(tl_opts *o)
 		goto out;
 	}
 	if (!o->quiet)
-		fprintf(stderr, "rnsc timelock: sealed %s -> %s: %llu steps in %.1f s (%.1f H/s)\n", o->in,
-			o->out, (unsigned long long)steps, took, took > 0 ? (double)steps / took : 0.0);
+		fprintf(stderr, "rnsc timelock: sealed %s -> %s: %llu steps in %.1f s (%.1f H/s)\n",
+			o->in, o->out, (unsigned long long)steps, took,
+			took > 0 ? (double)steps / took : 0.0);
 	ret = CLI_OK;
 out:
 	rnsc_randomx_del(rx);
@@ -1153,8 +1227,8 @@ static int load_sealed(cli_env *env, const char *path, uint8_t **file, size_t *l
 	}
 	uint64_t want = rnsc_timelock_file_len(h);
 	if (*len != want) {
-		fprintf(stderr, "rnsc timelock: %s: %s: %zu bytes, the header says %llu (%s)\n", path,
-			*len < want ? "file is truncated" : "file has trailing bytes", *len,
+		fprintf(stderr, "rnsc timelock: %s: %s: %zu bytes, the header says %llu (%s)\n",
+			path, *len < want ? "file is truncated" : "file has trailing bytes", *len,
 			(unsigned long long)want,
 			rnsc_err_name(*len < want ? RNSC_ERR_TRUNCATED : RNSC_ERR_MALFORMED));
 		return CLI_FAIL;
@@ -1196,7 +1270,8 @@ static int cmd_info(tl_opts *o)
 static int cmd_open(tl_opts *o)
 {
 	if (!o->in || !o->out) {
-		fprintf(stderr, "rnsc timelock open: needs IN and OUT (see 'rnsc timelock --help')\n");
+		fprintf(stderr,
+			"rnsc timelock open: needs IN and OUT (see 'rnsc timelock --help')\n");
 		return CLI_USAGE;
 	}
 	struct stat st;
@@ -1221,8 +1296,10 @@ static int cmd_open(tl_opts *o)
 	if ((ret = load_sealed(&env, o->in, &file, &len, &h)) != CLI_OK)
 		goto out;
 	if (o->impl == 1 && h.algo == RNSC_TL_ALGO_V2) {
-		fprintf(stderr, "rnsc timelock: %s needs RandomX v2, which librandomx does not implement; "
-				"use --impl own\n", o->in);
+		fprintf(stderr,
+			"rnsc timelock: %s needs RandomX v2, which librandomx does not implement; "
+			"use --impl own\n",
+			o->in);
 		ret = CLI_USAGE;
 		goto out;
 	}
@@ -1239,12 +1316,17 @@ static int cmd_open(tl_opts *o)
 			if (rc == 0) {
 				resumed = ch.pos;
 				if (!o->quiet)
-					fprintf(stderr, "rnsc timelock: resuming from %s at step %llu of %llu\n",
-						ckpt, (unsigned long long)ch.pos, (unsigned long long)ch.steps);
+					fprintf(stderr,
+						"rnsc timelock: resuming from %s at step %llu of %llu\n",
+						ckpt, (unsigned long long)ch.pos,
+						(unsigned long long)ch.steps);
 			} else {
-				fprintf(stderr, "rnsc timelock: ignoring %s: %s; starting from step 0\n", ckpt,
-					rc == RNSC_ERR_NOTFOUND ? "it belongs to another sealed file"
-								: "it is corrupted");
+				fprintf(stderr,
+					"rnsc timelock: ignoring %s: %s; starting from step 0\n",
+					ckpt,
+					rc == RNSC_ERR_NOTFOUND
+						? "it belongs to another sealed file"
+						: "it is corrupted");
 			}
 			free(ck);
 		}
@@ -1252,23 +1334,30 @@ static int cmd_open(tl_opts *o)
 	int mode = o->mode >= 0 ? o->mode : h.mode;
 	if (ch.pos < ch.steps) {
 		uint32_t flags = machine_flags(o, h.algo, o->impl == 1, mode, o->pages == 1);
-		if ((ret = build_machine(&env, &rx, flags, h.rx_key, o->init_threads, !o->quiet)) != CLI_OK)
+		if ((ret = build_machine(&env, &rx, flags, h.rx_key, o->init_threads, !o->quiet)) !=
+		    CLI_OK)
 			goto out;
 		if (!o->quiet) {
 			char t[32];
 			double rate = h.rate_mhs / 1000.0;
 			fmt_hms(t, sizeof(t), rate > 0 ? (double)(ch.steps - ch.pos) / rate : -1);
-			fprintf(stderr, "rnsc timelock: %llu steps to go (about %s at the sealer's rate); "
-					"Ctrl-C saves progress to %s\n",
+			fprintf(stderr,
+				"rnsc timelock: %llu steps to go (about %s at the sealer's rate); "
+				"Ctrl-C saves progress to %s\n",
 				(unsigned long long)(ch.steps - ch.pos), t, ckpt);
 		}
 	}
-	progress pr = {.env = &env, .bar = !o->quiet && isatty(STDERR_FILENO), .label = "open",
-		       .ckpt_path = ckpt, .ckpt_every = h.checkpoint_interval, .chain = &ch,
+	progress pr = {.env = &env,
+		       .bar = !o->quiet && isatty(STDERR_FILENO),
+		       .label = "open",
+		       .ckpt_path = ckpt,
+		       .ckpt_every = h.checkpoint_interval,
+		       .chain = &ch,
 		       .pos0 = ch.pos};
 	pr.t0 = pr.last = now_s();
 	catch_signals();
-	rc = ch.pos < ch.steps ? rnsc_timelock_chain_run(&ch, rx, o->max_steps, 1, on_progress, &pr) : 0;
+	rc = ch.pos < ch.steps ? rnsc_timelock_chain_run(&ch, rx, o->max_steps, 1, on_progress, &pr)
+			       : 0;
 	if (rc) {
 		fprintf(stderr, "\nrnsc timelock: hashing failed: %s\n", rnsc_strerror(rc));
 		ret = CLI_FAIL;
@@ -1284,20 +1373,25 @@ static int cmd_open(tl_opts *o)
 	if (ch.pos < ch.steps) {
 		if (pr.bar)
 			fputc('\n', stderr);
-		fprintf(stderr, "rnsc timelock: stopped at step %llu of %llu; progress saved to %s. Run "
-				"the same command again to continue.\n",
+		fprintf(stderr,
+			"rnsc timelock: stopped at step %llu of %llu; progress saved to %s. Run "
+			"the same command again to continue.\n",
 			(unsigned long long)ch.pos, (unsigned long long)ch.steps, ckpt);
 		ret = TL_EXIT_PAUSED;
 		goto out;
 	}
 	pt = malloc((size_t)h.ct_len);
-	int n = pt ? rnsc_timelock_open(env.ctx, pt, (size_t)h.ct_len, file, len, &ch) : RNSC_ERR_NOMEM;
+	int n = pt ? rnsc_timelock_open(env.ctx, pt, (size_t)h.ct_len, file, len, &ch)
+		   : RNSC_ERR_NOMEM;
 	if (n < 0) {
 		if (n == RNSC_ERR_AUTH)
-			fprintf(stderr, "rnsc timelock: %s: authentication failed: the file was modified or "
-					"damaged (%s); nothing written\n", o->in, rnsc_err_name(n));
+			fprintf(stderr,
+				"rnsc timelock: %s: authentication failed: the file was modified or "
+				"damaged (%s); nothing written\n",
+				o->in, rnsc_err_name(n));
 		else
-			fprintf(stderr, "rnsc timelock: %s: cannot open: %s (%s); nothing written\n", o->in,
+			fprintf(stderr,
+				"rnsc timelock: %s: cannot open: %s (%s); nothing written\n", o->in,
 				rnsc_strerror(n), rnsc_err_name(n));
 		ret = CLI_FAIL;
 		goto out;
@@ -1309,8 +1403,8 @@ static int cmd_open(tl_opts *o)
 	}
 	unlink(ckpt);
 	if (!o->quiet)
-		fprintf(stderr, "rnsc timelock: opened %s -> %s (%d bytes) after %llu steps\n", o->in,
-			o->out, n, (unsigned long long)ch.steps);
+		fprintf(stderr, "rnsc timelock: opened %s -> %s (%d bytes) after %llu steps\n",
+			o->in, o->out, n, (unsigned long long)ch.steps);
 	ret = CLI_OK;
 out:
 	if (pt) {
@@ -1352,6 +1446,7 @@ int cmd_timelock(int argc, char **argv)
 		return cmd_open(&o);
 	if (!strcmp(o.sub, "info"))
 		return cmd_info(&o);
-	fprintf(stderr, "rnsc timelock: unknown command '%s' (calibrate, seal, open, info)\n", o.sub);
+	fprintf(stderr, "rnsc timelock: unknown command '%s' (calibrate, seal, open, info)\n",
+		o.sub);
 	return CLI_USAGE;
 }

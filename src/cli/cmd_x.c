@@ -372,8 +372,8 @@ static void job_respond(x_listener *s, x_job *j)
 {
 	double concluded = wall_s();
 	if (j->timed_out)
-		rnsc_log(s->ctx, RNSC_LOG_INFO, "x", "Command [%s] timed out and is being killed...",
-			 j->command);
+		rnsc_log(s->ctx, RNSC_LOG_INFO, "x",
+			 "Command [%s] timed out and is being killed...", j->command);
 	size_t ol = limited(j->out.len, j->has_o, j->o_limit);
 	size_t el = limited(j->err.len, j->has_e, j->e_limit);
 	size_t cap = 96 + ol + el;
@@ -385,8 +385,8 @@ static void job_respond(x_listener *s, x_job *j)
 	rnsc_mp_write_array(&w, 8);
 	rnsc_mp_write_bool(&w, 1);
 	/* Popen.returncode: the exit status, or minus the signal */
-	rnsc_mp_write_int(&w, WIFSIGNALED(j->status) ? -WTERMSIG(j->status)
-						      : WEXITSTATUS(j->status));
+	rnsc_mp_write_int(&w,
+			  WIFSIGNALED(j->status) ? -WTERMSIG(j->status) : WEXITSTATUS(j->status));
 	rnsc_mp_write_bin(&w, j->out.p, ol);
 	rnsc_mp_write_bin(&w, j->err.p, el);
 	rnsc_mp_write_uint(&w, j->out.total);
@@ -502,7 +502,8 @@ static void jobs_service(x_listener *s, int wait_ms)
 		double now = mono_s();
 		if (now >= j->next_check) {
 			j->next_check += 1.0;
-			if (!j->killed && !isnan(j->timeout_s) && now > j->started_mono + j->timeout_s) {
+			if (!j->killed && !isnan(j->timeout_s) &&
+			    now > j->started_mono + j->timeout_s) {
 				kill(j->pid, SIGTERM);
 				j->killed = j->timed_out = 1;
 			}
@@ -616,8 +617,8 @@ static void l_est(void *ud, const uint8_t id[RNSC_TRUNCATED_HASHLEN],
 /* The request slot in front of linkreq's: a peer's LINKIDENTIFY and REQUEST can reach the
  * node before its link-established hook (rnx identifies as soon as its side is active), so
  * the link gets its handlers on its first request packet as well. */
-static void l_request_slot(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
-			   int packet_type, int context, const uint8_t *data, size_t len,
+static void l_request_slot(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN], int packet_type,
+			   int context, const uint8_t *data, size_t len,
 			   const uint8_t packet_hash[RNSC_HASHLEN])
 {
 	x_listener *s = ud;
@@ -722,8 +723,10 @@ static int do_listen(cli_env *env, const char *cfg, const char *idpath, int verb
 			       "commands!\n");
 		fflush(stdout);
 	}
-	rnsc_node_hooks hooks = {.ud = &s, .on_link_established = l_est,
-				 .on_link_identified = l_identified, .on_link_closed = l_closed};
+	rnsc_node_hooks hooks = {.ud = &s,
+				 .on_link_established = l_est,
+				 .on_link_identified = l_identified,
+				 .on_link_closed = l_closed};
 	int rc = rnsc_linkapp_new(env->ctx, s.n, NULL, &hooks, &s.la);
 	if (!rc)
 		rc = rnsc_linkreq_new(env->ctx, s.n, s.la, &s.lr);
@@ -877,7 +880,8 @@ static void size_str(char *out, size_t cap, double num, char suffix)
 		num *= 8;
 	for (size_t i = 0; i < 8; i++) {
 		if (fabs(num) < 1000.0) {
-			snprintf(out, cap, i == 0 ? "%.0f %s%c" : "%.2f %s%c", num, units[i], suffix);
+			snprintf(out, cap, i == 0 ? "%.0f %s%c" : "%.2f %s%c", num, units[i],
+				 suffix);
 			return;
 		}
 		num /= 1000.0;
@@ -1015,7 +1019,10 @@ static int execute(x_client *c, const char *command, const char *stdin_s, int in
 	 * whole wait of those spins */
 	rnsc_request_params p = {
 		.timeout_ms = (uint64_t)((rexec_timeout + 0.5 + c->timeout + 1.0) * 1000.0),
-		.response = c_response, .failed = c_failed, .progress = c_progress, .ud = c};
+		.response = c_response,
+		.failed = c_failed,
+		.progress = c_progress,
+		.ud = c};
 	int rc = rl_len < 0 ? rl_len : rnsc_linkreq_attach(c->lr, c->link_id, NULL, &rl);
 	if (!rc)
 		rc = rnsc_request_link_send(rl, "command", rq, (size_t)rl_len, &p, NULL,
@@ -1100,8 +1107,10 @@ static int execute(x_client *c, const char *command, const char *stdin_s, int in
 			py_round3(a, sizeof(a), cmd_d);
 			printf("Remote command execution took %s seconds\n", a);
 			double total = (double)c->response_size + (double)c->request_size;
-			double td = round(((double)(c->concluded_at - c->sent_at) / 1000.0 - cmd_d) *
-					  1000.0) / 1000.0;
+			double td =
+				round(((double)(c->concluded_at - c->sent_at) / 1000.0 - cmd_d) *
+				      1000.0) /
+				1000.0;
 			py_round3(d, sizeof(d), td);
 			if (td == 1)
 				snprintf(b, sizeof(b), " in 1 second");
@@ -1148,9 +1157,8 @@ static int execute(x_client *c, const char *command, const char *stdin_s, int in
 	return 0;
 }
 
-static int do_client(cli_env *env, const char *cfg, const char *idpath, int verbosity,
-		     x_client *c, const char *dest, const char *command, const char *stdin_s,
-		     int interactive)
+static int do_client(cli_env *env, const char *cfg, const char *idpath, int verbosity, x_client *c,
+		     const char *dest, const char *command, const char *stdin_s, int interactive)
 {
 	if (parse_hash(dest, c->dest) != 0)
 		return 241;
@@ -1245,23 +1253,22 @@ static int parse_int(const char *opt, const char *s, int64_t *out)
 int cmd_x(int argc, char **argv)
 {
 	enum { OPT_CONFIG = 1000, OPT_VERSION, OPT_STDIN, OPT_STDOUT, OPT_STDERR };
-	static const struct option opts[] = {
-		{"config", required_argument, NULL, OPT_CONFIG},
-		{"verbose", no_argument, NULL, 'v'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"print-identity", no_argument, NULL, 'p'},
-		{"listen", no_argument, NULL, 'l'},
-		{"interactive", no_argument, NULL, 'x'},
-		{"no-announce", no_argument, NULL, 'b'},
-		{"noauth", no_argument, NULL, 'n'},
-		{"noid", no_argument, NULL, 'N'},
-		{"detailed", no_argument, NULL, 'd'},
-		{"stdin", required_argument, NULL, OPT_STDIN},
-		{"stdout", required_argument, NULL, OPT_STDOUT},
-		{"stderr", required_argument, NULL, OPT_STDERR},
-		{"version", no_argument, NULL, OPT_VERSION},
-		{"help", no_argument, NULL, 'h'},
-		{0, 0, 0, 0}};
+	static const struct option opts[] = {{"config", required_argument, NULL, OPT_CONFIG},
+					     {"verbose", no_argument, NULL, 'v'},
+					     {"quiet", no_argument, NULL, 'q'},
+					     {"print-identity", no_argument, NULL, 'p'},
+					     {"listen", no_argument, NULL, 'l'},
+					     {"interactive", no_argument, NULL, 'x'},
+					     {"no-announce", no_argument, NULL, 'b'},
+					     {"noauth", no_argument, NULL, 'n'},
+					     {"noid", no_argument, NULL, 'N'},
+					     {"detailed", no_argument, NULL, 'd'},
+					     {"stdin", required_argument, NULL, OPT_STDIN},
+					     {"stdout", required_argument, NULL, OPT_STDOUT},
+					     {"stderr", required_argument, NULL, OPT_STDERR},
+					     {"version", no_argument, NULL, OPT_VERSION},
+					     {"help", no_argument, NULL, 'h'},
+					     {0, 0, 0, 0}};
 	const char *cfg = NULL, *idpath = NULL, *stdin_s = NULL;
 	int verbose = 0, quiet = 0, print_id = 0, listen = 0, interactive = 0, no_announce = 0;
 	int no_auth = 0, ch;
@@ -1271,14 +1278,30 @@ int cmd_x(int argc, char **argv)
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "vqpli:xba:nNdmw:W:h", opts, NULL)) != -1) {
 		switch (ch) {
-		case OPT_CONFIG: cfg = optarg; break;
-		case 'v': verbose++; break;
-		case 'q': quiet++; break;
-		case 'p': print_id = 1; break;
-		case 'l': listen = 1; break;
-		case 'i': idpath = optarg; break;
-		case 'x': interactive = 1; break;
-		case 'b': no_announce = 1; break;
+		case OPT_CONFIG:
+			cfg = optarg;
+			break;
+		case 'v':
+			verbose++;
+			break;
+		case 'q':
+			quiet++;
+			break;
+		case 'p':
+			print_id = 1;
+			break;
+		case 'l':
+			listen = 1;
+			break;
+		case 'i':
+			idpath = optarg;
+			break;
+		case 'x':
+			interactive = 1;
+			break;
+		case 'b':
+			no_announce = 1;
+			break;
 		case 'a':
 			if (n_allowed >= MAX_ALLOWED) {
 				fprintf(stderr, "rnsc x: at most %d -a\n", MAX_ALLOWED);
@@ -1286,10 +1309,18 @@ int cmd_x(int argc, char **argv)
 			}
 			allowed[n_allowed++] = optarg;
 			break;
-		case 'n': no_auth = 1; break;
-		case 'N': c.noid = 1; break;
-		case 'd': c.detailed = 1; break;
-		case 'm': c.mirror = 1; break;
+		case 'n':
+			no_auth = 1;
+			break;
+		case 'N':
+			c.noid = 1;
+			break;
+		case 'd':
+			c.detailed = 1;
+			break;
+		case 'm':
+			c.mirror = 1;
+			break;
 		case 'w':
 			if (parse_double("-w", optarg, &c.timeout))
 				return CLI_USAGE;
@@ -1299,7 +1330,9 @@ int cmd_x(int argc, char **argv)
 			if (parse_double("-W", optarg, &c.result_timeout))
 				return CLI_USAGE;
 			break;
-		case OPT_STDIN: stdin_s = optarg; break;
+		case OPT_STDIN:
+			stdin_s = optarg;
+			break;
 		case OPT_STDOUT:
 			if (parse_int("--stdout", optarg, &c.ol))
 				return CLI_USAGE;
@@ -1310,9 +1343,15 @@ int cmd_x(int argc, char **argv)
 				return CLI_USAGE;
 			c.has_el = 1;
 			break;
-		case OPT_VERSION: printf("rnsc x %s\n", PACKAGE_VERSION); return CLI_OK;
-		case 'h': usage(stdout); return CLI_OK;
-		default: usage(stderr); return CLI_USAGE;
+		case OPT_VERSION:
+			printf("rnsc x %s\n", PACKAGE_VERSION);
+			return CLI_OK;
+		case 'h':
+			usage(stdout);
+			return CLI_OK;
+		default:
+			usage(stderr);
+			return CLI_USAGE;
 		}
 	}
 	int npos = argc - optind;

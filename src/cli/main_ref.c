@@ -18,11 +18,15 @@ int main(int argc, char **argv)
 		printf("rnsc-ref %s\n", PACKAGE_VERSION);
 		return CLI_OK;
 	}
-	fprintf(argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) ? stdout : stderr,
+	fprintf(argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
+			? stdout
+			: stderr,
 		"Usage: rnsc-ref conform [OPTIONS]       (what `rnsc conform` runs)\n"
 		"       rnsc-ref bench-crypto [OPTIONS]  (what `rnsc bench crypto` runs)\n\n"
 		"The rnsc commands that embed the reference (CPython with the pinned rns) in\n"
 		"this process. Use them through rnsc; see `rnsc conform --help` and\n"
 		"`rnsc bench crypto --help`.\n");
-	return argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) ? CLI_OK : CLI_USAGE;
+	return argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
+		       ? CLI_OK
+		       : CLI_USAGE;
 }

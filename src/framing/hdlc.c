@@ -238,7 +238,8 @@ int rnsc_hdlc_decoder_feed(rnsc_hdlc_decoder *dec, const uint8_t *chunk, size_t 
 		 * at once. */
 		if (dec->state == HDLC_FRAME && !dec->esc) {
 			size_t room = dec->max_frame - dec->len, n = len - i;
-			size_t run = hdlc_copy_plain(dec->buf + dec->len, chunk + i, n < room ? n : room);
+			size_t run = hdlc_copy_plain(dec->buf + dec->len, chunk + i,
+						     n < room ? n : room);
 			dec->len += run;
 			i += run;
 			if (i >= len)

@@ -32,8 +32,8 @@ int rnsc_announce_random_hash(rnsc_ctx *ctx, uint8_t out[RNSC_ANNOUNCE_RANDOM_LE
 uint64_t rnsc_announce_timestamp(const uint8_t random_hash[RNSC_ANNOUNCE_RANDOM_LEN])
 {
 	uint64_t t = 0;
-	for (int i = RNSC_ANNOUNCE_RANDOM_LEN - RNSC_ANNOUNCE_TIME_LEN; i < RNSC_ANNOUNCE_RANDOM_LEN;
-	     i++)
+	for (int i = RNSC_ANNOUNCE_RANDOM_LEN - RNSC_ANNOUNCE_TIME_LEN;
+	     i < RNSC_ANNOUNCE_RANDOM_LEN; i++)
 		t = (t << 8) | random_hash[i];
 	return t;
 }
@@ -46,8 +46,8 @@ size_t rnsc_announce_data_len(int has_ratchet, size_t app_data_len)
 /* destination_hash public_key name_hash random_hash [ratchet] [app_data], in a buffer from the
  * context's allocator (the signature sits between the ratchet and the app data on the wire, so
  * the signed bytes are never contiguous). */
-static uint8_t *signed_data(rnsc_ctx *ctx, size_t *n, const uint8_t *dest_hash,
-			    const uint8_t *pub, const uint8_t *name_hash, const uint8_t *random_hash,
+static uint8_t *signed_data(rnsc_ctx *ctx, size_t *n, const uint8_t *dest_hash, const uint8_t *pub,
+			    const uint8_t *name_hash, const uint8_t *random_hash,
 			    const uint8_t *ratchet, const uint8_t *app_data, size_t app_data_len)
 {
 	size_t len = DST_LEN + RNSC_KEYSIZE + RNSC_NAME_HASHLEN + RNSC_ANNOUNCE_RANDOM_LEN +
@@ -159,7 +159,8 @@ int rnsc_announce_validate(rnsc_ctx *ctx, const rnsc_packet *p, rnsc_announce *o
 		rc = RNSC_ERR_SIGNATURE;
 	if (rc)
 		return rc;
-	uint8_t material[RNSC_NAME_HASHLEN + RNSC_TRUNCATED_HASHLEN], expect[RNSC_TRUNCATED_HASHLEN];
+	uint8_t material[RNSC_NAME_HASHLEN + RNSC_TRUNCATED_HASHLEN],
+		expect[RNSC_TRUNCATED_HASHLEN];
 	memcpy(material, a.name_hash, RNSC_NAME_HASHLEN);
 	memcpy(material + RNSC_NAME_HASHLEN, id.hash, RNSC_TRUNCATED_HASHLEN);
 	rc = rnsc_truncated_hash(ctx, expect, material, sizeof(material));

@@ -30,9 +30,9 @@
 
 #include "ctx.h"
 
-#define RNSC_MAX_QUEUED_ANNOUNCES 4096                  /* Reticulum.MAX_QUEUED_ANNOUNCES */
-#define RNSC_QUEUED_ANNOUNCE_LIFE_MS (3ull * 3600000)   /* Reticulum.QUEUED_ANNOUNCE_LIFE */
-#define RNSC_ANNOUNCE_CAP_DEFAULT 0.02                  /* Reticulum.ANNOUNCE_CAP / 100 */
+#define RNSC_MAX_QUEUED_ANNOUNCES 4096                /* Reticulum.MAX_QUEUED_ANNOUNCES */
+#define RNSC_QUEUED_ANNOUNCE_LIFE_MS (3ull * 3600000) /* Reticulum.QUEUED_ANNOUNCE_LIFE */
+#define RNSC_ANNOUNCE_CAP_DEFAULT 0.02                /* Reticulum.ANNOUNCE_CAP / 100 */
 /* Interfaces spawned by a server (TCP, Backbone, Auto peers, shared-instance clients) and
  * the shared instance's own interfaces never get announce_cap set, and the fallback in
  * _outbound and process_announce_queue is Reticulum.ANNOUNCE_CAP itself: 2, i.e. 200%. */
@@ -40,7 +40,7 @@
 
 typedef struct rnsc_acap_entry {
 	uint8_t dest[16];
-	uint64_t time;    /* when queued (or last replaced), ms */
+	uint64_t time; /* when queued (or last replaced), ms */
 	unsigned hops;
 	uint64_t emitted; /* emission timestamp from the announce's random blob, s */
 	size_t len;
@@ -49,12 +49,12 @@ typedef struct rnsc_acap_entry {
 
 typedef struct rnsc_acap {
 	rnsc_ctx *ctx;
-	double cap;          /* fraction of the bitrate */
-	double allowed_at;   /* Interface.announce_allowed_at, ms (fractional) */
-	double timer;        /* when the queue runs next, ms; < 0: no timer */
-	rnsc_acap_entry *q;  /* insertion order */
+	double cap;         /* fraction of the bitrate */
+	double allowed_at;  /* Interface.announce_allowed_at, ms (fractional) */
+	double timer;       /* when the queue runs next, ms; < 0: no timer */
+	rnsc_acap_entry *q; /* insertion order */
 	size_t n, capq;
-	uint64_t dropped;    /* queue full, stale, or cleared */
+	uint64_t dropped; /* queue full, stale, or cleared */
 } rnsc_acap;
 
 enum rnsc_acap_verdict {
@@ -71,14 +71,13 @@ RNSC_API size_t rnsc_acap_clear(rnsc_acap *a);
 
 /* One rebroadcast announce about to go out on the interface. Returns an
  * enum rnsc_acap_verdict, or RNSC_ERR_NOMEM. */
-RNSC_API int rnsc_acap_admit(rnsc_acap *a, uint64_t now, uint64_t bitrate,
-			     const uint8_t dest[16], unsigned hops, uint64_t emitted,
-			     const uint8_t *raw, size_t len);
+RNSC_API int rnsc_acap_admit(rnsc_acap *a, uint64_t now, uint64_t bitrate, const uint8_t dest[16],
+			     unsigned hops, uint64_t emitted, const uint8_t *raw, size_t len);
 /* The queue's timer: when due (now >= deadline), sends at most one entry: copies it to buf
  * (cap >= RNSC_MTU suffices), returns 1 with *len set; 0 when nothing went out;
  * RNSC_ERR_BUFSIZE. Calling it early does nothing. */
-RNSC_API int rnsc_acap_run(rnsc_acap *a, uint64_t now, uint64_t bitrate, uint8_t *buf,
-			   size_t cap, size_t *len);
+RNSC_API int rnsc_acap_run(rnsc_acap *a, uint64_t now, uint64_t bitrate, uint8_t *buf, size_t cap,
+			   size_t *len);
 /* When rnsc_acap_run() has work; UINT64_MAX when no timer is armed. */
 RNSC_API uint64_t rnsc_acap_deadline(const rnsc_acap *a);
 

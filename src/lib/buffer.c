@@ -111,8 +111,8 @@ int rnsc_stream_bz2(uint8_t *out, size_t cap, const uint8_t *data, size_t len)
 	if (!out || (!data && len) || len > UINT_MAX / 2 || cap > UINT_MAX)
 		return RNSC_ERR_INVAL;
 	unsigned n = (unsigned)cap;
-	int rc = BZ2_bzBuffToBuffCompress((char *)out, &n, (char *)(uintptr_t)data,
-					  (unsigned)len, 9, 0, 0);
+	int rc = BZ2_bzBuffToBuffCompress((char *)out, &n, (char *)(uintptr_t)data, (unsigned)len,
+					  9, 0, 0);
 	if (rc == BZ_OUTBUFF_FULL)
 		return RNSC_ERR_BUFSIZE;
 	if (rc == BZ_MEM_ERROR)
@@ -194,8 +194,8 @@ size_t rnsc_buffer_writer_mdu(const rnsc_buffer_writer *w)
 	return w ? w->mdu : 0;
 }
 
-static int send_msg(rnsc_buffer_writer *w, int eof, int compressed, const uint8_t *chunk,
-		    size_t n, uint64_t now)
+static int send_msg(rnsc_buffer_writer *w, int eof, int compressed, const uint8_t *chunk, size_t n,
+		    uint64_t now)
 {
 	rnsc_ctx *ctx = rnsc_channel_context(w->ch);
 	uint8_t *msg = rnsc_alloc(ctx, RNSC_BUFFER_HEADER_LEN + n);
@@ -210,8 +210,7 @@ static int send_msg(rnsc_buffer_writer *w, int eof, int compressed, const uint8_
 	return rc;
 }
 
-int rnsc_buffer_writer_write(rnsc_buffer_writer *w, const uint8_t *data, size_t len,
-			     uint64_t now)
+int rnsc_buffer_writer_write(rnsc_buffer_writer *w, const uint8_t *data, size_t len, uint64_t now)
 {
 	if (!w || (!data && len))
 		return RNSC_ERR_INVAL;
@@ -295,8 +294,8 @@ static int on_message(void *ud, rnsc_channel *ch, uint16_t msgtype, uint16_t seq
 	unsigned id;
 	if (rnsc_stream_msg_parse(payload, len, &id, NULL, NULL, NULL, NULL) || id != r->stream_id)
 		return 0;
-	uint8_t *out = rnsc_alloc(r->ctx, len > RNSC_BUFFER_MAX_CHUNK_LEN ? len
-									 : RNSC_BUFFER_MAX_CHUNK_LEN);
+	uint8_t *out = rnsc_alloc(
+		r->ctx, len > RNSC_BUFFER_MAX_CHUNK_LEN ? len : RNSC_BUFFER_MAX_CHUNK_LEN);
 	if (!out) {
 		r->errors++;
 		return 0;

@@ -494,8 +494,7 @@ int rnsc_channel_proof(rnsc_channel *ch, const uint8_t *proof, size_t len, uint6
 	return RNSC_ERR_NOTFOUND;
 }
 
-int rnsc_channel_delivered(rnsc_channel *ch, const uint8_t packet_hash[RNSC_HASHLEN],
-			   uint64_t now)
+int rnsc_channel_delivered(rnsc_channel *ch, const uint8_t packet_hash[RNSC_HASHLEN], uint64_t now)
 {
 	(void)now;
 	if (!ch || !packet_hash)

@@ -8,11 +8,11 @@
 #include "ctx_internal.h"
 
 static const char *const prim_names[RNSC_PRIM_COUNT] = {
-	[RNSC_PRIM_RANDOM] = "random",	     [RNSC_PRIM_SHA256] = "sha256",
-	[RNSC_PRIM_SHA512] = "sha512",	     [RNSC_PRIM_HASH_STREAM] = "hash-stream",
+	[RNSC_PRIM_RANDOM] = "random",           [RNSC_PRIM_SHA256] = "sha256",
+	[RNSC_PRIM_SHA512] = "sha512",           [RNSC_PRIM_HASH_STREAM] = "hash-stream",
 	[RNSC_PRIM_HMAC_SHA256] = "hmac-sha256", [RNSC_PRIM_HKDF_SHA256] = "hkdf-sha256",
-	[RNSC_PRIM_AES256_CBC] = "aes256-cbc", [RNSC_PRIM_X25519] = "x25519",
-	[RNSC_PRIM_ED25519] = "ed25519",	     [RNSC_PRIM_RANDOMX] = "randomx",
+	[RNSC_PRIM_AES256_CBC] = "aes256-cbc",   [RNSC_PRIM_X25519] = "x25519",
+	[RNSC_PRIM_ED25519] = "ed25519",         [RNSC_PRIM_RANDOMX] = "randomx",
 };
 
 const char *rnsc_prim_name(enum rnsc_prim prim)
@@ -25,8 +25,8 @@ const char *rnsc_prim_name(enum rnsc_prim prim)
 /* A backend claiming a primitive must really have every slot that primitive needs. */
 static int slots_present(const rnsc_crypto_ops *o, uint64_t prims)
 {
-#define NEED(p, field)                                                                  \
-	if ((prims & RNSC_PRIM_BIT(p)) && !RNSC_OPS_HAS(o, rnsc_crypto_ops, field))     \
+#define NEED(p, field)                                                                             \
+	if ((prims & RNSC_PRIM_BIT(p)) && !RNSC_OPS_HAS(o, rnsc_crypto_ops, field))                \
 		return 0;
 	NEED(RNSC_PRIM_RANDOM, random)
 	NEED(RNSC_PRIM_SHA256, sha256)
@@ -83,7 +83,8 @@ int rnsc_crypto_register(rnsc_ctx *ctx, const char *name, const rnsc_crypto_ops 
 	if (!slots_present(ops, prims))
 		return RNSC_ERR_PLUGIN_DESC;
 	size_t i = ctx->n_backends++;
-	ctx->backends[i] = (rnsc_crypto_backend){.name = name, .ops = ops, .inst = inst, .prims = prims};
+	ctx->backends[i] =
+		(rnsc_crypto_backend){.name = name, .ops = ops, .inst = inst, .prims = prims};
 	ctx->order[ctx->n_order++] = i;
 	rnsc_crypto_rebuild(ctx);
 	return 0;
@@ -105,7 +106,9 @@ int rnsc_crypto_unregister(rnsc_ctx *ctx, const char *name)
 	}
 	ctx->n_order = w;
 	for (int p = 0; p < RNSC_PRIM_COUNT; p++)
-		ctx->pin[p] = ctx->pin[p] == idx + 1 ? 0 : ctx->pin[p] > idx + 1 ? ctx->pin[p] - 1 : ctx->pin[p];
+		ctx->pin[p] = ctx->pin[p] == idx + 1  ? 0
+			      : ctx->pin[p] > idx + 1 ? ctx->pin[p] - 1
+						      : ctx->pin[p];
 	memmove(&ctx->backends[idx], &ctx->backends[idx + 1],
 		(ctx->n_backends - idx - 1) * sizeof(ctx->backends[0]));
 	ctx->n_backends--;
@@ -116,7 +119,8 @@ int rnsc_crypto_unregister(rnsc_ctx *ctx, const char *name)
 static size_t find_index(rnsc_ctx *ctx, const char *s, size_t len)
 {
 	for (size_t i = 0; i < ctx->n_backends; i++)
-		if (strlen(ctx->backends[i].name) == len && memcmp(ctx->backends[i].name, s, len) == 0)
+		if (strlen(ctx->backends[i].name) == len &&
+		    memcmp(ctx->backends[i].name, s, len) == 0)
 			return i;
 	return RNSC_CRYPTO_MAX_BACKENDS;
 }
@@ -150,9 +154,10 @@ int rnsc_crypto_set_order(rnsc_ctx *ctx, const char *list)
 				return RNSC_ERR_NOTFOUND;
 			}
 			if (!(ctx->backends[b].prims & RNSC_PRIM_BIT(prim))) {
-				rnsc_log(ctx, RNSC_LOG_ERROR, "crypto",
-					 "crypto order item '%.*s': backend '%s' does not implement %s",
-					 (int)len, s, ctx->backends[b].name, prim_names[prim]);
+				rnsc_log(
+					ctx, RNSC_LOG_ERROR, "crypto",
+					"crypto order item '%.*s': backend '%s' does not implement %s",
+					(int)len, s, ctx->backends[b].name, prim_names[prim]);
 				return RNSC_ERR_INVAL;
 			}
 			pin[prim] = b + 1;
@@ -161,7 +166,8 @@ int rnsc_crypto_set_order(rnsc_ctx *ctx, const char *list)
 		size_t found = find_index(ctx, s, len);
 		if (found == RNSC_CRYPTO_MAX_BACKENDS) {
 			rnsc_log(ctx, RNSC_LOG_ERROR, "crypto",
-				 "crypto backend '%.*s' named in the order is not loaded", (int)len, s);
+				 "crypto backend '%.*s' named in the order is not loaded", (int)len,
+				 s);
 			return RNSC_ERR_NOTFOUND;
 		}
 		int dup = 0;
@@ -203,9 +209,9 @@ void rnsc_crypto_set_rng(rnsc_ctx *ctx, rnsc_rng_fn fn, void *ud)
 	ctx->rng_ud = ud;
 }
 
-#define SERVED(ctx, prim, be)                                                           \
-	const rnsc_crypto_backend *be = (ctx)->serve[prim];                             \
-	if (!be)                                                                        \
+#define SERVED(ctx, prim, be)                                                                      \
+	const rnsc_crypto_backend *be = (ctx)->serve[prim];                                        \
+	if (!be)                                                                                   \
 		return RNSC_ERR_NOPRIM;
 
 int rnsc_random(rnsc_ctx *ctx, uint8_t *out, size_t len)
@@ -367,8 +373,8 @@ int rnsc_ed25519_generate(rnsc_ctx *ctx, uint8_t seed[32], uint8_t pub[32])
 	return rc;
 }
 
-int rnsc_ed25519_sign(rnsc_ctx *ctx, uint8_t sig[64], const uint8_t seed[32],
-		      const uint8_t pub[32], const uint8_t *msg, size_t len)
+int rnsc_ed25519_sign(rnsc_ctx *ctx, uint8_t sig[64], const uint8_t seed[32], const uint8_t pub[32],
+		      const uint8_t *msg, size_t len)
 {
 	SERVED(ctx, RNSC_PRIM_ED25519, be);
 	return be->ops->ed25519_sign(be->inst, sig, seed, pub, msg, len);
@@ -381,18 +387,23 @@ int rnsc_ed25519_sign(rnsc_ctx *ctx, uint8_t sig[64], const uint8_t seed[32],
  * does not, so the check lives here and every backend gives the same verdict.
  */
 static const uint8_t small_order_y[7][32] = {
-	{ 0 },
-	{ 0x01 },
-	{ 0xc7, 0x17, 0x6a, 0x70, 0x3d, 0x4d, 0xd8, 0x4f, 0xba, 0x3c, 0x0b, 0x76, 0x0d, 0x10, 0x67, 0x0f,
-	  0x2a, 0x20, 0x53, 0xfa, 0x2c, 0x39, 0xcc, 0xc6, 0x4e, 0xc7, 0xfd, 0x77, 0x92, 0xac, 0x03, 0x7a },
-	{ 0x26, 0xe8, 0x95, 0x8f, 0xc2, 0xb2, 0x27, 0xb0, 0x45, 0xc3, 0xf4, 0x89, 0xf2, 0xef, 0x98, 0xf0,
-	  0xd5, 0xdf, 0xac, 0x05, 0xd3, 0xc6, 0x33, 0x39, 0xb1, 0x38, 0x02, 0x88, 0x6d, 0x53, 0xfc, 0x05 },
-	{ 0xec, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-	  0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f },
-	{ 0xed, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-	  0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f },
-	{ 0xee, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-	  0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f },
+	{0},
+	{0x01},
+	{0xc7, 0x17, 0x6a, 0x70, 0x3d, 0x4d, 0xd8, 0x4f, 0xba, 0x3c, 0x0b,
+	 0x76, 0x0d, 0x10, 0x67, 0x0f, 0x2a, 0x20, 0x53, 0xfa, 0x2c, 0x39,
+	 0xcc, 0xc6, 0x4e, 0xc7, 0xfd, 0x77, 0x92, 0xac, 0x03, 0x7a},
+	{0x26, 0xe8, 0x95, 0x8f, 0xc2, 0xb2, 0x27, 0xb0, 0x45, 0xc3, 0xf4,
+	 0x89, 0xf2, 0xef, 0x98, 0xf0, 0xd5, 0xdf, 0xac, 0x05, 0xd3, 0xc6,
+	 0x33, 0x39, 0xb1, 0x38, 0x02, 0x88, 0x6d, 0x53, 0xfc, 0x05},
+	{0xec, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f},
+	{0xed, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f},
+	{0xee, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f},
 };
 
 bool rnsc_ed25519_small_order(const uint8_t enc[32])

@@ -9,7 +9,7 @@
 
 static const char *level_name(int level)
 {
-	static const char *names[] = {"critical", "error", "warning", "notice",
+	static const char *names[] = {"critical", "error",   "warning", "notice",
 				      "info",     "verbose", "debug"};
 	if (level >= 0 && level <= RNSC_LOG_DEBUG)
 		return names[level];

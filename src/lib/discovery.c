@@ -203,8 +203,8 @@ static int val_str(char *out, size_t cap, const rnsc_disc_val *v)
 	}
 }
 
-int rnsc_discovery_parse(rnsc_ctx *ctx, rnsc_disc_info *out, const uint8_t *app_data,
-			 size_t len, int required_value)
+int rnsc_discovery_parse(rnsc_ctx *ctx, rnsc_disc_info *out, const uint8_t *app_data, size_t len,
+			 int required_value)
 {
 	if (!ctx || !out)
 		return RNSC_ERR_INVAL;
@@ -307,25 +307,93 @@ int rnsc_discovery_decode(rnsc_ctx *ctx, rnsc_disc_info *out, const uint8_t *pac
 		rnsc_disc_val sv;
 		int sc = take_scalar(&sv, &v);
 		switch (k.u) {
-		case RNSC_DISC_K_INTERFACE_TYPE: ty = v; have_ty = 1; break;
-		case RNSC_DISC_K_NAME: nm = v; have_nm = 1; break;
-		case RNSC_DISC_K_TRANSPORT: tp = v; have_tp = 1; break;
-		case RNSC_DISC_K_TRANSPORT_ID: tid = v; have_tid = 1; break;
-		case RNSC_DISC_K_OP_ADDR: op = v; have_op = 1; break;
-		case RNSC_DISC_K_LATITUDE: if (sc < 0) return RNSC_DISC_MALFORMED; lat = sv; break;
-		case RNSC_DISC_K_LONGITUDE: if (sc < 0) return RNSC_DISC_MALFORMED; lon = sv; break;
-		case RNSC_DISC_K_HEIGHT: if (sc < 0) return RNSC_DISC_MALFORMED; hgt = sv; break;
-		case RNSC_DISC_K_REACHABLE_ON: if (sc < 0) return RNSC_DISC_MALFORMED; out->reachable_on = sv; break;
-		case RNSC_DISC_K_PORT: if (sc < 0) return RNSC_DISC_MALFORMED; out->port = sv; break;
-		case RNSC_DISC_K_IFAC_NETNAME: if (sc < 0) return RNSC_DISC_MALFORMED; out->ifac_netname = sv; break;
-		case RNSC_DISC_K_IFAC_NETKEY: if (sc < 0) return RNSC_DISC_MALFORMED; out->ifac_netkey = sv; break;
-		case RNSC_DISC_K_FREQUENCY: if (sc < 0) return RNSC_DISC_MALFORMED; out->frequency = sv; break;
-		case RNSC_DISC_K_BANDWIDTH: if (sc < 0) return RNSC_DISC_MALFORMED; out->bandwidth = sv; break;
-		case RNSC_DISC_K_SPREADINGFACTOR: if (sc < 0) return RNSC_DISC_MALFORMED; out->sf = sv; break;
-		case RNSC_DISC_K_CODINGRATE: if (sc < 0) return RNSC_DISC_MALFORMED; out->cr = sv; break;
-		case RNSC_DISC_K_MODULATION: if (sc < 0) return RNSC_DISC_MALFORMED; out->modulation = sv; break;
-		case RNSC_DISC_K_CHANNEL: if (sc < 0) return RNSC_DISC_MALFORMED; out->channel = sv; break;
-		default: break;
+		case RNSC_DISC_K_INTERFACE_TYPE:
+			ty = v;
+			have_ty = 1;
+			break;
+		case RNSC_DISC_K_NAME:
+			nm = v;
+			have_nm = 1;
+			break;
+		case RNSC_DISC_K_TRANSPORT:
+			tp = v;
+			have_tp = 1;
+			break;
+		case RNSC_DISC_K_TRANSPORT_ID:
+			tid = v;
+			have_tid = 1;
+			break;
+		case RNSC_DISC_K_OP_ADDR:
+			op = v;
+			have_op = 1;
+			break;
+		case RNSC_DISC_K_LATITUDE:
+			if (sc < 0)
+				return RNSC_DISC_MALFORMED;
+			lat = sv;
+			break;
+		case RNSC_DISC_K_LONGITUDE:
+			if (sc < 0)
+				return RNSC_DISC_MALFORMED;
+			lon = sv;
+			break;
+		case RNSC_DISC_K_HEIGHT:
+			if (sc < 0)
+				return RNSC_DISC_MALFORMED;
+			hgt = sv;
+			break;
+		case RNSC_DISC_K_REACHABLE_ON:
+			if (sc < 0)
+				return RNSC_DISC_MALFORMED;
+			out->reachable_on = sv;
+			break;
+		case RNSC_DISC_K_PORT:
+			if (sc < 0)
+				return RNSC_DISC_MALFORMED;
+			out->port = sv;
+			break;
+		case RNSC_DISC_K_IFAC_NETNAME:
+			if (sc < 0)
+				return RNSC_DISC_MALFORMED;
+			out->ifac_netname = sv;
+			break;
+		case RNSC_DISC_K_IFAC_NETKEY:
+			if (sc < 0)
+				return RNSC_DISC_MALFORMED;
+			out->ifac_netkey = sv;
+			break;
+		case RNSC_DISC_K_FREQUENCY:
+			if (sc < 0)
+				return RNSC_DISC_MALFORMED;
+			out->frequency = sv;
+			break;
+		case RNSC_DISC_K_BANDWIDTH:
+			if (sc < 0)
+				return RNSC_DISC_MALFORMED;
+			out->bandwidth = sv;
+			break;
+		case RNSC_DISC_K_SPREADINGFACTOR:
+			if (sc < 0)
+				return RNSC_DISC_MALFORMED;
+			out->sf = sv;
+			break;
+		case RNSC_DISC_K_CODINGRATE:
+			if (sc < 0)
+				return RNSC_DISC_MALFORMED;
+			out->cr = sv;
+			break;
+		case RNSC_DISC_K_MODULATION:
+			if (sc < 0)
+				return RNSC_DISC_MALFORMED;
+			out->modulation = sv;
+			break;
+		case RNSC_DISC_K_CHANNEL:
+			if (sc < 0)
+				return RNSC_DISC_MALFORMED;
+			out->channel = sv;
+			break;
+		default:
+			break;
 		}
 	}
 	if (!have_ty)
@@ -366,10 +434,9 @@ int rnsc_discovery_decode(rnsc_ctx *ctx, rnsc_disc_info *out, const uint8_t *pac
 		return RNSC_DISC_MALFORMED;
 	memcpy(out->transport_id, tid.p, 16);
 	int known = 0, stored = 0;
-	static const char *const ANNOUNCED[] = {"BackboneInterface", "TCPServerInterface",
-						"TCPClientInterface", "RNodeInterface",
-						"WeaveInterface",     "I2PInterface",
-						"KISSInterface"};
+	static const char *const ANNOUNCED[] = {
+		"BackboneInterface", "TCPServerInterface", "TCPClientInterface", "RNodeInterface",
+		"WeaveInterface",    "I2PInterface",       "KISSInterface"};
 	for (size_t i = 0; i < sizeof ANNOUNCED / sizeof *ANNOUNCED; i++)
 		known |= !strcmp(out->type, ANNOUNCED[i]);
 	if (!known)
@@ -389,7 +456,8 @@ int rnsc_discovery_decode(rnsc_ctx *ctx, rnsc_disc_info *out, const uint8_t *pac
 		return RNSC_DISC_MALFORMED;
 	if (out->ifac_netkey.present && out->ifac_netkey.type != RNSC_MP_STR)
 		return RNSC_DISC_MALFORMED;
-	int tcp = !strcmp(out->type, "BackboneInterface") || !strcmp(out->type, "TCPServerInterface");
+	int tcp =
+		!strcmp(out->type, "BackboneInterface") || !strcmp(out->type, "TCPServerInterface");
 	if (tcp && (!out->reachable_on.present || !out->port.present ||
 		    (out->port.type != RNSC_MP_UINT && out->port.type != RNSC_MP_INT)))
 		return RNSC_DISC_MALFORMED;
@@ -464,10 +532,11 @@ static int config_entry(char *out, size_t cap, const rnsc_disc_info *in)
 		/* Linux has the Backbone interface: the entry always names it. */
 		val_str(a, sizeof a, &in->reachable_on);
 		val_str(b, sizeof b, &in->port);
-		return snprintf(out, cap,
-				"[[%s]]\n  type = BackboneInterface\n  enabled = yes\n  remote = %s\n"
-				"  target_port = %s\n  transport_identity = %s%s%s",
-				in->name, a, b, tid, nn, nk);
+		return snprintf(
+			out, cap,
+			"[[%s]]\n  type = BackboneInterface\n  enabled = yes\n  remote = %s\n"
+			"  target_port = %s\n  transport_identity = %s%s%s",
+			in->name, a, b, tid, nn, nk);
 	}
 	if (!strcmp(t, "I2PInterface")) {
 		val_str(a, sizeof a, &in->reachable_on);
@@ -488,7 +557,8 @@ static int config_entry(char *out, size_t cap, const rnsc_disc_info *in)
 				in->name, a, b, c, d, nn, nk);
 	}
 	if (!strcmp(t, "WeaveInterface"))
-		return snprintf(out, cap, "[[%s]]\n  type = WeaveInterface\n  enabled = yes\n  port = %s%s",
+		return snprintf(out, cap,
+				"[[%s]]\n  type = WeaveInterface\n  enabled = yes\n  port = %s%s",
 				in->name, nn, nk);
 	if (!strcmp(t, "KISSInterface")) {
 		val_str(a, sizeof a, &in->frequency);
@@ -503,9 +573,9 @@ static int config_entry(char *out, size_t cap, const rnsc_disc_info *in)
 	return -1;
 }
 
-int rnsc_discovery_record(rnsc_mp_writer *w, const rnsc_disc_info *in,
-			  const uint8_t network_id[16], unsigned hops, double received,
-			  double discovered, double last_heard, int64_t heard_count)
+int rnsc_discovery_record(rnsc_mp_writer *w, const rnsc_disc_info *in, const uint8_t network_id[16],
+			  unsigned hops, double received, double discovered, double last_heard,
+			  int64_t heard_count)
 {
 	if (!w || !in || !network_id)
 		return RNSC_ERR_INVAL;
@@ -685,7 +755,8 @@ int rnsc_discovery_announce_data(rnsc_ctx *ctx, uint8_t *out, size_t cap,
 				  ih, sizeof ih, RNSC_STAMP_DISCOVERY_ROUNDS);
 	if (rc == 0)
 		rc = rnsc_stamp_generate(ctx, out + 1 + pl, wb,
-					 RNSC_STAMP_DISCOVERY_ROUNDS * RNSC_STAMP_WORKBLOCK_ROUND, cost, 0);
+					 RNSC_STAMP_DISCOVERY_ROUNDS * RNSC_STAMP_WORKBLOCK_ROUND,
+					 cost, 0);
 	free(wb);
 	if (rc < 0)
 		return rc;

@@ -129,7 +129,7 @@ typedef struct rnsc_disc_announce {
 	rnsc_disc_val latitude, longitude, height;
 	const uint8_t *op_addr; /* 16 bytes or NULL */
 	const char *reachable_on;
-	int64_t port;      /* with reachable_on for Backbone / TCPServer */
+	int64_t port;                           /* with reachable_on for Backbone / TCPServer */
 	const char *ifac_netname, *ifac_netkey; /* publish_ifac */
 } rnsc_disc_announce;
 
@@ -139,7 +139,8 @@ typedef struct rnsc_disc_announce {
  * Returns the total length, RNSC_ERR_INVAL, RNSC_ERR_BUFSIZE, or crypto errors. Radio
  * types (RNode, Weave, KISS) are not built here: RNSC_ERR_INVAL. */
 RNSC_API int rnsc_discovery_announce_data(rnsc_ctx *ctx, uint8_t *out, size_t cap,
-					  const rnsc_disc_announce *a, int cost, size_t *packed_len);
+					  const rnsc_disc_announce *a, int cost,
+					  size_t *packed_len);
 
 /* Discovery.py's is_ip_address / is_hostname on a string (not NUL-terminated). */
 RNSC_API int rnsc_discovery_is_ip(const char *s, size_t len);

@@ -148,7 +148,8 @@ int rnsc_identity_load_file(rnsc_ctx *ctx, rnsc_identity *id, const char *path)
 		got += (size_t)n;
 	}
 	close(fd);
-	int rc = got == RNSC_KEYSIZE ? rnsc_identity_from_private(ctx, id, buf, got) : RNSC_ERR_KEYLEN;
+	int rc = got == RNSC_KEYSIZE ? rnsc_identity_from_private(ctx, id, buf, got)
+				     : RNSC_ERR_KEYLEN;
 	rnsc_memzero(buf, sizeof(buf));
 	return rc;
 }

@@ -51,8 +51,8 @@ static int hash_str(rnsc_ctx *ctx, uint8_t out[32], const char *s)
 	return rnsc_sha256(ctx, out, (const uint8_t *)s, strlen(s));
 }
 
-int rnsc_ifac_init(rnsc_ifac *ifac, rnsc_ctx *ctx, const char *network_name,
-		   const char *passphrase, size_t size)
+int rnsc_ifac_init(rnsc_ifac *ifac, rnsc_ctx *ctx, const char *network_name, const char *passphrase,
+		   size_t size)
 {
 	if (!ifac || !ctx)
 		return RNSC_ERR_INVAL;
@@ -76,8 +76,8 @@ int rnsc_ifac_init(rnsc_ifac *ifac, rnsc_ctx *ctx, const char *network_name,
 	if (rc == 0)
 		rc = rnsc_sha256(ctx, origin_hash, origin, n);
 	if (rc == 0)
-		rc = rnsc_ifac_hkdf(ctx, ifac->key, RNSC_IFAC_KEYLEN, origin_hash, 32, rnsc_ifac_salt,
-				    sizeof(rnsc_ifac_salt));
+		rc = rnsc_ifac_hkdf(ctx, ifac->key, RNSC_IFAC_KEYLEN, origin_hash, 32,
+				    rnsc_ifac_salt, sizeof(rnsc_ifac_salt));
 	if (rc == 0)
 		rc = rnsc_identity_from_private(ctx, &ifac->identity, ifac->key, RNSC_IFAC_KEYLEN);
 	if (rc == 0)
@@ -113,8 +113,7 @@ static int make_code(const rnsc_ifac *ifac, uint8_t *code, const uint8_t *p, siz
 	return rc;
 }
 
-int rnsc_ifac_apply(const rnsc_ifac *ifac, uint8_t *out, size_t cap, const uint8_t *raw,
-		    size_t len)
+int rnsc_ifac_apply(const rnsc_ifac *ifac, uint8_t *out, size_t cap, const uint8_t *raw, size_t len)
 {
 	if (!ifac || !ifac->ctx || !out || (!raw && len))
 		return RNSC_ERR_INVAL;

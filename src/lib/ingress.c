@@ -167,8 +167,8 @@ int rnsc_ingress_should_limit_pr(rnsc_ingress *ig, uint64_t now)
 	return 0;
 }
 
-int rnsc_ingress_hold(rnsc_ingress *ig, const uint8_t dest[16], unsigned hops,
-		      const uint8_t *raw, size_t len)
+int rnsc_ingress_hold(rnsc_ingress *ig, const uint8_t dest[16], unsigned hops, const uint8_t *raw,
+		      size_t len)
 {
 	if (hops >= RNSC_PATHFINDER_M - 1) {
 		ig->held_dropped++;

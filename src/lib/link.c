@@ -268,8 +268,8 @@ static int handshake(rnsc_link *l)
 	uint8_t shared[32];
 	int rc = rnsc_x25519(l->ctx, shared, l->prv, l->peer_pub);
 	if (rc == 0)
-		rc = rnsc_hkdf_sha256(l->ctx, l->derived, sizeof(l->derived), shared, sizeof(shared),
-				      l->link_id, HL, NULL, 0);
+		rc = rnsc_hkdf_sha256(l->ctx, l->derived, sizeof(l->derived), shared,
+				      sizeof(shared), l->link_id, HL, NULL, 0);
 	rnsc_memzero(shared, sizeof(shared));
 	if (rc == 0)
 		rc = rnsc_token_init(&l->token, l->ctx, l->derived, sizeof(l->derived));
@@ -280,7 +280,8 @@ static int handshake(rnsc_link *l)
 
 static void update_keepalive(rnsc_link *l)
 {
-	double ka = l->rtt * ((double)RNSC_LINK_KEEPALIVE_MAX_MS / 1000.0 / RNSC_LINK_KEEPALIVE_MAX_RTT);
+	double ka = l->rtt *
+		    ((double)RNSC_LINK_KEEPALIVE_MAX_MS / 1000.0 / RNSC_LINK_KEEPALIVE_MAX_RTT);
 	uint64_t ms = secs_to_ms(ka);
 	l->keepalive = max_u64(min_u64(ms, RNSC_LINK_KEEPALIVE_MAX_MS), RNSC_LINK_KEEPALIVE_MIN_MS);
 	l->stale_time = l->keepalive * RNSC_LINK_STALE_FACTOR;
@@ -328,8 +329,8 @@ int rnsc_link_initiate(rnsc_ctx *ctx, rnsc_link **out, const uint8_t dest_hash[H
 	if (rc)
 		goto fail;
 	l->have_dest_identity = 1;
-	uint64_t fht = p->first_hop_timeout_ms ? p->first_hop_timeout_ms
-					       : RNSC_LINK_PER_HOP_TIMEOUT_MS;
+	uint64_t fht =
+		p->first_hop_timeout_ms ? p->first_hop_timeout_ms : RNSC_LINK_PER_HOP_TIMEOUT_MS;
 	l->establishment_timeout =
 		sat_add(fht, (uint64_t)RNSC_LINK_PER_HOP_TIMEOUT_MS * (p->hops ? p->hops : 1));
 	if ((rc = rnsc_x25519_generate(ctx, l->prv, l->pub)) ||
@@ -524,12 +525,23 @@ static int rtt_value(const uint8_t *p, size_t len, double *v)
 	if (rc)
 		return rc;
 	switch (t.type) {
-	case RNSC_MP_FLOAT64: *v = t.f64; return 0;
-	case RNSC_MP_FLOAT32: *v = (double)t.f32; return 0;
-	case RNSC_MP_UINT: *v = (double)t.u; return 0;
-	case RNSC_MP_INT: *v = (double)t.i; return 0;
-	case RNSC_MP_BOOL: *v = t.boolean ? 1.0 : 0.0; return 0;
-	default: return RNSC_ERR_MALFORMED;
+	case RNSC_MP_FLOAT64:
+		*v = t.f64;
+		return 0;
+	case RNSC_MP_FLOAT32:
+		*v = (double)t.f32;
+		return 0;
+	case RNSC_MP_UINT:
+		*v = (double)t.u;
+		return 0;
+	case RNSC_MP_INT:
+		*v = (double)t.i;
+		return 0;
+	case RNSC_MP_BOOL:
+		*v = t.boolean ? 1.0 : 0.0;
+		return 0;
+	default:
+		return RNSC_ERR_MALFORMED;
 	}
 }
 
@@ -632,8 +644,10 @@ static int delivered_encrypted(int context)
 	case RNSC_CTX_RESOURCE_REQ:
 	case RNSC_CTX_RESOURCE_HMU:
 	case RNSC_CTX_RESOURCE_ICL:
-	case RNSC_CTX_RESOURCE_RCL: return 1;
-	default: return 0;
+	case RNSC_CTX_RESOURCE_RCL:
+		return 1;
+	default:
+		return 0;
 	}
 }
 
@@ -665,9 +679,12 @@ static int on_data(rnsc_link *l, const rnsc_packet *pk, const uint8_t *raw, size
 		return 0;
 	}
 	switch (ctxv) {
-	case RNSC_CTX_LINKIDENTIFY: return on_identify(l, pk);
-	case RNSC_CTX_LRRTT: return l->initiator ? RNSC_ERR_STATE : on_rtt(l, pk, now);
-	case RNSC_CTX_LINKCLOSE: return on_close(l, pk);
+	case RNSC_CTX_LINKIDENTIFY:
+		return on_identify(l, pk);
+	case RNSC_CTX_LRRTT:
+		return l->initiator ? RNSC_ERR_STATE : on_rtt(l, pk, now);
+	case RNSC_CTX_LINKCLOSE:
+		return on_close(l, pk);
 	case RNSC_CTX_KEEPALIVE:
 		if (!l->initiator && pk->data_len == 1 &&
 		    pk->data[0] == RNSC_LINK_KEEPALIVE_REQUEST &&
@@ -677,7 +694,9 @@ static int on_data(rnsc_link *l, const rnsc_packet *pk, const uint8_t *raw, size
 			return rc < 0 ? rc : 0;
 		}
 		return 0;
-	case RNSC_CTX_RESOURCE: deliver(l, ctxv, pk->data, pk->data_len, pk, raw, len); return 0;
+	case RNSC_CTX_RESOURCE:
+		deliver(l, ctxv, pk->data, pk->data_len, pk, raw, len);
+		return 0;
 	case RNSC_CTX_CHANNEL:
 		if (!l->channel_on)
 			return RNSC_ERR_STATE;
@@ -689,7 +708,8 @@ static int on_data(rnsc_link *l, const rnsc_packet *pk, const uint8_t *raw, size
 		deliver(l, ctxv, pt, (size_t)n, pk, raw, len);
 		rnsc_free(l->ctx, pt);
 		return 0;
-	default: return 0; /* contexts a link does not handle are ignored, as Link.receive does */
+	default:
+		return 0; /* contexts a link does not handle are ignored, as Link.receive does */
 	}
 }
 
@@ -803,12 +823,14 @@ int rnsc_link_tick(rnsc_link *l, uint64_t now)
 			l->last_keepalive = lk;
 			l->ka_retry = 0;
 		}
-		if (now >= sat_add(li, l->keepalive) || now >= sat_add(l->last_outbound, l->keepalive)) {
+		if (now >= sat_add(li, l->keepalive) ||
+		    now >= sat_add(l->last_outbound, l->keepalive)) {
 			if (now >= sat_add(li, l->stale_time)) {
-				double g = (l->rtt > 0 ? l->rtt : 0) * RNSC_LINK_KEEPALIVE_TIMEOUT_FACTOR;
+				double g = (l->rtt > 0 ? l->rtt : 0) *
+					   RNSC_LINK_KEEPALIVE_TIMEOUT_FACTOR;
 				uint64_t grace = sat_add(secs_to_ms(g), RNSC_LINK_STALE_GRACE_MS);
-				l->stale_deadline =
-					sat_add(now, min_u64(grace, RNSC_LINK_WATCHDOG_MAX_SLEEP_MS));
+				l->stale_deadline = sat_add(
+					now, min_u64(grace, RNSC_LINK_WATCHDOG_MAX_SLEEP_MS));
 				l->status = RNSC_LINK_STALE;
 			}
 		}
@@ -823,7 +845,8 @@ int rnsc_link_tick(rnsc_link *l, uint64_t now)
 			link_closed(l);
 		}
 		break;
-	default: break;
+	default:
+		break;
 	}
 	return rc;
 }
@@ -834,7 +857,8 @@ uint64_t rnsc_link_next_deadline(const rnsc_link *l)
 		return UINT64_MAX;
 	switch (l->status) {
 	case RNSC_LINK_PENDING:
-	case RNSC_LINK_HANDSHAKE: return sat_add(l->request_time, l->establishment_timeout);
+	case RNSC_LINK_HANDSHAKE:
+		return sat_add(l->request_time, l->establishment_timeout);
 	case RNSC_LINK_ACTIVE: {
 		uint64_t li = last_in(l);
 		uint64_t t = sat_add(li, l->stale_time);
@@ -845,8 +869,10 @@ uint64_t rnsc_link_next_deadline(const rnsc_link *l)
 		}
 		return t;
 	}
-	case RNSC_LINK_STALE: return l->stale_deadline;
-	default: return UINT64_MAX;
+	case RNSC_LINK_STALE:
+		return l->stale_deadline;
+	default:
+		return UINT64_MAX;
 	}
 }
 
@@ -876,8 +902,7 @@ int rnsc_link_send_packet(rnsc_link *l, int packet_type, int context, const uint
 	return emit(l, RNSC_PKT_PROOF, context, data, len, packet_hash, 0, now);
 }
 
-int rnsc_link_encrypt(const rnsc_link *l, uint8_t *out, size_t cap, const uint8_t *pt,
-		      size_t len)
+int rnsc_link_encrypt(const rnsc_link *l, uint8_t *out, size_t cap, const uint8_t *pt, size_t len)
 {
 	if (!l || (!pt && len) || (!out && cap))
 		return RNSC_ERR_INVAL;
@@ -895,8 +920,7 @@ int rnsc_link_encrypt_begin(const rnsc_link *l, rnsc_token_enc *e, uint8_t out[1
 	return rnsc_token_enc_begin(e, &l->token, out);
 }
 
-int rnsc_link_decrypt(const rnsc_link *l, uint8_t *out, size_t cap, const uint8_t *ct,
-		      size_t len)
+int rnsc_link_decrypt(const rnsc_link *l, uint8_t *out, size_t cap, const uint8_t *ct, size_t len)
 {
 	if (!l || (!ct && len) || (!out && cap))
 		return RNSC_ERR_INVAL;

@@ -180,11 +180,20 @@ int rnsc_link_rtt_decode(const uint8_t *p, size_t len, double *rtt)
 	if (rc)
 		return rc;
 	switch (t.type) {
-	case RNSC_MP_FLOAT64: *rtt = t.f64; break;
-	case RNSC_MP_FLOAT32: *rtt = (double)t.f32; break;
-	case RNSC_MP_UINT: *rtt = (double)t.u; break;
-	case RNSC_MP_INT: *rtt = (double)t.i; break;
-	default: return RNSC_ERR_MALFORMED;
+	case RNSC_MP_FLOAT64:
+		*rtt = t.f64;
+		break;
+	case RNSC_MP_FLOAT32:
+		*rtt = (double)t.f32;
+		break;
+	case RNSC_MP_UINT:
+		*rtt = (double)t.u;
+		break;
+	case RNSC_MP_INT:
+		*rtt = (double)t.i;
+		break;
+	default:
+		return RNSC_ERR_MALFORMED;
 	}
 	return rnsc_mp_reader_remaining(&r) ? RNSC_ERR_MALFORMED : 0;
 }

@@ -40,4 +40,3 @@ void rnsc_linkport_on_transport(rnsc_linkport *p, rnsc_transport *t,
 	if (link_id)
 		memcpy(p->link_id, link_id, RNSC_TRUNCATED_HASHLEN);
 }
-

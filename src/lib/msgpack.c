@@ -285,11 +285,26 @@ int rnsc_mp_write_ext(rnsc_mp_writer *w, int8_t type, const uint8_t *p, size_t l
 	if (mp_over_u32(len))
 		return mp_fail(w, RNSC_ERR_TOOBIG);
 	switch (len) {
-	case 1: hdr[0] = 0xd4; h = 1; break;
-	case 2: hdr[0] = 0xd5; h = 1; break;
-	case 4: hdr[0] = 0xd6; h = 1; break;
-	case 8: hdr[0] = 0xd7; h = 1; break;
-	case 16: hdr[0] = 0xd8; h = 1; break;
+	case 1:
+		hdr[0] = 0xd4;
+		h = 1;
+		break;
+	case 2:
+		hdr[0] = 0xd5;
+		h = 1;
+		break;
+	case 4:
+		hdr[0] = 0xd6;
+		h = 1;
+		break;
+	case 8:
+		hdr[0] = 0xd7;
+		h = 1;
+		break;
+	case 16:
+		hdr[0] = 0xd8;
+		h = 1;
+		break;
 	default:
 		if (len <= UINT8_MAX) {
 			hdr[0] = 0xc7;
@@ -471,11 +486,15 @@ static int mp_parse(const uint8_t *p, size_t avail, rnsc_mp_token *t)
 		t->type = RNSC_MP_BOOL;
 		t->boolean = c == 0xc3;
 		return 0;
-	case 0xc4: case 0xc5: case 0xc6:
+	case 0xc4:
+	case 0xc5:
+	case 0xc6:
 		t->type = RNSC_MP_BIN;
 		lenbytes = (size_t)1 << (c - 0xc4);
 		goto sized;
-	case 0xc7: case 0xc8: case 0xc9:
+	case 0xc7:
+	case 0xc8:
+	case 0xc9:
 		t->type = RNSC_MP_EXT;
 		lenbytes = (size_t)1 << (c - 0xc7);
 		goto sized;
@@ -497,7 +516,10 @@ static int mp_parse(const uint8_t *p, size_t avail, rnsc_mp_token *t)
 		t->type = RNSC_MP_FLOAT64;
 		t->size = 9;
 		return 0;
-	case 0xcc: case 0xcd: case 0xce: case 0xcf:
+	case 0xcc:
+	case 0xcd:
+	case 0xce:
+	case 0xcf:
 		lenbytes = (size_t)1 << (c - 0xcc);
 		if (avail < 1 + lenbytes)
 			return RNSC_ERR_TRUNCATED;
@@ -505,7 +527,10 @@ static int mp_parse(const uint8_t *p, size_t avail, rnsc_mp_token *t)
 		t->u = mp_get_be(p + 1, lenbytes);
 		t->size = 1 + lenbytes;
 		return 0;
-	case 0xd0: case 0xd1: case 0xd2: case 0xd3:
+	case 0xd0:
+	case 0xd1:
+	case 0xd2:
+	case 0xd3:
 		lenbytes = (size_t)1 << (c - 0xd0);
 		if (avail < 1 + lenbytes)
 			return RNSC_ERR_TRUNCATED;
@@ -514,20 +539,28 @@ static int mp_parse(const uint8_t *p, size_t avail, rnsc_mp_token *t)
 		mp_set_int(t, mp_sext(mp_get_be(p + 1, lenbytes), lenbytes));
 		t->size = 1 + lenbytes;
 		return 0;
-	case 0xd4: case 0xd5: case 0xd6: case 0xd7: case 0xd8:
+	case 0xd4:
+	case 0xd5:
+	case 0xd6:
+	case 0xd7:
+	case 0xd8:
 		t->type = RNSC_MP_EXT;
 		t->len = (size_t)1 << (c - 0xd4);
 		hdr = 1;
 		goto ext_payload;
-	case 0xd9: case 0xda: case 0xdb:
+	case 0xd9:
+	case 0xda:
+	case 0xdb:
 		t->type = RNSC_MP_STR;
 		lenbytes = (size_t)1 << (c - 0xd9);
 		goto sized;
-	case 0xdc: case 0xdd:
+	case 0xdc:
+	case 0xdd:
 		t->type = RNSC_MP_ARRAY;
 		lenbytes = (size_t)2 << (c - 0xdc);
 		goto sized_container;
-	case 0xde: case 0xdf:
+	case 0xde:
+	case 0xdf:
 		t->type = RNSC_MP_MAP;
 		lenbytes = (size_t)2 << (c - 0xde);
 		goto sized_container;
@@ -634,7 +667,8 @@ int rnsc_mp_skip(rnsc_mp_reader *r)
 				return RNSC_ERR_TOOBIG;
 			if (t.len > 0) {
 				depth++;
-				pending[depth] = t.type == RNSC_MP_MAP ? 2 * (uint64_t)t.len : t.len;
+				pending[depth] =
+					t.type == RNSC_MP_MAP ? 2 * (uint64_t)t.len : t.len;
 			}
 		}
 	}

@@ -11,8 +11,8 @@
 const char *rnsc_packet_context_name(int context)
 {
 	switch (context) {
-#define RNSC_X_CTX(name, value)                                                          \
-	case value:                                                                      \
+#define RNSC_X_CTX(name, value)                                                                    \
+	case value:                                                                                \
 		return #name;
 		RNSC_PACKET_CONTEXTS(RNSC_X_CTX)
 #undef RNSC_X_CTX

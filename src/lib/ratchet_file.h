@@ -26,9 +26,9 @@
 
 #include "identity.h"
 
-#define RNSC_RATCHET_EXPIRY_S (30ull * 24 * 3600)  /* Identity.RATCHET_EXPIRY */
-#define RNSC_RATCHET_COUNT 512                     /* Destination.RATCHET_COUNT */
-#define RNSC_RATCHET_INTERVAL_S (30u * 60)         /* Destination.RATCHET_INTERVAL */
+#define RNSC_RATCHET_EXPIRY_S (30ull * 24 * 3600) /* Identity.RATCHET_EXPIRY */
+#define RNSC_RATCHET_COUNT 512                    /* Destination.RATCHET_COUNT */
+#define RNSC_RATCHET_INTERVAL_S (30u * 60)        /* Destination.RATCHET_INTERVAL */
 /* Largest local ratchet file rnsc reads: RNSC_RATCHET_MAX ratchets and the envelope. */
 #define RNSC_RATCHET_MAX 65536u
 #define RNSC_RATCHET_FILE_MAX ((size_t)RNSC_RATCHET_MAX * 34 + 128)
@@ -51,8 +51,8 @@ RNSC_API int rnsc_ratchet_file_decode(const rnsc_identity *id, const uint8_t *bu
 
 /* Encodes the remote ratchet file. received_s: UNIX seconds. Returns the length or
  * RNSC_ERR_BUFSIZE / RNSC_ERR_INVAL. */
-RNSC_API int rnsc_ratchet_remote_encode(const uint8_t ratchet[32], double received_s,
-					uint8_t *out, size_t cap);
+RNSC_API int rnsc_ratchet_remote_encode(const uint8_t ratchet[32], double received_s, uint8_t *out,
+					size_t cap);
 /* Decodes one; the map may hold its two keys in either order (umsgpack keeps insertion
  * order, which is ratchet first). Returns 0, RNSC_ERR_MALFORMED, RNSC_ERR_TRUNCATED,
  * RNSC_ERR_KEYLEN (ratchet not 32 bytes: get_ratchet ignores such a file). */

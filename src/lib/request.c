@@ -352,8 +352,7 @@ void rnsc_request_link_del(rnsc_request_link *rl)
 	rnsc_free(rl->ctx, rl);
 }
 
-void rnsc_request_link_set_resource_ops(rnsc_request_link *rl,
-					const rnsc_request_resource_ops *ops)
+void rnsc_request_link_set_resource_ops(rnsc_request_link *rl, const rnsc_request_resource_ops *ops)
 {
 	if (!rl)
 		return;
@@ -410,9 +409,8 @@ static void fail(rnsc_request_link *rl, size_t at, uint64_t now)
 	rnsc_free(rl->ctx, e);
 }
 
-int rnsc_request_link_send(rnsc_request_link *rl, const char *path, const uint8_t *data,
-			   size_t len, const rnsc_request_params *p, uint8_t request_id[HL],
-			   uint64_t now)
+int rnsc_request_link_send(rnsc_request_link *rl, const char *path, const uint8_t *data, size_t len,
+			   const rnsc_request_params *p, uint8_t request_id[HL], uint64_t now)
 {
 	if (!rl || !path || (!data && len))
 		return RNSC_ERR_INVAL;
@@ -570,8 +568,8 @@ static void received(rnsc_request_link *rl, size_t at, const uint8_t *resp, size
 
 /* Link.handle_response; sizes: update them and check max_response_size (a RESPONSE packet)
  * or leave them (a response resource). */
-static int handle_response(rnsc_request_link *rl, const uint8_t *packed, size_t len,
-			   int packet, uint64_t now)
+static int handle_response(rnsc_request_link *rl, const uint8_t *packed, size_t len, int packet,
+			   uint64_t now)
 {
 	if (rnsc_linkport_status(&rl->port) != RNSC_LINK_ACTIVE)
 		return RNSC_ERR_STATE;
@@ -590,7 +588,8 @@ static int handle_response(rnsc_request_link *rl, const uint8_t *packed, size_t 
 		e->r.response_size = size > 0 ? (size_t)size : 0;
 		e->r.response_transfer_size += e->r.response_size;
 		if (e->r.max_response_size && size > (long long)e->r.max_response_size) {
-			rnsc_log(rl->ctx, RNSC_LOG_DEBUG, WHO, "rejected response of %lld bytes", size);
+			rnsc_log(rl->ctx, RNSC_LOG_DEBUG, WHO, "rejected response of %lld bytes",
+				 size);
 			fail(rl, at, now);
 			return RNSC_ERR_TOOBIG;
 		}
@@ -737,8 +736,8 @@ int rnsc_request_link_response_resource_received(rnsc_request_link *rl, const ui
 	return handle_response(rl, packed, len, 0, now);
 }
 
-int rnsc_request_link_response_resource_failed(rnsc_request_link *rl,
-					       const uint8_t request_id[HL], uint64_t now)
+int rnsc_request_link_response_resource_failed(rnsc_request_link *rl, const uint8_t request_id[HL],
+					       uint64_t now)
 {
 	if (!rl || !request_id)
 		return RNSC_ERR_INVAL;

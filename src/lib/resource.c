@@ -248,8 +248,8 @@ static size_t bz2_compress(rnsc_resource *r, uint8_t **out, const uint8_t *in, s
 	if (!buf)
 		return 0;
 	unsigned int dlen = (unsigned int)cap;
-	if (BZ2_bzBuffToBuffCompress((char *)buf, &dlen, (char *)(uintptr_t)in,
-				     (unsigned int)len, 9, 0, 0) != BZ_OK) {
+	if (BZ2_bzBuffToBuffCompress((char *)buf, &dlen, (char *)(uintptr_t)in, (unsigned int)len,
+				     9, 0, 0) != BZ_OK) {
 		rnsc_free(r->ctx, buf);
 		return 0;
 	}
@@ -265,7 +265,9 @@ static int segment_span(const rnsc_resource *r, unsigned index, uint64_t *off, u
 		*want = r->data_size;
 	} else {
 		uint64_t first = RNSC_RESOURCE_MAX_EFFICIENT_SIZE - r->meta_len;
-		*off = index == 1 ? 0 : first + (uint64_t)(index - 2) * RNSC_RESOURCE_MAX_EFFICIENT_SIZE;
+		*off = index == 1
+			       ? 0
+			       : first + (uint64_t)(index - 2) * RNSC_RESOURCE_MAX_EFFICIENT_SIZE;
 		*want = index == 1 ? first : RNSC_RESOURCE_MAX_EFFICIENT_SIZE;
 		if (*off > r->data_size)
 			*off = r->data_size;
@@ -284,8 +286,8 @@ static int map_part(rnsc_resource *r, size_t i)
 	int rc = map_hash(r, mh, r->data + po, pl);
 	if (rc)
 		return rc;
-	size_t j = i > RNSC_RESOURCE_COLLISION_GUARD_SIZE ? i - RNSC_RESOURCE_COLLISION_GUARD_SIZE
-							   : 0;
+	size_t j =
+		i > RNSC_RESOURCE_COLLISION_GUARD_SIZE ? i - RNSC_RESOURCE_COLLISION_GUARD_SIZE : 0;
 	for (; j < i; j++)
 		if (memcmp(r->hashmap + j * MH, mh, MH) == 0)
 			return 1;
@@ -446,8 +448,8 @@ static rnsc_resource *new_resource(rnsc_ctx *ctx, const rnsc_resource_link *link
 	if (cb)
 		r->cb = *cb;
 	r->ud = ud;
-	r->sdu = link->mtu > RNSC_RESOURCE_SDU_OVERHEAD ? link->mtu - RNSC_RESOURCE_SDU_OVERHEAD
-							 : 1;
+	r->sdu =
+		link->mtu > RNSC_RESOURCE_SDU_OVERHEAD ? link->mtu - RNSC_RESOURCE_SDU_OVERHEAD : 1;
 	if (r->link.rtt <= 0)
 		r->link.rtt = 0.001;
 	if (!r->link.establishment_cost)
@@ -508,9 +510,9 @@ int rnsc_resource_send(rnsc_ctx *ctx, rnsc_resource **out, const rnsc_resource_l
 			(unsigned)((r->total_size - 1) / RNSC_RESOURCE_MAX_EFFICIENT_SIZE + 1);
 		r->split = 1;
 	}
-	r->timeout_ms = p->timeout_ms ? p->timeout_ms
-				      : (uint64_t)(r->link.rtt * RNSC_LINK_TRAFFIC_TIMEOUT_FACTOR *
-						   1000.0);
+	r->timeout_ms =
+		p->timeout_ms ? p->timeout_ms
+			      : (uint64_t)(r->link.rtt * RNSC_LINK_TRAFFIC_TIMEOUT_FACTOR * 1000.0);
 	int rc = prepare_segment(r, 1);
 	if (!rc && p->queued)
 		r->status = RNSC_RESOURCE_QUEUED;
@@ -620,7 +622,8 @@ static void sender_request(rnsc_resource *r, const uint8_t *pt, size_t len, uint
 		rnsc_mp_write_uint(&w, seg);
 		rnsc_mp_write_bin(&w, r->hashmap + hs * MH, (he - hs) * MH);
 		int n = rnsc_mp_writer_finish(&w);
-		if (n < 0 || send_pkt(r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE_HMU, hmu, HL + (size_t)n) < 0) {
+		if (n < 0 ||
+		    send_pkt(r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE_HMU, hmu, HL + (size_t)n) < 0) {
 			fail(r, now);
 			return;
 		}
@@ -758,8 +761,8 @@ static int slices_run(rnsc_resource *nx, size_t budget)
 	int fin = nx->sp_read == nx->sp_len;
 	if (fin) {
 		rc = rnsc_token_enc_final(&nx->sp_tok, nx->data + 16 + nx->sp_enc,
-					  (size_t)nx->size - 16 - nx->sp_enc, nx->sp_pre + nx->sp_enc,
-					  nx->sp_len - nx->sp_enc);
+					  (size_t)nx->size - 16 - nx->sp_enc,
+					  nx->sp_pre + nx->sp_enc, nx->sp_len - nx->sp_enc);
 		if (rc < 0)
 			return rc;
 		nx->sp_enc = nx->sp_len;
@@ -793,7 +796,8 @@ static int slices_run(rnsc_resource *nx, size_t budget)
 static void slices_step(rnsc_resource *r, size_t budget)
 {
 	if (slices_run(r->nx, budget) < 0)
-		drop_next(r); /* prepared whole at the proof, which fails the resource if it fails */
+		drop_next(
+			r); /* prepared whole at the proof, which fails the resource if it fails */
 }
 
 /* Makes the segment prepared ahead the current one: takes over exactly the fields
@@ -1141,7 +1145,7 @@ static void assemble(rnsc_resource *r, uint64_t now)
 {
 	r->status = RNSC_RESOURCE_ASSEMBLING;
 	uint8_t *dec = rnsc_alloc(r->ctx, r->size ? (size_t)r->size : 1);
-	uint8_t *unz = NULL;       /* the decompressed segment, when compressed */
+	uint8_t *unz = NULL;         /* the decompressed segment, when compressed */
 	const uint8_t *plain = NULL; /* P: in dec (after the random head) or unz */
 	size_t plen = 0;
 	int ok = 0;
@@ -1219,7 +1223,8 @@ done:
 
 static void receive_part(rnsc_resource *r, const uint8_t *part, size_t len, uint64_t now)
 {
-	if (r->status == RNSC_RESOURCE_FAILED || r->waiting_next || r->status >= RNSC_RESOURCE_ASSEMBLING)
+	if (r->status == RNSC_RESOURCE_FAILED || r->waiting_next ||
+	    r->status >= RNSC_RESOURCE_ASSEMBLING)
 		return;
 	r->last_activity = now;
 	r->retries_left = RNSC_RESOURCE_MAX_RETRIES;
@@ -1293,12 +1298,14 @@ static void receive_part(rnsc_resource *r, const uint8_t *part, size_t len, uint
 				if (r->req_data_rtt_rate > RNSC_RESOURCE_RATE_FAST &&
 				    r->fast_rate_rounds < RNSC_RESOURCE_FAST_RATE_THRESHOLD) {
 					r->fast_rate_rounds++;
-					if (r->fast_rate_rounds == RNSC_RESOURCE_FAST_RATE_THRESHOLD)
+					if (r->fast_rate_rounds ==
+					    RNSC_RESOURCE_FAST_RATE_THRESHOLD)
 						r->window_max = RNSC_RESOURCE_WINDOW_MAX_FAST;
 				}
 				if (r->fast_rate_rounds == 0 &&
 				    r->req_data_rtt_rate < RNSC_RESOURCE_RATE_VERY_SLOW &&
-				    r->very_slow_rate_rounds < RNSC_RESOURCE_VERY_SLOW_RATE_THRESHOLD) {
+				    r->very_slow_rate_rounds <
+					    RNSC_RESOURCE_VERY_SLOW_RATE_THRESHOLD) {
 					r->very_slow_rate_rounds++;
 					if (r->very_slow_rate_rounds ==
 					    RNSC_RESOURCE_VERY_SLOW_RATE_THRESHOLD)
@@ -1401,7 +1408,8 @@ int rnsc_resource_packet(rnsc_resource *r, int packet_type, int context, const u
 			conclude(r);
 		}
 		return 0;
-	default: return RNSC_ERR_NOTFOUND;
+	default:
+		return RNSC_ERR_NOTFOUND;
 	}
 }
 
@@ -1480,17 +1488,20 @@ static uint64_t watch_deadline(const rnsc_resource *r)
 			return ms_at(r->last_activity, wait);
 		} else {
 			/* sum((r + 1) * PER_RETRY_DELAY for r in range(MAX_RETRIES)) */
-			double extra = RNSC_RESOURCE_PER_RETRY_DELAY_MS / 1000.0 *
-				       (RNSC_RESOURCE_MAX_RETRIES * (RNSC_RESOURCE_MAX_RETRIES + 1) / 2);
+			double extra =
+				RNSC_RESOURCE_PER_RETRY_DELAY_MS / 1000.0 *
+				(RNSC_RESOURCE_MAX_RETRIES * (RNSC_RESOURCE_MAX_RETRIES + 1) / 2);
 			double wait = cur_rtt(r) * r->timeout_factor * RNSC_RESOURCE_MAX_RETRIES +
 				      RNSC_RESOURCE_SENDER_GRACE_TIME_MS / 1000.0 + extra;
 			return ms_at(r->last_activity, wait);
 		}
 	case RNSC_RESOURCE_AWAITING_PROOF: {
-		return ms_at(r->last_part_sent, cur_rtt(r) * RNSC_RESOURCE_PROOF_TIMEOUT_FACTOR +
-							RNSC_RESOURCE_SENDER_GRACE_TIME_MS / 1000.0);
+		return ms_at(r->last_part_sent,
+			     cur_rtt(r) * RNSC_RESOURCE_PROOF_TIMEOUT_FACTOR +
+				     RNSC_RESOURCE_SENDER_GRACE_TIME_MS / 1000.0);
 	}
-	default: return UINT64_MAX;
+	default:
+		return UINT64_MAX;
 	}
 }
 
@@ -1531,7 +1542,8 @@ void rnsc_resource_tick(rnsc_resource *r, uint64_t now)
 		if (r->early_readv) {
 			/* the same advertisement again; the timeout still runs from the first */
 			r->early_readv = 0;
-			if (send_pkt(r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE_ADV, r->adv, r->adv_len) < 0) {
+			if (send_pkt(r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE_ADV, r->adv, r->adv_len) <
+			    0) {
 				fail(r, now);
 				return;
 			}
@@ -1585,29 +1597,69 @@ void rnsc_resource_tick(rnsc_resource *r, uint64_t now)
 		r->st.retries++;
 		r->last_part_sent = now;
 		break;
-	default: break;
+	default:
+		break;
 	}
 }
 
 /* ---- accessors --------------------------------------------------------------------------- */
 
-int rnsc_resource_status(const rnsc_resource *r) { return r ? r->status : RNSC_ERR_INVAL; }
-int rnsc_resource_done(const rnsc_resource *r) { return r ? r->concluded : 1; }
-int rnsc_resource_is_initiator(const rnsc_resource *r) { return r ? r->initiator : 0; }
-const uint8_t *rnsc_resource_hash(const rnsc_resource *r) { return r ? r->hash : NULL; }
+int rnsc_resource_status(const rnsc_resource *r)
+{
+	return r ? r->status : RNSC_ERR_INVAL;
+}
+int rnsc_resource_done(const rnsc_resource *r)
+{
+	return r ? r->concluded : 1;
+}
+int rnsc_resource_is_initiator(const rnsc_resource *r)
+{
+	return r ? r->initiator : 0;
+}
+const uint8_t *rnsc_resource_hash(const rnsc_resource *r)
+{
+	return r ? r->hash : NULL;
+}
 const uint8_t *rnsc_resource_original_hash(const rnsc_resource *r)
 {
 	return r ? r->original_hash : NULL;
 }
-uint64_t rnsc_resource_total_size(const rnsc_resource *r) { return r ? r->total_size : 0; }
-uint64_t rnsc_resource_transfer_size(const rnsc_resource *r) { return r ? r->size : 0; }
-size_t rnsc_resource_parts(const rnsc_resource *r) { return r ? r->total_parts : 0; }
-unsigned rnsc_resource_segment_index(const rnsc_resource *r) { return r ? r->segment_index : 0; }
-unsigned rnsc_resource_segments(const rnsc_resource *r) { return r ? r->total_segments : 0; }
-int rnsc_resource_flags(const rnsc_resource *r) { return r ? r->flags : 0; }
-int rnsc_resource_compressed(const rnsc_resource *r) { return r ? r->compressed : 0; }
-unsigned rnsc_resource_window(const rnsc_resource *r) { return r ? r->window : 0; }
-double rnsc_resource_eifr(const rnsc_resource *r) { return r ? r->eifr : 0; }
+uint64_t rnsc_resource_total_size(const rnsc_resource *r)
+{
+	return r ? r->total_size : 0;
+}
+uint64_t rnsc_resource_transfer_size(const rnsc_resource *r)
+{
+	return r ? r->size : 0;
+}
+size_t rnsc_resource_parts(const rnsc_resource *r)
+{
+	return r ? r->total_parts : 0;
+}
+unsigned rnsc_resource_segment_index(const rnsc_resource *r)
+{
+	return r ? r->segment_index : 0;
+}
+unsigned rnsc_resource_segments(const rnsc_resource *r)
+{
+	return r ? r->total_segments : 0;
+}
+int rnsc_resource_flags(const rnsc_resource *r)
+{
+	return r ? r->flags : 0;
+}
+int rnsc_resource_compressed(const rnsc_resource *r)
+{
+	return r ? r->compressed : 0;
+}
+unsigned rnsc_resource_window(const rnsc_resource *r)
+{
+	return r ? r->window : 0;
+}
+double rnsc_resource_eifr(const rnsc_resource *r)
+{
+	return r ? r->eifr : 0;
+}
 
 const uint8_t *rnsc_resource_request_id(const rnsc_resource *r, size_t *len)
 {
@@ -1665,9 +1717,8 @@ double rnsc_resource_segment_progress(const rnsc_resource *r)
 
 const char *rnsc_resource_status_name(int s)
 {
-	static const char *const names[] = {"NONE",	    "QUEUED",	  "ADVERTISED",
-					    "TRANSFERRING", "AWAITING_PROOF", "ASSEMBLING",
-					    "COMPLETE",	    "FAILED",	  "CORRUPT",
-					    "REJECTED"};
+	static const char *const names[] = {
+		"NONE",       "QUEUED",   "ADVERTISED", "TRANSFERRING", "AWAITING_PROOF",
+		"ASSEMBLING", "COMPLETE", "FAILED",     "CORRUPT",      "REJECTED"};
 	return s >= 0 && s <= RNSC_RESOURCE_REJECTED ? names[s] : NULL;
 }

@@ -6,8 +6,7 @@
 
 #include "msgpack.h"
 
-int rnsc_resource_adv_pack(const rnsc_resource_adv *a, unsigned segment, uint8_t *out,
-			   size_t cap)
+int rnsc_resource_adv_pack(const rnsc_resource_adv *a, unsigned segment, uint8_t *out, size_t cap)
 {
 	if (!a || !out || a->r_len > 32 || (a->has_q && (a->q_len == 0 || a->q_len > 32)) ||
 	    (!a->m && a->m_len) || a->m_len / RNSC_RESOURCE_MAPHASH_LEN < a->n)
@@ -50,8 +49,7 @@ int rnsc_resource_adv_pack(const rnsc_resource_adv *a, unsigned segment, uint8_t
 	return rnsc_mp_writer_finish(&w);
 }
 
-static int read_fixed(rnsc_mp_reader *r, uint8_t *out, size_t minlen, size_t maxlen,
-		      size_t *got)
+static int read_fixed(rnsc_mp_reader *r, uint8_t *out, size_t minlen, size_t maxlen, size_t *got)
 {
 	const uint8_t *p;
 	size_t n;
@@ -97,15 +95,33 @@ int rnsc_resource_adv_unpack(rnsc_resource_adv *a, const uint8_t *p, size_t len)
 		/* a dict keeps the last value of a repeated key */
 		seen |= bit;
 		switch (*hit) {
-		case 't': rc = rnsc_mp_read_uint(&r, &a->t); break;
-		case 'd': rc = rnsc_mp_read_uint(&r, &a->d); break;
-		case 'n': rc = rnsc_mp_read_uint(&r, &a->n); break;
-		case 'i': rc = rnsc_mp_read_uint(&r, &a->i); break;
-		case 'l': rc = rnsc_mp_read_uint(&r, &a->l); break;
-		case 'f': rc = rnsc_mp_read_uint(&r, &a->f); break;
-		case 'h': rc = read_fixed(&r, a->h, 32, 32, NULL); break;
-		case 'o': rc = read_fixed(&r, a->o, 32, 32, NULL); break;
-		case 'r': rc = read_fixed(&r, a->r, 1, 32, &a->r_len); break;
+		case 't':
+			rc = rnsc_mp_read_uint(&r, &a->t);
+			break;
+		case 'd':
+			rc = rnsc_mp_read_uint(&r, &a->d);
+			break;
+		case 'n':
+			rc = rnsc_mp_read_uint(&r, &a->n);
+			break;
+		case 'i':
+			rc = rnsc_mp_read_uint(&r, &a->i);
+			break;
+		case 'l':
+			rc = rnsc_mp_read_uint(&r, &a->l);
+			break;
+		case 'f':
+			rc = rnsc_mp_read_uint(&r, &a->f);
+			break;
+		case 'h':
+			rc = read_fixed(&r, a->h, 32, 32, NULL);
+			break;
+		case 'o':
+			rc = read_fixed(&r, a->o, 32, 32, NULL);
+			break;
+		case 'r':
+			rc = read_fixed(&r, a->r, 1, 32, &a->r_len);
+			break;
 		case 'q':
 			if (rnsc_mp_read_nil(&r) == 0) {
 				a->has_q = 0;

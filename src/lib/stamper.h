@@ -44,7 +44,8 @@ RNSC_API int rnsc_stamp_valid(rnsc_ctx *ctx, const uint8_t stamp[RNSC_STAMP_SIZE
 /* Draws random stamps until one is valid for cost (LXStamper.generate_stamp); writes it to
  * out and returns its value. max_tries 0 means no limit. Returns the value (>= 0),
  * RNSC_ERR_RANGE after max_tries, RNSC_ERR_INVAL (cost outside 0..256), crypto errors. */
-RNSC_API int rnsc_stamp_generate(rnsc_ctx *ctx, uint8_t out[RNSC_STAMP_SIZE], const uint8_t *workblock,
-				 size_t wb_len, int cost, uint64_t max_tries);
+RNSC_API int rnsc_stamp_generate(rnsc_ctx *ctx, uint8_t out[RNSC_STAMP_SIZE],
+				 const uint8_t *workblock, size_t wb_len, int cost,
+				 uint64_t max_tries);
 
 #endif

@@ -83,7 +83,8 @@ static int check_fields(const rnsc_timelock_header *h, const char **why)
 }
 
 int rnsc_timelock_header_new(rnsc_ctx *ctx, rnsc_timelock_header *h, int algo, int mode,
-			     uint64_t steps, uint32_t interval, uint32_t rate_mhs, size_t payload_len)
+			     uint64_t steps, uint32_t interval, uint32_t rate_mhs,
+			     size_t payload_len)
 {
 	if (!ctx || !h)
 		return RNSC_ERR_INVAL;
@@ -199,7 +200,8 @@ void rnsc_timelock_step_input(uint8_t in[RNSC_TL_STEP_INPUT_LEN], const uint8_t 
 }
 
 int rnsc_timelock_chain_init(rnsc_ctx *ctx, rnsc_timelock_chain *c,
-			     const uint8_t header[RNSC_TL_HEADER_LEN], const rnsc_timelock_header *h)
+			     const uint8_t header[RNSC_TL_HEADER_LEN],
+			     const rnsc_timelock_header *h)
 {
 	if (!ctx || !c || !header || !h)
 		return RNSC_ERR_INVAL;

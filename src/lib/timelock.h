@@ -115,9 +115,8 @@ RNSC_API int rnsc_timelock_header_encode(rnsc_ctx *ctx, uint8_t out[RNSC_TL_HEAD
  * reserved bytes), RNSC_ERR_VERSION (a format version this build does not know) or
  * RNSC_ERR_RANGE (a field out of range). *why (optional) receives a static English reason.
  */
-RNSC_API int rnsc_timelock_header_decode(rnsc_ctx *ctx, rnsc_timelock_header *h,
-					 const uint8_t *buf, size_t len,
-					 const char **why) RNSC_MUST_CHECK;
+RNSC_API int rnsc_timelock_header_decode(rnsc_ctx *ctx, rnsc_timelock_header *h, const uint8_t *buf,
+					 size_t len, const char **why) RNSC_MUST_CHECK;
 /* Total file length for a header. */
 RNSC_API uint64_t rnsc_timelock_file_len(const rnsc_timelock_header *h);
 /* Ciphertext length for a payload of len bytes (PKCS#7 always adds 1..16 bytes). */

@@ -54,8 +54,7 @@ int rnsc_token_encrypt_iv(const rnsc_token *t, uint8_t *out, size_t cap, const u
 	return (int)total;
 }
 
-int rnsc_token_encrypt(const rnsc_token *t, uint8_t *out, size_t cap, const uint8_t *pt,
-		       size_t len)
+int rnsc_token_encrypt(const rnsc_token *t, uint8_t *out, size_t cap, const uint8_t *pt, size_t len)
 {
 	uint8_t iv[16];
 	int rc = rnsc_random(t->ctx, iv, sizeof(iv));
@@ -131,8 +130,7 @@ int rnsc_token_enc_update(rnsc_token_enc *e, uint8_t *out, const uint8_t *pt, si
 	return 0;
 }
 
-int rnsc_token_enc_final(rnsc_token_enc *e, uint8_t *out, size_t cap, const uint8_t *pt,
-			 size_t len)
+int rnsc_token_enc_final(rnsc_token_enc *e, uint8_t *out, size_t cap, const uint8_t *pt, size_t len)
 {
 	if (!e || !e->live || !out || (len && !pt))
 		return RNSC_ERR_INVAL;

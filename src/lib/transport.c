@@ -207,7 +207,8 @@ int rnsc_transport_new(rnsc_ctx *ctx, rnsc_transport **out, const rnsc_identity 
 			t->hops_delta = (uint8_t)(r % 6 + 2);
 	}
 	if (rc == 0)
-		rc = rnsc_destination_hash(ctx, t->tunnel_dest, NULL, "rnstransport", tunnel_aspects, 2);
+		rc = rnsc_destination_hash(ctx, t->tunnel_dest, NULL, "rnstransport",
+					   tunnel_aspects, 2);
 	if (rc) {
 		rnsc_transport_del(t);
 		return rc;
@@ -423,7 +424,7 @@ static uint8_t routed_hops(const rnsc_transport *t, const rnsc_packet *p, uint32
 /* Packs and routes one packet. attached (may be NULL) restricts a broadcast to one
  * interface. hash_out (may be NULL) receives the packet hash. */
 int rnsc_tr_outbound(rnsc_transport *t, const rnsc_packet *p, const uint32_t *attached,
-		    uint64_t now, uint8_t hash_out[RNSC_HASHLEN])
+		     uint64_t now, uint8_t hash_out[RNSC_HASHLEN])
 {
 	uint8_t raw[RNSC_MTU + HL];
 	if (p->hops > RNSC_PATHFINDER_M - 1) /* Transport.PATHFINDER_M */
@@ -491,8 +492,8 @@ int rnsc_tr_outbound(rnsc_transport *t, const rnsc_packet *p, const uint32_t *at
 
 /* ---- announces ---------------------------------------------------------------------------- */
 
-static int announce_local(rnsc_transport *t, tr_local *l, const uint8_t *app_data,
-			  size_t app_len, int path_response, const uint32_t *attached, uint64_t now)
+static int announce_local(rnsc_transport *t, tr_local *l, const uint8_t *app_data, size_t app_len,
+			  int path_response, const uint32_t *attached, uint64_t now)
 {
 	uint8_t rh[RNSC_ANNOUNCE_RANDOM_LEN], data[RNSC_MTU], ratchet[RNSC_RATCHETSIZE];
 	if (!app_data && l->default_app_data) { /* app_data None: default_app_data */
@@ -524,8 +525,8 @@ static int announce_local(rnsc_transport *t, tr_local *l, const uint8_t *app_dat
 	return rnsc_tr_outbound(t, &p, attached, now, NULL);
 }
 
-int rnsc_transport_announce(rnsc_transport *t, const uint8_t dest_hash[HL],
-			    const uint8_t *app_data, size_t app_data_len, uint64_t now)
+int rnsc_transport_announce(rnsc_transport *t, const uint8_t dest_hash[HL], const uint8_t *app_data,
+			    size_t app_data_len, uint64_t now)
 {
 	if (!t || !dest_hash)
 		return RNSC_ERR_INVAL;
@@ -598,7 +599,7 @@ static uint64_t expiry_for_mode(int mode)
 		return RNSC_AP_PATH_TIME_MS; /* Transport.AP_PATH_TIME */
 	if (mode == RNSC_TRANSPORT_MODE_ROAMING)
 		return RNSC_ROAMING_PATH_TIME_MS; /* Transport.ROAMING_PATH_TIME */
-	return RNSC_PATHFINDER_E_MS; /* Transport.PATHFINDER_E */
+	return RNSC_PATHFINDER_E_MS;              /* Transport.PATHFINDER_E */
 }
 
 /* validate_announce with the known-key conflict check (done once, early, as the reference's
@@ -618,8 +619,8 @@ static int announce_check(rnsc_transport *t, const rnsc_packet *p, rnsc_announce
 	return rc;
 }
 
-static int inbound_announce(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw,
-			    size_t len, const uint8_t hash[RNSC_HASHLEN], const tr_iface *rif,
+static int inbound_announce(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw, size_t len,
+			    const uint8_t hash[RNSC_HASHLEN], const tr_iface *rif,
 			    const rnsc_announce *va, int rc, uint64_t now)
 {
 	rnsc_announce a = *va;
@@ -797,8 +798,8 @@ static int inbound_announce(rnsc_transport *t, const rnsc_packet *p, const uint8
 	if ((rc = rnsc_tr_discovery_answer(t, p, now)))
 		return rc;
 	if (t->cb.on_announce)
-		t->cb.on_announce(t->cb.ud, p->dest_hash, a.app_data, a.app_data ? a.app_data_len : 0,
-				  p->hops);
+		t->cb.on_announce(t->cb.ud, p->dest_hash, a.app_data,
+				  a.app_data ? a.app_data_len : 0, p->hops);
 	return rnsc_tr_announce_handlers_run(t, p, hash, &a);
 }
 
@@ -899,8 +900,8 @@ int rnsc_transport_request_path_tagged(rnsc_transport *t, const uint8_t dest_has
 		return RNSC_ERR_INVAL;
 	if (tag_len > HL)
 		return RNSC_ERR_RANGE; /* a path request's tag is read back as at most 16 bytes */
-	return rnsc_tr_request_path(t, dest_hash, iface_only ? &iface : NULL,
-				    tag_len ? tag : NULL, tag_len, 0, now);
+	return rnsc_tr_request_path(t, dest_hash, iface_only ? &iface : NULL, tag_len ? tag : NULL,
+				    tag_len, 0, now);
 }
 
 /* Transport.path_request (local destinations, and known paths on transport nodes). */
@@ -969,15 +970,15 @@ static int path_request(rnsc_transport *t, const rnsc_pathreq *r, const tr_iface
 	if (!path && from_local) /* asked on every other interface for the client */
 		return request_path_on(t, r->dest_hash, rif->id, -1, now);
 	if (!path) { /* a recursive search on discovering interfaces (transport_discovery.c) */
-		int rc = rnsc_tr_discover(t, r->dest_hash, r->tag, r->tag_len, rif,
-					  ingress_limited, now);
+		int rc = rnsc_tr_discover(t, r->dest_hash, r->tag, r->tag_len, rif, ingress_limited,
+					  now);
 		if (rc)
 			return rc < 0 ? rc : 0;
 	}
 	if (!path && t->n_local_clients) /* passed on to the local clients */
 		return request_path_on(t, r->dest_hash, rif->id, RNSC_TRANSPORT_LOCAL_CLIENT, now);
 	if (!path)
-		return 0; /* no path known: ignored */
+		return 0;                     /* no path known: ignored */
 	rnsc_tr_pr_resolved(t, r->dest_hash); /* answered (or deliberately not) */
 	if (rif->mode == RNSC_TRANSPORT_MODE_ROAMING && rif->id == path->pub.iface)
 		return 0; /* the reference does not answer a roaming peer from its own side */
@@ -1176,12 +1177,13 @@ int rnsc_transport_send(rnsc_transport *t, const uint8_t dest_hash[HL], const ui
 
 static void receipt_remove(rnsc_transport *t, size_t i)
 {
-	memmove(&t->receipts[i], &t->receipts[i + 1], (t->n_receipts - i - 1) * sizeof(*t->receipts));
+	memmove(&t->receipts[i], &t->receipts[i + 1],
+		(t->n_receipts - i - 1) * sizeof(*t->receipts));
 	t->n_receipts--;
 }
 
-static int inbound_proof(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw,
-			 size_t len, const tr_iface *rif)
+static int inbound_proof(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw, size_t len,
+			 const tr_iface *rif)
 {
 	if (rnsc_tr_relaying(t)) {
 		tr_reverse *rv = rnsc_tmap_del(&t->reverse, p->dest_hash);
@@ -1230,8 +1232,8 @@ static int inbound_proof(rnsc_transport *t, const rnsc_packet *p, const uint8_t 
 
 /* Transport.packet_filter: 1 to process, 0 to drop. A hashlist duplicate is counted only
  * when count is set (inbound; not a query through rnsc_transport_packet_filter). */
-static int packet_filter(rnsc_transport *t, const rnsc_packet *p,
-			 const uint8_t hash[RNSC_HASHLEN], int count)
+static int packet_filter(rnsc_transport *t, const rnsc_packet *p, const uint8_t hash[RNSC_HASHLEN],
+			 int count)
 {
 	if (p->header_type == RNSC_HEADER_2 && p->packet_type != RNSC_PKT_ANNOUNCE &&
 	    memcmp(p->transport_id, t->ident.hash, HL) != 0)
@@ -1249,7 +1251,7 @@ static int packet_filter(rnsc_transport *t, const rnsc_packet *p,
 	}
 	if (p->dest_type == RNSC_DEST_PLAIN || p->dest_type == RNSC_DEST_GROUP) {
 		if (p->packet_type == RNSC_PKT_ANNOUNCE)
-			return 0; /* announces are for SINGLE destinations only */
+			return 0;    /* announces are for SINGLE destinations only */
 		return p->hops <= 1; /* PLAIN and GROUP packets are never transported */
 	}
 	if (!hashlist_has(t, hash))
@@ -1268,7 +1270,8 @@ static size_t rewrite_for_next_hop(uint8_t *out, const rnsc_packet *p, const uin
 				   size_t len, const tr_path *path)
 {
 	if (path->pub.hops == 1) {
-		out[0] = (uint8_t)(RNSC_HEADER_1 << 6 | RNSC_TRANSPORT_BROADCAST << 4 | (raw[0] & 0x0f));
+		out[0] = (uint8_t)(RNSC_HEADER_1 << 6 | RNSC_TRANSPORT_BROADCAST << 4 |
+				   (raw[0] & 0x0f));
 		out[1] = p->hops;
 		memcpy(out + 2, raw + 2 + HL, len - 2 - HL);
 		return len - HL;
@@ -1282,9 +1285,9 @@ static size_t rewrite_for_next_hop(uint8_t *out, const rnsc_packet *p, const uin
 
 /* forward() for anything but a link request: the reverse table entry for the proof's way
  * back, and the packet rewritten straight into the outbox. */
-static int forward_packet(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw,
-			  size_t len, const uint8_t hash[RNSC_HASHLEN], const tr_iface *rif,
-			  tr_path *path, uint64_t now)
+static int forward_packet(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw, size_t len,
+			  const uint8_t hash[RNSC_HASHLEN], const tr_iface *rif, tr_path *path,
+			  uint64_t now)
 {
 	/* reverse_table[truncated packet hash] */
 	tr_reverse *rv = rnsc_alloc(t->ctx, sizeof(*rv));
@@ -1727,8 +1730,8 @@ uint64_t rnsc_transport_next_deadline(const rnsc_transport *t)
 		uint64_t r = t->receipts_last_checked + RNSC_RECEIPTS_CHECK_INTERVAL_MS + 1;
 		d = r < d ? r : d;
 	}
-	if (t->paths.n || t->reverse.n || t->path_requests.n || t->tunnels.n ||
-	    t->link_table.n || t->path_states.n || rnsc_tr_discovery_pending(t)) {
+	if (t->paths.n || t->reverse.n || t->path_requests.n || t->tunnels.n || t->link_table.n ||
+	    t->path_states.n || rnsc_tr_discovery_pending(t)) {
 		uint64_t c = t->tables_last_culled + RNSC_TABLES_CULL_INTERVAL_MS + 1;
 		d = c < d ? c : d;
 	}
@@ -1827,8 +1830,8 @@ int rnsc_transport_expire_path(rnsc_transport *t, const uint8_t dest_hash[HL])
 	return 0;
 }
 
-int rnsc_transport_recall(const rnsc_transport *t, const uint8_t dest_hash[HL],
-			  rnsc_identity *id, const uint8_t **app_data, size_t *app_data_len)
+int rnsc_transport_recall(const rnsc_transport *t, const uint8_t dest_hash[HL], rnsc_identity *id,
+			  const uint8_t **app_data, size_t *app_data_len)
 {
 	const tr_known *k = rnsc_tmap_get(&t->known, dest_hash, NULL);
 	if (!k)
@@ -1993,8 +1996,8 @@ int rnsc_transport_hashlist_next(const rnsc_transport *t, size_t *cursor,
 	return 0;
 }
 
-int rnsc_transport_packet_filter(rnsc_transport *t, const uint8_t *raw, size_t len,
-				 int *accepted, uint8_t hash[RNSC_HASHLEN])
+int rnsc_transport_packet_filter(rnsc_transport *t, const uint8_t *raw, size_t len, int *accepted,
+				 uint8_t hash[RNSC_HASHLEN])
 {
 	if (!t || !raw || !accepted)
 		return RNSC_ERR_INVAL;

@@ -149,7 +149,8 @@ size_t rnsc_transport_blackhole_purge_paths(rnsc_transport *t)
 	if (dropped)
 		rnsc_log(t->ctx, RNSC_LOG_INFO, "transport",
 			 "removed %zu destination%s associated with blackholed identities from "
-			 "path table", dropped, dropped == 1 ? "" : "s");
+			 "path table",
+			 dropped, dropped == 1 ? "" : "s");
 	return dropped;
 }
 
@@ -295,7 +296,8 @@ static int parse_entry(rnsc_mp_reader *r, rnsc_blackhole_entry *e)
 }
 
 int rnsc_blackhole_list_parse(const uint8_t *buf, size_t len,
-			      int (*cb)(void *ud, const uint8_t id[HL], const rnsc_blackhole_entry *e),
+			      int (*cb)(void *ud, const uint8_t id[HL],
+					const rnsc_blackhole_entry *e),
 			      void *ud)
 {
 	if (!buf && len)

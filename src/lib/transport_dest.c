@@ -99,8 +99,8 @@ int rnsc_tr_group_decrypt(rnsc_transport *t, const tr_local *l, uint8_t *out, si
 	return rc;
 }
 
-static int send_typed(rnsc_transport *t, const uint8_t dest_hash[HL], int type,
-		      const uint8_t *data, size_t len, uint64_t now)
+static int send_typed(rnsc_transport *t, const uint8_t dest_hash[HL], int type, const uint8_t *data,
+		      size_t len, uint64_t now)
 {
 	if (len + 2 + HL + 1 > RNSC_MTU) /* Packet.pack: the raw packet must fit the MTU */
 		return RNSC_ERR_TOOBIG;
@@ -251,8 +251,8 @@ int rnsc_tr_announce_handlers_run(rnsc_transport *t, const rnsc_packet *p,
 		}
 		if (pr && !h->path_responses)
 			continue;
-		h->fn(h->ud, p->dest_hash, &id, a->app_data, a->app_data ? a->app_data_len : 0, hash,
-		      pr);
+		h->fn(h->ud, p->dest_hash, &id, a->app_data, a->app_data ? a->app_data_len : 0,
+		      hash, pr);
 	}
 	t->in_ahandlers = 0;
 	rnsc_identity_free(&id);

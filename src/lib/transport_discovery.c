@@ -182,8 +182,8 @@ static int searches(const tr_iface *f, int *boundary)
 	}
 }
 
-int rnsc_tr_discover(rnsc_transport *t, const uint8_t dest[HL], const uint8_t *tag,
-		     size_t tag_len, const tr_iface *rif, int ingress_limited, uint64_t now)
+int rnsc_tr_discover(rnsc_transport *t, const uint8_t dest[HL], const uint8_t *tag, size_t tag_len,
+		     const tr_iface *rif, int ingress_limited, uint64_t now)
 {
 	int boundary;
 	if (!t->cfg.transport_enabled || !searches(rif, &boundary))
@@ -308,7 +308,7 @@ int rnsc_tr_discovery_cull(rnsc_transport *t, uint64_t now)
 			const void *v = rnsc_tmap_slot_val(m, i);
 			int stale = k == 0 ? now > ((const tr_discovery *)v)->timeout
 					   : now > *(const uint64_t *)v +
-							 RNSC_PATH_REQUEST_GATE_TIMEOUT_MS;
+							     RNSC_PATH_REQUEST_GATE_TIMEOUT_MS;
 			if (stale)
 				memcpy(gone[n++], rnsc_tmap_slot_key(m, i), HL);
 		}

@@ -39,10 +39,10 @@ typedef struct tr_iface {
 	int has_tunnel; /* Interface.tunnel_id, set by a tunnel synthesis received here */
 	uint8_t tunnel_id[RNSC_HASHLEN];
 	/* discovery path requests (transport_discovery.c) */
-	int egress_control;  /* Interface.egress_control */
-	double ec_pr_freq;   /* Interface.ec_pr_freq, Hz */
-	int recursive_prs;   /* Interface.recursive_prs */
-	int offline;         /* not Interface.online (rnsc_transport_iface_set_online) */
+	int egress_control; /* Interface.egress_control */
+	double ec_pr_freq;  /* Interface.ec_pr_freq, Hz */
+	int recursive_prs;  /* Interface.recursive_prs */
+	int offline;        /* not Interface.online (rnsc_transport_iface_set_online) */
 } tr_iface;
 
 typedef struct tr_local {
@@ -58,16 +58,16 @@ typedef struct tr_local {
 	uint8_t (*ratchets)[RNSC_RATCHETSIZE];
 	size_t n_ratchets;
 	int ratchets_on;
-	size_t retained;               /* Destination.retained_ratchets */
-	uint64_t ratchet_interval_ms;  /* Destination.ratchet_interval */
-	uint64_t latest_ratchet_time;  /* Destination.latest_ratchet_time, ms */
+	size_t retained;              /* Destination.retained_ratchets */
+	uint64_t ratchet_interval_ms; /* Destination.ratchet_interval */
+	uint64_t latest_ratchet_time; /* Destination.latest_ratchet_time, ms */
 	int enforce_ratchets;
-	int has_latest_rid;            /* Destination.latest_ratchet_id is not None */
+	int has_latest_rid; /* Destination.latest_ratchet_id is not None */
 	uint8_t latest_rid[RNSC_RATCHET_ID_LEN];
-	int prove_app;                 /* Destination.PROVE_APP (prove_all: PROVE_ALL) */
-	uint8_t *default_app_data;     /* Destination.default_app_data; NULL: None */
+	int prove_app;             /* Destination.PROVE_APP (prove_all: PROVE_ALL) */
+	uint8_t *default_app_data; /* Destination.default_app_data; NULL: None */
 	size_t default_app_len;
-	int has_group_key;             /* GROUP: Destination.prv (a Token key) */
+	int has_group_key; /* GROUP: Destination.prv (a Token key) */
 	uint8_t group_key[64];
 } tr_local;
 
@@ -87,11 +87,11 @@ typedef struct tr_path {
 } tr_path;
 
 typedef struct tr_announce {
-	uint64_t timestamp;  /* IDX_AT_TIMESTAMP */
-	uint64_t rtrns_tmo;  /* IDX_AT_RTRNS_TMO */
-	int retries;         /* IDX_AT_RETRIES */
+	uint64_t timestamp;    /* IDX_AT_TIMESTAMP */
+	uint64_t rtrns_tmo;    /* IDX_AT_RTRNS_TMO */
+	int retries;           /* IDX_AT_RETRIES */
 	uint8_t rcvd_from[HL]; /* IDX_AT_RCVD_IF (the reference stores received_from there) */
-	unsigned hops;       /* IDX_AT_HOPS */
+	unsigned hops;         /* IDX_AT_HOPS */
 	uint8_t raw[RNSC_MTU]; /* IDX_AT_PACKET */
 	size_t raw_len;
 	int local_rebroadcasts; /* IDX_AT_LCL_RBRD */
@@ -106,7 +106,7 @@ typedef struct tr_known {
 	uint8_t pub[RNSC_KEYSIZE];
 	uint8_t *app_data; /* NULL: none */
 	size_t app_len;
-	double last_used; /* seconds; RNSC_KNOWN_NEVER_USED / RNSC_KNOWN_RETAINED */
+	double last_used;  /* seconds; RNSC_KNOWN_NEVER_USED / RNSC_KNOWN_RETAINED */
 	int last_used_int; /* an integer in the file (0 and -1 are; time.time() is not) */
 } tr_known;
 
@@ -136,21 +136,21 @@ struct rnsc_transport {
 	rnsc_transport_config cfg;
 	rnsc_transport_callbacks cb;
 	rnsc_transport_stats st;
-	uint8_t pr_dest[HL]; /* Transport.pr_destination_hash */
+	uint8_t pr_dest[HL];     /* Transport.pr_destination_hash */
 	uint8_t tunnel_dest[HL]; /* rnstransport.tunnel.synthesize: the other control hash */
 
 	tr_iface *ifaces;
 	size_t n_ifaces, cap_ifaces;
 
-	rnsc_tmap locals;        /* destinations_map */
-	rnsc_tmap paths;         /* path_table */
-	rnsc_tmap announces;     /* announce_table */
-	rnsc_tmap known;         /* Identity.known_destinations */
-	rnsc_tmap ratchets;      /* Identity.known_ratchets: dest -> tr_ratchet* */
-	rnsc_tmap reverse;       /* reverse_table */
-	rnsc_tmap path_requests; /* path_requests: dest -> uint64_t* timestamp */
-	rnsc_tmap hashlist, hashlist_prev;     /* packet_hashlist(_prev): 32- or 16-byte keys */
-	rnsc_tmap pr_tags, pr_tags_prev;       /* discovery_pr_tags(_prev), SHA-256 of the tag */
+	rnsc_tmap locals;                  /* destinations_map */
+	rnsc_tmap paths;                   /* path_table */
+	rnsc_tmap announces;               /* announce_table */
+	rnsc_tmap known;                   /* Identity.known_destinations */
+	rnsc_tmap ratchets;                /* Identity.known_ratchets: dest -> tr_ratchet* */
+	rnsc_tmap reverse;                 /* reverse_table */
+	rnsc_tmap path_requests;           /* path_requests: dest -> uint64_t* timestamp */
+	rnsc_tmap hashlist, hashlist_prev; /* packet_hashlist(_prev): 32- or 16-byte keys */
+	rnsc_tmap pr_tags, pr_tags_prev;   /* discovery_pr_tags(_prev), SHA-256 of the tag */
 
 	tr_receipt *receipts;
 	size_t n_receipts, cap_receipts;
@@ -169,8 +169,8 @@ struct rnsc_transport {
 	int to_shared;
 	rnsc_tmap pending_local_prs; /* pending_local_path_requests: dest -> uint32_t* iface */
 
-	rnsc_tmap rates;        /* announce_rate_table: dest -> rnsc_arate* */
-	rnsc_tmap held;         /* Transport.held_announces: dest -> tr_announce* */
+	rnsc_tmap rates;          /* announce_rate_table: dest -> rnsc_arate* */
+	rnsc_tmap held;           /* Transport.held_announces: dest -> tr_announce* */
 	uint64_t iface_jobs_last; /* Transport.interface_last_jobs */
 	rnsc_tmap tunnels;        /* Transport.tunnels: tunnel id (32) -> tr_tunnel* */
 	int in_release;           /* re-processing a released held announce */
@@ -179,19 +179,19 @@ struct rnsc_transport {
 	rnsc_tmap discovery_prs; /* discovery_path_requests: dest -> tr_discovery* */
 	rnsc_tmap inflight_prs;  /* inflight_path_requests: dest -> uint64_t* timestamp */
 	/* the TC_INGRESS_LIMITED inbound queue, for path requests (transport_policy.c) */
-	struct tr_prq *prq;      /* ring of cfg.qlen_in_il entries, allocated on first use */
+	struct tr_prq *prq; /* ring of cfg.qlen_in_il entries, allocated on first use */
 	size_t prq_head, prq_n;
-	rnsc_tmap blackhole;      /* blackholed_identities: identity hash -> tr_blackhole* */
+	rnsc_tmap blackhole; /* blackholed_identities: identity hash -> tr_blackhole* */
 	/* path states and rediscovery (transport_path.c) */
-	rnsc_tmap path_states;    /* path_states: dest -> (void *)(state + 1), not allocated */
-	struct tr_pdpr {          /* pending_discovery_prs: [dest, blocked_if] */
+	rnsc_tmap path_states; /* path_states: dest -> (void *)(state + 1), not allocated */
+	struct tr_pdpr {       /* pending_discovery_prs: [dest, blocked_if] */
 		uint8_t dest[HL];
 		int has_blocked;
 		uint32_t blocked;
 	} pdpr[RNSC_MAX_QUEUED_DISCOVERY_PRS];
 	size_t n_pdpr;
-	uint64_t pdpr_at;         /* when the sender sends the next one */
-	uint64_t lte_seq;         /* link table insertions so far */
+	uint64_t pdpr_at;              /* when the sender sends the next one */
+	uint64_t lte_seq;              /* link table insertions so far */
 	struct tr_ahandler *ahandlers; /* Transport.announce_handlers (transport_dest.c) */
 	size_t n_ahandlers, cap_ahandlers;
 	uint32_t next_ahandler;
@@ -212,10 +212,10 @@ typedef struct tr_llink {
 	rnsc_link *link;
 	uint8_t id[HL];
 	uint8_t dest[HL];
-	uint32_t iface;       /* Link.attached_interface */
+	uint32_t iface; /* Link.attached_interface */
 	int has_iface;
 	unsigned expected_hops; /* initiator: hops_to(dest) when requested */
-	int was_active; /* became ACTIVE once (a pending link that closes failed) */
+	int was_active;         /* became ACTIVE once (a pending link that closes failed) */
 	int busy;     /* inside a call into the link: its deletion waits for the outer settle */
 	uint64_t now; /* the time of the call in progress (for proof checks in callbacks) */
 	/* During rnsc_link_receive() of an inbound packet: the buffer handed to the link and
@@ -232,22 +232,22 @@ typedef struct tr_llink {
 		uint8_t hash[RNSC_HASHLEN];
 		uint64_t deadline;
 		uint8_t live;
-	} *rcpt;
+	} * rcpt;
 	size_t rcpt_head, n_rcpt, cap_rcpt;
 } tr_llink;
 
 /* A relayed link (Transport.link_table, IDX_LT_*). */
 typedef struct tr_lte {
-	uint64_t timestamp;      /* IDX_LT_TIMESTAMP */
-	uint8_t nh_trid[HL];     /* IDX_LT_NH_TRID */
-	uint32_t nh_if;          /* IDX_LT_NH_IF */
-	unsigned rem_hops;       /* IDX_LT_REM_HOPS */
-	uint32_t rcvd_if;        /* IDX_LT_RCVD_IF */
-	unsigned hops;           /* IDX_LT_HOPS */
-	uint8_t dest[HL];        /* IDX_LT_DSTHASH */
-	int validated;           /* IDX_LT_VALIDATED */
-	uint64_t proof_tmo;      /* IDX_LT_PROOF_TMO */
-	uint64_t seq;            /* insertion order (the reference's dict order) */
+	uint64_t timestamp;  /* IDX_LT_TIMESTAMP */
+	uint8_t nh_trid[HL]; /* IDX_LT_NH_TRID */
+	uint32_t nh_if;      /* IDX_LT_NH_IF */
+	unsigned rem_hops;   /* IDX_LT_REM_HOPS */
+	uint32_t rcvd_if;    /* IDX_LT_RCVD_IF */
+	unsigned hops;       /* IDX_LT_HOPS */
+	uint8_t dest[HL];    /* IDX_LT_DSTHASH */
+	int validated;       /* IDX_LT_VALIDATED */
+	uint64_t proof_tmo;  /* IDX_LT_PROOF_TMO */
+	uint64_t seq;        /* insertion order (the reference's dict order) */
 } tr_lte;
 
 /* Transport._outbound for one packet (transport.c). attached (may be NULL) restricts a
@@ -333,28 +333,26 @@ int rnsc_tr_tunnels_cull(rnsc_transport *t, uint64_t now);
 void rnsc_tr_links_free(rnsc_transport *t);
 /* Forwarding of a LINKREQUEST in transport: clamps the signalled MTU in nr (may shorten
  * *nlen) and records the link table entry. raw/len is the packet as received. */
-int rnsc_tr_lr_forward(rnsc_transport *t, const uint8_t *raw, size_t len, uint8_t *nr,
-		       size_t *nlen, const tr_iface *rif, const tr_iface *oif,
-		       const uint8_t next_hop[HL], unsigned remaining_hops, unsigned taken_hops,
-		       const uint8_t dest[HL], uint64_t now);
+int rnsc_tr_lr_forward(rnsc_transport *t, const uint8_t *raw, size_t len, uint8_t *nr, size_t *nlen,
+		       const tr_iface *rif, const tr_iface *oif, const uint8_t next_hop[HL],
+		       unsigned remaining_hops, unsigned taken_hops, const uint8_t dest[HL],
+		       uint64_t now);
 /* Whether dest is a link id in the link table (packet hashes are then remembered late). */
 int rnsc_tr_link_table_has(const rnsc_transport *t, const uint8_t dest[HL]);
 /* Link table transport of a packet for a relayed link. Returns 1 when the packet belonged
  * to the link table (processing stops), 0 otherwise, or an error. */
-int rnsc_tr_link_transport(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw,
-			   size_t len, const uint8_t hash[RNSC_HASHLEN], const tr_iface *rif,
-			   uint64_t now);
+int rnsc_tr_link_transport(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw, size_t len,
+			   const uint8_t hash[RNSC_HASHLEN], const tr_iface *rif, uint64_t now);
 /* LINKREQUEST to a local destination. */
-int rnsc_tr_link_request(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw,
-			 size_t len, const tr_iface *rif, uint64_t now);
+int rnsc_tr_link_request(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw, size_t len,
+			 const tr_iface *rif, uint64_t now);
 /* LRPROOF: relayed (transport enabled, in the link table) or for a pending local link. */
 int rnsc_tr_link_proof(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw, size_t len,
 		       const uint8_t hash[RNSC_HASHLEN], const tr_iface *rif, uint64_t now);
 /* DATA, RESOURCE_PRF proofs and packet proofs addressed to a local link. Returns 1 when a
  * local link took the packet. */
-int rnsc_tr_link_packet(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw,
-			size_t len, const uint8_t hash[RNSC_HASHLEN], const tr_iface *rif,
-			uint64_t now);
+int rnsc_tr_link_packet(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw, size_t len,
+			const uint8_t hash[RNSC_HASHLEN], const tr_iface *rif, uint64_t now);
 int rnsc_tr_links_tick(rnsc_transport *t, uint64_t now);
 uint64_t rnsc_tr_links_deadline(const rnsc_transport *t);
 
@@ -381,8 +379,8 @@ int rnsc_tr_announce_rate(rnsc_transport *t, const tr_iface *rif, const rnsc_pac
 			  uint64_t now, int *blocked);
 /* The announce cap for a broadcast announce about to go out on f: 0 to transmit now, 1 when
  * queued or dropped, RNSC_ERR_NOMEM. */
-int rnsc_tr_announce_cap(rnsc_transport *t, tr_iface *f, const rnsc_packet *p,
-			 const uint8_t *raw, size_t len, uint64_t now);
+int rnsc_tr_announce_cap(rnsc_transport *t, tr_iface *f, const rnsc_packet *p, const uint8_t *raw,
+			 size_t len, uint64_t now);
 /* Counters after a frame went out on f (sent_announce / sent_path_request). */
 void rnsc_tr_policy_sent(rnsc_transport *t, tr_iface *f, const rnsc_packet *p, size_t len,
 			 uint64_t now);
@@ -426,8 +424,8 @@ void rnsc_tr_pr_resolved(rnsc_transport *t, const uint8_t dest[HL]);
 /* The should_search_for_unknown branch of path_request() for an unknown destination.
  * Returns 1 when rif searches (handled, whether or not anything was sent), 0 when it does
  * not (transport off, or a mode that does not discover), or an error. */
-int rnsc_tr_discover(rnsc_transport *t, const uint8_t dest[HL], const uint8_t *tag,
-		     size_t tag_len, const tr_iface *rif, int ingress_limited, uint64_t now);
+int rnsc_tr_discover(rnsc_transport *t, const uint8_t dest[HL], const uint8_t *tag, size_t tag_len,
+		     const tr_iface *rif, int ingress_limited, uint64_t now);
 /* An announce for dest updated the path table: answers waiting discovery requests with
  * path responses on the requesting interfaces and resolves an in-flight request. p is the
  * announce as received (hops already counted). */

@@ -42,8 +42,7 @@ int rnsc_transport_known_retain(rnsc_transport *t, const uint8_t dest_hash[16])
 	return 1;
 }
 
-int rnsc_transport_known_unretain(rnsc_transport *t, const uint8_t dest_hash[16],
-				  uint64_t now_ms)
+int rnsc_transport_known_unretain(rnsc_transport *t, const uint8_t dest_hash[16], uint64_t now_ms)
 {
 	if (!t || !dest_hash)
 		return RNSC_ERR_INVAL;
@@ -121,7 +120,7 @@ int rnsc_transport_known_clean(rnsc_transport *t, uint64_t now_ms, rnsc_known_re
 			break;
 	}
 	if (n)
-		rnsc_log(t->ctx, RNSC_LOG_DEBUG, "transport", "cleaned %d stale known destination%s",
-			 n, n == 1 ? "" : "s");
+		rnsc_log(t->ctx, RNSC_LOG_DEBUG, "transport",
+			 "cleaned %d stale known destination%s", n, n == 1 ? "" : "s");
 	return n;
 }

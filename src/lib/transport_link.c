@@ -321,8 +321,8 @@ static int adopt(rnsc_transport *t, rnsc_link *link, const uint8_t dest[HL], int
 	return 0;
 }
 
-int rnsc_tr_link_request(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw,
-			 size_t len, const tr_iface *rif, uint64_t now)
+int rnsc_tr_link_request(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw, size_t len,
+			 const tr_iface *rif, uint64_t now)
 {
 	if (p->header_type == RNSC_HEADER_2 && memcmp(p->transport_id, t->ident.hash, HL) != 0)
 		return 0;
@@ -347,7 +347,8 @@ int rnsc_tr_link_request(rnsc_transport *t, const rnsc_packet *p, const uint8_t 
 		return rc;
 	if (rc) {
 		t->st.links_refused++;
-		rnsc_log(t->ctx, RNSC_LOG_DEBUG, WHO, "link request refused: %s", rnsc_strerror(rc));
+		rnsc_log(t->ctx, RNSC_LOG_DEBUG, WHO, "link request refused: %s",
+			 rnsc_strerror(rc));
 		return 0;
 	}
 	rnsc_link_set_proof_strategy(link, l->prove_all ? RNSC_PROVE_ALL : RNSC_PROVE_NONE);
@@ -362,9 +363,8 @@ int rnsc_tr_link_request(rnsc_transport *t, const rnsc_packet *p, const uint8_t 
 	return settle(t, id, now);
 }
 
-int rnsc_tr_link_packet(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw,
-			size_t len, const uint8_t hash[RNSC_HASHLEN], const tr_iface *rif,
-			uint64_t now)
+int rnsc_tr_link_packet(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw, size_t len,
+			const uint8_t hash[RNSC_HASHLEN], const tr_iface *rif, uint64_t now)
 {
 	tr_llink *ll = rnsc_tmap_get(&t->links, p->dest_hash, NULL);
 	if (!ll)
@@ -407,7 +407,8 @@ static int relay_proof(rnsc_transport *t, tr_lte *e, const rnsc_packet *p, const
 {
 	if (p->hops != e->rem_hops || rif->id != e->nh_if)
 		return 0; /* hop mismatch or wrong interface: not transported */
-	if (p->data_len != RNSC_LINK_PROOF_LEN && p->data_len != RNSC_LINK_PROOF_LEN + RNSC_LINK_MTU_SIZE)
+	if (p->data_len != RNSC_LINK_PROOF_LEN &&
+	    p->data_len != RNSC_LINK_PROOF_LEN + RNSC_LINK_MTU_SIZE)
 		return 0;
 	const tr_known *k = rnsc_tmap_get(&t->known, e->dest, NULL);
 	if (!k)
@@ -477,10 +478,10 @@ int rnsc_tr_link_proof(rnsc_transport *t, const rnsc_packet *p, const uint8_t *r
 
 /* ---- the link table (transport nodes) ----------------------------------------------------- */
 
-int rnsc_tr_lr_forward(rnsc_transport *t, const uint8_t *raw, size_t len, uint8_t *nr,
-		       size_t *nlen, const tr_iface *rif, const tr_iface *oif,
-		       const uint8_t next_hop[HL], unsigned remaining_hops, unsigned taken_hops,
-		       const uint8_t dest[HL], uint64_t now)
+int rnsc_tr_lr_forward(rnsc_transport *t, const uint8_t *raw, size_t len, uint8_t *nr, size_t *nlen,
+		       const tr_iface *rif, const tr_iface *oif, const uint8_t next_hop[HL],
+		       unsigned remaining_hops, unsigned taken_hops, const uint8_t dest[HL],
+		       uint64_t now)
 {
 	rnsc_packet q;
 	int rc = rnsc_packet_unpack(&q, raw, len);
@@ -499,7 +500,7 @@ int rnsc_tr_lr_forward(rnsc_transport *t, const uint8_t *raw, size_t len, uint8_
 					 "MTU signalling removed");
 			} else if (oif->hw_mtu < path_mtu || rif->hw_mtu < path_mtu) {
 				uint32_t m = (uint32_t)(oif->hw_mtu < rif->hw_mtu ? oif->hw_mtu
-										   : rif->hw_mtu);
+										  : rif->hw_mtu);
 				rc = rnsc_link_signalling(nr + *nlen - RNSC_LINK_MTU_SIZE, m, mode);
 				if (rc)
 					return rc;
@@ -524,9 +525,9 @@ int rnsc_tr_lr_forward(rnsc_transport *t, const uint8_t *raw, size_t len, uint8_
 	e->hops = taken_hops;
 	memcpy(e->dest, dest, HL);
 	e->seq = ++t->lte_seq;
-	e->proof_tmo = now + extra_proof_timeout(oif) +
-		       (uint64_t)RNSC_LINK_PER_HOP_TIMEOUT_MS *
-			       (remaining_hops > 1 ? remaining_hops : 1);
+	e->proof_tmo =
+		now + extra_proof_timeout(oif) +
+		(uint64_t)RNSC_LINK_PER_HOP_TIMEOUT_MS * (remaining_hops > 1 ? remaining_hops : 1);
 	void *old = NULL;
 	rc = rnsc_tmap_put(&t->link_table, link_id, e, &old);
 	if (rc) {
@@ -538,9 +539,8 @@ int rnsc_tr_lr_forward(rnsc_transport *t, const uint8_t *raw, size_t len, uint8_
 	return 0;
 }
 
-int rnsc_tr_link_transport(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw,
-			   size_t len, const uint8_t hash[RNSC_HASHLEN], const tr_iface *rif,
-			   uint64_t now)
+int rnsc_tr_link_transport(rnsc_transport *t, const rnsc_packet *p, const uint8_t *raw, size_t len,
+			   const uint8_t hash[RNSC_HASHLEN], const tr_iface *rif, uint64_t now)
 {
 	tr_lte *e = rnsc_tmap_get(&t->link_table, p->dest_hash, NULL);
 	if (!e)
@@ -659,7 +659,8 @@ int rnsc_tr_link_table_cull(rnsc_transport *t, uint64_t now)
 		memcpy(k, ids[i], HL);
 		uint64_t ks = ((tr_lte *)rnsc_tmap_get(&t->link_table, k, NULL))->seq;
 		size_t j = i;
-		for (; j > 0 && ((tr_lte *)rnsc_tmap_get(&t->link_table, ids[j - 1], NULL))->seq > ks;
+		for (;
+		     j > 0 && ((tr_lte *)rnsc_tmap_get(&t->link_table, ids[j - 1], NULL))->seq > ks;
 		     j--)
 			memcpy(ids[j], ids[j - 1], HL);
 		memcpy(ids[j], k, HL);
@@ -717,8 +718,8 @@ int rnsc_transport_dest_accept_links(rnsc_transport *t, const uint8_t dest_hash[
 	return 0;
 }
 
-int rnsc_transport_link_open(rnsc_transport *t, const uint8_t dest_hash[HL],
-			     uint8_t link_id[HL], uint64_t now)
+int rnsc_transport_link_open(rnsc_transport *t, const uint8_t dest_hash[HL], uint8_t link_id[HL],
+			     uint64_t now)
 {
 	if (!t || !dest_hash)
 		return RNSC_ERR_INVAL;
@@ -780,14 +781,14 @@ int rnsc_transport_link_send(rnsc_transport *t, const uint8_t link_id[HL], const
 	rc = rcpt_add(ll, ph, now, culled);
 	int src = settle(t, id, now);
 	if (rc == 1) { /* reported last: the callback may close the link */
-		rcpt_report(t, (const uint8_t(*)[RNSC_HASHLEN])&culled, 1);
+		rcpt_report(t, (const uint8_t(*)[RNSC_HASHLEN]) & culled, 1);
 		rc = 0;
 	}
 	return rc ? rc : src;
 }
 
-int rnsc_transport_link_send_packet(rnsc_transport *t, const uint8_t link_id[HL],
-				    int packet_type, int context, const uint8_t *data, size_t len,
+int rnsc_transport_link_send_packet(rnsc_transport *t, const uint8_t link_id[HL], int packet_type,
+				    int context, const uint8_t *data, size_t len,
 				    uint8_t packet_hash[RNSC_HASHLEN], uint64_t now)
 {
 	if (!t || !link_id || (!data && len))
@@ -799,8 +800,7 @@ int rnsc_transport_link_send_packet(rnsc_transport *t, const uint8_t link_id[HL]
 		return RNSC_ERR_NOTFOUND;
 	if (ll->busy)
 		ll->now = now;
-	int rc = rnsc_link_send_packet(ll->link, packet_type, context, data, len, packet_hash,
-				       now);
+	int rc = rnsc_link_send_packet(ll->link, packet_type, context, data, len, packet_hash, now);
 	if (rc < 0)
 		return rc;
 	return settle(t, id, now);

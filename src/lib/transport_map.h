@@ -40,9 +40,9 @@ typedef struct rnsc_tmap {
 	size_t key_len;
 	size_t cap; /* any size (powers of two while growing), 0 before the first insert */
 	size_t n;
-	uint8_t *keys;  /* cap * key_len */
-	void **vals;    /* cap, or NULL while every stored value is NULL */
-	uint8_t *tags;  /* cap; 0: slot empty */
+	uint8_t *keys; /* cap * key_len */
+	void **vals;   /* cap, or NULL while every stored value is NULL */
+	uint8_t *tags; /* cap; 0: slot empty */
 } rnsc_tmap;
 
 /* key_len: 16 .. RNSC_TMAP_MAX_KEY (bytes 0-7 choose the slot, byte 8 is the tag). */

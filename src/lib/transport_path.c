@@ -78,7 +78,8 @@ int rnsc_tr_path_states_stale(rnsc_transport *t, uint8_t (**out)[HL], size_t *n)
 	if (!ids)
 		return RNSC_ERR_NOMEM;
 	for (size_t i = 0; i < m->cap; i++)
-		if (rnsc_tmap_slot_used(m, i) && !rnsc_tmap_has(&t->paths, rnsc_tmap_slot_key(m, i)))
+		if (rnsc_tmap_slot_used(m, i) &&
+		    !rnsc_tmap_has(&t->paths, rnsc_tmap_slot_key(m, i)))
 			memcpy(ids[(*n)++], rnsc_tmap_slot_key(m, i), HL);
 	*out = ids;
 	return 0;

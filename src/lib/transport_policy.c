@@ -109,7 +109,7 @@ static void touch(tr_iface *f, uint64_t now)
 }
 
 int rnsc_transport_iface_astats_get(rnsc_transport *t, uint32_t id, uint64_t now,
-				rnsc_transport_iface_astats *out)
+				    rnsc_transport_iface_astats *out)
 {
 	if (!t || !out)
 		return RNSC_ERR_INVAL;
@@ -180,10 +180,11 @@ int rnsc_tr_announce_ingress(rnsc_transport *t, tr_iface *rif, const rnsc_packet
 	touch(rif, now);
 	if (vrc)
 		return 0; /* not counted; inbound_announce counts and drops it */
-	rif->arxc++; /* received_announce */
+	rif->arxc++;      /* received_announce */
 	rif->arxb += len;
 	rnsc_ingress_announce_seen(&rif->ig, now);
-	if (rnsc_tmap_has(&t->paths, p->dest_hash) || rnsc_tmap_has(&t->path_requests, p->dest_hash) ||
+	if (rnsc_tmap_has(&t->paths, p->dest_hash) ||
+	    rnsc_tmap_has(&t->path_requests, p->dest_hash) ||
 	    rnsc_tr_discovery_waiting(t, p->dest_hash))
 		return 0; /* known or awaited destinations are left to the announce rate rules */
 	/* LocalClientInterface.should_ingress_limit is always False in the reference: neither
@@ -235,8 +236,8 @@ int rnsc_tr_announce_rate(rnsc_transport *t, const tr_iface *rif, const rnsc_pac
 			rnsc_free(t->ctx, e);
 		return rc;
 	}
-	*blocked = rnsc_arate_check(e, now, rif->rate_target_s, rif->rate_grace,
-				    rif->rate_penalty_s);
+	*blocked =
+		rnsc_arate_check(e, now, rif->rate_target_s, rif->rate_grace, rif->rate_penalty_s);
 	t->st.announces_rate_blocked += *blocked != 0;
 	if (*blocked)
 		rnsc_log(t->ctx, RNSC_LOG_DEBUG, WHO,
@@ -244,14 +245,14 @@ int rnsc_tr_announce_rate(rnsc_transport *t, const tr_iface *rif, const rnsc_pac
 	return 0;
 }
 
-int rnsc_tr_announce_cap(rnsc_transport *t, tr_iface *f, const rnsc_packet *p,
-			 const uint8_t *raw, size_t len, uint64_t now)
+int rnsc_tr_announce_cap(rnsc_transport *t, tr_iface *f, const rnsc_packet *p, const uint8_t *raw,
+			 size_t len, uint64_t now)
 {
 	/* Only where the reference's mode chain reaches the cap: full, point-to-point and
 	 * gateway interfaces, for announces not originating here. */
-	if (p->hops == 0 || (f->mode != RNSC_TRANSPORT_MODE_FULL &&
-			     f->mode != RNSC_TRANSPORT_MODE_POINT_TO_POINT &&
-			     f->mode != RNSC_TRANSPORT_MODE_GATEWAY))
+	if (p->hops == 0 ||
+	    (f->mode != RNSC_TRANSPORT_MODE_FULL && f->mode != RNSC_TRANSPORT_MODE_POINT_TO_POINT &&
+	     f->mode != RNSC_TRANSPORT_MODE_GATEWAY))
 		return 0;
 	uint64_t emitted = 0;
 	if (p->data_len >= RNSC_KEYSIZE + RNSC_NAME_HASHLEN + RNSC_ANNOUNCE_RANDOM_LEN)
@@ -370,7 +371,7 @@ uint64_t rnsc_tr_policy_deadline(const rnsc_transport *t)
 
 void rnsc_tr_policy_cull(rnsc_transport *t)
 {
-	uint8_t (*gone)[HL] = NULL;
+	uint8_t(*gone)[HL] = NULL;
 	rnsc_tmap *maps[2] = {&t->rates, &t->held};
 	for (int k = 0; k < 2; k++) {
 		rnsc_tmap *m = maps[k];
@@ -415,9 +416,10 @@ int rnsc_tr_prq_put(rnsc_transport *t, const rnsc_pathreq *r, const tr_iface *ri
 	}
 	if (t->prq_n >= cap) {
 		t->st.pr_queue_dropped++;
-		rnsc_log(t->ctx, RNSC_LOG_DEBUG, WHO,
-			 "dropping a path request on interface %u: the ingress-limited queue is full",
-			 (unsigned)rif->id);
+		rnsc_log(
+			t->ctx, RNSC_LOG_DEBUG, WHO,
+			"dropping a path request on interface %u: the ingress-limited queue is full",
+			(unsigned)rif->id);
 		return 0;
 	}
 	tr_prq *e = &t->prq[(t->prq_head + t->prq_n++) % cap];

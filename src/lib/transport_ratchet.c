@@ -107,7 +107,7 @@ static int set_list(rnsc_transport *t, tr_local *l, const uint8_t (*src)[32], si
 {
 	if (n > l->retained)
 		n = l->retained;
-	uint8_t (*nl)[32] = NULL;
+	uint8_t(*nl)[32] = NULL;
 	if (n) {
 		if (!(nl = rnsc_alloc(t->ctx, n * sizeof(*nl))))
 			return RNSC_ERR_NOMEM;
@@ -218,7 +218,7 @@ int rnsc_tr_ratchet_for_announce(rnsc_transport *t, tr_local *l, uint8_t pub[32]
 	/* rotate_ratchets: now > latest_ratchet_time + ratchet_interval */
 	if (now > l->latest_ratchet_time + l->ratchet_interval_ms) {
 		size_t n = l->n_ratchets + 1 > l->retained ? l->retained : l->n_ratchets + 1;
-		uint8_t (*nl)[32] = rnsc_alloc(t->ctx, n * sizeof(*nl));
+		uint8_t(*nl)[32] = rnsc_alloc(t->ctx, n * sizeof(*nl));
 		if (!nl)
 			return RNSC_ERR_NOMEM;
 		int rc = rnsc_ratchet_generate(t->ctx, nl[0]);

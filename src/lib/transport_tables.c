@@ -11,8 +11,7 @@
 #include "transport.h"
 #include "transport_internal.h"
 
-int rnsc_transport_announce_get(const rnsc_transport *t,
-				const uint8_t dest[RNSC_TRUNCATED_HASHLEN],
+int rnsc_transport_announce_get(const rnsc_transport *t, const uint8_t dest[RNSC_TRUNCATED_HASHLEN],
 				rnsc_transport_announce_entry *out)
 {
 	if (!t || !dest || !out)
@@ -33,8 +32,7 @@ int rnsc_transport_announce_get(const rnsc_transport *t,
 	return rnsc_packet_hash(t->ctx, out->packet_hash, ae->raw, ae->raw_len);
 }
 
-int rnsc_transport_announce_set_times(rnsc_transport *t,
-				      const uint8_t dest[RNSC_TRUNCATED_HASHLEN],
+int rnsc_transport_announce_set_times(rnsc_transport *t, const uint8_t dest[RNSC_TRUNCATED_HASHLEN],
 				      const uint64_t *timestamp, const uint64_t *retransmit_timeout)
 {
 	if (!t || !dest)
@@ -94,8 +92,8 @@ int rnsc_transport_link_entry_next(const rnsc_transport *t, size_t *cursor,
 	for (size_t i = *cursor; i < t->link_table.cap; i++) {
 		if (!rnsc_tmap_slot_used(&t->link_table, i))
 			continue;
-		lte_out(rnsc_tmap_slot_key(&t->link_table, i), rnsc_tmap_slot_val(&t->link_table, i),
-			out);
+		lte_out(rnsc_tmap_slot_key(&t->link_table, i),
+			rnsc_tmap_slot_val(&t->link_table, i), out);
 		*cursor = i + 1;
 		return 1;
 	}
@@ -119,7 +117,8 @@ int rnsc_transport_link_entry_put(rnsc_transport *t, const rnsc_transport_link_e
 {
 	if (!t || !in)
 		return RNSC_ERR_INVAL;
-	if (!rnsc_tr_iface_find(t, in->next_hop_iface) || !rnsc_tr_iface_find(t, in->received_iface))
+	if (!rnsc_tr_iface_find(t, in->next_hop_iface) ||
+	    !rnsc_tr_iface_find(t, in->received_iface))
 		return RNSC_ERR_NOTFOUND;
 	tr_lte *e = rnsc_alloc(t->ctx, sizeof(*e));
 	if (!e)
@@ -167,7 +166,8 @@ int rnsc_transport_reverse_put(rnsc_transport *t, const rnsc_transport_reverse_e
 {
 	if (!t || !in)
 		return RNSC_ERR_INVAL;
-	if (!rnsc_tr_iface_find(t, in->received_iface) || !rnsc_tr_iface_find(t, in->outbound_iface))
+	if (!rnsc_tr_iface_find(t, in->received_iface) ||
+	    !rnsc_tr_iface_find(t, in->outbound_iface))
 		return RNSC_ERR_NOTFOUND;
 	tr_reverse *rv = rnsc_alloc(t->ctx, sizeof(*rv));
 	if (!rv)

@@ -35,7 +35,7 @@
 
 typedef struct tr_tunnel {
 	int has_iface;
-	uint32_t iface; /* IDX_TT_IF (None: has_iface 0) */
+	uint32_t iface;   /* IDX_TT_IF (None: has_iface 0) */
 	uint64_t expires; /* IDX_TT_EXPIRES */
 	rnsc_tmap paths;  /* IDX_TT_PATHS: dest -> tr_path* (pub.iface unused) */
 } tr_tunnel;
@@ -166,8 +166,10 @@ static int handle_tunnel(rnsc_transport *t, const uint8_t id[RNSC_HASHLEN], tr_i
 	for (size_t i = 0; i < nd; i++)
 		rnsc_free(t->ctx, rnsc_tmap_del(&tn->paths, gone[i]));
 	rnsc_free(t->ctx, gone);
-	rnsc_log(t->ctx, RNSC_LOG_DEBUG, WHO, "tunnel endpoint reappeared on interface %u: %zu "
-		 "paths restored, %zu dropped", (unsigned)rif->id, n - nd, nd);
+	rnsc_log(t->ctx, RNSC_LOG_DEBUG, WHO,
+		 "tunnel endpoint reappeared on interface %u: %zu "
+		 "paths restored, %zu dropped",
+		 (unsigned)rif->id, n - nd, nd);
 	return rc;
 }
 
@@ -204,8 +206,10 @@ int rnsc_tr_tunnel_path_stored(rnsc_transport *t, const tr_iface *rif, const uin
 		return 0;
 	tr_tunnel *tn = rnsc_tmap_get(&t->tunnels, rif->tunnel_id, NULL);
 	if (!tn) {
-		rnsc_log(t->ctx, RNSC_LOG_WARNING, WHO, "tunnel id of interface %u not in the "
-			 "tunnel table", (unsigned)rif->id);
+		rnsc_log(t->ctx, RNSC_LOG_WARNING, WHO,
+			 "tunnel id of interface %u not in the "
+			 "tunnel table",
+			 (unsigned)rif->id);
 		return 0;
 	}
 	tr_path *c = rnsc_alloc(t->ctx, sizeof(*c));
@@ -226,8 +230,9 @@ int rnsc_tr_tunnel_path_stored(rnsc_transport *t, const tr_iface *rif, const uin
 void rnsc_tr_tunnel_iface_gone(rnsc_transport *t, uint32_t iface)
 {
 	for (size_t i = 0; i < t->tunnels.cap; i++) {
-		tr_tunnel *tn = rnsc_tmap_slot_used(&t->tunnels, i) ? rnsc_tmap_slot_val(&t->tunnels, i)
-								    : NULL;
+		tr_tunnel *tn = rnsc_tmap_slot_used(&t->tunnels, i)
+					? rnsc_tmap_slot_val(&t->tunnels, i)
+					: NULL;
 		if (tn && tn->has_iface && tn->iface == iface)
 			tn->has_iface = 0; /* void_tunnel_interface */
 	}
@@ -303,8 +308,7 @@ int rnsc_transport_tunnel_get(const rnsc_transport *t, const uint8_t id[RNSC_HAS
 	return 0;
 }
 
-int rnsc_transport_iface_tunnel(const rnsc_transport *t, uint32_t iface,
-				uint8_t id[RNSC_HASHLEN])
+int rnsc_transport_iface_tunnel(const rnsc_transport *t, uint32_t iface, uint8_t id[RNSC_HASHLEN])
 {
 	const tr_iface *f = t ? rnsc_tr_iface_find(t, iface) : NULL;
 	if (!f || !id)
@@ -388,8 +392,8 @@ int rnsc_transport_tunnel_import(rnsc_transport *t, const uint8_t id[RNSC_HASHLE
 
 int rnsc_transport_tunnel_path_import(rnsc_transport *t, const uint8_t id[RNSC_HASHLEN],
 				      const uint8_t dest_hash[HL], const rnsc_transport_path *p,
-				      const uint8_t blobs[][RNSC_ANNOUNCE_RANDOM_LEN], size_t n_blobs,
-				      const uint8_t *raw, size_t raw_len)
+				      const uint8_t blobs[][RNSC_ANNOUNCE_RANDOM_LEN],
+				      size_t n_blobs, const uint8_t *raw, size_t raw_len)
 {
 	if (!t || !id || !dest_hash || !p || !raw || (n_blobs && !blobs) ||
 	    n_blobs > RNSC_MAX_RANDOM_BLOBS)

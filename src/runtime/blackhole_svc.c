@@ -21,7 +21,7 @@ static const char *const ASPECTS[] = {"info", "blackhole"};
 
 #define MAX_FETCHES 8
 #define POLL_MS 250u
-#define MGMT_FIRST_MS 15000u                  /* Transport.start: first mgmt announce */
+#define MGMT_FIRST_MS 15000u                   /* Transport.start: first mgmt announce */
 #define MGMT_INTERVAL_MS (2u * 60 * 60 * 1000) /* Transport.mgmt_announce_interval */
 #define LINK_TIMEOUT_MS 30000u
 #define UPDATER_TIMEOUT_MS 25000u /* BlackholeUpdater.SOURCE_TIMEOUT */
@@ -154,7 +154,8 @@ static void on_est(void *ud, const uint8_t link_id[16], const uint8_t dest[16], 
 		for (size_t i = 0; i < s->n_extra; i++)
 			if (memcmp(dest, s->extra[i].dest, 16) == 0 &&
 			    rnsc_linkreq_attach(s->lr, link_id, s->extra[i].hs, NULL) != 0)
-				rnsc_log(s->ctx, RNSC_LOG_ERROR, WHO, "cannot set up requests on a link");
+				rnsc_log(s->ctx, RNSC_LOG_ERROR, WHO,
+					 "cannot set up requests on a link");
 		if (s->publishing && memcmp(dest, s->dest, 16) == 0 &&
 		    rnsc_linkreq_attach(s->lr, link_id, s->hs, NULL) != 0)
 			rnsc_log(s->ctx, RNSC_LOG_ERROR, WHO, "cannot set up requests on a link");
@@ -259,15 +260,19 @@ static void updater_done(void *ud, int status, const uint8_t *v, size_t len)
 			/* count what is new: rnsc_blackhole_list_parse passes each entry once */
 			size_t before = rnsc_transport_blackhole_count(rnsc_node_transport(s->n));
 			int rc = rnsc_blackhole_list_parse(v, len, upd_add, u);
-			added = (int)(rnsc_transport_blackhole_count(rnsc_node_transport(s->n)) - before);
+			added = (int)(rnsc_transport_blackhole_count(rnsc_node_transport(s->n)) -
+				      before);
 			if (rc < 0)
 				rnsc_log(s->ctx, RNSC_LOG_WARNING, WHO,
-					 "malformed blackhole list from <%s>: %s", hx, rnsc_strerror(rc));
+					 "malformed blackhole list from <%s>: %s", hx,
+					 rnsc_strerror(rc));
 		}
 		if (added > 0) {
-			rnsc_log(s->ctx, RNSC_LOG_DEBUG, WHO, "added %d blackholed identit%s from <%s>",
-				 added, added == 1 ? "y" : "ies", hx);
-			(void)node_store_save_blackhole_source(s->ctx, s->storage, u->source, v, len);
+			rnsc_log(s->ctx, RNSC_LOG_DEBUG, WHO,
+				 "added %d blackholed identit%s from <%s>", added,
+				 added == 1 ? "y" : "ies", hx);
+			(void)node_store_save_blackhole_source(s->ctx, s->storage, u->source, v,
+							       len);
 		}
 		rnsc_log(s->ctx, RNSC_LOG_DEBUG, WHO, "blackhole list update from <%s> completed",
 			 hx);
@@ -333,7 +338,8 @@ int rnsc_blackhole_svc_start(rnsc_ctx *ctx, rnsc_node *n, int serve, rnsc_blackh
 		 rnsc_node_config_dir(n));
 	const rnsc_config_settings *set = rnsc_node_settings(n);
 	rnsc_loop *loop = rnsc_node_loop(n);
-	rnsc_node_hooks hooks = {.ud = s, .on_link_established = on_est, .on_link_closed = on_closed};
+	rnsc_node_hooks hooks = {
+		.ud = s, .on_link_established = on_est, .on_link_closed = on_closed};
 	int rc = rnsc_linkapp_new(ctx, n, NULL, &hooks, &s->la);
 	if (!rc)
 		rc = rnsc_linkreq_new(ctx, n, s->la, &s->lr);
@@ -349,8 +355,9 @@ int rnsc_blackhole_svc_start(rnsc_ctx *ctx, rnsc_node *n, int serve, rnsc_blackh
 	if (!rc && serve && local && set->publish_blackhole) {
 		rc = load_identity(s);
 		if (!rc)
-			rc = rnsc_transport_dest_add(rnsc_node_transport(n), RNSC_DEST_SINGLE, &s->id,
-						     "rnstransport", ASPECTS, 2, 0, s->dest);
+			rc = rnsc_transport_dest_add(rnsc_node_transport(n), RNSC_DEST_SINGLE,
+						     &s->id, "rnstransport", ASPECTS, 2, 0,
+						     s->dest);
 		if (!rc)
 			rc = rnsc_loop_timer_add(loop, (uint64_t)MGMT_FIRST_MS * RNSC_NS_PER_MS,
 						 (uint64_t)MGMT_INTERVAL_MS * RNSC_NS_PER_MS,
@@ -361,7 +368,8 @@ int rnsc_blackhole_svc_start(rnsc_ctx *ctx, rnsc_node *n, int serve, rnsc_blackh
 			for (int i = 0; i < 16; i++)
 				snprintf(hx + 2 * i, 3, "%02x", s->id.hash[i]);
 			rnsc_log(ctx, RNSC_LOG_NOTICE, WHO,
-				 "enabled blackhole list publishing for transport identity <%s>", hx);
+				 "enabled blackhole list publishing for transport identity <%s>",
+				 hx);
 		}
 	}
 	if (!rc && serve && local && set->blackhole_sources.n) {
@@ -369,12 +377,15 @@ int rnsc_blackhole_svc_start(rnsc_ctx *ctx, rnsc_node *n, int serve, rnsc_blackh
 		rc = s->last_update ? 0 : RNSC_ERR_NOMEM;
 		if (!rc)
 			rc = rnsc_loop_timer_add(
-				loop, (uint64_t)RNSC_BLACKHOLE_UPDATER_INITIAL_WAIT_MS * RNSC_NS_PER_MS,
-				(uint64_t)RNSC_BLACKHOLE_UPDATER_JOB_MS * RNSC_NS_PER_MS, updater_cb, s,
-				&s->updater);
+				loop,
+				(uint64_t)RNSC_BLACKHOLE_UPDATER_INITIAL_WAIT_MS * RNSC_NS_PER_MS,
+				(uint64_t)RNSC_BLACKHOLE_UPDATER_JOB_MS * RNSC_NS_PER_MS,
+				updater_cb, s, &s->updater);
 		if (!rc)
-			rnsc_log(ctx, RNSC_LOG_DEBUG, WHO, "starting blackhole updater with %zu source%s",
-				 set->blackhole_sources.n, set->blackhole_sources.n == 1 ? "" : "s");
+			rnsc_log(ctx, RNSC_LOG_DEBUG, WHO,
+				 "starting blackhole updater with %zu source%s",
+				 set->blackhole_sources.n,
+				 set->blackhole_sources.n == 1 ? "" : "s");
 	}
 	if (rc) {
 		rnsc_blackhole_svc_stop(s);

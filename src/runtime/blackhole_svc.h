@@ -43,8 +43,12 @@ RNSC_API int rnsc_blackhole_svc_serve(rnsc_blackhole_svc *s, const uint8_t dest[
 				      struct rnsc_request_handlers *hs);
 
 /* Status of a fetch (done callback). */
-enum { RNSC_BH_FETCH_OK = 0, RNSC_BH_FETCH_NO_PATH, RNSC_BH_FETCH_LINK_FAILED,
-       RNSC_BH_FETCH_REQUEST_FAILED };
+enum {
+	RNSC_BH_FETCH_OK = 0,
+	RNSC_BH_FETCH_NO_PATH,
+	RNSC_BH_FETCH_LINK_FAILED,
+	RNSC_BH_FETCH_REQUEST_FAILED
+};
 /* Fetches the /list of the transport instance with identity_hash: a path request when no
  * path is known (given up after timeout_ms), a link, the request. done is called once with
  * the status and, for RNSC_BH_FETCH_OK, the answer's msgpack value (valid during the call;

@@ -132,7 +132,8 @@ static int get_opt(const rnsc_config_section *s, const char *key, cfg_opt **out,
 		return rnsc_cfg_opt_err(err, RNSC_ERR_NOTFOUND, s, key, 0, "option is missing");
 	if (e->idx < 0)
 		return rnsc_cfg_opt_err(err, RNSC_ERR_CONFIG_VALUE, s, key,
-					s->subs[-(e->idx + 1)]->line, "is a section, not an option");
+					s->subs[-(e->idx + 1)]->line,
+					"is a section, not an option");
 	cfg_opt *o = &((rnsc_config_section *)s)->opts[e->idx];
 	o->used = 1;
 	int rc = rnsc_cfg_opt_interp(s, o, err);
@@ -205,9 +206,9 @@ int rnsc_config_get_bool(const rnsc_config_section *s, const char *key, int *out
 	if (rnsc_config_parse_bool(o->ip_str, &v) != 0) {
 		char shown[96];
 		rnsc_cfg_show_value(o->ip_str, shown, sizeof(shown));
-		return rnsc_cfg_opt_err(err, RNSC_ERR_CONFIG_VALUE, s, key, o->line,
-					"%s is not a boolean (use yes/no, true/false, on/off or 1/0)",
-					shown);
+		return rnsc_cfg_opt_err(
+			err, RNSC_ERR_CONFIG_VALUE, s, key, o->line,
+			"%s is not a boolean (use yes/no, true/false, on/off or 1/0)", shown);
 	}
 	*out = v;
 	return 0;

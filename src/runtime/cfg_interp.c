@@ -45,9 +45,10 @@ static int ip_fetch(ip_ctx *ic, const char *name, const char **val,
 			const cfg_name_ent *d = rnsc_cfg_tab_find(ic->cfg, cur, "DEFAULT");
 			if (d && d->idx >= 0) {
 				/* A DEFAULT that is an option has no .get(): the reference crashes. */
-				snprintf(ic->msg, sizeof(ic->msg),
-					 "DEFAULT is an option, not a section, so %%(%s)s cannot be looked up",
-					 name);
+				snprintf(
+					ic->msg, sizeof(ic->msg),
+					"DEFAULT is an option, not a section, so %%(%s)s cannot be looked up",
+					name);
 				return RNSC_ERR_CONFIG_INTERP;
 			}
 			if (d) {
@@ -109,11 +110,12 @@ static int ip_recurse(ip_ctx *ic, const char *key, const char *value,
 {
 	rnsc_config *cfg = ic->cfg;
 	for (int i = 0; i < ic->depth; i++) {
-		if (strcmp(ic->trail[i].key, key) == 0 && same_name(ic->trail[i].sname, sec->name)) {
+		if (strcmp(ic->trail[i].key, key) == 0 &&
+		    same_name(ic->trail[i].sname, sec->name)) {
 			char shown[96];
 			rnsc_cfg_show_value(key, shown, sizeof(shown));
-			snprintf(ic->msg, sizeof(ic->msg), "interpolation loop detected in value %s",
-				 shown);
+			snprintf(ic->msg, sizeof(ic->msg),
+				 "interpolation loop detected in value %s", shown);
 			return RNSC_ERR_CONFIG_INTERP;
 		}
 	}
@@ -153,8 +155,8 @@ static int ip_recurse(ip_ctx *ic, const char *key, const char *value,
 		size_t rl = strlen(repl), nlen = len - (b - a) + rl;
 		if (nlen > INTERP_MAX_LEN) {
 			rnsc_cfg_free(cfg, repl);
-			snprintf(ic->msg, sizeof(ic->msg), "interpolated value longer than %zu bytes",
-				 INTERP_MAX_LEN);
+			snprintf(ic->msg, sizeof(ic->msg),
+				 "interpolated value longer than %zu bytes", INTERP_MAX_LEN);
 			rc = RNSC_ERR_CONFIG_INTERP;
 			break;
 		}

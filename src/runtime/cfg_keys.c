@@ -12,13 +12,20 @@
 
 #include "cfgfile_internal.h"
 
-#define H(scope, key, why) {scope, key, RNSC_CFGKEY_HONOURED, -1, why}
-#define R(scope, key, benign, why) {scope, key, RNSC_CFGKEY_REFUSED, benign, why}
+#define H(scope, key, why)                                                                         \
+	{                                                                                          \
+		scope, key, RNSC_CFGKEY_HONOURED, -1, why                                          \
+	}
+#define R(scope, key, benign, why)                                                                 \
+	{                                                                                          \
+		scope, key, RNSC_CFGKEY_REFUSED, benign, why                                       \
+	}
 
 /* Reasons shared by many rows. */
 #define WHY_DISCOVERY "rnsc does not publish interface discovery announces"
 #define WHY_AUTOCONNECT "rnsc does not auto-connect discovered interfaces"
-#define WHY_NOPLUGIN "no interface plugin shipped with rnsc serves this type; unless one is " \
+#define WHY_NOPLUGIN                                                                               \
+	"no interface plugin shipped with rnsc serves this type; unless one is "                   \
 	"loaded the whole interface is logged and skipped"
 #define WHY_LOADER "the loader (Reticulum.py)"
 #define WHY_POLICY "the announce policy (node_policy.c)"
@@ -38,10 +45,12 @@ static const rnsc_config_key keys[] = {
 	H("reticulum", "enable_transport", "the transport engine"),
 	H("reticulum", "static_transport_identity", "the transport identity"),
 	H("reticulum", "local_hops_delta", "the transport engine"),
-	R("reticulum", "network_identity", -1, "rnsc has no network identity (it only serves "
+	R("reticulum", "network_identity", -1,
+	  "rnsc has no network identity (it only serves "
 	  "interface discovery and blackhole publishing under that identity)"),
 	H("reticulum", "link_mtu_discovery", "the transport engine"),
-	H("reticulum", "enable_remote_management", "the remote management destination (remote_mgmt.c)"),
+	H("reticulum", "enable_remote_management",
+	  "the remote management destination (remote_mgmt.c)"),
 	H("reticulum", "remote_management_allowed", "remote management's allowed identities"),
 	H("reticulum", "respond_to_probes", "the probe destination (node.c)"),
 	R("reticulum", "force_shared_instance_bitrate", -1,
@@ -73,11 +82,14 @@ static const rnsc_config_key keys[] = {
 	H("reticulum", "ic_new_time", WHY_POLICY),
 	H("reticulum", "ic_burst_penalty", WHY_POLICY),
 	H("reticulum", "ic_held_release_interval", WHY_POLICY),
-	R("reticulum", "qlen_in_data", -1, "rnsc processes inbound data as it arrives, "
+	R("reticulum", "qlen_in_data", -1,
+	  "rnsc processes inbound data as it arrives, "
 	  "without the reference's bounded inbound data queue"),
-	R("reticulum", "qlen_in_announce", -1, "rnsc processes inbound announces as they "
+	R("reticulum", "qlen_in_announce", -1,
+	  "rnsc processes inbound announces as they "
 	  "arrive, without the reference's bounded inbound announce queue"),
-	R("reticulum", "qlen_in_pr", -1, "rnsc processes path requests as they arrive, "
+	R("reticulum", "qlen_in_pr", -1,
+	  "rnsc processes path requests as they arrive, "
 	  "without the reference's bounded inbound path request queue"),
 	H("reticulum", "qlen_in_il", "the transport engine's inbound link queue"),
 
@@ -110,15 +122,18 @@ static const rnsc_config_key keys[] = {
 	H("interface", "announce_rate_penalty", WHY_POLICY),
 	H("interface", "announce_cap", WHY_POLICY),
 	H("interface", "recursive_prs", WHY_POLICY),
-	H("interface", "port", "Backbone alias of listen_port/target_port (backbone plugin); "
+	H("interface", "port",
+	  "Backbone alias of listen_port/target_port (backbone plugin); "
 	  "other types read it themselves"),
 	H("interface", "remote", "Backbone alias of target_host (backbone plugin)"),
 	H("interface", "target_host", "Backbone client selection (backbone plugin)"),
 	H("interface", "listen_on", "Backbone alias of listen_ip (backbone plugin)"),
-	R("interface", "outgoing", 1, "rnsc transmits on every interface; a receive-only "
+	R("interface", "outgoing", 1,
+	  "rnsc transmits on every interface; a receive-only "
 	  "interface (outgoing = no) is not implemented"),
 	R("interface", "gravity", -1, WHY_AUTOCONNECT),
-	R("interface", "bootstrap_only", 0, "bootstrap interfaces are dropped once discovered "
+	R("interface", "bootstrap_only", 0,
+	  "bootstrap interfaces are dropped once discovered "
 	  "interfaces connect, and " WHY_AUTOCONNECT),
 	R("interface", "announces_from_internal", 1,
 	  "announces from internal-mode interfaces are not filtered by rnsc"),
@@ -292,7 +307,7 @@ static int benign(const rnsc_config_section *s, const char *key, const rnsc_conf
 }
 
 __attribute__((format(printf, 3, 4))) static void warn(const rnsc_config_section *s,
-							 const char *key, const char *fmt, ...)
+						       const char *key, const char *fmt, ...)
 {
 	char path[200], msg[400];
 	rnsc_config_section_path(s, path, sizeof(path));
@@ -350,18 +365,21 @@ int rnsc_config_audit_settings(const rnsc_config *cfg)
 			lines += audit_opts(sub, sub->name, NULL, 0);
 		} else if (strcmp(sub->name, "interfaces") == 0) {
 			for (size_t k = 0; k < sub->n_opts; k++) {
-				warn(sub, sub->opts[k].key, "an option outside any interface "
+				warn(sub, sub->opts[k].key,
+				     "an option outside any interface "
 				     "section is never read; ignored");
 				lines++;
 			}
 		} else {
-			warn(sub, NULL, "the reference reads only [reticulum], [logging] and "
+			warn(sub, NULL,
+			     "the reference reads only [reticulum], [logging] and "
 			     "[interfaces]; section ignored");
 			lines++;
 		}
 	}
 	for (size_t i = 0; i < root->n_opts; i++) {
-		warn(root, root->opts[i].key, "an option outside any section is never read; "
+		warn(root, root->opts[i].key,
+		     "an option outside any section is never read; "
 		     "ignored");
 		lines++;
 	}
@@ -381,7 +399,8 @@ int rnsc_config_audit_iface(const rnsc_config_section *s, const char *type)
 		if (multi) { /* its subinterfaces: their options, and nothing deeper */
 			lines += audit_opts(sub, "RNodeMultiInterface.sub", NULL, 1);
 			for (size_t k = 0; k < sub->n_subs; k++, lines++)
-				warn(sub->subs[k], NULL, "subsections of a subinterface are never read; "
+				warn(sub->subs[k], NULL,
+				     "subsections of a subinterface are never read; "
 				     "ignored");
 			continue;
 		}

@@ -187,7 +187,8 @@ static int load_line(parser *ps, size_t idx, size_t *n)
 
 /* Finds the first "quot" (three quote code points) at or after `from` in s[0..n) such
  * that the rest matches \s*(#.*)?$; T must describe s. Returns its index or SIZE_MAX. */
-static size_t find_close(const uint32_t *s, size_t n, size_t from, uint32_t q, const unsigned char *T)
+static size_t find_close(const uint32_t *s, size_t n, size_t from, uint32_t q,
+			 const unsigned char *T)
 {
 	for (size_t j = from; j + 3 <= n; j++)
 		if (s[j] == q && s[j + 1] == q && s[j + 2] == q && T[j + 3])
@@ -320,8 +321,8 @@ static int parse_option(parser *ps, rnsc_config_section *sec, size_t *idx, size_
 			} else {
 				o.is_list = 1;
 				ps->item_err = 0;
-				rc = rnsc_cfg_findall_items(&ps->sc, v, vm.list_end,
-							    collect_item, ps);
+				rc = rnsc_cfg_findall_items(&ps->sc, v, vm.list_end, collect_item,
+							    ps);
 				if (rc == 0 && single == SINGLE_RANGE)
 					rc = collect_item(ps, v, ss, se);
 				if (rc == RNSC_ERR_CONFIG_SYNTAX && ps->item_err)
@@ -434,9 +435,10 @@ static int parse_lines(parser *ps)
 			} else if (open == cur->depth + 1) {
 				parent = cur;
 			} else {
-				return perr(ps, RNSC_ERR_CONFIG_SYNTAX, idx,
-					    "section too nested (%u levels below a level-%u section)",
-					    open, cur->depth);
+				return perr(
+					ps, RNSC_ERR_CONFIG_SYNTAX, idx,
+					"section too nested (%u levels below a level-%u section)",
+					open, cur->depth);
 			}
 			unquote_range(s, &ns, &ne);
 			char *name = cp_string(cfg, s, ns, ne);

@@ -31,8 +31,8 @@ uint32_t rnsc_cfg_utf8_next(const unsigned char **pp)
 		return ((c & 0x0f) << 12) | ((uint32_t)(p[1] & 0x3f) << 6) | (p[2] & 0x3f);
 	}
 	*pp = p + 4;
-	return ((c & 0x07) << 18) | ((uint32_t)(p[1] & 0x3f) << 12) | ((uint32_t)(p[2] & 0x3f) << 6) |
-	       (p[3] & 0x3f);
+	return ((c & 0x07) << 18) | ((uint32_t)(p[1] & 0x3f) << 12) |
+	       ((uint32_t)(p[2] & 0x3f) << 6) | (p[3] & 0x3f);
 }
 
 /* Length of the valid UTF-8 sequence at p (strict, as Python's decoder: no overlongs,
@@ -140,9 +140,9 @@ int rnsc_cfg_scan_reserve(cfg_scan *sc, size_t n)
 	rnsc_cfg_scan_free(sc);
 	sc->cap = cap;
 	unsigned char **b[] = {&sc->T, &sc->G, &sc->R, &sc->good, &sc->anyg[0], &sc->anyg[1]};
-	uint32_t **w[] = {&sc->cp,      &sc->nextG,   &sc->wsend,   &sc->wsstart, &sc->ncomma,
-			  &sc->nch,     &sc->nT,      &sc->nokc[0], &sc->nokc[1], &sc->nqt[0],
-			  &sc->nqt[1],  &sc->cntR};
+	uint32_t **w[] = {&sc->cp,      &sc->nextG,  &sc->wsend,  &sc->wsstart,
+			  &sc->ncomma,  &sc->nch,    &sc->nT,     &sc->nokc[0],
+			  &sc->nokc[1], &sc->nqt[0], &sc->nqt[1], &sc->cntR};
 	int ok = 1;
 	for (size_t i = 0; i < sizeof(b) / sizeof(b[0]); i++)
 		ok &= (*b[i] = rnsc_alloc(ctx, cap)) != NULL;
@@ -325,7 +325,8 @@ static void scan_value_tables(cfg_scan *sc, const uint32_t *s, size_t m)
 			uint32_t w1 = sc->wsend[i + 1];
 			int okc = c == q && w1 < m && s[w1] == ',';
 			sc->nokc[qi][i] = okc ? (uint32_t)i : sc->nokc[qi][i + 1];
-			sc->nqt[qi][i] = (c == q && sc->T[i + 1]) ? (uint32_t)i : sc->nqt[qi][i + 1];
+			sc->nqt[qi][i] =
+				(c == q && sc->T[i + 1]) ? (uint32_t)i : sc->nqt[qi][i + 1];
 		}
 	}
 }
@@ -382,8 +383,8 @@ int rnsc_cfg_match_value(cfg_scan *sc, const uint32_t *s, size_t m, cfg_value_ma
 				sc->good[pos] = cntR[w1 + 1] != cntR[w2 + 1];
 			}
 			for (int k = 0; k < 2; k++)
-				sc->anyg[k][pos] = sc->anyg[k][pos + 1] ||
-						   (qidx(c) == k && sc->good[pos]);
+				sc->anyg[k][pos] =
+					sc->anyg[k][pos + 1] || (qidx(c) == k && sc->good[pos]);
 		}
 		if (pos < m) {
 			int qi = qidx(c);

@@ -124,10 +124,9 @@ static int read_hashes(const rnsc_config_section *s, const char *key, rnsc_hash_
 		if (strlen(items[i]) != 32 || py_fromhex(items[i], NULL) != 16) {
 			char shown[96];
 			rnsc_cfg_show_value(items[i], shown, sizeof(shown));
-			return rnsc_cfg_opt_err(err, RNSC_ERR_CONFIG_VALUE, s, key,
-						rnsc_config_option_line(s, key),
-						"%s is not a 32-character hexadecimal hash (16 bytes)",
-						shown);
+			return rnsc_cfg_opt_err(
+				err, RNSC_ERR_CONFIG_VALUE, s, key, rnsc_config_option_line(s, key),
+				"%s is not a 32-character hexadecimal hash (16 bytes)", shown);
 		}
 		py_fromhex(items[i], tmp);
 		int dup = 0;
@@ -146,7 +145,8 @@ static int read_logging(const rnsc_config_section *sec, rnsc_config_settings *st
 {
 	for (size_t i = 0; i < sec->n_opts; i++) {
 		const char *key = sec->opts[i].key;
-		int rc = rnsc_config_get_list(sec, key, &(const char *const *){NULL}, &(size_t){0}, err);
+		int rc = rnsc_config_get_list(sec, key, &(const char *const *){NULL}, &(size_t){0},
+					      err);
 		if (rc)
 			return rc; /* every option is read, so every one must interpolate */
 		if (strcmp(key, "loglevel") == 0) {
@@ -174,11 +174,11 @@ static int read_logging(const rnsc_config_section *sec, rnsc_config_settings *st
 
 /* The options of [reticulum] the reference reads, and how. */
 enum rk {
-	RK_BOOL,    /* as_bool into an int */
-	RK_BOOL_T,  /* as_bool, only True counts */
-	RK_INT,     /* int() into int64 */
-	RK_OPTINT,  /* as_int into rnsc_opt_int with a condition */
-	RK_OPTFLT,  /* as_float into rnsc_opt_float when >= 0 */
+	RK_BOOL,   /* as_bool into an int */
+	RK_BOOL_T, /* as_bool, only True counts */
+	RK_INT,    /* int() into int64 */
+	RK_OPTINT, /* as_int into rnsc_opt_int with a condition */
+	RK_OPTFLT, /* as_float into rnsc_opt_float when >= 0 */
 	RK_HASHES,
 	RK_SPECIAL,
 };
@@ -328,12 +328,13 @@ static int read_reticulum(const rnsc_config_section *sec, rnsc_config_settings *
 			  rnsc_config_error *err)
 {
 	for (size_t i = 0; i < sec->n_opts + sec->n_subs; i++) {
-		const char *key = i < sec->n_opts ? sec->opts[i].key : sec->subs[i - sec->n_opts]->name;
+		const char *key =
+			i < sec->n_opts ? sec->opts[i].key : sec->subs[i - sec->n_opts]->name;
 		int rc;
 		if (i < sec->n_opts) {
 			/* Reading the value interpolates it, known option or not. */
-			rc = rnsc_config_get_list(sec, key, &(const char *const *){NULL}, &(size_t){0},
-						  err);
+			rc = rnsc_config_get_list(sec, key, &(const char *const *){NULL},
+						  &(size_t){0}, err);
 			if (rc)
 				return rc;
 		}

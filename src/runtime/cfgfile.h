@@ -106,8 +106,7 @@ RNSC_API unsigned rnsc_config_section_line(const rnsc_config_section *s);
 /* Subsections and options, each in file order (the reference iterates a section's
  * options first, then its subsections). */
 RNSC_API size_t rnsc_config_section_count(const rnsc_config_section *s);
-RNSC_API const rnsc_config_section *rnsc_config_section_at(const rnsc_config_section *s,
-							   size_t i);
+RNSC_API const rnsc_config_section *rnsc_config_section_at(const rnsc_config_section *s, size_t i);
 RNSC_API size_t rnsc_config_option_count(const rnsc_config_section *s);
 RNSC_API const char *rnsc_config_option_name(const rnsc_config_section *s, size_t i);
 /* Line of option `key`, 0 when absent. */
@@ -199,10 +198,10 @@ typedef struct rnsc_hash_list {
  */
 typedef struct rnsc_config_settings {
 	/* [logging] */
-	int loglevel;      /* 0..8 (clamped); default 3 (RNS.LOG_NOTICE) */
-	int loglevel_set;  /* the file had a loglevel (the reference lets --loglevel win) */
+	int loglevel;         /* 0..8 (clamped); default 3 (RNS.LOG_NOTICE) */
+	int loglevel_set;     /* the file had a loglevel (the reference lets --loglevel win) */
 	int64_t loglevel_raw; /* as written: the reference adds -v/-q before clamping */
-	int logtimestamps; /* default 1 */
+	int logtimestamps;    /* default 1 */
 
 	/* [reticulum] */
 	int enable_transport;          /* default 0 */
@@ -217,7 +216,7 @@ typedef struct rnsc_config_settings {
 	const char *local_socket_path;
 	const uint8_t *rpc_key; /* NULL: derived from the transport identity (default) */
 	size_t rpc_key_len;
-	int rpc_key_invalid;          /* set but not hex: the reference logs and falls back */
+	int rpc_key_invalid;           /* set but not hex: the reference logs and falls back */
 	int static_transport_identity; /* default 0 */
 	int local_hops_delta;          /* default 0 */
 	const char *network_identity;  /* path as written (the reference expands "~"); NULL */
@@ -229,7 +228,7 @@ typedef struct rnsc_config_settings {
 	int panic_on_interface_error; /* default 0 */
 	int use_implicit_proof;       /* default 1 */
 	rnsc_opt_int default_gravity;
-	int discover_interfaces; /* default 0 */
+	int discover_interfaces;               /* default 0 */
 	rnsc_opt_int required_discovery_value; /* set only when > 0 */
 	int publish_blackhole;                 /* default 0 */
 	rnsc_hash_list blackhole_sources;
@@ -350,8 +349,8 @@ RNSC_API int rnsc_config_audit_iface(const rnsc_config_section *s, const char *t
  */
 RNSC_API int rnsc_config_locate(const char *override_dir, char *out, size_t cap);
 /* The same with the system folder and home given (NULL: the real ones), for tests. */
-RNSC_API int rnsc_config_locate_in(const char *override_dir, const char *etc_dir,
-				   const char *home, char *out, size_t cap);
+RNSC_API int rnsc_config_locate_in(const char *override_dir, const char *etc_dir, const char *home,
+				   char *out, size_t cap);
 
 /* The default file rnsc writes when none exists: the reference's keys and values
  * (enable_transport = False, share_instance = Yes, instance_name = default,

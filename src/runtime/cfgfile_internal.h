@@ -34,14 +34,14 @@ typedef struct cfg_opt {
 	char *key;
 	unsigned line;
 	int is_list;
-	char *str;     /* raw single value */
-	char **items;  /* raw list items */
+	char *str;    /* raw single value */
+	char **items; /* raw list items */
 	size_t n_items;
-	int ip_done;   /* 0: not yet, 1: ok, < 0: that error */
-	char *ip_str;  /* interpolated value (aliases str when nothing changed) */
+	int ip_done;  /* 0: not yet, 1: ok, < 0: that error */
+	char *ip_str; /* interpolated value (aliases str when nothing changed) */
 	char **ip_items;
-	char *ip_msg;  /* message for a failed interpolation */
-	int used;      /* a typed getter asked for it (rnsc_config_option_used) */
+	char *ip_msg; /* message for a failed interpolation */
+	int used;     /* a typed getter asked for it (rnsc_config_option_used) */
 } cfg_opt;
 
 struct rnsc_config_section {
@@ -149,7 +149,7 @@ int rnsc_cfg_match_keyword(cfg_scan *sc, const uint32_t *s, size_t n, size_t *ks
 enum { SINGLE_NONE, SINGLE_EMPTY, SINGLE_RANGE };
 
 typedef struct cfg_value_match {
-	int empty_list; /* the (,) alternative */
+	int empty_list;  /* the (,) alternative */
 	size_t list_end; /* group 1 is s[0..list_end) */
 	int single;      /* SINGLE_* */
 	size_t ss, se;   /* SINGLE_RANGE: s[ss..se) */

@@ -53,11 +53,17 @@ static double num(const rnsc_mp_token *t, int *ok)
 {
 	*ok = 1;
 	switch (t->type) {
-	case RNSC_MP_FLOAT64: return t->f64;
-	case RNSC_MP_FLOAT32: return t->f32;
-	case RNSC_MP_UINT: return (double)t->u;
-	case RNSC_MP_INT: return (double)t->i;
-	default: *ok = 0; return 0;
+	case RNSC_MP_FLOAT64:
+		return t->f64;
+	case RNSC_MP_FLOAT32:
+		return t->f32;
+	case RNSC_MP_UINT:
+		return (double)t->u;
+	case RNSC_MP_INT:
+		return (double)t->i;
+	default:
+		*ok = 0;
+		return 0;
 	}
 }
 
@@ -165,8 +171,7 @@ static const char *const STORED[] = {"BackboneInterface", "TCPServerInterface", 
 
 /* Rebuilds one record as listed: the name sanitized, status and status_code appended.
  * Returns the entry's length, 0 to skip the file, -1 to delete it. */
-static int relist(const uint8_t *p, size_t len, double now, const rnsc_hash_list *sources,
-		  entry *e)
+static int relist(const uint8_t *p, size_t len, double now, const rnsc_hash_list *sources, entry *e)
 {
 	rnsc_mp_token v;
 	int ok;
@@ -209,8 +214,9 @@ static int relist(const uint8_t *p, size_t len, double now, const rnsc_hash_list
 	e->value = num(&v, &ok);
 	if (!ok || !rnsc_discovery_rec_get(p, len, "transport", &v))
 		return 0;
-	const char *status = delta > THRESHOLD_STALE ? "stale"
-			     : delta > THRESHOLD_UNKNOWN ? "unknown" : "available";
+	const char *status = delta > THRESHOLD_STALE     ? "stale"
+			     : delta > THRESHOLD_UNKNOWN ? "unknown"
+							 : "available";
 	e->code = delta > THRESHOLD_STALE ? 0 : delta > THRESHOLD_UNKNOWN ? 100 : 1000;
 	e->last_heard = lh;
 
@@ -256,7 +262,8 @@ static int relist(const uint8_t *p, size_t len, double now, const rnsc_hash_list
 			if (nv.type != RNSC_MP_STR)
 				goto skip;
 			char nm[RNSC_DISC_NAME_MAX];
-			size_t l = rnsc_discovery_sanitize_name(nm, sizeof nm, (const char *)nv.p, nv.len);
+			size_t l = rnsc_discovery_sanitize_name(nm, sizeof nm, (const char *)nv.p,
+								nv.len);
 			if (l)
 				rnsc_mp_write_str(&w, nm, l);
 			else

@@ -64,8 +64,8 @@ int rnsc_env_open(rnsc_env *env, const char *crypto_order, int verbose, FILE *er
 	if (rnsc_ctx_new(&env->ctx) != 0)
 		return env_fail(env, err, RNSC_ERR_NOMEM, "%s", "out of memory");
 	rnsc_ctx_set_log_level(env->ctx, verbose > 1 ? RNSC_LOG_DEBUG
-					 : verbose ? RNSC_LOG_VERBOSE
-						   : RNSC_LOG_WARNING);
+					 : verbose   ? RNSC_LOG_VERBOSE
+						     : RNSC_LOG_WARNING);
 	if (rnsc_plugin_host_new(env->ctx, &env->host) != 0 ||
 	    rnsc_plugin_host_add_default_dirs(env->host) != 0)
 		return env_fail(env, err, RNSC_ERR_NOMEM, "%s", "cannot set up the plugin host");

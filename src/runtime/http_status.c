@@ -46,9 +46,9 @@ static void mhd_load(void)
 		return;
 	}
 #define MHD_SYM(n)                                                                                 \
-	if (!(*(void **)&mhd.n = dlsym(h, "MHD_" #n))) {                                            \
-		snprintf(mhd.err, sizeof(mhd.err), MHD_SONAME " lacks MHD_" #n);                    \
-		return;                                                                             \
+	if (!(*(void **)&mhd.n = dlsym(h, "MHD_" #n))) {                                           \
+		snprintf(mhd.err, sizeof(mhd.err), MHD_SONAME " lacks MHD_" #n);                   \
+		return;                                                                            \
 	}
 	MHD_FUNCS(MHD_SYM)
 #undef MHD_SYM
@@ -75,7 +75,7 @@ static void mhd_load(void)
 #define HTTP_PER_SOURCE 8
 #define HTTP_DEADLINE_NS (5 * RNSC_NS_PER_S)
 #define HTTP_SWEEP_NS (200 * RNSC_NS_PER_MS)
-#define HTTP_TIMEOUT_S 10 /* libmicrohttpd's own inactivity timeout, a backstop */
+#define HTTP_TIMEOUT_S 10                /* libmicrohttpd's own inactivity timeout, a backstop */
 #define HTTP_MEMORY_PER_CONNECTION 16384 /* request line and headers must fit */
 #define HTTP_MAX_FILE (64 * 1024)        /* certificate and key files */
 
@@ -97,7 +97,7 @@ struct rnsc_http_status {
 	rnsc_timer *timer;
 	uint16_t port;
 	uint64_t served, refused;
-	uint64_t source_refused; /* connections over the per-source budget */
+	uint64_t source_refused;  /* connections over the per-source budget */
 	uint64_t deadline_closed; /* headers or next request not in time */
 	uint64_t peer_closed;     /* gone while libmicrohttpd had not noticed */
 	struct http_conn conns[HTTP_MAX_CONNECTIONS];
@@ -214,7 +214,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **ctx,
 	hc->fd = fd ? fd->connect_fd : -1;
 	if (peer && peer->client_addr) {
 		size_t l = peer->client_addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
-								     : sizeof(struct sockaddr_in);
+								    : sizeof(struct sockaddr_in);
 		memcpy(&hc->peer, peer->client_addr, l);
 	}
 	hc->waiting_since = rnsc_loop_now(h->loop);
@@ -250,7 +250,8 @@ static size_t sweep(rnsc_http_status *h)
 			continue; /* a request is being answered (the peer may have half-closed) */
 		char b;
 		ssize_t r = recv(hc->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
-		if (r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+		if (r == 0 ||
+		    (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
 			h->peer_closed++;
 		} else if (now - hc->waiting_since > HTTP_DEADLINE_NS) {
 			h->deadline_closed++;
@@ -283,7 +284,8 @@ static int append_own_metrics(rnsc_http_status *h, char **body, size_t *len)
 		(unsigned long long)h->served, (unsigned long long)h->refused,
 		(unsigned long long)h->source_refused, (unsigned long long)h->deadline_closed,
 		(unsigned long long)h->peer_closed);
-	char *grown = n > 0 && (size_t)n < sizeof(own) ? realloc(*body, *len + (size_t)n + 1) : NULL;
+	char *grown =
+		n > 0 && (size_t)n < sizeof(own) ? realloc(*body, *len + (size_t)n + 1) : NULL;
 	if (!grown) {
 		free(*body);
 		*body = NULL;
@@ -341,8 +343,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return reply(h, c, MHD_HTTP_NOT_FOUND, "text/plain", not_found,
 			     sizeof(not_found) - 1, 0);
 	}
-	return reply(h, c, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain", failed,
-		     sizeof(failed) - 1, 0);
+	return reply(h, c, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain", failed, sizeof(failed) - 1,
+		     0);
 }
 
 static void on_ready(rnsc_loop *loop, rnsc_watch *w, int fd, unsigned ev, void *ud)
@@ -404,8 +406,8 @@ static int read_file(const char *path, char **out, char *err, size_t cap, const 
 	return 0;
 }
 
-int rnsc_http_status_start(rnsc_node *n, const rnsc_http_status_options *o,
-			   rnsc_http_status **out, char *err, size_t cap)
+int rnsc_http_status_start(rnsc_node *n, const rnsc_http_status_options *o, rnsc_http_status **out,
+			   char *err, size_t cap)
 {
 	if (!n || !o || !out || !err || !cap)
 		return RNSC_ERR_INVAL;
@@ -461,9 +463,8 @@ int rnsc_http_status_start(rnsc_node *n, const rnsc_http_status_options *o,
 			MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_TIMEOUT_S,
 			MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_MEMORY_PER_CONNECTION,
 			MHD_OPTION_EXTERNAL_LOGGER, mhd_log, h, MHD_OPTION_STRICT_FOR_CLIENT, 1,
-			MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
-			MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
-			MHD_OPTION_HTTPS_MEM_CERT, h->cert,
+			MHD_OPTION_NOTIFY_CONNECTION, on_connection, h, MHD_OPTION_NOTIFY_COMPLETED,
+			on_completed, h, MHD_OPTION_HTTPS_MEM_CERT, h->cert,
 			MHD_OPTION_HTTPS_MEM_KEY, h->key, MHD_OPTION_END);
 	else
 		h->mhd = MHD_start_daemon(
@@ -472,12 +473,12 @@ int rnsc_http_status_start(rnsc_node *n, const rnsc_http_status_options *o,
 			MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_TIMEOUT_S,
 			MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_MEMORY_PER_CONNECTION,
 			MHD_OPTION_EXTERNAL_LOGGER, mhd_log, h, MHD_OPTION_STRICT_FOR_CLIENT, 1,
-			MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
-			MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
-			MHD_OPTION_END);
+			MHD_OPTION_NOTIFY_CONNECTION, on_connection, h, MHD_OPTION_NOTIFY_COMPLETED,
+			on_completed, h, MHD_OPTION_END);
 	if (!h->mhd) {
-		snprintf(err, cap, "cannot serve HTTP%s on %s port %u (in use, or the certificate "
-				   "and key were refused)",
+		snprintf(err, cap,
+			 "cannot serve HTTP%s on %s port %u (in use, or the certificate "
+			 "and key were refused)",
 			 h->cert ? "S" : "", bind_to, (unsigned)o->port);
 		rc = RNSC_ERR_IO;
 		goto fail;
@@ -535,8 +536,8 @@ uint64_t rnsc_http_status_refused(const rnsc_http_status *h)
 	return h ? h->refused : 0;
 }
 
-void rnsc_http_status_closed(const rnsc_http_status *h, uint64_t *over_budget,
-			     uint64_t *deadline, uint64_t *gone)
+void rnsc_http_status_closed(const rnsc_http_status *h, uint64_t *over_budget, uint64_t *deadline,
+			     uint64_t *gone)
 {
 	*over_budget = h ? h->source_refused : 0;
 	*deadline = h ? h->deadline_closed : 0;

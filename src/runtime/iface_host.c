@@ -511,7 +511,7 @@ typedef struct cfg_view {
 } cfg_view;
 
 __attribute__((format(printf, 4, 5))) static int view_err(cfg_view *v, const char *key, int code,
-							   const char *fmt, ...)
+							  const char *fmt, ...)
 {
 	char path[160], msg[256];
 	va_list ap;
@@ -525,8 +525,8 @@ __attribute__((format(printf, 4, 5))) static int view_err(cfg_view *v, const cha
 		if (!v->err->line)
 			v->err->line = rnsc_config_section_line(v->s);
 		if (key)
-			snprintf(v->err->msg, sizeof(v->err->msg), "%.150s option \"%.60s\": %.160s",
-				 path, key, msg);
+			snprintf(v->err->msg, sizeof(v->err->msg),
+				 "%.150s option \"%.60s\": %.160s", path, key, msg);
 		else
 			snprintf(v->err->msg, sizeof(v->err->msg), "%.150s: %.220s", path, msg);
 	}
@@ -687,7 +687,8 @@ int rnsc_iface_host_serves(const rnsc_iface_host *h, const char *type)
 
 int rnsc_iface_open_failed_on_resource(int rc)
 {
-	return rc == RNSC_ERR_NOENT || rc == RNSC_ERR_PERM || rc == RNSC_ERR_IO || rc == RNSC_ERR_SYS;
+	return rc == RNSC_ERR_NOENT || rc == RNSC_ERR_PERM || rc == RNSC_ERR_IO ||
+	       rc == RNSC_ERR_SYS;
 }
 
 int rnsc_iface_open_failure_retryable(int rc)
@@ -736,9 +737,9 @@ static void retry_cb(rnsc_loop *loop, rnsc_timer *t, void *ud)
 	}
 }
 
-int rnsc_iface_host_open_retry(rnsc_iface_host *h, const rnsc_config_section *s,
-			       const char *name, const char *type, unsigned retry_ms,
-			       rnsc_iface **out, rnsc_config_error *err)
+int rnsc_iface_host_open_retry(rnsc_iface_host *h, const rnsc_config_section *s, const char *name,
+			       const char *type, unsigned retry_ms, rnsc_iface **out,
+			       rnsc_config_error *err)
 {
 	int rc = rnsc_iface_host_open(h, s, name, type, out, err);
 	if (rc == 0 || !retry_ms || !rnsc_iface_open_failure_retryable(rc))
@@ -777,8 +778,7 @@ size_t rnsc_iface_host_retry_count(const rnsc_iface_host *h)
 	return n;
 }
 
-int rnsc_iface_host_open_config(rnsc_iface_host *h, const rnsc_config *cfg,
-				rnsc_config_error *err)
+int rnsc_iface_host_open_config(rnsc_iface_host *h, const rnsc_config *cfg, rnsc_config_error *err)
 {
 	if (!h || !cfg)
 		return RNSC_ERR_INVAL;

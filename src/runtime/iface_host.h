@@ -39,7 +39,7 @@ typedef void (*rnsc_iface_rx_fn)(void *ud, rnsc_iface *iface, const uint8_t *fra
 				 uint64_t now_ns);
 
 enum rnsc_iface_event {
-	RNSC_IFACE_ADDED = 1,   /* opened from config, or spawned by a parent */
+	RNSC_IFACE_ADDED = 1, /* opened from config, or spawned by a parent */
 	RNSC_IFACE_ONLINE = 2,
 	RNSC_IFACE_OFFLINE = 3,
 	RNSC_IFACE_REMOVED = 4, /* about to be freed */

@@ -15,11 +15,20 @@ static int read_number(rnsc_mp_reader *r, double *out, int *is_int)
 	if (is_int)
 		*is_int = t.type == RNSC_MP_UINT || t.type == RNSC_MP_INT;
 	switch (t.type) {
-	case RNSC_MP_FLOAT64: *out = t.f64; return 0;
-	case RNSC_MP_FLOAT32: *out = t.f32; return 0;
-	case RNSC_MP_UINT: *out = (double)t.u; return 0;
-	case RNSC_MP_INT: *out = (double)t.i; return 0;
-	default: return RNSC_ERR_MALFORMED;
+	case RNSC_MP_FLOAT64:
+		*out = t.f64;
+		return 0;
+	case RNSC_MP_FLOAT32:
+		*out = t.f32;
+		return 0;
+	case RNSC_MP_UINT:
+		*out = (double)t.u;
+		return 0;
+	case RNSC_MP_INT:
+		*out = (double)t.i;
+		return 0;
+	default:
+		return RNSC_ERR_MALFORMED;
 	}
 }
 
@@ -35,8 +44,7 @@ static int read_opt_bin(rnsc_mp_reader *r, const uint8_t **p, size_t *len)
 }
 
 /* One pass; each NULL validates only. */
-static int walk(const uint8_t *p, size_t len, rnsc_known_each_fn each, void *ud,
-		size_t *skipped)
+static int walk(const uint8_t *p, size_t len, rnsc_known_each_fn each, void *ud, size_t *skipped)
 {
 	rnsc_mp_reader r;
 	rnsc_mp_reader_init(&r, p, len);

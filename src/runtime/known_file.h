@@ -36,8 +36,8 @@ typedef int (*rnsc_known_each_fn)(void *ud, const rnsc_transport_known *k);
  * left out. Returns the number of usable entries, RNSC_ERR_INVAL, RNSC_ERR_MALFORMED,
  * RNSC_ERR_TRUNCATED or RNSC_ERR_TOOBIG (nesting), or each()'s code.
  */
-RNSC_API int rnsc_known_file_parse(const uint8_t *p, size_t len, rnsc_known_each_fn each,
-				   void *ud, size_t *skipped);
+RNSC_API int rnsc_known_file_parse(const uint8_t *p, size_t len, rnsc_known_each_fn each, void *ud,
+				   size_t *skipped);
 
 /* Writes the map header for n entries, then one entry per call (the writer latches
  * errors: check rnsc_mp_writer_finish()). */

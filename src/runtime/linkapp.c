@@ -180,7 +180,8 @@ static void settle(rnsc_linkapp *la)
 		la_res *next = NULL;
 		int busy = 0;
 		for (la_res *e = la->res; e; e = e->next) {
-			if (e->lk != lk || !rnsc_resource_is_initiator(e->r) || rnsc_resource_done(e->r))
+			if (e->lk != lk || !rnsc_resource_is_initiator(e->r) ||
+			    rnsc_resource_done(e->r))
 				continue;
 			if (rnsc_resource_status(e->r) == RNSC_RESOURCE_QUEUED)
 				next = e;
@@ -369,8 +370,8 @@ static void on_adv(rnsc_linkapp *la, la_link *lk, const uint8_t *d, size_t len,
 		rnsc_resource_del(r);
 }
 
-static void h_link_packet(void *ud, const uint8_t id[HL], int type, int context,
-			  const uint8_t *d, size_t len, const uint8_t packet_hash[RNSC_HASHLEN])
+static void h_link_packet(void *ud, const uint8_t id[HL], int type, int context, const uint8_t *d,
+			  size_t len, const uint8_t packet_hash[RNSC_HASHLEN])
 {
 	rnsc_linkapp *la = ud;
 	int resource_ctx = context >= RNSC_CTX_RESOURCE && context <= RNSC_CTX_RESOURCE_RCL;
@@ -392,7 +393,8 @@ static void h_link_packet(void *ud, const uint8_t id[HL], int type, int context,
 		for (la_res *e = la->res; e; e = e->next) {
 			if (e->lk != lk)
 				continue;
-			int rc = rnsc_resource_packet(e->r, type, context, d, len, packet_hash, now);
+			int rc =
+				rnsc_resource_packet(e->r, type, context, d, len, packet_hash, now);
 			/* parts go to every incoming resource, the rest to the one named */
 			if (rc == 0 && context != RNSC_CTX_RESOURCE)
 				break;
@@ -491,7 +493,8 @@ int rnsc_linkapp_send_resource(rnsc_linkapp *la, const uint8_t link_id[HL],
 
 int rnsc_linkapp_accept_resource(rnsc_linkapp *la, const uint8_t link_id[HL],
 				 const uint8_t *adv_plain, size_t len,
-				 const rnsc_resource_callbacks *cb, void *cb_ud, rnsc_resource **out)
+				 const rnsc_resource_callbacks *cb, void *cb_ud,
+				 rnsc_resource **out)
 {
 	if (!la || !link_id || !cb)
 		return RNSC_ERR_INVAL;

@@ -77,8 +77,7 @@ RNSC_API int rnsc_linkapp_accept_resource(rnsc_linkapp *la,
 					  rnsc_resource **out);
 /* Replaces the request slot (callbacks.request_packet and its ud) after creation; the
  * request wiring (linkapp_request.h) installs itself here. fn NULL: such packets dropped. */
-RNSC_API void rnsc_linkapp_set_request_slot(rnsc_linkapp *la, rnsc_linkapp_request_fn fn,
-					    void *ud);
+RNSC_API void rnsc_linkapp_set_request_slot(rnsc_linkapp *la, rnsc_linkapp_request_fn fn, void *ud);
 /* Resource.reject for an advertisement (its decrypted plaintext): RESOURCE_RCL on the link.
  * Returns 0, RNSC_ERR_INVAL, RNSC_ERR_NOTFOUND (no such link), RNSC_ERR_STATE, the errors of
  * rnsc_resource_reject(). */

@@ -114,8 +114,8 @@ static void x_progress(void *ud, rnsc_resource *r)
 	lr_xfer *x = ud;
 	lr_link *l = find(x->lr, x->link_id);
 	if (l && x->kind == X_IN_RESPONSE)
-		(void)rnsc_request_link_response_progress(l->rl, x->req_id, rnsc_resource_progress(r),
-							  rnsc_node_now_ms());
+		(void)rnsc_request_link_response_progress(
+			l->rl, x->req_id, rnsc_resource_progress(r), rnsc_node_now_ms());
 }
 
 static void x_concluded(void *ud, rnsc_resource *r)
@@ -132,19 +132,21 @@ static void x_concluded(void *ud, rnsc_resource *r)
 			break;
 		case X_IN_REQUEST:
 			if (ok)
-				rc = rnsc_request_link_request_resource_received(l->rl, x->buf, x->len,
-										 now);
+				rc = rnsc_request_link_request_resource_received(l->rl, x->buf,
+										 x->len, now);
 			break;
 		case X_IN_RESPONSE:
 			if (ok && x->has_metadata)
-				rnsc_log(x->lr->ctx, RNSC_LOG_WARNING, WHO,
-					 "a response resource with metadata (a file response) is not "
-					 "supported; the request fails");
+				rnsc_log(
+					x->lr->ctx, RNSC_LOG_WARNING, WHO,
+					"a response resource with metadata (a file response) is not "
+					"supported; the request fails");
 			if (ok && !x->has_metadata)
-				rc = rnsc_request_link_response_resource_received(l->rl, x->buf, x->len,
-										  now);
+				rc = rnsc_request_link_response_resource_received(l->rl, x->buf,
+										  x->len, now);
 			else
-				rc = rnsc_request_link_response_resource_failed(l->rl, x->req_id, now);
+				rc = rnsc_request_link_response_resource_failed(l->rl, x->req_id,
+										now);
 			break;
 		default: /* a response sent: nothing follows (the reference has no callback) */
 			break;
@@ -172,8 +174,8 @@ static int op_send(void *ud, const uint8_t request_id[HL], int is_response, cons
 	rnsc_linkreq *lr = l->lr;
 	if (!len || len > RNSC_LINKREQ_MAX_SIZE)
 		return len ? RNSC_ERR_TOOBIG : RNSC_ERR_INVAL;
-	lr_xfer *x = xfer_new(lr, l->id, request_id,
-			      is_response ? X_OUT_RESPONSE : X_OUT_REQUEST, len);
+	lr_xfer *x =
+		xfer_new(lr, l->id, request_id, is_response ? X_OUT_RESPONSE : X_OUT_REQUEST, len);
 	if (!x)
 		return RNSC_ERR_NOMEM;
 	memcpy(x->buf, packed, len);
@@ -222,8 +224,7 @@ static void on_adv(rnsc_linkreq *lr, lr_link *l, const uint8_t *d, size_t len)
 			return;
 		}
 	}
-	lr_xfer *x = xfer_new(lr, l->id, a.q, response ? X_IN_RESPONSE : X_IN_REQUEST,
-			      (size_t)a.d);
+	lr_xfer *x = xfer_new(lr, l->id, a.q, response ? X_IN_RESPONSE : X_IN_REQUEST, (size_t)a.d);
 	int rc = x ? rnsc_linkapp_accept_resource(lr->la, l->id, d, len, &x_cb, x, NULL)
 		   : RNSC_ERR_NOMEM;
 	if (rc) {

@@ -44,8 +44,7 @@ typedef struct rnsc_linkreq rnsc_linkreq;
 
 /* Creates the wiring and installs it as la's request slot (rnsc_linkapp_set_request_slot).
  * 0, RNSC_ERR_INVAL, RNSC_ERR_NOMEM. */
-RNSC_API int rnsc_linkreq_new(rnsc_ctx *ctx, rnsc_node *n, rnsc_linkapp *la,
-			      rnsc_linkreq **out);
+RNSC_API int rnsc_linkreq_new(rnsc_ctx *ctx, rnsc_node *n, rnsc_linkapp *la, rnsc_linkreq **out);
 /* Frees every request link (pending receipts without callbacks) and transfer state. The
  * linkapp must be gone already or must no longer run resources of these links. */
 RNSC_API void rnsc_linkreq_del(rnsc_linkreq *lr);

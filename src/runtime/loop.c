@@ -667,9 +667,12 @@ int rnsc_io_model_from_name(const char *name, enum rnsc_io_model *out)
 const char *rnsc_io_model_name(enum rnsc_io_model m)
 {
 	switch (m) {
-	case RNSC_IO_SINGLE: return "single";
-	case RNSC_IO_POOL: return "pool";
-	case RNSC_IO_SHARDED: return "sharded";
+	case RNSC_IO_SINGLE:
+		return "single";
+	case RNSC_IO_POOL:
+		return "pool";
+	case RNSC_IO_SHARDED:
+		return "sharded";
 	}
 	return "unknown";
 }
@@ -712,10 +715,10 @@ struct rnsc_pool {
 	 * unordered: finished jobs in completion order. */
 	struct pool_job *o_head, *o_tail;
 	int stopping;
-	int drain_posted;    /* `drain` is queued on the loop */
-	int dead;            /* rnsc_pool_del ran; the queued drain frees the struct */
+	int drain_posted; /* `drain` is queued on the loop */
+	int dead;         /* rnsc_pool_del ran; the queued drain frees the struct */
 	struct post_node drain;
-	size_t pending;      /* owner thread only */
+	size_t pending; /* owner thread only */
 };
 
 static void o_append(rnsc_pool *p, struct pool_job *j)

@@ -66,7 +66,7 @@ void rnsc_machine_read(rnsc_machine *m)
 	read_line("/proc/cpuinfo", "flags", all, sizeof(all));
 	/* The flags that decide crypto and RandomX speed: AES rounds, vector width, SHA
 	 * extensions, 1 GiB pages. */
-	static const char *const wanted[] = {"aes", "vaes", "sse2", "ssse3", "sse4_1", "avx",
+	static const char *const wanted[] = {"aes",  "vaes",    "sse2", "ssse3",   "sse4_1", "avx",
 					     "avx2", "avx512f", "bmi2", "pdpe1gb", "sha_ni"};
 	char padded[4100];
 	snprintf(padded, sizeof(padded), " %s ", all);

@@ -16,14 +16,14 @@
 #include "export.h"
 
 typedef struct rnsc_machine {
-	char cpu[256];      /* /proc/cpuinfo model name, "unknown" when absent */
-	char flags[256];    /* the relevant subset of the CPU flags, space-separated */
-	char kernel[256];   /* "Linux 6.1.0 x86_64" */
-	char release[128];  /* uname release alone */
+	char cpu[256];            /* /proc/cpuinfo model name, "unknown" when absent */
+	char flags[256];          /* the relevant subset of the CPU flags, space-separated */
+	char kernel[256];         /* "Linux 6.1.0 x86_64" */
+	char release[128];        /* uname release alone */
 	char thp[32], defrag[32]; /* transparent huge pages: the bracketed setting */
 	char compiler[128];
-	char loadavg[64];   /* /proc/loadavg as read, "unknown" when absent */
-	double load1;       /* its 1-minute figure */
+	char loadavg[64]; /* /proc/loadavg as read, "unknown" when absent */
+	double load1;     /* its 1-minute figure */
 	long cores, page_size, huge_total, huge_free, huge_kb;
 } rnsc_machine;
 

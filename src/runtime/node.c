@@ -100,7 +100,7 @@ struct rnsc_node {
 	uint8_t *rxbuf, *ifacbuf;
 	size_t rxcap, ifaccap;
 	int flushing;
-	int started; /* set once start-up succeeded: only then are the tables saved */
+	int started;   /* set once start-up succeeded: only then are the tables saved */
 	int shared;    /* this node is the shared instance (LocalServerInterface open) */
 	int connected; /* this node is attached to another shared instance */
 	rnsc_node_rpc *rpc;
@@ -193,8 +193,8 @@ static void arm_tick(rnsc_node *n)
 	uint64_t delay = dl == UINT64_MAX ? TICK_MAX_MS : dl > now ? dl - now : 0;
 	if (delay > TICK_MAX_MS)
 		delay = TICK_MAX_MS;
-	if (n->tick_timer && rnsc_loop_timer_rearm(n->loop, n->tick_timer, delay * RNSC_NS_PER_MS,
-						   0) == 0)
+	if (n->tick_timer &&
+	    rnsc_loop_timer_rearm(n->loop, n->tick_timer, delay * RNSC_NS_PER_MS, 0) == 0)
 		return;
 	n->tick_timer = NULL;
 	if (rnsc_loop_timer_add(n->loop, delay * RNSC_NS_PER_MS, 0, tick_cb, n, &n->tick_timer))
@@ -397,7 +397,8 @@ static void synthesize_tunnel(rnsc_node *n, node_if *r)
 	uint8_t h[RNSC_HASHLEN];
 	int k = rnsc_iface_describe(r->iface, name, sizeof(name));
 	int rc = k < 0 ? k
-		 : rnsc_full_hash(n->ctx, h, (const uint8_t *)name, strnlen(name, sizeof(name)));
+		       : rnsc_full_hash(n->ctx, h, (const uint8_t *)name,
+					strnlen(name, sizeof(name)));
 	if (rc == 0)
 		rc = rnsc_transport_tunnel_synthesize(n->t, r->id, h, rnsc_node_now_ms());
 	if (rc == 0)
@@ -451,8 +452,7 @@ static void on_event(void *ud, rnsc_iface *iface, int ev)
 		if (r) {
 			attach(n, r); /* no-op when attached; retries a failed attach */
 			/* Interface.online: recursive path requests skip offline interfaces */
-			(void)rnsc_transport_iface_set_online(n->t, r->id,
-							      ev == RNSC_IFACE_ONLINE);
+			(void)rnsc_transport_iface_set_online(n->t, r->id, ev == RNSC_IFACE_ONLINE);
 			if (r->attached && r->wants_tunnel && ev == RNSC_IFACE_ONLINE)
 				synthesize_tunnel(n, r);
 		}
@@ -494,7 +494,8 @@ static void cb_data(void *ud, const uint8_t dest[RNSC_TRUNCATED_HASHLEN], const 
 }
 
 static int cb_proof_requested(void *ud, const uint8_t dest[RNSC_TRUNCATED_HASHLEN],
-			      const uint8_t *data, size_t len, const uint8_t packet_hash[RNSC_HASHLEN])
+			      const uint8_t *data, size_t len,
+			      const uint8_t packet_hash[RNSC_HASHLEN])
 {
 	rnsc_node *n = ud;
 	return n->hooks.on_proof_requested
@@ -524,24 +525,26 @@ int rnsc_node_dest_enable_ratchets(rnsc_node *n, const uint8_t dest[RNSC_TRUNCAT
 	return node_ratchet_files_enable(n->ctx, &n->ratchet_files, n->t, dest, id, path);
 }
 
-static void cb_announce(void *ud, const uint8_t dest[RNSC_TRUNCATED_HASHLEN],
-			const uint8_t *app, size_t app_len, unsigned hops)
+static void cb_announce(void *ud, const uint8_t dest[RNSC_TRUNCATED_HASHLEN], const uint8_t *app,
+			size_t app_len, unsigned hops)
 {
 	rnsc_node *n = ud;
 	/* InterfaceDiscovery's announce handler: shared or standalone instances only. */
 	if (n->set.discover_interfaces && !n->connected) {
-		int req = n->set.required_discovery_value.set ? (int)n->set.required_discovery_value.v
-							      : 0;
-		int dr = rnsc_discovery_store_announce(n->ctx, n->storage, n->t, dest, app, app_len,
-						       hops, req, &n->set.interface_discovery_sources,
-						       (double)rnsc_node_now_ms() / 1000.0);
+		int req = n->set.required_discovery_value.set
+				  ? (int)n->set.required_discovery_value.v
+				  : 0;
+		int dr = rnsc_discovery_store_announce(
+			n->ctx, n->storage, n->t, dest, app, app_len, hops, req,
+			&n->set.interface_discovery_sources, (double)rnsc_node_now_ms() / 1000.0);
 		if (dr < 0)
 			rnsc_log(n->ctx, RNSC_LOG_ERROR, WHO,
 				 "error while persisting discovered interface data: %s",
 				 rnsc_strerror(dr));
 		else if (dr == 1)
-			rnsc_log(n->ctx, RNSC_LOG_DEBUG, WHO, "stored a discovered interface (%u hop%s)",
-				 hops, hops == 1 ? "" : "s");
+			rnsc_log(n->ctx, RNSC_LOG_DEBUG, WHO,
+				 "stored a discovered interface (%u hop%s)", hops,
+				 hops == 1 ? "" : "s");
 		else if (dr > 1)
 			rnsc_log(n->ctx, RNSC_LOG_DEBUG, WHO,
 				 "ignored an interface discovery announce (reason %d)", dr - 1);
@@ -602,8 +605,8 @@ static void cb_link_proof(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN
 		n->hooks.on_link_proof(n->hooks.ud, link_id, packet_hash);
 }
 
-static void cb_link_packet(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
-			   int packet_type, int context, const uint8_t *data, size_t len,
+static void cb_link_packet(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN], int packet_type,
+			   int context, const uint8_t *data, size_t len,
 			   const uint8_t packet_hash[RNSC_HASHLEN])
 {
 	rnsc_node *n = ud;
@@ -746,8 +749,10 @@ static int load_identity(rnsc_node *n, rnsc_identity *id, rnsc_config_error *err
 		return 0;
 	}
 	if (rc != RNSC_ERR_NOENT)
-		rnsc_log(n->ctx, RNSC_LOG_ERROR, WHO, "transport identity %s unusable (%s); creating "
-			 "a new one", path, rnsc_strerror(rc));
+		rnsc_log(n->ctx, RNSC_LOG_ERROR, WHO,
+			 "transport identity %s unusable (%s); creating "
+			 "a new one",
+			 path, rnsc_strerror(rc));
 	if ((rc = rnsc_identity_generate(n->ctx, id)) || (rc = rnsc_identity_save_file(id, path)))
 		return fail(err, rc, "cannot create the transport identity %s: %s", path,
 			    rnsc_strerror(rc));
@@ -768,17 +773,19 @@ static int read_iface_opts(rnsc_node *n, const rnsc_config_section *s, rnsc_conf
 	 * (wants_tunnel); a BackboneInterface is a client when it names a target. */
 	/* Not with kiss_framing: the reference's KISS TCP client synthesizes none. */
 	int kiss = 0;
-	if (rnsc_config_has(s, "kiss_framing") && rnsc_config_get_bool(s, "kiss_framing", &kiss, err))
+	if (rnsc_config_has(s, "kiss_framing") &&
+	    rnsc_config_get_bool(s, "kiss_framing", &kiss, err))
 		kiss = 0; /* a bad value is the interface's to report */
 	if (rnsc_config_has(s, "type") && rnsc_config_get_str(s, "type", &v, err) == 0)
-		n->pend.wants_tunnel = (strcmp(v, "TCPClientInterface") == 0 && !kiss) ||
-				       strcmp(v, "BackboneClientInterface") == 0 ||
-				       (strcmp(v, "BackboneInterface") == 0 &&
-					(rnsc_config_has(s, "target_host") || rnsc_config_has(s, "remote")));
+		n->pend.wants_tunnel =
+			(strcmp(v, "TCPClientInterface") == 0 && !kiss) ||
+			strcmp(v, "BackboneClientInterface") == 0 ||
+			(strcmp(v, "BackboneInterface") == 0 &&
+			 (rnsc_config_has(s, "target_host") || rnsc_config_has(s, "remote")));
 	/* interface_mode wins over mode, as in Reticulum._synthesize_interface. */
 	const char *mkey = rnsc_config_has(s, "interface_mode") ? "interface_mode"
-			   : rnsc_config_has(s, "mode")		 ? "mode"
-								 : NULL;
+			   : rnsc_config_has(s, "mode")         ? "mode"
+								: NULL;
 	if (mkey) {
 		if ((rc = rnsc_config_get_str(s, mkey, &v, err)))
 			return rc;
@@ -825,8 +832,9 @@ static int read_iface_opts(rnsc_node *n, const rnsc_config_section *s, rnsc_conf
 static int type_mtu_capable(const char *type)
 {
 	static const char *const caps[] = {"TCPClientInterface", "TCPServerInterface",
-					   "BackboneInterface", "BackboneClientInterface",
-					   "LocalInterface", "AutoInterface", "WeaveInterface"};
+					   "BackboneInterface",  "BackboneClientInterface",
+					   "LocalInterface",     "AutoInterface",
+					   "WeaveInterface"};
 	for (size_t i = 0; type && i < sizeof(caps) / sizeof(caps[0]); i++)
 		if (strcmp(type, caps[i]) == 0)
 			return 1;
@@ -872,9 +880,10 @@ static int open_local(rnsc_node *n, int client, rnsc_config_error *err)
 	char text[512];
 	if (n->set.shared_instance_unix && n->set.local_socket_path)
 		/* quoted, so an instance name with '#' or ',' stays one value */
-		snprintf(text, sizeof(text), strchr(n->set.local_socket_path, '"')
-						     ? "[interfaces]\n  [[local]]\n    socket_path = %.300s\n"
-						     : "[interfaces]\n  [[local]]\n    socket_path = \"%.300s\"\n",
+		snprintf(text, sizeof(text),
+			 strchr(n->set.local_socket_path, '"')
+				 ? "[interfaces]\n  [[local]]\n    socket_path = %.300s\n"
+				 : "[interfaces]\n  [[local]]\n    socket_path = \"%.300s\"\n",
 			 n->set.local_socket_path);
 	else
 		snprintf(text, sizeof(text), "[interfaces]\n  [[local]]\n    port = %lld\n",
@@ -883,16 +892,16 @@ static int open_local(rnsc_node *n, int client, rnsc_config_error *err)
 	int rc = rnsc_config_parse(n->ctx, text, strlen(text), "[reticulum]", &c, err);
 	if (rc)
 		return rc;
-	const rnsc_config_section *s =
-		rnsc_config_section_get(rnsc_config_section_get(rnsc_config_root(c), "interfaces"),
-					"local");
+	const rnsc_config_section *s = rnsc_config_section_get(
+		rnsc_config_section_get(rnsc_config_root(c), "interfaces"), "local");
 	memset(&n->pend, 0, sizeof(n->pend));
 	n->pend.set = 1;
 	n->pend.mtu_capable = 1; /* LocalInterface.AUTOCONFIGURE_MTU */
 	n->pend.local_role = client ? RNSC_TRANSPORT_LOCAL_SHARED : RNSC_TRANSPORT_LOCAL_NONE;
 	n->pend.local_server = !client;
 	rc = rnsc_iface_host_open(n->ih, s, client ? "Local shared instance" : "Shared Instance",
-				  client ? "LocalClientInterface" : "LocalServerInterface", NULL, err);
+				  client ? "LocalClientInterface" : "LocalServerInterface", NULL,
+				  err);
 	memset(&n->pend, 0, sizeof(n->pend));
 	rnsc_config_del(c);
 	return rc;
@@ -905,11 +914,14 @@ static int start_local(rnsc_node *n, rnsc_config_error *err)
 		rc = open_local(n, 0, err);
 		if (rc == 0) {
 			n->shared = 1;
-			rnsc_log(n->ctx, RNSC_LOG_VERBOSE, WHO, "started the shared instance interface");
+			rnsc_log(n->ctx, RNSC_LOG_VERBOSE, WHO,
+				 "started the shared instance interface");
 			int rrc = rnsc_node_rpc_start(n, n->ctx, &n->rpc);
 			if (rrc)
-				rnsc_log(n->ctx, RNSC_LOG_ERROR, WHO, "cannot start the shared instance "
-					 "RPC: %s (status tools will not work)", rnsc_strerror(rrc));
+				rnsc_log(n->ctx, RNSC_LOG_ERROR, WHO,
+					 "cannot start the shared instance "
+					 "RPC: %s (status tools will not work)",
+					 rnsc_strerror(rrc));
 			return 0;
 		}
 		if (rc != RNSC_ERR_IO)
@@ -925,8 +937,10 @@ static int start_local(rnsc_node *n, rnsc_config_error *err)
 		return 0;
 	}
 standalone:
-	rnsc_log(n->ctx, RNSC_LOG_WARNING, WHO, "no shared instance interface (%s): running as a "
-		 "standalone instance", err && err->msg[0] ? err->msg : rnsc_strerror(rc));
+	rnsc_log(n->ctx, RNSC_LOG_WARNING, WHO,
+		 "no shared instance interface (%s): running as a "
+		 "standalone instance",
+		 err && err->msg[0] ? err->msg : rnsc_strerror(rc));
 	if (err)
 		memset(err, 0, sizeof(*err));
 	n->connected = 0;
@@ -985,9 +999,11 @@ static int open_ifaces(rnsc_node *n, rnsc_config_error *err)
 			/* rnsd logs an interface it cannot create and runs the others. */
 			char p[200];
 			rnsc_config_section_path(ci.section, p, sizeof(p));
-			rnsc_log(n->ctx, RNSC_LOG_ERROR, WHO, "%s option \"type\": no loaded interface "
+			rnsc_log(n->ctx, RNSC_LOG_ERROR, WHO,
+				 "%s option \"type\": no loaded interface "
 				 "plugin serves type \"%s\"; interface skipped, the others keep "
-				 "running%s", p, ci.type, unserved_why(ci.type));
+				 "running%s",
+				 p, ci.type, unserved_why(ci.type));
 			failed++;
 			continue;
 		}
@@ -995,8 +1011,8 @@ static int open_ifaces(rnsc_node *n, rnsc_config_error *err)
 			return rc;
 		n->pend.mtu_capable = type_mtu_capable(ci.type);
 		rc = rnsc_iface_host_open_retry(n->ih, ci.section, ci.name, ci.type,
-						type_retries(ci.type) ? RNSC_IFACE_RETRY_MS : 0, NULL,
-						err);
+						type_retries(ci.type) ? RNSC_IFACE_RETRY_MS : 0,
+						NULL, err);
 		n->pend.set = 0;
 		int retried = type_retries(ci.type) && rnsc_iface_open_failure_retryable(rc);
 		if (rc && (retried || (rnsc_iface_open_failed_on_resource(rc) &&
@@ -1153,7 +1169,8 @@ int rnsc_node_new(rnsc_ctx *ctx, rnsc_plugin_host *plugins, const rnsc_node_opti
 		goto out;
 	if (!n->connected && (rc = open_ifaces(n, err)))
 		goto out;
-	if (n->set.enable_transport && !n->connected) { /* Transport.start loads these only when routing */
+	if (n->set.enable_transport &&
+	    !n->connected) { /* Transport.start loads these only when routing */
 		node_store_ifaces si = {.ud = n, .describe = store_describe, .find = store_find};
 		node_store_load_hashlist(ctx, n->t, n->storage);
 		node_store_load_paths(ctx, n->t, n->storage, &si);
@@ -1433,13 +1450,13 @@ int rnsc_node_save(rnsc_node *n)
 	return rc ? rc : rc2 ? rc2 : rc3;
 }
 
-int rnsc_node_blackhole(rnsc_node *n, const uint8_t identity_hash[16], double until,
-			int until_int, const char *reason, size_t reason_len)
+int rnsc_node_blackhole(rnsc_node *n, const uint8_t identity_hash[16], double until, int until_int,
+			const char *reason, size_t reason_len)
 {
 	if (!n || !n->t || !identity_hash)
 		return RNSC_ERR_INVAL;
-	rnsc_blackhole_entry e = {.until = until, .until_int = until_int, .reason = reason,
-				  .reason_len = reason_len};
+	rnsc_blackhole_entry e = {
+		.until = until, .until_int = until_int, .reason = reason, .reason_len = reason_len};
 	int rc = rnsc_transport_blackhole_add(n->t, identity_hash, &e);
 	if (rc == 1) {
 		int src = node_store_save_blackhole(n->ctx, n->t, n->storage);

@@ -86,8 +86,7 @@ typedef struct rnsc_node_hooks {
 	 * destination. Send with rnsc_transport_link_send() and then rnsc_node_flush(). */
 	void (*on_link_established)(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
 				    const uint8_t dest_hash[RNSC_TRUNCATED_HASHLEN], int initiator);
-	void (*on_link_closed)(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
-			       int reason);
+	void (*on_link_closed)(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN], int reason);
 	void (*on_link_data)(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN],
 			     const uint8_t *data, size_t len,
 			     const uint8_t packet_hash[RNSC_HASHLEN]);
@@ -154,8 +153,9 @@ RNSC_API rnsc_iface *rnsc_node_iface_by_id(const rnsc_node *n, uint32_t id);
 /* IFAC of an interface as interface_stats reports it: 1 with *signature (the 64-byte
  * Interface.ifac_signature, owned by the node), *ifac_size and *violations (IFAC drops)
  * when the interface has a network name or passphrase, else 0. */
-RNSC_API int rnsc_node_iface_ifac(const rnsc_node *n, const rnsc_iface *f, const uint8_t **signature,
-				  size_t *ifac_size, uint64_t *violations);
+RNSC_API int rnsc_node_iface_ifac(const rnsc_node *n, const rnsc_iface *f,
+				  const uint8_t **signature, size_t *ifac_size,
+				  uint64_t *violations);
 RNSC_API int rnsc_node_iface_astats(rnsc_node *n, const rnsc_iface *f, uint64_t now,
 				    rnsc_transport_iface_astats *out);
 /* 1 when this node is the shared instance / is attached to another one. */

@@ -21,6 +21,6 @@ RNSC_API void rnsc_node_policy_base(const rnsc_config_settings *set, int local,
 /* Base policy plus the options of interface section s. Returns 0 or the config getters'
  * errors (err filled). */
 RNSC_API int rnsc_node_policy_read(const rnsc_config_settings *set, const rnsc_config_section *s,
-			  rnsc_transport_iface_policy *p, rnsc_config_error *err);
+				   rnsc_transport_iface_policy *p, rnsc_config_error *err);
 
 #endif

@@ -25,8 +25,8 @@ static int unhex16(const char *s, uint8_t out[16])
 	for (size_t i = 0; i < 16; i++) {
 		unsigned v;
 		char b[3] = {s[2 * i], s[2 * i + 1], 0};
-		if (!strchr("0123456789abcdefABCDEF", b[0]) || !strchr("0123456789abcdefABCDEF", b[1]) ||
-		    sscanf(b, "%2x", &v) != 1)
+		if (!strchr("0123456789abcdefABCDEF", b[0]) ||
+		    !strchr("0123456789abcdefABCDEF", b[1]) || sscanf(b, "%2x", &v) != 1)
 			return -1;
 		out[i] = (uint8_t)v;
 	}
@@ -46,8 +46,9 @@ int node_ratchets_persist(rnsc_ctx *ctx, const char *storage, const uint8_t dest
 	if (rc == 0)
 		rc = rnsc_store_write_atomic(path, buf, (size_t)n, 0666);
 	if (rc)
-		rnsc_log(ctx, RNSC_LOG_ERROR, WHO, "could not persist the ratchet for <%s> to %s: %s",
-			 hx, path, rnsc_strerror(rc));
+		rnsc_log(ctx, RNSC_LOG_ERROR, WHO,
+			 "could not persist the ratchet for <%s> to %s: %s", hx, path,
+			 rnsc_strerror(rc));
 	return rc;
 }
 
@@ -85,10 +86,11 @@ int node_ratchets_load(rnsc_ctx *ctx, rnsc_transport *t, const char *storage, in
 		}
 		rnsc_free(ctx, buf);
 		if (corrupt)
-			rnsc_log(ctx, RNSC_LOG_ERROR, WHO, "corrupted ratchet data in %s (%s)%s", path,
-				 rnsc_strerror(rc), clean ? ", removing the file" : "");
+			rnsc_log(ctx, RNSC_LOG_ERROR, WHO, "corrupted ratchet data in %s (%s)%s",
+				 path, rnsc_strerror(rc), clean ? ", removing the file" : "");
 		else if (rc)
-			rnsc_log(ctx, RNSC_LOG_ERROR, WHO, "cannot read %s: %s", path, rnsc_strerror(rc));
+			rnsc_log(ctx, RNSC_LOG_ERROR, WHO, "cannot read %s: %s", path,
+				 rnsc_strerror(rc));
 		uint64_t rms = received > 0 ? (uint64_t)(received * 1000.0) : 0;
 		if (rc == 0 && !(now_ms < rms + RNSC_RATCHET_EXPIRY_S * 1000))
 			expired = 1;
@@ -98,7 +100,8 @@ int node_ratchets_load(rnsc_ctx *ctx, rnsc_transport *t, const char *storage, in
 				removed++;
 			continue;
 		}
-		if (rc == 0 && !expired && rnsc_transport_ratchet_import(t, dest, pub, rms, now_ms) == 0)
+		if (rc == 0 && !expired &&
+		    rnsc_transport_ratchet_import(t, dest, pub, rms, now_ms) == 0)
 			imported++;
 	}
 	closedir(d);
@@ -149,7 +152,7 @@ int node_ratchet_files_enable(rnsc_ctx *ctx, node_ratchet_files **head, rnsc_tra
 	uint8_t *buf = NULL;
 	size_t len = 0;
 	int rc = rnsc_store_read_file(ctx, path, RNSC_RATCHET_FILE_MAX, &buf, &len);
-	uint8_t (*list)[32] = NULL;
+	uint8_t(*list)[32] = NULL;
 	size_t n = 0;
 	if (rc == 0) {
 		rc = rnsc_ratchet_file_decode(id, buf, len, NULL, 0, &n);
@@ -159,10 +162,11 @@ int node_ratchet_files_enable(rnsc_ctx *ctx, node_ratchet_files **head, rnsc_tra
 			rc = rnsc_ratchet_file_decode(id, buf, len, list, n, &n);
 		rnsc_free(ctx, buf);
 		if (rc) {
-			rnsc_log(ctx, RNSC_LOG_CRITICAL, WHO,
-				 "the ratchet file %s could not be loaded (%s); remove it to have a "
-				 "new one created, then announce the destination",
-				 path, rnsc_strerror(rc));
+			rnsc_log(
+				ctx, RNSC_LOG_CRITICAL, WHO,
+				"the ratchet file %s could not be loaded (%s); remove it to have a "
+				"new one created, then announce the destination",
+				path, rnsc_strerror(rc));
 			goto out;
 		}
 	} else if (rc == RNSC_ERR_NOENT) {
@@ -209,8 +213,9 @@ void node_ratchet_files_rotated(rnsc_ctx *ctx, node_ratchet_files *f, const uint
 			continue;
 		int rc = write_file(ctx, &f->id, f->path, ratchets, n);
 		if (rc)
-			rnsc_log(ctx, RNSC_LOG_ERROR, WHO, "could not write the ratchet file %s: %s",
-				 f->path, rnsc_strerror(rc));
+			rnsc_log(ctx, RNSC_LOG_ERROR, WHO,
+				 "could not write the ratchet file %s: %s", f->path,
+				 rnsc_strerror(rc));
 		return;
 	}
 }

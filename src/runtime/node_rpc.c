@@ -204,8 +204,7 @@ static void sum_astats(rnsc_transport_iface_astats *a, const rnsc_transport_ifac
  * frequencies to its own, and its ingress state (fed by those deques in the reference)
  * is taken as in a burst while any child is. Held announces and queues stay per
  * interface. A listener the engine does not know gets its children's rate settings. */
-static void iface_astats(stats_ud *u, rnsc_iface *f, rnsc_transport_iface_astats *a,
-			 int *have_rate)
+static void iface_astats(stats_ud *u, rnsc_iface *f, rnsc_transport_iface_astats *a, int *have_rate)
 {
 	memset(a, 0, sizeof(*a));
 	/* u->now_ms for every interface: the document is built twice (size, then bytes) and
@@ -255,8 +254,9 @@ static void write_iface(rnsc_mp_writer *w, stats_ud *u, rnsc_iface *f)
 			snprintf(pdesc, sizeof(pdesc), "%s", rnsc_iface_name(parent));
 		(void)rnsc_sha256(u->ctx, ph, (const uint8_t *)pdesc, strlen(pdesc));
 	}
-	int listener = !parent && (st.stats.children > 0 || (st.type && (strstr(st.type, "Server") ||
-									   strcmp(st.type, "BackboneInterface") == 0)));
+	int listener = !parent && (st.stats.children > 0 ||
+				   (st.type && (strstr(st.type, "Server") ||
+						strcmp(st.type, "BackboneInterface") == 0)));
 	rnsc_mp_write_map(w, 58 + (parent ? 2 : 0));
 	kstr(w, "clients");
 	if (listener)
@@ -405,9 +405,9 @@ static int build_stats(rnsc_mp_writer *w, void *ud)
 	kv_int(w, "rxpps", tt.rxpps);
 	kv_int(w, "txpps", tt.txpps);
 	/* rnsc processes inbound packets as they arrive: its inbound queues stay empty. */
-	static const char *const zero[] = {"rxqt",	 "rxqd",	"rxqa",	      "rxqp",
-					   "rxqil",	 "rxqtd",	"rxqdd",      "rxqad",
-					   "rxqpd",	 "rxqild",	"tqpressure", "dqpressure",
+	static const char *const zero[] = {"rxqt",       "rxqd",       "rxqa",       "rxqp",
+					   "rxqil",      "rxqtd",      "rxqdd",      "rxqad",
+					   "rxqpd",      "rxqild",     "tqpressure", "dqpressure",
 					   "aqpressure", "pqpressure", "ilqpressure"};
 	for (size_t i = 0; i < sizeof(zero) / sizeof(zero[0]); i++)
 		kv_int(w, zero[i], 0);
@@ -415,7 +415,8 @@ static int build_stats(rnsc_mp_writer *w, void *ud)
 	if (transport) {
 		kv_bin(w, "transport_id", rnsc_transport_id(t), RNSC_TRUNCATED_HASHLEN);
 		kv_nil(w, "network_id");
-		kv_dbl(w, "transport_uptime", (double)(u->now_ms - rnsc_node_started_ms(n)) / 1000.0);
+		kv_dbl(w, "transport_uptime",
+		       (double)(u->now_ms - rnsc_node_started_ms(n)) / 1000.0);
 		const uint8_t *probe = rnsc_node_probe_hash(n);
 		kv_bin(w, "probe_responder", probe, RNSC_TRUNCATED_HASHLEN);
 	}
@@ -499,8 +500,19 @@ typedef struct ans_ud {
 	size_t bl;
 } ans_ud;
 
-enum { A_NIL, A_BOOL, A_INT, A_DBL, A_STR, A_BIN, A_EMPTY_LIST, A_EMPTY_MAP, A_PATHS, A_RATES,
-       A_BLACKHOLE };
+enum {
+	A_NIL,
+	A_BOOL,
+	A_INT,
+	A_DBL,
+	A_STR,
+	A_BIN,
+	A_EMPTY_LIST,
+	A_EMPTY_MAP,
+	A_PATHS,
+	A_RATES,
+	A_BLACKHOLE
+};
 
 /* Reticulum.get_rate_table: one map per destination; times are floats once set (the
  * reference's initial blocked_until is the int 0). */
@@ -597,8 +609,8 @@ static int build_answer(rnsc_mp_writer *w, void *ud)
 	}
 }
 
-int rnsc_node_rpc_answer(rnsc_node *n, rnsc_ctx *ctx, const uint8_t *req, size_t len,
-			 uint8_t **out, size_t *out_len)
+int rnsc_node_rpc_answer(rnsc_node *n, rnsc_ctx *ctx, const uint8_t *req, size_t len, uint8_t **out,
+			 size_t *out_len)
 {
 	if (!n || !ctx || !req || !out || !out_len)
 		return RNSC_ERR_INVAL;
@@ -721,9 +733,10 @@ int rnsc_node_rpc_answer(rnsc_node *n, rnsc_ctx *ctx, const uint8_t *req, size_t
 		a.kind = A_BOOL;
 		a.iv = 0;
 		if (q.bh_id && q.bh_id_len == RNSC_TRUNCATED_HASHLEN) {
-			int rc = q.has_blackhole ? rnsc_node_blackhole(n, q.bh_id, q.until, q.until_int,
-								       q.reason, q.reason_len)
-						 : rnsc_node_unblackhole(n, q.bh_id);
+			int rc = q.has_blackhole
+					 ? rnsc_node_blackhole(n, q.bh_id, q.until, q.until_int,
+							       q.reason, q.reason_len)
+					 : rnsc_node_unblackhole(n, q.bh_id);
 			if (rc == 1)
 				a.iv = 1;
 			else if (rc == 0)
@@ -885,7 +898,8 @@ static void accept_cb(rnsc_loop *loop, rnsc_watch *w, int fd, unsigned events, v
 		c->fd = cfd;
 		c->slot = slot;
 		s->conns[slot] = c;
-		if (rnsc_rpc_conn_init(&c->c, s->ctx, 1, s->key, s->key_len, RNSC_RPC_REQUEST_MAX) ||
+		if (rnsc_rpc_conn_init(&c->c, s->ctx, 1, s->key, s->key_len,
+				       RNSC_RPC_REQUEST_MAX) ||
 		    rnsc_loop_watch_add(loop, cfd, RNSC_EV_READ, conn_io, c, &c->w) ||
 		    rnsc_loop_timer_add(loop, RPC_CONN_TIMEOUT_NS, 0, conn_timeout, c, &c->tmo)) {
 			s->st.dropped++;

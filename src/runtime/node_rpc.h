@@ -30,9 +30,9 @@
 typedef struct rnsc_node_rpc rnsc_node_rpc;
 
 typedef struct rnsc_node_rpc_stats {
-	uint64_t served;   /* requests answered */
-	uint64_t refused;  /* authentication failures */
-	uint64_t dropped;  /* protocol errors, oversized or unknown requests, timeouts, over
+	uint64_t served;  /* requests answered */
+	uint64_t refused; /* authentication failures */
+	uint64_t dropped; /* protocol errors, oversized or unknown requests, timeouts, over
 			      the connection limit */
 } rnsc_node_rpc_stats;
 

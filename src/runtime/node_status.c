@@ -88,11 +88,13 @@ int rnsc_node_status_metrics(rnsc_node *n, char **out, size_t *len)
 	fprintf(f, "rnsc_paths %zu\n", rnsc_transport_path_count(t));
 	metric_head(f, "rnsc_known_destinations", "gauge", "Identities remembered from announces.");
 	fprintf(f, "rnsc_known_destinations %zu\n", rnsc_transport_known_count(t));
-	metric_head(f, "rnsc_links", "gauge", "Links of this node's own destinations and initiators.");
+	metric_head(f, "rnsc_links", "gauge",
+		    "Links of this node's own destinations and initiators.");
 	fprintf(f, "rnsc_links %zu\n", rnsc_transport_link_count(t));
 	metric_head(f, "rnsc_relayed_links", "gauge", "Entries in the link table (links carried).");
 	fprintf(f, "rnsc_relayed_links %zu\n", rnsc_transport_link_table_count(t));
-	metric_head(f, "rnsc_node_rx_frames_total", "counter", "Frames received on all interfaces.");
+	metric_head(f, "rnsc_node_rx_frames_total", "counter",
+		    "Frames received on all interfaces.");
 	fprintf(f, "rnsc_node_rx_frames_total %llu\n", (unsigned long long)ns.rx_frames);
 	metric_head(f, "rnsc_node_tx_frames_total", "counter", "Frames sent on all interfaces.");
 	fprintf(f, "rnsc_node_tx_frames_total %llu\n", (unsigned long long)ns.tx_frames);
@@ -104,9 +106,9 @@ int rnsc_node_status_metrics(rnsc_node *n, char **out, size_t *len)
 		(unsigned long long)ns.ingest_errors);
 	fprintf(f, "rnsc_node_dropped_total{reason=\"tx_error\"} %llu\n",
 		(unsigned long long)ns.tx_errors);
-#define X(name)                                                                            \
-	metric_head(f, "rnsc_transport_" #name "_total", "counter",                         \
-		    "Transport engine counter " #name ".");                                 \
+#define X(name)                                                                                    \
+	metric_head(f, "rnsc_transport_" #name "_total", "counter",                                \
+		    "Transport engine counter " #name ".");                                        \
 	fprintf(f, "rnsc_transport_" #name "_total %llu\n", (unsigned long long)ts->name);
 	TRANSPORT_COUNTERS(X)
 #undef X
@@ -122,7 +124,8 @@ int rnsc_node_status_metrics(rnsc_node *n, char **out, size_t *len)
 		{"rnsc_interface_rx_packets_total", "counter", "Packets received."},
 		{"rnsc_interface_tx_packets_total", "counter", "Packets sent."},
 		{"rnsc_interface_bitrate_bits", "gauge", "Bitrate the interface assumes."},
-		{"rnsc_interface_dropped_total", "counter", "Data the interface dropped, by reason."},
+		{"rnsc_interface_dropped_total", "counter",
+		 "Data the interface dropped, by reason."},
 	};
 	for (size_t m = 0; m < sizeof(per_if) / sizeof(per_if[0]); m++) {
 		metric_head(f, per_if[m].name, per_if[m].type, per_if[m].help);
@@ -131,8 +134,11 @@ int rnsc_node_status_metrics(rnsc_node *n, char **out, size_t *len)
 			if (rnsc_iface_status_get(rnsc_iface_host_at(ih, i), &st) != 0)
 				continue;
 			const rnsc_iface_stats *s = &st.stats;
-			unsigned long long v[] = {(unsigned long long)(s->online != 0), s->rx_bytes,
-						  s->tx_bytes, s->rx_packets, s->tx_packets,
+			unsigned long long v[] = {(unsigned long long)(s->online != 0),
+						  s->rx_bytes,
+						  s->tx_bytes,
+						  s->rx_packets,
+						  s->tx_packets,
 						  s->bitrate};
 			int ndrops = m == 6 ? RNSC_IFACE_DROP_COUNT : 1;
 			for (int d = 0; d < ndrops; d++) {

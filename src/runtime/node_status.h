@@ -23,5 +23,4 @@ RNSC_API int rnsc_node_status_json(rnsc_node *n, char **out, size_t *len);
 
 RNSC_API int rnsc_node_status_metrics(rnsc_node *n, char **out, size_t *len);
 
-
 #endif

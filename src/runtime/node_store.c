@@ -39,8 +39,10 @@ int node_store_load_known(rnsc_ctx *ctx, rnsc_transport *t, const char *storage)
 		return 0;
 	}
 	if (rc) {
-		rnsc_log(ctx, RNSC_LOG_ERROR, WHO, "cannot read %s (%s); starting without known "
-			 "destinations", path, rnsc_strerror(rc));
+		rnsc_log(ctx, RNSC_LOG_ERROR, WHO,
+			 "cannot read %s (%s); starting without known "
+			 "destinations",
+			 path, rnsc_strerror(rc));
 		return rc;
 	}
 	size_t skipped = 0;
@@ -49,8 +51,10 @@ int node_store_load_known(rnsc_ctx *ctx, rnsc_transport *t, const char *storage)
 		rc = rnsc_known_file_parse(buf, len, import_one, t, &skipped);
 	rnsc_free(ctx, buf);
 	if (rc < 0) {
-		rnsc_log(ctx, RNSC_LOG_ERROR, WHO, "%s is corrupt (%s); starting without known "
-			 "destinations, the file will be rewritten", path, rnsc_strerror(rc));
+		rnsc_log(ctx, RNSC_LOG_ERROR, WHO,
+			 "%s is corrupt (%s); starting without known "
+			 "destinations, the file will be rewritten",
+			 path, rnsc_strerror(rc));
 		return rc;
 	}
 	rnsc_log(ctx, RNSC_LOG_VERBOSE, WHO, "loaded %d known destination%s from %s (%zu skipped)",
@@ -148,8 +152,8 @@ static int restore_one(void *ud, const rnsc_path_record *rec)
 	rnsc_free(lc->ctx, buf);
 	if (rc) {
 		lc->missing++;
-		rnsc_log(lc->ctx, RNSC_LOG_DEBUG, WHO, "path entry with announce %s not restored: %s",
-			 hx, rnsc_strerror(rc));
+		rnsc_log(lc->ctx, RNSC_LOG_DEBUG, WHO,
+			 "path entry with announce %s not restored: %s", hx, rnsc_strerror(rc));
 		return 0;
 	}
 	lc->restored++;
@@ -168,8 +172,10 @@ int node_store_load_paths(rnsc_ctx *ctx, rnsc_transport *t, const char *storage,
 	if (rc == RNSC_ERR_NOENT)
 		return 0;
 	if (rc) {
-		rnsc_log(ctx, RNSC_LOG_ERROR, WHO, "cannot read %s (%s); starting with an empty path "
-			 "table", path, rnsc_strerror(rc));
+		rnsc_log(ctx, RNSC_LOG_ERROR, WHO,
+			 "cannot read %s (%s); starting with an empty path "
+			 "table",
+			 path, rnsc_strerror(rc));
 		return rc;
 	}
 	load_ctx lc = {.ctx = ctx, .t = t, .storage = storage, .ifs = ifs};
@@ -177,13 +183,16 @@ int node_store_load_paths(rnsc_ctx *ctx, rnsc_transport *t, const char *storage,
 	rc = rnsc_path_file_parse(buf, len, restore_one, &lc, &skipped);
 	rnsc_free(ctx, buf);
 	if (rc < 0) {
-		rnsc_log(ctx, RNSC_LOG_ERROR, WHO, "%s is corrupt (%s); starting with an empty path "
-			 "table, the file will be rewritten", path, rnsc_strerror(rc));
+		rnsc_log(ctx, RNSC_LOG_ERROR, WHO,
+			 "%s is corrupt (%s); starting with an empty path "
+			 "table, the file will be rewritten",
+			 path, rnsc_strerror(rc));
 		return rc;
 	}
-	rnsc_log(ctx, RNSC_LOG_VERBOSE, WHO, "loaded %d path table entr%s from %s (%zu not "
-		 "restorable)", lc.restored, lc.restored == 1 ? "y" : "ies", path,
-		 skipped + (size_t)lc.missing);
+	rnsc_log(ctx, RNSC_LOG_VERBOSE, WHO,
+		 "loaded %d path table entr%s from %s (%zu not "
+		 "restorable)",
+		 lc.restored, lc.restored == 1 ? "y" : "ies", path, skipped + (size_t)lc.missing);
 	return lc.restored;
 }
 
@@ -331,13 +340,17 @@ int node_store_load_tunnels(rnsc_ctx *ctx, rnsc_transport *t, const char *storag
 	rc = rnsc_tunnel_file_parse(buf, len, tunnel_one, &l, &skipped);
 	rnsc_free(ctx, buf);
 	if (rc < 0) {
-		rnsc_log(ctx, RNSC_LOG_ERROR, WHO, "could not load the tunnel table from %s (%s); "
-			 "the file will be rewritten", path, rnsc_strerror(rc));
+		rnsc_log(ctx, RNSC_LOG_ERROR, WHO,
+			 "could not load the tunnel table from %s (%s); "
+			 "the file will be rewritten",
+			 path, rnsc_strerror(rc));
 		return rc;
 	}
-	rnsc_log(ctx, RNSC_LOG_VERBOSE, WHO, "loaded %d tunnel%s with %d path%s from %s (%zu "
-		 "skipped, %d without a cached announce)", l.tunnels, l.tunnels == 1 ? "" : "s",
-		 l.paths, l.paths == 1 ? "" : "s", path, skipped, l.missing);
+	rnsc_log(ctx, RNSC_LOG_VERBOSE, WHO,
+		 "loaded %d tunnel%s with %d path%s from %s (%zu "
+		 "skipped, %d without a cached announce)",
+		 l.tunnels, l.tunnels == 1 ? "" : "s", l.paths, l.paths == 1 ? "" : "s", path,
+		 skipped, l.missing);
 	return l.tunnels;
 }
 
@@ -364,8 +377,8 @@ static void write_tunnels(rnsc_ctx *ctx, rnsc_mp_writer *w, rnsc_transport *t,
 		const uint8_t *raw;
 		size_t raw_len;
 		while (k < info.n_paths &&
-		       rnsc_transport_tunnel_path_next(t, tr.id, &pc, rec.dest_hash, &rec.path, blobs,
-						       &raw, &raw_len)) {
+		       rnsc_transport_tunnel_path_next(t, tr.id, &pc, rec.dest_hash, &rec.path,
+						       blobs, &raw, &raw_len)) {
 			size_t nb = rec.path.n_random_blobs, keep = nb;
 			if (keep > NODE_STORE_PERSIST_RANDOM_BLOBS)
 				keep = NODE_STORE_PERSIST_RANDOM_BLOBS; /* the newest, as [-32:] */
@@ -444,13 +457,15 @@ int node_store_load_hashlist(rnsc_ctx *ctx, rnsc_transport *t, const char *stora
 	uint8_t *buf = NULL;
 	size_t len = 0;
 	/* Twice the engine's largest hashlist generation is more than it ever writes. */
-	int rc = rnsc_store_read_file(ctx, path, (size_t)RNSC_HASHLIST_MAXSIZE * RNSC_HASHLEN,
-				      &buf, &len);
+	int rc = rnsc_store_read_file(ctx, path, (size_t)RNSC_HASHLIST_MAXSIZE * RNSC_HASHLEN, &buf,
+				      &len);
 	if (rc == RNSC_ERR_NOENT)
 		return 0;
 	if (rc) {
-		rnsc_log(ctx, RNSC_LOG_ERROR, WHO, "cannot read %s (%s); starting with an empty "
-			 "packet hashlist", path, rnsc_strerror(rc));
+		rnsc_log(ctx, RNSC_LOG_ERROR, WHO,
+			 "cannot read %s (%s); starting with an empty "
+			 "packet hashlist",
+			 path, rnsc_strerror(rc));
 		return rc;
 	}
 	size_t n = len / RNSC_HASHLEN;
@@ -485,8 +500,8 @@ int node_store_save_hashlist(rnsc_ctx *ctx, rnsc_transport *t, const char *stora
 		rnsc_free(ctx, buf);
 	}
 	if (rc) {
-		rnsc_log(ctx, RNSC_LOG_ERROR, WHO, "cannot save the packet hashlist to %s: %s", path,
-			 rnsc_strerror(rc));
+		rnsc_log(ctx, RNSC_LOG_ERROR, WHO, "cannot save the packet hashlist to %s: %s",
+			 path, rnsc_strerror(rc));
 		return rc;
 	}
 	rnsc_log(ctx, RNSC_LOG_DEBUG, WHO, "saved %zu packet hashes to %s", n, path);
@@ -533,7 +548,8 @@ static int bh_load_file(rnsc_ctx *ctx, rnsc_transport *t, const char *path,
 	}
 	if (rc != RNSC_ERR_NOENT)
 		rnsc_log(ctx, RNSC_LOG_ERROR, WHO,
-			 "could not load blackholed identities from %s: %s", path, rnsc_strerror(rc));
+			 "could not load blackholed identities from %s: %s", path,
+			 rnsc_strerror(rc));
 	return rc;
 }
 
@@ -581,8 +597,8 @@ int node_store_load_blackhole(rnsc_ctx *ctx, rnsc_transport *t, const char *stor
 		while (i < n_sources && memcmp(sources[i], src, 16) != 0)
 			i++;
 		if (i == n_sources) {
-			rnsc_log(ctx, RNSC_LOG_VERBOSE, WHO, "skipping disabled blackhole source <%s>",
-				 de->d_name);
+			rnsc_log(ctx, RNSC_LOG_VERBOSE, WHO,
+				 "skipping disabled blackhole source <%s>", de->d_name);
 			continue;
 		}
 		snprintf(path, sizeof(path), "%s/blackhole/%.32s", storage, de->d_name);
@@ -594,8 +610,8 @@ int node_store_load_blackhole(rnsc_ctx *ctx, rnsc_transport *t, const char *stor
 		closedir(d);
 	rnsc_transport_blackhole_purge_paths(t);
 	if (total)
-		rnsc_log(ctx, RNSC_LOG_VERBOSE, WHO, "loaded %d blackholed identit%s from %s", total,
-			 total == 1 ? "y" : "ies", dir);
+		rnsc_log(ctx, RNSC_LOG_VERBOSE, WHO, "loaded %d blackholed identit%s from %s",
+			 total, total == 1 ? "y" : "ies", dir);
 	return total;
 }
 
@@ -610,8 +626,9 @@ static int bh_write(rnsc_ctx *ctx, const char *path, const uint8_t *data, size_t
 	if (rc == 0)
 		rc = rnsc_store_write_atomic(path, data, len, 0644);
 	if (rc)
-		rnsc_log(ctx, RNSC_LOG_ERROR, WHO, "error while persisting blackhole list to %s: %s",
-			 path, rnsc_strerror(rc));
+		rnsc_log(ctx, RNSC_LOG_ERROR, WHO,
+			 "error while persisting blackhole list to %s: %s", path,
+			 rnsc_strerror(rc));
 	return rc;
 }
 
@@ -634,8 +651,8 @@ int node_store_save_blackhole(rnsc_ctx *ctx, rnsc_transport *t, const char *stor
 	return rc;
 }
 
-int node_store_save_blackhole_source(rnsc_ctx *ctx, const char *storage,
-				     const uint8_t source[16], const uint8_t *list, size_t len)
+int node_store_save_blackhole_source(rnsc_ctx *ctx, const char *storage, const uint8_t source[16],
+				     const uint8_t *list, size_t len)
 {
 	char path[PATH_MAX];
 	int k = snprintf(path, sizeof(path), "%s/blackhole/", storage);
@@ -682,12 +699,11 @@ static void drop_ratchet(void *ud, const uint8_t dest[16])
 	hex(hx, dest, RNSC_TRUNCATED_HASHLEN);
 	snprintf(path, sizeof(path), "%s/ratchets/%s", c->storage, hx);
 	if (unlink(path) && errno != ENOENT)
-		rnsc_log(c->ctx, RNSC_LOG_WARNING, WHO, "could not clean stale ratchets for <%s>: %s",
-			 hx, strerror(errno));
+		rnsc_log(c->ctx, RNSC_LOG_WARNING, WHO,
+			 "could not clean stale ratchets for <%s>: %s", hx, strerror(errno));
 }
 
-int node_store_clean_known(rnsc_ctx *ctx, rnsc_transport *t, const char *storage,
-			   uint64_t now_ms)
+int node_store_clean_known(rnsc_ctx *ctx, rnsc_transport *t, const char *storage, uint64_t now_ms)
 {
 	size_t before = rnsc_transport_known_count(t);
 	clean_ud c = {.ctx = ctx, .storage = storage};
@@ -712,10 +728,10 @@ static int unhex32(uint8_t out[RNSC_HASHLEN], const char *s)
 		return -1;
 	for (size_t i = 0; i < 2 * RNSC_HASHLEN; i++) {
 		char ch = s[i];
-		int v = ch >= '0' && ch <= '9' ? ch - '0'
+		int v = ch >= '0' && ch <= '9'   ? ch - '0'
 			: ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
 			: ch >= 'A' && ch <= 'F' ? ch - 'A' + 10
-			: -1;
+						 : -1;
 		if (v < 0)
 			return -1;
 		if (i % 2 == 0)
@@ -735,7 +751,7 @@ int node_store_clean_cache(rnsc_ctx *ctx, rnsc_transport *t, const char *storage
 	rnsc_transport_tunnel info;
 	while (rnsc_transport_tunnel_next(t, &tc, tid, &info))
 		n += info.n_paths;
-	uint8_t (*active)[RNSC_HASHLEN] = rnsc_alloc(ctx, (n ? n : 1) * RNSC_HASHLEN);
+	uint8_t(*active)[RNSC_HASHLEN] = rnsc_alloc(ctx, (n ? n : 1) * RNSC_HASHLEN);
 	if (!active)
 		return RNSC_ERR_NOMEM;
 	rnsc_transport_path p;
@@ -744,8 +760,8 @@ int node_store_clean_cache(rnsc_ctx *ctx, rnsc_transport *t, const char *storage
 	tc = 0; /* and the tunnel paths' (Transport.clean_announce_cache keeps both) */
 	while (k < n && rnsc_transport_tunnel_next(t, &tc, tid, NULL)) {
 		size_t pc = 0;
-		while (k < n && rnsc_transport_tunnel_path_next(t, tid, &pc, NULL, &p, NULL, NULL,
-								  NULL))
+		while (k < n &&
+		       rnsc_transport_tunnel_path_next(t, tid, &pc, NULL, &p, NULL, NULL, NULL))
 			memcpy(active[k++], p.packet_hash, RNSC_HASHLEN);
 	}
 	qsort(active, k, RNSC_HASHLEN, cmp_hash);

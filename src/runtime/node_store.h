@@ -63,8 +63,8 @@ int node_store_load_blackhole(rnsc_ctx *ctx, rnsc_transport *t, const char *stor
 /* Writes this node's own entries to <storage>/blackhole/local (temp + rename). */
 int node_store_save_blackhole(rnsc_ctx *ctx, rnsc_transport *t, const char *storage);
 /* Writes a source's list as received (BlackholeUpdater) to <storage>/blackhole/<hex>. */
-int node_store_save_blackhole_source(rnsc_ctx *ctx, const char *storage,
-				     const uint8_t source[16], const uint8_t *list, size_t len);
+int node_store_save_blackhole_source(rnsc_ctx *ctx, const char *storage, const uint8_t source[16],
+				     const uint8_t *list, size_t len);
 
 /* Storage hygiene (Transport.jobs): known destinations cleaned every
  * known_destinations_interval (5 min, the first 5 min after start), then written; the announce
@@ -76,8 +76,7 @@ int node_store_save_blackhole_source(rnsc_ctx *ctx, const char *storage,
 /* Identity.clean_known_destinations, then the ratchet files of the removed entries
  * (<storage>/ratchets/<hex>) are deleted and the file is written. now_ms: wall clock.
  * Returns the number removed or a negative code (logged). */
-int node_store_clean_known(rnsc_ctx *ctx, rnsc_transport *t, const char *storage,
-			   uint64_t now_ms);
+int node_store_clean_known(rnsc_ctx *ctx, rnsc_transport *t, const char *storage, uint64_t now_ms);
 /* Transport.clean_announce_cache: every file in <storage>/cache/announces whose name is not
  * the hex packet hash of a path table or tunnel path announce is deleted. Returns the number
  * removed or a negative code (logged). */
@@ -98,9 +97,9 @@ int node_store_hygiene_due(node_store_hygiene *h, uint64_t now_ms);
 #define NODE_STORE_GAP_MS 15000u
 #define NODE_STORE_FULL_MS (5u * 60u * 1000u)
 typedef struct node_store_cadence {
-	uint64_t sig[3];         /* what the tables looked like at the last write */
-	uint64_t saved_ms;       /* last write of the tables */
-	uint64_t full_ms;        /* last write of everything */
+	uint64_t sig[3];   /* what the tables looked like at the last write */
+	uint64_t saved_ms; /* last write of the tables */
+	uint64_t full_ms;  /* last write of everything */
 	int init;
 } node_store_cadence;
 enum { NODE_STORE_NOTHING = 0, NODE_STORE_TABLES = 1, NODE_STORE_ALL = 2 };

@@ -68,7 +68,8 @@ static tr_ent *find(const rnsc_node_traffic *t, const rnsc_iface *f)
 /* Transport.count_traffic_loop skips spawned interfaces and the shared instance's own. */
 static int measured(const rnsc_iface *f, const rnsc_iface_status *st)
 {
-	return !rnsc_iface_parent(f) && !(st->type && strcmp(st->type, "LocalServerInterface") == 0);
+	return !rnsc_iface_parent(f) &&
+	       !(st->type && strcmp(st->type, "LocalServerInterface") == 0);
 }
 
 static double rate(uint64_t now, uint64_t prev, uint64_t dt_ms)
@@ -97,7 +98,8 @@ void rnsc_node_traffic_sample(rnsc_node_traffic *t)
 		(void)rnsc_node_iface_astats(n, f, now, &as);
 		for (size_t c = 0; c < rnsc_iface_host_count(ih); c++) {
 			rnsc_iface *ch = rnsc_iface_host_at(ih, c);
-			if (rnsc_iface_parent(ch) == f && rnsc_node_iface_astats(n, ch, now, &cs) == 0) {
+			if (rnsc_iface_parent(ch) == f &&
+			    rnsc_node_iface_astats(n, ch, now, &cs) == 0) {
 				as.arxb += cs.arxb, as.atxb += cs.atxb, as.prxb += cs.prxb;
 				as.ptxb += cs.ptxb;
 				as.ia_freq += cs.ia_freq, as.oa_freq += cs.oa_freq;
@@ -119,24 +121,39 @@ void rnsc_node_traffic_sample(rnsc_node_traffic *t)
 				t->cap = cap;
 			}
 			e = &t->v[t->nv++];
-			*e = (tr_ent){.f = f, .rxb = rxb, .txb = txb, .arxb = as.arxb,
-				      .atxb = as.atxb, .prxb = as.prxb, .ptxb = as.ptxb, .ts_ms = now};
+			*e = (tr_ent){.f = f,
+				      .rxb = rxb,
+				      .txb = txb,
+				      .arxb = as.arxb,
+				      .atxb = as.atxb,
+				      .prxb = as.prxb,
+				      .ptxb = as.ptxb,
+				      .ts_ms = now};
 			e->live = 1;
 			continue; /* the first sample only sets the baseline */
 		}
 		e->live = 1;
 		uint64_t dt = now > e->ts_ms ? now - e->ts_ms : 1;
-		e->cur = (rnsc_traffic_rates){rate(rxb, e->rxb, dt),     rate(txb, e->txb, dt),
-					      rate(as.arxb, e->arxb, dt), rate(as.atxb, e->atxb, dt),
-					      rate(as.prxb, e->prxb, dt), rate(as.ptxb, e->ptxb, dt)};
+		e->cur = (rnsc_traffic_rates){
+			rate(rxb, e->rxb, dt),      rate(txb, e->txb, dt),
+			rate(as.arxb, e->arxb, dt), rate(as.atxb, e->atxb, dt),
+			rate(as.prxb, e->prxb, dt), rate(as.ptxb, e->ptxb, dt)};
 		t->tot.rxb += rxb - e->rxb, t->tot.txb += txb - e->txb;
 		t->tot.arxb += as.arxb - e->arxb, t->tot.atxb += as.atxb - e->atxb;
 		t->tot.prxb += as.prxb - e->prxb, t->tot.ptxb += as.ptxb - e->ptxb;
 		sum.rxs += e->cur.rxs, sum.txs += e->cur.txs, sum.arxs += e->cur.arxs;
 		sum.atxs += e->cur.atxs, sum.prxs += e->cur.prxs, sum.ptxs += e->cur.ptxs;
 		arxf += as.ia_freq, atxf += as.oa_freq, prxf += as.ip_freq, ptxf += as.op_freq;
-		*e = (tr_ent){.f = f, .rxb = rxb, .txb = txb, .arxb = as.arxb, .atxb = as.atxb,
-			      .prxb = as.prxb, .ptxb = as.ptxb, .ts_ms = now, .cur = e->cur, .live = 1};
+		*e = (tr_ent){.f = f,
+			      .rxb = rxb,
+			      .txb = txb,
+			      .arxb = as.arxb,
+			      .atxb = as.atxb,
+			      .prxb = as.prxb,
+			      .ptxb = as.ptxb,
+			      .ts_ms = now,
+			      .cur = e->cur,
+			      .live = 1};
 	}
 	size_t w = 0;
 	for (size_t i = 0; i < t->nv; i++)

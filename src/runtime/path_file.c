@@ -12,11 +12,20 @@ static int read_seconds(rnsc_mp_reader *r, uint64_t *ms)
 		return rc;
 	double v;
 	switch (t.type) {
-	case RNSC_MP_FLOAT64: v = t.f64; break;
-	case RNSC_MP_FLOAT32: v = t.f32; break;
-	case RNSC_MP_UINT: v = (double)t.u; break;
-	case RNSC_MP_INT: v = (double)t.i; break;
-	default: return RNSC_ERR_MALFORMED;
+	case RNSC_MP_FLOAT64:
+		v = t.f64;
+		break;
+	case RNSC_MP_FLOAT32:
+		v = t.f32;
+		break;
+	case RNSC_MP_UINT:
+		v = (double)t.u;
+		break;
+	case RNSC_MP_INT:
+		v = (double)t.i;
+		break;
+	default:
+		return RNSC_ERR_MALFORMED;
 	}
 	/* NaN, negative and absurd times become 0: such an entry is simply expired. */
 	*ms = isfinite(v) && v > 0 && v < 1e12 ? (uint64_t)(v * 1000.0) : 0;

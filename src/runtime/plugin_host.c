@@ -264,7 +264,7 @@ static rnsc_plugin_rec *new_rec(rnsc_plugin_host *h, const char *file)
 }
 
 __attribute__((format(printf, 4, 5))) static int fail(rnsc_plugin_host *h, rnsc_plugin_rec *r,
-						       int code, const char *fmt, ...)
+						      int code, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -306,11 +306,12 @@ static int handshake(rnsc_plugin_host *h, rnsc_plugin_rec *r, rnsc_plugin_init_f
 		return fail(h, r, RNSC_ERR_PLUGIN_DESC, "rnsc_plugin_init returned no descriptor");
 	if (d->struct_size < sizeof(rnsc_plugin_desc) || d->abi_major != RNSC_PLUGIN_ABI_MAJOR ||
 	    d->abi_minor > RNSC_PLUGIN_ABI_MINOR)
-		return fail(h, r, RNSC_ERR_ABI,
-			    "plugin ABI %u.%u (descriptor %zu bytes) is not compatible with host ABI "
-			    "%u.%u (descriptor %zu bytes)",
-			    d->abi_major, d->abi_minor, d->struct_size, RNSC_PLUGIN_ABI_MAJOR,
-			    RNSC_PLUGIN_ABI_MINOR, sizeof(rnsc_plugin_desc));
+		return fail(
+			h, r, RNSC_ERR_ABI,
+			"plugin ABI %u.%u (descriptor %zu bytes) is not compatible with host ABI "
+			"%u.%u (descriptor %zu bytes)",
+			d->abi_major, d->abi_minor, d->struct_size, RNSC_PLUGIN_ABI_MAJOR,
+			RNSC_PLUGIN_ABI_MINOR, sizeof(rnsc_plugin_desc));
 	if (!d->name || !*d->name || !d->version || !d->ops ||
 	    (d->kind != RNSC_PLUGIN_IFACE && d->kind != RNSC_PLUGIN_CRYPTO &&
 	     d->kind != RNSC_PLUGIN_SCENARIO))
@@ -334,13 +335,15 @@ static int handshake(rnsc_plugin_host *h, rnsc_plugin_rec *r, rnsc_plugin_init_f
 			if (d->fini)
 				d->fini(r->inst);
 			return fail(h, r, RNSC_ERR_PLUGIN_DESC,
-				    "crypto plugin '%s' has no self-test in its ops table", d->name);
+				    "crypto plugin '%s' has no self-test in its ops table",
+				    d->name);
 		}
 		if ((rc = ops->self_test(r->inst)) != 0) {
 			if (d->fini)
 				d->fini(r->inst);
-			return fail(h, r, RNSC_ERR_SELFTEST, "known-answer self-test of '%s' failed: %s",
-				    d->name, rnsc_strerror(rc));
+			return fail(h, r, RNSC_ERR_SELFTEST,
+				    "known-answer self-test of '%s' failed: %s", d->name,
+				    rnsc_strerror(rc));
 		}
 		rc = rnsc_crypto_register(h->ctx, d->name, ops, r->inst, d->caps);
 		if (rc) {

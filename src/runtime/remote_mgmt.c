@@ -116,9 +116,10 @@ static int answer(rnsc_remote_mgmt *m, int status, const rnsc_request_info *req,
 		return 0;
 	uint8_t *out = NULL;
 	size_t ol = 0;
-	int rc = status ? rnsc_remote_mgmt_status_answer(m->n, m->ctx, req->data, req->data_len, &out,
-							 &ol)
-			: rnsc_remote_mgmt_path_answer(m->n, m->ctx, req->data, req->data_len, &out, &ol);
+	int rc = status ? rnsc_remote_mgmt_status_answer(m->n, m->ctx, req->data, req->data_len,
+							 &out, &ol)
+			: rnsc_remote_mgmt_path_answer(m->n, m->ctx, req->data, req->data_len, &out,
+						       &ol);
 	if (rc != 1) {
 		if (rc < 0)
 			rnsc_log(m->ctx, RNSC_LOG_ERROR, WHO,
@@ -194,9 +195,9 @@ int rnsc_remote_mgmt_start(rnsc_ctx *ctx, rnsc_node *n, rnsc_blackhole_svc *svc,
 	if (!rc)
 		rc = rnsc_blackhole_svc_serve(svc, m->dest, m->hs);
 	if (!rc)
-		rc = rnsc_loop_timer_add(rnsc_node_loop(n), (uint64_t)MGMT_FIRST_MS * RNSC_NS_PER_MS,
-					 (uint64_t)MGMT_INTERVAL_MS * RNSC_NS_PER_MS, announce_cb, m,
-					 &m->announce);
+		rc = rnsc_loop_timer_add(
+			rnsc_node_loop(n), (uint64_t)MGMT_FIRST_MS * RNSC_NS_PER_MS,
+			(uint64_t)MGMT_INTERVAL_MS * RNSC_NS_PER_MS, announce_cb, m, &m->announce);
 	if (rc) {
 		rnsc_remote_mgmt_stop(m);
 		return rc;

@@ -45,14 +45,13 @@ RNSC_API int rnsc_remote_mgmt_path_answer(rnsc_node *n, rnsc_ctx *ctx, const uin
 
 /* remote_mgmt_msg.c (no node needed). parse_status: 1 with the two flags (`x == True` as
  * Python compares), 0 when the data is not a non-empty list (the reference answers None). */
-RNSC_API int rnsc_remote_mgmt_parse_status(const uint8_t *data, size_t len, int *lstats,
-					   int *prof);
+RNSC_API int rnsc_remote_mgmt_parse_status(const uint8_t *data, size_t len, int *lstats, int *prof);
 typedef struct rnsc_remote_mgmt_path_req {
-	int table;          /* "table" (else "rates") */
-	int dest_any;       /* no destination hash given (None) */
+	int table;           /* "table" (else "rates") */
+	int dest_any;        /* no destination hash given (None) */
 	const uint8_t *dest; /* into data; NULL when given but not bytes (matches nothing) */
 	size_t dest_len;
-	int with_hops;      /* table with an integer max_hops */
+	int with_hops; /* table with an integer max_hops */
 	int64_t max_hops;
 } rnsc_remote_mgmt_path_req;
 /* 1 for a "table" or "rates" command, 0 otherwise (no answer). */

@@ -68,14 +68,15 @@ int rnsc_remote_mgmt_parse_path(const uint8_t *data, size_t len, rnsc_remote_mgm
 		return 0;
 	q->with_hops = q->table && (mh.type == RNSC_MP_UINT || mh.type == RNSC_MP_INT);
 	if (q->with_hops)
-		q->max_hops = mh.type == RNSC_MP_UINT ? (int64_t)(mh.u > INT64_MAX ? INT64_MAX : mh.u)
-						      : mh.i;
+		q->max_hops = mh.type == RNSC_MP_UINT
+				      ? (int64_t)(mh.u > INT64_MAX ? INT64_MAX : mh.u)
+				      : mh.i;
 	return 1;
 }
 
 /* Copies the entries of a list of maps whose "hash" is dest (all with dest NULL). */
 int rnsc_remote_mgmt_filter(const uint8_t *list, size_t len, const uint8_t *dest, uint8_t **out,
-		       size_t *out_len)
+			    size_t *out_len)
 {
 	rnsc_mp_reader r;
 	rnsc_mp_reader_init(&r, list, len);
@@ -133,4 +134,3 @@ int rnsc_remote_mgmt_filter(const uint8_t *list, size_t len, const uint8_t *dest
 	*out_len = body - 8 + (size_t)hl;
 	return 1;
 }
-

@@ -61,8 +61,8 @@ static void md5_block(uint32_t h[4], const uint8_t *b)
 				      6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21};
 	uint32_t m[16];
 	for (int i = 0; i < 16; i++)
-		m[i] = (uint32_t)b[4 * i] | (uint32_t)b[4 * i + 1] << 8 | (uint32_t)b[4 * i + 2] << 16 |
-		       (uint32_t)b[4 * i + 3] << 24;
+		m[i] = (uint32_t)b[4 * i] | (uint32_t)b[4 * i + 1] << 8 |
+		       (uint32_t)b[4 * i + 2] << 16 | (uint32_t)b[4 * i + 3] << 24;
 	uint32_t a = h[0], bb = h[1], c = h[2], d = h[3];
 	for (unsigned i = 0; i < 64; i++) {
 		uint32_t f;
@@ -609,7 +609,6 @@ int rnsc_rpc_call(rnsc_ctx *ctx, const struct sockaddr_storage *addr, unsigned a
 
 /* ---- requests ------------------------------------------------------------------------- */
 
-
 static int streq(const char *s, size_t len, const char *lit)
 {
 	return s && strlen(lit) == len && memcmp(s, lit, len) == 0;
@@ -631,8 +630,8 @@ int rnsc_rpc_request_parse(rnsc_rpc_request *q, const uint8_t *p, size_t len)
 		rnsc_mp_token t;
 		if (rnsc_mp_peek(&r, &t))
 			return RNSC_ERR_MALFORMED;
-		if (streq(k, kl, "get") || streq(k, kl, "drop") || streq(k, kl, "destination_data") ||
-		    streq(k, kl, "identity_data")) {
+		if (streq(k, kl, "get") || streq(k, kl, "drop") ||
+		    streq(k, kl, "destination_data") || streq(k, kl, "identity_data")) {
 			const char *v;
 			size_t vl;
 			if (rnsc_mp_read_str(&r, &v, &vl))
@@ -706,4 +705,3 @@ int rnsc_rpc_request_parse(rnsc_rpc_request *q, const uint8_t *p, size_t len)
 	}
 	return 0;
 }
-

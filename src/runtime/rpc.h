@@ -36,15 +36,15 @@
 #include "cfgfile.h"
 #include "ctx.h"
 
-#define RNSC_RPC_CHALLENGE_LEN 20      /* MESSAGE_LENGTH */
-#define RNSC_RPC_HANDSHAKE_MAX 256     /* recv_bytes(256) during the handshake */
-#define RNSC_RPC_REQUEST_MAX 65536u    /* rnsc's bound on one request */
+#define RNSC_RPC_CHALLENGE_LEN 20         /* MESSAGE_LENGTH */
+#define RNSC_RPC_HANDSHAKE_MAX 256        /* recv_bytes(256) during the handshake */
+#define RNSC_RPC_REQUEST_MAX 65536u       /* rnsc's bound on one request */
 #define RNSC_RPC_RESPONSE_MAX (64u << 20) /* and on one response a client accepts */
 
 /* HMAC-MD5 (RFC 2104 over RFC 1321), what multiprocessing.connection authenticates with. */
 RNSC_API void rnsc_md5(uint8_t out[16], const uint8_t *p, size_t len);
-RNSC_API void rnsc_hmac_md5(uint8_t out[16], const uint8_t *key, size_t key_len,
-			    const uint8_t *msg, size_t len);
+RNSC_API void rnsc_hmac_md5(uint8_t out[16], const uint8_t *key, size_t key_len, const uint8_t *msg,
+			    size_t len);
 
 /*
  * One message header at p (len bytes available). Returns 1 with *hdr (4 or 12) and *body
@@ -65,9 +65,9 @@ enum rnsc_rpc_state {
 typedef struct rnsc_rpc_conn {
 	rnsc_ctx *ctx;
 	int server;
-	int state;   /* enum rnsc_rpc_state */
-	int step;    /* handshake progress */
-	int err;     /* why FAILED: RNSC_ERR_AUTH, _MALFORMED, _TOOBIG, _NOMEM */
+	int state; /* enum rnsc_rpc_state */
+	int step;  /* handshake progress */
+	int err;   /* why FAILED: RNSC_ERR_AUTH, _MALFORMED, _TOOBIG, _NOMEM */
 	uint8_t key[64];
 	size_t key_len;
 	uint8_t challenge[64]; /* what we asked the peer to sign */
@@ -103,8 +103,8 @@ RNSC_API void rnsc_rpc_conn_consume(rnsc_rpc_conn *c, size_t n);
  * length. Returns 0, RNSC_ERR_NOENT (no identity file yet), or store errors. */
 struct sockaddr_storage;
 RNSC_API int rnsc_rpc_endpoint(rnsc_ctx *ctx, const rnsc_config_settings *set, const char *dir,
-			       struct sockaddr_storage *addr, unsigned *addr_len,
-			       uint8_t key[64], size_t *key_len);
+			       struct sockaddr_storage *addr, unsigned *addr_len, uint8_t key[64],
+			       size_t *key_len);
 
 /*
  * A blocking client call (rnsc status, rnsc path): connects, authenticates, sends req,

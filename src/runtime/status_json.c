@@ -218,4 +218,3 @@ int rnsc_status_json_from_mp(const uint8_t *p, size_t plen, char **out, size_t *
 	}
 	return 0;
 }
-

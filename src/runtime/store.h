@@ -39,8 +39,7 @@
  * RNSC_ERR_SYS. On failure the target is untouched and no temporary file is
  * left behind.
  */
-RNSC_API int rnsc_store_write_atomic(const char *path, const void *data, size_t len,
-				     unsigned mode);
+RNSC_API int rnsc_store_write_atomic(const char *path, const void *data, size_t len, unsigned mode);
 
 /*
  * Reads a whole regular file of at most max bytes (max <= RNSC_STORE_MAX_READ).

@@ -12,18 +12,26 @@ static int read_ms(rnsc_mp_reader *r, uint64_t *ms)
 		return rc;
 	double v;
 	switch (t.type) {
-	case RNSC_MP_FLOAT64: v = t.f64; break;
-	case RNSC_MP_FLOAT32: v = t.f32; break;
-	case RNSC_MP_UINT: v = (double)t.u; break;
-	case RNSC_MP_INT: v = (double)t.i; break;
-	default: return RNSC_ERR_MALFORMED;
+	case RNSC_MP_FLOAT64:
+		v = t.f64;
+		break;
+	case RNSC_MP_FLOAT32:
+		v = t.f32;
+		break;
+	case RNSC_MP_UINT:
+		v = (double)t.u;
+		break;
+	case RNSC_MP_INT:
+		v = (double)t.i;
+		break;
+	default:
+		return RNSC_ERR_MALFORMED;
 	}
 	*ms = isfinite(v) && v > 0 && v < 1e12 ? (uint64_t)(v * 1000.0) : 0; /* else: expired */
 	return 0;
 }
 
-static int walk(const uint8_t *p, size_t len, rnsc_tunnel_each_fn each, void *ud,
-		size_t *skipped)
+static int walk(const uint8_t *p, size_t len, rnsc_tunnel_each_fn each, void *ud, size_t *skipped)
 {
 	rnsc_mp_reader r;
 	rnsc_mp_reader_init(&r, p, len);

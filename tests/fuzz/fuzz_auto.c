@@ -55,8 +55,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char scope = scopes[len % 5], type = (len & 8) ? '0' : '1';
 	struct in6_addr m;
 	auto_group_address(group, g, type, scope, &m);
-	if (m.s6_addr[0] != 0xff || (m.s6_addr[1] >> 4) != (type == '0' ? 0 : 1) ||
-	    m.s6_addr[2] || m.s6_addr[3])
+	if (m.s6_addr[0] != 0xff || (m.s6_addr[1] >> 4) != (type == '0' ? 0 : 1) || m.s6_addr[2] ||
+	    m.s6_addr[3])
 		abort();
 
 	auto_mif mif;

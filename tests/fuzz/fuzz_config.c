@@ -29,8 +29,8 @@ static void fail(void)
 
 static int parse_code_ok(int rc)
 {
-	return rc == RNSC_ERR_MALFORMED || rc == RNSC_ERR_CONFIG_SYNTAX || rc == RNSC_ERR_CONFIG_DUP ||
-	       rc == RNSC_ERR_TOOBIG || rc == RNSC_ERR_NOMEM;
+	return rc == RNSC_ERR_MALFORMED || rc == RNSC_ERR_CONFIG_SYNTAX ||
+	       rc == RNSC_ERR_CONFIG_DUP || rc == RNSC_ERR_TOOBIG || rc == RNSC_ERR_NOMEM;
 }
 
 static int get_code_ok(int rc)

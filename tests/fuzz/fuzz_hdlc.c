@@ -91,7 +91,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		o += k;
 	}
-	if (fa.n != fb.n || fa.used != fb.used || (fa.used && memcmp(fa.data, fb.data, fa.used) != 0))
+	if (fa.n != fb.n || fa.used != fb.used ||
+	    (fa.used && memcmp(fa.data, fb.data, fa.used) != 0))
 		abort();
 	if (memcmp(&a.stats, &b.stats, sizeof(a.stats)) != 0 || a.stats.frames != fa.n)
 		abort();

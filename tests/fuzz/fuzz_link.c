@@ -56,7 +56,8 @@ static void on_packet(void *ud, rnsc_link *l, int context, const uint8_t *d, siz
 			  RNSC_ERR_SIGNATURE);
 	} else if (context == RNSC_CTX_CHANNEL) {
 		int rc = rnsc_channel_receive(fch, d, n, fnow);
-		FUZZ_CODE(rc, RNSC_ERR_TRUNCATED, RNSC_ERR_NOTFOUND, RNSC_ERR_RANGE, RNSC_ERR_STATE);
+		FUZZ_CODE(rc, RNSC_ERR_TRUNCATED, RNSC_ERR_NOTFOUND, RNSC_ERR_RANGE,
+			  RNSC_ERR_STATE);
 		FUZZ_CHECK(rnsc_channel_held(fch) <= RNSC_CHANNEL_WINDOW_MAX + 1);
 	}
 }
@@ -86,9 +87,9 @@ static int move(rnsc_link *from, rnsc_link *to, uint64_t now)
 	return rnsc_link_receive(to, frame, (size_t)n, now);
 }
 
-#define RECEIVE_CODES                                                                          \
-	RNSC_ERR_TRUNCATED, RNSC_ERR_HOPS, RNSC_ERR_IFAC_UNEXPECTED, RNSC_ERR_NOTFOUND,          \
-		RNSC_ERR_STATE, RNSC_ERR_AUTH, RNSC_ERR_PADDING, RNSC_ERR_MALFORMED,             \
+#define RECEIVE_CODES                                                                              \
+	RNSC_ERR_TRUNCATED, RNSC_ERR_HOPS, RNSC_ERR_IFAC_UNEXPECTED, RNSC_ERR_NOTFOUND,            \
+		RNSC_ERR_STATE, RNSC_ERR_AUTH, RNSC_ERR_PADDING, RNSC_ERR_MALFORMED,               \
 		RNSC_ERR_SIGNATURE, RNSC_ERR_LINK_MODE, RNSC_ERR_LOW_ORDER
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -138,7 +139,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		under = resp;
 		peer = NULL;
 	} else {
-		FUZZ_CHECK(rnsc_link_accept(ctx, &resp, &dest, frame, (size_t)n, RNSC_MTU, now + 40) == 0);
+		FUZZ_CHECK(rnsc_link_accept(ctx, &resp, &dest, frame, (size_t)n, RNSC_MTU,
+					    now + 40) == 0);
 		if ((mode & 3) == 0) {
 			under = ini;
 			peer = resp;

@@ -19,17 +19,39 @@
 static void write_token(rnsc_mp_writer *w, const rnsc_mp_token *t)
 {
 	switch (t->type) {
-	case RNSC_MP_NIL: rnsc_mp_write_nil(w); break;
-	case RNSC_MP_BOOL: rnsc_mp_write_bool(w, t->boolean); break;
-	case RNSC_MP_UINT: rnsc_mp_write_uint(w, t->u); break;
-	case RNSC_MP_INT: rnsc_mp_write_int(w, t->i); break;
-	case RNSC_MP_FLOAT32: rnsc_mp_write_float(w, t->f32); break;
-	case RNSC_MP_FLOAT64: rnsc_mp_write_double(w, t->f64); break;
-	case RNSC_MP_STR: rnsc_mp_write_str(w, (const char *)t->p, t->len); break;
-	case RNSC_MP_BIN: rnsc_mp_write_bin(w, t->p, t->len); break;
-	case RNSC_MP_ARRAY: rnsc_mp_write_array(w, t->len); break;
-	case RNSC_MP_MAP: rnsc_mp_write_map(w, t->len); break;
-	case RNSC_MP_EXT: rnsc_mp_write_ext(w, t->ext_type, t->p, t->len); break;
+	case RNSC_MP_NIL:
+		rnsc_mp_write_nil(w);
+		break;
+	case RNSC_MP_BOOL:
+		rnsc_mp_write_bool(w, t->boolean);
+		break;
+	case RNSC_MP_UINT:
+		rnsc_mp_write_uint(w, t->u);
+		break;
+	case RNSC_MP_INT:
+		rnsc_mp_write_int(w, t->i);
+		break;
+	case RNSC_MP_FLOAT32:
+		rnsc_mp_write_float(w, t->f32);
+		break;
+	case RNSC_MP_FLOAT64:
+		rnsc_mp_write_double(w, t->f64);
+		break;
+	case RNSC_MP_STR:
+		rnsc_mp_write_str(w, (const char *)t->p, t->len);
+		break;
+	case RNSC_MP_BIN:
+		rnsc_mp_write_bin(w, t->p, t->len);
+		break;
+	case RNSC_MP_ARRAY:
+		rnsc_mp_write_array(w, t->len);
+		break;
+	case RNSC_MP_MAP:
+		rnsc_mp_write_map(w, t->len);
+		break;
+	case RNSC_MP_EXT:
+		rnsc_mp_write_ext(w, t->ext_type, t->p, t->len);
+		break;
 	}
 }
 
@@ -38,20 +60,28 @@ static int same_token(const rnsc_mp_token *a, const rnsc_mp_token *b)
 	if (a->type != b->type)
 		return 0;
 	switch (a->type) {
-	case RNSC_MP_NIL: return 1;
-	case RNSC_MP_BOOL: return a->boolean == b->boolean;
-	case RNSC_MP_UINT: return a->u == b->u;
-	case RNSC_MP_INT: return a->i == b->i;
-	case RNSC_MP_FLOAT32: return memcmp(&a->f32, &b->f32, sizeof(a->f32)) == 0;
-	case RNSC_MP_FLOAT64: return memcmp(&a->f64, &b->f64, sizeof(a->f64)) == 0;
+	case RNSC_MP_NIL:
+		return 1;
+	case RNSC_MP_BOOL:
+		return a->boolean == b->boolean;
+	case RNSC_MP_UINT:
+		return a->u == b->u;
+	case RNSC_MP_INT:
+		return a->i == b->i;
+	case RNSC_MP_FLOAT32:
+		return memcmp(&a->f32, &b->f32, sizeof(a->f32)) == 0;
+	case RNSC_MP_FLOAT64:
+		return memcmp(&a->f64, &b->f64, sizeof(a->f64)) == 0;
 	case RNSC_MP_ARRAY:
-	case RNSC_MP_MAP: return a->len == b->len;
+	case RNSC_MP_MAP:
+		return a->len == b->len;
 	case RNSC_MP_EXT:
 		if (a->ext_type != b->ext_type)
 			return 0;
 		/* fall through */
 	case RNSC_MP_STR:
-	case RNSC_MP_BIN: return a->len == b->len && (a->len == 0 || memcmp(a->p, b->p, a->len) == 0);
+	case RNSC_MP_BIN:
+		return a->len == b->len && (a->len == 0 || memcmp(a->p, b->p, a->len) == 0);
 	}
 	return 0;
 }
@@ -71,12 +101,12 @@ static void poke_getters(const rnsc_mp_reader *at, size_t tok_size, int tok_ok)
 	int8_t et;
 	int rc[10], k;
 
-#define POKE(idx, call)                                                                \
-	do {                                                                           \
-		r = *at;                                                               \
-		rc[idx] = (call);                                                      \
-		if (rc[idx] == 0 ? r.pos != at->pos + tok_size : r.pos != at->pos)     \
-			abort();                                                       \
+#define POKE(idx, call)                                                                            \
+	do {                                                                                       \
+		r = *at;                                                                           \
+		rc[idx] = (call);                                                                  \
+		if (rc[idx] == 0 ? r.pos != at->pos + tok_size : r.pos != at->pos)                 \
+			abort();                                                                   \
 	} while (0)
 	POKE(0, rnsc_mp_read_nil(&r));
 	POKE(1, rnsc_mp_read_bool(&r, &b));

@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	size_t n = 0;
 	if (rnsc_ratchet_file_decode(&id, data, size, NULL, 0, &n) == 0) {
-		uint8_t (*keys)[32] = calloc(n ? n : 1, 32);
+		uint8_t(*keys)[32] = calloc(n ? n : 1, 32);
 		if (!keys || rnsc_ratchet_file_decode(&id, data, size, keys, n, &n))
 			abort();
 		int len = rnsc_ratchet_file_encode(&id, (const uint8_t(*)[32])keys, n, NULL, 0);
@@ -35,8 +35,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		uint8_t *buf = malloc((size_t)len);
 		size_t m = 0;
-		if (!buf || rnsc_ratchet_file_encode(&id, (const uint8_t(*)[32])keys, n, buf,
-						     (size_t)len) != len ||
+		if (!buf ||
+		    rnsc_ratchet_file_encode(&id, (const uint8_t(*)[32])keys, n, buf,
+					     (size_t)len) != len ||
 		    rnsc_ratchet_file_decode(&id, buf, (size_t)len, NULL, 0, &m) || m != n)
 			abort();
 		free(buf);

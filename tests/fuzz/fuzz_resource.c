@@ -71,7 +71,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (n > 0) {
 		rnsc_resource_adv c;
 		FUZZ_CHECK(rnsc_resource_adv_unpack(&c, buf, (size_t)n) == 0);
-		size_t mh = b.n < RNSC_RESOURCE_HASHMAP_MAX_LEN ? b.n : RNSC_RESOURCE_HASHMAP_MAX_LEN;
+		size_t mh =
+			b.n < RNSC_RESOURCE_HASHMAP_MAX_LEN ? b.n : RNSC_RESOURCE_HASHMAP_MAX_LEN;
 		FUZZ_CHECK(c.t == a.t && c.d == a.d && c.i == a.i && c.l == a.l && c.f == a.f &&
 			   c.has_q == a.has_q && c.r_len == a.r_len && !memcmp(c.h, a.h, 32) &&
 			   c.m_len == mh * 4 && (!mh || !memcmp(c.m, a.m, mh * 4)));
@@ -79,8 +80,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(n == RNSC_ERR_BUFSIZE);
 	}
 	/* a receiver on a small-MTU link, fed the rest as packets */
-	rnsc_resource_link link = {.send = f_send, .encrypt = f_encrypt, .decrypt = f_decrypt,
-				   .mtu = 500, .rtt = 0.05, .establishment_cost = 287};
+	rnsc_resource_link link = {.send = f_send,
+				   .encrypt = f_encrypt,
+				   .decrypt = f_decrypt,
+				   .mtu = 500,
+				   .rtt = 0.05,
+				   .establishment_cost = 287};
 	rnsc_resource_callbacks cb = {.write = f_write};
 	rnsc_resource *r = NULL;
 	written = 0;

@@ -66,8 +66,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	rnsc_rnode_params c;
 	memset(&c, 0, sizeof(c));
-	c.frequency = (uint32_t)data[0] << 24 | (uint32_t)data[1] << 16 | (uint32_t)data[2] << 8 | data[3];
-	c.bandwidth = (uint32_t)data[4] << 24 | (uint32_t)data[5] << 16 | (uint32_t)data[6] << 8 | data[7];
+	c.frequency = (uint32_t)data[0] << 24 | (uint32_t)data[1] << 16 | (uint32_t)data[2] << 8 |
+		      data[3];
+	c.bandwidth = (uint32_t)data[4] << 24 | (uint32_t)data[5] << 16 | (uint32_t)data[6] << 8 |
+		      data[7];
 	c.txpower = data[8];
 	c.sf = (uint8_t)(5 + data[9] % 8);
 	c.cr = (uint8_t)(5 + data[10] % 4);
@@ -84,8 +86,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (s.n != want || s.cmds[0] != RNSC_RNODE_CMD_FREQUENCY ||
 	    s.cmds[s.n - 1] != RNSC_RNODE_CMD_RADIO_STATE)
 		abort();
-	if (s.r.frequency != c.frequency || s.r.bandwidth != c.bandwidth || s.r.txpower != c.txpower ||
-	    s.r.sf != c.sf || s.r.cr != c.cr || rnsc_rnode_mismatch(&c, &s.r) != 0)
+	if (s.r.frequency != c.frequency || s.r.bandwidth != c.bandwidth ||
+	    s.r.txpower != c.txpower || s.r.sf != c.sf || s.r.cr != c.cr ||
+	    rnsc_rnode_mismatch(&c, &s.r) != 0)
 		abort();
 	n = rnsc_rnode_detach_frames(data[15] & 1, enc, sizeof(enc));
 	if (n != ((data[15] & 1) ? 12 : 8))

@@ -70,7 +70,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rnsc_rpc_request q;
 	if (rnsc_rpc_request_parse(&q, data, size) == 0) {
 		if (q.get)
-			FUZZ_CHECK(q.get >= (const char *)data && q.get + q.get_len <= (const char *)data + size);
+			FUZZ_CHECK(q.get >= (const char *)data &&
+				   q.get + q.get_len <= (const char *)data + size);
 		if (q.dest)
 			FUZZ_CHECK(q.dest >= data && q.dest + q.dest_len <= data + size);
 	}

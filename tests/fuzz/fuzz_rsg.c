@@ -35,12 +35,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	s[size] = 0;
 	uint8_t out[1024], again[1024];
 	for (int k = 0; k < 2; k++) {
-		long n = k ? id_b64_decode(out, sizeof(out), s) : id_b32_decode(out, sizeof(out), s);
+		long n =
+			k ? id_b64_decode(out, sizeof(out), s) : id_b32_decode(out, sizeof(out), s);
 		FUZZ_CHECK(n >= -1 && n <= (long)sizeof(out));
 		if (n > 0 && n <= 512) {
 			char *e = id_enc(k ? FMT_BASE64 : FMT_BASE32, out, (size_t)n);
 			FUZZ_CHECK(e != NULL);
-			long m = k ? id_b64_decode(again, sizeof(again), e) : id_b32_decode(again, sizeof(again), e);
+			long m = k ? id_b64_decode(again, sizeof(again), e)
+				   : id_b32_decode(again, sizeof(again), e);
 			FUZZ_CHECK(m == n && memcmp(out, again, (size_t)n) == 0);
 			free(e);
 		}

@@ -39,7 +39,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(taken > 0);
 	chunk[0] = comp ? 0x40 : 0;
 	chunk[1] = 1;
-	int k = rnsc_stream_msg_decode(chunk, (size_t)c + 2, &id, &eof, &comp, again, sizeof(again));
+	int k = rnsc_stream_msg_decode(chunk, (size_t)c + 2, &id, &eof, &comp, again,
+				       sizeof(again));
 	FUZZ_CHECK(k >= 0 && (size_t)k == taken && memcmp(again, data, taken) == 0);
 	return 0;
 }

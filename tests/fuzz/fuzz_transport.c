@@ -50,7 +50,13 @@ static int fz_rng(void *ud, uint8_t *out, size_t len)
 
 /* Clock advances (ms): none, tiny, the retransmission windows, and past every expiry. */
 static const uint64_t ADVANCE[8] = {
-	0, 1, 600, 5600, 45001, RNSC_ROAMING_PATH_TIME_MS + 1, RNSC_AP_PATH_TIME_MS + 1,
+	0,
+	1,
+	600,
+	5600,
+	45001,
+	RNSC_ROAMING_PATH_TIME_MS + 1,
+	RNSC_AP_PATH_TIME_MS + 1,
 	RNSC_PATHFINDER_E_MS + 1,
 };
 
@@ -113,7 +119,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (uint32_t i = 0; i < 3; i++)
 		FUZZ_CHECK(rnsc_transport_iface_add(t, i, modes[(cfgb >> (2 + 2 * i)) & 3],
 						    i == 1 ? 9600 : 0,
-						    i == 0 ? FZ_WIDE_MTU : i == 2 ? 300 : 0) == 0);
+						    i == 0   ? FZ_WIDE_MTU
+						    : i == 2 ? 300
+							     : 0) == 0);
 	FUZZ_CHECK(rnsc_transport_iface_add(t, 0, RNSC_TRANSPORT_MODE_FULL, 0, 0) ==
 		   RNSC_ERR_STATE);
 	const char *aspects[] = {"fuzz"};
@@ -176,8 +184,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				break;
 			case 2: {
 				uint8_t ph[RNSC_HASHLEN];
-				FUZZ_CODE(rnsc_transport_send(t, remote, data, size > 64 ? 64 : size,
-							      ph, now),
+				FUZZ_CODE(rnsc_transport_send(t, remote, data,
+							      size > 64 ? 64 : size, ph, now),
 					  RNSC_ERR_NOTFOUND, RNSC_ERR_KEYLEN, RNSC_ERR_LOW_ORDER);
 				break;
 			}
@@ -226,7 +234,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (rnsc_transport_path_get(t, remote, &path) == 0) {
 			FUZZ_CHECK(path.hops >= 1 && path.hops <= RNSC_PATHFINDER_M);
 			FUZZ_CHECK(path.iface <= 2);
-			FUZZ_CHECK(path.n_random_blobs >= 1 && path.n_random_blobs <= RNSC_MAX_RANDOM_BLOBS);
+			FUZZ_CHECK(path.n_random_blobs >= 1 &&
+				   path.n_random_blobs <= RNSC_MAX_RANDOM_BLOBS);
 		}
 	}
 	rnsc_transport_del(t);

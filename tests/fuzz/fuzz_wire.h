@@ -23,12 +23,12 @@
 int rnsc_plugin_init(const rnsc_host_api *host, const rnsc_plugin_desc **out);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define FUZZ_CHECK(cond)                                                                \
-	do {                                                                            \
-		if (!(cond)) {                                                          \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-			abort();                                                        \
-		}                                                                       \
+#define FUZZ_CHECK(cond)                                                                           \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);   \
+			abort();                                                                   \
+		}                                                                                  \
 	} while (0)
 
 /* rc is 0 / a length, or one of the listed codes (terminated by 0). */
@@ -42,8 +42,7 @@ static int fuzz_code_in(int rc, const int *codes)
 	fprintf(stderr, "unexpected code %s\n", rnsc_err_name(rc));
 	return 0;
 }
-#define FUZZ_CODE(rc, ...)                                                              \
-	FUZZ_CHECK(fuzz_code_in((rc), (const int[]){__VA_ARGS__, 0}))
+#define FUZZ_CODE(rc, ...) FUZZ_CHECK(fuzz_code_in((rc), (const int[]){__VA_ARGS__, 0}))
 
 static void fz_log(void *h, int level, const char *plugin, const char *msg)
 {

@@ -39,7 +39,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static seen a, b;
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
-	wire_decoder d1 = {.buf = buf1, .max = sizeof(buf1)}, d2 = {.buf = buf2, .max = sizeof(buf2)};
+	wire_decoder d1 = {.buf = buf1, .max = sizeof(buf1)},
+		     d2 = {.buf = buf2, .max = sizeof(buf2)};
 	(void)wire_decode(&d1, data, size, record, &a);
 	size_t cut = size ? data[0] % (size + 1) : 0;
 	(void)wire_decode(&d2, data, cut, record, &b);

@@ -56,7 +56,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			rnsc_x_request r;
 			FUZZ_CHECK(rnsc_x_parse_request(buf, (size_t)l, &r) == 0);
 			FUZZ_CHECK(r.cmd_len == q.cmd_len && !memcmp(r.cmd, q.cmd, q.cmd_len));
-			FUZZ_CHECK(r.in_len == q.in_len && (!q.in_len || !memcmp(r.in, q.in, q.in_len)));
+			FUZZ_CHECK(r.in_len == q.in_len &&
+				   (!q.in_len || !memcmp(r.in, q.in, q.in_len)));
 			FUZZ_CHECK(!r.in == !q.in);
 			FUZZ_CHECK(r.has_o == q.has_o && r.o_limit == q.o_limit);
 			FUZZ_CHECK(r.has_e == q.has_e && r.e_limit == q.e_limit);

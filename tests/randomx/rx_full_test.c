@@ -65,8 +65,10 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--bench") && i + 1 < argc)
 			bench = strtol(argv[++i], NULL, 10);
 		else {
-			fprintf(stderr, "usage: %s [--v1] [--interp] [--soft-aes] [--no-huge] [--prefetch-hint] "
-					"[--threads N] [--bench N] [--aggregate]\n", argv[0]);
+			fprintf(stderr,
+				"usage: %s [--v1] [--interp] [--soft-aes] [--no-huge] [--prefetch-hint] "
+				"[--threads N] [--bench N] [--aggregate]\n",
+				argv[0]);
 			return 2;
 		}
 	}
@@ -76,9 +78,12 @@ int main(int argc, char **argv)
 	if (d && *d)
 		snprintf(dir, sizeof(dir), "%s", d);
 	else
-		snprintf(dir, sizeof(dir), "%s/../shared/vectors/randomx", src && *src ? src : RNSC_SRCDIR);
+		snprintf(dir, sizeof(dir), "%s/../shared/vectors/randomx",
+			 src && *src ? src : RNSC_SRCDIR);
 	snprintf(path, sizeof(path), "%s/%s", dir,
-		 aggregate ? "benchmark-aggregate.json" : v2 ? "hashes-v2.json" : "hashes-v1.json");
+		 aggregate ? "benchmark-aggregate.json"
+		 : v2      ? "hashes-v2.json"
+			   : "hashes-v1.json");
 	rx_json *j = rx_json_load(path);
 	if (!j) {
 		printf("0 passed, 1 failed\n");
@@ -97,8 +102,9 @@ int main(int argc, char **argv)
 	printf("RandomX v%d full-memory mode: %s, %s AES%s\n", v2 ? 2 : 1,
 	       (flags & RX_FLAG_JIT) ? "JIT" : "interpreter",
 	       (flags & RX_FLAG_SOFT_AES) ? "software" : "hardware",
-	       !(flags & RX_FLAG_JIT) ? "" : (flags & RX_FLAG_PREFETCH_NTA) ? ", dataset fetch by prefetchnta"
-									 : ", dataset fetch by speculative load");
+	       !(flags & RX_FLAG_JIT)           ? ""
+	       : (flags & RX_FLAG_PREFETCH_NTA) ? ", dataset fetch by prefetchnta"
+						: ", dataset fetch by speculative load");
 	rx_cache *cache = NULL;
 	rx_dataset *ds = NULL;
 	rx_vm *vm = NULL;
@@ -117,7 +123,8 @@ int main(int argc, char **argv)
 	rc = rx_dataset_new(&ds, flags & RX_FLAG_NO_HUGE_PAGES);
 	if (rc < 0) {
 		fprintf(stderr, "cannot allocate the %llu MiB dataset: %s (%s)\n",
-			(unsigned long long)(rx_dataset_size() >> 20), rnsc_err_name(rc), strerror(errno));
+			(unsigned long long)(rx_dataset_size() >> 20), rnsc_err_name(rc),
+			strerror(errno));
 		printf("0 passed, 1 failed\n");
 		return 1;
 	}
@@ -148,9 +155,10 @@ int main(int argc, char **argv)
 		for (size_t i = 0; tl > 0 && off + 4 <= (unsigned)tl && i < vecs->n; i++) {
 			const rx_json *t = vecs->items[i];
 			unsigned ver = (unsigned)rx_json_u64(rx_json_get(t, "version"));
-			unsigned vflags = (flags & ~(unsigned)RX_FLAG_V2) | (ver == 2 ? RX_FLAG_V2 : 0);
+			unsigned vflags =
+				(flags & ~(unsigned)RX_FLAG_V2) | (ver == 2 ? RX_FLAG_V2 : 0);
 			rx_vm *avm = NULL;
-			uint8_t want[32], acc[32] = { 0 }, out[32];
+			uint8_t want[32], acc[32] = {0}, out[32];
 			if (rx_vm_new(&avm, vflags, cache, ds) < 0 ||
 			    rx_json_hex(rx_json_get(t, "expected_xor_hex"), want, 32) != 32) {
 				failed++;
@@ -172,8 +180,8 @@ int main(int argc, char **argv)
 			char hx[65];
 			hex(hx, acc, 32);
 			int ok = memcmp(acc, want, 32) == 0;
-			printf("%s aggregate v%u (%u hashes, %.1f H/s): %s\n", ok ? "PASS" : "FAIL", ver, count,
-			       (double)count / dt, hx);
+			printf("%s aggregate v%u (%u hashes, %.1f H/s): %s\n", ok ? "PASS" : "FAIL",
+			       ver, count, (double)count / dt, hx);
 			ok ? passed++ : failed++;
 			rx_vm_del(avm);
 		}
@@ -193,12 +201,13 @@ int main(int argc, char **argv)
 		char hx[65];
 		hex(hx, got, 32);
 		int ok = memcmp(got, want, 32) == 0;
-		printf("%s %s: %s\n", ok ? "PASS" : "FAIL", rx_json_str(rx_json_get(t, "name")), hx);
+		printf("%s %s: %s\n", ok ? "PASS" : "FAIL", rx_json_str(rx_json_get(t, "name")),
+		       hx);
 		ok ? passed++ : failed++;
 	}
 
 	if (bench > 0) {
-		uint8_t in[76] = { 0 }, out[32];
+		uint8_t in[76] = {0}, out[32];
 		t0 = now();
 		for (long n = 0; n < bench; n++) {
 			memcpy(in + 39, &n, 4);

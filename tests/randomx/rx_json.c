@@ -23,7 +23,8 @@ static rx_json *parse_value(parser *ps);
 
 static int fail(parser *ps, const char *what)
 {
-	fprintf(stderr, "%s: JSON error at byte %ld: %s\n", ps->path, (long)(ps->end - ps->p), what);
+	fprintf(stderr, "%s: JSON error at byte %ld: %s\n", ps->path, (long)(ps->end - ps->p),
+		what);
 	return -1;
 }
 
@@ -43,22 +44,34 @@ static char *parse_string_raw(parser *ps)
 				break;
 			char e = *ps->p++;
 			switch (e) {
-			case 'n': c = '\n'; break;
-			case 't': c = '\t'; break;
-			case 'r': c = '\r'; break;
-			case 'b': c = '\b'; break;
-			case 'f': c = '\f'; break;
+			case 'n':
+				c = '\n';
+				break;
+			case 't':
+				c = '\t';
+				break;
+			case 'r':
+				c = '\r';
+				break;
+			case 'b':
+				c = '\b';
+				break;
+			case 'f':
+				c = '\f';
+				break;
 			case 'u': {
 				if (ps->end - ps->p < 4) {
 					free(s);
 					return fail(ps, "short \\u escape"), NULL;
 				}
-				char hex[5] = { ps->p[0], ps->p[1], ps->p[2], ps->p[3], 0 };
+				char hex[5] = {ps->p[0], ps->p[1], ps->p[2], ps->p[3], 0};
 				ps->p += 4;
 				c = (char)strtoul(hex, NULL, 16); /* the files only escape ASCII */
 				break;
 			}
-			default: c = e; break;
+			default:
+				c = e;
+				break;
 			}
 		}
 		if (len + 2 > cap) {
@@ -179,7 +192,8 @@ static rx_json *parse_value(parser *ps)
 		ps->p += 4;
 	} else if (c == '-' || isdigit((unsigned char)c)) {
 		const char *st = ps->p;
-		while (ps->p < ps->end && (isdigit((unsigned char)*ps->p) || strchr("+-.eE", *ps->p)))
+		while (ps->p < ps->end &&
+		       (isdigit((unsigned char)*ps->p) || strchr("+-.eE", *ps->p)))
 			ps->p++;
 		v = new_value(RXJ_NUM);
 		if (v && !(v->text = strndup(st, (size_t)(ps->p - st)))) {
@@ -218,7 +232,7 @@ rx_json *rx_json_load(const char *path)
 			break;
 	}
 	fclose(f);
-	parser ps = { buf, buf + len, path, 0 };
+	parser ps = {buf, buf + len, path, 0};
 	rx_json *v = parse_value(&ps);
 	skip_ws(&ps);
 	if (v && ps.p != ps.end) {
@@ -282,7 +296,7 @@ int rx_json_hex(const rx_json *v, uint8_t *out, size_t max)
 	if (n % 2 || n / 2 > max)
 		return -1;
 	for (size_t i = 0; i < n / 2; i++) {
-		char b[3] = { s[2 * i], s[2 * i + 1], 0 };
+		char b[3] = {s[2 * i], s[2 * i + 1], 0};
 		if (!isxdigit((unsigned char)b[0]) || !isxdigit((unsigned char)b[1]))
 			return -1;
 		out[i] = (uint8_t)strtoul(b, NULL, 16);

@@ -16,10 +16,10 @@ typedef enum { RXJ_NULL, RXJ_BOOL, RXJ_NUM, RXJ_STR, RXJ_ARR, RXJ_OBJ } rx_json_
 typedef struct rx_json {
 	rx_json_type type;
 	int boolean;
-	char *text;            /* string contents or number text */
-	size_t n;              /* array/object length */
+	char *text; /* string contents or number text */
+	size_t n;   /* array/object length */
 	struct rx_json **items;
-	char **keys;           /* object keys, parallel to items */
+	char **keys; /* object keys, parallel to items */
 } rx_json;
 
 /* Parse a whole file; NULL on I/O or syntax error (a message goes to stderr). */

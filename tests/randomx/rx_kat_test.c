@@ -35,7 +35,7 @@
 static char vec_dir[PATH_MAX];
 /* Caches for the two keys the vectors use: [key][0] portable, [key][1] with native items. */
 static rx_cache *caches[2][2];
-static const char *const keys[2] = { "test key 000", "test key 001" };
+static const char *const keys[2] = {"test key 000", "test key 001"};
 
 typedef struct impl {
 	const char *name;
@@ -43,13 +43,13 @@ typedef struct impl {
 } impl;
 
 static const impl impls[] = {
-	{ "interpreter/aes-ni", 0 },
-	{ "interpreter/soft-aes", RX_FLAG_SOFT_AES },
-	{ "jit/aes-ni", RX_FLAG_JIT },
-	{ "jit/soft-aes", RX_FLAG_JIT | RX_FLAG_SOFT_AES },
+	{"interpreter/aes-ni", 0},
+	{"interpreter/soft-aes", RX_FLAG_SOFT_AES},
+	{"jit/aes-ni", RX_FLAG_JIT},
+	{"jit/soft-aes", RX_FLAG_JIT | RX_FLAG_SOFT_AES},
 	/* The default JIT maps its code pages writable and executable; this keeps the W^X path
 	 * (an mprotect pair per program) under the same vectors. */
-	{ "jit-secure/aes-ni", RX_FLAG_JIT | RX_FLAG_SECURE_JIT },
+	{"jit-secure/aes-ni", RX_FLAG_JIT | RX_FLAG_SECURE_JIT},
 };
 #define N_IMPLS (sizeof(impls) / sizeof(impls[0]))
 
@@ -395,40 +395,43 @@ static void test_instr_integer(void)
 	const rx_json *v = rx_json_get(j, "integer");
 	CU_ASSERT_FATAL(v && v->n > 0);
 	for (int eng = 0; eng < n_engines(); eng++)
-	for (size_t i = 0; i < v->n; i++) {
-		const rx_json *t = v->items[i];
-		const char *name = rx_json_str(rx_json_get(t, "name"));
-		int cls = class_of(rx_json_str(rx_json_get(t, "op")));
-		CU_ASSERT_FATAL(cls >= 0);
-		const rx_json *jimm = rx_json_get(t, "imm");
-		const rx_json *jsrc = rx_json_get(t, "src");
-		const rx_json *jshift = rx_json_get(t, "shift");
-		int src_is_imm = rx_json_get(t, "src_is_imm") && rx_json_get(t, "src_is_imm")->boolean;
-		uint64_t imm = jimm ? rx_json_hex_u64(jimm) : 0;
-		uint64_t srcv = jsrc ? rx_json_hex_u64(jsrc) : 0;
-		/* IADD_RS adds its immediate only with r5 as destination. */
-		unsigned dst = (cls == RX_I_IADD_RS && imm) ? 5 : 0;
-		unsigned src = src_is_imm ? dst : 1;
-		unsigned mod = jshift ? (unsigned)rx_json_u64(jshift) << 2 : 0;
-		uint32_t imm32 = src_is_imm ? (uint32_t)srcv : (uint32_t)imm;
-		uint8_t w[8];
-		rx_interp_state st;
-		memset(&st, 0, sizeof(st));
-		st.scratchpad = test_scratchpad();
-		st.r[dst] = rx_json_hex_u64(rx_json_get(t, "dst"));
-		if (!src_is_imm)
-			st.r[src] = srcv;
-		put_instr(w, cls, dst, src, mod, imm32);
-		CU_ASSERT_EQUAL_FATAL(run_words(eng, w, 1, &st), 0);
-		uint64_t want = rx_json_hex_u64(rx_json_get(t, "expected_dst"));
-		if (st.r[dst] != want) {
-			fprintf(stderr, "\n  %s [%s]: got %016llx want %016llx\n", name, engine_name(eng),
-				(unsigned long long)st.r[dst], (unsigned long long)want);
-			CU_FAIL("integer instruction");
+		for (size_t i = 0; i < v->n; i++) {
+			const rx_json *t = v->items[i];
+			const char *name = rx_json_str(rx_json_get(t, "name"));
+			int cls = class_of(rx_json_str(rx_json_get(t, "op")));
+			CU_ASSERT_FATAL(cls >= 0);
+			const rx_json *jimm = rx_json_get(t, "imm");
+			const rx_json *jsrc = rx_json_get(t, "src");
+			const rx_json *jshift = rx_json_get(t, "shift");
+			int src_is_imm = rx_json_get(t, "src_is_imm") &&
+					 rx_json_get(t, "src_is_imm")->boolean;
+			uint64_t imm = jimm ? rx_json_hex_u64(jimm) : 0;
+			uint64_t srcv = jsrc ? rx_json_hex_u64(jsrc) : 0;
+			/* IADD_RS adds its immediate only with r5 as destination. */
+			unsigned dst = (cls == RX_I_IADD_RS && imm) ? 5 : 0;
+			unsigned src = src_is_imm ? dst : 1;
+			unsigned mod = jshift ? (unsigned)rx_json_u64(jshift) << 2 : 0;
+			uint32_t imm32 = src_is_imm ? (uint32_t)srcv : (uint32_t)imm;
+			uint8_t w[8];
+			rx_interp_state st;
+			memset(&st, 0, sizeof(st));
+			st.scratchpad = test_scratchpad();
+			st.r[dst] = rx_json_hex_u64(rx_json_get(t, "dst"));
+			if (!src_is_imm)
+				st.r[src] = srcv;
+			put_instr(w, cls, dst, src, mod, imm32);
+			CU_ASSERT_EQUAL_FATAL(run_words(eng, w, 1, &st), 0);
+			uint64_t want = rx_json_hex_u64(rx_json_get(t, "expected_dst"));
+			if (st.r[dst] != want) {
+				fprintf(stderr, "\n  %s [%s]: got %016llx want %016llx\n", name,
+					engine_name(eng), (unsigned long long)st.r[dst],
+					(unsigned long long)want);
+				CU_FAIL("integer instruction");
+			}
+			if (rx_json_get(t, "expected_src"))
+				CU_ASSERT_EQUAL(st.r[src],
+						rx_json_hex_u64(rx_json_get(t, "expected_src")));
 		}
-		if (rx_json_get(t, "expected_src"))
-			CU_ASSERT_EQUAL(st.r[src], rx_json_hex_u64(rx_json_get(t, "expected_src")));
-	}
 	rx_json_free(j);
 }
 
@@ -439,53 +442,58 @@ static void test_instr_float(void)
 	const rx_json *v = rx_json_get(j, "float");
 	CU_ASSERT_FATAL(v && v->n > 0);
 	for (int eng = 0; eng < n_engines(); eng++)
-	for (size_t i = 0; i < v->n; i++) {
-		const rx_json *t = v->items[i];
-		const char *name = rx_json_str(rx_json_get(t, "name"));
-		int cls = class_of(rx_json_str(rx_json_get(t, "op")));
-		CU_ASSERT_FATAL(cls >= 0);
-		const rx_json *jdst = rx_json_get(t, "dst"), *jsrc = rx_json_get(t, "src");
-		const rx_json *jmem = rx_json_get(t, "mem_u64"), *jem = rx_json_get(t, "e_mask");
-		const rx_json *jwant = rx_json_get(t, "expected_dst");
-		rx_interp_state st;
-		memset(&st, 0, sizeof(st));
-		st.scratchpad = test_scratchpad();
-		/* Group F destinations for add/sub/scale/swap, group E for mul/div/sqrt. */
-		int is_e = cls == RX_I_FMUL_R || cls == RX_I_FDIV_M || cls == RX_I_FSQRT_R;
-		int dreg = is_e ? RX_FREG_E(0) : RX_FREG_F(0);
-		for (int h = 0; h < 2; h++) {
-			st.fr[dreg][h] = bitsd(rx_json_hex_u64(rx_json_at(jdst, (size_t)h)));
-			if (jsrc)
-				st.fr[RX_FREG_A(0)][h] = bitsd(rx_json_hex_u64(rx_json_at(jsrc, (size_t)h)));
-			if (jem)
-				st.e_mask[h] = rx_json_hex_u64(rx_json_at(jem, (size_t)h));
-		}
-		/* Memory operands: r1 = 0 plus imm 0, L1 (mod.mem = 1), so the address is 0. */
-		if (jmem)
-			rx_store64(st.scratchpad, rx_json_hex_u64(jmem));
-		uint8_t w[8];
-		/* dst 0: f0 or e0; source a0 for register forms, r1 for memory forms. */
-		put_instr(w, cls, 0, jmem ? 1 : 0, 1, 0);
-		st.fprc = (unsigned)rounding_of(rx_json_str(rx_json_get(t, "rounding")));
-		fenv_t env;
-		fegetenv(&env);
-		CU_ASSERT_EQUAL_FATAL(run_words(eng, w, 1, &st), 0);
-		fesetenv(&env);
-		uint8_t bytes[16], wantb[16];
-		for (int h = 0; h < 2; h++) {
-			uint64_t got = dbits(st.fr[dreg][h]);
-			uint64_t want = rx_json_hex_u64(rx_json_at(jwant, (size_t)h));
-			rx_store64(bytes + 8 * h, got);
-			if (got != want) {
-				fprintf(stderr, "\n  %s [%s] half %d: got %016llx want %016llx\n", name,
-					engine_name(eng), h,
-					(unsigned long long)got, (unsigned long long)want);
-				CU_FAIL("float instruction");
+		for (size_t i = 0; i < v->n; i++) {
+			const rx_json *t = v->items[i];
+			const char *name = rx_json_str(rx_json_get(t, "name"));
+			int cls = class_of(rx_json_str(rx_json_get(t, "op")));
+			CU_ASSERT_FATAL(cls >= 0);
+			const rx_json *jdst = rx_json_get(t, "dst"), *jsrc = rx_json_get(t, "src");
+			const rx_json *jmem = rx_json_get(t, "mem_u64"),
+				      *jem = rx_json_get(t, "e_mask");
+			const rx_json *jwant = rx_json_get(t, "expected_dst");
+			rx_interp_state st;
+			memset(&st, 0, sizeof(st));
+			st.scratchpad = test_scratchpad();
+			/* Group F destinations for add/sub/scale/swap, group E for mul/div/sqrt. */
+			int is_e = cls == RX_I_FMUL_R || cls == RX_I_FDIV_M || cls == RX_I_FSQRT_R;
+			int dreg = is_e ? RX_FREG_E(0) : RX_FREG_F(0);
+			for (int h = 0; h < 2; h++) {
+				st.fr[dreg][h] =
+					bitsd(rx_json_hex_u64(rx_json_at(jdst, (size_t)h)));
+				if (jsrc)
+					st.fr[RX_FREG_A(0)][h] =
+						bitsd(rx_json_hex_u64(rx_json_at(jsrc, (size_t)h)));
+				if (jem)
+					st.e_mask[h] = rx_json_hex_u64(rx_json_at(jem, (size_t)h));
 			}
+			/* Memory operands: r1 = 0 plus imm 0, L1 (mod.mem = 1), so the address is 0. */
+			if (jmem)
+				rx_store64(st.scratchpad, rx_json_hex_u64(jmem));
+			uint8_t w[8];
+			/* dst 0: f0 or e0; source a0 for register forms, r1 for memory forms. */
+			put_instr(w, cls, 0, jmem ? 1 : 0, 1, 0);
+			st.fprc = (unsigned)rounding_of(rx_json_str(rx_json_get(t, "rounding")));
+			fenv_t env;
+			fegetenv(&env);
+			CU_ASSERT_EQUAL_FATAL(run_words(eng, w, 1, &st), 0);
+			fesetenv(&env);
+			uint8_t bytes[16], wantb[16];
+			for (int h = 0; h < 2; h++) {
+				uint64_t got = dbits(st.fr[dreg][h]);
+				uint64_t want = rx_json_hex_u64(rx_json_at(jwant, (size_t)h));
+				rx_store64(bytes + 8 * h, got);
+				if (got != want) {
+					fprintf(stderr,
+						"\n  %s [%s] half %d: got %016llx want %016llx\n",
+						name, engine_name(eng), h, (unsigned long long)got,
+						(unsigned long long)want);
+					CU_FAIL("float instruction");
+				}
+			}
+			CU_ASSERT(rx_json_hex(rx_json_get(t, "expected_bytes_hex"), wantb, 16) ==
+				  16);
+			CU_ASSERT(memcmp(bytes, wantb, 16) == 0);
 		}
-		CU_ASSERT(rx_json_hex(rx_json_get(t, "expected_bytes_hex"), wantb, 16) == 16);
-		CU_ASSERT(memcmp(bytes, wantb, 16) == 0);
-	}
 	rx_json_free(j);
 }
 
@@ -502,11 +510,14 @@ static void test_instr_control(void)
 		uint8_t w[16];
 		rx_bc bc[2];
 		if (!strcmp(op, "CBRANCH") && rx_json_get(t, "imm32")) {
-			put_instr(w, RX_I_CBRANCH, 0, 0, (unsigned)rx_json_u64(rx_json_get(t, "mod")),
+			put_instr(w, RX_I_CBRANCH, 0, 0,
+				  (unsigned)rx_json_u64(rx_json_get(t, "mod")),
 				  (uint32_t)rx_json_u64(rx_json_get(t, "imm32")));
 			rx_interp_compile(bc, w, 1);
-			CU_ASSERT_EQUAL(bc[0].imm, rx_json_hex_u64(rx_json_get(t, "expected_cimm")));
-			CU_ASSERT_EQUAL(bc[0].mask, rx_json_hex_u64(rx_json_get(t, "expected_mask")));
+			CU_ASSERT_EQUAL(bc[0].imm,
+					rx_json_hex_u64(rx_json_get(t, "expected_cimm")));
+			CU_ASSERT_EQUAL(bc[0].mask,
+					rx_json_hex_u64(rx_json_get(t, "expected_mask")));
 			CU_ASSERT_EQUAL(bc[0].target, -1);
 			seen++;
 		} else if (!strcmp(op, "CBRANCH")) {
@@ -539,9 +550,11 @@ static void test_instr_control(void)
 			}
 			seen++;
 		} else if (!strcmp(op, "CFROUND")) {
-			put_instr(w, RX_I_CFROUND, 0, 0, 0, (uint32_t)rx_json_u64(rx_json_get(t, "imm32")));
+			put_instr(w, RX_I_CFROUND, 0, 0, 0,
+				  (uint32_t)rx_json_u64(rx_json_get(t, "imm32")));
 			rx_interp_compile(bc, w, 1);
-			CU_ASSERT_EQUAL(bc[0].imm, rx_json_u64(rx_json_get(t, "expected_rotation")));
+			CU_ASSERT_EQUAL(bc[0].imm,
+					rx_json_u64(rx_json_get(t, "expected_rotation")));
 			seen++;
 		}
 	}
@@ -556,10 +569,10 @@ static void test_cfround_rule(void)
 		uint64_t src;
 		unsigned v1, v2;
 	} cases[] = {
-		{ 0x2, 2, 2 },  /* bits 2-5 zero: both versions apply mode 2 */
-		{ 0x7, 3, 0 },  /* bit 2 set: v2 keeps the old mode */
-		{ 0x41, 1, 1 }, /* bit 6 is outside 2-5: v2 applies */
-		{ 0x3d, 1, 0 }, /* bits 2-5 all set */
+		{0x2, 2, 2},  /* bits 2-5 zero: both versions apply mode 2 */
+		{0x7, 3, 0},  /* bit 2 set: v2 keeps the old mode */
+		{0x41, 1, 1}, /* bit 6 is outside 2-5: v2 applies */
+		{0x3d, 1, 0}, /* bits 2-5 all set */
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		for (int ver = 0; ver < 4; ver++) {
@@ -597,10 +610,10 @@ static void check_hash_file(const char *file, unsigned version_flag)
 			printf("(%s unavailable) ", impls[m].name);
 			continue;
 		}
-		rx_vm *vm[2] = { NULL, NULL };
+		rx_vm *vm[2] = {NULL, NULL};
 		for (int k = 0; k < 2; k++) {
-			int rc = rx_vm_new(&vm[k], impls[m].flags | version_flag, cache_for(k, impls[m].flags),
-					   NULL);
+			int rc = rx_vm_new(&vm[k], impls[m].flags | version_flag,
+					   cache_for(k, impls[m].flags), NULL);
 			CU_ASSERT_EQUAL_FATAL(rc, 0);
 		}
 		for (size_t i = 0; i < v->n; i++) {
@@ -610,7 +623,8 @@ static void check_hash_file(const char *file, unsigned version_flag)
 			uint8_t in[256], want[32], got[32];
 			int il = rx_json_hex(rx_json_get(t, "input_hex"), in, sizeof(in));
 			CU_ASSERT_FATAL(il >= 0);
-			CU_ASSERT_FATAL(rx_json_hex(rx_json_get(t, "expected_hex"), want, 32) == 32);
+			CU_ASSERT_FATAL(rx_json_hex(rx_json_get(t, "expected_hex"), want, 32) ==
+					32);
 			CU_ASSERT_EQUAL_FATAL(rx_hash(vm[k], in, (size_t)il, got), 0);
 			if (memcmp(got, want, 32) != 0) {
 				char hx[65];
@@ -680,8 +694,8 @@ static void test_full_fetch_paths(void)
 	const unsigned base = rx_default_flags() | RX_FLAG_FULL_MEM | RX_FLAG_NO_HUGE_PAGES;
 	for (int ver = 1; ver <= 2; ver++) {
 		const unsigned vf = ver == 2 ? RX_FLAG_V2 : 0;
-		const unsigned variants[3] = { (base & ~(unsigned)RX_FLAG_JIT) | vf, base | vf,
-					       base | vf | RX_FLAG_PREFETCH_NTA };
+		const unsigned variants[3] = {(base & ~(unsigned)RX_FLAG_JIT) | vf, base | vf,
+					      base | vf | RX_FLAG_PREFETCH_NTA};
 		const int n_var = (base & RX_FLAG_JIT) ? 3 : 1;
 		uint8_t got[3][3][32];
 		for (int k = 0; k < n_var; k++) {
@@ -701,8 +715,11 @@ static void test_full_fetch_paths(void)
 		for (int k = 1; k < n_var; k++)
 			for (int i = 0; i < 3; i++)
 				if (memcmp(got[k][i], got[0][i], 32) != 0) {
-					fprintf(stderr, "\n  v%d input %d: %s differs from the interpreter\n",
-						ver, i, k == 1 ? "JIT (speculative load)" : "JIT (prefetchnta)");
+					fprintf(stderr,
+						"\n  v%d input %d: %s differs from the interpreter\n",
+						ver, i,
+						k == 1 ? "JIT (speculative load)"
+						       : "JIT (prefetchnta)");
 					CU_FAIL("full-mode hash mismatch");
 				}
 	}
@@ -761,13 +778,15 @@ static int suite_init(void)
 				/* Argon2d is identical: reuse the portable cache's memory, then compile. */
 				if (rx_cache_init_from(caches[k][1], caches[k][0]) != 0)
 					return -1;
-			} else if (rx_cache_init(caches[k][n], (const uint8_t *)keys[k], strlen(keys[k])) != 0) {
+			} else if (rx_cache_init(caches[k][n], (const uint8_t *)keys[k],
+						 strlen(keys[k])) != 0) {
 				return -1;
 			}
 			clock_gettime(CLOCK_MONOTONIC, &t1);
 			fprintf(stderr, "cache '%s'%s ready in %.2f s (%s pages)\n", keys[k],
 				n ? " (jit)" : "",
-				(double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9,
+				(double)(t1.tv_sec - t0.tv_sec) +
+					(double)(t1.tv_nsec - t0.tv_nsec) * 1e-9,
 				rx_pages_name(rx_cache_pages(caches[k][n])));
 		}
 	}
@@ -793,23 +812,23 @@ int main(void)
 		const char *name;
 		CU_TestFunc fn;
 	} tests[] = {
-		{ "constants", test_constants },
-		{ "reciprocal", test_reciprocal },
-		{ "aes_generator_1r_soft", test_aes_generator_soft },
-		{ "aes_generator_1r_aesni", test_aes_generator_hw },
-		{ "aes_soft_equals_aesni", test_aes_soft_equals_hw },
-		{ "superscalar_programs", test_superscalar },
-		{ "cache_words", test_cache_words },
-		{ "dataset_items", test_dataset_items },
-		{ "instructions_integer", test_instr_integer },
-		{ "instructions_float", test_instr_float },
-		{ "instructions_control", test_instr_control },
-		{ "cfround_v1_v2_rule", test_cfround_rule },
-		{ "hashes_v1_light", test_hash_v1 },
-		{ "hashes_v2_light", test_hash_v2 },
-		{ "commitment", test_commitment },
-		{ "full_mode_fetch_paths", test_full_fetch_paths },
-		{ "api_errors", test_api_errors },
+		{"constants", test_constants},
+		{"reciprocal", test_reciprocal},
+		{"aes_generator_1r_soft", test_aes_generator_soft},
+		{"aes_generator_1r_aesni", test_aes_generator_hw},
+		{"aes_soft_equals_aesni", test_aes_soft_equals_hw},
+		{"superscalar_programs", test_superscalar},
+		{"cache_words", test_cache_words},
+		{"dataset_items", test_dataset_items},
+		{"instructions_integer", test_instr_integer},
+		{"instructions_float", test_instr_float},
+		{"instructions_control", test_instr_control},
+		{"cfround_v1_v2_rule", test_cfround_rule},
+		{"hashes_v1_light", test_hash_v1},
+		{"hashes_v2_light", test_hash_v2},
+		{"commitment", test_commitment},
+		{"full_mode_fetch_paths", test_full_fetch_paths},
+		{"api_errors", test_api_errors},
 	};
 	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
 		if (!CU_add_test(s, tests[i].name, tests[i].fn))

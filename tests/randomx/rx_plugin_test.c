@@ -86,8 +86,8 @@ static int check_file(const char *file, uint32_t flags, const char *label)
 		CU_ASSERT_EQUAL_FATAL(rc, 0);
 		char info[512];
 		CU_ASSERT(rnsc_randomx_info(rx, info, sizeof(info)) > 0);
-		fprintf(stderr, "\n  %s %s key %s: built in %.2f s: %s", label, file, key, now_s() - t0,
-			info);
+		fprintf(stderr, "\n  %s %s key %s: built in %.2f s: %s", label, file, key,
+			now_s() - t0, info);
 		for (size_t m = i; m < v->n; m++) {
 			const rx_json *t = v->items[m];
 			if (strcmp(rx_json_str(rx_json_get(t, "key_hex")), key) != 0)
@@ -95,7 +95,8 @@ static int check_file(const char *file, uint32_t flags, const char *label)
 			uint8_t in[256], want[32], got[32];
 			int il = rx_json_hex(rx_json_get(t, "input_hex"), in, sizeof(in));
 			CU_ASSERT_FATAL(il >= 0);
-			CU_ASSERT_FATAL(rx_json_hex(rx_json_get(t, "expected_hex"), want, 32) == 32);
+			CU_ASSERT_FATAL(rx_json_hex(rx_json_get(t, "expected_hex"), want, 32) ==
+					32);
 			/* The ABI promises the caller's floating-point environment back. */
 			int saved = fegetround();
 			fesetround(FE_UPWARD);
@@ -158,7 +159,8 @@ static void test_own_v1_light(void)
 
 static void test_own_v2_light(void)
 {
-	CU_ASSERT(check_file("hashes-v2.json", RNSC_RANDOMX_V2 | RNSC_RANDOMX_IMPL_OWN, "own v2 jit") > 0);
+	CU_ASSERT(check_file("hashes-v2.json", RNSC_RANDOMX_V2 | RNSC_RANDOMX_IMPL_OWN,
+			     "own v2 jit") > 0);
 }
 
 /* The interpreter and software AES through the plugin flags (rx_kat_test covers them in
@@ -177,7 +179,8 @@ static void test_own_interp_soft_aes(void)
 	CU_ASSERT_EQUAL_FATAL(rnsc_randomx_new(C, &rx,
 					       RNSC_RANDOMX_V2 | RNSC_RANDOMX_INTERP |
 						       RNSC_RANDOMX_SOFT_AES | RNSC_RANDOMX_NO_HUGE,
-					       k, (size_t)kl, 1), 0);
+					       k, (size_t)kl, 1),
+			      0);
 	char info[512];
 	CU_ASSERT(rnsc_randomx_info(rx, info, sizeof(info)) > 0);
 	CU_ASSERT(strstr(info, "impl=own ") != NULL);
@@ -240,7 +243,8 @@ static void test_errors(void)
 
 static void test_full_mode_upstream_v2_vector(void)
 {
-	CU_ASSERT(check_file("hashes-v2.json", RNSC_RANDOMX_V2 | RNSC_RANDOMX_FULL, "own v2 full") > 0);
+	CU_ASSERT(check_file("hashes-v2.json", RNSC_RANDOMX_V2 | RNSC_RANDOMX_FULL, "own v2 full") >
+		  0);
 }
 
 static void test_full_mode_upstream_v1_vector_librandomx(void)
@@ -267,7 +271,8 @@ int main(int argc, char **argv)
 			 src && *src ? src : RNSC_SRCDIR);
 	const char *b = getenv("RNSC_BUILDDIR");
 	char path[PATH_MAX + 64];
-	snprintf(path, sizeof(path), "%s/plugins/crypto/.libs/randomx.so", b && *b ? b : RNSC_BUILDDIR);
+	snprintf(path, sizeof(path), "%s/plugins/crypto/.libs/randomx.so",
+		 b && *b ? b : RNSC_BUILDDIR);
 	if (rnsc_ctx_new(&C) || rnsc_plugin_host_new(C, &H))
 		return 1;
 	rnsc_ctx_set_log_level(C, RNSC_LOG_WARNING);
@@ -278,7 +283,8 @@ int main(int argc, char **argv)
 	}
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 1;
-	CU_pSuite s = CU_add_suite(full_mode ? "randomx_plugin_full" : "randomx_plugin", NULL, NULL);
+	CU_pSuite s =
+		CU_add_suite(full_mode ? "randomx_plugin_full" : "randomx_plugin", NULL, NULL);
 	if (full_mode) {
 		CU_add_test(s, "full_mode_upstream_v2_vector", test_full_mode_upstream_v2_vector);
 		CU_add_test(s, "full_mode_upstream_v1_vector_librandomx",

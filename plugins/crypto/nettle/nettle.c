@@ -210,7 +210,7 @@ static void hs_wipe(rnsc_hash_state *st, struct nettle_hs *hs)
 
 static int net_hash_init(void *inst, rnsc_hash_state *st, int alg)
 {
-	struct nettle_hs hs = { .magic = HS_MAGIC };
+	struct nettle_hs hs = {.magic = HS_MAGIC};
 
 	if (st == NULL)
 		return RNSC_ERR_INVAL;
@@ -482,11 +482,11 @@ static const rnsc_crypto_ops net_ops = {
 	.hash_copy = net_hash_copy,
 };
 
-#define NET_CAPS                                                                        \
-	(RNSC_PRIM_BIT(RNSC_PRIM_RANDOM) | RNSC_PRIM_BIT(RNSC_PRIM_SHA256) |            \
-	 RNSC_PRIM_BIT(RNSC_PRIM_SHA512) | RNSC_PRIM_BIT(RNSC_PRIM_HASH_STREAM) |       \
-	 RNSC_PRIM_BIT(RNSC_PRIM_HMAC_SHA256) | RNSC_PRIM_BIT(RNSC_PRIM_HKDF_SHA256) |  \
-	 RNSC_PRIM_BIT(RNSC_PRIM_AES256_CBC) | RNSC_PRIM_BIT(RNSC_PRIM_X25519) |        \
+#define NET_CAPS                                                                                   \
+	(RNSC_PRIM_BIT(RNSC_PRIM_RANDOM) | RNSC_PRIM_BIT(RNSC_PRIM_SHA256) |                       \
+	 RNSC_PRIM_BIT(RNSC_PRIM_SHA512) | RNSC_PRIM_BIT(RNSC_PRIM_HASH_STREAM) |                  \
+	 RNSC_PRIM_BIT(RNSC_PRIM_HMAC_SHA256) | RNSC_PRIM_BIT(RNSC_PRIM_HKDF_SHA256) |             \
+	 RNSC_PRIM_BIT(RNSC_PRIM_AES256_CBC) | RNSC_PRIM_BIT(RNSC_PRIM_X25519) |                   \
 	 RNSC_PRIM_BIT(RNSC_PRIM_ED25519))
 
 static const rnsc_plugin_desc net_desc = {

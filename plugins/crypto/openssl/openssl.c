@@ -284,7 +284,7 @@ static EVP_MD_CTX *take_md_ctx(ossl_inst *in)
 static int ossl_hash_init(void *inst, rnsc_hash_state *st, int alg)
 {
 	ossl_inst *in = ready(inst);
-	struct ossl_hs hs = { .magic = HS_MAGIC };
+	struct ossl_hs hs = {.magic = HS_MAGIC};
 	const EVP_MD *md;
 
 	if (st == NULL)
@@ -429,8 +429,8 @@ static int ossl_hmac_sha256(void *inst, uint8_t out[32], const uint8_t *key, siz
  * this path: extract through the EVP_KDF, expand by hand with EVP_MAC. */
 #define EVP_HKDF_INFO_MAX (32u * 1024u)
 
-static int hkdf_expand_long_info(ossl_inst *in, uint8_t *out, size_t out_len,
-				 const uint8_t prk[32], const uint8_t *info, size_t info_len)
+static int hkdf_expand_long_info(ossl_inst *in, uint8_t *out, size_t out_len, const uint8_t prk[32],
+				 const uint8_t *info, size_t info_len)
 {
 	OSSL_PARAM params[] = {
 		OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, "SHA2-256", 0),
@@ -780,11 +780,11 @@ static const rnsc_crypto_ops ossl_ops = {
 	.hash_copy = ossl_hash_copy,
 };
 
-#define OSSL_CAPS                                                                       \
-	(RNSC_PRIM_BIT(RNSC_PRIM_RANDOM) | RNSC_PRIM_BIT(RNSC_PRIM_SHA256) |            \
-	 RNSC_PRIM_BIT(RNSC_PRIM_SHA512) | RNSC_PRIM_BIT(RNSC_PRIM_HASH_STREAM) |       \
-	 RNSC_PRIM_BIT(RNSC_PRIM_HMAC_SHA256) | RNSC_PRIM_BIT(RNSC_PRIM_HKDF_SHA256) |  \
-	 RNSC_PRIM_BIT(RNSC_PRIM_AES256_CBC) | RNSC_PRIM_BIT(RNSC_PRIM_X25519) |        \
+#define OSSL_CAPS                                                                                  \
+	(RNSC_PRIM_BIT(RNSC_PRIM_RANDOM) | RNSC_PRIM_BIT(RNSC_PRIM_SHA256) |                       \
+	 RNSC_PRIM_BIT(RNSC_PRIM_SHA512) | RNSC_PRIM_BIT(RNSC_PRIM_HASH_STREAM) |                  \
+	 RNSC_PRIM_BIT(RNSC_PRIM_HMAC_SHA256) | RNSC_PRIM_BIT(RNSC_PRIM_HKDF_SHA256) |             \
+	 RNSC_PRIM_BIT(RNSC_PRIM_AES256_CBC) | RNSC_PRIM_BIT(RNSC_PRIM_X25519) |                   \
 	 RNSC_PRIM_BIT(RNSC_PRIM_ED25519))
 
 static const rnsc_plugin_desc ossl_desc = {

@@ -40,10 +40,10 @@ extern "C" {
 #define RX_KEY_MAX 60
 
 enum rx_flags {
-	RX_FLAG_V2 = 1u << 0,            /* RandomX v2 (else v1) */
-	RX_FLAG_FULL_MEM = 1u << 1,      /* read the full dataset (else compute items from the cache) */
-	RX_FLAG_JIT = 1u << 2,           /* x86-64 JIT (else the portable interpreter) */
-	RX_FLAG_SOFT_AES = 1u << 3,      /* software AES rounds (else AES-NI) */
+	RX_FLAG_V2 = 1u << 0,       /* RandomX v2 (else v1) */
+	RX_FLAG_FULL_MEM = 1u << 1, /* read the full dataset (else compute items from the cache) */
+	RX_FLAG_JIT = 1u << 2,      /* x86-64 JIT (else the portable interpreter) */
+	RX_FLAG_SOFT_AES = 1u << 3, /* software AES rounds (else AES-NI) */
 	RX_FLAG_NO_HUGE_PAGES = 1u << 4, /* do not ask for huge pages */
 	/* Keep the VM's JIT code pages W^X: writable while a program is emitted, executable only
 	 * after that (two mprotect calls per program, 16 per hash). Without it the code pages are

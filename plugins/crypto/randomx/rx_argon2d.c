@@ -31,16 +31,16 @@ static inline uint64_t fblamka(uint64_t x, uint64_t y)
 	return x + y + 2 * (uint64_t)(uint32_t)x * (uint32_t)y;
 }
 
-#define A2_G(a, b, c, d)                                                                          \
-	do {                                                                                      \
-		a = fblamka(a, b);                                                                \
-		d = rotr64(d ^ a, 32);                                                            \
-		c = fblamka(c, d);                                                                \
-		b = rotr64(b ^ c, 24);                                                            \
-		a = fblamka(a, b);                                                                \
-		d = rotr64(d ^ a, 16);                                                            \
-		c = fblamka(c, d);                                                                \
-		b = rotr64(b ^ c, 63);                                                            \
+#define A2_G(a, b, c, d)                                                                           \
+	do {                                                                                       \
+		a = fblamka(a, b);                                                                 \
+		d = rotr64(d ^ a, 32);                                                             \
+		c = fblamka(c, d);                                                                 \
+		b = rotr64(b ^ c, 24);                                                             \
+		a = fblamka(a, b);                                                                 \
+		d = rotr64(d ^ a, 16);                                                             \
+		c = fblamka(c, d);                                                                 \
+		b = rotr64(b ^ c, 63);                                                             \
 	} while (0)
 
 /* The permutation P on 16 words addressed through an index table. */
@@ -63,12 +63,16 @@ static inline void a2_round(uint64_t *v, const uint8_t idx[16])
 static const uint8_t (*a2_tables(void))[16]
 {
 	static const uint8_t t[16][16] = {
-#define ROW(i) { 16 * i + 0, 16 * i + 1, 16 * i + 2, 16 * i + 3, 16 * i + 4, 16 * i + 5,            \
-		 16 * i + 6, 16 * i + 7, 16 * i + 8, 16 * i + 9, 16 * i + 10, 16 * i + 11,           \
-		 16 * i + 12, 16 * i + 13, 16 * i + 14, 16 * i + 15 }
-#define COL(i) { 2 * i, 2 * i + 1, 2 * i + 16, 2 * i + 17, 2 * i + 32, 2 * i + 33, 2 * i + 48,      \
-		 2 * i + 49, 2 * i + 64, 2 * i + 65, 2 * i + 80, 2 * i + 81, 2 * i + 96, 2 * i + 97, \
-		 2 * i + 112, 2 * i + 113 }
+#define ROW(i)                                                                                     \
+	{16 * i + 0,  16 * i + 1,  16 * i + 2,  16 * i + 3, 16 * i + 4,  16 * i + 5,               \
+	 16 * i + 6,  16 * i + 7,  16 * i + 8,  16 * i + 9, 16 * i + 10, 16 * i + 11,              \
+	 16 * i + 12, 16 * i + 13, 16 * i + 14, 16 * i + 15}
+#define COL(i)                                                                                     \
+	{                                                                                          \
+		2 * i, 2 * i + 1, 2 * i + 16, 2 * i + 17, 2 * i + 32, 2 * i + 33, 2 * i + 48,      \
+			2 * i + 49, 2 * i + 64, 2 * i + 65, 2 * i + 80, 2 * i + 81, 2 * i + 96,    \
+			2 * i + 97, 2 * i + 112, 2 * i + 113                                       \
+	}
 		ROW(0), ROW(1), ROW(2), ROW(3), ROW(4), ROW(5), ROW(6), ROW(7),
 		COL(0), COL(1), COL(2), COL(3), COL(4), COL(5), COL(6), COL(7),
 #undef ROW
@@ -120,8 +124,9 @@ static void a2_initial_hash(uint8_t h0[64], const uint8_t *pwd, size_t pwd_len)
 	 * of any length needs no buffer. */
 	crypto_generichash_state st;
 	uint8_t w[4];
-	const uint32_t head[6] = { RX_ARGON_LANES, 0 /* RandomX asks for no tag */, RX_ARGON_MEMORY,
-				   RX_ARGON_ITERATIONS, A2_VERSION, A2_TYPE_D };
+	const uint32_t head[6] = {RX_ARGON_LANES,  0 /* RandomX asks for no tag */,
+				  RX_ARGON_MEMORY, RX_ARGON_ITERATIONS,
+				  A2_VERSION,      A2_TYPE_D};
 	crypto_generichash_init(&st, NULL, 0, 64);
 	for (int i = 0; i < 6; i++) {
 		rx_store32(w, head[i]);

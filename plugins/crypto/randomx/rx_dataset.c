@@ -101,8 +101,8 @@ int rx_cache_new(rx_cache **out, unsigned flags)
 	if (!c)
 		return RNSC_ERR_NOMEM;
 	c->flags = flags;
-	c->mem = (uint8_t *)rx_mem_alloc(RX_CACHE_SIZE, !(flags & RX_FLAG_NO_HUGE_PAGES), &c->map_base,
-					 &c->map_len, &c->pages);
+	c->mem = (uint8_t *)rx_mem_alloc(RX_CACHE_SIZE, !(flags & RX_FLAG_NO_HUGE_PAGES),
+					 &c->map_base, &c->map_len, &c->pages);
 	if (!c->mem) {
 		int e = errno;
 		free(c);
@@ -303,7 +303,7 @@ int rx_dataset_init(rx_dataset *d, const rx_cache *c, unsigned threads)
 	unsigned started = 0;
 	int rc = 0;
 	for (unsigned t = 0; t < threads; t++) {
-		jobs[t] = (ds_job){ d, c, pos, t + 1 == threads ? RX_DATASET_ITEMS - pos : per };
+		jobs[t] = (ds_job){d, c, pos, t + 1 == threads ? RX_DATASET_ITEMS - pos : per};
 		pos += jobs[t].count;
 	}
 	/* The calling thread does the last share itself rather than idling in join. */

@@ -46,7 +46,8 @@
 #define RX_DATASET_SIZE (RX_DATASET_BASE_SIZE + RX_DATASET_EXTRA_SIZE)
 #define RX_DATASET_ITEMS (RX_DATASET_SIZE / RX_CACHE_LINE)
 #define RX_DATASET_EXTRA_ITEMS (RX_DATASET_EXTRA_SIZE / RX_CACHE_LINE)
-#define RX_DATASET_LINE_MASK ((uint32_t)((RX_DATASET_BASE_SIZE - 1) & ~(uint64_t)(RX_CACHE_LINE - 1)))
+#define RX_DATASET_LINE_MASK                                                                       \
+	((uint32_t)((RX_DATASET_BASE_SIZE - 1) & ~(uint64_t)(RX_CACHE_LINE - 1)))
 #define RX_L1_MASK ((RX_SCRATCHPAD_L1 - 1) & ~7u)
 #define RX_L2_MASK ((RX_SCRATCHPAD_L2 - 1) & ~7u)
 #define RX_L3_MASK ((RX_SCRATCHPAD_L3 - 1) & ~7u)
@@ -222,7 +223,8 @@ typedef struct rx_ss_program {
 	uint32_t size;
 	int addr_reg; /* register with the longest dependency chain (spec 7.3 step 7) */
 	rx_ss_instr ins[RX_SUPERSCALAR_MAX_SIZE];
-	uint64_t imm[RX_SUPERSCALAR_MAX_SIZE]; /* pre-computed operand: sign-extended, rotation or reciprocal */
+	uint64_t imm
+		[RX_SUPERSCALAR_MAX_SIZE]; /* pre-computed operand: sign-extended, rotation or reciprocal */
 } rx_ss_program;
 
 void rx_ss_generate(rx_ss_program *prog, rx_blake2_gen *gen);
@@ -324,8 +326,8 @@ enum rx_bc_op {
 
 typedef struct rx_bc {
 	uint8_t op;
-	uint8_t dst;   /* integer register, or float register index into the 12-entry float file */
-	uint8_t src;   /* integer register (8 = constant zero) or float register index */
+	uint8_t dst; /* integer register, or float register index into the 12-entry float file */
+	uint8_t src; /* integer register (8 = constant zero) or float register index */
 	uint8_t shift;
 	uint32_t mask; /* scratchpad mask, or the CBRANCH condition mask */
 	uint64_t imm;
@@ -385,11 +387,11 @@ extern const char *const rx_instr_names[RX_I_COUNT];
 /* Interpreter machine state for one program execution. Exposed so single-instruction
  * known-answer tests can drive exactly the code path the VM uses. */
 typedef struct rx_interp_state {
-	uint64_t r[9];      /* r0..r7 and a constant zero */
-	double fr[12][2];   /* f0..f3, e0..e3, a0..a3 */
+	uint64_t r[9];    /* r0..r7 and a constant zero */
+	double fr[12][2]; /* f0..f3, e0..e3, a0..a3 */
 	uint64_t e_mask[2];
 	uint8_t *scratchpad;
-	unsigned flags;     /* RX_FLAG_V2 selects the v2 CFROUND rule */
+	unsigned flags; /* RX_FLAG_V2 selects the v2 CFROUND rule */
 	unsigned fprc;
 } rx_interp_state;
 

@@ -15,20 +15,20 @@ typedef struct rx_jit rx_jit;
 /* Everything the generated program loop reads or writes. The generated code addresses the
  * fields by offsetof(), so the layout is free to change. */
 typedef struct rx_jit_ctx {
-	uint64_t spill_r[8];      /* r0..r7 on exit and around helper calls */
-	uint8_t spill_x[8][16];   /* f0..f3, e0..e3 on exit and around helper calls */
-	uint64_t a[8];            /* group A registers, low/high halves */
-	uint64_t scal_mask[2];    /* FSCAL_R: 0x80F0000000000000 in both halves */
-	uint64_t mant_mask[2];    /* group E conversion: fraction and low exponent bits kept */
-	uint64_t e_mask[2];       /* group E conversion: bits forced per half */
+	uint64_t spill_r[8];    /* r0..r7 on exit and around helper calls */
+	uint8_t spill_x[8][16]; /* f0..f3, e0..e3 on exit and around helper calls */
+	uint64_t a[8];          /* group A registers, low/high halves */
+	uint64_t scal_mask[2];  /* FSCAL_R: 0x80F0000000000000 in both halves */
+	uint64_t mant_mask[2];  /* group E conversion: fraction and low exponent bits kept */
+	uint64_t e_mask[2];     /* group E conversion: bits forced per half */
 	uint8_t *scratchpad;
-	const uint8_t *dataset;   /* full mode: dataset memory plus the program's offset */
-	const rx_cache *cache;    /* light mode: items are computed from it */
-	const rx_aes_impl *aes;   /* software AES for the v2 mix (NULL: AES-NI inline) */
+	const uint8_t *dataset; /* full mode: dataset memory plus the program's offset */
+	const rx_cache *cache;  /* light mode: items are computed from it */
+	const rx_aes_impl *aes; /* software AES for the v2 mix (NULL: AES-NI inline) */
 	uint64_t dataset_offset;
 	uint32_t ma, mx;
-	uint32_t mxcsr_base;      /* caller's MXCSR with the rounding field cleared */
-	uint32_t mxcsr_out;       /* MXCSR at exit: carries the rounding mode to the next program */
+	uint32_t mxcsr_base; /* caller's MXCSR with the rounding field cleared */
+	uint32_t mxcsr_out;  /* MXCSR at exit: carries the rounding mode to the next program */
 } rx_jit_ctx;
 
 /* Whether the full-mode program loop may fetch dataset items by a speculative load (its

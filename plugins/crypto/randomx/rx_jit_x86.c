@@ -40,11 +40,11 @@ enum { RAX = 0, RCX = 1, RDX = 2, RBX = 3, RSP = 4, RBP = 5, RSI = 6, RDI = 7 };
 
 /* Stack frame of the VM function (rsp-relative, 16-byte aligned for helper calls). */
 #define FRAME 40
-#define S_CTX 0  /* rx_jit_ctx pointer */
-#define S_P0 8   /* scratchpad + spAddr0 of the running iteration */
-#define S_P1 16  /* scratchpad + spAddr1 of the running iteration */
-#define S_TMP 24 /* MXCSR image for ldmxcsr */
-#define S_MXB 28 /* caller's MXCSR with the rounding field cleared */
+#define S_CTX 0   /* rx_jit_ctx pointer */
+#define S_P0 8    /* scratchpad + spAddr0 of the running iteration */
+#define S_P1 16   /* scratchpad + spAddr1 of the running iteration */
+#define S_TMP 24  /* MXCSR image for ldmxcsr */
+#define S_MXB 28  /* caller's MXCSR with the rounding field cleared */
 #define S_NEXT 32 /* v2 speculative fetch: dataset offset of the next iteration's item */
 
 struct rx_jit {
@@ -93,7 +93,8 @@ EMIT void d64(asm_buf *a, uint64_t v)
 
 EMIT void rex(asm_buf *a, int w, int r, int x, int b)
 {
-	unsigned v = 0x40u | (w ? 8u : 0u) | ((r & 8) ? 4u : 0u) | ((x & 8) ? 2u : 0u) | ((b & 8) ? 1u : 0u);
+	unsigned v = 0x40u | (w ? 8u : 0u) | ((r & 8) ? 4u : 0u) | ((x & 8) ? 2u : 0u) |
+		     ((b & 8) ? 1u : 0u);
 	if (v != 0x40)
 		b1(a, v);
 }
@@ -116,7 +117,7 @@ EMIT void ins_r(asm_buf *a, unsigned prefix, int w, const uint8_t *op, int n, in
 
 /* Memory form [base + index * 2^scale + disp] (index < 0: none). */
 EMIT void ins_m(asm_buf *a, unsigned prefix, int w, const uint8_t *op, int n, int reg, int base,
-		  int index, int scale, int32_t disp)
+		int index, int scale, int32_t disp)
 {
 	if (prefix)
 		b1(a, prefix);
@@ -142,7 +143,7 @@ EMIT void ins_m(asm_buf *a, unsigned prefix, int w, const uint8_t *op, int n, in
 		d32(a, (uint32_t)disp);
 }
 
-#define OP(...) (const uint8_t[]){ __VA_ARGS__ }, (int)sizeof((const uint8_t[]){ __VA_ARGS__ })
+#define OP(...) (const uint8_t[]){__VA_ARGS__}, (int)sizeof((const uint8_t[]){__VA_ARGS__})
 
 EMIT void push(asm_buf *a, int r)
 {
@@ -193,8 +194,8 @@ static void spec_load(asm_buf *a)
 	d32(a, 0);
 	const size_t body = a->len;
 	ins_m(a, 0, 1, OP(0x8B), RAX, RDI, RDX, 0, 0); /* mov rax, [rdi + rdx] (speculative only) */
-	b1(a, 0x0F), b1(a, 0xAE), b1(a, 0xE8);        /* lfence: speculation stops here */
-	b1(a, 0xEB);                                    /* jmp body: never reached */
+	b1(a, 0x0F), b1(a, 0xAE), b1(a, 0xE8);         /* lfence: speculation stops here */
+	b1(a, 0xEB);                                   /* jmp body: never reached */
 	b1(a, (unsigned)(uint8_t)(int8_t)((int64_t)body - (int64_t)(a->len + 1)));
 	rx_store32(a->p + call_rel, (uint32_t)(a->len - (call_rel + 4)));
 	/* over: return past the load, the return address ready only after 8 multiplies (about
@@ -204,8 +205,8 @@ static void spec_load(asm_buf *a)
 	d32(a, 0);
 	for (int i = 0; i < 8; i++)
 		ins_r(a, 0, 1, OP(0x6B), RAX, RAX), b1(a, 1); /* imul rax, rax, 1 */
-	ins_m(a, 0, 1, OP(0x89), RAX, RSP, -1, 0, 0); /* mov [rsp], rax */
-	b1(a, 0xC3);                                   /* ret */
+	ins_m(a, 0, 1, OP(0x89), RAX, RSP, -1, 0, 0);         /* mov [rsp], rax */
+	b1(a, 0xC3);                                          /* ret */
 	rx_store32(a->p + lea_rel, (uint32_t)(a->len - (lea_rel + 4)));
 }
 
@@ -214,15 +215,15 @@ static void spec_load(asm_buf *a)
 static void align_nops(asm_buf *a, size_t align)
 {
 	static const uint8_t nops[9][9] = {
-		{ 0x90 },
-		{ 0x66, 0x90 },
-		{ 0x0F, 0x1F, 0x00 },
-		{ 0x0F, 0x1F, 0x40, 0x00 },
-		{ 0x0F, 0x1F, 0x44, 0x00, 0x00 },
-		{ 0x66, 0x0F, 0x1F, 0x44, 0x00, 0x00 },
-		{ 0x0F, 0x1F, 0x80, 0x00, 0x00, 0x00, 0x00 },
-		{ 0x0F, 0x1F, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00 },
-		{ 0x66, 0x0F, 0x1F, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00 },
+		{0x90},
+		{0x66, 0x90},
+		{0x0F, 0x1F, 0x00},
+		{0x0F, 0x1F, 0x40, 0x00},
+		{0x0F, 0x1F, 0x44, 0x00, 0x00},
+		{0x66, 0x0F, 0x1F, 0x44, 0x00, 0x00},
+		{0x0F, 0x1F, 0x80, 0x00, 0x00, 0x00, 0x00},
+		{0x0F, 0x1F, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00},
+		{0x66, 0x0F, 0x1F, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00},
 	};
 	size_t pad = (align - (a->len & (align - 1))) & (align - 1);
 	while (pad) {
@@ -324,8 +325,8 @@ int rx_ss_jit_compile(rx_cache *c)
 	uint8_t *code = (uint8_t *)code_map(SS_CODE_SIZE);
 	if (!code)
 		return RNSC_ERR_NOMEM;
-	asm_buf a = { code, 0, SS_CODE_SIZE - CODE_SLACK, 0 };
-	static const int saved[6] = { RBX, RBP, 12, 13, 14, 15 };
+	asm_buf a = {code, 0, SS_CODE_SIZE - CODE_SLACK, 0};
+	static const int saved[6] = {RBX, RBP, 12, 13, 14, 15};
 	for (int i = 0; i < 6; i++)
 		push(&a, saved[i]);
 	ins_r(&a, 0, 1, OP(0x8B), RBX, RDX); /* rbx = cache index selector */
@@ -452,7 +453,7 @@ static void reload_all(asm_buf *a)
 
 static void prologue(asm_buf *a)
 {
-	static const int saved[6] = { RBX, RBP, 12, 13, 14, 15 };
+	static const int saved[6] = {RBX, RBP, 12, 13, 14, 15};
 	for (int i = 0; i < 6; i++)
 		push(a, saved[i]);
 	ins_r(a, 0, 1, OP(0x83), 5, RSP); /* sub rsp, FRAME */
@@ -468,11 +469,11 @@ static void prologue(asm_buf *a)
 
 static void epilogue(asm_buf *a)
 {
-	static const int saved[6] = { RBX, RBP, 12, 13, 14, 15 };
+	static const int saved[6] = {RBX, RBP, 12, 13, 14, 15};
 	ins_m(a, 0, 1, OP(0x8B), RDI, RSP, -1, 0, S_CTX); /* rdi may point at the dataset */
 	spill_all(a);
 	ins_m(a, 0, 0, OP(0x0F, 0xAE), 3, RDI, -1, 0, CTX(mxcsr_out)); /* stmxcsr */
-	ins_r(a, 0, 1, OP(0x83), 0, RSP); /* add rsp, FRAME */
+	ins_r(a, 0, 1, OP(0x83), 0, RSP);                              /* add rsp, FRAME */
 	b1(a, FRAME);
 	for (int i = 5; i >= 0; i--)
 		pop(a, saved[i]);
@@ -481,14 +482,15 @@ static void epilogue(asm_buf *a)
 
 /* Memory operand of a byte-code instruction: [rsi + rcx] after computing the masked address
  * into ecx, or [rsi + constant] when the address register is the constant zero. */
-EMIT void mem_operand(asm_buf *a, const rx_bc *b, int addr_reg, int *base, int *index, int32_t *disp)
+EMIT void mem_operand(asm_buf *a, const rx_bc *b, int addr_reg, int *base, int *index,
+		      int32_t *disp)
 {
 	if (addr_reg == 8) {
 		*base = RSI, *index = -1, *disp = (int32_t)(uint32_t)(b->imm & b->mask);
 		return;
 	}
 	ins_m(a, 0, 0, OP(0x8D), RCX, VR(addr_reg), -1, 0, (int32_t)(uint32_t)b->imm); /* lea ecx */
-	ins_r(a, 0, 0, OP(0x81), 4, RCX);                                               /* and ecx */
+	ins_r(a, 0, 0, OP(0x81), 4, RCX);                                              /* and ecx */
 	d32(a, b->mask);
 	*base = RSI, *index = RCX, *disp = 0;
 }
@@ -504,7 +506,7 @@ static void next_sp_addr(asm_buf *a, const rx_prog_config *cfg)
 	ins_r(a, 0, 0, OP(0x81), 4, RAX);
 	d32(a, RX_L3_MASK64);
 	ins_m(a, 0, 0, OP(0x0F, 0x18), 1, RSI, RAX, 0, 0); /* prefetcht0 */
-	ins_r(a, 0, 1, OP(0xC1), 5, RDX); /* shr rdx, 32 */
+	ins_r(a, 0, 1, OP(0xC1), 5, RDX);                  /* shr rdx, 32 */
 	b1(a, 32);
 	ins_r(a, 0, 0, OP(0x81), 4, RDX);
 	d32(a, RX_L3_MASK64);
@@ -535,8 +537,11 @@ static void emit_body(rx_jit *j, asm_buf *a, unsigned n)
 		case RX_BC_ISUB_M:
 		case RX_BC_IXOR_M:
 			mem_operand(a, b, b->src, &base, &index, &disp);
-			ins_m(a, 0, 1, OP(b->op == RX_BC_IADD_M ? 0x03 : b->op == RX_BC_ISUB_M ? 0x2B : 0x33), D,
-			      base, index, 0, disp);
+			ins_m(a, 0, 1,
+			      OP(b->op == RX_BC_IADD_M   ? 0x03
+				 : b->op == RX_BC_ISUB_M ? 0x2B
+							 : 0x33),
+			      D, base, index, 0, disp);
 			break;
 		case RX_BC_IMUL_M:
 			mem_operand(a, b, b->src, &base, &index, &disp);
@@ -546,7 +551,8 @@ static void emit_body(rx_jit *j, asm_buf *a, unsigned n)
 		case RX_BC_ISMULH_M:
 			mem_operand(a, b, b->src, &base, &index, &disp);
 			ins_r(a, 0, 1, OP(0x8B), RAX, D);
-			ins_m(a, 0, 1, OP(0xF7), b->op == RX_BC_IMULH_M ? 4 : 5, base, index, 0, disp);
+			ins_m(a, 0, 1, OP(0xF7), b->op == RX_BC_IMULH_M ? 4 : 5, base, index, 0,
+			      disp);
 			ins_r(a, 0, 1, OP(0x8B), D, RDX);
 			break;
 		case RX_BC_IMULH_R:
@@ -614,7 +620,8 @@ static void emit_body(rx_jit *j, asm_buf *a, unsigned n)
 		case RX_BC_FSUB_M:
 			mem_operand(a, b, b->src, &base, &index, &disp);
 			ins_m(a, 0xF3, 0, OP(0x0F, 0xE6), 15, base, index, 0, disp); /* cvtdq2pd */
-			ins_r(a, 0x66, 0, OP(0x0F, b->op == RX_BC_FADD_M ? 0x58 : 0x5C), b->dst, 15);
+			ins_r(a, 0x66, 0, OP(0x0F, b->op == RX_BC_FADD_M ? 0x58 : 0x5C), b->dst,
+			      15);
 			break;
 		case RX_BC_FSCAL_R:
 			ins_r(a, 0, 0, OP(0x0F, 0x57), b->dst, 12);
@@ -714,7 +721,7 @@ int rx_jit_compile(rx_jit *j, const uint8_t *program, unsigned n, const rx_prog_
 	/* v2 reads an item two iterations after its address is known: time for a speculative
 	 * walk and a prefetch (spec_load). v1 reads it after one: a prefetch instruction. */
 	const int spec = v2 && full && !(j->flags & RX_FLAG_PREFETCH_NTA);
-	asm_buf a = { j->code, 0, j->cap - CODE_SLACK, 0 };
+	asm_buf a = {j->code, 0, j->cap - CODE_SLACK, 0};
 	rx_interp_compile(j->bc, program, n);
 
 	prologue(&a);
@@ -855,7 +862,7 @@ int rx_jit_compile(rx_jit *j, const uint8_t *program, unsigned n, const rx_prog_
 	ins_m(&a, 0, 1, OP(0x8B), RCX, RSP, -1, 0, S_P0);
 	for (int i = 0; i < 4; i++)
 		ins_m(&a, 0x66, 0, OP(0x0F, 0x29), i, RCX, -1, 0, 16 * i); /* movapd */
-	ins_r(&a, 0, 0, OP(0xFF), 1, RBP); /* dec ebp */
+	ins_r(&a, 0, 0, OP(0xFF), 1, RBP);                                 /* dec ebp */
 	b1(&a, 0x0F);
 	b1(&a, 0x85); /* jnz loop_top */
 	d32(&a, (uint32_t)((int64_t)loop_top - (int64_t)(a.len + 4)));
@@ -868,7 +875,7 @@ int rx_jit_compile_body(rx_jit *j, const uint8_t *program, unsigned n)
 	int rc = begin(j);
 	if (rc < 0)
 		return rc;
-	asm_buf a = { j->code, 0, j->cap - CODE_SLACK, 0 };
+	asm_buf a = {j->code, 0, j->cap - CODE_SLACK, 0};
 	rx_interp_compile(j->bc, program, n);
 	prologue(&a);
 	for (int i = 0; i < 8; i++)

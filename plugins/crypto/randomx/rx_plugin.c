@@ -64,9 +64,9 @@ static void lx_load(void)
 		return;
 	}
 #define LX_SYM(n)                                                                                  \
-	if (!(*(void **)&lx.n = dlsym(h, "randomx_" #n))) {                                         \
-		snprintf(lx.err, sizeof(lx.err), "librandomx.so.0 lacks randomx_" #n);              \
-		return;                                                                             \
+	if (!(*(void **)&lx.n = dlsym(h, "randomx_" #n))) {                                        \
+		snprintf(lx.err, sizeof(lx.err), "librandomx.so.0 lacks randomx_" #n);             \
+		return;                                                                            \
 	}
 	LX_FUNCS(LX_SYM)
 #undef LX_SYM
@@ -102,7 +102,7 @@ typedef struct rxp_vm {
 	uint32_t flags; /* RNSC_RANDOMX_* as asked */
 	int impl;       /* 0 own, 1 librandomx */
 	int jit, soft_aes;
-	int secure_jit; /* JIT code pages kept W^X (RNSC_RANDOMX_SECURE_JIT) */
+	int secure_jit;            /* JIT code pages kept W^X (RNSC_RANDOMX_SECURE_JIT) */
 	int cache_pages, ds_pages; /* enum rx_pages */
 	unsigned threads;
 	double cache_s, dataset_s;
@@ -125,7 +125,8 @@ static double now_s(void)
 
 /* Failures are returned as codes; these lines add the system's reason for library users, at
  * notice level so a CLI that prints its own message does not print two. */
-static void logf_(rxp_inst *in, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void logf_(rxp_inst *in, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 static void logf_(rxp_inst *in, int level, const char *fmt, ...)
 {
 	if (!in || !in->host || !in->host->log)
@@ -203,7 +204,8 @@ static int own_new(rxp_inst *in, rxp_vm *m, const uint8_t *key, size_t key_len)
 	int rc = rx_cache_new(&m->cache, f & (RX_FLAG_JIT | RX_FLAG_NO_HUGE_PAGES));
 	if (rc) {
 		int e = errno;
-		logf_(in, RNSC_LOG_NOTICE, "cannot allocate the 256 MiB RandomX cache: %s", strerror(e));
+		logf_(in, RNSC_LOG_NOTICE, "cannot allocate the 256 MiB RandomX cache: %s",
+		      strerror(e));
 		errno = e;
 		return rc;
 	}
@@ -217,7 +219,8 @@ static int own_new(rxp_inst *in, rxp_vm *m, const uint8_t *key, size_t key_len)
 		if (rc) {
 			int e = errno;
 			logf_(in, RNSC_LOG_NOTICE,
-			      "cannot allocate the %" PRIu64 " MiB RandomX dataset: %s (full-memory mode "
+			      "cannot allocate the %" PRIu64
+			      " MiB RandomX dataset: %s (full-memory mode "
 			      "needs about 2.3 GiB free; light mode needs 256 MiB)",
 			      (rx_dataset_size() + (1u << 20) - 1) >> 20, strerror(e));
 			errno = e;
@@ -308,7 +311,8 @@ static int lib_init_dataset(randomx_dataset *ds, randomx_cache *cache, unsigned 
 static int lib_new(rxp_inst *in, rxp_vm *m, const uint8_t *key, size_t key_len)
 {
 	if (m->flags & RNSC_RANDOMX_V2) {
-		logf_(in, RNSC_LOG_NOTICE, "librandomx %s implements RandomX v1 only", LIBRANDOMX_VERSION);
+		logf_(in, RNSC_LOG_NOTICE, "librandomx %s implements RandomX v1 only",
+		      LIBRANDOMX_VERSION);
 		return RNSC_ERR_NOPRIM;
 	}
 	pthread_once(&lx_once, lx_load);
@@ -378,7 +382,8 @@ static int lib_new(rxp_inst *in, rxp_vm *m, const uint8_t *key, size_t key_len)
 		f |= RANDOMX_FLAG_FULL_MEM;
 	}
 	if (huge && hugetlb_free_for(RX_SCRATCHPAD_L3))
-		m->lvm = randomx_create_vm((randomx_flags)(f | RANDOMX_FLAG_LARGE_PAGES), m->lcache, m->lds);
+		m->lvm = randomx_create_vm((randomx_flags)(f | RANDOMX_FLAG_LARGE_PAGES), m->lcache,
+					   m->lds);
 	if (!m->lvm)
 		m->lvm = randomx_create_vm((randomx_flags)f, m->lcache, m->lds);
 	if (!m->lvm) {
@@ -431,8 +436,9 @@ static int rxp_new(void *inst, uint32_t flags, const uint8_t *key, size_t key_le
 		return RNSC_ERR_INVAL;
 	*out = NULL;
 	const uint32_t known = RNSC_RANDOMX_V2 | RNSC_RANDOMX_FULL | RNSC_RANDOMX_INTERP |
-			       RNSC_RANDOMX_SOFT_AES | RNSC_RANDOMX_NO_HUGE | RNSC_RANDOMX_SECURE_JIT |
-			       RNSC_RANDOMX_PREFETCH_NTA | RNSC_RANDOMX_IMPL_MASK;
+			       RNSC_RANDOMX_SOFT_AES | RNSC_RANDOMX_NO_HUGE |
+			       RNSC_RANDOMX_SECURE_JIT | RNSC_RANDOMX_PREFETCH_NTA |
+			       RNSC_RANDOMX_IMPL_MASK;
 	if (flags & ~known)
 		return RNSC_ERR_INVAL;
 	uint32_t impl = flags & RNSC_RANDOMX_IMPL_MASK;
@@ -440,8 +446,9 @@ static int rxp_new(void *inst, uint32_t flags, const uint8_t *key, size_t key_le
 		return RNSC_ERR_NOPRIM;
 #ifndef HAVE_LIBRANDOMX
 	if (impl == RNSC_RANDOMX_IMPL_LIBRANDOMX) {
-		logf_(in, RNSC_LOG_NOTICE, "this build has no librandomx (install the Debian package "
-					  "'librandomx-dev' and reconfigure)");
+		logf_(in, RNSC_LOG_NOTICE,
+		      "this build has no librandomx (install the Debian package "
+		      "'librandomx-dev' and reconfigure)");
 		return RNSC_ERR_NOPRIM;
 	}
 #endif
@@ -502,8 +509,9 @@ static int rxp_info(void *inst, void *vmp, char *buf, size_t cap)
 #else
 		const char *impls = "own", *lib = "";
 #endif
-		n = snprintf(buf, cap, "impls=%s own_versions=1,2 own_version=rnsc-%s%s jit=%s aes=%s",
-			     impls, PACKAGE_VERSION, lib, (cpu & RX_CPU_JIT) ? "available" : "none",
+		n = snprintf(buf, cap,
+			     "impls=%s own_versions=1,2 own_version=rnsc-%s%s jit=%s aes=%s", impls,
+			     PACKAGE_VERSION, lib, (cpu & RX_CPU_JIT) ? "available" : "none",
 			     (cpu & RX_CPU_AES) ? "hw" : "soft");
 		if (n < 0)
 			return RNSC_ERR_FATAL;
@@ -526,17 +534,21 @@ static int rxp_info(void *inst, void *vmp, char *buf, size_t cap)
 	}
 #endif
 	long thp = thp_kb(mem, len);
-	n = snprintf(buf, cap,
-		     "impl=%s impl_version=%s%s version=%d mode=%s jit=%s aes=%s pages=%s thp_kb=%ld "
-		     "cache_pages=%s init_threads=%u cache_s=%.3f dataset_s=%.3f jit_pages=%s "
-		     "prefetch=%s",
-		     m->impl ? "librandomx" : "own", m->impl ? "librandomx-" : "rnsc-",
-		     m->impl ? LIBRANDOMX_VERSION : PACKAGE_VERSION,
-		     (m->flags & RNSC_RANDOMX_V2) ? 2 : 1, full ? "full" : "light",
-		     m->jit ? "on" : "off", m->soft_aes ? "soft" : "hw",
-		     rx_pages_name(full ? m->ds_pages : m->cache_pages), thp, rx_pages_name(m->cache_pages),
-		     full ? m->threads : 0, m->cache_s, m->dataset_s,
-		     !m->jit ? "none" : m->secure_jit ? "wx" : "rwx", prefetch_name(m, full));
+	n = snprintf(
+		buf, cap,
+		"impl=%s impl_version=%s%s version=%d mode=%s jit=%s aes=%s pages=%s thp_kb=%ld "
+		"cache_pages=%s init_threads=%u cache_s=%.3f dataset_s=%.3f jit_pages=%s "
+		"prefetch=%s",
+		m->impl ? "librandomx" : "own", m->impl ? "librandomx-" : "rnsc-",
+		m->impl ? LIBRANDOMX_VERSION : PACKAGE_VERSION,
+		(m->flags & RNSC_RANDOMX_V2) ? 2 : 1, full ? "full" : "light",
+		m->jit ? "on" : "off", m->soft_aes ? "soft" : "hw",
+		rx_pages_name(full ? m->ds_pages : m->cache_pages), thp,
+		rx_pages_name(m->cache_pages), full ? m->threads : 0, m->cache_s, m->dataset_s,
+		!m->jit         ? "none"
+		: m->secure_jit ? "wx"
+				: "rwx",
+		prefetch_name(m, full));
 	if (n < 0)
 		return RNSC_ERR_FATAL;
 	return n >= (int)cap ? (int)cap - 1 : n;
@@ -546,18 +558,21 @@ static int rxp_info(void *inst, void *vmp, char *buf, size_t cap)
 
 /* Upstream tests.cpp (v2.0) vectors, also in shared/vectors/randomx/. */
 static const uint8_t kat_aes_state[32] = {
-	0x6c, 0x19, 0x53, 0x6e, 0xb2, 0xde, 0x31, 0xb6, 0xc0, 0x06, 0x5f, 0x7f, 0x11, 0x6e, 0x86, 0xf9,
-	0x60, 0xd8, 0xaf, 0x0c, 0x57, 0x21, 0x0a, 0x65, 0x84, 0xc3, 0x23, 0x7b, 0x9d, 0x06, 0x4d, 0xc7,
+	0x6c, 0x19, 0x53, 0x6e, 0xb2, 0xde, 0x31, 0xb6, 0xc0, 0x06, 0x5f,
+	0x7f, 0x11, 0x6e, 0x86, 0xf9, 0x60, 0xd8, 0xaf, 0x0c, 0x57, 0x21,
+	0x0a, 0x65, 0x84, 0xc3, 0x23, 0x7b, 0x9d, 0x06, 0x4d, 0xc7,
 };
 static const uint8_t kat_aes_out[32] = {
-	0xfa, 0x89, 0x39, 0x7d, 0xd6, 0xca, 0x42, 0x25, 0x13, 0xae, 0xad, 0xba, 0x3f, 0x12, 0x4b, 0x55,
-	0x40, 0x32, 0x4c, 0x4a, 0xd4, 0xb6, 0xdb, 0x43, 0x43, 0x94, 0x30, 0x7a, 0x17, 0xc8, 0x33, 0xab,
+	0xfa, 0x89, 0x39, 0x7d, 0xd6, 0xca, 0x42, 0x25, 0x13, 0xae, 0xad,
+	0xba, 0x3f, 0x12, 0x4b, 0x55, 0x40, 0x32, 0x4c, 0x4a, 0xd4, 0xb6,
+	0xdb, 0x43, 0x43, 0x94, 0x30, 0x7a, 0x17, 0xc8, 0x33, 0xab,
 };
 /* Blake2b-256 of the first SuperscalarHash program for key "test key 000" (serialised as in
  * superscalar.json: opcode, dst, src, mod, imm32 little-endian per instruction). */
 static const uint8_t kat_ss_prog0[32] = {
-	0xd3, 0xa4, 0xa6, 0x62, 0x37, 0x38, 0x75, 0x6f, 0x77, 0xe6, 0x10, 0x44, 0x69, 0x10, 0x2f, 0x08,
-	0x2e, 0xff, 0x2a, 0x3e, 0x60, 0xbe, 0x7a, 0xd6, 0x96, 0x28, 0x5e, 0xf7, 0xdf, 0xc7, 0x2a, 0x61,
+	0xd3, 0xa4, 0xa6, 0x62, 0x37, 0x38, 0x75, 0x6f, 0x77, 0xe6, 0x10,
+	0x44, 0x69, 0x10, 0x2f, 0x08, 0x2e, 0xff, 0x2a, 0x3e, 0x60, 0xbe,
+	0x7a, 0xd6, 0x96, 0x28, 0x5e, 0xf7, 0xdf, 0xc7, 0x2a, 0x61,
 };
 
 static int check_aes(const rx_aes_impl *aes)
@@ -628,8 +643,9 @@ static const rnsc_plugin_desc rxp_desc = {
 	.name = "randomx",
 	.version = PACKAGE_VERSION,
 #ifdef HAVE_LIBRANDOMX
-	.description = "RandomX v1/v2: rnsc's own implementation, and librandomx " LIBRANDOMX_VERSION
-		       " (v1)",
+	.description =
+		"RandomX v1/v2: rnsc's own implementation, and librandomx " LIBRANDOMX_VERSION
+		" (v1)",
 #else
 	.description = "RandomX v1/v2: rnsc's own implementation",
 #endif

@@ -26,18 +26,54 @@ typedef struct ss_mop {
 	bool dependent; /* must wait for the previous macro-op of the same instruction */
 } ss_mop;
 
-#define MOP_SUB_RR { 3, 1, P015, 0, false }
-#define MOP_XOR_RR { 3, 1, P015, 0, false }
-#define MOP_IMUL_R { 3, 4, P1, P5, false }
-#define MOP_MUL_R { 3, 4, P1, P5, false }
-#define MOP_MOV_RR { 3, 0, 0, 0, false }
-#define MOP_LEA_SIB { 4, 1, P01, 0, false }
-#define MOP_IMUL_RR { 4, 3, P1, 0, false }
-#define MOP_IMUL_RR_DEP { 4, 3, P1, 0, true }
-#define MOP_ROR_RI { 4, 1, P05, 0, false }
-#define MOP_ADD_RI { 7, 1, P015, 0, false }
-#define MOP_XOR_RI { 7, 1, P015, 0, false }
-#define MOP_MOV_RI64 { 10, 1, P015, 0, false }
+#define MOP_SUB_RR                                                                                 \
+	{                                                                                          \
+		3, 1, P015, 0, false                                                               \
+	}
+#define MOP_XOR_RR                                                                                 \
+	{                                                                                          \
+		3, 1, P015, 0, false                                                               \
+	}
+#define MOP_IMUL_R                                                                                 \
+	{                                                                                          \
+		3, 4, P1, P5, false                                                                \
+	}
+#define MOP_MUL_R                                                                                  \
+	{                                                                                          \
+		3, 4, P1, P5, false                                                                \
+	}
+#define MOP_MOV_RR                                                                                 \
+	{                                                                                          \
+		3, 0, 0, 0, false                                                                  \
+	}
+#define MOP_LEA_SIB                                                                                \
+	{                                                                                          \
+		4, 1, P01, 0, false                                                                \
+	}
+#define MOP_IMUL_RR                                                                                \
+	{                                                                                          \
+		4, 3, P1, 0, false                                                                 \
+	}
+#define MOP_IMUL_RR_DEP                                                                            \
+	{                                                                                          \
+		4, 3, P1, 0, true                                                                  \
+	}
+#define MOP_ROR_RI                                                                                 \
+	{                                                                                          \
+		4, 1, P05, 0, false                                                                \
+	}
+#define MOP_ADD_RI                                                                                 \
+	{                                                                                          \
+		7, 1, P015, 0, false                                                               \
+	}
+#define MOP_XOR_RI                                                                                 \
+	{                                                                                          \
+		7, 1, P015, 0, false                                                               \
+	}
+#define MOP_MOV_RI64                                                                               \
+	{                                                                                          \
+		10, 1, P015, 0, false                                                              \
+	}
 
 /* Instruction shapes: which macro-op reads the source, picks the destination, writes it. */
 typedef struct ss_info {
@@ -48,23 +84,23 @@ typedef struct ss_info {
 } ss_info;
 
 static const ss_info ss_infos[14] = {
-	[RX_SS_ISUB_R] = { RX_SS_ISUB_R, 1, { MOP_SUB_RR }, 0, 0, 0 },
-	[RX_SS_IXOR_R] = { RX_SS_IXOR_R, 1, { MOP_XOR_RR }, 0, 0, 0 },
-	[RX_SS_IADD_RS] = { RX_SS_IADD_RS, 1, { MOP_LEA_SIB }, 0, 0, 0 },
-	[RX_SS_IMUL_R] = { RX_SS_IMUL_R, 1, { MOP_IMUL_RR }, 0, 0, 0 },
-	[RX_SS_IROR_C] = { RX_SS_IROR_C, 1, { MOP_ROR_RI }, 0, 0, -1 },
-	[RX_SS_IADD_C7] = { RX_SS_IADD_C7, 1, { MOP_ADD_RI }, 0, 0, -1 },
-	[RX_SS_IXOR_C7] = { RX_SS_IXOR_C7, 1, { MOP_XOR_RI }, 0, 0, -1 },
-	[RX_SS_IADD_C8] = { RX_SS_IADD_C8, 1, { MOP_ADD_RI }, 0, 0, -1 },
-	[RX_SS_IXOR_C8] = { RX_SS_IXOR_C8, 1, { MOP_XOR_RI }, 0, 0, -1 },
-	[RX_SS_IADD_C9] = { RX_SS_IADD_C9, 1, { MOP_ADD_RI }, 0, 0, -1 },
-	[RX_SS_IXOR_C9] = { RX_SS_IXOR_C9, 1, { MOP_XOR_RI }, 0, 0, -1 },
-	[RX_SS_IMULH_R] = { RX_SS_IMULH_R, 3, { MOP_MOV_RR, MOP_MUL_R, MOP_MOV_RR }, 1, 0, 1 },
-	[RX_SS_ISMULH_R] = { RX_SS_ISMULH_R, 3, { MOP_MOV_RR, MOP_IMUL_R, MOP_MOV_RR }, 1, 0, 1 },
-	[RX_SS_IMUL_RCP] = { RX_SS_IMUL_RCP, 2, { MOP_MOV_RI64, MOP_IMUL_RR_DEP }, 1, 1, -1 },
+	[RX_SS_ISUB_R] = {RX_SS_ISUB_R, 1, {MOP_SUB_RR}, 0, 0, 0},
+	[RX_SS_IXOR_R] = {RX_SS_IXOR_R, 1, {MOP_XOR_RR}, 0, 0, 0},
+	[RX_SS_IADD_RS] = {RX_SS_IADD_RS, 1, {MOP_LEA_SIB}, 0, 0, 0},
+	[RX_SS_IMUL_R] = {RX_SS_IMUL_R, 1, {MOP_IMUL_RR}, 0, 0, 0},
+	[RX_SS_IROR_C] = {RX_SS_IROR_C, 1, {MOP_ROR_RI}, 0, 0, -1},
+	[RX_SS_IADD_C7] = {RX_SS_IADD_C7, 1, {MOP_ADD_RI}, 0, 0, -1},
+	[RX_SS_IXOR_C7] = {RX_SS_IXOR_C7, 1, {MOP_XOR_RI}, 0, 0, -1},
+	[RX_SS_IADD_C8] = {RX_SS_IADD_C8, 1, {MOP_ADD_RI}, 0, 0, -1},
+	[RX_SS_IXOR_C8] = {RX_SS_IXOR_C8, 1, {MOP_XOR_RI}, 0, 0, -1},
+	[RX_SS_IADD_C9] = {RX_SS_IADD_C9, 1, {MOP_ADD_RI}, 0, 0, -1},
+	[RX_SS_IXOR_C9] = {RX_SS_IXOR_C9, 1, {MOP_XOR_RI}, 0, 0, -1},
+	[RX_SS_IMULH_R] = {RX_SS_IMULH_R, 3, {MOP_MOV_RR, MOP_MUL_R, MOP_MOV_RR}, 1, 0, 1},
+	[RX_SS_ISMULH_R] = {RX_SS_ISMULH_R, 3, {MOP_MOV_RR, MOP_IMUL_R, MOP_MOV_RR}, 1, 0, 1},
+	[RX_SS_IMUL_RCP] = {RX_SS_IMUL_RCP, 2, {MOP_MOV_RI64, MOP_IMUL_RR_DEP}, 1, 1, -1},
 };
 /* "No instruction": zero macro-ops, so the next slot always starts a new instruction. */
-static const ss_info ss_none = { RX_SS_INVALID, 0, { { 0, 0, 0, 0, false } }, 0, 0, -1 };
+static const ss_info ss_none = {RX_SS_INVALID, 0, {{0, 0, 0, 0, false}}, 0, 0, -1};
 
 /* Decoder groups (spec table 6.3.1): 16 bytes split into 3 or 4 slots. */
 typedef struct ss_decoder {
@@ -74,8 +110,8 @@ typedef struct ss_decoder {
 } ss_decoder;
 
 static const ss_decoder ss_decoders[6] = {
-	{ 0, 3, { 4, 8, 4 } },    { 1, 4, { 7, 3, 3, 3 } }, { 2, 4, { 3, 7, 3, 3 } },
-	{ 3, 3, { 4, 9, 3 } },    { 4, 4, { 4, 4, 4, 4 } }, { 5, 3, { 3, 3, 10 } },
+	{0, 3, {4, 8, 4}}, {1, 4, {7, 3, 3, 3}}, {2, 4, {3, 7, 3, 3}},
+	{3, 3, {4, 9, 3}}, {4, 4, {4, 4, 4, 4}}, {5, 3, {3, 3, 10}},
 };
 
 typedef struct ss_reg {
@@ -145,12 +181,14 @@ static void create(ss_cur *c, const ss_info *info, rx_blake2_gen *gen)
 	case RX_SS_IADD_C7:
 	case RX_SS_IADD_C8:
 	case RX_SS_IADD_C9:
-		c->mod = 0, c->imm = rx_blake2_gen_u32(gen), c->group = RX_SS_IADD_C7, c->group_par = -1;
+		c->mod = 0, c->imm = rx_blake2_gen_u32(gen), c->group = RX_SS_IADD_C7,
+		c->group_par = -1;
 		break;
 	case RX_SS_IXOR_C7:
 	case RX_SS_IXOR_C8:
 	case RX_SS_IXOR_C9:
-		c->mod = 0, c->imm = rx_blake2_gen_u32(gen), c->group = RX_SS_IXOR_C7, c->group_par = -1;
+		c->mod = 0, c->imm = rx_blake2_gen_u32(gen), c->group = RX_SS_IXOR_C7,
+		c->group_par = -1;
 		break;
 	case RX_SS_IMULH_R:
 	case RX_SS_ISMULH_R:
@@ -172,17 +210,18 @@ static void create(ss_cur *c, const ss_info *info, rx_blake2_gen *gen)
 
 static void create_for_slot(ss_cur *c, rx_blake2_gen *gen, int slot, int decoder, bool is_last)
 {
-	static const int slot3[2] = { RX_SS_ISUB_R, RX_SS_IXOR_R };
-	static const int slot3l[4] = { RX_SS_ISUB_R, RX_SS_IXOR_R, RX_SS_IMULH_R, RX_SS_ISMULH_R };
-	static const int slot4[2] = { RX_SS_IROR_C, RX_SS_IADD_RS };
-	static const int slot7[2] = { RX_SS_IXOR_C7, RX_SS_IADD_C7 };
-	static const int slot8[2] = { RX_SS_IXOR_C8, RX_SS_IADD_C8 };
-	static const int slot9[2] = { RX_SS_IXOR_C9, RX_SS_IADD_C9 };
+	static const int slot3[2] = {RX_SS_ISUB_R, RX_SS_IXOR_R};
+	static const int slot3l[4] = {RX_SS_ISUB_R, RX_SS_IXOR_R, RX_SS_IMULH_R, RX_SS_ISMULH_R};
+	static const int slot4[2] = {RX_SS_IROR_C, RX_SS_IADD_RS};
+	static const int slot7[2] = {RX_SS_IXOR_C7, RX_SS_IADD_C7};
+	static const int slot8[2] = {RX_SS_IXOR_C8, RX_SS_IADD_C8};
+	static const int slot9[2] = {RX_SS_IXOR_C9, RX_SS_IADD_C9};
 	int type;
 	switch (slot) {
 	case 3:
 		/* Only the last slot of a group may take a 2-uop multiply-high. */
-		type = is_last ? slot3l[rx_blake2_gen_byte(gen) & 3] : slot3[rx_blake2_gen_byte(gen) & 1];
+		type = is_last ? slot3l[rx_blake2_gen_byte(gen) & 3]
+			       : slot3[rx_blake2_gen_byte(gen) & 1];
 		break;
 	case 4:
 		if (decoder == 4 && !is_last)
@@ -224,7 +263,8 @@ static bool select_destination(ss_cur *c, int cycle, bool allow_chained_mul, con
 			continue;
 		if (!c->can_reuse && i == c->src)
 			continue;
-		if (!allow_chained_mul && c->group == RX_SS_IMUL_R && regs[i].last_op_group == RX_SS_IMUL_R)
+		if (!allow_chained_mul && c->group == RX_SS_IMUL_R &&
+		    regs[i].last_op_group == RX_SS_IMUL_R)
 			continue;
 		if (regs[i].last_op_group == c->group && regs[i].last_op_par == c->group_par)
 			continue;
@@ -305,7 +345,7 @@ static int schedule_mop(const ss_mop *m, int busy[CYCLE_MAP_SIZE][3], int cycle,
 static void finish_program(rx_ss_program *p)
 {
 	/* Address register: the longest chain assuming unit latency and unlimited width. */
-	int asic[8] = { 0 };
+	int asic[8] = {0};
 	for (uint32_t i = 0; i < p->size; i++) {
 		const rx_ss_instr *in = &p->ins[i];
 		int lat_dst = asic[in->dst] + 1;
@@ -360,7 +400,7 @@ void rx_ss_generate(rx_ss_program *prog, rx_blake2_gen *gen)
 	cur.info = &ss_none;
 	cur.src = cur.dst = -1;
 	for (int i = 0; i < 8; i++)
-		regs[i] = (ss_reg){ 0, RX_SS_INVALID, -1 };
+		regs[i] = (ss_reg){0, RX_SS_INVALID, -1};
 
 	for (int decode_cycle = 0; decode_cycle < RX_SUPERSCALAR_LATENCY && !ports_saturated &&
 				   program_size < RX_SUPERSCALAR_MAX_SIZE;
@@ -372,7 +412,8 @@ void rx_ss_generate(rx_ss_program *prog, rx_blake2_gen *gen)
 			if (mop_index >= cur.info->nops) {
 				if (ports_saturated || program_size >= RX_SUPERSCALAR_MAX_SIZE)
 					break;
-				create_for_slot(&cur, gen, dec->sizes[slot], dec->index, dec->n == slot + 1);
+				create_for_slot(&cur, gen, dec->sizes[slot], dec->index,
+						dec->n == slot + 1);
 				mop_index = 0;
 			}
 			const ss_mop *mop = &cur.info->ops[mop_index];
@@ -383,7 +424,8 @@ void rx_ss_generate(rx_ss_program *prog, rx_blake2_gen *gen)
 			}
 			if (mop_index == cur.info->src_op) {
 				int fwd;
-				for (fwd = 0; fwd < LOOK_FORWARD_CYCLES && !select_source(&cur, sched, regs, gen);
+				for (fwd = 0; fwd < LOOK_FORWARD_CYCLES &&
+					      !select_source(&cur, sched, regs, gen);
 				     fwd++) {
 					sched++;
 					cycle++;
@@ -401,8 +443,9 @@ void rx_ss_generate(rx_ss_program *prog, rx_blake2_gen *gen)
 			}
 			if (mop_index == cur.info->dst_op) {
 				int fwd;
-				for (fwd = 0; fwd < LOOK_FORWARD_CYCLES &&
-					      !select_destination(&cur, sched, throw_away > 0, regs, gen);
+				for (fwd = 0;
+				     fwd < LOOK_FORWARD_CYCLES &&
+				     !select_destination(&cur, sched, throw_away > 0, regs, gen);
 				     fwd++) {
 					sched++;
 					cycle++;

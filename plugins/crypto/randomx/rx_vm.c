@@ -25,21 +25,21 @@
 
 /* Opcode frequencies per 256 (spec tables 5.2.1, 5.3.1, 5.4.1, 5.5.1), in opcode order. */
 static const uint8_t rx_freq[RX_I_COUNT] = {
-	[RX_I_IADD_RS] = 16, [RX_I_IADD_M] = 7,   [RX_I_ISUB_R] = 16,   [RX_I_ISUB_M] = 7,
-	[RX_I_IMUL_R] = 16,  [RX_I_IMUL_M] = 4,   [RX_I_IMULH_R] = 4,   [RX_I_IMULH_M] = 1,
-	[RX_I_ISMULH_R] = 4, [RX_I_ISMULH_M] = 1, [RX_I_IMUL_RCP] = 8,  [RX_I_INEG_R] = 2,
-	[RX_I_IXOR_R] = 15,  [RX_I_IXOR_M] = 5,   [RX_I_IROR_R] = 8,    [RX_I_IROL_R] = 2,
-	[RX_I_ISWAP_R] = 4,  [RX_I_FSWAP_R] = 4,  [RX_I_FADD_R] = 16,   [RX_I_FADD_M] = 5,
-	[RX_I_FSUB_R] = 16,  [RX_I_FSUB_M] = 5,   [RX_I_FSCAL_R] = 6,   [RX_I_FMUL_R] = 32,
-	[RX_I_FDIV_M] = 4,   [RX_I_FSQRT_R] = 6,  [RX_I_CBRANCH] = 25,  [RX_I_CFROUND] = 1,
+	[RX_I_IADD_RS] = 16, [RX_I_IADD_M] = 7,   [RX_I_ISUB_R] = 16,  [RX_I_ISUB_M] = 7,
+	[RX_I_IMUL_R] = 16,  [RX_I_IMUL_M] = 4,   [RX_I_IMULH_R] = 4,  [RX_I_IMULH_M] = 1,
+	[RX_I_ISMULH_R] = 4, [RX_I_ISMULH_M] = 1, [RX_I_IMUL_RCP] = 8, [RX_I_INEG_R] = 2,
+	[RX_I_IXOR_R] = 15,  [RX_I_IXOR_M] = 5,   [RX_I_IROR_R] = 8,   [RX_I_IROL_R] = 2,
+	[RX_I_ISWAP_R] = 4,  [RX_I_FSWAP_R] = 4,  [RX_I_FADD_R] = 16,  [RX_I_FADD_M] = 5,
+	[RX_I_FSUB_R] = 16,  [RX_I_FSUB_M] = 5,   [RX_I_FSCAL_R] = 6,  [RX_I_FMUL_R] = 32,
+	[RX_I_FDIV_M] = 4,   [RX_I_FSQRT_R] = 6,  [RX_I_CBRANCH] = 25, [RX_I_CFROUND] = 1,
 	[RX_I_ISTORE] = 16,
 };
 
 const char *const rx_instr_names[RX_I_COUNT] = {
-	"IADD_RS", "IADD_M",  "ISUB_R",  "ISUB_M",  "IMUL_R",  "IMUL_M",   "IMULH_R", "IMULH_M",
-	"ISMULH_R", "ISMULH_M", "IMUL_RCP", "INEG_R", "IXOR_R", "IXOR_M",  "IROR_R",  "IROL_R",
-	"ISWAP_R", "FSWAP_R", "FADD_R",  "FADD_M",  "FSUB_R",  "FSUB_M",   "FSCAL_R", "FMUL_R",
-	"FDIV_M",  "FSQRT_R", "CBRANCH", "CFROUND", "ISTORE",
+	"IADD_RS",  "IADD_M",   "ISUB_R",   "ISUB_M",  "IMUL_R", "IMUL_M", "IMULH_R", "IMULH_M",
+	"ISMULH_R", "ISMULH_M", "IMUL_RCP", "INEG_R",  "IXOR_R", "IXOR_M", "IROR_R",  "IROL_R",
+	"ISWAP_R",  "FSWAP_R",  "FADD_R",   "FADD_M",  "FSUB_R", "FSUB_M", "FSCAL_R", "FMUL_R",
+	"FDIV_M",   "FSQRT_R",  "CBRANCH",  "CFROUND", "ISTORE",
 };
 
 int rx_opcode_class(uint8_t opcode)
@@ -101,7 +101,7 @@ void rx_set_fprc(unsigned fprc)
 	/* MXCSR's rounding field (bits 13-14) uses the same encoding as fprc. */
 	_mm_setcsr((_mm_getcsr() & ~0x6000u) | ((fprc & 3u) << 13));
 #else
-	static const int modes[4] = { FE_TONEAREST, FE_DOWNWARD, FE_UPWARD, FE_TOWARDZERO };
+	static const int modes[4] = {FE_TONEAREST, FE_DOWNWARD, FE_UPWARD, FE_TOWARDZERO};
 	fesetround(modes[fprc & 3]);
 #endif
 }
@@ -176,8 +176,8 @@ void rx_interp_compile(rx_bc *bc, const uint8_t *program, unsigned n)
 		case RX_I_ISMULH_M:
 		case RX_I_IXOR_M: {
 			static const uint8_t ops[RX_I_COUNT] = {
-				[RX_I_IADD_M] = RX_BC_IADD_M,	  [RX_I_ISUB_M] = RX_BC_ISUB_M,
-				[RX_I_IMUL_M] = RX_BC_IMUL_M,	  [RX_I_IMULH_M] = RX_BC_IMULH_M,
+				[RX_I_IADD_M] = RX_BC_IADD_M,     [RX_I_ISUB_M] = RX_BC_ISUB_M,
+				[RX_I_IMUL_M] = RX_BC_IMUL_M,     [RX_I_IMULH_M] = RX_BC_IMULH_M,
 				[RX_I_ISMULH_M] = RX_BC_ISMULH_M, [RX_I_IXOR_M] = RX_BC_IXOR_M,
 			};
 			b->op = ops[cls];
@@ -196,9 +196,13 @@ void rx_interp_compile(rx_bc *bc, const uint8_t *program, unsigned n)
 		case RX_I_IMUL_R:
 		case RX_I_IXOR_R: {
 			if (s != d) {
-				b->op = cls == RX_I_ISUB_R ? RX_BC_ISUB_R : cls == RX_I_IMUL_R ? RX_BC_IMUL_R : RX_BC_IXOR_R;
+				b->op = cls == RX_I_ISUB_R   ? RX_BC_ISUB_R
+					: cls == RX_I_IMUL_R ? RX_BC_IMUL_R
+							     : RX_BC_IXOR_R;
 			} else {
-				b->op = cls == RX_I_ISUB_R ? RX_BC_ISUB_I : cls == RX_I_IMUL_R ? RX_BC_IMUL_I : RX_BC_IXOR_I;
+				b->op = cls == RX_I_ISUB_R   ? RX_BC_ISUB_I
+					: cls == RX_I_IMUL_R ? RX_BC_IMUL_I
+							     : RX_BC_IXOR_I;
 				b->imm = rx_sext32(imm32);
 			}
 			last_mod[d] = (int32_t)i;

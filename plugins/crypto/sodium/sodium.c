@@ -162,7 +162,7 @@ static void hs_wipe(rnsc_hash_state *st, struct sodium_hs *hs)
 
 static int sod_hash_init(void *inst, rnsc_hash_state *st, int alg)
 {
-	struct sodium_hs hs = { .magic = HS_MAGIC };
+	struct sodium_hs hs = {.magic = HS_MAGIC};
 	int rc;
 
 	if (st == NULL)
@@ -423,10 +423,10 @@ static const rnsc_crypto_ops sod_ops = {
 	.hash_copy = sod_hash_copy,
 };
 
-#define SOD_CAPS                                                                        \
-	(RNSC_PRIM_BIT(RNSC_PRIM_RANDOM) | RNSC_PRIM_BIT(RNSC_PRIM_SHA256) |            \
-	 RNSC_PRIM_BIT(RNSC_PRIM_SHA512) | RNSC_PRIM_BIT(RNSC_PRIM_HASH_STREAM) |       \
-	 RNSC_PRIM_BIT(RNSC_PRIM_HMAC_SHA256) | RNSC_PRIM_BIT(RNSC_PRIM_HKDF_SHA256) |  \
+#define SOD_CAPS                                                                                   \
+	(RNSC_PRIM_BIT(RNSC_PRIM_RANDOM) | RNSC_PRIM_BIT(RNSC_PRIM_SHA256) |                       \
+	 RNSC_PRIM_BIT(RNSC_PRIM_SHA512) | RNSC_PRIM_BIT(RNSC_PRIM_HASH_STREAM) |                  \
+	 RNSC_PRIM_BIT(RNSC_PRIM_HMAC_SHA256) | RNSC_PRIM_BIT(RNSC_PRIM_HKDF_SHA256) |             \
 	 RNSC_PRIM_BIT(RNSC_PRIM_X25519) | RNSC_PRIM_BIT(RNSC_PRIM_ED25519))
 
 static const rnsc_plugin_desc sod_desc = {
