@@ -962,18 +962,21 @@ static void t_corrupt_segment(void)
 	teardown_pair();
 }
 
-/* A hand-made sender: one segment whose bz2 payload inflates beyond the receiver's limit. */
-static void t_decompression_limit(void)
+/* A hand-made sender: one segment of zlen zero bytes, bz2-compressed, whose hash is right
+ * (valid) or not. */
+static void hand_made_compressed(size_t zlen, int valid)
 {
 	setup(16384, 1 << 16);
-	size_t zlen = RNSC_RESOURCE_MAX_SEGMENT + 4096;
-	uint8_t *zeros = calloc(1, zlen);
-	unsigned clen = 100000;
+	uint8_t *zeros = calloc(1, zlen + 4);
+	unsigned clen = 200000;
 	uint8_t *payload = malloc(4 + clen);
 	memset(payload, 0xAB, 4);
 	CU_ASSERT_EQUAL_FATAL(BZ2_bzBuffToBuffCompress((char *)payload + 4, &clen, (char *)zeros,
 						       (unsigned)zlen, 9, 0, 0),
 			      BZ_OK);
+	uint8_t rh[4] = {1, 2, 3, 4}, full[32], h[32];
+	memcpy(zeros + zlen, rh, 4); /* the resource hash: SHA-256(data + random_hash) */
+	(void)rnsc_sha256(C, h, zeros, zlen + 4);
 	free(zeros);
 	size_t elen = rnsc_token_len(4 + clen);
 	uint8_t *enc = malloc(elen);
@@ -981,7 +984,7 @@ static void t_decompression_limit(void)
 	free(payload);
 	size_t sdu = 16384 - 36, parts = (elen + sdu - 1) / sdu;
 	CU_ASSERT_FATAL(parts <= RNSC_RESOURCE_HASHMAP_MAX_LEN);
-	uint8_t hm[RNSC_RESOURCE_HASHMAP_MAX_LEN * 4], rh[4] = {1, 2, 3, 4}, full[32];
+	uint8_t hm[RNSC_RESOURCE_HASHMAP_MAX_LEN * 4];
 	for (size_t i = 0; i < parts; i++) {
 		size_t pl = elen - i * sdu < sdu ? elen - i * sdu : sdu;
 		uint8_t *tmp = malloc(pl + 4);
@@ -1000,8 +1003,13 @@ static void t_decompression_limit(void)
 			       .f = 0x03,
 			       .m = hm,
 			       .m_len = parts * 4};
-	memset(a.h, 0x11, 32);
-	memset(a.o, 0x11, 32);
+	if (valid) {
+		memcpy(a.h, h, 32);
+		memcpy(a.o, h, 32);
+	} else {
+		memset(a.h, 0x11, 32);
+		memset(a.o, 0x11, 32);
+	}
 	memcpy(a.r, rh, 4);
 	uint8_t adv[600];
 	int al = rnsc_resource_adv_pack(&a, 0, adv, sizeof(adv));
@@ -1015,9 +1023,34 @@ static void t_decompression_limit(void)
 				0);
 	}
 	free(enc);
+}
+
+/* Beyond the reference's max_decompressed_size (AUTO_COMPRESS_MAX_SIZE): rejected with RCL
+ * and the link torn down, nothing written. */
+static void t_decompression_limit(void)
+{
+	hand_made_compressed(RNSC_RESOURCE_MAX_DECOMPRESSED + 4096, 0);
 	CU_ASSERT_EQUAL(R.status, RNSC_RESOURCE_CORRUPT);
 	CU_ASSERT_EQUAL(R.teardowns, 1);
 	CU_ASSERT_EQUAL(R.q[R.qn - 1].ctx, RNSC_CTX_RESOURCE_RCL);
+	CU_ASSERT_EQUAL(R.sink_total, 0);
+	teardown_pair();
+}
+
+/* 8 MiB that compress to a few kilobytes (above the old 4 MiB cap, within the reference's
+ * limit): accepted, streamed to the sink whole and proved. A wrong hash is caught before
+ * anything is written. */
+static void t_decompression_large(void)
+{
+	size_t zlen = 8u * 1024 * 1024;
+	hand_made_compressed(zlen, 1);
+	CU_ASSERT_EQUAL(R.status, RNSC_RESOURCE_COMPLETE);
+	CU_ASSERT_EQUAL(R.sink_total, zlen);
+	CU_ASSERT_EQUAL(R.teardowns, 0);
+	CU_ASSERT_EQUAL(R.q[R.qn - 1].type, RNSC_PKT_PROOF);
+	teardown_pair();
+	hand_made_compressed(zlen, 0);
+	CU_ASSERT_EQUAL(R.status, RNSC_RESOURCE_CORRUPT);
 	CU_ASSERT_EQUAL(R.sink_total, 0);
 	teardown_pair();
 }
@@ -1452,6 +1485,7 @@ int main(void)
 		{"watchdog timeouts", t_timeouts},
 		{"corrupt segment, refusing sink", t_corrupt_segment},
 		{"decompression limit", t_decompression_limit},
+		{"large compressed segment, streamed", t_decompression_large},
 		{"advertisement parser", t_adv},
 		{"a lost response advertisement is sent again early", t_response_readvertised},
 		{"receiver and sender edges", t_receiver_edges},

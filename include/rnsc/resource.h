@@ -27,16 +27,17 @@
  *             1.01 MiB) + its map hashes, the next one's once prepared, plus transiently the
  *             plaintext and the bz2 output while a segment is prepared: about 4.1 MiB peak.
  *   receiver: the advertised transfer size t (<= 3 * MAX_EFFICIENT_SIZE, checked, normally
- *             about 1 MiB) for the parts, plus transiently the decrypted copy and the
- *             decompressed segment, capped at RNSC_RESOURCE_MAX_SEGMENT bytes: at most
- *             2 * t + 4 MiB, about 6 MiB for a reference sender.
+ *             about 1 MiB) for the parts, plus transiently the decrypted copy; a compressed
+ *             segment is decompressed twice in 64 KiB chunks (once to check its hash, once
+ *             to hand it on), never whole, up to RNSC_RESOURCE_MAX_DECOMPRESSED bytes as the
+ *             reference allows; the first segment's metadata (< 16 MiB) is held until it
+ *             is delivered: at most 2 * t + 64 KiB beyond the metadata.
  *   Data streams from the owner's read callback and to its write callback, so a 1 GiB file
  *   never lives in memory.
  *
  * Deliberate differences from the reference:
- *   - a decompressed segment larger than RNSC_RESOURCE_MAX_SEGMENT (4 MiB; the reference
- *     allows AUTO_COMPRESS_MAX_SIZE = 64 MiB) is rejected as CORRUPT. A reference sender never
- *     produces segments above MAX_EFFICIENT_SIZE unless its metadata alone exceeds 3 MiB.
+ *   - a compressed segment costs two decompressions (the reference decompresses it once into
+ *     memory): the price of never holding up to 64 MiB of output.
  *   - the sender prepares the next segment one loop pass after the last part
  *     of the previous one went out, while the receiver assembles that one (the reference
  *     starts it in a thread as the previous one is advertised): the same bytes, no threads.
@@ -93,8 +94,9 @@
 #define RNSC_RESOURCE_RESPONSE_MAX_GRACE_TIME_MS 10000u
 #define RNSC_RESOURCE_HASHMAP_IS_NOT_EXHAUSTED 0x00
 #define RNSC_RESOURCE_HASHMAP_IS_EXHAUSTED 0xFF
-/* Largest decompressed segment a receiver accepts (see above). */
-#define RNSC_RESOURCE_MAX_SEGMENT (4u * 1024u * 1024u)
+/* Largest decompressed segment a receiver accepts: Resource.AUTO_COMPRESS_MAX_SIZE, the
+ * reference's max_decompressed_size (decompression streams: see above). */
+#define RNSC_RESOURCE_MAX_DECOMPRESSED (64u * 1024u * 1024u)
 /* Reticulum.HEADER_MAXSIZE + IFAC_MIN_SIZE: a part carries link MTU - this many bytes. */
 #define RNSC_RESOURCE_SDU_OVERHEAD 36u
 

@@ -1067,19 +1067,22 @@ int rnsc_resource_reject(const rnsc_resource_link *link, const uint8_t *adv_plai
 	return rc < 0 ? rc : 0;
 }
 
-/* bz2 decompression into at most cap bytes; the stream must end (decompressor.eof). */
-static int bz2_decompress(rnsc_resource *r, uint8_t **out, size_t *olen, const uint8_t *in,
-			  size_t len, size_t cap)
+/* One pass of bz2 decompression of in[0..len), handing each chunk of output to fn (which
+ * returns 0 or stops the pass with its code). More than cap bytes of output fail with
+ * RNSC_ERR_TOOBIG (the reference's max_decompressed_size), a stream that does not end with
+ * RNSC_ERR_TRUNCATED (decompressor.eof), bad data with RNSC_ERR_MALFORMED. The output never
+ * lives in memory beyond one chunk, so a bomb costs CPU, not memory. *total gets the output
+ * length. */
+#define UNZ_CHUNK 65536u
+typedef int (*unz_fn)(void *ud, const uint8_t *p, size_t n);
+static int bz2_stream(rnsc_resource *r, const uint8_t *in, size_t len, size_t cap, unz_fn fn,
+		      void *ud, size_t *total)
 {
 	bz_stream s;
 	memset(&s, 0, sizeof(s));
 	if (BZ2_bzDecompressInit(&s, 0, 0) != BZ_OK)
 		return RNSC_ERR_NOMEM;
-	size_t bcap = len * 4 + 1024;
-	if (bcap > cap)
-		bcap = cap;
-	uint8_t *buf = rnsc_alloc(r->ctx, bcap);
-	int rc = RNSC_ERR_MALFORMED;
+	uint8_t *buf = rnsc_alloc(r->ctx, UNZ_CHUNK);
 	if (!buf) {
 		BZ2_bzDecompressEnd(&s);
 		return RNSC_ERR_NOMEM;
@@ -1087,27 +1090,19 @@ static int bz2_decompress(rnsc_resource *r, uint8_t **out, size_t *olen, const u
 	s.next_in = (char *)(uintptr_t)in;
 	s.avail_in = (unsigned)len;
 	size_t have = 0;
+	int rc;
 	for (;;) {
-		if (have == bcap) {
-			if (bcap >= cap) {
-				rc = RNSC_ERR_TOOBIG;
-				break;
-			}
-			size_t nc = bcap * 2 > cap ? cap : bcap * 2;
-			uint8_t *nb = rnsc_alloc(r->ctx, nc);
-			if (!nb) {
-				rc = RNSC_ERR_NOMEM;
-				break;
-			}
-			memcpy(nb, buf, have);
-			rnsc_free(r->ctx, buf);
-			buf = nb;
-			bcap = nc;
-		}
-		s.next_out = (char *)buf + have;
-		s.avail_out = (unsigned)(bcap - have);
+		s.next_out = (char *)buf;
+		s.avail_out = UNZ_CHUNK;
 		int z = BZ2_bzDecompress(&s);
-		have = bcap - s.avail_out;
+		size_t n = UNZ_CHUNK - s.avail_out;
+		if (n > cap - have) {
+			rc = RNSC_ERR_TOOBIG;
+			break;
+		}
+		have += n;
+		if (n && (rc = fn(ud, buf, n)) != 0)
+			break;
 		if (z == BZ_STREAM_END) {
 			rc = 0;
 			break;
@@ -1116,18 +1111,80 @@ static int bz2_decompress(rnsc_resource *r, uint8_t **out, size_t *olen, const u
 			rc = RNSC_ERR_MALFORMED;
 			break;
 		}
-		if (s.avail_in == 0 && have < bcap) {
+		if (s.avail_in == 0 && s.avail_out > 0) {
 			rc = RNSC_ERR_TRUNCATED; /* input ended before the stream did */
 			break;
 		}
 	}
 	BZ2_bzDecompressEnd(&s);
-	if (rc) {
-		rnsc_free(r->ctx, buf);
+	rnsc_free(r->ctx, buf);
+	*total = have;
+	return rc;
+}
+
+static int unz_hash(void *ud, const uint8_t *p, size_t n)
+{
+	return rnsc_hash_update(ud, p, n);
+}
+
+/* The second pass over a checked segment: the metadata of the first segment (its 3-byte
+ * length, then that many bytes, cut to what the segment holds as Python slicing does) goes
+ * to the metadata callback once, everything after it to the write callback. */
+typedef struct unz_out {
+	rnsc_resource *r;
+	int meta;    /* this segment starts with metadata */
+	size_t plen; /* the segment's decompressed length (from the first pass) */
+	size_t pos;  /* bytes of the segment seen so far */
+	uint8_t mhdr[3];
+	size_t ms; /* the metadata length, once the header is in */
+	uint8_t *mbuf;
+	rnsc_hash h; /* the proof's hash over the whole segment */
+} unz_out;
+
+static void unz_meta_done(unz_out *o)
+{
+	rnsc_resource *r = o->r;
+	if (r->cb.metadata && !r->metadata_delivered)
+		r->cb.metadata(r->ud, r, o->mbuf ? o->mbuf : o->mhdr, o->ms);
+	r->metadata_delivered = 1;
+	rnsc_free(r->ctx, o->mbuf);
+	o->mbuf = NULL;
+	o->meta = 0;
+}
+
+static int unz_write(void *ud, const uint8_t *p, size_t n)
+{
+	unz_out *o = ud;
+	int rc = rnsc_hash_update(&o->h, p, n);
+	if (rc)
 		return rc;
+	while (n && o->meta) {
+		if (o->pos < 3) {
+			o->mhdr[o->pos++] = *p++;
+			n--;
+			if (o->pos == 3) {
+				size_t ms = (size_t)o->mhdr[0] << 16 | (size_t)o->mhdr[1] << 8 |
+					    o->mhdr[2];
+				o->ms = ms > o->plen - 3 ? o->plen - 3 : ms; /* Python slicing */
+				if (o->ms == 0) {
+					unz_meta_done(o);
+				} else if (!(o->mbuf = rnsc_alloc(o->r->ctx, o->ms))) {
+					return RNSC_ERR_NOMEM;
+				}
+			}
+			continue;
+		}
+		size_t got = o->pos - 3, take = o->ms - got < n ? o->ms - got : n;
+		memcpy(o->mbuf + got, p, take);
+		o->pos += take;
+		p += take;
+		n -= take;
+		if (o->pos - 3 == o->ms)
+			unz_meta_done(o);
 	}
-	*out = buf;
-	*olen = have;
+	o->pos += n;
+	if (n && o->r->cb.write(o->r->ud, p, n) < 0)
+		return RNSC_ERR_IO;
 	return 0;
 }
 
@@ -1140,13 +1197,76 @@ static void prove(rnsc_resource *r, const uint8_t proof_hash[HL], uint64_t now)
 		fail(r, now);
 }
 
+static void assembled(rnsc_resource *r, int ok);
+
+/* Resource.assemble for a compressed segment, in two streaming passes so that memory stays
+ * bounded however far it decompresses (up to the reference's AUTO_COMPRESS_MAX_SIZE): the
+ * first hashes the decompressed bytes and checks the segment's hash, the second (only for a
+ * segment that checked) hands them to the callbacks and hashes them again for the proof. */
+static void assemble_compressed(rnsc_resource *r, uint8_t *dec, const uint8_t *body, size_t blen,
+				uint64_t now)
+{
+	rnsc_hash h;
+	size_t plen = 0;
+	uint8_t calc[HL], proof_hash[HL];
+	int ok = 0, rc = rnsc_hash_init(r->ctx, &h, RNSC_HASH_SHA256);
+	if (rc)
+		goto corrupt;
+	rc = bz2_stream(r, body, blen, RNSC_RESOURCE_MAX_DECOMPRESSED, unz_hash, &h, &plen);
+	if (rc == 0 && (rc = rnsc_hash_update(&h, r->random_hash, r->rh_len)) == 0)
+		rc = rnsc_hash_final(&h, calc);
+	else
+		rnsc_hash_abort(&h);
+	if (rc == RNSC_ERR_TOOBIG) {
+		/* "Decompressed resource exceeded maximum decompressed size": rejected, and the
+		 * reference tears the link down */
+		rnsc_free(r->ctx, dec);
+		r->status = RNSC_RESOURCE_CORRUPT;
+		(void)send_pkt(r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE_RCL, r->hash, HL);
+		if (r->link.teardown)
+			r->link.teardown(r->link.ud);
+		free_segment(r);
+		conclude(r);
+		return;
+	}
+	if (rc || memcmp(calc, r->hash, HL) != 0)
+		goto corrupt;
+	unz_out o = {.r = r, .meta = r->has_metadata && r->segment_index == 1, .plen = plen};
+	if (o.meta && plen < 3)
+		goto corrupt;
+	/* second pass: the proof is SHA-256(P + hash), P streamed to the callbacks meanwhile */
+	if ((rc = rnsc_hash_init(r->ctx, &o.h, RNSC_HASH_SHA256)) != 0)
+		goto corrupt;
+	size_t again = 0;
+	rc = bz2_stream(r, body, blen, plen, unz_write, &o, &again);
+	if (rc == 0 && (rc = rnsc_hash_update(&o.h, r->hash, HL)) == 0)
+		rc = rnsc_hash_final(&o.h, proof_hash);
+	else
+		rnsc_hash_abort(&o.h);
+	rnsc_free(r->ctx, o.mbuf);
+	if (rc) {
+		rnsc_free(r->ctx, dec);
+		fail(r, now);
+		return;
+	}
+	rnsc_free(r->ctx, dec);
+	r->status = RNSC_RESOURCE_COMPLETE;
+	prove(r, proof_hash, now);
+	ok = r->status == RNSC_RESOURCE_COMPLETE;
+	assembled(r, ok);
+	return;
+corrupt:
+	r->status = RNSC_RESOURCE_CORRUPT;
+	rnsc_free(r->ctx, dec);
+	assembled(r, 0);
+}
+
 /* Resource.assemble for the current segment. */
 static void assemble(rnsc_resource *r, uint64_t now)
 {
 	r->status = RNSC_RESOURCE_ASSEMBLING;
 	uint8_t *dec = rnsc_alloc(r->ctx, r->size ? (size_t)r->size : 1);
-	uint8_t *unz = NULL;         /* the decompressed segment, when compressed */
-	const uint8_t *plain = NULL; /* P: in dec (after the random head) or unz */
+	const uint8_t *plain = NULL; /* P: in dec, after the random head */
 	size_t plen = 0;
 	int ok = 0;
 	if (!dec)
@@ -1157,26 +1277,11 @@ static void assemble(rnsc_resource *r, uint64_t now)
 	const uint8_t *body = dec + RNSC_RESOURCE_RANDOM_HASH_SIZE;
 	size_t blen = (size_t)n - RNSC_RESOURCE_RANDOM_HASH_SIZE;
 	if (r->compressed) {
-		int rc = bz2_decompress(r, &unz, &plen, body, blen, RNSC_RESOURCE_MAX_SEGMENT);
-		if (rc == RNSC_ERR_TOOBIG) {
-			/* "Decompressed resource exceeded maximum decompressed size": rejected,
-			 * and the reference tears the link down */
-			rnsc_free(r->ctx, dec);
-			r->status = RNSC_RESOURCE_CORRUPT;
-			(void)send_pkt(r, RNSC_PKT_DATA, RNSC_CTX_RESOURCE_RCL, r->hash, HL);
-			if (r->link.teardown)
-				r->link.teardown(r->link.ud);
-			free_segment(r);
-			conclude(r);
-			return;
-		}
-		if (rc)
-			goto corrupt;
-		plain = unz;
-	} else {
-		plain = body;
-		plen = blen;
+		assemble_compressed(r, dec, body, blen, now);
+		return;
 	}
+	plain = body;
+	plen = blen;
 	/* the proof, SHA-256(P + hash), is computed with the check: they share P */
 	uint8_t calc[HL], proof_hash[HL];
 	if (hash_and_proof(r->ctx, calc, proof_hash, plain, plen, r->random_hash, r->rh_len) ||
@@ -1198,7 +1303,6 @@ static void assemble(rnsc_resource *r, uint64_t now)
 	}
 	if (r->cb.write(r->ud, payload, paylen) < 0) {
 		rnsc_free(r->ctx, dec);
-		rnsc_free(r->ctx, unz);
 		fail(r, now);
 		return;
 	}
@@ -1210,7 +1314,13 @@ corrupt:
 	r->status = RNSC_RESOURCE_CORRUPT;
 done:
 	rnsc_free(r->ctx, dec);
-	rnsc_free(r->ctx, unz);
+	assembled(r, ok);
+}
+
+/* After a segment: the window and rate carry over, the next segment is awaited or the
+ * resource concludes. */
+static void assembled(rnsc_resource *r, int ok)
+{
 	/* Link.resource_concluded: the window and rate carry over to the next resource */
 	r->eifr = eifr_of(r);
 	free_segment(r);

@@ -110,7 +110,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		p += len;
 	}
-	FUZZ_CHECK(written <= RNSC_RESOURCE_MAX_SEGMENT);
+	FUZZ_CHECK(written <= RNSC_RESOURCE_MAX_DECOMPRESSED);
 	if (rnsc_resource_status(r) != RNSC_RESOURCE_COMPLETE)
 		FUZZ_CHECK(written == 0);
 	rnsc_resource_del(r);
