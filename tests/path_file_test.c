@@ -7,6 +7,7 @@
 
 #include "cu_run.h"
 #include "path_file.h"
+#include "tunnel_file.h"
 
 /* umsgpack.packb() by the pinned reference's vendored umsgpack of three entries in
  * Transport.save_path_table's layout; the second has a 5-byte destination hash and is
@@ -146,6 +147,80 @@ static void test_truncations_and_corruptions(void)
 	}
 }
 
+/* storage/tunnels: one tunnel without paths whose expires is written as each msgpack
+ * number kind (float64, float32, uint, int: seconds), a tunnel id of the wrong length
+ * (skipped), and the structural errors that reject the file. */
+static size_t tunnel_doc(uint8_t *buf, size_t cap, int kind, size_t idlen, size_t fields)
+{
+	static const uint8_t id[32] = {7};
+	rnsc_mp_writer w;
+	rnsc_mp_writer_init(&w, buf, cap);
+	rnsc_mp_write_array(&w, 1);
+	rnsc_mp_write_array(&w, fields);
+	rnsc_mp_write_bin(&w, id, idlen);
+	if (fields > 1)
+		rnsc_mp_write_bin(&w, id, 32); /* the interface hash */
+	if (fields > 2)
+		rnsc_mp_write_array(&w, 0);
+	if (fields > 3) {
+		switch (kind) {
+		case 0:
+			rnsc_mp_write_double(&w, 1.7e9);
+			break;
+		case 1:
+			rnsc_mp_write_float(&w, 1.5e9f);
+			break;
+		case 2:
+			rnsc_mp_write_uint(&w, 1700000000);
+			break;
+		case 3:
+			rnsc_mp_write_int(&w, -5);
+			break;
+		default:
+			rnsc_mp_write_cstr(&w, "soon");
+			break;
+		}
+	}
+	for (size_t f = 4; f < fields; f++)
+		rnsc_mp_write_nil(&w); /* fields newer releases may add */
+	int n = rnsc_mp_writer_finish(&w);
+	CU_ASSERT_FATAL(n > 0);
+	return (size_t)n;
+}
+
+static uint64_t seen_expires;
+static int on_tunnel(void *ud, const rnsc_tunnel_record *tn, const rnsc_path_record *path)
+{
+	(void)ud, (void)path;
+	seen_expires = tn->expires;
+	return 0;
+}
+
+static void test_tunnel_file(void)
+{
+	uint8_t buf[256];
+	size_t skipped = 0, n;
+	static const uint64_t want[] = {1700000000000ull, 1500000000000ull, 1700000000000ull, 0};
+	for (int k = 0; k < 4; k++) {
+		n = tunnel_doc(buf, sizeof buf, k, 32, 4 + (k == 2));
+		seen_expires = 1;
+		CU_ASSERT_EQUAL(rnsc_tunnel_file_parse(buf, n, on_tunnel, NULL, &skipped), 1);
+		CU_ASSERT(seen_expires / 1000 == want[k] / 1000); /* -5 s: expired (0) */
+		CU_ASSERT_EQUAL(skipped, 0);
+	}
+	n = tunnel_doc(buf, sizeof buf, 4, 32, 4);
+	CU_ASSERT(rnsc_tunnel_file_parse(buf, n, NULL, NULL, NULL) < 0);
+	n = tunnel_doc(buf, sizeof buf, 0, 16, 4);
+	CU_ASSERT_EQUAL(rnsc_tunnel_file_parse(buf, n, on_tunnel, NULL, &skipped), 0);
+	CU_ASSERT_EQUAL(skipped, 1);
+	n = tunnel_doc(buf, sizeof buf, 0, 32, 3);
+	CU_ASSERT(rnsc_tunnel_file_parse(buf, n, NULL, NULL, NULL) < 0);
+	for (size_t cut = 1; cut < n; cut++)
+		CU_ASSERT(rnsc_tunnel_file_parse(buf, cut, NULL, NULL, NULL) < 0);
+	CU_ASSERT(rnsc_tunnel_file_parse((const uint8_t *)"\x90", 1, NULL, NULL, NULL) == 0);
+	CU_ASSERT(rnsc_tunnel_file_parse(NULL, 0, NULL, NULL, NULL) < 0);
+}
+
 int main(void)
 {
 	if (CU_initialize_registry() != CUE_SUCCESS)
@@ -155,5 +230,6 @@ int main(void)
 	CU_add_test(s, "round trip", test_round_trip);
 	CU_add_test(s, "announce cache entry", test_cache_entry);
 	CU_add_test(s, "truncations and corruptions", test_truncations_and_corruptions);
+	CU_add_test(s, "tunnel file: expires kinds, skipped and rejected", test_tunnel_file);
 	return rnsc_cu_run();
 }

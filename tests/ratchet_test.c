@@ -301,6 +301,79 @@ static void test_engine(void)
 	sides_down();
 }
 
+/* Remote ratchet files whose "received" is each number kind Python compares (float64,
+ * float32, int, negative int), a key that is not a string (skipped, as a dict lookup ignores
+ * it), and a time of another type (refused); the local file's reader skips a non-string
+ * key too and still requires its signature. */
+static size_t remote_doc(uint8_t *buf, size_t cap, int kind, int extra_key)
+{
+	static const uint8_t rk[32] = {5, 6, 7};
+	rnsc_mp_writer w;
+	rnsc_mp_writer_init(&w, buf, cap);
+	rnsc_mp_write_map(&w, 2 + (extra_key != 0));
+	if (extra_key) {
+		rnsc_mp_write_uint(&w, 1);
+		rnsc_mp_write_nil(&w);
+	}
+	rnsc_mp_write_cstr(&w, "ratchet");
+	rnsc_mp_write_bin(&w, rk, 32);
+	rnsc_mp_write_cstr(&w, "received");
+	switch (kind) {
+	case 0:
+		rnsc_mp_write_double(&w, 1.7e9);
+		break;
+	case 1:
+		rnsc_mp_write_float(&w, 1.5e9f);
+		break;
+	case 2:
+		rnsc_mp_write_uint(&w, 1700000000);
+		break;
+	case 3:
+		rnsc_mp_write_int(&w, -3);
+		break;
+	default:
+		rnsc_mp_write_cstr(&w, "yesterday");
+		break;
+	}
+	int n = rnsc_mp_writer_finish(&w);
+	CU_ASSERT_FATAL(n > 0);
+	return (size_t)n;
+}
+
+static void test_file_kinds(void)
+{
+	uint8_t buf[256], r[32];
+	double t = 0;
+	static const double want[] = {1.7e9, 1.5e9, 1.7e9, -3};
+	for (int k = 0; k < 4; k++) {
+		size_t n = remote_doc(buf, sizeof buf, k, k == 2);
+		CU_ASSERT_EQUAL(rnsc_ratchet_remote_decode(buf, n, r, &t), 0);
+		CU_ASSERT(t > want[k] - 1000 && t < want[k] + 1000);
+		CU_ASSERT_EQUAL(r[0], 5);
+	}
+	size_t n = remote_doc(buf, sizeof buf, 4, 1);
+	CU_ASSERT_NOT_EQUAL(rnsc_ratchet_remote_decode(buf, n, r, &t), 0);
+	/* the local file: a non-string key, then a signature that cannot verify */
+	rnsc_identity id;
+	CU_ASSERT_EQUAL_FATAL(rnsc_identity_generate(C, &id), 0);
+	static const uint8_t sig[64] = {1}, packed[4] = {0x91, 0xc4, 0x01, 0x00};
+	rnsc_mp_writer w;
+	rnsc_mp_writer_init(&w, buf, sizeof buf);
+	rnsc_mp_write_map(&w, 3);
+	rnsc_mp_write_uint(&w, 9);
+	rnsc_mp_write_nil(&w);
+	rnsc_mp_write_cstr(&w, "signature");
+	rnsc_mp_write_bin(&w, sig, 64);
+	rnsc_mp_write_cstr(&w, "ratchets");
+	rnsc_mp_write_bin(&w, packed, sizeof packed);
+	int len = rnsc_mp_writer_finish(&w);
+	CU_ASSERT_FATAL(len > 0);
+	size_t cnt = 0;
+	CU_ASSERT_EQUAL(rnsc_ratchet_file_decode(&id, buf, (size_t)len, NULL, 0, &cnt),
+			RNSC_ERR_SIGNATURE);
+	rnsc_identity_free(&id);
+}
+
 int main(void)
 {
 	if (engine_env_open("ratchet_test", 0x9E3779B97F4A7C15u))
@@ -309,6 +382,7 @@ int main(void)
 		return 1;
 	CU_pSuite s = CU_add_suite("ratchet", NULL, NULL);
 	CU_add_test(s, "ratchet files", test_files);
+	CU_add_test(s, "ratchet file number kinds and keys", test_file_kinds);
 	CU_add_test(s, "local and remote ratchets in the engine", test_engine);
 	int rc = rnsc_cu_run();
 	engine_env_close();

@@ -343,7 +343,8 @@ int rnsc_discovery_store_list(rnsc_ctx *ctx, const char *storage, double now,
 		}
 		closedir(d);
 	}
-	qsort(es, ne, sizeof *es, cmp_desc);
+	if (ne) /* qsort with a NULL base is undefined even for 0 elements */
+		qsort(es, ne, sizeof *es, cmp_desc);
 	uint8_t *buf = malloc(total + 16);
 	int rc = buf ? 0 : RNSC_ERR_NOMEM;
 	if (buf) {
