@@ -132,13 +132,15 @@ D_A=$("${RNCP[@]}" --config "$tmp/A" -p 2>/dev/null | dstof)
 D_B=$("$RNSC" cp --config "$tmp/B" -p 2>/dev/null | dstof)
 [ ${#ID_A} = 32 ] && [ ${#ID_B} = 32 ] && [ ${#D_A} = 32 ] && [ ${#D_B} = 32 ] ||
   { bad "could not read identities ('$ID_A' '$ID_B' '$D_A' '$D_B')"; exit 1; }
-"${RNCP[@]}" --config "$tmp/A" -l -a "$ID_B" -s "$tmp/inA" >"$tmp/rncp_l.log" 2>&1 & pids+=($!)
+# Both listeners announce every 5 s: the channel is half duplex and the two announces go out
+# at the same moment, so one of a single pair can be lost to a collision (as on a real radio).
+"${RNCP[@]}" --config "$tmp/A" -l -b 5 -a "$ID_B" -s "$tmp/inA" >"$tmp/rncp_l.log" 2>&1 & pids+=($!)
 "$RNSC" cp --config "$tmp/B" -l -b 5 -a "$ID_A" -s "$tmp/inB" -vv >"$tmp/cp_l.log" 2>&1 & LB=$!; pids+=($LB)
 ref_knows() { timeout 10 "$VENV/bin/rnpath" --config "$tmp/A" -t >"$tmp/rnpath.out" 2>&1 && grep -qs "<$D_B>" "$tmp/rnpath.out"; }
 if wait_for 30 ref_knows; then ok "rnsc cp -l's announce reached rnsd's path table over the radio"
 else bad "rnsd never learned rnsc cp -l's destination" "$tmp/rnpath.out" "$tmp/cp_l.log"; fi
 if wait_for 30 grep -qs "path to <$D_A> is" "$tmp/rnsc.log"; then ok "rncp -l's announce reached rnsc's path table over the radio"
-else bad "rnsc never learned rncp -l's destination" "$tmp/rnsc.log"; fi
+else bad "rnsc never learned rncp -l's destination" "$tmp/rnsc.log" "$tmp/rncp_l.log" "$tmp/sim1.log" "$tmp/sim2.log"; fi
 
 head -c 3000 /dev/urandom >"$tmp/files/small_ab.bin"
 head -c 3000 /dev/urandom >"$tmp/files/small_ba.bin"
