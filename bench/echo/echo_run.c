@@ -335,7 +335,8 @@ static int srv_queue(srv_conn *c, const uint8_t *p, size_t n)
 			return -1;
 		c->out = q, c->out_cap = cap;
 	}
-	memcpy(c->out + c->out_len, p, n);
+	if (n) /* an empty frame: c->out may still be NULL */
+		memcpy(c->out + c->out_len, p, n);
 	c->out_len += n;
 	return 0;
 }
@@ -433,11 +434,14 @@ typedef struct pool_job {
 static pool_job *job_get(srv *s)
 {
 	pool_job *j = s->free_jobs;
-	if (j) {
+	if (j)
 		s->free_jobs = j->next_free;
-		return j;
-	}
-	return malloc(sizeof(*j));
+	else if (!(j = malloc(sizeof(*j))))
+		return NULL;
+	/* a raw TCP job sets neither: a fresh or recycled job must not unmask or carry a head */
+	j->masked = 0;
+	j->hl = 0;
+	return j;
 }
 
 static void job_put(srv *s, pool_job *j)
@@ -449,7 +453,8 @@ static void job_put(srv *s, pool_job *j)
 static int pool_work(void *ud)
 {
 	pool_job *j = ud;
-	memcpy(j->out, j->in, j->len);
+	if (j->len)
+		memcpy(j->out, j->in, j->len);
 	if (j->masked)
 		rnsc_ws_mask(j->out, j->len, j->mask, 0);
 	if (j->c->is_udp) /* the replies point into out */
@@ -540,9 +545,11 @@ static int srv_emit(srv_conn *c, const uint8_t *hdr, size_t hl, uint8_t *p, size
 		pool_job *j = job_get(s);
 		if (!j || hl > sizeof(j->hdr))
 			return -1;
-		memcpy(j->hdr, hdr, hl);
+		if (hl)
+			memcpy(j->hdr, hdr, hl);
 		j->hl = hl;
-		memcpy(j->in, p, n);
+		if (n) /* an empty payload has no buffer */
+			memcpy(j->in, p, n);
 		j->len = n;
 		j->masked = mask != NULL;
 		if (mask)
