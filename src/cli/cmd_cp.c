@@ -316,6 +316,152 @@ static void f_failed(void *ud, const rnsc_request_receipt *r)
 	s->req_status = 0;
 }
 
+/* What the steps of one rnsc cp run share for the terminal: the destination as rncp prints
+ * it, whether the line animates, and the spinner's state. */
+typedef struct cp_ui {
+	char ph[2 * RNSC_TRUNCATED_HASHLEN + 3];
+	int anim;
+	unsigned spin_i;
+	uint64_t last;
+} cp_ui;
+
+/* Runs the node for up to 100 ms and turns the spinner (or the progress line) at 10 Hz. */
+static void cp_tick(cp_state *s, cp_ui *u, uint64_t total, double started, int progress)
+{
+	rnsc_node_run_once(s->n, 100);
+	if (u->anim && rnsc_monotonic_ns() - u->last > 100 * RNSC_NS_PER_MS) {
+		u->last = rnsc_monotonic_ns();
+		if (progress)
+			progress_line(s, &u->spin_i, total, started, 0);
+		else
+			spin(1, &u->spin_i, NULL);
+	}
+}
+
+/* rncp's path request and link establishment, with its timeouts: 0 with the link up. */
+static int cp_connect(cp_state *s, cp_ui *u, const uint8_t *dest, double timeout)
+{
+	rnsc_transport *t = rnsc_node_transport(s->n);
+	int anim = u->anim;
+	const char *ph = u->ph;
+	/* -w counts from here, as rncp's from its start: the wait for interfaces (rncp's TCP
+	 * clients connect inside its startup; a refused one is just offline) is within it */
+	uint64_t t0 = rnsc_monotonic_ns();
+	uint64_t tmo_ns = timeout > 0 ? (uint64_t)(timeout * 1e9) : 0;
+	uint64_t until = t0 + IFACE_WAIT_MS * RNSC_NS_PER_MS;
+	if (until > t0 + tmo_ns)
+		until = t0 + tmo_ns;
+	while (!ifaces_ready(s->n) && rnsc_monotonic_ns() < until && !rnsc_node_stopping(s->n))
+		rnsc_node_run_once(s->n, 50);
+	/* rncp waits max(-w, medium_path_timeout()): at least ~6 s once an interface is up */
+	double mpt = rnsc_node_medium_path_timeout_s(s->n);
+	if (mpt * 1e9 > (double)tmo_ns)
+		tmo_ns = (uint64_t)(mpt * 1e9);
+	uint64_t estab = t0 + tmo_ns;
+	if (!rnsc_transport_has_path(t, dest)) {
+		(void)rnsc_transport_request_path(t, dest, 0, 0, rnsc_node_now_ms());
+		rnsc_node_flush(s->n);
+		if (!anim)
+			printf("Path to %s requested\n", ph);
+		else
+			printf("Path to %s requested  ", ph);
+		fflush(stdout);
+	}
+	while (!rnsc_transport_has_path(t, dest) && rnsc_monotonic_ns() < estab &&
+	       !rnsc_node_stopping(s->n))
+		cp_tick(s, u, 0, 0, 0);
+	if (!rnsc_transport_has_path(t, dest)) {
+		printf("%sPath not found\n", anim ? ERASE : "");
+		return 1;
+	}
+	printf(anim ? ERASE "Establishing link with %s  " : "Establishing link with %s\n", ph);
+	fflush(stdout);
+	if (rnsc_transport_link_open(t, dest, s->link_id, rnsc_node_now_ms())) {
+		printf("%sLink establishment with %s timed out\n", anim ? ERASE : "", ph);
+		return 1;
+	}
+	rnsc_node_flush(s->n);
+	const rnsc_link *lk = rnsc_transport_link_get(t, s->link_id);
+	uint64_t lt = lk ? rnsc_link_establishment_timeout_ms(lk) * RNSC_NS_PER_MS : 0;
+	if (rnsc_monotonic_ns() + lt > estab)
+		estab = rnsc_monotonic_ns() + lt;
+	while (!s->link_up && !s->link_closed && rnsc_monotonic_ns() < estab &&
+	       !rnsc_node_stopping(s->n))
+		cp_tick(s, u, 0, 0, 0);
+	if (!s->link_up) {
+		printf("%sLink establishment with %s timed out\n", anim ? ERASE : "", ph);
+		return 1;
+	}
+	return 0;
+}
+
+/* rncp's send: the file advertised as a resource with its name in the metadata, then
+ * transferred with the progress line; 0 when the receiver has it all. */
+static int cp_send_file(cli_env *env, cp_state *s, cp_ui *u, const char *file, uint64_t size,
+			int no_compress)
+{
+	int anim = u->anim;
+	const char *ph = u->ph;
+	/* metadata = {"name": basename.encode("utf-8")} */
+	char fcopy[PATH_MAX];
+	snprintf(fcopy, sizeof(fcopy), "%s", file);
+	const char *base = basename(fcopy);
+	uint8_t meta[PATH_MAX + 16];
+	rnsc_mp_writer w;
+	rnsc_mp_writer_init(&w, meta, sizeof(meta));
+	rnsc_mp_write_map(&w, 1);
+	rnsc_mp_write_cstr(&w, "name");
+	rnsc_mp_write_bin(&w, (const uint8_t *)base, strlen(base));
+	int mlen = rnsc_mp_writer_finish(&w);
+	rnsc_resource_params rp = {.size = size,
+				   .metadata = meta,
+				   .metadata_len = mlen > 0 ? (size_t)mlen : 0,
+				   .auto_compress = !no_compress};
+	rnsc_resource_callbacks rcb = {.read = s_read, .concluded = s_concluded};
+	int rc = rnsc_linkapp_send_resource(s->la, s->link_id, &rcb, s, &rp, &s->res);
+	if (rc) {
+		printf("Could not start transfer: %s\n", rnsc_strerror(rc));
+		return 1;
+	}
+	uint64_t total = rnsc_resource_total_size(s->res);
+	rnsc_log(env->ctx, RNSC_LOG_INFO, "cp",
+		 "advertised: %u segment%s, first transfer size %llu, data size %llu, flags 0x%02x",
+		 rnsc_resource_segments(s->res), rnsc_resource_segments(s->res) == 1 ? "" : "s",
+		 (unsigned long long)rnsc_resource_transfer_size(s->res), (unsigned long long)total,
+		 (unsigned)rnsc_resource_flags(s->res));
+	while (!s->res_done && s->res &&
+	       rnsc_resource_status(s->res) < RNSC_RESOURCE_TRANSFERRING &&
+	       !rnsc_node_stopping(s->n))
+		cp_tick(s, u, 0, 0, 0);
+	double started = (double)rnsc_monotonic_ns() / 1e9;
+	if (s->res_done ? s->res_status > RNSC_RESOURCE_COMPLETE
+			: rnsc_resource_status(s->res) > RNSC_RESOURCE_COMPLETE) {
+		printf("%sFile was not accepted by %s\n", anim ? ERASE : "", ph);
+		return 1;
+	}
+	printf(anim ? ERASE "Transferring file  " : "Transferring file...\n");
+	fflush(stdout);
+	while (!s->res_done && !rnsc_node_stopping(s->n))
+		cp_tick(s, u, total, started, 1);
+	if (!s->res_done && s->res) { /* interrupted: rncp cancels the resource */
+		rnsc_linkapp_cancel_resource(s->la, s->res);
+		printf("\n");
+	}
+	if (anim && s->res_done && s->res_status == RNSC_RESOURCE_COMPLETE)
+		progress_line(s, &u->spin_i, total, started, 1);
+	if (!s->res_done || s->res_status != RNSC_RESOURCE_COMPLETE) {
+		printf("%sThe transfer failed\n", anim ? ERASE : "");
+		return 1;
+	}
+	double el = (double)rnsc_monotonic_ns() / 1e9 - started;
+	char ss[32];
+	size_str(ss, sizeof(ss), el > 0 ? (double)total / el : 0, 'b');
+	printf(anim ? "\n%s copied to %s\n" : "%s copied to %s\n", file, ph);
+	rnsc_log(env->ctx, RNSC_LOG_INFO, "cp", "%llu bytes in %.3f s (%sps)",
+		 (unsigned long long)total, el, ss);
+	return 0;
+}
+
 static int do_send(cli_env *env, const char *cfg, const char *idpath, int verbosity,
 		   const char *dest_hex, const char *file, double timeout, int silent,
 		   int no_compress, int phy_rates, int fetch, const char *save, int overwrite)
@@ -332,7 +478,8 @@ static int do_send(cli_env *env, const char *cfg, const char *idpath, int verbos
 		return 1;
 	}
 	struct stat st = {0};
-	int anim = !silent && isatty(STDOUT_FILENO);
+	cp_ui u = {.anim = !silent && isatty(STDOUT_FILENO)};
+	int anim = u.anim;
 	cp_state s = {.ctx = env->ctx,
 		      .fd = -1,
 		      .phy_rates = phy_rates,
@@ -381,69 +528,11 @@ static int do_send(cli_env *env, const char *cfg, const char *idpath, int verbos
 		goto out;
 	have_id = 1;
 	ret = 1;
+	pretty(u.ph, dest);
+	if (cp_connect(&s, &u, dest, timeout) != 0)
+		goto out;
 	rnsc_transport *t = rnsc_node_transport(s.n);
-	char ph[2 * RNSC_TRUNCATED_HASHLEN + 3];
-	pretty(ph, dest);
-	unsigned spin_i = 0;
-	/* -w counts from here, as rncp's from its start: the wait for interfaces (rncp's TCP
-	 * clients connect inside its startup; a refused one is just offline) is within it */
-	uint64_t t0 = rnsc_monotonic_ns();
-	uint64_t tmo_ns = timeout > 0 ? (uint64_t)(timeout * 1e9) : 0;
-	uint64_t until = t0 + IFACE_WAIT_MS * RNSC_NS_PER_MS;
-	if (until > t0 + tmo_ns)
-		until = t0 + tmo_ns;
-	while (!ifaces_ready(s.n) && rnsc_monotonic_ns() < until && !rnsc_node_stopping(s.n))
-		rnsc_node_run_once(s.n, 50);
-	/* rncp waits max(-w, medium_path_timeout()): at least ~6 s once an interface is up */
-	double mpt = rnsc_node_medium_path_timeout_s(s.n);
-	if (mpt * 1e9 > (double)tmo_ns)
-		tmo_ns = (uint64_t)(mpt * 1e9);
-	uint64_t estab = t0 + tmo_ns;
-	if (!rnsc_transport_has_path(t, dest)) {
-		(void)rnsc_transport_request_path(t, dest, 0, 0, rnsc_node_now_ms());
-		rnsc_node_flush(s.n);
-		if (!anim)
-			printf("Path to %s requested\n", ph);
-		else
-			printf("Path to %s requested  ", ph);
-		fflush(stdout);
-	}
-	uint64_t last = 0;
-	while (!rnsc_transport_has_path(t, dest) && rnsc_monotonic_ns() < estab &&
-	       !rnsc_node_stopping(s.n)) {
-		rnsc_node_run_once(s.n, 100);
-		if (anim && rnsc_monotonic_ns() - last > 100 * RNSC_NS_PER_MS) {
-			last = rnsc_monotonic_ns();
-			spin(1, &spin_i, NULL);
-		}
-	}
-	if (!rnsc_transport_has_path(t, dest)) {
-		printf("%sPath not found\n", anim ? ERASE : "");
-		goto out;
-	}
-	printf(anim ? ERASE "Establishing link with %s  " : "Establishing link with %s\n", ph);
-	fflush(stdout);
-	if (rnsc_transport_link_open(t, dest, s.link_id, rnsc_node_now_ms())) {
-		printf("%sLink establishment with %s timed out\n", anim ? ERASE : "", ph);
-		goto out;
-	}
-	rnsc_node_flush(s.n);
-	const rnsc_link *lk = rnsc_transport_link_get(t, s.link_id);
-	uint64_t lt = lk ? rnsc_link_establishment_timeout_ms(lk) * RNSC_NS_PER_MS : 0;
-	if (rnsc_monotonic_ns() + lt > estab)
-		estab = rnsc_monotonic_ns() + lt;
-	while (!s.link_up && !s.link_closed && rnsc_monotonic_ns() < estab &&
-	       !rnsc_node_stopping(s.n)) {
-		rnsc_node_run_once(s.n, 100);
-		if (anim && rnsc_monotonic_ns() - last > 100 * RNSC_NS_PER_MS) {
-			last = rnsc_monotonic_ns();
-			spin(1, &spin_i, NULL);
-		}
-	}
-	if (!s.link_up) {
-		printf("%sLink establishment with %s timed out\n", anim ? ERASE : "", ph);
-		goto out;
-	}
+	const char *ph = u.ph;
 	if (fetch) {
 		printf(anim ? ERASE "Requesting file from remote  "
 			    : "Requesting file from remote...\n");
@@ -457,74 +546,7 @@ static int do_send(cli_env *env, const char *cfg, const char *idpath, int verbos
 	fflush(stdout);
 	(void)rnsc_transport_link_identify(t, s.link_id, &id, rnsc_node_now_ms());
 	rnsc_node_flush(s.n);
-
-	/* metadata = {"name": basename.encode("utf-8")} */
-	char fcopy[PATH_MAX];
-	snprintf(fcopy, sizeof(fcopy), "%s", file);
-	const char *base = basename(fcopy);
-	uint8_t meta[PATH_MAX + 16];
-	rnsc_mp_writer w;
-	rnsc_mp_writer_init(&w, meta, sizeof(meta));
-	rnsc_mp_write_map(&w, 1);
-	rnsc_mp_write_cstr(&w, "name");
-	rnsc_mp_write_bin(&w, (const uint8_t *)base, strlen(base));
-	int mlen = rnsc_mp_writer_finish(&w);
-	rnsc_resource_params rp = {.size = (uint64_t)st.st_size,
-				   .metadata = meta,
-				   .metadata_len = mlen > 0 ? (size_t)mlen : 0,
-				   .auto_compress = !no_compress};
-	rnsc_resource_callbacks rcb = {.read = s_read, .concluded = s_concluded};
-	int rc = rnsc_linkapp_send_resource(s.la, s.link_id, &rcb, &s, &rp, &s.res);
-	if (rc) {
-		printf("Could not start transfer: %s\n", rnsc_strerror(rc));
-		goto out;
-	}
-	uint64_t total = rnsc_resource_total_size(s.res);
-	rnsc_log(env->ctx, RNSC_LOG_INFO, "cp",
-		 "advertised: %u segment%s, first transfer size %llu, data size %llu, flags 0x%02x",
-		 rnsc_resource_segments(s.res), rnsc_resource_segments(s.res) == 1 ? "" : "s",
-		 (unsigned long long)rnsc_resource_transfer_size(s.res), (unsigned long long)total,
-		 (unsigned)rnsc_resource_flags(s.res));
-	while (!s.res_done && s.res && rnsc_resource_status(s.res) < RNSC_RESOURCE_TRANSFERRING &&
-	       !rnsc_node_stopping(s.n)) {
-		rnsc_node_run_once(s.n, 100);
-		if (anim && rnsc_monotonic_ns() - last > 100 * RNSC_NS_PER_MS) {
-			last = rnsc_monotonic_ns();
-			spin(1, &spin_i, NULL);
-		}
-	}
-	double started = (double)rnsc_monotonic_ns() / 1e9;
-	if (s.res_done ? s.res_status > RNSC_RESOURCE_COMPLETE
-		       : rnsc_resource_status(s.res) > RNSC_RESOURCE_COMPLETE) {
-		printf("%sFile was not accepted by %s\n", anim ? ERASE : "", ph);
-		goto out;
-	}
-	printf(anim ? ERASE "Transferring file  " : "Transferring file...\n");
-	fflush(stdout);
-	while (!s.res_done && !rnsc_node_stopping(s.n)) {
-		rnsc_node_run_once(s.n, 100);
-		if (anim && rnsc_monotonic_ns() - last > 100 * RNSC_NS_PER_MS) {
-			last = rnsc_monotonic_ns();
-			progress_line(&s, &spin_i, total, started, 0);
-		}
-	}
-	if (!s.res_done && s.res) { /* interrupted: rncp cancels the resource */
-		rnsc_linkapp_cancel_resource(s.la, s.res);
-		printf("\n");
-	}
-	if (anim && s.res_done && s.res_status == RNSC_RESOURCE_COMPLETE)
-		progress_line(&s, &spin_i, total, started, 1);
-	if (!s.res_done || s.res_status != RNSC_RESOURCE_COMPLETE) {
-		printf("%sThe transfer failed\n", anim ? ERASE : "");
-		goto out;
-	}
-	double el = (double)rnsc_monotonic_ns() / 1e9 - started;
-	char ss[32];
-	size_str(ss, sizeof(ss), el > 0 ? (double)total / el : 0, 'b');
-	printf(anim ? "\n%s copied to %s\n" : "%s copied to %s\n", file, ph);
-	rnsc_log(env->ctx, RNSC_LOG_INFO, "cp", "%llu bytes in %.3f s (%sps)",
-		 (unsigned long long)total, el, ss);
-	ret = 0;
+	ret = cp_send_file(env, &s, &u, file, (uint64_t)st.st_size, no_compress);
 out:
 	if (s.n && s.link_up && !s.link_closed) {
 		(void)rnsc_transport_link_close(rnsc_node_transport(s.n), s.link_id,
