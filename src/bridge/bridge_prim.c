@@ -20,9 +20,12 @@
 #include "crypto.h"
 #include "destination.h"
 #include "err.h"
+#include "cfgfile.h"
 #include "hdlc.h"
+#include "ifac.h"
 #include "identity.h"
 #include "kiss.h"
+#include "node_policy.h"
 #include "packet.h"
 #include "token.h"
 
@@ -1657,6 +1660,158 @@ static int c_interface_optimise_mtu(rnsc_bridge *b, json_t *params, json_t *resu
 	return 0;
 }
 
+/* ---- config_parse_interface: one [interfaces] section through rnsc's config reader -------- */
+
+/* The suite's probe type: a no-op interface of bitrate 62500 whose DEFAULT_IFAC_SIZE is 16
+ * bytes (RNSC_IFAC_DEFAULT_SIZE, the TCP class's). */
+#define PROBE_TYPE "ConfigParseProbeInterface"
+#define PROBE_BITRATE 62500
+
+static void set_secs(json_t *result, const char *key, uint64_t ms)
+{
+	if (ms % 1000 == 0)
+		SETINT(key, ms / 1000);
+	else
+		json_object_set_new(result, key, json_real((double)ms / 1000.0));
+}
+
+static int cfg_fail(char *err, size_t errcap, const rnsc_config_error *ce, int rc)
+{
+	snprintf(E, "config: %s (%s)", rnsc_strerror(rc), ce->msg[0] ? ce->msg : "no detail");
+	return 1;
+}
+
+/* The per-interface decisions rnsc's node makes when it opens a configured interface
+ * (node.c read_iface_opts, node_policy.c), read back under the suite's field names. */
+static int c_config_parse_interface(rnsc_bridge *b, json_t *params, json_t *result, char *err,
+				    size_t errcap)
+{
+	const char *text, *name, *v;
+	if (rnsc_bridge_str(params, "config_text", NULL, &text, E) ||
+	    rnsc_bridge_str(params, "interface_name", NULL, &name, E))
+		return 1;
+	if (!text || !name) {
+		snprintf(E, "parameters 'config_text' and 'interface_name' are required");
+		return 1;
+	}
+	rnsc_config *cfg = NULL;
+	rnsc_config_error ce;
+	memset(&ce, 0, sizeof(ce));
+	int rc = rnsc_config_parse(b->ctx, text, strlen(text), "config_text", &cfg, &ce);
+	if (rc)
+		return cfg_fail(E, &ce, rc);
+	int ret = 1;
+	const rnsc_config_section *ifs = rnsc_config_section_get(rnsc_config_root(cfg), "interfaces");
+	const rnsc_config_section *s = ifs ? rnsc_config_section_get(ifs, name) : NULL;
+	if (!s) {
+		snprintf(E, "config_text has no [[%s]] under [interfaces]", name);
+		goto out;
+	}
+	if (!rnsc_config_has(s, "type") || rnsc_config_get_str(s, "type", &v, &ce) ||
+	    strcmp(v, PROBE_TYPE) != 0) {
+		snprintf(E, "the interface type must be " PROBE_TYPE " (rnsc opens no other here)");
+		goto out;
+	}
+	int mode;
+	if ((rc = rnsc_node_iface_mode_read(s, &mode, &ce))) {
+		cfg_fail(E, &ce, rc);
+		goto out;
+	}
+	int disc = 0;
+	if (rnsc_config_has(s, "discoverable") &&
+	    (rc = rnsc_config_get_bool(s, "discoverable", &disc, &ce))) {
+		cfg_fail(E, &ce, rc);
+		goto out;
+	}
+	if (disc) {
+		snprintf(E, "discoverable = yes: rnsc does not publish interface discovery "
+			    "announces, so it has no discovery mode forcing or announce interval");
+		goto out;
+	}
+	rnsc_transport_iface_policy pol;
+	if ((rc = rnsc_node_policy_read(NULL, s, &pol, &ce))) {
+		cfg_fail(E, &ce, rc);
+		goto out;
+	}
+	int64_t bitrate = 0, bits = 0;
+	int has_bitrate = 0;
+	if (rnsc_config_has(s, "bitrate")) {
+		if ((rc = rnsc_config_get_int(s, "bitrate", &bitrate, &ce))) {
+			cfg_fail(E, &ce, rc);
+			goto out;
+		}
+		has_bitrate = bitrate >= (int64_t)RNSC_MINIMUM_BITRATE;
+	}
+	size_t ifac_size = RNSC_IFAC_DEFAULT_SIZE;
+	if (rnsc_config_has(s, "ifac_size")) {
+		if ((rc = rnsc_config_get_int(s, "ifac_size", &bits, &ce))) {
+			cfg_fail(E, &ce, rc);
+			goto out;
+		}
+		size_t sz = rnsc_ifac_size_from_bits((long)(bits > 8 * 512 ? 8 * 512 + 8 : bits));
+		if (sz > RNSC_IFAC_MAX_SIZE) {
+			snprintf(E, "ifac_size: %lld bits is beyond the 512-bit maximum rnsc accepts",
+				 (long long)bits);
+			goto out;
+		}
+		if (sz)
+			ifac_size = sz;
+	}
+	/* later spellings override earlier ones; empty values count as unset (node.c) */
+	const char *netname = NULL, *netkey = NULL;
+	static const char *const names[] = {"networkname", "network_name"};
+	static const char *const passes[] = {"passphrase", "pass_phrase"};
+	for (int i = 0; i < 2; i++) {
+		if (rnsc_config_has(s, names[i]) && rnsc_config_get_str(s, names[i], &v, &ce) == 0 &&
+		    *v)
+			netname = v;
+		if (rnsc_config_has(s, passes[i]) && rnsc_config_get_str(s, passes[i], &v, &ce) == 0 &&
+		    *v)
+			netkey = v;
+	}
+	int ifac_active = 0;
+	if (netname || netkey) {
+		rnsc_ifac ifac;
+		if ((rc = rnsc_ifac_init(&ifac, b->ctx, netname, netkey, ifac_size))) {
+			rnsc_bridge_fail(E, "ifac_init", rc);
+			goto out;
+		}
+		rnsc_ifac_free(&ifac);
+		ifac_active = 1;
+	}
+	static const char *const mode_names[] = {NULL,	      "full",	 "pointtopoint",
+						 "access_point", "roaming", "boundary",
+						 "gateway"};
+	SETINT("selected_interface_mode", mode);
+	SETINT("mode", mode);
+	json_object_set_new(result, "mode_name",
+			    mode >= 1 && mode <= 6 ? json_string(mode_names[mode]) : json_null());
+	if (has_bitrate)
+		SETINT("configured_bitrate", bitrate);
+	else
+		json_object_set_new(result, "configured_bitrate", json_null());
+	SETINT("bitrate", has_bitrate ? bitrate : PROBE_BITRATE);
+	json_object_set_new(result, "announce_cap", json_real(pol.announce_cap));
+	SETINT("ifac_size", ifac_size);
+	SETINT("default_ifac_size", RNSC_IFAC_DEFAULT_SIZE);
+	SETBOOL("discoverable", 0);
+	json_object_set_new(result, "discovery_announce_interval", json_null());
+	json_object_set_new(result, "ifac_netname", netname ? json_string(netname) : json_null());
+	json_object_set_new(result, "ifac_netkey", netkey ? json_string(netkey) : json_null());
+	SETBOOL("ifac_active", ifac_active);
+	SETINT("ic_max_held_announces", pol.ic.max_held);
+	set_secs(result, "ic_burst_hold", pol.ic.burst_hold_ms);
+	json_object_set_new(result, "ic_burst_freq_new", json_real(pol.ic.burst_freq_new));
+	json_object_set_new(result, "ic_burst_freq", json_real(pol.ic.burst_freq));
+	set_secs(result, "ic_new_time", pol.ic.new_time_ms);
+	set_secs(result, "ic_burst_penalty", pol.ic.burst_penalty_ms);
+	set_secs(result, "ic_held_release_interval", pol.ic.held_release_interval_ms);
+	ret = 0;
+out:
+	rnsc_config_del(cfg);
+	return ret;
+}
+
 /* ---- Channel envelopes and Buffer stream messages (channel.h, buffer.h) ------------------- */
 
 static int c_wire_channel_envelope_pack(rnsc_bridge *b, json_t *params, json_t *result, char *err,
@@ -1819,6 +1974,7 @@ const rnsc_bridge_cmd rnsc_bridge_prim_cmds[] = {
 	{"destination_expand_name", c_destination_expand_name},
 	{"auto_discovery_token", c_auto_discovery_token},
 	{"interface_optimise_mtu", c_interface_optimise_mtu},
+	{"config_parse_interface", c_config_parse_interface},
 	{"wire_channel_envelope_pack", c_wire_channel_envelope_pack},
 	{"wire_buffer_pack", c_wire_buffer_pack},
 	{NULL, NULL},
