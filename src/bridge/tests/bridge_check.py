@@ -244,6 +244,45 @@ def primitives(b):
     r = b.ok("crypto_provider_op", op="ed25519_sign", provider="internal",
              private_key="9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60", message="")
     check("provider op on libsodium", r["result"].startswith("e5564300c360ac72"), r)
+    # config_parse_interface: rnsc's reader and interface policy against the reference's
+    # Interface/Reticulum constants (the suite drives the reference's _synthesize_interface)
+    from RNS.Interfaces.Interface import Interface as RI
+
+    def cpi(body):
+        text = ("[interfaces]\n  [[probe]]\n    type = ConfigParseProbeInterface\n"
+                "    interface_enabled = true\n" + "".join("    %s\n" % l for l in body))
+        return b.call("config_parse_interface", interface_name="probe", config_text=text)
+
+    modes = {"ptp": RI.MODE_POINT_TO_POINT, "AP": RI.MODE_ACCESS_POINT, "gw": RI.MODE_GATEWAY,
+             "roaming": RI.MODE_ROAMING, "boundary": RI.MODE_BOUNDARY,
+             "point_to_point": RI.MODE_FULL}
+    got = {m: cpi(["mode = " + m])["result"]["mode"] for m in modes}
+    check("config modes and aliases = reference MODE_*", got == modes, got)
+    r = cpi(["interface_mode = gateway"])
+    check("interface_mode = gateway without mode refused (reference KeyError)",
+          r.get("success") is False, r)
+    r = cpi(["interface_mode = gateway", "mode = gateway"])["result"]
+    check("interface_mode = gateway with mode = gateway", r["mode"] == RI.MODE_GATEWAY, r)
+    r = cpi(["bitrate = 1200"])["result"]
+    ic = {"ic_max_held_announces": RI.MAX_HELD_ANNOUNCES, "ic_burst_hold": RI.IC_BURST_HOLD,
+          "ic_burst_freq_new": RI.IC_BURST_FREQ_NEW, "ic_burst_freq": RI.IC_BURST_FREQ,
+          "ic_new_time": RI.IC_NEW_TIME, "ic_burst_penalty": RI.IC_BURST_PENALTY,
+          "ic_held_release_interval": RI.IC_HELD_RELEASE_INTERVAL}
+    check("config ic_* defaults = reference Interface constants",
+          all(r[k] == v for k, v in ic.items()) and r["configured_bitrate"] == 1200
+          and abs(r["announce_cap"] - RNS.Reticulum.ANNOUNCE_CAP / 100.0) < 1e-12, r)
+    lo = RNS.Reticulum.MINIMUM_BITRATE - 1
+    r = cpi(["bitrate = %d" % lo, "announce_cap = 0", "ifac_size = 7", "networkname = ",
+             "pass_phrase = k", "ic_burst_freq = 4.5"])["result"]
+    check("config bounds: bitrate, announce_cap, ifac_size floor, empty name, alias",
+          r["configured_bitrate"] is None and abs(r["announce_cap"] - 0.02) < 1e-12
+          and r["ifac_size"] == 16 and r["ifac_netname"] is None and r["ifac_netkey"] == "k"
+          and r["ifac_active"] is True and r["ic_burst_freq"] == 4.5, r)
+    r = cpi(["ifac_size = 512"])["result"]
+    check("config ifac_size 512 bits -> 64 bytes", r["ifac_size"] == 64, r)
+    r = cpi(["discoverable = yes"])
+    check("discoverable refused by name", r.get("success") is False and
+          "discover" in r.get("error", ""), r)
     # every hex field of a sample answer is lowercase
     r = b.ok("announce_build", private_key=prv.hex(), app_name="x", aspects=[])
     check("hex out is lowercase", all(is_lower_hex(r[k]) for k in ("raw", "public_key", "signature")))
