@@ -244,6 +244,18 @@ def primitives(b):
     r = b.ok("crypto_provider_op", op="ed25519_sign", provider="internal",
              private_key="9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60", message="")
     check("provider op on libsodium", r["result"].startswith("e5564300c360ac72"), r)
+    # packet_build_raw_header2: the reference unpacks rnsc's HEADER_2 announce
+    r = b.ok("packet_build_raw_header2", packet_type=1, transport_id="cd" * 16, data="0102")
+    rp = RNS.Packet(None, bytes.fromhex(r["raw"]))
+    check("HEADER_2 announce unpacks in the reference",
+          rp.unpack() and rp.header_type == RNS.Packet.HEADER_2 and
+          rp.transport_id == bytes.fromhex("cd" * 16) and rp.data == b"\x01\x02" and
+          r["raw_len"] == 35 + 2, r)
+    r = b.ok("packet_build_raw_header2", packet_type=1)
+    check("HEADER_2 without transport id refused as the reference words it",
+          "raw" not in r and "must have a transport ID" in r.get("error", ""), r)
+    r = b.ok("packet_build_raw_header2", packet_type=0, transport_id="cd" * 16)
+    check("HEADER_2 DATA origination refused", "raw" not in r and r.get("error"), r)
     # config_parse_interface: rnsc's reader and interface policy against the reference's
     # Interface/Reticulum constants (the suite drives the reference's _synthesize_interface)
     from RNS.Interfaces.Interface import Interface as RI
