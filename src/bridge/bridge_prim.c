@@ -28,6 +28,7 @@
 #include "node_policy.h"
 #include "packet.h"
 #include "token.h"
+#include "transport.h"
 
 #define E err, errcap
 /* Every handler frees what it took on the way out; "fail" is the common exit. */
@@ -1723,6 +1724,73 @@ static int c_packet_build_raw_header2(rnsc_bridge *b, json_t *params, json_t *re
 	return 0;
 }
 
+/* Identity.remember into rnsc's known-destinations store (the transport engine's, here a
+ * fresh engine per request, since the bridge runs none for primitives), then recall. The
+ * store's record holds exactly RNSC_KEYSIZE (64) key bytes, so any other length is refused
+ * before it, where the reference raises TypeError: answered with the suite's name for it. */
+static int c_identity_remember(rnsc_bridge *b, json_t *params, json_t *result, char *err,
+			       size_t errcap)
+{
+	rnsc_transport_known k;
+	uint8_t *pub = NULL, *app = NULL;
+	size_t pn, an = 0;
+	memset(&k, 0, sizeof(k));
+	/* the reference stores whatever packet hash it is given; the record keeps up to 32 bytes */
+	uint8_t *ph = NULL;
+	size_t phn;
+	if (rnsc_bridge_hex(params, "packet_hash", 1, &ph, &phn, E))
+		return 1;
+	if (phn)
+		memcpy(k.packet_hash, ph, phn < sizeof(k.packet_hash) ? phn : sizeof(k.packet_hash));
+	free(ph);
+	if (rnsc_bridge_hex_fixed(params, "destination_hash", k.dest_hash, sizeof(k.dest_hash), E))
+		return 1;
+	if (rnsc_bridge_hex(params, "public_key", 1, &pub, &pn, E))
+		return 1;
+	SETINT("public_key_len", pn);
+	if (pn != RNSC_KEYSIZE) {
+		free(pub);
+		SETBOOL("ok", 0);
+		json_object_set_new(result, "error", json_string("TypeError"));
+		json_object_set_new(result, "reason",
+				    json_string("a known destination's public key is 64 bytes"));
+		return 0;
+	}
+	memcpy(k.public_key, pub, RNSC_KEYSIZE);
+	free(pub);
+	json_t *ad = json_object_get(params, "app_data");
+	if (ad && !json_is_null(ad) && !(json_is_string(ad) && !*json_string_value(ad))) {
+		if (rnsc_bridge_hex(params, "app_data", 0, &app, &an, E))
+			return 1;
+		k.app_data = app;
+		k.app_data_len = an;
+	}
+	k.timestamp = (uint64_t)time(NULL) * 1000u;
+	rnsc_identity tid, got;
+	rnsc_transport *t = NULL;
+	int rc = rnsc_identity_generate(b->ctx, &tid);
+	if (rc == 0) {
+		rc = rnsc_transport_new(b->ctx, &t, &tid, NULL);
+		rnsc_identity_free(&tid);
+	}
+	if (rc == 0)
+		rc = rnsc_transport_known_import(t, &k);
+	free(app);
+	if (rc) {
+		rnsc_transport_del(t);
+		return rnsc_bridge_fail(E, "remember", rc);
+	}
+	rc = rnsc_transport_recall(t, k.dest_hash, &got, NULL, NULL);
+	if (rc == 0)
+		rnsc_identity_free(&got);
+	rnsc_transport_del(t);
+	SETBOOL("ok", 1);
+	SETBOOL("recalled", rc == 0);
+	if (rc)
+		json_object_set_new(result, "recall_error", json_string(rnsc_err_name(rc)));
+	return 0;
+}
+
 /* ---- config_parse_interface: one [interfaces] section through rnsc's config reader -------- */
 
 /* The suite's probe type: a no-op interface of bitrate 62500 whose DEFAULT_IFAC_SIZE is 16
@@ -2038,6 +2106,7 @@ const rnsc_bridge_cmd rnsc_bridge_prim_cmds[] = {
 	{"auto_discovery_token", c_auto_discovery_token},
 	{"interface_optimise_mtu", c_interface_optimise_mtu},
 	{"config_parse_interface", c_config_parse_interface},
+	{"identity_remember", c_identity_remember},
 	{"packet_build_raw_header2", c_packet_build_raw_header2},
 	{"wire_channel_envelope_pack", c_wire_channel_envelope_pack},
 	{"wire_buffer_pack", c_wire_buffer_pack},

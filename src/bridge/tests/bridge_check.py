@@ -256,6 +256,19 @@ def primitives(b):
           "raw" not in r and "must have a transport ID" in r.get("error", ""), r)
     r = b.ok("packet_build_raw_header2", packet_type=0, transport_id="cd" * 16)
     check("HEADER_2 DATA origination refused", "raw" not in r and r.get("error"), r)
+    # identity_remember: the 64-byte key gate, as the reference's Identity.remember has it
+    ref_gate = {}
+    for n in (63, 64, 65):
+        try:
+            RNS.Identity.remember(b"\x11" * 16, bytes([n]) * 16, b"\xab" * n, None)
+            ref_gate[n] = True
+        except TypeError:
+            ref_gate[n] = False
+    got = {n: b.ok("identity_remember", packet_hash="11" * 16, destination_hash="%02x" % n * 16,
+                   public_key="ab" * n, app_data=None) for n in (63, 64, 65)}
+    check("identity_remember key-length gate = reference",
+          {n: r["ok"] for n, r in got.items()} == ref_gate and got[64]["recalled"] is True
+          and got[63]["error"] == "TypeError", (got, ref_gate))
     # config_parse_interface: rnsc's reader and interface policy against the reference's
     # Interface/Reticulum constants (the suite drives the reference's _synthesize_interface)
     from RNS.Interfaces.Interface import Interface as RI
