@@ -694,6 +694,48 @@ static void test_config_policy(void)
 	rnsc_config_del(cfg);
 }
 
+/* Reticulum._synthesize_interface's mode selection: interface_mode first, and its gateway /
+ * internal arms reading "mode" (unlowered), a KeyError without it. */
+static void test_config_mode(void)
+{
+	static const struct {
+		const char *opts;
+		int rc, mode;
+	} cases[] = {
+		{"", 0, RNSC_IFMODE_FULL},
+		{"mode = PTP\n", 0, RNSC_IFMODE_POINT_TO_POINT},
+		{"mode = gw\n", 0, RNSC_IFMODE_GATEWAY},
+		{"mode = point_to_point\n", 0, RNSC_IFMODE_FULL},
+		{"interface_mode = AP\nmode = boundary\n", 0, RNSC_IFMODE_ACCESS_POINT},
+		{"interface_mode = gateway\n", RNSC_ERR_CONFIG_VALUE, 0},
+		{"interface_mode = nonsense\n", RNSC_ERR_CONFIG_VALUE, 0},
+		{"interface_mode = gateway\nmode = gw\n", 0, RNSC_IFMODE_GATEWAY},
+		{"interface_mode = gw\nmode = internal\n", 0, RNSC_IFMODE_INTERNAL},
+		{"interface_mode = gateway\nmode = Gateway\n", 0, RNSC_IFMODE_FULL},
+		{"interface_mode = nonsense\nmode = ap\n", 0, RNSC_IFMODE_FULL},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[256];
+		snprintf(text, sizeof(text), "[interfaces]\n  [[A]]\n    type = X\n    %s",
+			 cases[i].opts);
+		rnsc_config *cfg = NULL;
+		rnsc_config_error err;
+		CU_ASSERT_EQUAL_FATAL(rnsc_config_parse(C, text, strlen(text), "t", &cfg, &err), 0);
+		const rnsc_config_section *a = rnsc_config_section_get(
+			rnsc_config_section_get(rnsc_config_root(cfg), "interfaces"), "A");
+		int mode = -1;
+		memset(&err, 0, sizeof(err));
+		int rc = rnsc_node_iface_mode_read(a, &mode, &err);
+		CU_ASSERT_EQUAL(rc, cases[i].rc);
+		if (rc == 0) {
+			CU_ASSERT_EQUAL(mode, cases[i].mode);
+		} else {
+			CU_ASSERT(strstr(err.msg, "interface_mode") != NULL);
+		}
+		rnsc_config_del(cfg);
+	}
+}
+
 int main(void)
 {
 	if (engine_env_open("announce_policy_test", 0x9E3779B97F4A7C15u))
@@ -715,6 +757,7 @@ int main(void)
 	CU_add_test(s, "engine: announce rate limit", test_engine_rate);
 	CU_add_test(s, "engine: held announce around a path response", test_engine_held_for_pr);
 	CU_add_test(s, "config: interface announce policy", test_config_policy);
+	CU_add_test(s, "config: interface mode selection", test_config_mode);
 	int rc = rnsc_cu_run();
 	engine_env_close();
 	return rc;

@@ -20,11 +20,15 @@
 #include "crypto.h"
 #include "destination.h"
 #include "err.h"
+#include "cfgfile.h"
 #include "hdlc.h"
+#include "ifac.h"
 #include "identity.h"
 #include "kiss.h"
+#include "node_policy.h"
 #include "packet.h"
 #include "token.h"
+#include "transport.h"
 
 #define E err, errcap
 /* Every handler frees what it took on the way out; "fail" is the common exit. */
@@ -1657,6 +1661,288 @@ static int c_interface_optimise_mtu(rnsc_bridge *b, json_t *params, json_t *resu
 	return 0;
 }
 
+/* The reference's Packet.pack() assembles a HEADER_2 header only for an ANNOUNCE it
+ * originates (transport rewrites forwarded packets' raw bytes instead), and only with a
+ * transport id. rnsc_packet_pack is the wire encoder under both, so the bridge keeps the
+ * origination rule: a refusal is an answer ({error, error_type}), not a failed command,
+ * worded as the reference words it because the suite matches that text. */
+static int c_packet_build_raw_header2(rnsc_bridge *b, json_t *params, json_t *result, char *err,
+				      size_t errcap)
+{
+	long long ptype;
+	uint8_t *data = NULL, raw[RNSC_MTU + 64], one = 0;
+	size_t n;
+	rnsc_packet p;
+	rnsc_identity id;
+	memset(&p, 0, sizeof(p));
+	if (rnsc_bridge_int(params, "packet_type", RNSC_PKT_ANNOUNCE, &ptype, E))
+		return 1;
+	if (rnsc_bridge_hex(params, "data", 0, &data, &n, E))
+		return 1;
+	json_t *tid = json_object_get(params, "transport_id");
+	const char *refusal = NULL;
+	if (!tid || json_is_null(tid))
+		refusal = "Packet with header type 2 must have a transport ID";
+	else if (ptype != RNSC_PKT_ANNOUNCE)
+		refusal = "rnsc originates HEADER_2 packets for ANNOUNCE only (transport inserts "
+			  "the transport id of any other packet it forwards)";
+	if (refusal) {
+		free(data);
+		json_object_set_new(result, "error", json_string(refusal));
+		json_object_set_new(result, "error_type", json_string(rnsc_err_name(RNSC_ERR_INVAL)));
+		return 0;
+	}
+	if (rnsc_bridge_hex_fixed(params, "transport_id", p.transport_id, sizeof(p.transport_id),
+				  E)) {
+		free(data);
+		return 1;
+	}
+	static const char *const asp[] = {"packet"};
+	int rc = rnsc_identity_generate(b->ctx, &id);
+	if (rc) {
+		free(data);
+		return rnsc_bridge_fail(E, "identity", rc);
+	}
+	rc = rnsc_destination_hash(b->ctx, p.dest_hash, id.hash, "conformance", asp, 1);
+	rnsc_identity_free(&id);
+	p.header_type = RNSC_HEADER_2;
+	p.transport_type = RNSC_TRANSPORT_BROADCAST;
+	p.dest_type = RNSC_DEST_SINGLE;
+	p.packet_type = RNSC_PKT_ANNOUNCE;
+	/* the reference's bridge packs b"\x00" for empty data */
+	p.data = n ? data : &one;
+	p.data_len = n ? n : 1;
+	int len = rc ? rc : rnsc_packet_pack(raw, sizeof(raw), &p, RNSC_MTU);
+	free(data);
+	if (len < 0)
+		return rnsc_bridge_fail(E, "packet pack", len);
+	if (rnsc_bridge_set_hex(result, "raw", raw, (size_t)len)) {
+		snprintf(E, "out of memory");
+		return 1;
+	}
+	SETINT("raw_len", len);
+	return 0;
+}
+
+/* Identity.remember into rnsc's known-destinations store (the transport engine's, here a
+ * fresh engine per request, since the bridge runs none for primitives), then recall. The
+ * store's record holds exactly RNSC_KEYSIZE (64) key bytes, so any other length is refused
+ * before it, where the reference raises TypeError: answered with the suite's name for it. */
+static int c_identity_remember(rnsc_bridge *b, json_t *params, json_t *result, char *err,
+			       size_t errcap)
+{
+	rnsc_transport_known k;
+	uint8_t *pub = NULL, *app = NULL;
+	size_t pn, an = 0;
+	memset(&k, 0, sizeof(k));
+	/* the reference stores whatever packet hash it is given; the record keeps up to 32 bytes */
+	uint8_t *ph = NULL;
+	size_t phn;
+	if (rnsc_bridge_hex(params, "packet_hash", 1, &ph, &phn, E))
+		return 1;
+	if (phn)
+		memcpy(k.packet_hash, ph, phn < sizeof(k.packet_hash) ? phn : sizeof(k.packet_hash));
+	free(ph);
+	if (rnsc_bridge_hex_fixed(params, "destination_hash", k.dest_hash, sizeof(k.dest_hash), E))
+		return 1;
+	if (rnsc_bridge_hex(params, "public_key", 1, &pub, &pn, E))
+		return 1;
+	SETINT("public_key_len", pn);
+	if (pn != RNSC_KEYSIZE) {
+		free(pub);
+		SETBOOL("ok", 0);
+		json_object_set_new(result, "error", json_string("TypeError"));
+		json_object_set_new(result, "reason",
+				    json_string("a known destination's public key is 64 bytes"));
+		return 0;
+	}
+	memcpy(k.public_key, pub, RNSC_KEYSIZE);
+	free(pub);
+	json_t *ad = json_object_get(params, "app_data");
+	if (ad && !json_is_null(ad) && !(json_is_string(ad) && !*json_string_value(ad))) {
+		if (rnsc_bridge_hex(params, "app_data", 0, &app, &an, E))
+			return 1;
+		k.app_data = app;
+		k.app_data_len = an;
+	}
+	k.timestamp = (uint64_t)time(NULL) * 1000u;
+	rnsc_identity tid, got;
+	rnsc_transport *t = NULL;
+	int rc = rnsc_identity_generate(b->ctx, &tid);
+	if (rc == 0) {
+		rc = rnsc_transport_new(b->ctx, &t, &tid, NULL);
+		rnsc_identity_free(&tid);
+	}
+	if (rc == 0)
+		rc = rnsc_transport_known_import(t, &k);
+	free(app);
+	if (rc) {
+		rnsc_transport_del(t);
+		return rnsc_bridge_fail(E, "remember", rc);
+	}
+	rc = rnsc_transport_recall(t, k.dest_hash, &got, NULL, NULL);
+	if (rc == 0)
+		rnsc_identity_free(&got);
+	rnsc_transport_del(t);
+	SETBOOL("ok", 1);
+	SETBOOL("recalled", rc == 0);
+	if (rc)
+		json_object_set_new(result, "recall_error", json_string(rnsc_err_name(rc)));
+	return 0;
+}
+
+/* ---- config_parse_interface: one [interfaces] section through rnsc's config reader -------- */
+
+/* The suite's probe type: a no-op interface of bitrate 62500 whose DEFAULT_IFAC_SIZE is 16
+ * bytes (RNSC_IFAC_DEFAULT_SIZE, the TCP class's). */
+#define PROBE_TYPE "ConfigParseProbeInterface"
+#define PROBE_BITRATE 62500
+
+static void set_secs(json_t *result, const char *key, uint64_t ms)
+{
+	if (ms % 1000 == 0)
+		SETINT(key, ms / 1000);
+	else
+		json_object_set_new(result, key, json_real((double)ms / 1000.0));
+}
+
+static int cfg_fail(char *err, size_t errcap, const rnsc_config_error *ce, int rc)
+{
+	snprintf(E, "config: %s (%s)", rnsc_strerror(rc), ce->msg[0] ? ce->msg : "no detail");
+	return 1;
+}
+
+/* The per-interface decisions rnsc's node makes when it opens a configured interface
+ * (node.c read_iface_opts, node_policy.c), read back under the suite's field names. */
+static int c_config_parse_interface(rnsc_bridge *b, json_t *params, json_t *result, char *err,
+				    size_t errcap)
+{
+	const char *text, *name, *v;
+	if (rnsc_bridge_str(params, "config_text", NULL, &text, E) ||
+	    rnsc_bridge_str(params, "interface_name", NULL, &name, E))
+		return 1;
+	if (!text || !name) {
+		snprintf(E, "parameters 'config_text' and 'interface_name' are required");
+		return 1;
+	}
+	rnsc_config *cfg = NULL;
+	rnsc_config_error ce;
+	memset(&ce, 0, sizeof(ce));
+	int rc = rnsc_config_parse(b->ctx, text, strlen(text), "config_text", &cfg, &ce);
+	if (rc)
+		return cfg_fail(E, &ce, rc);
+	int ret = 1;
+	const rnsc_config_section *ifs = rnsc_config_section_get(rnsc_config_root(cfg), "interfaces");
+	const rnsc_config_section *s = ifs ? rnsc_config_section_get(ifs, name) : NULL;
+	if (!s) {
+		snprintf(E, "config_text has no [[%s]] under [interfaces]", name);
+		goto out;
+	}
+	if (!rnsc_config_has(s, "type") || rnsc_config_get_str(s, "type", &v, &ce) ||
+	    strcmp(v, PROBE_TYPE) != 0) {
+		snprintf(E, "the interface type must be " PROBE_TYPE " (rnsc opens no other here)");
+		goto out;
+	}
+	int mode;
+	if ((rc = rnsc_node_iface_mode_read(s, &mode, &ce))) {
+		cfg_fail(E, &ce, rc);
+		goto out;
+	}
+	int disc = 0;
+	if (rnsc_config_has(s, "discoverable") &&
+	    (rc = rnsc_config_get_bool(s, "discoverable", &disc, &ce))) {
+		cfg_fail(E, &ce, rc);
+		goto out;
+	}
+	if (disc) {
+		snprintf(E, "discoverable = yes: rnsc does not publish interface discovery "
+			    "announces, so it has no discovery mode forcing or announce interval");
+		goto out;
+	}
+	rnsc_transport_iface_policy pol;
+	if ((rc = rnsc_node_policy_read(NULL, s, &pol, &ce))) {
+		cfg_fail(E, &ce, rc);
+		goto out;
+	}
+	int64_t bitrate = 0, bits = 0;
+	int has_bitrate = 0;
+	if (rnsc_config_has(s, "bitrate")) {
+		if ((rc = rnsc_config_get_int(s, "bitrate", &bitrate, &ce))) {
+			cfg_fail(E, &ce, rc);
+			goto out;
+		}
+		has_bitrate = bitrate >= (int64_t)RNSC_MINIMUM_BITRATE;
+	}
+	size_t ifac_size = RNSC_IFAC_DEFAULT_SIZE;
+	if (rnsc_config_has(s, "ifac_size")) {
+		if ((rc = rnsc_config_get_int(s, "ifac_size", &bits, &ce))) {
+			cfg_fail(E, &ce, rc);
+			goto out;
+		}
+		size_t sz = rnsc_ifac_size_from_bits((long)(bits > 8 * 512 ? 8 * 512 + 8 : bits));
+		if (sz > RNSC_IFAC_MAX_SIZE) {
+			snprintf(E, "ifac_size: %lld bits is beyond the 512-bit maximum rnsc accepts",
+				 (long long)bits);
+			goto out;
+		}
+		if (sz)
+			ifac_size = sz;
+	}
+	/* later spellings override earlier ones; empty values count as unset (node.c) */
+	const char *netname = NULL, *netkey = NULL;
+	static const char *const names[] = {"networkname", "network_name"};
+	static const char *const passes[] = {"passphrase", "pass_phrase"};
+	for (int i = 0; i < 2; i++) {
+		if (rnsc_config_has(s, names[i]) && rnsc_config_get_str(s, names[i], &v, &ce) == 0 &&
+		    *v)
+			netname = v;
+		if (rnsc_config_has(s, passes[i]) && rnsc_config_get_str(s, passes[i], &v, &ce) == 0 &&
+		    *v)
+			netkey = v;
+	}
+	int ifac_active = 0;
+	if (netname || netkey) {
+		rnsc_ifac ifac;
+		if ((rc = rnsc_ifac_init(&ifac, b->ctx, netname, netkey, ifac_size))) {
+			rnsc_bridge_fail(E, "ifac_init", rc);
+			goto out;
+		}
+		rnsc_ifac_free(&ifac);
+		ifac_active = 1;
+	}
+	static const char *const mode_names[] = {NULL,	      "full",	 "pointtopoint",
+						 "access_point", "roaming", "boundary",
+						 "gateway"};
+	SETINT("selected_interface_mode", mode);
+	SETINT("mode", mode);
+	json_object_set_new(result, "mode_name",
+			    mode >= 1 && mode <= 6 ? json_string(mode_names[mode]) : json_null());
+	if (has_bitrate)
+		SETINT("configured_bitrate", bitrate);
+	else
+		json_object_set_new(result, "configured_bitrate", json_null());
+	SETINT("bitrate", has_bitrate ? bitrate : PROBE_BITRATE);
+	json_object_set_new(result, "announce_cap", json_real(pol.announce_cap));
+	SETINT("ifac_size", ifac_size);
+	SETINT("default_ifac_size", RNSC_IFAC_DEFAULT_SIZE);
+	SETBOOL("discoverable", 0);
+	json_object_set_new(result, "discovery_announce_interval", json_null());
+	json_object_set_new(result, "ifac_netname", netname ? json_string(netname) : json_null());
+	json_object_set_new(result, "ifac_netkey", netkey ? json_string(netkey) : json_null());
+	SETBOOL("ifac_active", ifac_active);
+	SETINT("ic_max_held_announces", pol.ic.max_held);
+	set_secs(result, "ic_burst_hold", pol.ic.burst_hold_ms);
+	json_object_set_new(result, "ic_burst_freq_new", json_real(pol.ic.burst_freq_new));
+	json_object_set_new(result, "ic_burst_freq", json_real(pol.ic.burst_freq));
+	set_secs(result, "ic_new_time", pol.ic.new_time_ms);
+	set_secs(result, "ic_burst_penalty", pol.ic.burst_penalty_ms);
+	set_secs(result, "ic_held_release_interval", pol.ic.held_release_interval_ms);
+	ret = 0;
+out:
+	rnsc_config_del(cfg);
+	return ret;
+}
+
 /* ---- Channel envelopes and Buffer stream messages (channel.h, buffer.h) ------------------- */
 
 static int c_wire_channel_envelope_pack(rnsc_bridge *b, json_t *params, json_t *result, char *err,
@@ -1819,6 +2105,9 @@ const rnsc_bridge_cmd rnsc_bridge_prim_cmds[] = {
 	{"destination_expand_name", c_destination_expand_name},
 	{"auto_discovery_token", c_auto_discovery_token},
 	{"interface_optimise_mtu", c_interface_optimise_mtu},
+	{"config_parse_interface", c_config_parse_interface},
+	{"identity_remember", c_identity_remember},
+	{"packet_build_raw_header2", c_packet_build_raw_header2},
 	{"wire_channel_envelope_pack", c_wire_channel_envelope_pack},
 	{"wire_buffer_pack", c_wire_buffer_pack},
 	{NULL, NULL},

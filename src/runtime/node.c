@@ -783,15 +783,11 @@ static int read_iface_opts(rnsc_node *n, const rnsc_config_section *s, rnsc_conf
 			(strcmp(v, "BackboneInterface") == 0 &&
 			 (rnsc_config_has(s, "target_host") || rnsc_config_has(s, "remote")));
 	/* interface_mode wins over mode, as in Reticulum._synthesize_interface. */
-	const char *mkey = rnsc_config_has(s, "interface_mode") ? "interface_mode"
-			   : rnsc_config_has(s, "mode")         ? "mode"
-								: NULL;
-	if (mkey) {
-		if ((rc = rnsc_config_get_str(s, mkey, &v, err)))
+	if (rnsc_config_has(s, "interface_mode") || rnsc_config_has(s, "mode")) {
+		int m;
+		if ((rc = rnsc_node_iface_mode_read(s, &m, err)))
 			return rc;
-		int m = rnsc_config_iface_mode_from_name(v);
-		if (m != RNSC_IFMODE_UNSET)
-			n->pend.mode = m;
+		n->pend.mode = m;
 	}
 	/* Later spellings override earlier ones; empty values count as unset. */
 	static const char *const names[] = {"networkname", "network_name"};

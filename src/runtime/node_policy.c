@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Interface announce policy from the configuration (see node_policy.h). */
+#include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "announce_cap.h"
 #include "announce_rate.h"
@@ -169,5 +171,53 @@ int rnsc_node_policy_read(const rnsc_config_settings *set, const rnsc_config_sec
 		return rc;
 	if (has && f > 0 && f <= 100)
 		p->announce_cap = f / 100.0;
+	return 0;
+}
+
+int rnsc_node_iface_mode_read(const rnsc_config_section *s, int *mode, rnsc_config_error *err)
+{
+	static const char *const first[] = {"full", "access_point", "accesspoint", "ap",
+					    "pointtopoint", "ptp", "roaming", "boundary"};
+	const char *v;
+	int rc;
+	*mode = RNSC_IFMODE_FULL;
+	if (rnsc_config_has(s, "interface_mode")) {
+		if ((rc = rnsc_config_get_str(s, "interface_mode", &v, err)))
+			return rc;
+		for (size_t i = 0; i < sizeof(first) / sizeof(first[0]); i++)
+			if (strcasecmp(v, first[i]) == 0) {
+				*mode = rnsc_config_iface_mode_from_name(v);
+				return 0;
+			}
+		/* the reference's gateway and internal arms of this branch compare c["mode"],
+		 * unlowered */
+		if (!rnsc_config_has(s, "mode")) {
+			if (err) {
+				err->code = RNSC_ERR_CONFIG_VALUE;
+				err->line = rnsc_config_option_line(s, "interface_mode");
+				char p[128];
+				rnsc_config_section_path(s, p, sizeof(p));
+				snprintf(err->msg, sizeof(err->msg),
+					 "%s interface_mode = %s needs a \"mode\" option as well "
+					 "(the reference reads mode for it and fails without one)",
+					 p, v);
+			}
+			return RNSC_ERR_CONFIG_VALUE;
+		}
+		if ((rc = rnsc_config_get_str(s, "mode", &v, err)))
+			return rc;
+		if (strcmp(v, "gateway") == 0 || strcmp(v, "gw") == 0)
+			*mode = RNSC_IFMODE_GATEWAY;
+		else if (strcmp(v, "internal") == 0)
+			*mode = RNSC_IFMODE_INTERNAL;
+		return 0;
+	}
+	if (rnsc_config_has(s, "mode")) {
+		if ((rc = rnsc_config_get_str(s, "mode", &v, err)))
+			return rc;
+		int m = rnsc_config_iface_mode_from_name(v);
+		if (m != RNSC_IFMODE_UNSET)
+			*mode = m;
+	}
 	return 0;
 }

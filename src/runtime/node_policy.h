@@ -23,4 +23,13 @@ RNSC_API void rnsc_node_policy_base(const rnsc_config_settings *set, int local,
 RNSC_API int rnsc_node_policy_read(const rnsc_config_settings *set, const rnsc_config_section *s,
 				   rnsc_transport_iface_policy *p, rnsc_config_error *err);
 
+/* The interface mode of section s as Reticulum._synthesize_interface selects it (enum
+ * rnsc_iface_mode; FULL when unset or unrecognised). interface_mode wins over mode, but an
+ * interface_mode that is none of full, access_point/accesspoint/ap, pointtopoint/ptp,
+ * roaming and boundary is resolved by the reference from "mode" (exactly "gateway"/"gw"
+ * or "internal", else FULL), and without a "mode" option the reference's lookup raises
+ * and the interface is refused: RNSC_ERR_CONFIG_VALUE here (err filled). */
+RNSC_API int rnsc_node_iface_mode_read(const rnsc_config_section *s, int *mode,
+				       rnsc_config_error *err);
+
 #endif

@@ -135,8 +135,10 @@ sources() {
 	bridge)
 		# rnsc-conformance-bridge's request handling on the core modules its commands use,
 		# jansson for the JSON, libbz2, and the OpenSSL crypto plugin compiled in (fuzz_wire.h).
-		for m in $core hdlc kiss link channel linkport buffer transport transport_map transport_link transport_policy transport_tunnel transport_tables transport_discovery transport_blackhole transport_ratchet transport_dest ingress announce_cap announce_rate; do printf '%s ' "$(libsrc "$m")"; done
-		echo "-I$top/src/bridge $top/src/bridge/bridge.c $top/src/bridge/bridge_prim.c $top/src/bridge/bridge_beh.c $top/plugins/crypto/openssl/openssl.c -ljansson -lcrypto -lbz2 -lm"
+		for m in $core hdlc kiss link channel linkport buffer transport transport_map transport_known transport_path transport_link transport_policy transport_tunnel transport_tables transport_discovery transport_blackhole transport_ratchet transport_dest ingress announce_cap announce_rate; do printf '%s ' "$(libsrc "$m")"; done
+		# config_parse_interface: the runtime's config reader and the interface policy
+		for m in cfgfile cfg_scan cfg_parse cfg_access cfg_interp cfg_convert cfg_settings cfg_locate store node_policy; do printf '%s ' "$top/src/runtime/$m.c"; done
+		echo "-I$top/src/bridge $top/src/bridge/bridge.c $top/src/bridge/bridge_prim.c $top/src/bridge/bridge_beh.c $top/plugins/crypto/openssl/openssl.c -ljansson -lcrypto -lbz2 -lm -lpthread"
 		;;
 	ratchet)
 		# The two ratchet file layouts (ratchet_file.h), OpenSSL compiled in for signatures.

@@ -244,6 +244,70 @@ def primitives(b):
     r = b.ok("crypto_provider_op", op="ed25519_sign", provider="internal",
              private_key="9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60", message="")
     check("provider op on libsodium", r["result"].startswith("e5564300c360ac72"), r)
+    # packet_build_raw_header2: the reference unpacks rnsc's HEADER_2 announce
+    r = b.ok("packet_build_raw_header2", packet_type=1, transport_id="cd" * 16, data="0102")
+    rp = RNS.Packet(None, bytes.fromhex(r["raw"]))
+    check("HEADER_2 announce unpacks in the reference",
+          rp.unpack() and rp.header_type == RNS.Packet.HEADER_2 and
+          rp.transport_id == bytes.fromhex("cd" * 16) and rp.data == b"\x01\x02" and
+          r["raw_len"] == 35 + 2, r)
+    r = b.ok("packet_build_raw_header2", packet_type=1)
+    check("HEADER_2 without transport id refused as the reference words it",
+          "raw" not in r and "must have a transport ID" in r.get("error", ""), r)
+    r = b.ok("packet_build_raw_header2", packet_type=0, transport_id="cd" * 16)
+    check("HEADER_2 DATA origination refused", "raw" not in r and r.get("error"), r)
+    # identity_remember: the 64-byte key gate, as the reference's Identity.remember has it
+    ref_gate = {}
+    for n in (63, 64, 65):
+        try:
+            RNS.Identity.remember(b"\x11" * 16, bytes([n]) * 16, b"\xab" * n, None)
+            ref_gate[n] = True
+        except TypeError:
+            ref_gate[n] = False
+    got = {n: b.ok("identity_remember", packet_hash="11" * 16, destination_hash="%02x" % n * 16,
+                   public_key="ab" * n, app_data=None) for n in (63, 64, 65)}
+    check("identity_remember key-length gate = reference",
+          {n: r["ok"] for n, r in got.items()} == ref_gate and got[64]["recalled"] is True
+          and got[63]["error"] == "TypeError", (got, ref_gate))
+    # config_parse_interface: rnsc's reader and interface policy against the reference's
+    # Interface/Reticulum constants (the suite drives the reference's _synthesize_interface)
+    from RNS.Interfaces.Interface import Interface as RI
+
+    def cpi(body):
+        text = ("[interfaces]\n  [[probe]]\n    type = ConfigParseProbeInterface\n"
+                "    interface_enabled = true\n" + "".join("    %s\n" % l for l in body))
+        return b.call("config_parse_interface", interface_name="probe", config_text=text)
+
+    modes = {"ptp": RI.MODE_POINT_TO_POINT, "AP": RI.MODE_ACCESS_POINT, "gw": RI.MODE_GATEWAY,
+             "roaming": RI.MODE_ROAMING, "boundary": RI.MODE_BOUNDARY,
+             "point_to_point": RI.MODE_FULL}
+    got = {m: cpi(["mode = " + m])["result"]["mode"] for m in modes}
+    check("config modes and aliases = reference MODE_*", got == modes, got)
+    r = cpi(["interface_mode = gateway"])
+    check("interface_mode = gateway without mode refused (reference KeyError)",
+          r.get("success") is False, r)
+    r = cpi(["interface_mode = gateway", "mode = gateway"])["result"]
+    check("interface_mode = gateway with mode = gateway", r["mode"] == RI.MODE_GATEWAY, r)
+    r = cpi(["bitrate = 1200"])["result"]
+    ic = {"ic_max_held_announces": RI.MAX_HELD_ANNOUNCES, "ic_burst_hold": RI.IC_BURST_HOLD,
+          "ic_burst_freq_new": RI.IC_BURST_FREQ_NEW, "ic_burst_freq": RI.IC_BURST_FREQ,
+          "ic_new_time": RI.IC_NEW_TIME, "ic_burst_penalty": RI.IC_BURST_PENALTY,
+          "ic_held_release_interval": RI.IC_HELD_RELEASE_INTERVAL}
+    check("config ic_* defaults = reference Interface constants",
+          all(r[k] == v for k, v in ic.items()) and r["configured_bitrate"] == 1200
+          and abs(r["announce_cap"] - RNS.Reticulum.ANNOUNCE_CAP / 100.0) < 1e-12, r)
+    lo = RNS.Reticulum.MINIMUM_BITRATE - 1
+    r = cpi(["bitrate = %d" % lo, "announce_cap = 0", "ifac_size = 7", "networkname = ",
+             "pass_phrase = k", "ic_burst_freq = 4.5"])["result"]
+    check("config bounds: bitrate, announce_cap, ifac_size floor, empty name, alias",
+          r["configured_bitrate"] is None and abs(r["announce_cap"] - 0.02) < 1e-12
+          and r["ifac_size"] == 16 and r["ifac_netname"] is None and r["ifac_netkey"] == "k"
+          and r["ifac_active"] is True and r["ic_burst_freq"] == 4.5, r)
+    r = cpi(["ifac_size = 512"])["result"]
+    check("config ifac_size 512 bits -> 64 bytes", r["ifac_size"] == 64, r)
+    r = cpi(["discoverable = yes"])
+    check("discoverable refused by name", r.get("success") is False and
+          "discover" in r.get("error", ""), r)
     # every hex field of a sample answer is lowercase
     r = b.ok("announce_build", private_key=prv.hex(), app_name="x", aspects=[])
     check("hex out is lowercase", all(is_lower_hex(r[k]) for k in ("raw", "public_key", "signature")))
