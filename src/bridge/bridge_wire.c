@@ -30,6 +30,8 @@
 #include "destination.h"
 #include "err.h"
 #include "identity.h"
+#include "iface_host.h"
+#include "link.h"
 #include "node.h"
 #include "crypto.h"
 #include "transport.h"
@@ -742,6 +744,105 @@ static int cmd_link_teardown(rnsc_bridge *b, json_t *params, json_t *result, cha
 	return 0;
 }
 
+/* ---- observations ------------------------------------------------------------------------ */
+
+static int cmd_tx_bytes(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
+{
+	(void)b;
+	wire_inst *w = find_inst(params, err, errcap);
+	if (!w)
+		return 1;
+	/* the configured interface only: a server's count includes its children's */
+	uint64_t total = 0;
+	rnsc_iface_host *h = rnsc_node_ifaces(w->node);
+	for (size_t i = 0; i < rnsc_iface_host_count(h); i++) {
+		rnsc_iface_status st;
+		memset(&st, 0, sizeof(st));
+		st.stats.struct_size = sizeof(st.stats);
+		if (rnsc_iface_status_get(rnsc_iface_host_at(h, i), &st) == 0 && !st.is_child)
+			total += st.stats.tx_bytes;
+	}
+	json_object_set_new(result, "tx_bytes", json_integer((json_int_t)total));
+	return 0;
+}
+
+static int cmd_identity_recall(rnsc_bridge *b, json_t *params, json_t *result, char *err,
+			       size_t errcap)
+{
+	(void)b;
+	wire_inst *w = find_inst(params, err, errcap);
+	uint8_t dh[RNSC_TRUNCATED_HASHLEN];
+	long long timeout;
+	if (!w || rnsc_bridge_hex_fixed(params, "destination_hash", dh, sizeof(dh), err, errcap) ||
+	    rnsc_bridge_int(params, "timeout_ms", 0, &timeout, err, errcap))
+		return 1;
+	if (rnsc_bridge_bool(params, "from_identity_hash", 0)) {
+		snprintf(err, errcap, "recall by identity hash is not bridged for wire instances");
+		return 1;
+	}
+	uint64_t deadline = rnsc_node_now_ms() + (uint64_t)(timeout > 0 ? timeout : 0);
+	for (;;) {
+		rnsc_identity id;
+		const uint8_t *ad = NULL;
+		size_t adl = 0;
+		if (rnsc_transport_recall(rnsc_node_transport(w->node), dh, &id, &ad, &adl) == 0) {
+			uint8_t pub[RNSC_KEYSIZE];
+			memcpy(pub, id.x_pub, 32);
+			memcpy(pub + 32, id.ed_pub, 32);
+			json_object_set_new(result, "found", json_true());
+			rnsc_bridge_set_hex(result, "public_key", pub, sizeof(pub));
+			rnsc_bridge_set_hex(result, "hash", id.hash, sizeof(id.hash));
+			if (ad)
+				rnsc_bridge_set_hex(result, "app_data", ad, adl);
+			else
+				json_object_set_new(result, "app_data", json_null());
+			rnsc_identity_free(&id);
+			return 0;
+		}
+		if (rnsc_node_now_ms() >= deadline)
+			break;
+		wait_unlocked(50);
+		if (!w->used)
+			break;
+	}
+	json_object_set_new(result, "found", json_false());
+	json_object_set_new(result, "app_data", json_null());
+	return 0;
+}
+
+static int cmd_set_proof_strategy(rnsc_bridge *b, json_t *params, json_t *result, char *err,
+				  size_t errcap)
+{
+	(void)b;
+	wire_inst *w = find_inst(params, err, errcap);
+	uint8_t dh[RNSC_TRUNCATED_HASHLEN];
+	const char *st;
+	if (!w || rnsc_bridge_hex_fixed(params, "destination_hash", dh, sizeof(dh), err, errcap) ||
+	    rnsc_bridge_str(params, "strategy", NULL, &st, err, errcap))
+		return 1;
+	int c;
+	if (strcasecmp(st, "all") == 0)
+		c = RNSC_PROVE_ALL;
+	else if (strcasecmp(st, "none") == 0)
+		c = RNSC_PROVE_NONE;
+	else {
+		/* PROVE_APP needs the reference bridge's payload-byte callback, not bridged yet */
+		snprintf(err, errcap, "strategy must be one of ['all', 'none'] here (got '%.16s')",
+			 st);
+		return 1;
+	}
+	if (!find_dest(w, dh)) {
+		snprintf(err, errcap, "No registered destination with that hash; call wire_listen first.");
+		return 1;
+	}
+	int rc = rnsc_transport_dest_set_proof_strategy(rnsc_node_transport(w->node), dh, c);
+	if (rc)
+		return rnsc_bridge_fail(err, errcap, "set_proof_strategy", rc);
+	json_object_set_new(result, "strategy", json_string(c == RNSC_PROVE_ALL ? "all" : "none"));
+	json_object_set_new(result, "proof_strategy", json_integer(c));
+	return 0;
+}
+
 void rnsc_bridge_wire_set_plugins(rnsc_plugin_host *host)
 {
 	wire_plugins = host;
@@ -769,5 +870,8 @@ const rnsc_bridge_cmd rnsc_bridge_wire_cmds[] = {
 	{"wire_link_send", cmd_link_send},
 	{"wire_link_poll", cmd_link_poll},
 	{"wire_link_teardown", cmd_link_teardown},
+	{"wire_tx_bytes", cmd_tx_bytes},
+	{"wire_identity_recall", cmd_identity_recall},
+	{"wire_set_proof_strategy", cmd_set_proof_strategy},
 	{NULL, NULL},
 };
