@@ -70,6 +70,12 @@ typedef struct wire_inst {
 	size_t n_dests;
 	wire_link links[WIRE_MAX_LINKS];
 	size_t n_links;
+	struct {
+		uint8_t hash[RNSC_HASHLEN];
+		char id[17];
+		int status; /* PacketReceipt: 0 FAILED, 1 SENT, 2 DELIVERED */
+	} receipts[WIRE_MAX_RX];
+	size_t n_receipts;
 } wire_inst;
 
 static pthread_mutex_t wire_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -191,6 +197,15 @@ static void on_link_data(void *ud, const uint8_t link_id[RNSC_TRUNCATED_HASHLEN]
 	d->rx[d->n_rx].data = p;
 	d->rx[d->n_rx].len = len;
 	d->n_rx++;
+}
+
+static void on_receipt(void *ud, const uint8_t packet_hash[RNSC_HASHLEN], int proved)
+{
+	wire_inst *w = ud;
+	for (size_t i = 0; i < w->n_receipts; i++)
+		if (memcmp(w->receipts[i].hash, packet_hash, RNSC_HASHLEN) == 0 &&
+		    w->receipts[i].status == 1)
+			w->receipts[i].status = proved ? 2 : 0;
 }
 
 /* ---- start / stop ------------------------------------------------------------------------ */
@@ -378,6 +393,7 @@ static int wire_start(rnsc_bridge *b, json_t *params, json_t *result, char *err,
 	hooks.on_link_established = on_link_established;
 	hooks.on_link_closed = on_link_closed;
 	hooks.on_link_data = on_link_data;
+	hooks.on_receipt = on_receipt;
 	rnsc_node_set_hooks(w->node, &hooks);
 	uint8_t rnd[8];
 	rnsc_random(b->ctx, rnd, sizeof(rnd));
@@ -843,6 +859,248 @@ static int cmd_set_proof_strategy(rnsc_bridge *b, json_t *params, json_t *result
 	return 0;
 }
 
+/* The reference bridge's link snapshot, from the engine's link (or, once the engine has
+ * dropped a closed link, from what on_link_closed recorded). Fields rnsc's link does not
+ * expose (last inbound, last keepalive) are null. */
+static void link_status_fill(wire_inst *w, wire_link *l, json_t *r)
+{
+	const rnsc_link *k = rnsc_transport_link_get(rnsc_node_transport(w->node), l->id);
+	int st = k ? rnsc_link_status(k) : RNSC_LINK_CLOSED;
+	int reason = k ? rnsc_link_reason(k) : l->reason;
+	if (st != RNSC_LINK_CLOSED)
+		reason = 0;
+	const char *sn = rnsc_link_status_name(st), *rn = rnsc_link_reason_name(reason);
+	json_object_set_new(r, "status", json_integer(st));
+	json_object_set_new(r, "status_name", sn ? json_string(sn) : json_null());
+	json_object_set_new(r, "teardown_reason", reason ? json_integer(reason) : json_null());
+	json_object_set_new(r, "teardown_reason_name", rn && reason ? json_string(rn) : json_null());
+	json_object_set_new(r, "no_inbound_for_ms", json_null());
+	json_object_set_new(r, "last_keepalive_ago_ms", json_null());
+	if (k) {
+		json_object_set_new(r, "keepalive_s", json_real(rnsc_link_keepalive_ms(k) / 1000.0));
+		json_object_set_new(r, "stale_time_s",
+				    json_real(rnsc_link_stale_time_ms(k) / 1000.0));
+		double rtt = rnsc_link_rtt(k);
+		json_object_set_new(r, "rtt", rtt >= 0 ? json_real(rtt) : json_null());
+		json_object_set_new(r, "mtu", json_integer(rnsc_link_mtu(k)));
+		json_object_set_new(r, "mdu", json_integer((json_int_t)rnsc_link_get_mdu(k)));
+		json_object_set_new(r, "mode", json_integer(rnsc_link_get_mode(k)));
+		const rnsc_identity *ri = l->initiator ? NULL : rnsc_link_remote_identity(k);
+		if (ri)
+			rnsc_bridge_set_hex(r, "remote_identity_hash", ri->hash, sizeof(ri->hash));
+		else
+			json_object_set_new(r, "remote_identity_hash", json_null());
+		json_object_set_new(r, "remote_identified", json_boolean(ri != NULL));
+	} else {
+		json_object_set_new(r, "remote_identity_hash", json_null());
+		json_object_set_new(r, "remote_identified", json_false());
+	}
+}
+
+static int cmd_link_status(rnsc_bridge *b, json_t *params, json_t *result, char *err,
+			   size_t errcap)
+{
+	(void)b;
+	wire_inst *w = find_inst(params, err, errcap);
+	uint8_t lid[RNSC_TRUNCATED_HASHLEN];
+	if (!w || rnsc_bridge_hex_fixed(params, "link_id", lid, sizeof(lid), err, errcap))
+		return 1;
+	wire_link *l = find_link(w, lid);
+	if (!l || !l->initiator) {
+		snprintf(err, errcap, "Unknown link_id");
+		return 1;
+	}
+	link_status_fill(w, l, result);
+	return 0;
+}
+
+static int cmd_listener_link_status(rnsc_bridge *b, json_t *params, json_t *result, char *err,
+				    size_t errcap)
+{
+	(void)b;
+	wire_inst *w = find_inst(params, err, errcap);
+	uint8_t dh[RNSC_TRUNCATED_HASHLEN];
+	long long timeout;
+	if (!w || rnsc_bridge_hex_fixed(params, "destination_hash", dh, sizeof(dh), err, errcap) ||
+	    rnsc_bridge_int(params, "timeout_ms", 0, &timeout, err, errcap))
+		return 1;
+	wire_dest *d = find_dest(w, dh);
+	if (!d || !d->listener) {
+		snprintf(err, errcap, "No listener registered for that destination_hash");
+		return 1;
+	}
+	uint64_t deadline = rnsc_node_now_ms() + (uint64_t)(timeout > 0 ? timeout : 0);
+	for (;;) {
+		wire_link *last = NULL;
+		size_t n = 0;
+		for (size_t i = 0; i < w->n_links; i++)
+			if (!w->links[i].initiator && w->links[i].established &&
+			    memcmp(w->links[i].dest, dh, sizeof(dh)) == 0)
+				last = &w->links[i], n++;
+		if (last) {
+			link_status_fill(w, last, result);
+			json_object_set_new(result, "found", json_true());
+			json_object_set_new(result, "link_count", json_integer((json_int_t)n));
+			return 0;
+		}
+		if (rnsc_node_now_ms() >= deadline)
+			break;
+		wait_unlocked(50);
+		if (!w->used)
+			break;
+	}
+	json_object_set_new(result, "found", json_false());
+	json_object_set_new(result, "link_count", json_integer(0));
+	return 0;
+}
+
+static int cmd_link_await_status(rnsc_bridge *b, json_t *params, json_t *result, char *err,
+				 size_t errcap)
+{
+	(void)b;
+	wire_inst *w = find_inst(params, err, errcap);
+	uint8_t lid[RNSC_TRUNCATED_HASHLEN];
+	long long timeout, target = -1;
+	if (!w || rnsc_bridge_hex_fixed(params, "link_id", lid, sizeof(lid), err, errcap) ||
+	    rnsc_bridge_int(params, "timeout_ms", 15000, &timeout, err, errcap))
+		return 1;
+	json_t *tv = json_object_get(params, "target_status");
+	if (json_is_string(tv)) {
+		static const char *const names[] = {"PENDING", "HANDSHAKE", "ACTIVE", "STALE",
+						    "CLOSED"};
+		for (int i = 0; i < 5; i++)
+			if (strcasecmp(json_string_value(tv), names[i]) == 0)
+				target = i;
+	} else if (rnsc_bridge_int(params, "target_status", -1, &target, err, errcap)) {
+		return 1;
+	}
+	if (target < 0 || target > 4) {
+		snprintf(err, errcap, "target_status must be a link status");
+		return 1;
+	}
+	wire_link *l = find_link(w, lid);
+	if (!l) {
+		snprintf(err, errcap, "Unknown link_id");
+		return 1;
+	}
+	uint64_t deadline = rnsc_node_now_ms() + (uint64_t)(timeout > 0 ? timeout : 0);
+	int reached = 0;
+	for (;;) {
+		const rnsc_link *k = rnsc_transport_link_get(rnsc_node_transport(w->node), lid);
+		int st = k ? rnsc_link_status(k) : RNSC_LINK_CLOSED;
+		if (st >= target) {
+			reached = 1;
+			break;
+		}
+		if (rnsc_node_now_ms() >= deadline)
+			break;
+		wait_unlocked(50);
+		if (!w->used)
+			break;
+	}
+	link_status_fill(w, l, result);
+	json_object_set_new(result, "reached", json_boolean(reached));
+	return 0;
+}
+
+static const char *receipt_name(int st)
+{
+	return st == 2 ? "DELIVERED" : st == 1 ? "SENT" : "FAILED";
+}
+
+static int wait_receipt(wire_inst *w, size_t i, long long timeout)
+{
+	uint64_t deadline = rnsc_node_now_ms() + (uint64_t)(timeout > 0 ? timeout : 0);
+	while (w->used && w->receipts[i].status == 1 && rnsc_node_now_ms() < deadline)
+		wait_unlocked(50);
+	return w->used;
+}
+
+static int cmd_send_packet_with_proof_request(rnsc_bridge *b, json_t *params, json_t *result,
+					      char *err, size_t errcap)
+{
+	wire_inst *w = find_inst(params, err, errcap);
+	uint8_t dh[RNSC_TRUNCATED_HASHLEN];
+	long long timeout;
+	if (!w || rnsc_bridge_hex_fixed(params, "destination_hash", dh, sizeof(dh), err, errcap) ||
+	    rnsc_bridge_int(params, "timeout_ms", 10000, &timeout, err, errcap))
+		return 1;
+	if (w->n_receipts == WIRE_MAX_RX) {
+		snprintf(err, errcap, "too many receipts on one instance");
+		return 1;
+	}
+	uint8_t *data;
+	size_t len;
+	if (rnsc_bridge_hex(params, "data", 0, &data, &len, err, errcap))
+		return 1;
+	size_t i = w->n_receipts;
+	int rc = rnsc_transport_send(rnsc_node_transport(w->node), dh, data, len,
+				     w->receipts[i].hash, rnsc_node_now_ms());
+	free(data);
+	if (rc == RNSC_ERR_NOTFOUND) {
+		snprintf(err, errcap, "No identity known for that destination; ensure an announce "
+				      "for this destination was received first.");
+		return 1;
+	}
+	if (rc)
+		return rnsc_bridge_fail(err, errcap, "send", rc);
+	rnsc_node_flush(w->node);
+	uint8_t rnd[8];
+	rnsc_random(b->ctx, rnd, sizeof(rnd));
+	for (int k = 0; k < 8; k++)
+		snprintf(w->receipts[i].id + 2 * k, 3, "%02x", rnd[k]);
+	w->receipts[i].status = 1;
+	w->n_receipts++;
+	rnsc_transport_path p;
+	int hops = rnsc_transport_path_get(rnsc_node_transport(w->node), dh, &p) == 0
+			   ? (int)p.hops
+			   : RNSC_PATHFINDER_M;
+	if (!wait_receipt(w, i, timeout)) {
+		snprintf(err, errcap, "instance stopped");
+		return 1;
+	}
+	int st = w->receipts[i].status;
+	json_object_set_new(result, "sent", json_true());
+	json_object_set_new(result, "receipt_id", json_string(w->receipts[i].id));
+	json_object_set_new(result, "hops", json_integer(hops));
+	json_object_set_new(result, "delivered", json_boolean(st == 2));
+	json_object_set_new(result, "proved", json_boolean(st == 2));
+	rnsc_bridge_set_hex(result, "proved_packet_hash", w->receipts[i].hash, RNSC_HASHLEN);
+	/* the proof packet itself is consumed inside the engine: not observable here */
+	json_object_set_new(result, "proof_data", json_null());
+	json_object_set_new(result, "proof_len", json_null());
+	json_object_set_new(result, "proof_raw", json_null());
+	return 0;
+}
+
+static int cmd_packet_receipt_status(rnsc_bridge *b, json_t *params, json_t *result, char *err,
+				     size_t errcap)
+{
+	(void)b;
+	wire_inst *w = find_inst(params, err, errcap);
+	const char *id;
+	long long timeout;
+	if (!w || rnsc_bridge_str(params, "receipt_id", NULL, &id, err, errcap) ||
+	    rnsc_bridge_int(params, "timeout_ms", 0, &timeout, err, errcap))
+		return 1;
+	for (size_t i = 0; i < w->n_receipts; i++) {
+		if (strcmp(w->receipts[i].id, id) != 0)
+			continue;
+		if (!wait_receipt(w, i, timeout)) {
+			snprintf(err, errcap, "instance stopped");
+			return 1;
+		}
+		int st = w->receipts[i].status;
+		json_object_set_new(result, "status", json_integer(st));
+		json_object_set_new(result, "status_name", json_string(receipt_name(st)));
+		json_object_set_new(result, "delivered", json_boolean(st == 2));
+		json_object_set_new(result, "proved", json_boolean(st == 2));
+		return 0;
+	}
+	snprintf(err, errcap, "Unknown receipt_id: %.32s", id);
+	return 1;
+}
+
 void rnsc_bridge_wire_set_plugins(rnsc_plugin_host *host)
 {
 	wire_plugins = host;
@@ -871,6 +1129,11 @@ const rnsc_bridge_cmd rnsc_bridge_wire_cmds[] = {
 	{"wire_link_poll", cmd_link_poll},
 	{"wire_link_teardown", cmd_link_teardown},
 	{"wire_tx_bytes", cmd_tx_bytes},
+	{"wire_send_packet_with_proof_request", cmd_send_packet_with_proof_request},
+	{"wire_packet_receipt_status", cmd_packet_receipt_status},
+	{"wire_link_status", cmd_link_status},
+	{"wire_listener_link_status", cmd_listener_link_status},
+	{"wire_link_await_status", cmd_link_await_status},
 	{"wire_identity_recall", cmd_identity_recall},
 	{"wire_set_proof_strategy", cmd_set_proof_strategy},
 	{NULL, NULL},

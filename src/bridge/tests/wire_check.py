@@ -108,6 +108,15 @@ def scenario(server_impl, client_impl):
             got += s.x("wire_link_poll", destination_hash=lis["destination_hash"],
                        timeout_ms=2000)["packets"]
         check(f"{tag}: link data arrives in order", got == msgs, got)
+        st = c.x("wire_link_status", link_id=lk["link_id"])
+        check(f"{tag}: link status ACTIVE, TCP link MTU 16384 and MDU 16303 (the reference's, measured)",
+              st.get("status") == 2 and st.get("mtu") == 16384 and st.get("mdu") == 16303, st)
+        pv = s.x("wire_listen", app_name="wirecheck", aspects=["proved"], proof_strategy="all")
+        c.x("wire_poll_path", destination_hash=pv["destination_hash"], timeout_ms=8000)
+        r = c.x("wire_send_packet_with_proof_request", destination_hash=pv["destination_hash"],
+                app_name="wirecheck", aspects=["proved"], data="0102", timeout_ms=10000)
+        check(f"{tag}: a PROVE_ALL destination's proof delivers the receipt",
+              r.get("delivered") is True and r.get("hops") == 1, r)
     finally:
         s.close()
         c.close()

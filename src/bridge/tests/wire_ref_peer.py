@@ -74,6 +74,8 @@ def cmd(c, p):
         def established(link, rx=rx):
             link.set_packet_callback(lambda data, _pkt: rx.append(bytes(data)))
         dest.set_link_established_callback(established)
+        if str(p.get("proof_strategy") or "none").lower() == "all":
+            dest.set_proof_strategy(RNS.Destination.PROVE_ALL)
         dest.announce()
         return {"destination_hash": dest.hash.hex(), "identity_hash": ident.hash.hex(),
                 "public_key": ident.get_public_key().hex()}
@@ -118,6 +120,20 @@ def cmd(c, p):
             return {"found": False}
         return {"found": True, "public_key": ident.get_public_key().hex(),
                 "hash": ident.hash.hex()}
+    if c == "wire_send_packet_with_proof_request":
+        dh = bytes.fromhex(p["destination_hash"])
+        ident = RNS.Identity.recall(dh)
+        out = RNS.Destination(ident, RNS.Destination.OUT, RNS.Destination.SINGLE,
+                              p["app_name"], *p.get("aspects", []))
+        receipt = RNS.Packet(out, bytes.fromhex(p.get("data", ""))).send()
+        end = time.time() + int(p.get("timeout_ms", 10000)) / 1000
+        while time.time() < end and receipt.get_status() == RNS.PacketReceipt.SENT:
+            time.sleep(0.05)
+        return {"sent": True, "hops": RNS.Transport.hops_to(dh),
+                "delivered": receipt.get_status() == RNS.PacketReceipt.DELIVERED}
+    if c == "wire_link_status":
+        link = state["links"][bytes.fromhex(p["link_id"])]
+        return {"status": link.status, "mdu": link.get_mdu(), "mtu": link.get_mtu()}
     if c == "wire_stop":
         return {"stopped": True}
     raise ValueError("Unknown command: " + c)
