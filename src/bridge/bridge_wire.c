@@ -236,6 +236,16 @@ static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *
 
 static void inst_free(wire_inst *w)
 {
+	if (w->node) {
+		/* the reference's exit handler tears down every link, so the peer sees
+		 * DESTINATION_CLOSED / INITIATOR_CLOSED rather than a timeout */
+		rnsc_transport *t = rnsc_node_transport(w->node);
+		for (size_t i = 0; i < w->n_links; i++)
+			if (w->links[i].established && !w->links[i].closed &&
+			    rnsc_transport_link_get(t, w->links[i].id))
+				rnsc_transport_link_close(t, w->links[i].id, rnsc_node_now_ms());
+		rnsc_node_flush(w->node);
+	}
 	rnsc_node_del(w->node);
 	for (size_t i = 0; i < w->n_dests; i++) {
 		for (size_t j = 0; j < w->dests[i].n_rx; j++)
@@ -409,6 +419,23 @@ static int wire_start(rnsc_bridge *b, json_t *params, json_t *result, char *err,
 		}
 		pthread_detach(wire_thread);
 		wire_thread_on = 1;
+	}
+	if (!server) {
+		/* the reference's TCPClientInterface connects inside Reticulum() before the start
+		 * returns; rnsc's connects on the loop, so wait (up to 5 s) for it to be online,
+		 * else a test that announces right after the start races the connect */
+		uint64_t deadline = rnsc_node_now_ms() + 5000;
+		rnsc_iface_host *h = rnsc_node_ifaces(w->node);
+		for (;;) {
+			int online = 0;
+			for (size_t i = 0; i < rnsc_iface_host_count(h); i++)
+				online |= rnsc_iface_online(rnsc_iface_host_at(h, i));
+			if (online || rnsc_node_now_ms() >= deadline)
+				break;
+			wait_unlocked(20);
+		}
+		/* and give the server a moment to accept and spawn its side of the connection */
+		wait_unlocked(250);
 	}
 	json_object_set_new(result, "handle", json_string(w->handle));
 	rnsc_bridge_set_hex(result, "identity_hash", rnsc_transport_id(rnsc_node_transport(w->node)),
