@@ -81,6 +81,8 @@ typedef struct wire_inst {
 static pthread_mutex_t wire_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_t wire_thread;
 static int wire_thread_on;
+static int wire_quit; /* under wire_mu: the driver returns (joined at shutdown, so that the
+		       * crypto libraries' per-thread state is released) */
 static wire_inst insts[WIRE_MAX_INST];
 static rnsc_plugin_host *wire_plugins;
 
@@ -99,6 +101,10 @@ static void *driver(void *arg)
 	(void)arg;
 	for (;;) {
 		pthread_mutex_lock(&wire_mu);
+		if (wire_quit) {
+			pthread_mutex_unlock(&wire_mu);
+			return NULL;
+		}
 		for (size_t i = 0; i < WIRE_MAX_INST; i++)
 			if (insts[i].used && insts[i].node)
 				rnsc_node_run_once(insts[i].node, 0);
@@ -107,7 +113,6 @@ static void *driver(void *arg)
 		struct timespec ts = {0, 3 * 1000 * 1000};
 		nanosleep(&ts, NULL);
 	}
-	return NULL;
 }
 
 /* Sleeps with the lock released so the driver runs the nodes meanwhile. */
@@ -417,7 +422,6 @@ static int wire_start(rnsc_bridge *b, json_t *params, json_t *result, char *err,
 			snprintf(err, errcap, "cannot start the driver thread");
 			return 1;
 		}
-		pthread_detach(wire_thread);
 		wire_thread_on = 1;
 	}
 	if (!server) {
@@ -1139,7 +1143,11 @@ void rnsc_bridge_wire_shutdown(void)
 	for (size_t i = 0; i < WIRE_MAX_INST; i++)
 		if (insts[i].used)
 			inst_free(&insts[i]);
+	wire_quit = 1;
 	pthread_mutex_unlock(&wire_mu);
+	if (wire_thread_on)
+		pthread_join(wire_thread, NULL);
+	wire_thread_on = 0;
 }
 
 const rnsc_bridge_cmd rnsc_bridge_wire_cmds[] = {
