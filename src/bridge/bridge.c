@@ -195,7 +195,7 @@ int rnsc_bridge_set_hex(json_t *result, const char *key, const uint8_t *p, size_
 static const rnsc_bridge_cmd *find_cmd(const char *name)
 {
 	static const rnsc_bridge_cmd *const tables[] = {rnsc_bridge_prim_cmds,
-							rnsc_bridge_beh_cmds};
+							rnsc_bridge_beh_cmds, rnsc_bridge_wire_cmds};
 	for (size_t t = 0; t < sizeof(tables) / sizeof(tables[0]); t++)
 		for (const rnsc_bridge_cmd *c = tables[t]; c->name; c++)
 			if (strcmp(c->name, name) == 0)
@@ -277,7 +277,9 @@ char *rnsc_bridge_handle(rnsc_bridge *b, const char *line, size_t len)
 		json_decref(result);
 		goto done;
 	}
+	rnsc_bridge_wire_lock();
 	int rc = c->fn(b, params ? params : empty, result, err, sizeof(err));
+	rnsc_bridge_wire_unlock();
 	out = respond(id, rc == 0, result, err[0] ? err : "command failed");
 	json_decref(result);
 	json_decref(empty);

@@ -62,6 +62,17 @@ extern const rnsc_bridge_cmd rnsc_bridge_prim_cmds[];
 /* behavioral_*: transport engines with mock interfaces (bridge_beh.c). */
 extern const rnsc_bridge_cmd rnsc_bridge_beh_cmds[];
 
+/* wire_*: live rnsc nodes on loopback TCP (bridge_wire.c). The nodes run on a driver thread;
+ * rnsc_bridge_handle holds rnsc_bridge_wire_lock around every command so that nothing else
+ * touches the context meanwhile. set_plugins gives the host the nodes load interfaces from
+ * (borrowed); shutdown stops every instance. */
+extern const rnsc_bridge_cmd rnsc_bridge_wire_cmds[];
+void rnsc_bridge_wire_lock(void);
+void rnsc_bridge_wire_unlock(void);
+struct rnsc_plugin_host;
+void rnsc_bridge_wire_set_plugins(struct rnsc_plugin_host *host);
+void rnsc_bridge_wire_shutdown(void);
+
 /* Points b->alt_ctx at a context whose crypto order is just backend. 0 or non-zero. */
 int rnsc_bridge_open_backend(rnsc_bridge *b, const char *backend);
 

@@ -73,6 +73,7 @@ int main(int argc, char **argv)
 	rnsc_bridge b;
 	rnsc_bridge_init(&b, env.ctx);
 	b.open_backend = open_backend;
+	rnsc_bridge_wire_set_plugins(env.host);
 	printf("READY\n");
 	fflush(stdout);
 	char *line = NULL;
@@ -106,6 +107,7 @@ int main(int argc, char **argv)
 		fflush(stdout);
 	}
 	free(line);
+	rnsc_bridge_wire_shutdown();
 	if (alt_open)
 		rnsc_env_close(&alt_env);
 	rnsc_env_close(&env);
