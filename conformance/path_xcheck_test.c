@@ -21,14 +21,25 @@
  *              announce after the mark replaces the path as the reference's rule says.
  *
  * The reference is mandatory: when it cannot be imported the test fails (never skips).
+ *   own links  links this node opens itself (RNS.Link in the reference, its own watchdog run
+ *              a round at each step) to a destination 0..3 hops away, never proved: both
+ *              sides compute the same establishment timeout, and as the clock steps past it
+ *              both drop the pending link and, on a node without transport, expire the path
+ *              and send the same rediscovery path request (throttled by PATH_REQUEST_MI
+ *              alike); on a transport node the path stays. (A shared instance's client,
+ *              which leaves the request to the instance, is not covered: the harness's
+ *              interfaces are not LocalClientInterfaces, so hops would differ.) Steps are more than links_check_interval
+ *              (1 s) apart: the reference looks at closed pending links once a second, rnsc
+ *              when the link closes.
+ *
+ * The reference is mandatory: when it cannot be imported the test fails (never skips).
  * RNSC_XT_SEED picks the seed (default fixed, so CI runs are reproducible); RNSC_XT_TRACE=1
- * prints each step of the link sequences. Not covered here: links this node opens itself
- * (the harness runs no RNS.Link; tests/transport_link_test.c covers their rediscovery).
+ * prints each step of the link sequences.
  */
 #include "xt_common.h"
 
 static unsigned n_steps, n_state_cmp, n_links_failed, n_prs_cmp, n_marked_unresponsive,
-	n_unresp_replaced;
+	n_unresp_replaced, n_own_links, n_own_failed, n_own_rediscovered;
 
 /* pair_open() with the interface policy of the harness's interfaces: no ingress control
  * (held announces), no announce rate target. */
@@ -438,6 +449,160 @@ static void test_links(void)
 	      n_links_failed, n_prs_cmp);
 }
 
+/* ---- links this node opens -------------------------------------------------------------- */
+
+static void test_own_links(void)
+{
+	g_case = "own links";
+	rnsc_ctx *ctx = conf_ctx_for("openssl");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
+	rnsc_crypto_set_rng(ctx, test_rng, NULL);
+	for (int seq = 0; seq < 120; seq++) {
+		pair p;
+		int te = below(4) == 0;
+		int rc = pair_open_bare(&p, ctx, te, 4, MODES4);
+		CHECK(rc == 0, "pair_open: %s", rnsc_err_name(rc));
+		if (rc) {
+			pair_close(&p);
+			break;
+		}
+		uint8_t lids[16][HL];
+		size_t n_lids = 0;
+		ann a;
+		memset(&a, 0, sizeof(a));
+		ann_identity(&a);
+		a.ht = below(2) ? RNSC_HEADER_2 : RNSC_HEADER_1;
+		rnd(a.tid, HL);
+		a.hops = below(4);
+		rnd(a.rand16, 16);
+		a.emitted_s = g_now / 1000 - 5;
+		rc = rc ? rc : ann_build(&a);
+		CHECK(rc == 0, "announce_build: %s", rnsc_err_name(rc));
+		uint32_t in_if = below(4);
+		verdicts v;
+		g_now += 1500;
+		rc = rc ? rc : ingest_both(&p, in_if, a.raw, a.len, g_now, NULL, &v);
+		CHECK(rc == 0 && v.rnsc == v.ref, "inbound: %s", rnsc_err_name(rc));
+		jobs_both(&p, g_now, "announce");
+		drain(&p);
+		for (int step = 0; rc == 0 && step < 12; step++) {
+			char what[80];
+			snprintf(what, sizeof(what), "sequence %d step %d (%s)", seq, step,
+				 te ? "transport" : "no transport");
+			n_steps++;
+			unsigned op = below(8);
+			if (getenv("RNSC_XT_TRACE"))
+				fprintf(stderr, "%s: op %u at %llu (path %d, links %zu)\n", what, op,
+					(unsigned long long)g_now,
+					rnsc_transport_has_path(p.t, a.dest),
+					rnsc_transport_link_count(p.t));
+			/* more than links_check_interval since the last jobs() */
+			g_now += 1001 + below(1500);
+			if (op < 3 && rnsc_transport_has_path(p.t, a.dest)) { /* open a link */
+				uint8_t lid[HL];
+				rc = rnsc_transport_link_open(p.t, a.dest, lid, g_now);
+				CHECK(rc == 0, "%s: link_open: %s", what, rnsc_err_name(rc));
+				if (rc == 0 && n_lids < 16)
+					memcpy(lids[n_lids++], lid, HL);
+				const rnsc_link *l = rc ? NULL : rnsc_transport_link_get(p.t, lid);
+				rnsc_refwire_res r;
+				int xrc = XT(&r, "bssi", "link_open", BY(a.dest, HL), "rnsc", a.aspect,
+					     LL(g_now));
+				CHECK(xrc == 0 && r.n == 3, "%s: harness link_open(): %s", what,
+				      rnsc_err_name(xrc));
+				if (l && xrc == 0 && r.n == 3) {
+					long long mine = (long long)rnsc_link_establishment_timeout_ms(l);
+					CHECK(mine == r.item[1].i,
+					      "%s: establishment timeout rnsc %lld ms, reference %lld ms",
+					      what, mine, r.item[1].i);
+					n_own_links++;
+				}
+				rnsc_refwire_res_free(&r);
+				rc = rc ? rc : xrc;
+			} else if (op < 4) { /* the path goes away meanwhile */
+				int mine = rnsc_transport_expire_path(p.t, a.dest) == 0;
+				rnsc_refwire_res r;
+				rc = XT(&r, "b", "expire", BY(a.dest, HL));
+				CHECK(rc == 0 && r.n == 1 && r.item[0].i == mine,
+				      "%s: expire rnsc %d, reference %lld", what, mine,
+				      rc == 0 && r.n ? r.item[0].i : -9);
+				rnsc_refwire_res_free(&r);
+			} else if (op < 5) { /* the destination announces again */
+				ann b = a;
+				rnd(b.rand16, 16);
+				b.emitted_s = g_now / 1000;
+				b.hops = below(4);
+				rc = ann_build(&b);
+				CHECK(rc == 0, "announce_build: %s", rnsc_err_name(rc));
+				rc = rc ? rc
+					: ingest_both(&p, below(4), b.raw, b.len, g_now,
+						      NULL, &v);
+				CHECK(rc == 0 && v.rnsc == v.ref, "%s: inbound: %s", what,
+				      rnsc_err_name(rc));
+			} else { /* time passes: establishment takes 6 s per hop + the first hop */
+				g_now += below(3) ? below(9000) : 10000 + below(30000);
+			}
+			/* jobs_both() ticks rnsc on through the discovery sender's sleeps (up to
+			 * one throttle interval here) while the reference's watchdogs and table
+			 * pass ran at now only: a link timing out, or the table pass falling due,
+			 * inside that window would happen earlier in rnsc than the reference's
+			 * next jobs() could notice. Step past such a deadline, on both sides. */
+			rnsc_refwire_res tr;
+			rc = XT(&tr, "s", "timer", "tables_last_culled");
+			CHECK(rc == 0 && tr.n == 1, "%s: harness timer(): %s", what, rnsc_err_name(rc));
+			uint64_t cull_due = rc == 0 && tr.n == 1
+						    ? (uint64_t)tr.item[0].i + RNSC_TABLES_CULL_INTERVAL_MS + 1
+						    : UINT64_MAX;
+			rnsc_refwire_res_free(&tr);
+			for (int moved = 1; moved;) {
+				moved = 0;
+				for (size_t i = 0; i <= n_lids; i++) {
+					const rnsc_link *l =
+						i < n_lids ? rnsc_transport_link_get(p.t, lids[i]) : NULL;
+					uint64_t d = i == n_lids ? cull_due
+						     : l	     ? rnsc_link_next_deadline(l)
+								     : UINT64_MAX;
+					if (d > g_now && d <= g_now + 2 * RNSC_DISCOVERY_PR_TX_THROTTLE_MS) {
+						g_now = d + 1;
+						moved = 1;
+					}
+				}
+			}
+			size_t links_before = rnsc_transport_link_count(p.t);
+			uint64_t pr_before = rnsc_transport_get_stats(p.t)->pr_rediscovery;
+			jobs_both(&p, g_now, what);
+			size_t closed = links_before - rnsc_transport_link_count(p.t);
+			n_own_failed += (unsigned)closed;
+			n_own_rediscovered +=
+				(unsigned)(rnsc_transport_get_stats(p.t)->pr_rediscovery - pr_before);
+			compare_tables(&p, what);
+			compare_path_state(&p, a.dest, what);
+			rnsc_refwire_res r;
+			rc = XT(&r, "", "link_counts");
+			CHECK(rc == 0 && r.n == 2 &&
+				      (size_t)(r.item[0].i + r.item[1].i) ==
+					      rnsc_transport_link_count(p.t),
+			      "%s: own links rnsc %zu, reference %lld pending + %lld active", what,
+			      rnsc_transport_link_count(p.t), rc == 0 && r.n == 2 ? r.item[0].i : -9,
+			      rc == 0 && r.n == 2 ? r.item[1].i : -9);
+			rnsc_refwire_res_free(&r);
+			rc = XT(&r, "b", "path_request_ts", BY(a.dest, HL));
+			long long mine = (long long)rnsc_transport_path_request_time(p.t, a.dest);
+			CHECK(rc == 0 && r.n == 1 && r.item[0].i == (mine ? mine : -1),
+			      "%s: last path request rnsc %lld, reference %lld", what, mine,
+			      rc == 0 && r.n ? r.item[0].i : -9);
+			rnsc_refwire_res_free(&r);
+			drain(&p);
+		}
+		pair_close(&p);
+	}
+	rnsc_ctx_del(ctx);
+	/* the comparison must have seen links fail and rediscoveries follow */
+	CHECK(n_own_links >= 100 && n_own_failed >= 80 && n_own_rediscovered >= 30,
+	      "only %u own links opened, %u failed, %u rediscoveries", n_own_links, n_own_failed,
+	      n_own_rediscovered);
+}
+
 /* ---- runner ----------------------------------------------------------------------------------- */
 
 int main(void)
@@ -462,16 +627,18 @@ int main(void)
 	CU_pSuite s = CU_add_suite("path behaviour vs reference Transport", NULL, NULL);
 	CU_add_test(s, "path states, marks, expiry and replacement", test_states);
 	CU_add_test(s, "failed relayed links: rediscovery", test_links);
+	CU_add_test(s, "failed links opened here: rediscovery", test_own_links);
 	fprintf(stderr, "path_xcheck_test: rns %s embedded; seed 0x%llx\n",
 		rnsc_pyref_version(conf_ref()), (unsigned long long)g_seed);
 	int failures = rnsc_cu_run();
 	fprintf(stderr,
 		"path_xcheck_test: %u steps, %u reference-built announces, %u path entry and %u "
 		"path state comparisons, %u relayed links left unproved, %u rediscovery path "
-		"requests compared, %u unresponsive marks seen, %u unresponsive paths replaced; "
-		"%d failures\n",
+		"requests compared, %u unresponsive marks seen, %u unresponsive paths replaced, "
+		"%u own links opened, %u of them failed, %u rediscoveries after them; %d failures\n",
 		n_steps, n_announces, n_entries, n_state_cmp, n_links_failed, n_prs_cmp,
-		n_marked_unresponsive, n_unresp_replaced, failures);
+		n_marked_unresponsive, n_unresp_replaced, n_own_links, n_own_failed,
+		n_own_rediscovered, failures);
 	conf_teardown();
 	return failures;
 }
