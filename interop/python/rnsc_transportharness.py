@@ -234,6 +234,8 @@ class _Session:
         self.clock = _Clock(0.0)
         self.os = _ScriptedOs()
         self.pr_hash = None
+        self.handlers = []
+        self.handler_calls = []
         self.keep = []  # destinations (the reference keeps them in its lists too)
         self.timers = dict(_TIMERS)
         import collections
@@ -369,6 +371,96 @@ def dest_add(prv, app_name, aspect):
     return d.hash
 
 
+class _Handler:
+    """An announce handler as an application registers it (aspect_filter,
+    receive_path_responses, the five-argument received_announce); calls are recorded."""
+
+    def __init__(self, idx, aspect_filter, receive_path_responses):
+        self.idx = idx
+        self.aspect_filter = aspect_filter
+        self.receive_path_responses = receive_path_responses
+
+    def received_announce(self, destination_hash, announced_identity, app_data,
+                          announce_packet_hash, is_path_response):
+        _cur().handler_calls.append((self.idx, bytes(destination_hash),
+                                     None if app_data is None else bytes(app_data),
+                                     bytes(announce_packet_hash), 1 if is_path_response else 0,
+                                     announced_identity.get_public_key()))
+
+
+class _HandlerThreading:
+    """Transport hands each announce handler call to a thread; those for the session's
+    handlers run before inbound() returns (in the reference's order), any other thread
+    starts as it would."""
+
+    class Thread:
+        def __init__(self, target=None, daemon=None, **kw):
+            self.target, self.daemon, self.kw = target, daemon, kw
+
+        def start(self):
+            d = getattr(self.target, "__defaults__", None) or ()
+            if d and isinstance(d[0], _Handler):
+                self.target()
+            else:
+                import threading
+                threading.Thread(target=self.target, daemon=self.daemon, **self.kw).start()
+
+    def __getattr__(self, name):
+        import threading
+        return getattr(threading, name)
+
+
+def handler_add(aspect_filter, receive_path_responses):
+    """Transport.register_announce_handler -> the handler's index."""
+    s = _cur()
+    f = None if aspect_filter is None else bytes(aspect_filter).decode()
+    h = _Handler(len(s.handlers), f, bool(receive_path_responses))
+    s.handlers.append(h)
+    with _session(s):
+        RNS.Transport.register_announce_handler(h)
+    return h.idx
+
+
+def handler_remove(idx):
+    s = _cur()
+    with _session(s):
+        T = _M["Transport"]
+        saved = T.gc
+        T.gc = types.SimpleNamespace(collect=lambda: 0)
+        try:
+            RNS.Transport.deregister_announce_handler(s.handlers[idx])
+        finally:
+            T.gc = saved
+    return 0
+
+
+def handler_calls():
+    """How many handler calls were made since handler_calls_clear()."""
+    return len(_cur().handler_calls)
+
+
+def handler_call(i):
+    """The i-th of them -> (handler index, destination hash, app data | None, announce
+    packet hash, is path response, announced public key)"""
+    return _cur().handler_calls[i]
+
+
+def handler_calls_clear():
+    _cur().handler_calls = []
+    return 0
+
+
+def dest_remove(dest):
+    """Transport.deregister_destination of a destination dest_add registered -> 1, or 0."""
+    s = _cur()
+    for d in s.keep:
+        if isinstance(d, RNS.Destination) and d.hash == bytes(dest):
+            with _session(s):
+                RNS.Transport.deregister_destination(d)
+            return 1
+    return 0
+
+
 def inbound(raw, iface, now_ms, rand16):
     """Transport.inbound(raw, interface) at time now_ms; rand16 (or None) is scripted for
     the one random hash a path response draws.
@@ -381,7 +473,13 @@ def inbound(raw, iface, now_ms, rand16):
     s.sent, s.filter_verdicts, s.exceptions = [], [], []
     v0 = f.violations
     with _session(s):
-        RNS.Transport.inbound(bytes(raw), f)
+        T = _M["Transport"]
+        saved = T.threading
+        T.threading = _HandlerThreading()
+        try:
+            RNS.Transport.inbound(bytes(raw), f)
+        finally:
+            T.threading = saved
     if s.exceptions:
         raise s.exceptions[0]
     if len(s.filter_verdicts) > 1:
@@ -586,7 +684,9 @@ def discovery_queued():
 _OPS = {f.__name__: f for f in (reset, iface_add, dest_add, inbound, path, known,
                                 hashlist_count, pr_tag_count, jobs, path_state, mark, expire,
                                 path_request_ts, table_keys, discovery_queued, link_open,
-                                link_counts, timer)}
+                                link_counts, timer, handler_add, handler_remove,
+                                handler_calls, handler_call, handler_calls_clear,
+                                dest_remove)}
 
 
 def dispatch(name, *args):
