@@ -21,14 +21,34 @@
  *              announce after the mark replaces the path as the reference's rule says.
  *
  * The reference is mandatory: when it cannot be imported the test fails (never skips).
+ *   own links  links this node opens itself (RNS.Link in the reference, its own watchdog run
+ *              a round at each step) to a destination 0..3 hops away, never proved: both
+ *              sides compute the same establishment timeout, and as the clock steps past it
+ *              both drop the pending link and, on a node without transport, expire the path
+ *              and send the same rediscovery path request (throttled by PATH_REQUEST_MI
+ *              alike); on a transport node the path stays. (A shared instance's client,
+ *              which leaves the request to the instance, is not covered: the harness's
+ *              interfaces are not LocalClientInterfaces, so hops would differ.) Steps are more than links_check_interval
+ *              (1 s) apart: the reference looks at closed pending links once a second, rnsc
+ *              when the link closes.
+ *
+ *   handlers   announce handlers with and without aspect filters ("rnsc.x1", "rnsc", another
+ *              app's name, none) and path response opt-in, added and deregistered while
+ *              announces (live and path responses, several identities and aspects) arrive:
+ *              after every frame both sides made the same handler calls in the same order
+ *              (handler, destination, app data, packet hash, path response flag, announced
+ *              key); a deregistered local destination answers no path request on either
+ *              side, a registered one answers alike.
+ *
+ * The reference is mandatory: when it cannot be imported the test fails (never skips).
  * RNSC_XT_SEED picks the seed (default fixed, so CI runs are reproducible); RNSC_XT_TRACE=1
- * prints each step of the link sequences. Not covered here: links this node opens itself
- * (the harness runs no RNS.Link; tests/transport_link_test.c covers their rediscovery).
+ * prints each step of the link sequences.
  */
 #include "xt_common.h"
 
 static unsigned n_steps, n_state_cmp, n_links_failed, n_prs_cmp, n_marked_unresponsive,
-	n_unresp_replaced;
+	n_unresp_replaced, n_own_links, n_own_failed, n_own_rediscovered, n_handler_calls,
+	n_handler_filtered, n_removed_unanswered;
 
 /* pair_open() with the interface policy of the harness's interfaces: no ingress control
  * (held announces), no announce rate target. */
@@ -438,6 +458,401 @@ static void test_links(void)
 	      n_links_failed, n_prs_cmp);
 }
 
+/* ---- links this node opens -------------------------------------------------------------- */
+
+static void test_own_links(void)
+{
+	g_case = "own links";
+	rnsc_ctx *ctx = conf_ctx_for("openssl");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
+	rnsc_crypto_set_rng(ctx, test_rng, NULL);
+	for (int seq = 0; seq < 120; seq++) {
+		pair p;
+		int te = below(4) == 0;
+		int rc = pair_open_bare(&p, ctx, te, 4, MODES4);
+		CHECK(rc == 0, "pair_open: %s", rnsc_err_name(rc));
+		if (rc) {
+			pair_close(&p);
+			break;
+		}
+		uint8_t lids[16][HL];
+		size_t n_lids = 0;
+		ann a;
+		memset(&a, 0, sizeof(a));
+		ann_identity(&a);
+		a.ht = below(2) ? RNSC_HEADER_2 : RNSC_HEADER_1;
+		rnd(a.tid, HL);
+		a.hops = below(4);
+		rnd(a.rand16, 16);
+		a.emitted_s = g_now / 1000 - 5;
+		rc = rc ? rc : ann_build(&a);
+		CHECK(rc == 0, "announce_build: %s", rnsc_err_name(rc));
+		uint32_t in_if = below(4);
+		verdicts v;
+		g_now += 1500;
+		rc = rc ? rc : ingest_both(&p, in_if, a.raw, a.len, g_now, NULL, &v);
+		CHECK(rc == 0 && v.rnsc == v.ref, "inbound: %s", rnsc_err_name(rc));
+		jobs_both(&p, g_now, "announce");
+		drain(&p);
+		for (int step = 0; rc == 0 && step < 12; step++) {
+			char what[80];
+			snprintf(what, sizeof(what), "sequence %d step %d (%s)", seq, step,
+				 te ? "transport" : "no transport");
+			n_steps++;
+			unsigned op = below(8);
+			if (getenv("RNSC_XT_TRACE"))
+				fprintf(stderr, "%s: op %u at %llu (path %d, links %zu)\n", what, op,
+					(unsigned long long)g_now,
+					rnsc_transport_has_path(p.t, a.dest),
+					rnsc_transport_link_count(p.t));
+			/* more than links_check_interval since the last jobs() */
+			g_now += 1001 + below(1500);
+			if (op < 3 && rnsc_transport_has_path(p.t, a.dest)) { /* open a link */
+				uint8_t lid[HL];
+				rc = rnsc_transport_link_open(p.t, a.dest, lid, g_now);
+				CHECK(rc == 0, "%s: link_open: %s", what, rnsc_err_name(rc));
+				if (rc == 0 && n_lids < 16)
+					memcpy(lids[n_lids++], lid, HL);
+				const rnsc_link *l = rc ? NULL : rnsc_transport_link_get(p.t, lid);
+				rnsc_refwire_res r;
+				int xrc = XT(&r, "bssi", "link_open", BY(a.dest, HL), "rnsc", a.aspect,
+					     LL(g_now));
+				CHECK(xrc == 0 && r.n == 3, "%s: harness link_open(): %s", what,
+				      rnsc_err_name(xrc));
+				if (l && xrc == 0 && r.n == 3) {
+					long long mine = (long long)rnsc_link_establishment_timeout_ms(l);
+					CHECK(mine == r.item[1].i,
+					      "%s: establishment timeout rnsc %lld ms, reference %lld ms",
+					      what, mine, r.item[1].i);
+					n_own_links++;
+				}
+				rnsc_refwire_res_free(&r);
+				rc = rc ? rc : xrc;
+			} else if (op < 4) { /* the path goes away meanwhile */
+				int mine = rnsc_transport_expire_path(p.t, a.dest) == 0;
+				rnsc_refwire_res r;
+				rc = XT(&r, "b", "expire", BY(a.dest, HL));
+				CHECK(rc == 0 && r.n == 1 && r.item[0].i == mine,
+				      "%s: expire rnsc %d, reference %lld", what, mine,
+				      rc == 0 && r.n ? r.item[0].i : -9);
+				rnsc_refwire_res_free(&r);
+			} else if (op < 5) { /* the destination announces again */
+				ann b = a;
+				rnd(b.rand16, 16);
+				b.emitted_s = g_now / 1000;
+				b.hops = below(4);
+				rc = ann_build(&b);
+				CHECK(rc == 0, "announce_build: %s", rnsc_err_name(rc));
+				rc = rc ? rc
+					: ingest_both(&p, below(4), b.raw, b.len, g_now,
+						      NULL, &v);
+				CHECK(rc == 0 && v.rnsc == v.ref, "%s: inbound: %s", what,
+				      rnsc_err_name(rc));
+			} else { /* time passes: establishment takes 6 s per hop + the first hop */
+				g_now += below(3) ? below(9000) : 10000 + below(30000);
+			}
+			/* jobs_both() ticks rnsc on through the discovery sender's sleeps (up to
+			 * one throttle interval here) while the reference's watchdogs and table
+			 * pass ran at now only: a link timing out, or the table pass falling due,
+			 * inside that window would happen earlier in rnsc than the reference's
+			 * next jobs() could notice. Step past such a deadline, on both sides. */
+			rnsc_refwire_res tr;
+			rc = XT(&tr, "s", "timer", "tables_last_culled");
+			CHECK(rc == 0 && tr.n == 1, "%s: harness timer(): %s", what, rnsc_err_name(rc));
+			uint64_t cull_due = rc == 0 && tr.n == 1
+						    ? (uint64_t)tr.item[0].i + RNSC_TABLES_CULL_INTERVAL_MS + 1
+						    : UINT64_MAX;
+			rnsc_refwire_res_free(&tr);
+			for (int moved = 1; moved;) {
+				moved = 0;
+				for (size_t i = 0; i <= n_lids; i++) {
+					const rnsc_link *l =
+						i < n_lids ? rnsc_transport_link_get(p.t, lids[i]) : NULL;
+					uint64_t d = i == n_lids ? cull_due
+						     : l	     ? rnsc_link_next_deadline(l)
+								     : UINT64_MAX;
+					if (d > g_now && d <= g_now + 2 * RNSC_DISCOVERY_PR_TX_THROTTLE_MS) {
+						g_now = d + 1;
+						moved = 1;
+					}
+				}
+			}
+			size_t links_before = rnsc_transport_link_count(p.t);
+			uint64_t pr_before = rnsc_transport_get_stats(p.t)->pr_rediscovery;
+			jobs_both(&p, g_now, what);
+			size_t closed = links_before - rnsc_transport_link_count(p.t);
+			n_own_failed += (unsigned)closed;
+			n_own_rediscovered +=
+				(unsigned)(rnsc_transport_get_stats(p.t)->pr_rediscovery - pr_before);
+			compare_tables(&p, what);
+			compare_path_state(&p, a.dest, what);
+			rnsc_refwire_res r;
+			rc = XT(&r, "", "link_counts");
+			CHECK(rc == 0 && r.n == 2 &&
+				      (size_t)(r.item[0].i + r.item[1].i) ==
+					      rnsc_transport_link_count(p.t),
+			      "%s: own links rnsc %zu, reference %lld pending + %lld active", what,
+			      rnsc_transport_link_count(p.t), rc == 0 && r.n == 2 ? r.item[0].i : -9,
+			      rc == 0 && r.n == 2 ? r.item[1].i : -9);
+			rnsc_refwire_res_free(&r);
+			rc = XT(&r, "b", "path_request_ts", BY(a.dest, HL));
+			long long mine = (long long)rnsc_transport_path_request_time(p.t, a.dest);
+			CHECK(rc == 0 && r.n == 1 && r.item[0].i == (mine ? mine : -1),
+			      "%s: last path request rnsc %lld, reference %lld", what, mine,
+			      rc == 0 && r.n ? r.item[0].i : -9);
+			rnsc_refwire_res_free(&r);
+			drain(&p);
+		}
+		pair_close(&p);
+	}
+	rnsc_ctx_del(ctx);
+	/* the comparison must have seen links fail and rediscoveries follow */
+	CHECK(n_own_links >= 100 && n_own_failed >= 80 && n_own_rediscovered >= 30,
+	      "only %u own links opened, %u failed, %u rediscoveries", n_own_links, n_own_failed,
+	      n_own_rediscovered);
+}
+
+/* ---- announce handlers and deregistration ----------------------------------------------- */
+
+#define MAX_CALLS 16
+typedef struct hcall {
+	int idx, is_pr;
+	uint8_t dest[HL], ph[RNSC_HASHLEN], pub[64];
+	uint8_t app[64];
+	size_t app_len;
+	int has_app;
+} hcall;
+static hcall g_calls[MAX_CALLS];
+static size_t g_n_calls;
+static int g_handler_idx[8];
+
+static void on_handler(void *ud, const uint8_t dest[HL], const rnsc_identity *announced,
+		       const uint8_t *app_data, size_t app_len, const uint8_t ph[RNSC_HASHLEN],
+		       int is_pr)
+{
+	if (g_n_calls >= MAX_CALLS)
+		return;
+	hcall *c = &g_calls[g_n_calls++];
+	memset(c, 0, sizeof(*c));
+	c->idx = *(const int *)ud;
+	c->is_pr = is_pr;
+	memcpy(c->dest, dest, HL);
+	memcpy(c->ph, ph, RNSC_HASHLEN);
+	memcpy(c->pub, announced->x_pub, 32);
+	memcpy(c->pub + 32, announced->ed_pub, 32);
+	c->has_app = app_data != NULL;
+	c->app_len = app_len < sizeof(c->app) ? app_len : sizeof(c->app);
+	if (app_data)
+		memcpy(c->app, app_data, c->app_len);
+}
+
+static void compare_calls(const char *what)
+{
+	rnsc_refwire_res r;
+	int rc = XT(&r, "", "handler_calls");
+	CHECK(rc == 0 && r.n == 1, "%s: harness handler_calls(): %s", what, rnsc_err_name(rc));
+	size_t n = rc == 0 && r.n == 1 ? (size_t)r.item[0].i : 0;
+	rnsc_refwire_res_free(&r);
+	CHECK(n == g_n_calls, "%s: handler calls rnsc %zu, reference %zu", what, g_n_calls, n);
+	for (size_t i = 0; i < n && i < g_n_calls; i++) {
+		rc = XT(&r, "i", "handler_call", LL(i));
+		CHECK(rc == 0 && r.n == 6, "%s: harness handler_call(): %s", what,
+		      rnsc_err_name(rc));
+		if (rc || r.n != 6) {
+			rnsc_refwire_res_free(&r);
+			break;
+		}
+		const rnsc_refwire_item *it = r.item;
+		const hcall *c = &g_calls[i];
+		int app_ref = it[2].kind == RNSC_RW_BYTES;
+		CHECK(it[0].i == g_handler_idx[c->idx] && it[1].len == HL &&
+			      memcmp(it[1].p, c->dest, HL) == 0 && it[4].i == c->is_pr &&
+			      it[3].len == RNSC_HASHLEN && memcmp(it[3].p, c->ph, RNSC_HASHLEN) == 0 &&
+			      it[5].len == 64 && memcmp(it[5].p, c->pub, 64) == 0,
+		      "%s: handler call %zu differs (handler rnsc %d, reference %lld)", what, i,
+		      g_handler_idx[c->idx], it[0].i);
+		CHECK(app_ref == c->has_app &&
+			      (!app_ref || (it[2].len == c->app_len &&
+					    memcmp(it[2].p, c->app, c->app_len) == 0)),
+		      "%s: handler call %zu app data differs", what, i);
+		rnsc_refwire_res_free(&r);
+	}
+	n_handler_calls += (unsigned)n;
+	rc = XT(&r, "", "handler_calls_clear");
+	rnsc_refwire_res_free(&r);
+	g_n_calls = 0;
+}
+
+/* An announce (a path response) for dest among a frame's bytes. */
+static int announces(const uint8_t *raw, size_t len, const uint8_t dest[HL])
+{
+	size_t off = (raw[0] & 0x40) ? 2 + HL : 2;
+	return len >= off + HL && (raw[0] & 0x03) == RNSC_PKT_ANNOUNCE &&
+	       memcmp(raw + off, dest, HL) == 0;
+}
+
+static void test_handlers(void)
+{
+	g_case = "handlers";
+	rnsc_ctx *ctx = conf_ctx_for("openssl");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
+	rnsc_crypto_set_rng(ctx, test_rng, NULL);
+	static const char *filters[] = {"rnsc.x1", "rnsc.x2", "rnsc", "other.x1", NULL};
+	static const char *aspects[] = {"x1", "x2"};
+	static int idx_store[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+	for (int seq = 0; seq < 60; seq++) {
+		pair p;
+		/* rnsc's interfaces without a bitrate: the harness records the reference's
+		 * rebroadcasts instead of passing them through Transport.outbound, so its
+		 * announce cap never holds a recursive path request back; rnsc's would. */
+		uint64_t bitrate = g_bitrate;
+		g_bitrate = 0;
+		int rc = pair_open_bare(&p, ctx, (int)below(2), 2, MODES3);
+		g_bitrate = bitrate;
+		CHECK(rc == 0, "pair_open: %s", rnsc_err_name(rc));
+		if (rc) {
+			pair_close(&p);
+			break;
+		}
+		uint32_t handles[8];
+		int live[8] = {0};
+		int n_h = 0;
+		ann ids[3];
+		for (int k = 0; k < 3; k++) {
+			memset(&ids[k], 0, sizeof(ids[k]));
+			ann_identity(&ids[k]);
+		}
+		uint8_t lprv[64], local[HL];
+		rnd(lprv, sizeof(lprv));
+		rc = pair_dest(&p, lprv, "local", local);
+		CHECK(rc == 0, "pair_dest: %s", rnsc_err_name(rc));
+		int local_live = rc == 0;
+		g_n_calls = 0;
+		for (int step = 0; rc == 0 && step < 24; step++) {
+			char what[64];
+			snprintf(what, sizeof(what), "sequence %d step %d", seq, step);
+			n_steps++;
+			unsigned op = below(10);
+			g_now += 1000 + below(3000);
+			if ((op < 2 || step < 2) && n_h < 8) { /* a handler */
+				const char *f = filters[below(5)];
+				int prs = (int)below(2);
+				rc = rnsc_transport_announce_handler_add(p.t, f, prs, on_handler,
+									 &idx_store[n_h], &handles[n_h]);
+				CHECK(rc == 0, "%s: handler_add: %s", what, rnsc_err_name(rc));
+				rnsc_refwire_res r;
+				rc = rc ? rc
+					: XT(&r, "bi", "handler_add", (const uint8_t *)f,
+					     f ? strlen(f) : 0, LL(prs));
+				CHECK(rc == 0 && r.n == 1, "%s: harness handler_add(): %s", what,
+				      rnsc_err_name(rc));
+				g_handler_idx[n_h] = rc == 0 && r.n == 1 ? (int)r.item[0].i : -1;
+				rnsc_refwire_res_free(&r);
+				live[n_h++] = 1;
+			} else if (op < 3 && n_h > 0) { /* one goes */
+				int k = (int)below((unsigned)n_h);
+				if (live[k]) {
+					rc = rnsc_transport_announce_handler_remove(p.t, handles[k]);
+					CHECK(rc == 0, "%s: handler_remove: %s", what, rnsc_err_name(rc));
+					rnsc_refwire_res r;
+					rc = rc ? rc : XT(&r, "i", "handler_remove", LL(g_handler_idx[k]));
+					rnsc_refwire_res_free(&r);
+					live[k] = 0;
+				}
+			} else if (op < 4 && local_live && below(3) == 0) { /* deregistration */
+				rc = rnsc_transport_dest_remove(p.t, local);
+				CHECK(rc == 0, "%s: dest_remove: %s", what, rnsc_err_name(rc));
+				rnsc_refwire_res r;
+				rc = rc ? rc : XT(&r, "b", "dest_remove", BY(local, HL));
+				CHECK(rc == 0 && r.n == 1 && r.item[0].i == 1,
+				      "%s: harness dest_remove(): %s", what, rnsc_err_name(rc));
+				rnsc_refwire_res_free(&r);
+				local_live = 0;
+			} else if (op < 5) { /* a path request for the local destination */
+				uint8_t tag[HL];
+				rnd(tag, HL);
+				rnsc_refwire_res r;
+				rc = rnsc_refwire_call(conf_ref(), &r, "pathreq_build", "bbb",
+						       BY(local, HL), BY(tag, HL), NULL, (size_t)HL);
+				uint8_t req[RNSC_MTU];
+				size_t req_len = 0;
+				if (rc == 0 && r.n == 1 && r.item[0].len <= sizeof(req)) {
+					memcpy(req, r.item[0].p, r.item[0].len);
+					req_len = r.item[0].len;
+				}
+				rnsc_refwire_res_free(&r);
+				CHECK(req_len > 0, "%s: pathreq_build: %s", what, rnsc_err_name(rc));
+				uint8_t rand16[16];
+				rnd(rand16, 16);
+				verdicts v;
+				uint32_t pr_if = below(2);
+				rc = rc ? rc
+					: ingest_both(&p, pr_if, req, req_len, g_now, rand16, &v);
+				CHECK(rc == 0, "%s: inbound: %s", what, rnsc_err_name(rc));
+				/* a transport node forwards a request it cannot answer: only an
+				 * announce for the destination is an answer */
+				size_t mine = rnsc_transport_outbox_count(p.t);
+				int mine_answered = 0;
+				uint8_t buf[RNSC_MTU + HL];
+				uint32_t ifc;
+				int len;
+				while ((len = rnsc_transport_outbox_pop(p.t, &ifc, buf, sizeof(buf))) >
+				       0)
+					mine_answered |= announces(buf, (size_t)len, local);
+				int ref_answered = v.ref_sent > 0 &&
+						   announces(v.ref_frame, v.ref_len, local);
+				CHECK(mine == v.ref_sent && mine_answered == ref_answered &&
+					      mine_answered == local_live,
+				      "%s: path request for a local destination (%s): rnsc sent %zu "
+				      "(answer %d), reference %zu (answer %d)",
+				      what, local_live ? "registered" : "deregistered", mine,
+				      mine_answered, v.ref_sent, ref_answered);
+				if (mine != v.ref_sent && getenv("RNSC_XT_TRACE")) {
+					fprintf(stderr, "    transport %d, reference frame @%lld ",
+						p.transport_enabled, v.ref_attached);
+					for (size_t k = 0; k < v.ref_len; k++)
+						fprintf(stderr, "%02x", v.ref_frame[k]);
+					fprintf(stderr, "\n");
+				}
+				if (!local_live && !mine_answered && !ref_answered)
+					n_removed_unanswered++;
+			} else { /* an announce */
+				ann a = ids[below(3)];
+				snprintf(a.aspect, sizeof(a.aspect), "%s", aspects[below(2)]);
+				a.app = (int)below(2);
+				if (a.app) {
+					a.app_len = 1 + below(sizeof(a.app_data));
+					rnd(a.app_data, a.app_len);
+				}
+				a.pr = below(3) == 0;
+				a.ht = below(2) ? RNSC_HEADER_2 : RNSC_HEADER_1;
+				rnd(a.tid, HL);
+				a.hops = below(4);
+				rnd(a.rand16, 16);
+				a.emitted_s = g_now / 1000;
+				rc = ann_build(&a);
+				CHECK(rc == 0, "announce_build: %s", rnsc_err_name(rc));
+				verdicts v;
+				rc = rc ? rc : ingest_both(&p, below(2), a.raw, a.len, g_now, NULL, &v);
+				CHECK(rc == 0 && v.rnsc == v.ref, "%s: inbound: %s", what,
+				      rnsc_err_name(rc));
+				if (g_n_calls < (size_t)n_h)
+					n_handler_filtered++;
+				drain(&p); /* rebroadcasts: not what jobs_both() compares */
+			}
+			compare_calls(what);
+			jobs_both(&p, g_now, what);
+			drain(&p);
+		}
+		pair_close(&p);
+	}
+	rnsc_ctx_del(ctx);
+	CHECK(n_handler_calls >= 300 && n_handler_filtered >= 100 && n_removed_unanswered >= 10,
+	      "only %u handler calls, %u announces some handler filtered out, %u path requests "
+	      "for deregistered destinations",
+	      n_handler_calls, n_handler_filtered, n_removed_unanswered);
+}
+
 /* ---- runner ----------------------------------------------------------------------------------- */
 
 int main(void)
@@ -462,16 +877,21 @@ int main(void)
 	CU_pSuite s = CU_add_suite("path behaviour vs reference Transport", NULL, NULL);
 	CU_add_test(s, "path states, marks, expiry and replacement", test_states);
 	CU_add_test(s, "failed relayed links: rediscovery", test_links);
+	CU_add_test(s, "failed links opened here: rediscovery", test_own_links);
+	CU_add_test(s, "announce handlers: aspect filters, path responses, deregistration",
+		    test_handlers);
 	fprintf(stderr, "path_xcheck_test: rns %s embedded; seed 0x%llx\n",
 		rnsc_pyref_version(conf_ref()), (unsigned long long)g_seed);
 	int failures = rnsc_cu_run();
 	fprintf(stderr,
 		"path_xcheck_test: %u steps, %u reference-built announces, %u path entry and %u "
 		"path state comparisons, %u relayed links left unproved, %u rediscovery path "
-		"requests compared, %u unresponsive marks seen, %u unresponsive paths replaced; "
-		"%d failures\n",
+		"requests compared, %u unresponsive marks seen, %u unresponsive paths replaced, "
+		"%u own links opened, %u of them failed, %u rediscoveries after them, %u handler "
+		"calls, %u path requests for deregistered destinations unanswered; %d failures\n",
 		n_steps, n_announces, n_entries, n_state_cmp, n_links_failed, n_prs_cmp,
-		n_marked_unresponsive, n_unresp_replaced, failures);
+		n_marked_unresponsive, n_unresp_replaced, n_own_links, n_own_failed,
+		n_own_rediscovered, n_handler_calls, n_removed_unanswered, failures);
 	conf_teardown();
 	return failures;
 }

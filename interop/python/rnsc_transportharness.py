@@ -63,7 +63,7 @@ def _mods():
         RNS = _h.RNS
         if RNS is None:
             raise RuntimeError("rnsc_refharness.setup() has not run")
-        for short in ("Identity", "Destination", "Packet", "Transport", "Reticulum",
+        for short in ("Identity", "Destination", "Packet", "Transport", "Reticulum", "Link",
                       "Interfaces.Interface"):
             __import__("RNS." + short)
             _M[short] = sys.modules["RNS." + short]
@@ -134,7 +134,9 @@ class _Instance:
         return None
 
     def get_first_hop_timeout(self, destination_hash):
-        return RNS.Reticulum.DEFAULT_PER_HOP_TIMEOUT
+        # Reticulum.get_first_hop_timeout of an instance that is not a shared instance's
+        # client: the next hop interface's latency for one MTU plus the per-hop timeout.
+        return RNS.Transport.first_hop_timeout(destination_hash)
 
 
 class _Iface:
@@ -151,11 +153,16 @@ class _Iface:
         self.gravity = None
         self.announce_rate_target = None
         self.recursive_prs = False
+        self.OUT = True
         self.AUTOCONFIGURE_MTU = False
         self.FIXED_MTU = False
         self.bitrate = 62500
         self.violations = 0
         self.filter_hits = 0
+
+    def process_outgoing(self, raw):
+        # Transport.transmit's hand-off: the frame this interface would send
+        _cur().sent.append((bytes(raw), self))
 
     def __str__(self):
         return f"rnsc-xcheck-iface-{self.idx}"
@@ -227,6 +234,8 @@ class _Session:
         self.clock = _Clock(0.0)
         self.os = _ScriptedOs()
         self.pr_hash = None
+        self.handlers = []
+        self.handler_calls = []
         self.keep = []  # destinations (the reference keeps them in its lists too)
         self.timers = dict(_TIMERS)
         import collections
@@ -280,6 +289,7 @@ def _session(s):
         patch(T, "owner", types.SimpleNamespace(is_connected_to_shared_instance=False))
         patch(T, "ready", True)
         patch(T, "USE_INBOUND_QUEUE", False)
+        patch(T, "USE_OUTBOUND_QUEUE", False)
         patch(T, "local_hops_delta", 0)
         patch(T, "pr_destination_hash", s.pr_hash)
         patch(T, "packet_filter", staticmethod(packet_filter))
@@ -291,6 +301,7 @@ def _session(s):
         patch(Ret, "get_instance", staticmethod(lambda: _Instance()))
         patch(Ret, "_Reticulum__transport_enabled", s.transport_enabled)
         patch(Ret, "_Reticulum__use_implicit_proof", True)
+        patch(Ret, "_Reticulum__link_mtu_discovery", True)  # its default
         patch(R, "trace_exception", lambda e: s.exceptions.append(e))
         for n, v in s.timers.items():
             patch(T, n, v)
@@ -298,6 +309,8 @@ def _session(s):
         patch(_M["Transport"], "time", s.clock)
         patch(_M["Identity"], "time", s.clock)
         patch(_M["Destination"], "time", s.clock)
+        patch(_M["Link"], "time", s.clock)
+        patch(_M["Link"], "threading", _NoThreading())  # the watchdog: see _watchdog_pass
         patch(_M["Identity"], "os", s.os)
         patch(_M["Identity"], "threading", _NoThreading())
         yield s
@@ -358,6 +371,96 @@ def dest_add(prv, app_name, aspect):
     return d.hash
 
 
+class _Handler:
+    """An announce handler as an application registers it (aspect_filter,
+    receive_path_responses, the five-argument received_announce); calls are recorded."""
+
+    def __init__(self, idx, aspect_filter, receive_path_responses):
+        self.idx = idx
+        self.aspect_filter = aspect_filter
+        self.receive_path_responses = receive_path_responses
+
+    def received_announce(self, destination_hash, announced_identity, app_data,
+                          announce_packet_hash, is_path_response):
+        _cur().handler_calls.append((self.idx, bytes(destination_hash),
+                                     None if app_data is None else bytes(app_data),
+                                     bytes(announce_packet_hash), 1 if is_path_response else 0,
+                                     announced_identity.get_public_key()))
+
+
+class _HandlerThreading:
+    """Transport hands each announce handler call to a thread; those for the session's
+    handlers run before inbound() returns (in the reference's order), any other thread
+    starts as it would."""
+
+    class Thread:
+        def __init__(self, target=None, daemon=None, **kw):
+            self.target, self.daemon, self.kw = target, daemon, kw
+
+        def start(self):
+            d = getattr(self.target, "__defaults__", None) or ()
+            if d and isinstance(d[0], _Handler):
+                self.target()
+            else:
+                import threading
+                threading.Thread(target=self.target, daemon=self.daemon, **self.kw).start()
+
+    def __getattr__(self, name):
+        import threading
+        return getattr(threading, name)
+
+
+def handler_add(aspect_filter, receive_path_responses):
+    """Transport.register_announce_handler -> the handler's index."""
+    s = _cur()
+    f = None if aspect_filter is None else bytes(aspect_filter).decode()
+    h = _Handler(len(s.handlers), f, bool(receive_path_responses))
+    s.handlers.append(h)
+    with _session(s):
+        RNS.Transport.register_announce_handler(h)
+    return h.idx
+
+
+def handler_remove(idx):
+    s = _cur()
+    with _session(s):
+        T = _M["Transport"]
+        saved = T.gc
+        T.gc = types.SimpleNamespace(collect=lambda: 0)
+        try:
+            RNS.Transport.deregister_announce_handler(s.handlers[idx])
+        finally:
+            T.gc = saved
+    return 0
+
+
+def handler_calls():
+    """How many handler calls were made since handler_calls_clear()."""
+    return len(_cur().handler_calls)
+
+
+def handler_call(i):
+    """The i-th of them -> (handler index, destination hash, app data | None, announce
+    packet hash, is path response, announced public key)"""
+    return _cur().handler_calls[i]
+
+
+def handler_calls_clear():
+    _cur().handler_calls = []
+    return 0
+
+
+def dest_remove(dest):
+    """Transport.deregister_destination of a destination dest_add registered -> 1, or 0."""
+    s = _cur()
+    for d in s.keep:
+        if isinstance(d, RNS.Destination) and d.hash == bytes(dest):
+            with _session(s):
+                RNS.Transport.deregister_destination(d)
+            return 1
+    return 0
+
+
 def inbound(raw, iface, now_ms, rand16):
     """Transport.inbound(raw, interface) at time now_ms; rand16 (or None) is scripted for
     the one random hash a path response draws.
@@ -370,7 +473,13 @@ def inbound(raw, iface, now_ms, rand16):
     s.sent, s.filter_verdicts, s.exceptions = [], [], []
     v0 = f.violations
     with _session(s):
-        RNS.Transport.inbound(bytes(raw), f)
+        T = _M["Transport"]
+        saved = T.threading
+        T.threading = _HandlerThreading()
+        try:
+            RNS.Transport.inbound(bytes(raw), f)
+        finally:
+            T.threading = saved
     if s.exceptions:
         raise s.exceptions[0]
     if len(s.filter_verdicts) > 1:
@@ -452,6 +561,8 @@ def jobs(now_ms, rand):
             logged.append(str(msg))
 
     with _session(s):
+        for link in list(s.t["pending_links"]):
+            _watchdog_pass(link)
         T = _M["Transport"]
         saved = (T.threading, T.gc, RNS.log)
         T.threading, T.gc, RNS.log = _SyncThreading(), types.SimpleNamespace(
@@ -469,6 +580,66 @@ def jobs(now_ms, rand):
         out.append(raw)
         out.append(att.idx if isinstance(att, _Iface) else -1)
     return tuple(out)
+
+
+class _WatchdogSlept(Exception):
+    pass
+
+
+def _watchdog_pass(link):
+    """One round of the reference's own Link watchdog (Link.__watchdog_job) at the pinned
+    time: the thread would sleep until its next check, so the round ends at its sleep."""
+    def sleep(secs):
+        raise _WatchdogSlept()
+
+    L = _M["Link"]
+    saved = L.sleep
+    L.sleep = sleep
+    try:
+        link._Link__watchdog_job()
+    except _WatchdogSlept:
+        pass
+    finally:
+        L.sleep = saved
+
+
+def link_open(dest, app_name, aspect, now_ms):
+    """RNS.Link(Destination(recalled identity, OUT, SINGLE, app_name, aspect)) at now_ms: a
+    link this node opens itself (its link request is recorded, not sent). Its watchdog runs
+    a round at every jobs() call. -> (link id, establishment timeout ms, frames sent)"""
+    s = _cur()
+    s.clock.now = now_ms / 1000.0
+    s.sent, s.exceptions = [], []
+    with _session(s):
+        D = RNS.Destination
+        ident = RNS.Identity.recall(bytes(dest))
+        if ident is None:
+            raise AssertionError("link_open: no identity known for the destination")
+        d = D(ident, D.OUT, D.SINGLE, app_name, aspect)
+        if d.hash != bytes(dest):
+            raise AssertionError("link_open: destination hash differs")
+        link = RNS.Link(d)
+        s.keep.append(d)
+        # Packet.send is recorded without Transport.outbound (the other cases compare only
+        # what is sent); a link request's outbound also marks its path used (IDX_PT_TIMESTAMP
+        # for paths of more than one hop), so it runs here as the real send would run it.
+        s.sent = []
+        if not RNS.Transport.outbound(link.packet):
+            raise AssertionError("link_open: Transport.outbound sent nothing")
+    if s.exceptions:
+        raise s.exceptions[0]
+    return (link.link_id, _ms(link.establishment_timeout), len(s.sent))
+
+
+def link_counts():
+    """-> (Transport.pending_links, Transport.active_links)"""
+    s = _cur()
+    return (len(s.t["pending_links"]), len(s.t["active_links"]))
+
+
+def timer(name):
+    """One of Transport's job timers (tables_last_culled, links_last_checked, ...) in ms."""
+    return _ms(_cur().timers[name])
 
 
 def path_state(dest):
@@ -512,7 +683,10 @@ def discovery_queued():
 
 _OPS = {f.__name__: f for f in (reset, iface_add, dest_add, inbound, path, known,
                                 hashlist_count, pr_tag_count, jobs, path_state, mark, expire,
-                                path_request_ts, table_keys, discovery_queued)}
+                                path_request_ts, table_keys, discovery_queued, link_open,
+                                link_counts, timer, handler_add, handler_remove,
+                                handler_calls, handler_call, handler_calls_clear,
+                                dest_remove)}
 
 
 def dispatch(name, *args):

@@ -1660,6 +1660,37 @@ static int pr_stale(const rnsc_transport *t, const void *v, uint64_t now)
 	return now > *(const uint64_t *)v + RNSC_PATH_REQUEST_GATE_TIMEOUT_MS;
 }
 
+/* The reference's table pass (jobs(), every tables_cull_interval). */
+static int tables_pass(rnsc_transport *t, uint64_t now)
+{
+	if (now <= t->tables_last_culled + RNSC_TABLES_CULL_INTERVAL_MS)
+		return 0;
+	/* The reference's order: path states of destinations without a path as the pass
+	 * begins, the reverse and link tables (link failures may expire paths and mark
+	 * them unresponsive), then the path table, and the stale states go last. */
+	uint8_t(*stale_states)[HL] = NULL;
+	size_t n_stale_states = 0;
+	rnsc_tr_policy_cull(t);
+	int rc = rnsc_tr_path_states_stale(t, &stale_states, &n_stale_states);
+	if (rc == 0)
+		rc = cull_map(t, &t->reverse, now, reverse_stale);
+	if (rc == 0)
+		rc = rnsc_tr_link_table_cull(t, now);
+	if (rc == 0)
+		rc = cull_map(t, &t->paths, now, path_stale);
+	if (rc == 0)
+		rc = cull_map(t, &t->path_requests, now, pr_stale);
+	if (rc == 0)
+		rc = rnsc_tr_tunnels_cull(t, now);
+	if (rc == 0)
+		rc = rnsc_tr_discovery_cull(t, now);
+	rnsc_tr_path_states_drop(t, stale_states, n_stale_states);
+	if (rc)
+		return rc;
+	t->tables_last_culled = now;
+	return 0;
+}
+
 int rnsc_transport_tick(rnsc_transport *t, uint64_t now)
 {
 	if (!t)
@@ -1690,32 +1721,13 @@ int rnsc_transport_tick(rnsc_transport *t, uint64_t now)
 	if ((rc = rnsc_tr_policy_tick(t, now)))
 		return rc;
 	rnsc_tr_blackhole_tick(t, now);
-	if (now > t->tables_last_culled + RNSC_TABLES_CULL_INTERVAL_MS) {
-		/* The reference's order: path states of destinations without a path as the pass
-		 * begins, the reverse and link tables (link failures may expire paths and mark
-		 * them unresponsive), then the path table, and the stale states go last. */
-		uint8_t(*stale_states)[HL] = NULL;
-		size_t n_stale_states = 0;
-		rnsc_tr_policy_cull(t);
-		rc = rnsc_tr_path_states_stale(t, &stale_states, &n_stale_states);
-		if (rc == 0)
-			rc = cull_map(t, &t->reverse, now, reverse_stale);
-		if (rc == 0)
-			rc = rnsc_tr_link_table_cull(t, now);
-		if (rc == 0)
-			rc = cull_map(t, &t->paths, now, path_stale);
-		if (rc == 0)
-			rc = cull_map(t, &t->path_requests, now, pr_stale);
-		if (rc == 0)
-			rc = rnsc_tr_tunnels_cull(t, now);
-		if (rc == 0)
-			rc = rnsc_tr_discovery_cull(t, now);
-		rnsc_tr_path_states_drop(t, stale_states, n_stale_states);
-		if (rc)
-			return rc;
-		t->tables_last_culled = now;
-	}
+	if ((rc = tables_pass(t, now)))
+		return rc;
 	if ((rc = rnsc_tr_links_tick(t, now)))
+		return rc;
+	/* A link opened here that closed while pending expired its path: the reference notices
+	 * closed pending links first in jobs(), so the same run's table pass culls that path. */
+	if ((rc = tables_pass(t, now)))
 		return rc;
 	/* the sender thread of the reference's jobs() epilogue */
 	return rnsc_tr_path_tick(t, now);
