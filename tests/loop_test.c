@@ -832,10 +832,12 @@ static void test_pool_ordered(void)
 }
 
 static atomic_int gate_open;
+static atomic_int gate_entered; /* jobs that reached gated_work */
 
 static int gated_work(void *ud)
 {
 	job *j = ud;
+	atomic_fetch_add(&gate_entered, 1);
 	while (!atomic_load(&gate_open))
 		sleep_us(200);
 	j->ran_on = pthread_self();
@@ -984,14 +986,26 @@ static void test_edges(void)
 	static job jobs[5];
 	refused_submits = 0;
 	atomic_store(&gate_open, 0);
+	atomic_store(&gate_entered, 0);
 	for (int i = 0; i < 5; i++) {
 		jobs[i].idx = i;
 		CU_ASSERT_EQUAL(rnsc_pool_submit(closing_pool, gated_work, done_resubmit, &jobs[i]),
 				0);
 	}
+	/* Wait until the worker runs job 0: it then finishes while rnsc_pool_del joins and
+	 * queues the pool's drain on the loop, so del must defer the free to that drain.
+	 * Without this wait the worker may or may not have started (thread start-up is slow
+	 * under qemu-user), and the drain left on the loop made the run_once(loop, 5) below
+	 * count one callback in some runs. */
+	for (int i = 0; i < 20000 && !atomic_load(&gate_entered); i++)
+		sleep_us(500);
+	CU_ASSERT_EQUAL_FATAL(atomic_load(&gate_entered), 1);
 	atomic_store(&gate_open, 1);
 	rnsc_pool_del(closing_pool);
 	CU_ASSERT_EQUAL(refused_submits, 5);
+	/* the deferred drain is the one posted callback left; it frees the pool */
+	CU_ASSERT_EQUAL(rnsc_loop_run_once(loop, 0), 1);
+	CU_ASSERT_EQUAL(rnsc_loop_run_once(loop, 0), 0);
 	/* remove the older of two watches (not the list head) */
 	int p[2], q[2];
 	CU_ASSERT_EQUAL_FATAL(pipe(p), 0);
