@@ -55,6 +55,8 @@ static void sleep_us(long us)
  * kernel clears the thread's tid, a moment before the task leaves
  * /proc/self/task; on a loaded machine that moment can stretch, so wait for it
  * (up to 2 s) instead of sampling once. A thread that never exits still fails. */
+static int base_threads; /* the process's tasks before any test starts a thread */
+
 static int threads_after_join(int expect)
 {
 	int n = threads_now();
@@ -95,20 +97,35 @@ static void t_record(rnsc_loop *loop, rnsc_timer *t, void *ud)
 	(void)t;
 }
 
+static const int order_delays[] = {30, 10, 20, 10, 0, 20, 10};
+static uint64_t order_start;
+
+/* Arms the ordering test's timers from one callback, so all share one cached now:
+ * armed outside an iteration each add reads the clock, and a stall of 10 ms between
+ * two adds (qemu-user on a loaded machine) reordered their deadlines. */
+static void p_arm_order(rnsc_loop *loop, void *ud)
+{
+	(void)ud;
+	order_start = rnsc_loop_now(loop);
+	for (int i = 0; i < 7; i++)
+		CU_ASSERT_EQUAL(rnsc_loop_timer_add(loop, (uint64_t)order_delays[i] * MS, 0,
+						    t_record, (void *)(intptr_t)i, &T.t[i]),
+				0);
+}
+
 static void test_timer_order(void)
 {
 	rnsc_loop *loop;
 	CU_ASSERT_EQUAL_FATAL(rnsc_loop_new(NULL, &loop), 0);
 	memset(&T, 0, sizeof(T));
 	/* distinct delays fire by deadline; equal delays fire in arm order */
-	int delays[] = {30, 10, 20, 10, 0, 20, 10};
-	uint64_t start = rnsc_monotonic_ns();
-	for (int i = 0; i < 7; i++)
-		CU_ASSERT_EQUAL(rnsc_loop_timer_add(loop, (uint64_t)delays[i] * MS, 0, t_record,
-						    (void *)(intptr_t)i, &T.t[i]),
-				0);
-	CU_ASSERT_EQUAL(rnsc_loop_timer_count(loop), 7);
-	uint64_t end = start + 2000 * MS;
+	const int *delays = order_delays;
+	CU_ASSERT_EQUAL(rnsc_loop_post(loop, p_arm_order, NULL), 0);
+	/* the post, and maybe the 0 ms timer already (armed by a post, not a timer) */
+	CU_ASSERT(rnsc_loop_run_once(loop, 0) >= 1);
+	uint64_t start = order_start;
+	CU_ASSERT(rnsc_loop_timer_count(loop) + (size_t)T.n == 7);
+	uint64_t end = rnsc_monotonic_ns() + 10000 * MS;
 	while (T.n < 7 && rnsc_monotonic_ns() < end)
 		CU_ASSERT(rnsc_loop_run_once(loop, -1) >= 0);
 	int want[] = {4, 1, 3, 6, 2, 5, 0};
@@ -259,7 +276,13 @@ static void t_q(rnsc_loop *l, rnsc_timer *t, void *ud)
 
 static void t_stop_q(rnsc_loop *l, rnsc_timer *t, void *ud)
 {
-	(void)t, (void)ud;
+	(void)ud;
+	/* Waits for q's third run rather than a fixed time: a stall of 25 ms (qemu-user
+	 * on a loaded machine) used to let both fall due in one iteration, q running once. */
+	if (fired_q < 3) {
+		CU_ASSERT_EQUAL(rnsc_loop_timer_rearm(l, t, 5 * MS, 0), 0);
+		return;
+	}
 	rnsc_loop_timer_cancel(l, tq); /* a periodic timer cancelled by another timer */
 }
 
@@ -279,7 +302,7 @@ static void test_timer_cancel_in_callbacks(void)
 	CU_ASSERT_EQUAL(rnsc_loop_timer_add(loop, 1 * MS, 1 * MS, t_q, NULL, &tq), 0);
 	rnsc_timer *ts;
 	CU_ASSERT_EQUAL(rnsc_loop_timer_add(loop, 25 * MS, 0, t_stop_q, NULL, &ts), 0);
-	uint64_t end = rnsc_monotonic_ns() + 2000 * MS;
+	uint64_t end = rnsc_monotonic_ns() + 10000 * MS;
 	while (rnsc_loop_timer_count(loop) > 0 && rnsc_monotonic_ns() < end)
 		CU_ASSERT(rnsc_loop_run_once(loop, -1) >= 0);
 	CU_ASSERT_EQUAL(rnsc_loop_timer_count(loop), 0);
@@ -662,7 +685,7 @@ static void *post_main(void *arg)
 
 static void test_post_many_threads(void)
 {
-	int fds0 = open_fds(), th0 = threads_now();
+	int fds0 = open_fds(), th0 = threads_after_join(base_threads);
 	rnsc_loop *loop;
 	CU_ASSERT_EQUAL_FATAL(rnsc_loop_new(NULL, &loop), 0);
 	poster ps[POSTERS];
@@ -751,12 +774,15 @@ static int delivered[JOBS];
 static int deliver_order[JOBS];
 static int n_delivered, deliver_bad, done_flag;
 
+static atomic_int works_finished;
+
 static int work(void *ud)
 {
 	job *j = ud;
 	if (j->sleep_us)
 		sleep_us(j->sleep_us);
 	j->ran_on = pthread_self();
+	atomic_fetch_add(&works_finished, 1);
 	return j->idx * 2;
 }
 
@@ -780,7 +806,7 @@ static void done(rnsc_loop *l, void *ud, int result)
 
 static void run_pool(unsigned flags, int reverse)
 {
-	int fds0 = open_fds(), th0 = threads_now();
+	int fds0 = open_fds(), th0 = threads_after_join(base_threads);
 	rnsc_loop *loop;
 	CU_ASSERT_EQUAL_FATAL(rnsc_loop_new(NULL, &loop), 0);
 	rnsc_pool *pool;
@@ -832,10 +858,12 @@ static void test_pool_ordered(void)
 }
 
 static atomic_int gate_open;
+static atomic_int gate_entered; /* jobs that reached gated_work */
 
 static int gated_work(void *ud)
 {
 	job *j = ud;
+	atomic_fetch_add(&gate_entered, 1);
 	while (!atomic_load(&gate_open))
 		sleep_us(200);
 	j->ran_on = pthread_self();
@@ -857,11 +885,16 @@ static void test_pool_del_cancels(void)
 		n_delivered = deliver_bad = 0;
 		loop_thread = pthread_self();
 		atomic_store(&gate_open, 0);
+		atomic_store(&gate_entered, 0);
 		for (int i = 0; i < 10; i++) {
 			jobs[i].idx = i;
 			CU_ASSERT_EQUAL(rnsc_pool_submit(pool, gated_work, done, &jobs[i]), 0);
 		}
-		sleep_us(5000); /* the single worker is now stuck in job 0 */
+		/* the single worker is then stuck in job 0 (waited for, not slept for: a
+		 * thread's start can take longer than any fixed sleep under qemu-user) */
+		for (int i = 0; i < 20000 && !atomic_load(&gate_entered); i++)
+			sleep_us(500);
+		CU_ASSERT_EQUAL(atomic_load(&gate_entered), 1);
 		atomic_store(&gate_open, 1);
 		rnsc_pool_del(pool);
 		CU_ASSERT_EQUAL(n_delivered, 10);
@@ -891,12 +924,17 @@ static void test_pool_del_with_queued_drain(void)
 		memset(delivered, 0, sizeof(delivered));
 		n_delivered = deliver_bad = 0;
 		loop_thread = pthread_self();
+		atomic_store(&works_finished, 0);
 		for (int i = 0; i < 4; i++) {
 			jobs[i].idx = i;
 			jobs[i].sleep_us = 0;
 			CU_ASSERT_EQUAL(rnsc_pool_submit(pool, work, done, &jobs[i]), 0);
 		}
-		sleep_us(20000); /* all finished; a drain is queued on the loop */
+		/* all finished (waited for, not slept for); a worker past its work posts the
+		 * drain before rnsc_pool_del's join returns, so a drain is queued on the loop */
+		for (int i = 0; i < 20000 && atomic_load(&works_finished) < 4; i++)
+			sleep_us(500);
+		CU_ASSERT_EQUAL(atomic_load(&works_finished), 4);
 		rnsc_pool_del(pool);
 		CU_ASSERT_EQUAL(n_delivered, 4);
 		if (how == 0)
@@ -984,14 +1022,26 @@ static void test_edges(void)
 	static job jobs[5];
 	refused_submits = 0;
 	atomic_store(&gate_open, 0);
+	atomic_store(&gate_entered, 0);
 	for (int i = 0; i < 5; i++) {
 		jobs[i].idx = i;
 		CU_ASSERT_EQUAL(rnsc_pool_submit(closing_pool, gated_work, done_resubmit, &jobs[i]),
 				0);
 	}
+	/* Wait until the worker runs job 0: it then finishes while rnsc_pool_del joins and
+	 * queues the pool's drain on the loop, so del must defer the free to that drain.
+	 * Without this wait the worker may or may not have started (thread start-up is slow
+	 * under qemu-user), and the drain left on the loop made the run_once(loop, 5) below
+	 * count one callback in some runs. */
+	for (int i = 0; i < 20000 && !atomic_load(&gate_entered); i++)
+		sleep_us(500);
+	CU_ASSERT_EQUAL_FATAL(atomic_load(&gate_entered), 1);
 	atomic_store(&gate_open, 1);
 	rnsc_pool_del(closing_pool);
 	CU_ASSERT_EQUAL(refused_submits, 5);
+	/* the deferred drain is the one posted callback left; it frees the pool */
+	CU_ASSERT_EQUAL(rnsc_loop_run_once(loop, 0), 1);
+	CU_ASSERT_EQUAL(rnsc_loop_run_once(loop, 0), 0);
 	/* remove the older of two watches (not the list head) */
 	int p[2], q[2];
 	CU_ASSERT_EQUAL_FATAL(pipe(p), 0);
@@ -1007,7 +1057,7 @@ static void test_edges(void)
 	CU_ASSERT_EQUAL(rnsc_loop_timer_add(loop, 5000 * MS, 0, t_q, NULL, &t), 0);
 	uint64_t t0 = rnsc_monotonic_ns();
 	CU_ASSERT_EQUAL(rnsc_loop_run_once(loop, 5), 0);
-	CU_ASSERT(rnsc_monotonic_ns() - t0 < 1000 * MS);
+	CU_ASSERT(rnsc_monotonic_ns() - t0 < 4000 * MS); /* well short of the 5 s timer */
 	rnsc_loop_timer_cancel(loop, t);
 	rnsc_loop_timer_cancel(loop, NULL);
 	CU_ASSERT_EQUAL(rnsc_loop_timer_rearm(loop, NULL, 0, 0), RNSC_ERR_INVAL);
@@ -1053,7 +1103,7 @@ static void t_shard(rnsc_loop *l, rnsc_timer *t, void *ud)
 
 static void test_sharded(void)
 {
-	int fds0 = open_fds(), th0 = threads_now();
+	int fds0 = open_fds(), th0 = threads_after_join(base_threads);
 	rnsc_shards *g;
 	CU_ASSERT_EQUAL(rnsc_shards_new(NULL, 0, &g), RNSC_ERR_INVAL);
 	CU_ASSERT_EQUAL_FATAL(rnsc_shards_new(NULL, SHARDS, &g), 0);
@@ -1079,7 +1129,7 @@ static void test_sharded(void)
 								 (void *)(intptr_t)i),
 						0);
 		CU_ASSERT_EQUAL(rnsc_shards_post(g, SHARDS, p_shard, NULL), RNSC_ERR_INVAL);
-		uint64_t end = rnsc_monotonic_ns() + 3000 * MS;
+		uint64_t end = rnsc_monotonic_ns() + 10000 * MS;
 		int all;
 		do {
 			all = 1;
@@ -1128,6 +1178,8 @@ static void test_sharded(void)
 
 int main(void)
 {
+	/* qemu-user counts its own tasks too; they are part of this baseline */
+	base_threads = threads_now();
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 1;
 	CU_pSuite s = CU_add_suite("loop", NULL, NULL);

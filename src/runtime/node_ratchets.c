@@ -70,7 +70,8 @@ int node_ratchets_load(rnsc_ctx *ctx, rnsc_transport *t, const char *storage, in
 			continue; /* temporaries of an interrupted write: the store cleans them */
 		count++;
 		char path[PATH_MAX + 40];
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= (int)sizeof(path))
+			continue; /* cannot be the file we mean */
 		rnsc_store_cleanup_temps(path);
 		uint8_t *buf = NULL;
 		size_t len = 0;
