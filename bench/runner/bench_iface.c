@@ -7,38 +7,43 @@
 #include "scenario_abi.h"
 
 static const bench_iface IFACES[] = {
-	{"backbone", "Backbone (loopback TCP), the scenario's own policy", 1, 1, 1, NULL},
-	{"tcp", "TCPServerInterface / TCPClientInterface on 127.0.0.1", 1, 1, 0, NULL},
-	{"udp", "UDPInterface, one 127.0.0.1 port per direction", 2, 1, 0, NULL},
+	{"backbone", "Backbone (loopback TCP), the scenario's own policy", 1, 1, 1, NULL,
+	 BENCH_CARRIER_NONE, 0},
+	{"tcp", "TCPServerInterface / TCPClientInterface on 127.0.0.1", 1, 1, 0, NULL,
+	 BENCH_CARRIER_NONE, 0},
+	{"udp", "UDPInterface, one 127.0.0.1 port per direction", 2, 1, 0, NULL, BENCH_CARRIER_NONE,
+	 0},
 	{"local",
 	 "local shared instance: the responder is the shared instance (TCP on "
 	 "127.0.0.1), the initiator its client",
-	 2, 1, 0, NULL},
+	 2, 1, 0, NULL, BENCH_CARRIER_NONE, 0},
 	{"pipe",
 	 "PipeInterface both sides, joined by a byte relay over 127.0.0.1 TCP "
 	 "(bench/participants/pipe_relay.py)",
-	 1, 1, 0, NULL},
+	 1, 1, 0, NULL, BENCH_CARRIER_NONE, 0},
 	{"tls",
 	 "TLSServerInterface / TLSClientInterface on 127.0.0.1 (TLS 1.3, self-signed "
 	 "certificate, pinned)",
-	 1, 0, 0, NULL},
+	 1, 0, 0, NULL, BENCH_CARRIER_NONE, 0},
 	{"websocket", "WebSocketServerInterface / WebSocketClientInterface (ws://127.0.0.1)", 1, 0,
-	 0, NULL},
-	/* Listed so their cells appear in the report with why, instead of disappearing. */
-	{"auto", "AutoInterface (IPv6 link-local multicast discovery)", 0, 1, 0,
-	 "AutoInterface peers over IPv6 link-local multicast on a real adapter (loopback has no "
-	 "link-local address, and both ends in one host share one address, so each drops the "
-	 "other's announcements as its own): it needs two network namespaces joined by a veth "
-	 "pair, which this runner does not set up yet"},
-	{"serial", "SerialInterface / KISSInterface over a pty pair", 0, 1, 0,
-	 "SerialInterface and KISSInterface need a serial line between the two ends: a pty pair "
-	 "joined by a byte relay, which this runner does not set up yet (no socat on this "
-	 "machine)"},
-	{"rnode", "RNodeInterface against the RNode simulator", 0, 1, 0,
-	 "RNodeInterface needs an RNode: the simulator (tests/rnode_sim.py, one pty and one UDP "
-	 "'air' port per radio, with LoRa time-on-air) is not started per cell by this runner "
-	 "yet, and at a LoRa air rate a cell would carry a few packets a second, a radio's "
-	 "figure that belongs in its own report, not this grid"},
+	 0, NULL, BENCH_CARRIER_NONE, 0},
+	{"auto",
+	 "AutoInterface (IPv6 link-local multicast discovery) over a veth pair between two "
+	 "network namespaces, one end in each",
+	 0, 1, 0, NULL, BENCH_CARRIER_NETNS, 0},
+	{"serial",
+	 "SerialInterface (HDLC framing) both sides, 921600 baud, over two ptys joined back to "
+	 "back (bench/participants/pty_pair.py)",
+	 0, 1, 0, NULL, BENCH_CARRIER_PTY, 0},
+	{"kiss",
+	 "KISSInterface both sides (each the other's TNC), 921600 baud, over two ptys joined "
+	 "back to back (bench/participants/pty_pair.py)",
+	 0, 1, 0, NULL, BENCH_CARRIER_PTY, 0},
+	{"rnode",
+	 "RNodeInterface both sides, each on its own simulated RNode (tests/rnode_sim.py) on one "
+	 "simulated LoRa channel: 2.4 GHz, 1625 kHz, SF5, CR 4/5 (the fastest parameters "
+	 "RNodeInterface accepts, 203 kbit/s raw, at least 24 ms of preamble per LoRa frame)",
+	 2, 1, 0, NULL, BENCH_CARRIER_RNODE, 30},
 };
 #define N_IFACES (sizeof(IFACES) / sizeof(IFACES[0]))
 
@@ -109,6 +114,26 @@ int bench_iface_config(const bench_iface *f, int role, const int *ports, const b
 				 "    pinned_sha256 = %s\n",
 				 ports[0], env->tls_pin);
 	}
+	const char *dev = env->dev[srv ? 0 : 1];
+	if (f->carrier != BENCH_CARRIER_NONE && !dev)
+		return -1;
+	if (!strcmp(f->name, "auto"))
+		return PUT(interfaces, icap,
+			   "[interfaces]\n  [[bench auto]]\n    type = AutoInterface\n"
+			   "    enabled = yes\n    devices = %s\n",
+			   dev);
+	if (!strcmp(f->name, "serial") || !strcmp(f->name, "kiss"))
+		return PUT(interfaces, icap,
+			   "[interfaces]\n  [[bench serial]]\n    type = %s\n    enabled = yes\n"
+			   "    port = %s\n    speed = 921600\n",
+			   f->name[0] == 's' ? "SerialInterface" : "KISSInterface", dev);
+	if (!strcmp(f->name, "rnode"))
+		return PUT(interfaces, icap,
+			   "[interfaces]\n  [[bench rnode]]\n    type = RNodeInterface\n"
+			   "    enabled = yes\n    port = %s\n    frequency = 2400000000\n"
+			   "    bandwidth = 1625000\n    txpower = 7\n    spreadingfactor = 5\n"
+			   "    codingrate = 5\n",
+			   dev);
 	if (!strcmp(f->name, "websocket"))
 		return srv ? PUT(interfaces, icap,
 				 "[interfaces]\n  [[bench server]]\n    type = WebSocketServerInterface\n"

@@ -41,6 +41,8 @@
 #include "scenario_abi.h"
 
 #define MAX_SAMPLES 8
+/* --iface rnode: larger scenario payloads take minutes a sample on the simulated radio */
+#define RADIO_MAX_PAYLOAD 65536
 
 #define MAX_SCENARIOS 32
 
@@ -113,6 +115,9 @@ typedef struct run_opts {
 	int quick; /* --quick: told to the participants (a scenario may run a stated smaller variant) */
 	const char *self, *python, *ref_script;
 	const char *pipe_helper; /* bench/participants/pipe_relay.py, for --iface pipe */
+	const char *pty_helper;  /* bench/participants/pty_pair.py, for --iface serial, kiss */
+	const char *rnode_sim;   /* tests/rnode_sim.py, for --iface rnode */
+	const char *ip_cmd;      /* iproute2's ip, for --iface auto (NULL: not found) */
 	char tls_dir[64];        /* --iface tls: the certificate's temporary directory */
 	char tls_cert[128], tls_key[128], tls_pin[128];
 	const char *env_crypto; /* RNSC_CRYPTO as the runner found it (NULL: unset) */
@@ -150,17 +155,22 @@ static int write_config(const char *dir, int transport, const char *extra, const
 	FILE *f = fopen(path, "w");
 	if (!f)
 		return -1;
+	/* RNSC_BENCH_LOGLEVEL: a participant's log level for a diagnosis (--keep-logs) */
+	const char *loglevel = getenv("RNSC_BENCH_LOGLEVEL");
+	if (!loglevel || strspn(loglevel, "0123456789") != strlen(loglevel) || !*loglevel ||
+	    strlen(loglevel) > 1)
+		loglevel = "2";
 	/* an interface that is the shared instance brings its own share_instance line */
 	fprintf(f,
 		"[reticulum]\n  enable_transport = %s\n%s  respond_to_probes = No\n%s%s\n"
-		"[logging]\n  loglevel = 2\n\n%s",
+		"[logging]\n  loglevel = %s\n\n%s",
 		transport ? "Yes" : "No", iface_ret && *iface_ret ? "" : "  share_instance = No\n",
-		extra ? extra : "", iface_ret ? iface_ret : "", interfaces);
+		extra ? extra : "", iface_ret ? iface_ret : "", loglevel, interfaces);
 	return fclose(f) == 0 ? 0 : -1;
 }
 
 static int role_config(const run_opts *o, const cell *c, const char *dir, int role,
-		       const int *ports, size_t n)
+		       const int *ports, size_t n, char (*dev)[PATH_MAX])
 {
 	char text[4096], ret[512] = "";
 	if (c->ifc && !c->ifc->plugin_own && role != RNSC_SCENARIO_ROLE_RELAY) {
@@ -168,7 +178,9 @@ static int role_config(const run_opts *o, const cell *c, const char *dir, int ro
 				       .helper = o->pipe_helper,
 				       .tls_cert = o->tls_pin[0] ? o->tls_cert : NULL,
 				       .tls_key = o->tls_pin[0] ? o->tls_key : NULL,
-				       .tls_pin = o->tls_pin[0] ? o->tls_pin : NULL};
+				       .tls_pin = o->tls_pin[0] ? o->tls_pin : NULL,
+				       .dev = {dev && dev[0][0] ? dev[0] : NULL,
+					       dev && dev[1][0] ? dev[1] : NULL}};
 		if (bench_iface_config(c->ifc, role, ports, &env, ret, sizeof(ret), text,
 				       sizeof(text)) != 0)
 			return -1;
@@ -235,9 +247,15 @@ static int free_ports(int *ports, int n)
 }
 
 static void part_argv(const run_opts *o, enum impl im, const char *role, const char *scenario,
-		      const char *cfg, const char *dest, char **argv)
+		      const char *cfg, const char *dest, const char *netns, char **argv)
 {
 	int n = 0;
+	if (netns) { /* --iface auto: each end in its own namespace */
+		argv[n++] = (char *)o->ip_cmd;
+		argv[n++] = (char *)"netns";
+		argv[n++] = (char *)"exec";
+		argv[n++] = (char *)netns;
+	}
 	if (im == IMPL_REF) {
 		argv[n++] = (char *)o->python;
 		argv[n++] = (char *)o->ref_script;
@@ -316,12 +334,156 @@ static void judge(const cell *c, const char *a, const char *b, sample *s)
 	}
 }
 
+/* ---- carriers: what joins the two ends beyond loopback sockets ---------------------- */
+
+/* One sample's carrier: the pty relay, the two RNode simulators, or the two namespaces.
+ * dev[0] / dev[1] are the responder's / initiator's device (tty path or veth name). */
+typedef struct carrier {
+	part relay, sim[2];
+	char ns[2][32];
+	char dev[2][PATH_MAX];
+	int netns_made;
+} carrier;
+
+static int run_shell(const char *cmd, const char *log)
+{
+	char full[24 * PATH_MAX];
+	if (snprintf(full, sizeof(full), "( %s ) >>'%s' 2>&1", cmd, log) >= (int)sizeof(full))
+		return -1;
+	int st = system(full);
+	return st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+static int wait_paths(const char *a, const char *b, double seconds)
+{
+	for (int i = 0; i < (int)(seconds * 20); i++) {
+		if (access(a, F_OK) == 0 && access(b, F_OK) == 0)
+			return 0;
+		usleep(50000);
+	}
+	return -1;
+}
+
+/* Sets up c's carrier for one sample; logs go to logdir. Returns 0, or -1 with why. */
+static int carrier_up(const run_opts *o, const cell *c, const char *dir, const char *logdir,
+		      int idx, const int *ports, carrier *k, char *why, size_t cap)
+{
+	static unsigned serial_no;
+	char log[PATH_MAX], pa[16], pb[16], line[256];
+	const char *w = "";
+	enum bench_carrier kind = c->ifc ? c->ifc->carrier : BENCH_CARRIER_NONE;
+	if (kind == BENCH_CARRIER_NONE)
+		return 0;
+	snprintf(log, sizeof(log), "%s/%s-%s-%d-carrier.log", logdir, c->sc->name, c->pr->name,
+		 idx);
+	if (kind == BENCH_CARRIER_PTY) {
+		snprintf(k->dev[0], sizeof(k->dev[0]), "%s/tty-responder", dir);
+		snprintf(k->dev[1], sizeof(k->dev[1]), "%s/tty-initiator", dir);
+		char *argv[] = {(char *)o->python, (char *)o->pty_helper, k->dev[0], k->dev[1],
+				NULL};
+		if (part_spawn(&k->relay, argv, log) != 0 ||
+		    part_readline(&k->relay, 20, line, sizeof(line), &w) < 0 ||
+		    strcmp(line, "ready") != 0) {
+			snprintf(why, cap, "the pty relay did not start (%s; log: %s)", w, log);
+			return -1;
+		}
+		return 0;
+	}
+	if (kind == BENCH_CARRIER_RNODE) {
+		for (int i = 0; i < 2; i++) {
+			snprintf(k->dev[i], sizeof(k->dev[i]), "%s/rnode-%s", dir,
+				 i ? "initiator" : "responder");
+			snprintf(pa, sizeof(pa), "%d", ports[i]);
+			snprintf(pb, sizeof(pb), "%d", ports[1 - i]);
+			char *argv[] = {(char *)o->python,
+					(char *)o->rnode_sim,
+					(char *)"--link",
+					k->dev[i],
+					(char *)"--air",
+					pa,
+					(char *)"--peer",
+					pb,
+					(char *)"--lifetime",
+					(char *)"3600",
+					NULL};
+			if (part_spawn_service(&k->sim[i], argv, log) != 0) {
+				snprintf(why, cap, "cannot start the RNode simulator: %s",
+					 strerror(errno));
+				return -1;
+			}
+		}
+		if (wait_paths(k->dev[0], k->dev[1], 20) != 0) {
+			snprintf(why, cap,
+				 "the RNode simulators made no ptys within 20 s (log: %s)", log);
+			return -1;
+		}
+		return 0;
+	}
+	/* BENCH_CARRIER_NETNS: veth names are at most 15 bytes */
+	unsigned id = ((unsigned)getpid() & 0xffffff) * 4096u + (serial_no++ & 0xfff);
+	snprintf(k->ns[0], sizeof(k->ns[0]), "rnscb-%x-r", id);
+	snprintf(k->ns[1], sizeof(k->ns[1]), "rnscb-%x-i", id);
+	snprintf(k->dev[0], sizeof(k->dev[0]), "br%x", id);
+	snprintf(k->dev[1], sizeof(k->dev[1]), "bi%x", id);
+	if (!o->ip_cmd || geteuid() != 0) {
+		snprintf(why, cap,
+			 "AutoInterface cells need root and iproute2 (network namespaces)");
+		return -1;
+	}
+	char cmd[20 * PATH_MAX];
+	k->netns_made = 1;
+	/* IPv6 DAD off, so the link-local addresses are usable at once */
+	snprintf(cmd, sizeof(cmd),
+		 "set -e; ip=%s; for ns in %s %s; do $ip netns add $ns; "
+		 "$ip netns exec $ns sysctl -qw net.ipv6.conf.all.accept_dad=0 "
+		 "net.ipv6.conf.default.accept_dad=0; $ip -n $ns link set lo up; done; "
+		 "$ip link add %s netns %s type veth peer name %s netns %s; "
+		 "$ip -n %s link set %s up; $ip -n %s link set %s up; "
+		 "for i in $(seq 200); do "
+		 "if $ip -n %s -6 addr show dev %s scope link | grep -q fe80 && "
+		 "$ip -n %s -6 addr show dev %s scope link | grep -q fe80 && "
+		 "! $ip -n %s -6 addr show dev %s | grep -q tentative && "
+		 "! $ip -n %s -6 addr show dev %s | grep -q tentative; then exit 0; fi; "
+		 "sleep 0.05; done; exit 1",
+		 o->ip_cmd, k->ns[0], k->ns[1], k->dev[0], k->ns[0], k->dev[1], k->ns[1], k->ns[0],
+		 k->dev[0], k->ns[1], k->dev[1], k->ns[0], k->dev[0], k->ns[1], k->dev[1], k->ns[0],
+		 k->dev[0], k->ns[1], k->dev[1]);
+	if (run_shell(cmd, log) != 0) {
+		snprintf(why, cap, "the network namespaces could not be set up (log: %s)", log);
+		return -1;
+	}
+	return 0;
+}
+
+static void carrier_down(const run_opts *o, carrier *k)
+{
+	if (k->relay.pid) {
+		part_send(&k->relay, "quit");
+		part_stop(&k->relay, 5);
+	}
+	for (int i = 0; i < 2; i++)
+		if (k->sim[i].pid)
+			part_stop(&k->sim[i], 5);
+	if (k->netns_made) {
+		char cmd[512];
+		snprintf(cmd, sizeof(cmd),
+			 "for ns in %s %s; do %s netns pids $ns 2>/dev/null | xargs -r kill -9; "
+			 "%s netns del $ns; done",
+			 k->ns[0], k->ns[1], o->ip_cmd, o->ip_cmd);
+		(void)run_shell(cmd, "/dev/null");
+	}
+}
+
 static void run_endpoints(const run_opts *o, const cell *c, int idx, sample *s)
 {
 	part ini = {0}, res = {0};
+	carrier k = {0};
 	char tmpl[] = "/tmp/rnsc-bench.XXXXXX";
 	char *dir = mkdtemp(tmpl);
 	char rcfg[PATH_MAX], icfg[PATH_MAX], rlog[PATH_MAX], ilog[PATH_MAX], line[1024], cmd[128];
+	char cwhy[PATH_MAX + 128];
+	/* a slow carrier (the radio) gets a longer drain limit, said in the report */
+	double drain = c->ifc && c->ifc->min_drain > o->drain ? c->ifc->min_drain : o->drain;
 	const char *why = "";
 	const char *scn = c->sc->ops->mode;
 	if (!dir) {
@@ -336,13 +498,17 @@ static void run_endpoints(const run_opts *o, const cell *c, int idx, sample *s)
 	snprintf(ilog, sizeof(ilog), "%s/%s-%s-%d-initiator.log", logdir, c->sc->name, c->pr->name,
 		 idx);
 	int ports[2] = {-1, -1};
-	if (free_ports(ports, c->ifc ? c->ifc->nports : 1) ||
-	    role_config(o, c, rcfg, RNSC_SCENARIO_ROLE_RESPONDER, ports, 1) ||
-	    role_config(o, c, icfg, RNSC_SCENARIO_ROLE_INITIATOR, ports, 1))
+	if (free_ports(ports, c->ifc ? c->ifc->nports : 1))
+		FAIL("no free loopback ports");
+	if (carrier_up(o, c, dir, logdir, idx, ports, &k, cwhy, sizeof(cwhy)) != 0)
+		FAIL("%s", cwhy);
+	if (role_config(o, c, rcfg, RNSC_SCENARIO_ROLE_RESPONDER, ports, 1, k.dev) ||
+	    role_config(o, c, icfg, RNSC_SCENARIO_ROLE_INITIATOR, ports, 1, k.dev))
 		FAIL("cannot prepare the config directories in %s", dir);
 
-	char *argv[16];
-	part_argv(o, c->pr->responder, "responder", scn, rcfg, NULL, argv);
+	char *argv[24];
+	part_argv(o, c->pr->responder, "responder", scn, rcfg, NULL, k.netns_made ? k.ns[0] : NULL,
+		  argv);
 	if (part_spawn(&res, argv, rlog) != 0)
 		FAIL("cannot start the %s responder: %s", impl_name[c->pr->responder],
 		     strerror(errno));
@@ -356,7 +522,8 @@ static void run_endpoints(const run_opts *o, const cell *c, int idx, sample *s)
 	char dest[33];
 	memcpy(dest, d + 5, 33);
 
-	part_argv(o, c->pr->initiator, "initiator", scn, icfg, dest, argv);
+	part_argv(o, c->pr->initiator, "initiator", scn, icfg, dest, k.netns_made ? k.ns[1] : NULL,
+		  argv);
 	if (part_spawn(&ini, argv, ilog) != 0)
 		FAIL("cannot start the %s initiator: %s", impl_name[c->pr->initiator],
 		     strerror(errno));
@@ -367,7 +534,7 @@ static void run_endpoints(const run_opts *o, const cell *c, int idx, sample *s)
 		FAIL("%s initiator: expected 'ready', got '%s'", impl_name[c->pr->initiator], line);
 
 	/* timing starts: from here a sample is never retried */
-	snprintf(cmd, sizeof(cmd), "start seconds=%g drain=%g", o->seconds, o->drain);
+	snprintf(cmd, sizeof(cmd), "start seconds=%g drain=%g", o->seconds, drain);
 	if (part_send(&res, cmd))
 		FAIL("the responder went away before start");
 	/* the responder zeroes its counters before the first timed packet can reach it */
@@ -378,7 +545,7 @@ static void run_endpoints(const run_opts *o, const cell *c, int idx, sample *s)
 	rnsc_rapl_mark_now(&o->rapl, &e0);
 	if (part_send(&ini, cmd))
 		FAIL("the initiator went away before start");
-	if (part_readline(&ini, o->seconds + o->drain + 30, line, sizeof(line), &why) < 0 ||
+	if (part_readline(&ini, o->seconds + drain + 30, line, sizeof(line), &why) < 0 ||
 	    strcmp(line, "done") != 0)
 		FAIL("%s initiator: %s while timing (log: %s)", impl_name[c->pr->initiator],
 		     *why ? why : line, ilog);
@@ -399,6 +566,7 @@ static void run_endpoints(const run_opts *o, const cell *c, int idx, sample *s)
 out:
 	part_kill(&res);
 	part_kill(&ini);
+	carrier_down(o, &k);
 	if (!s->v.ok && !o->keep_dir)
 		show_tail(ilog), show_tail(rlog);
 	if (!o->keep_dir) {
@@ -430,7 +598,7 @@ static void run_relay(const run_opts *o, const cell *c, int idx, sample *s)
 		ports[1] = free_port();
 	while (ports[1] == ports[0] && ports[1] > 0);
 	if (ports[0] < 0 || ports[1] < 0 ||
-	    role_config(o, c, cfg, RNSC_SCENARIO_ROLE_RELAY, ports, 2))
+	    role_config(o, c, cfg, RNSC_SCENARIO_ROLE_RELAY, ports, 2, NULL))
 		FAIL("cannot prepare the relay's config directory in %s", dir);
 	char *argv[20];
 	int n = 0;
@@ -1219,9 +1387,11 @@ static void usage(FILE *f)
 		"                   scenario's own, Backbone): backbone, tcp, udp, local (shared\n"
 		"                   instance), pipe, tls, websocket (tls and websocket are rnsc\n"
 		"                   only: cells with the reference are reported not run, with\n"
-		"                   why); relay scenarios run over backbone only; auto, serial\n"
-		"                   and rnode are listed, and every cell over them is reported\n"
-		"                   not run with why (no namespaces, pty relay or simulator yet)\n"
+		"                   why); relay scenarios run over backbone only; auto (two\n"
+		"                   network namespaces and a veth pair: root), serial and kiss\n"
+		"                   (a pty pair), rnode (two RNode simulators on one simulated\n"
+		"                   channel, SF5 / 1625 kHz; scenarios with payloads above 64 KiB\n"
+		"                   are reported not run there)\n"
 		"  --crypto LIST    crypto backend orders for the rnsc side, separated by ';'\n"
 		"                   (e.g. 'sodium;openssl;nettle,openssl'); each is RNSC_CRYPTO\n"
 		"                   of rnsc's participants, daemon and driver; one lacking a\n"
@@ -1435,7 +1605,16 @@ static int run(int argc, char **argv)
 	}
 	char helper[PATH_MAX];
 	snprintf(helper, sizeof(helper), "%s/bench/participants/pipe_relay.py", src);
+	char pty_helper[PATH_MAX], rnode_sim[PATH_MAX];
+	snprintf(pty_helper, sizeof(pty_helper), "%s/bench/participants/pty_pair.py", src);
+	snprintf(rnode_sim, sizeof(rnode_sim), "%s/tests/rnode_sim.py", src);
 	o.self = self, o.python = python, o.ref_script = script, o.pipe_helper = helper;
+	o.pty_helper = pty_helper, o.rnode_sim = rnode_sim;
+	static const char *const IP_PATHS[] = {"/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip",
+					       "/bin/ip"};
+	for (size_t i = 0; i < sizeof(IP_PATHS) / sizeof(IP_PATHS[0]) && !o.ip_cmd; i++)
+		if (access(IP_PATHS[i], X_OK) == 0)
+			o.ip_cmd = IP_PATHS[i];
 	o.env_crypto = getenv("RNSC_CRYPTO");
 	(void)rnsc_rapl_open(&o.rapl);
 	if (o.keep_dir && mkdir(o.keep_dir, 0755) != 0 && errno != EEXIST) {
@@ -1493,6 +1672,15 @@ static int run(int argc, char **argv)
 					if (ifc && ifc->cannot)
 						snprintf(x->skip, sizeof(x->skip), "%s",
 							 ifc->cannot);
+					else if (ifc && ifc->carrier == BENCH_CARRIER_RNODE &&
+						 SCENARIOS[i].ops->size_lo > RADIO_MAX_PAYLOAD)
+						snprintf(
+							x->skip, sizeof(x->skip),
+							"a %u-byte payload (twice: warm-up and timed) "
+							"takes minutes at the simulated radio's rate; "
+							"the radio runs payloads of at most %d bytes",
+							(unsigned)SCENARIOS[i].ops->size_lo,
+							RADIO_MAX_PAYLOAD);
 					else if (relay_sc && ifc && !ifc->plugin_own)
 						snprintf(
 							x->skip, sizeof(x->skip),
@@ -1504,6 +1692,21 @@ static int run(int argc, char **argv)
 							"the reference (rns %s) has no %s interface: "
 							"rnsc-rnsc only",
 							"1.5.4", ifc->name);
+					else if (G_MATRIX.smoke && ifc &&
+						 ifc->carrier == BENCH_CARRIER_RNODE)
+						snprintf(
+							x->skip, sizeof(x->skip),
+							"smoke mode: the simulated radio is half duplex "
+							"and loses packets to collisions, so exact "
+							"accounting is not a CI check; it runs in the "
+							"full matrix");
+					else if (G_MATRIX.smoke && ifc &&
+						 ifc->carrier != BENCH_CARRIER_NONE && oi > 0)
+						snprintf(
+							x->skip, sizeof(x->skip),
+							"smoke mode: the %s carrier is checked under "
+							"the first order only",
+							ifc->name);
 					else if (G_MATRIX.smoke && !relay_sc &&
 						 PAIRINGS[j].initiator == IMPL_RNSC &&
 						 PAIRINGS[j].responder == IMPL_RNSC &&
@@ -1630,17 +1833,19 @@ static void matrix_usage(FILE *f)
 	fprintf(f,
 		"Usage: rnsc bench matrix [--quick | --smoke] [rnsc bench options]\n\n"
 		"The scenario runner over a grid: every interface (backbone, tcp, udp, local, pipe,\n"
-		"tls, websocket; auto, serial and rnode are listed, their cells reported not run\n"
-		"with why) x every crypto order (each loaded backend alone, completed where it\n"
-		"lacks a primitive, and the default order) x the core scenarios (single, link,\n"
-		"request, resource-segment) x every pairing. Any `rnsc bench` option given after\n"
-		"the mode narrows or replaces a dimension. With --report DIR it also writes\n"
+		"tls, websocket, auto, serial, kiss, rnode) x every crypto order (each loaded\n"
+		"backend alone, completed where it lacks a primitive, and the default order) x\n"
+		"the core scenarios (single, link, request, resource-segment) x every pairing.\n"
+		"Any `rnsc bench` option given after the mode narrows or replaces a dimension.\n"
+		"With --report DIR it also writes\n"
 		"DIR/matrix.md (rates relative to the first combination, the best combination per\n"
 		"column with CPU-seconds per side) and DIR/matrix.svg (heat map).\n\n"
 		"  --quick  1 s per cell, drain 10 s, 1 sample\n"
 		"  --smoke  conformance only, for CI: scenario single, 0.5 s per cell, every\n"
 		"           interface x order once (rnsc -> reference, or rnsc -> rnsc where the\n"
-		"           reference lacks the interface); exit 0 only when every cell that\n"
+		"           reference lacks the interface; auto, serial and kiss under the\n"
+		"           first order only, rnode reported not run: a half-duplex radio\n"
+		"           loses packets to collisions); exit 0 only when every cell that\n"
 		"           can run is conformant; no timing is asserted\n\n"
 		"Exit status: 0 when every cell that ran was conformant, 1 otherwise, 2 usage,\n"
 		"3 setup.\n");
@@ -1698,7 +1903,7 @@ static int bench_matrix(int argc, char **argv)
 	int n = 0;
 	av[n++] = (char *)"bench";
 	av[n++] = (char *)"--iface";
-	av[n++] = (char *)"backbone,tcp,udp,local,pipe,tls,websocket,auto,serial,rnode";
+	av[n++] = (char *)"backbone,tcp,udp,local,pipe,tls,websocket,auto,serial,kiss,rnode";
 	av[n++] = (char *)"--crypto";
 	av[n++] = orders;
 	if (smoke) {

@@ -320,6 +320,11 @@ static void timer_cb(void *ud)
 		}
 		s->ever_online = 1;
 		slog(s, RNSC_LOG_VERBOSE, "Serial port %s is now open", s->port);
+		/* The reference starts its read loop only after the settling pause: what
+		 * arrived meanwhile waits in the device and is read now. Reading it earlier
+		 * handed Transport an announce while sends were still dropped as offline, so
+		 * a peer that answered at once (a path just learned) lost its first packets. */
+		set_interest(s, RNSC_IFACE_EV_READ);
 		s->host->set_online(s->host->hctx, 1);
 		if (IS_KISS(s) && s->state == ST_ONLINE)
 			kiss_configure(s);
@@ -337,7 +342,7 @@ static void timer_cb(void *ud)
 		return;
 	}
 	s->fd = fd;
-	s->interest = RNSC_IFACE_EV_READ;
+	s->interest = 0; /* nothing is read while settling (timer_cb) */
 	if (s->host->watch_add(s->host->hctx, fd, s->interest, io_cb, s, &s->w) != 0) {
 		close(fd);
 		s->fd = -1;
@@ -796,7 +801,7 @@ static int ser_open(void *instp, const rnsc_iface_config *cfg, const rnsc_iface_
 		goto fail;
 	}
 	s->fd = fd;
-	s->interest = RNSC_IFACE_EV_READ;
+	s->interest = 0; /* nothing is read while settling */
 	if ((rc = host->watch_add(host->hctx, fd, s->interest, io_cb, s, &s->w))) {
 		rc = cfg->fail(cfg->cctx, NULL, rc, "cannot watch the serial port");
 		goto fail;
