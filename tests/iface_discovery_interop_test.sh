@@ -16,8 +16,8 @@
 # "Discovered"/"Last Heard" and the JSON's received/discovered/last_heard/heard_count left
 # out); the reference's rnstatus -d/-D/-j against D (reading D's store) print what rnsc
 # status prints; a daemon requiring value 40 stores nothing (the stamp is refused).
-# rnsc does not announce its own discoverable interfaces yet (docs/config-options.md),
-# so the reverse direction is not tested here.
+# rnsc announcing its own discoverable interface is tests/iface_announce_interop_test.sh;
+# this test is the receiving direction.
 set -u
 B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
 S=${RNSC_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
