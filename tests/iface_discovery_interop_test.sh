@@ -221,6 +221,15 @@ if [ $NEW -eq 1 ]; then
     "${RS_D[@]}" --config "$tmp/D" -D -- "$RNSC" status --config "$tmp/D" -D
   FILTER=json run_cmp "the reference's rnstatus -d -j against rnsc daemon D prints rnsc status -d -j" \
     "$RS" --config "$tmp/D" -d -j -- "$RNSC" status --config "$tmp/D" -d -j
+  # rns 1.5.7's --show-stale/--show-unknown: its -j ignores them, and rnsc (which lists
+  # every entry, as 1.5.4) accepts both and prints what it prints without them.
+  FILTER=json run_cmp "rnsc status -d -j --show-stale --show-unknown prints rnstatus $REFV's with them" \
+    "$RS" --config "$tmp/B" -d -j --show-stale --show-unknown -- \
+    "$RNSC" status --config "$tmp/D" -d -j --show-stale --show-unknown
+  FILTER=strip_times run_cmp "rnsc status -D --show-unknown prints rnstatus $REFV's -D --show-unknown" \
+    "$RS" --config "$tmp/B" -D --show-unknown -- "$RNSC" status --config "$tmp/D" -D --show-unknown
+  FILTER=cat run_cmp "rnsc status -d --show-stale --show-unknown prints rnsc status -d" \
+    "$RNSC" status --config "$tmp/D" -d -- "$RNSC" status --config "$tmp/D" -d --show-stale --show-unknown
 else
 FILTER=cat run_cmp "rnsc status -d on D prints the reference's rnstatus -d on B" \
   "$RS" --config "$tmp/B" -d -- "$RNSC" status --config "$tmp/D" -d
