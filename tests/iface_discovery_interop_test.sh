@@ -16,8 +16,8 @@
 # "Discovered"/"Last Heard" and the JSON's received/discovered/last_heard/heard_count left
 # out); the reference's rnstatus -d/-D/-j against D (reading D's store) print what rnsc
 # status prints; a daemon requiring value 40 stores nothing (the stamp is refused).
-# rnsc does not announce its own discoverable interfaces yet (docs/config-options.md),
-# so the reverse direction is not tested here.
+# rnsc announcing its own discoverable interface is tests/iface_announce_interop_test.sh;
+# this test is the receiving direction.
 set -u
 B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
 S=${RNSC_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -221,6 +221,15 @@ if [ $NEW -eq 1 ]; then
     "${RS_D[@]}" --config "$tmp/D" -D -- "$RNSC" status --config "$tmp/D" -D
   FILTER=json run_cmp "the reference's rnstatus -d -j against rnsc daemon D prints rnsc status -d -j" \
     "$RS" --config "$tmp/D" -d -j -- "$RNSC" status --config "$tmp/D" -d -j
+  # rns 1.5.7's --show-stale/--show-unknown: its -j ignores them, and rnsc (which lists
+  # every entry, as 1.5.4) accepts both and prints what it prints without them.
+  FILTER=json run_cmp "rnsc status -d -j --show-stale --show-unknown prints rnstatus $REFV's with them" \
+    "$RS" --config "$tmp/B" -d -j --show-stale --show-unknown -- \
+    "$RNSC" status --config "$tmp/D" -d -j --show-stale --show-unknown
+  FILTER=strip_times run_cmp "rnsc status -D --show-unknown prints rnstatus $REFV's -D --show-unknown" \
+    "$RS" --config "$tmp/B" -D --show-unknown -- "$RNSC" status --config "$tmp/D" -D --show-unknown
+  FILTER=cat run_cmp "rnsc status -d --show-stale --show-unknown prints rnsc status -d" \
+    "$RNSC" status --config "$tmp/D" -d -- "$RNSC" status --config "$tmp/D" -d --show-stale --show-unknown
 else
 FILTER=cat run_cmp "rnsc status -d on D prints the reference's rnstatus -d on B" \
   "$RS" --config "$tmp/B" -d -- "$RNSC" status --config "$tmp/D" -d

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "config.h"
 #include "blackhole_svc.h"
+#include "discovery_announcer.h"
 #include "remote_mgmt.h"
 #include "http_status.h"
 #include "mem_trim.h"
@@ -210,6 +211,11 @@ int cmd_daemon(int argc, char **argv)
 	if (bsvc && (rc = rnsc_remote_mgmt_start(env.ctx, n, bsvc, &rmgmt)))
 		rnsc_log(env.ctx, RNSC_LOG_ERROR, "daemon", "remote management: %s",
 			 rnsc_strerror(rc));
+	/* discoverable interfaces: InterfaceAnnouncer's announces */
+	rnsc_disc_announcer *dann = NULL;
+	if ((rc = rnsc_disc_announcer_start(env.ctx, n, &dann)))
+		rnsc_log(env.ctx, RNSC_LOG_ERROR, "daemon", "interface discovery announcer: %s",
+			 rnsc_strerror(rc));
 	rnsc_log(env.ctx, RNSC_LOG_NOTICE, "daemon", "started rnsc daemon version %s",
 		 PACKAGE_VERSION);
 	if ((rc = rnsc_node_run(n))) {
@@ -231,6 +237,7 @@ int cmd_daemon(int argc, char **argv)
 	}
 	rnsc_http_status_stop(hs);
 	rnsc_mem_trim_stop(mt);
+	rnsc_disc_announcer_stop(dann);
 	rnsc_blackhole_svc_stop(bsvc);
 	rnsc_remote_mgmt_stop(rmgmt); /* after bsvc: its request links use the handlers */
 	rnsc_node_del(n);

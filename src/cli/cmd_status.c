@@ -37,7 +37,7 @@ static void usage(FILE *f)
 		"Usage: rnsc status [-h] [--config CONFIG] [--version] [--attach name]\n"
 		"                   [--detach name] [--reload name] [-a] [-A] [-P] [-l] [-B] [-t]\n"
 		"                   [-p] [-b] [-q] [-z] [-s SORT] [-r] [-j] [-R hash] [-i path]\n"
-		"                   [-w seconds] [-m]\n"
+		"                   [-w seconds] [-d] [-D] [--show-stale] [--show-unknown] [-m]\n"
 		"                   [-I SECONDS] [-v] [filter]\n\n"
 		"Reticulum Network Stack Status: the interfaces of the running shared instance\n"
 		"(an rnsc daemon or a reference rnsd), read over its RPC socket, printed as the\n"
@@ -81,7 +81,11 @@ static void usage(FILE *f)
 		"                        without a running profiler, report none)\n\n"
 		"  -d, --discovered      list discovered interfaces (what the instance's\n"
 		"                        discover_interfaces handler stored)\n"
-		"  -D                    show details and config entries for discovered interfaces\n\n"
+		"  -D                    show details and config entries for discovered interfaces\n"
+		"  --show-stale          show stale discovery entries\n"
+		"  --show-unknown        show discovery entries without version info\n"
+		"                        (rns 1.5.7's; rnsc lists every entry, as rns 1.5.4, so\n"
+		"                        both are accepted and change nothing)\n\n"
 		"Exit status (as rnstatus): 0 printed, 1 no shared instance to ask (and --attach,\n"
 		"--detach or --reload not done), 2 the instance\n"
 		"did not answer (or refused the RPC key, or a remote request failed), 10 the link to a\n"
@@ -1128,7 +1132,7 @@ typedef struct status_args {
 	int disc; /* -d 1, -D 2 */
 } status_args;
 
-enum { OPT_ATTACH = 1000, OPT_DETACH, OPT_RELOAD };
+enum { OPT_ATTACH = 1000, OPT_DETACH, OPT_RELOAD, OPT_SHOW_157 };
 
 /* Returns -1 to go on, or the exit code. */
 static int status_parse(int argc, char **argv, status_args *a)
@@ -1152,6 +1156,8 @@ static int status_parse(int argc, char **argv, status_args *a)
 					      {"reverse", no_argument, NULL, 'r'},
 					      {"json", no_argument, NULL, 'j'},
 					      {"discovered", no_argument, NULL, 'd'},
+					      {"show-stale", no_argument, NULL, OPT_SHOW_157},
+					      {"show-unknown", no_argument, NULL, OPT_SHOW_157},
 					      {"monitor", no_argument, NULL, 'm'},
 					      {"monitor-interval", required_argument, NULL, 'I'},
 					      {"verbose", no_argument, NULL, 'v'},
@@ -1180,6 +1186,11 @@ static int status_parse(int argc, char **argv, status_args *a)
 			break;
 		case OPT_RELOAD:
 			reload_n = optarg;
+			break;
+		case OPT_SHOW_157:
+			/* rns 1.5.7 hides stale entries and those without a stack version unless
+			 * asked; rnsc lists every entry, as rns 1.5.4 does, so both only say
+			 * what rnsc does anyway */
 			break;
 		case 'a':
 			o->all = 1;

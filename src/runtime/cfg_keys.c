@@ -22,7 +22,10 @@
 	}
 
 /* Reasons shared by many rows. */
-#define WHY_DISCOVERY "rnsc does not publish interface discovery announces"
+#define WHY_DISCOVERY                                                                              \
+	"rnsc announces TCPServer and Backbone interfaces only, unencrypted, running no "          \
+	"commands (discovery_announcer.h)"
+#define WHY_ANNOUNCER "the interface discovery announcer (discovery_announcer.c)"
 #define WHY_AUTOCONNECT "rnsc does not auto-connect discovered interfaces"
 #define WHY_NOPLUGIN                                                                               \
 	"no interface plugin shipped with rnsc serves this type; unless one is "                   \
@@ -141,21 +144,21 @@ static const rnsc_config_key keys[] = {
 	  "announces to internal-mode interfaces are not filtered by rnsc"),
 	R("interface", "ignore_config_warnings", -1,
 	  "it only silences the discovery mode auto-configuration, which rnsc does not do"),
-	R("interface", "discoverable", 0, WHY_DISCOVERY),
-	R("interface", "announce_interval", -1, WHY_DISCOVERY),
-	R("interface", "discovery_stamp_value", -1, WHY_DISCOVERY),
-	R("interface", "discovery_name", -1, WHY_DISCOVERY),
+	H("interface", "discoverable", WHY_ANNOUNCER),
+	H("interface", "announce_interval", WHY_ANNOUNCER),
+	H("interface", "discovery_stamp_value", WHY_ANNOUNCER),
+	H("interface", "discovery_name", WHY_ANNOUNCER),
 	R("interface", "discovery_encrypt", 0, WHY_DISCOVERY),
-	R("interface", "discovery_lxmf_address", -1, WHY_DISCOVERY),
+	H("interface", "discovery_lxmf_address", WHY_ANNOUNCER),
 	R("interface", "discovery_frequency", -1, WHY_DISCOVERY),
 	R("interface", "discovery_bandwidth", -1, WHY_DISCOVERY),
 	R("interface", "discovery_modulation", -1, WHY_DISCOVERY),
-	R("interface", "reachable_on", -1, WHY_DISCOVERY),
-	R("interface", "publish_ifac", 0, WHY_DISCOVERY),
+	H("interface", "reachable_on", WHY_ANNOUNCER),
+	H("interface", "publish_ifac", WHY_ANNOUNCER),
 	R("interface", "location_cmd", -1, WHY_DISCOVERY),
-	R("interface", "latitude", -1, WHY_DISCOVERY),
-	R("interface", "longitude", -1, WHY_DISCOVERY),
-	R("interface", "height", -1, WHY_DISCOVERY),
+	H("interface", "latitude", WHY_ANNOUNCER),
+	H("interface", "longitude", WHY_ANNOUNCER),
+	H("interface", "height", WHY_ANNOUNCER),
 
 	/* Types rnsc's plugins serve */
 	H("AutoInterface", "group_id", "auto plugin"),

@@ -1299,6 +1299,11 @@ const char *rnsc_node_config_dir(const rnsc_node *n)
 	return n ? n->dir : NULL;
 }
 
+const rnsc_config *rnsc_node_config(const rnsc_node *n)
+{
+	return n ? n->cfg : NULL;
+}
+
 rnsc_ctx *rnsc_node_ctx(const rnsc_node *n)
 {
 	return n ? n->ctx : NULL;

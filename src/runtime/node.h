@@ -138,6 +138,8 @@ RNSC_API rnsc_iface_host *rnsc_node_ifaces(rnsc_node *n);
 RNSC_API rnsc_loop *rnsc_node_loop(rnsc_node *n);
 RNSC_API const rnsc_config_settings *rnsc_node_settings(const rnsc_node *n);
 RNSC_API const char *rnsc_node_config_dir(const rnsc_node *n);
+/* The loaded configuration (owned by the node, valid while it lives). */
+RNSC_API const rnsc_config *rnsc_node_config(const rnsc_node *n);
 /* When the node was created (ms since the epoch); the shared-instance RPC server (NULL
  * unless this node is the shared instance); an interface's transport mode, IFAC network
  * name and IFAC size (bytes); the interface of an engine interface id (or NULL). */
