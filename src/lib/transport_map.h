@@ -14,14 +14,8 @@
  * only once a non-NULL value is stored, so a set costs key_len + 1 bytes per slot. The
  * table grows (doubling) past 3/4 load, so a set of n entries holds at most
  * (key_len + 1) * 2^ceil(log2(4n/3)) bytes plus, transiently while growing, the half-size
- * table. The packet hashlist (whole 32-byte hashes on a transport node, which persists
- * them; 16-byte prefixes elsewhere) rotates once it holds more than hashlist_maxsize/2 =
- * 500,000 entries (transport's next deadline is "now" then, so the rotation follows at
- * once) and rnsc_tmap_rotate() sizes the new generation for the entries the full one held
- * (about 708,000 slots for 500,001 entries), so the two generations together stay at
- * about 2 * 708,000 slots * 33 B = 44.6 MiB (17 B: 23.0 MiB); only the first generation
- * grows through the power-of-two tables (at most 16.5 + 33 MiB at once while it doubles to
- * 2^20 slots; 8.5 + 17 MiB), and its storage is replaced at the second rotation.
+ * table. The packet hashlist is 256 dense shards of it (hashset.h), which grow by half at
+ * 4/5 load and one shard at a time.
  *
  * Threading: none; the owning engine's thread.
  */
@@ -43,6 +37,8 @@ typedef struct rnsc_tmap {
 	uint8_t *keys; /* cap * key_len */
 	void **vals;   /* cap, or NULL while every stored value is NULL */
 	uint8_t *tags; /* cap; 0: slot empty */
+	int dense;     /* set after init: grow by half at 4/5 load (the packet hashlist's
+			* shards, rnsc_hset) instead of doubling at 3/4 */
 } rnsc_tmap;
 
 /* key_len: 16 .. RNSC_TMAP_MAX_KEY (bytes 0-7 choose the slot, byte 8 is the tag). */
