@@ -21,18 +21,6 @@ static void rand_key(uint8_t *k, size_t len)
 	}
 }
 
-static size_t slots_of(const rnsc_hset *s, size_t *max_cap)
-{
-	size_t sum = 0, mx = 0;
-	for (size_t i = 0; i < RNSC_HSET_SHARDS; i++) {
-		sum += s->shard[i].cap;
-		mx = s->shard[i].cap > mx ? s->shard[i].cap : mx;
-	}
-	if (max_cap)
-		*max_cap = mx;
-	return sum;
-}
-
 #define NK 200000
 
 static void test_model(void)
@@ -64,13 +52,13 @@ static void test_model(void)
 	CU_ASSERT_EQUAL(false_hits, 0);
 
 	/* Memory follows the entries: at most 1/0.8 * 1.5 slots per entry (plus the shards'
-	 * smallest tables), and no shard far above the others, so one growth step never
+	 * one block each), and no shard far above the others, so one growth step never
 	 * holds two tables of the whole set. */
-	size_t mx;
-	size_t slots = slots_of(&s, &mx);
-	CU_ASSERT(slots * 10 <= (size_t)NK * 19 + RNSC_HSET_SHARDS * 10 * 36);
+	size_t slots = rnsc_hset_slots(&s);
+	CU_ASSERT(slots * 10 <= (size_t)NK * 19 + RNSC_HSET_SHARDS * 10 * RNSC_HSET_BLOCK);
 	CU_ASSERT(slots * 10 >= (size_t)NK * 12); /* load never above 4/5 */
-	CU_ASSERT(mx * RNSC_HSET_SHARDS <= slots * 3);
+	for (size_t i = 0; i < RNSC_HSET_SHARDS; i++) /* no shard far above the others */
+		CU_ASSERT(s.shard[i].nblk * RNSC_HSET_BLOCK * RNSC_HSET_SHARDS <= slots * 2);
 
 	/* removal of every other key */
 	for (size_t i = 0; i < NK; i += 2)

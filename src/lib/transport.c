@@ -1983,7 +1983,7 @@ int rnsc_transport_path_import(rnsc_transport *t, const uint8_t dest_hash[HL],
 int rnsc_transport_hashlist_next(const rnsc_transport *t, size_t *cursor,
 				 uint8_t hash[RNSC_HASHLEN])
 {
-	if (!t || !cursor || !hash || t->hashlist.shard[0].key_len != RNSC_HASHLEN)
+	if (!t || !cursor || !hash || t->hashlist.key_len != RNSC_HASHLEN)
 		return 0;
 	return rnsc_hset_next(&t->hashlist, cursor, hash);
 }

@@ -66,7 +66,7 @@ static int find(const rnsc_tmap *m, const uint8_t *key, size_t *at)
 
 static int grow(rnsc_tmap *m)
 {
-	size_t ncap = !m->cap ? RNSC_TMAP_MIN_CAP : m->dense ? m->cap + m->cap / 2 : m->cap * 2;
+	size_t ncap = m->cap ? m->cap * 2 : RNSC_TMAP_MIN_CAP;
 	rnsc_tmap n = *m;
 	n.cap = ncap;
 	n.n = 0;
@@ -118,7 +118,7 @@ int rnsc_tmap_put(rnsc_tmap *m, const uint8_t *key, void *val, void **old)
 	if (old)
 		*old = NULL;
 	int f = find(m, key, &at);
-	if (!f && (m->dense ? (m->n + 1) * 5 > m->cap * 4 : (m->n + 1) * 4 > m->cap * 3)) {
+	if (!f && (m->n + 1) * 4 > m->cap * 3) {
 		int rc = grow(m);
 		if (rc)
 			return rc;
@@ -194,11 +194,10 @@ void rnsc_tmap_rotate(rnsc_tmap *cur, rnsc_tmap *prev)
 	fresh.vals = NULL;
 	fresh.n = 0;
 	/* The next generation will likely fill like this one: size it for this one's
-	 * entries (plus 1/16) under the load limit (3/4, dense 4/5), instead of regrowing through every
+	 * entries (plus 1/16) under the 3/4 load limit, instead of regrowing through every
 	 * smaller table (each growth holds two tables at once) or keeping a table far
 	 * larger than needed. Without memory the old storage is kept. */
-	size_t want = fresh.dense ? (cur->n + cur->n / 16 + 16) / 4 * 5 + 4
-				  : (cur->n + cur->n / 16 + 16) / 3 * 4 + 4;
+	size_t want = (cur->n + cur->n / 16 + 16) / 3 * 4 + 4;
 	if (cur->n && (fresh.cap < want || fresh.cap > want + want / 4)) {
 		uint8_t *keys = rnsc_alloc(fresh.ctx, want * fresh.key_len);
 		uint8_t *tags = rnsc_calloc(fresh.ctx, want, 1);

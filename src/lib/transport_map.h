@@ -3,8 +3,7 @@
  * Internal to the transport engine: an open-addressing hash map whose keys are fixed-length
  * byte strings that already are (truncated) SHA-256 hashes, so the first 8 key bytes serve as
  * the hash. Used for the path, announce, reverse and known-destination tables (16-byte keys,
- * values are owned pointers) and as a set for the packet hashlist (32- or 16-byte keys, no
- * values).
+ * values are owned pointers) and as value-less sets (32- or 16-byte keys).
  * Linear probing with backward-shift deletion: no tombstones, so a long-lived table does not
  * degrade. Iterate by slot index; delete only after iterating (collect keys first), as the
  * reference does with its stale_* lists.
@@ -14,8 +13,7 @@
  * only once a non-NULL value is stored, so a set costs key_len + 1 bytes per slot. The
  * table grows (doubling) past 3/4 load, so a set of n entries holds at most
  * (key_len + 1) * 2^ceil(log2(4n/3)) bytes plus, transiently while growing, the half-size
- * table. The packet hashlist is 256 dense shards of it (hashset.h), which grow by half at
- * 4/5 load and one shard at a time.
+ * table. (The packet hashlist has its own blocked, sharded set: hashset.h.)
  *
  * Threading: none; the owning engine's thread.
  */
@@ -37,8 +35,6 @@ typedef struct rnsc_tmap {
 	uint8_t *keys; /* cap * key_len */
 	void **vals;   /* cap, or NULL while every stored value is NULL */
 	uint8_t *tags; /* cap; 0: slot empty */
-	int dense;     /* set after init: grow by half at 4/5 load (the packet hashlist's
-			* shards, rnsc_hset) instead of doubling at 3/4 */
 } rnsc_tmap;
 
 /* key_len: 16 .. RNSC_TMAP_MAX_KEY (bytes 0-7 choose the slot, byte 8 is the tag). */
