@@ -144,12 +144,12 @@ int rnsc_tr_hashlist_add(rnsc_transport *t, const uint8_t hash[RNSC_HASHLEN])
 {
 	if (t->to_shared)
 		return 0; /* the shared instance keeps the hashlist */
-	return rnsc_tmap_put(&t->hashlist, hash, NULL, NULL);
+	return rnsc_hset_add(&t->hashlist, hash);
 }
 
 static int hashlist_has(const rnsc_transport *t, const uint8_t hash[RNSC_HASHLEN])
 {
-	return rnsc_tmap_has(&t->hashlist, hash) || rnsc_tmap_has(&t->hashlist_prev, hash);
+	return rnsc_hset_has(&t->hashlist, hash) || rnsc_hset_has(&t->hashlist_prev, hash);
 }
 
 /* ---- lifecycle ---------------------------------------------------------------------------- */
@@ -187,8 +187,8 @@ int rnsc_transport_new(rnsc_ctx *ctx, rnsc_transport **out, const rnsc_identity 
 	 * other keeps the first 16 bytes of each hash, half the memory per entry at the same
 	 * duplicate detection (a chance collision needs 2^128 tries). */
 	size_t hl_key = t->cfg.transport_enabled ? RNSC_HASHLEN : RNSC_HASHLIST_SHORT_KEY;
-	rnsc_tmap_init(&t->hashlist, ctx, hl_key);
-	rnsc_tmap_init(&t->hashlist_prev, ctx, hl_key);
+	rnsc_hset_init(&t->hashlist, ctx, hl_key);
+	rnsc_hset_init(&t->hashlist_prev, ctx, hl_key);
 	rnsc_tmap_init(&t->pr_tags, ctx, RNSC_HASHLEN);
 	rnsc_tmap_init(&t->pr_tags_prev, ctx, RNSC_HASHLEN);
 	rnsc_tmap_init(&t->links, ctx, HL);
@@ -230,8 +230,8 @@ void rnsc_transport_del(rnsc_transport *t)
 	rnsc_tr_announce_handlers_free(t);
 	rnsc_tmap_free(&t->reverse, free_plain);
 	rnsc_tmap_free(&t->path_requests, free_plain);
-	rnsc_tmap_free(&t->hashlist, NULL);
-	rnsc_tmap_free(&t->hashlist_prev, NULL);
+	rnsc_hset_free(&t->hashlist);
+	rnsc_hset_free(&t->hashlist_prev);
 	rnsc_tmap_free(&t->pr_tags, NULL);
 	rnsc_tmap_free(&t->pr_tags_prev, NULL);
 	rnsc_tr_links_free(t);
@@ -1710,7 +1710,7 @@ int rnsc_transport_tick(rnsc_transport *t, uint64_t now)
 	}
 	if (t->hashlist.n > t->cfg.hashlist_maxsize / 2) {
 		/* packet_hashlist_prev = packet_hashlist; packet_hashlist = set() */
-		rnsc_tmap_rotate(&t->hashlist, &t->hashlist_prev);
+		rnsc_hset_rotate(&t->hashlist, &t->hashlist_prev);
 		t->st.hashlist_rotations++;
 	}
 	if (t->pr_tags.n > RNSC_MAX_PR_TAGS) {
@@ -1997,15 +1997,7 @@ int rnsc_transport_hashlist_next(const rnsc_transport *t, size_t *cursor,
 {
 	if (!t || !cursor || !hash || t->hashlist.key_len != RNSC_HASHLEN)
 		return 0;
-	for (size_t i = *cursor; i < t->hashlist.cap; i++) {
-		if (!rnsc_tmap_slot_used(&t->hashlist, i))
-			continue;
-		memcpy(hash, rnsc_tmap_slot_key(&t->hashlist, i), RNSC_HASHLEN);
-		*cursor = i + 1;
-		return 1;
-	}
-	*cursor = t->hashlist.cap;
-	return 0;
+	return rnsc_hset_next(&t->hashlist, cursor, hash);
 }
 
 int rnsc_transport_packet_filter(rnsc_transport *t, const uint8_t *raw, size_t len, int *accepted,

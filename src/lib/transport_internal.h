@@ -15,6 +15,7 @@
 #include "packet.h"
 #include "pathreq.h"
 #include "transport.h"
+#include "hashset.h"
 #include "transport_map.h"
 
 #define HL RNSC_TRUNCATED_HASHLEN
@@ -149,7 +150,7 @@ struct rnsc_transport {
 	rnsc_tmap ratchets;                /* Identity.known_ratchets: dest -> tr_ratchet* */
 	rnsc_tmap reverse;                 /* reverse_table */
 	rnsc_tmap path_requests;           /* path_requests: dest -> uint64_t* timestamp */
-	rnsc_tmap hashlist, hashlist_prev; /* packet_hashlist(_prev): 32- or 16-byte keys */
+	rnsc_hset hashlist, hashlist_prev; /* packet_hashlist(_prev): 32- or 16-byte keys */
 	rnsc_tmap pr_tags, pr_tags_prev;   /* discovery_pr_tags(_prev), SHA-256 of the tag */
 
 	tr_receipt *receipts;

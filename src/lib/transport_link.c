@@ -372,8 +372,8 @@ int rnsc_tr_link_packet(rnsc_transport *t, const rnsc_packet *p, const uint8_t *
 	if (!ll->has_iface || ll->iface != rif->id) {
 		/* Link traffic is bound to the link's interface; the hash is forgotten so the
 		 * packet can still arrive over the right one. */
-		rnsc_tmap_del(&t->hashlist, hash);
-		rnsc_tmap_del(&t->hashlist_prev, hash);
+		(void)rnsc_hset_del(&t->hashlist, hash);
+		(void)rnsc_hset_del(&t->hashlist_prev, hash);
 		return 0;
 	}
 	uint8_t copy[RNSC_MTU + HL];

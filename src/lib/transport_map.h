@@ -3,8 +3,7 @@
  * Internal to the transport engine: an open-addressing hash map whose keys are fixed-length
  * byte strings that already are (truncated) SHA-256 hashes, so the first 8 key bytes serve as
  * the hash. Used for the path, announce, reverse and known-destination tables (16-byte keys,
- * values are owned pointers) and as a set for the packet hashlist (32- or 16-byte keys, no
- * values).
+ * values are owned pointers) and as value-less sets (32- or 16-byte keys).
  * Linear probing with backward-shift deletion: no tombstones, so a long-lived table does not
  * degrade. Iterate by slot index; delete only after iterating (collect keys first), as the
  * reference does with its stale_* lists.
@@ -14,14 +13,7 @@
  * only once a non-NULL value is stored, so a set costs key_len + 1 bytes per slot. The
  * table grows (doubling) past 3/4 load, so a set of n entries holds at most
  * (key_len + 1) * 2^ceil(log2(4n/3)) bytes plus, transiently while growing, the half-size
- * table. The packet hashlist (whole 32-byte hashes on a transport node, which persists
- * them; 16-byte prefixes elsewhere) rotates once it holds more than hashlist_maxsize/2 =
- * 500,000 entries (transport's next deadline is "now" then, so the rotation follows at
- * once) and rnsc_tmap_rotate() sizes the new generation for the entries the full one held
- * (about 708,000 slots for 500,001 entries), so the two generations together stay at
- * about 2 * 708,000 slots * 33 B = 44.6 MiB (17 B: 23.0 MiB); only the first generation
- * grows through the power-of-two tables (at most 16.5 + 33 MiB at once while it doubles to
- * 2^20 slots; 8.5 + 17 MiB), and its storage is replaced at the second rotation.
+ * table. (The packet hashlist has its own blocked, sharded set: hashset.h.)
  *
  * Threading: none; the owning engine's thread.
  */
