@@ -501,8 +501,8 @@ static void test_own_links(void)
 			n_steps++;
 			unsigned op = below(8);
 			if (getenv("RNSC_XT_TRACE"))
-				fprintf(stderr, "%s: op %u at %llu (path %d, links %zu)\n", what, op,
-					(unsigned long long)g_now,
+				fprintf(stderr, "%s: op %u at %llu (path %d, links %zu)\n", what,
+					op, (unsigned long long)g_now,
 					rnsc_transport_has_path(p.t, a.dest),
 					rnsc_transport_link_count(p.t));
 			/* more than links_check_interval since the last jobs() */
@@ -515,12 +515,13 @@ static void test_own_links(void)
 					memcpy(lids[n_lids++], lid, HL);
 				const rnsc_link *l = rc ? NULL : rnsc_transport_link_get(p.t, lid);
 				rnsc_refwire_res r;
-				int xrc = XT(&r, "bssi", "link_open", BY(a.dest, HL), "rnsc", a.aspect,
-					     LL(g_now));
+				int xrc = XT(&r, "bssi", "link_open", BY(a.dest, HL), "rnsc",
+					     a.aspect, LL(g_now));
 				CHECK(xrc == 0 && r.n == 3, "%s: harness link_open(): %s", what,
 				      rnsc_err_name(xrc));
 				if (l && xrc == 0 && r.n == 3) {
-					long long mine = (long long)rnsc_link_establishment_timeout_ms(l);
+					long long mine =
+						(long long)rnsc_link_establishment_timeout_ms(l);
 					CHECK(mine == r.item[1].i,
 					      "%s: establishment timeout rnsc %lld ms, reference %lld ms",
 					      what, mine, r.item[1].i);
@@ -544,8 +545,7 @@ static void test_own_links(void)
 				rc = ann_build(&b);
 				CHECK(rc == 0, "announce_build: %s", rnsc_err_name(rc));
 				rc = rc ? rc
-					: ingest_both(&p, below(4), b.raw, b.len, g_now,
-						      NULL, &v);
+					: ingest_both(&p, below(4), b.raw, b.len, g_now, NULL, &v);
 				CHECK(rc == 0 && v.rnsc == v.ref, "%s: inbound: %s", what,
 				      rnsc_err_name(rc));
 			} else { /* time passes: establishment takes 6 s per hop + the first hop */
@@ -558,20 +558,24 @@ static void test_own_links(void)
 			 * next jobs() could notice. Step past such a deadline, on both sides. */
 			rnsc_refwire_res tr;
 			rc = XT(&tr, "s", "timer", "tables_last_culled");
-			CHECK(rc == 0 && tr.n == 1, "%s: harness timer(): %s", what, rnsc_err_name(rc));
-			uint64_t cull_due = rc == 0 && tr.n == 1
-						    ? (uint64_t)tr.item[0].i + RNSC_TABLES_CULL_INTERVAL_MS + 1
-						    : UINT64_MAX;
+			CHECK(rc == 0 && tr.n == 1, "%s: harness timer(): %s", what,
+			      rnsc_err_name(rc));
+			uint64_t cull_due =
+				rc == 0 && tr.n == 1
+					? (uint64_t)tr.item[0].i + RNSC_TABLES_CULL_INTERVAL_MS + 1
+					: UINT64_MAX;
 			rnsc_refwire_res_free(&tr);
 			for (int moved = 1; moved;) {
 				moved = 0;
 				for (size_t i = 0; i <= n_lids; i++) {
 					const rnsc_link *l =
-						i < n_lids ? rnsc_transport_link_get(p.t, lids[i]) : NULL;
+						i < n_lids ? rnsc_transport_link_get(p.t, lids[i])
+							   : NULL;
 					uint64_t d = i == n_lids ? cull_due
-						     : l	     ? rnsc_link_next_deadline(l)
-								     : UINT64_MAX;
-					if (d > g_now && d <= g_now + 2 * RNSC_DISCOVERY_PR_TX_THROTTLE_MS) {
+						     : l         ? rnsc_link_next_deadline(l)
+								 : UINT64_MAX;
+					if (d > g_now &&
+					    d <= g_now + 2 * RNSC_DISCOVERY_PR_TX_THROTTLE_MS) {
 						g_now = d + 1;
 						moved = 1;
 					}
@@ -583,7 +587,8 @@ static void test_own_links(void)
 			size_t closed = links_before - rnsc_transport_link_count(p.t);
 			n_own_failed += (unsigned)closed;
 			n_own_rediscovered +=
-				(unsigned)(rnsc_transport_get_stats(p.t)->pr_rediscovery - pr_before);
+				(unsigned)(rnsc_transport_get_stats(p.t)->pr_rediscovery -
+					   pr_before);
 			compare_tables(&p, what);
 			compare_path_state(&p, a.dest, what);
 			rnsc_refwire_res r;
@@ -592,7 +597,8 @@ static void test_own_links(void)
 				      (size_t)(r.item[0].i + r.item[1].i) ==
 					      rnsc_transport_link_count(p.t),
 			      "%s: own links rnsc %zu, reference %lld pending + %lld active", what,
-			      rnsc_transport_link_count(p.t), rc == 0 && r.n == 2 ? r.item[0].i : -9,
+			      rnsc_transport_link_count(p.t),
+			      rc == 0 && r.n == 2 ? r.item[0].i : -9,
 			      rc == 0 && r.n == 2 ? r.item[1].i : -9);
 			rnsc_refwire_res_free(&r);
 			rc = XT(&r, "b", "path_request_ts", BY(a.dest, HL));
@@ -667,8 +673,9 @@ static void compare_calls(const char *what)
 		int app_ref = it[2].kind == RNSC_RW_BYTES;
 		CHECK(it[0].i == g_handler_idx[c->idx] && it[1].len == HL &&
 			      memcmp(it[1].p, c->dest, HL) == 0 && it[4].i == c->is_pr &&
-			      it[3].len == RNSC_HASHLEN && memcmp(it[3].p, c->ph, RNSC_HASHLEN) == 0 &&
-			      it[5].len == 64 && memcmp(it[5].p, c->pub, 64) == 0,
+			      it[3].len == RNSC_HASHLEN &&
+			      memcmp(it[3].p, c->ph, RNSC_HASHLEN) == 0 && it[5].len == 64 &&
+			      memcmp(it[5].p, c->pub, 64) == 0,
 		      "%s: handler call %zu differs (handler rnsc %d, reference %lld)", what, i,
 		      g_handler_idx[c->idx], it[0].i);
 		CHECK(app_ref == c->has_app &&
@@ -737,8 +744,8 @@ static void test_handlers(void)
 			if ((op < 2 || step < 2) && n_h < 8) { /* a handler */
 				const char *f = filters[below(5)];
 				int prs = (int)below(2);
-				rc = rnsc_transport_announce_handler_add(p.t, f, prs, on_handler,
-									 &idx_store[n_h], &handles[n_h]);
+				rc = rnsc_transport_announce_handler_add(
+					p.t, f, prs, on_handler, &idx_store[n_h], &handles[n_h]);
 				CHECK(rc == 0, "%s: handler_add: %s", what, rnsc_err_name(rc));
 				rnsc_refwire_res r;
 				rc = rc ? rc
@@ -752,10 +759,14 @@ static void test_handlers(void)
 			} else if (op < 3 && n_h > 0) { /* one goes */
 				int k = (int)below((unsigned)n_h);
 				if (live[k]) {
-					rc = rnsc_transport_announce_handler_remove(p.t, handles[k]);
-					CHECK(rc == 0, "%s: handler_remove: %s", what, rnsc_err_name(rc));
+					rc = rnsc_transport_announce_handler_remove(p.t,
+										    handles[k]);
+					CHECK(rc == 0, "%s: handler_remove: %s", what,
+					      rnsc_err_name(rc));
 					rnsc_refwire_res r;
-					rc = rc ? rc : XT(&r, "i", "handler_remove", LL(g_handler_idx[k]));
+					rc = rc ? rc
+						: XT(&r, "i", "handler_remove",
+						     LL(g_handler_idx[k]));
 					rnsc_refwire_res_free(&r);
 					live[k] = 0;
 				}
@@ -773,7 +784,8 @@ static void test_handlers(void)
 				rnd(tag, HL);
 				rnsc_refwire_res r;
 				rc = rnsc_refwire_call(conf_ref(), &r, "pathreq_build", "bbb",
-						       BY(local, HL), BY(tag, HL), NULL, (size_t)HL);
+						       BY(local, HL), BY(tag, HL), NULL,
+						       (size_t)HL);
 				uint8_t req[RNSC_MTU];
 				size_t req_len = 0;
 				if (rc == 0 && r.n == 1 && r.item[0].len <= sizeof(req)) {
@@ -781,7 +793,8 @@ static void test_handlers(void)
 					req_len = r.item[0].len;
 				}
 				rnsc_refwire_res_free(&r);
-				CHECK(req_len > 0, "%s: pathreq_build: %s", what, rnsc_err_name(rc));
+				CHECK(req_len > 0, "%s: pathreq_build: %s", what,
+				      rnsc_err_name(rc));
 				uint8_t rand16[16];
 				rnd(rand16, 16);
 				verdicts v;
@@ -796,11 +809,11 @@ static void test_handlers(void)
 				uint8_t buf[RNSC_MTU + HL];
 				uint32_t ifc;
 				int len;
-				while ((len = rnsc_transport_outbox_pop(p.t, &ifc, buf, sizeof(buf))) >
-				       0)
+				while ((len = rnsc_transport_outbox_pop(p.t, &ifc, buf,
+									sizeof(buf))) > 0)
 					mine_answered |= announces(buf, (size_t)len, local);
-				int ref_answered = v.ref_sent > 0 &&
-						   announces(v.ref_frame, v.ref_len, local);
+				int ref_answered =
+					v.ref_sent > 0 && announces(v.ref_frame, v.ref_len, local);
 				CHECK(mine == v.ref_sent && mine_answered == ref_answered &&
 					      mine_answered == local_live,
 				      "%s: path request for a local destination (%s): rnsc sent %zu "
@@ -833,7 +846,8 @@ static void test_handlers(void)
 				rc = ann_build(&a);
 				CHECK(rc == 0, "announce_build: %s", rnsc_err_name(rc));
 				verdicts v;
-				rc = rc ? rc : ingest_both(&p, below(2), a.raw, a.len, g_now, NULL, &v);
+				rc = rc ? rc
+					: ingest_both(&p, below(2), a.raw, a.len, g_now, NULL, &v);
 				CHECK(rc == 0 && v.rnsc == v.ref, "%s: inbound: %s", what,
 				      rnsc_err_name(rc));
 				if (g_n_calls < (size_t)n_h)

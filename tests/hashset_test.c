@@ -56,7 +56,7 @@ static void test_model(void)
 	 * holds two tables of the whole set. */
 	size_t slots = rnsc_hset_slots(&s);
 	CU_ASSERT(slots * 10 <= (size_t)NK * 19 + RNSC_HSET_SHARDS * 10 * RNSC_HSET_BLOCK);
-	CU_ASSERT(slots * 10 >= (size_t)NK * 12); /* load never above 4/5 */
+	CU_ASSERT(slots * 10 >= (size_t)NK * 12);     /* load never above 4/5 */
 	for (size_t i = 0; i < RNSC_HSET_SHARDS; i++) /* no shard far above the others */
 		CU_ASSERT(s.shard[i].nblk * RNSC_HSET_BLOCK * RNSC_HSET_SHARDS <= slots * 2);
 

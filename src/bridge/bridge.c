@@ -194,8 +194,8 @@ int rnsc_bridge_set_hex(json_t *result, const char *key, const uint8_t *p, size_
 
 static const rnsc_bridge_cmd *find_cmd(const char *name)
 {
-	static const rnsc_bridge_cmd *const tables[] = {rnsc_bridge_prim_cmds,
-							rnsc_bridge_beh_cmds, rnsc_bridge_wire_cmds};
+	static const rnsc_bridge_cmd *const tables[] = {rnsc_bridge_prim_cmds, rnsc_bridge_beh_cmds,
+							rnsc_bridge_wire_cmds};
 	for (size_t t = 0; t < sizeof(tables) / sizeof(tables[0]); t++)
 		for (const rnsc_bridge_cmd *c = tables[t]; c->name; c++)
 			if (strcmp(c->name, name) == 0)

@@ -1689,7 +1689,8 @@ static int c_packet_build_raw_header2(rnsc_bridge *b, json_t *params, json_t *re
 	if (refusal) {
 		free(data);
 		json_object_set_new(result, "error", json_string(refusal));
-		json_object_set_new(result, "error_type", json_string(rnsc_err_name(RNSC_ERR_INVAL)));
+		json_object_set_new(result, "error_type",
+				    json_string(rnsc_err_name(RNSC_ERR_INVAL)));
 		return 0;
 	}
 	if (rnsc_bridge_hex_fixed(params, "transport_id", p.transport_id, sizeof(p.transport_id),
@@ -1741,7 +1742,8 @@ static int c_identity_remember(rnsc_bridge *b, json_t *params, json_t *result, c
 	if (rnsc_bridge_hex(params, "packet_hash", 1, &ph, &phn, E))
 		return 1;
 	if (phn)
-		memcpy(k.packet_hash, ph, phn < sizeof(k.packet_hash) ? phn : sizeof(k.packet_hash));
+		memcpy(k.packet_hash, ph,
+		       phn < sizeof(k.packet_hash) ? phn : sizeof(k.packet_hash));
 	free(ph);
 	if (rnsc_bridge_hex_fixed(params, "destination_hash", k.dest_hash, sizeof(k.dest_hash), E))
 		return 1;
@@ -1832,7 +1834,8 @@ static int c_config_parse_interface(rnsc_bridge *b, json_t *params, json_t *resu
 	if (rc)
 		return cfg_fail(E, &ce, rc);
 	int ret = 1;
-	const rnsc_config_section *ifs = rnsc_config_section_get(rnsc_config_root(cfg), "interfaces");
+	const rnsc_config_section *ifs =
+		rnsc_config_section_get(rnsc_config_root(cfg), "interfaces");
 	const rnsc_config_section *s = ifs ? rnsc_config_section_get(ifs, name) : NULL;
 	if (!s) {
 		snprintf(E, "config_text has no [[%s]] under [interfaces]", name);
@@ -1881,7 +1884,8 @@ static int c_config_parse_interface(rnsc_bridge *b, json_t *params, json_t *resu
 		}
 		size_t sz = rnsc_ifac_size_from_bits((long)(bits > 8 * 512 ? 8 * 512 + 8 : bits));
 		if (sz > RNSC_IFAC_MAX_SIZE) {
-			snprintf(E, "ifac_size: %lld bits is beyond the 512-bit maximum rnsc accepts",
+			snprintf(E,
+				 "ifac_size: %lld bits is beyond the 512-bit maximum rnsc accepts",
 				 (long long)bits);
 			goto out;
 		}
@@ -1893,11 +1897,11 @@ static int c_config_parse_interface(rnsc_bridge *b, json_t *params, json_t *resu
 	static const char *const names[] = {"networkname", "network_name"};
 	static const char *const passes[] = {"passphrase", "pass_phrase"};
 	for (int i = 0; i < 2; i++) {
-		if (rnsc_config_has(s, names[i]) && rnsc_config_get_str(s, names[i], &v, &ce) == 0 &&
-		    *v)
+		if (rnsc_config_has(s, names[i]) &&
+		    rnsc_config_get_str(s, names[i], &v, &ce) == 0 && *v)
 			netname = v;
-		if (rnsc_config_has(s, passes[i]) && rnsc_config_get_str(s, passes[i], &v, &ce) == 0 &&
-		    *v)
+		if (rnsc_config_has(s, passes[i]) &&
+		    rnsc_config_get_str(s, passes[i], &v, &ce) == 0 && *v)
 			netkey = v;
 	}
 	int ifac_active = 0;
@@ -1910,9 +1914,8 @@ static int c_config_parse_interface(rnsc_bridge *b, json_t *params, json_t *resu
 		rnsc_ifac_free(&ifac);
 		ifac_active = 1;
 	}
-	static const char *const mode_names[] = {NULL,	      "full",	 "pointtopoint",
-						 "access_point", "roaming", "boundary",
-						 "gateway"};
+	static const char *const mode_names[] = {
+		NULL, "full", "pointtopoint", "access_point", "roaming", "boundary", "gateway"};
 	SETINT("selected_interface_mode", mode);
 	SETINT("mode", mode);
 	json_object_set_new(result, "mode_name",

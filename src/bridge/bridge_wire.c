@@ -442,13 +442,15 @@ static int wire_start(rnsc_bridge *b, json_t *params, json_t *result, char *err,
 		wait_unlocked(250);
 	}
 	json_object_set_new(result, "handle", json_string(w->handle));
-	rnsc_bridge_set_hex(result, "identity_hash", rnsc_transport_id(rnsc_node_transport(w->node)),
+	rnsc_bridge_set_hex(result, "identity_hash",
+			    rnsc_transport_id(rnsc_node_transport(w->node)),
 			    RNSC_TRUNCATED_HASHLEN);
 	if (server) {
 		json_object_set_new(result, "port", json_integer(port));
-		json_object_set_new(result, "transport_enabled",
-				    json_boolean(!et || (!json_is_null(et) &&
-							 rnsc_bridge_bool(params, "enable_transport", 1))));
+		json_object_set_new(
+			result, "transport_enabled",
+			json_boolean(!et || (!json_is_null(et) &&
+					     rnsc_bridge_bool(params, "enable_transport", 1))));
 	}
 	return 0;
 }
@@ -482,8 +484,8 @@ static int cmd_stop(rnsc_bridge *b, json_t *params, json_t *result, char *err, s
 /* ---- destinations, announces, paths -------------------------------------------------------- */
 
 /* Registers a fresh SINGLE IN destination with a new identity (app_name, aspects). */
-static wire_dest *new_dest(rnsc_bridge *b, wire_inst *w, json_t *params, int prove_all,
-			   char *err, size_t errcap)
+static wire_dest *new_dest(rnsc_bridge *b, wire_inst *w, json_t *params, int prove_all, char *err,
+			   size_t errcap)
 {
 	const char *app;
 	if (rnsc_bridge_str(params, "app_name", NULL, &app, err, errcap))
@@ -571,8 +573,8 @@ static int cmd_listen(rnsc_bridge *b, json_t *params, json_t *result, char *err,
 	    rnsc_bridge_str(params, "resource_strategy", "all", &rs, err, errcap))
 		return 1;
 	if (strcasecmp(ps, "all") != 0 && strcasecmp(ps, "none") != 0) {
-		snprintf(err, errcap, "Unsupported proof_strategy='%.32s'; expected 'none' or 'all'",
-			 ps);
+		snprintf(err, errcap,
+			 "Unsupported proof_strategy='%.32s'; expected 'none' or 'all'", ps);
 		return 1;
 	}
 	if (rnsc_bridge_bool(params, "enable_ratchets", 0)) {
@@ -659,8 +661,8 @@ static int cmd_read_path_entry(rnsc_bridge *b, json_t *params, json_t *result, c
 	json_object_set_new(result, "hops", json_integer(p.hops));
 	rnsc_bridge_set_hex(result, "next_hop", p.next_hop, RNSC_TRUNCATED_HASHLEN);
 	const char *name = rnsc_node_iface_name(w->node, p.iface);
-	json_object_set_new(result, "receiving_interface_name", name ? json_string(name)
-								       : json_null());
+	json_object_set_new(result, "receiving_interface_name",
+			    name ? json_string(name) : json_null());
 	return 0;
 }
 
@@ -879,7 +881,8 @@ static int cmd_set_proof_strategy(rnsc_bridge *b, json_t *params, json_t *result
 		return 1;
 	}
 	if (!find_dest(w, dh)) {
-		snprintf(err, errcap, "No registered destination with that hash; call wire_listen first.");
+		snprintf(err, errcap,
+			 "No registered destination with that hash; call wire_listen first.");
 		return 1;
 	}
 	int rc = rnsc_transport_dest_set_proof_strategy(rnsc_node_transport(w->node), dh, c);
@@ -904,11 +907,13 @@ static void link_status_fill(wire_inst *w, wire_link *l, json_t *r)
 	json_object_set_new(r, "status", json_integer(st));
 	json_object_set_new(r, "status_name", sn ? json_string(sn) : json_null());
 	json_object_set_new(r, "teardown_reason", reason ? json_integer(reason) : json_null());
-	json_object_set_new(r, "teardown_reason_name", rn && reason ? json_string(rn) : json_null());
+	json_object_set_new(r, "teardown_reason_name",
+			    rn && reason ? json_string(rn) : json_null());
 	json_object_set_new(r, "no_inbound_for_ms", json_null());
 	json_object_set_new(r, "last_keepalive_ago_ms", json_null());
 	if (k) {
-		json_object_set_new(r, "keepalive_s", json_real(rnsc_link_keepalive_ms(k) / 1000.0));
+		json_object_set_new(r, "keepalive_s",
+				    json_real(rnsc_link_keepalive_ms(k) / 1000.0));
 		json_object_set_new(r, "stale_time_s",
 				    json_real(rnsc_link_stale_time_ms(k) / 1000.0));
 		double rtt = rnsc_link_rtt(k);
@@ -928,8 +933,7 @@ static void link_status_fill(wire_inst *w, wire_link *l, json_t *r)
 	}
 }
 
-static int cmd_link_status(rnsc_bridge *b, json_t *params, json_t *result, char *err,
-			   size_t errcap)
+static int cmd_link_status(rnsc_bridge *b, json_t *params, json_t *result, char *err, size_t errcap)
 {
 	(void)b;
 	wire_inst *w = find_inst(params, err, errcap);
@@ -1069,8 +1073,9 @@ static int cmd_send_packet_with_proof_request(rnsc_bridge *b, json_t *params, js
 				     w->receipts[i].hash, rnsc_node_now_ms());
 	free(data);
 	if (rc == RNSC_ERR_NOTFOUND) {
-		snprintf(err, errcap, "No identity known for that destination; ensure an announce "
-				      "for this destination was received first.");
+		snprintf(err, errcap,
+			 "No identity known for that destination; ensure an announce "
+			 "for this destination was received first.");
 		return 1;
 	}
 	if (rc)

@@ -176,8 +176,9 @@ int rnsc_node_policy_read(const rnsc_config_settings *set, const rnsc_config_sec
 
 int rnsc_node_iface_mode_read(const rnsc_config_section *s, int *mode, rnsc_config_error *err)
 {
-	static const char *const first[] = {"full", "access_point", "accesspoint", "ap",
-					    "pointtopoint", "ptp", "roaming", "boundary"};
+	static const char *const first[] = {"full",    "access_point", "accesspoint",
+					    "ap",      "pointtopoint", "ptp",
+					    "roaming", "boundary"};
 	const char *v;
 	int rc;
 	*mode = RNSC_IFMODE_FULL;
