@@ -10,8 +10,8 @@
 #                    interop/REFERENCE-VERSIONS.md),
 #                    rnsc bench --quick (scenarios in all four pairings) and
 #                    rnsc bench crypto (rnsc vs reference, same run)
-#   ./run.sh test    install what is missing, build with gcov instrumentation and
-#                    ASan/UBSan in its own tree, run the full test suite (make check: unit, CLI, vector,
+#   ./run.sh test    install what is missing, build with gcov instrumentation in its own
+#                    tree, run the full test suite (make check: unit, CLI, vector,
 #                    cross-check, interop and benchmark-conformance suites), then apply
 #                    the coverage gate (make coverage: lcov + coverage/thresholds)
 #
@@ -81,11 +81,9 @@ case "${1:-}" in
     echo "         $build/bench-scenarios/scenarios.{md,json,svg}, $build/bench-crypto.json"
     ;;
   test)
-    # A separate tree: main's benchmarks must not run an -O0 instrumented build. gcov and
-    # ASan/UBSan in one tree, so one run of the suites serves both gates (the tree's
-    # Makefile gives the suites the sanitizers' options).
+    # A separate tree: main's benchmarks must not run an -O0 instrumented build.
     build=${TEST_BUILD_DIR:-$here/build-test}
-    setup --enable-coverage --enable-sanitizers
+    setup --enable-coverage
     make -C "$build" -j"$jobs" coverage
     ;;
   *)

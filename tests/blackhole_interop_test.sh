@@ -220,7 +220,7 @@ out=$(rnpath --config "$tmp/A" -b)
 echo "$out" | grep -q "^<$ID> blackholed for 5[89]m and [0-9.]*s (rnsc cli)" && ok "the blackhole survives a restart: $out" ||
   bad "after restart: $out" "$tmp/rnsc.log"
 sleep 4
-no_path && ok "after the restart its announces are still dropped" || bad "path after restart"
+no_path && ok "after the restart its announces are still dropped" || bad "path after restart" "$tmp/rnsc.log"
 out=$("$RNSC" path --config "$tmp/A" -U "$ID")
 [ "$out" = "Lifted blackhole for identity $ID" ] && ok "rnsc path -U" || bad "rnsc path -U: $out"
 out=$("$RNSC" path --config "$tmp/A" -U "$ID")
