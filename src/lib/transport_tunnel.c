@@ -170,6 +170,8 @@ static int handle_tunnel(rnsc_transport *t, const uint8_t id[RNSC_HASHLEN], tr_i
 		 "tunnel endpoint reappeared on interface %u: %zu "
 		 "paths restored, %zu dropped",
 		 (unsigned)rif->id, n - nd, nd);
+	/* a path kept in the tunnel while its identity was blackholed must not come back with it */
+	(void)rnsc_transport_blackhole_purge_paths(t);
 	return rc;
 }
 
