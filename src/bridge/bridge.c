@@ -192,12 +192,12 @@ int rnsc_bridge_set_hex(json_t *result, const char *key, const uint8_t *p, size_
 	return rc;
 }
 
-static const rnsc_bridge_cmd *find_cmd(const char *name)
+static const rnsc_bridge_cmd *find_cmd(const rnsc_bridge *b, const char *name)
 {
-	static const rnsc_bridge_cmd *const tables[] = {rnsc_bridge_prim_cmds, rnsc_bridge_beh_cmds,
-							rnsc_bridge_wire_cmds};
+	const rnsc_bridge_cmd *const tables[] = {rnsc_bridge_prim_cmds, rnsc_bridge_beh_cmds,
+						 b->extra_cmds};
 	for (size_t t = 0; t < sizeof(tables) / sizeof(tables[0]); t++)
-		for (const rnsc_bridge_cmd *c = tables[t]; c->name; c++)
+		for (const rnsc_bridge_cmd *c = tables[t]; c && c->name; c++)
 			if (strcmp(c->name, name) == 0)
 				return c;
 	return NULL;
@@ -264,7 +264,7 @@ char *rnsc_bridge_handle(rnsc_bridge *b, const char *line, size_t len)
 		out = respond(id, 0, NULL, "'params' must be an object");
 		goto done;
 	}
-	const rnsc_bridge_cmd *c = find_cmd(json_string_value(cmd));
+	const rnsc_bridge_cmd *c = find_cmd(b, json_string_value(cmd));
 	if (!c) {
 		snprintf(err, sizeof(err), "Unknown command: %.200s", json_string_value(cmd));
 		out = respond(id, 0, NULL, err);
@@ -277,9 +277,11 @@ char *rnsc_bridge_handle(rnsc_bridge *b, const char *line, size_t len)
 		json_decref(result);
 		goto done;
 	}
-	rnsc_bridge_wire_lock();
+	if (b->lock)
+		b->lock();
 	int rc = c->fn(b, params ? params : empty, result, err, sizeof(err));
-	rnsc_bridge_wire_unlock();
+	if (b->unlock)
+		b->unlock();
 	out = respond(id, rc == 0, result, err[0] ? err : "command failed");
 	json_decref(result);
 	json_decref(empty);

@@ -41,6 +41,11 @@ typedef struct rnsc_bridge {
 	char alt_backend[32];
 	int (*open_backend)(struct rnsc_bridge *b, const char *backend);
 	void *owner;
+	/* A further command table the owner plugs in (the program: wire_*), with a lock held
+	 * around every command; NULL when absent (the fuzz target starts no live nodes). */
+	const struct rnsc_bridge_cmd *extra_cmds;
+	void (*lock)(void);
+	void (*unlock)(void);
 } rnsc_bridge;
 
 /* A command's handler: reads params (an object), fills result (an object) and returns 0, or
@@ -63,8 +68,9 @@ extern const rnsc_bridge_cmd rnsc_bridge_prim_cmds[];
 extern const rnsc_bridge_cmd rnsc_bridge_beh_cmds[];
 
 /* wire_*: live rnsc nodes on loopback TCP (bridge_wire.c). The nodes run on a driver thread;
- * rnsc_bridge_handle holds rnsc_bridge_wire_lock around every command so that nothing else
- * touches the context meanwhile. set_plugins gives the host the nodes load interfaces from
+ * the program sets extra_cmds to this table and lock/unlock to rnsc_bridge_wire_lock/unlock,
+ * which rnsc_bridge_handle holds around every command so that nothing else touches the
+ * context meanwhile. set_plugins gives the host the nodes load interfaces from
  * (borrowed); shutdown stops every instance. */
 extern const rnsc_bridge_cmd rnsc_bridge_wire_cmds[];
 void rnsc_bridge_wire_lock(void);

@@ -73,6 +73,9 @@ int main(int argc, char **argv)
 	rnsc_bridge b;
 	rnsc_bridge_init(&b, env.ctx);
 	b.open_backend = open_backend;
+	b.extra_cmds = rnsc_bridge_wire_cmds;
+	b.lock = rnsc_bridge_wire_lock;
+	b.unlock = rnsc_bridge_wire_unlock;
 	rnsc_bridge_wire_set_plugins(env.host);
 	printf("READY\n");
 	fflush(stdout);

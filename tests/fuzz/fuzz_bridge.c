@@ -5,7 +5,8 @@
  *
  * Input: one request line. Checked beyond "no crash, no UB, no leak": every line gets
  * exactly one answer, a JSON object with a boolean "success", and an error string when it
- * failed. identity_to_file points at a folder that does not exist, so no files pile up.
+ * failed. identity_to_file points at a folder that does not exist, so no files pile up. The
+ * wire_* table is not plugged in: those commands start live nodes and sockets.
  */
 #include "fuzz_wire.h"
 

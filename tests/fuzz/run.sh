@@ -43,6 +43,8 @@ export UBSAN_OPTIONS
 core="err ctx crypto token identity destination msgpack packet announce proof pathreq linkfmt ifac"
 # A core module's source: the HDLC/KISS framing lives in src/framing, the rest in src/lib.
 libsrc() { case $1 in hdlc | kiss) echo "$top/src/framing/$1.c" ;; *) echo "$top/src/lib/$1.c" ;; esac; }
+# Every core module and the framing codecs.
+allcore() { echo "$top"/src/lib/*.c "$top"/src/framing/*.c; }
 sources() {
 	case $1 in
 	hdlc | kiss | msgpack)
@@ -127,18 +129,17 @@ sources() {
 		echo "-I$top/bench/echo $top/bench/echo/echo_http.c"
 		;;
 	transport | blackhole)
-		# The transport engine on top of every wire-format module, with the OpenSSL
-		# crypto plugin compiled in (fuzz_wire.h).
-		for m in $core transport transport_map transport_link transport_policy transport_tunnel transport_tables transport_discovery transport_blackhole transport_ratchet transport_dest ingress announce_cap announce_rate link; do printf '%s ' "$(libsrc "$m")"; done
-		echo "$top/plugins/crypto/openssl/openssl.c -lcrypto"
+		# The transport engine: the whole core (every src/lib module, so a new transport
+		# file needs no edit here), with the OpenSSL crypto plugin compiled in (fuzz_wire.h).
+		echo "$(allcore) $top/plugins/crypto/openssl/openssl.c -lcrypto -lbz2 -lm"
 		;;
 	bridge)
-		# rnsc-conformance-bridge's request handling on the core modules its commands use,
-		# jansson for the JSON, libbz2, and the OpenSSL crypto plugin compiled in (fuzz_wire.h).
-		for m in $core hdlc kiss link channel linkport buffer transport transport_map transport_known transport_path transport_link transport_policy transport_tunnel transport_tables transport_discovery transport_blackhole transport_ratchet transport_dest ingress announce_cap announce_rate; do printf '%s ' "$(libsrc "$m")"; done
-		# config_parse_interface: the runtime's config reader and the interface policy
+		# rnsc-conformance-bridge's request handling (primitive and behavioral commands; the
+		# wire_* table is not plugged in) on the whole core, the runtime's config reader and
+		# interface policy for config_parse_interface, jansson, libbz2, and the OpenSSL
+		# crypto plugin compiled in (fuzz_wire.h).
 		for m in cfgfile cfg_scan cfg_parse cfg_access cfg_interp cfg_convert cfg_settings cfg_locate store node_policy; do printf '%s ' "$top/src/runtime/$m.c"; done
-		echo "-I$top/src/bridge $top/src/bridge/bridge.c $top/src/bridge/bridge_prim.c $top/src/bridge/bridge_beh.c $top/plugins/crypto/openssl/openssl.c -ljansson -lcrypto -lbz2 -lm -lpthread"
+		echo "$(allcore) -I$top/src/bridge $top/src/bridge/bridge.c $top/src/bridge/bridge_prim.c $top/src/bridge/bridge_beh.c $top/plugins/crypto/openssl/openssl.c -ljansson -lcrypto -lbz2 -lm -lpthread"
 		;;
 	ratchet)
 		# The two ratchet file layouts (ratchet_file.h), OpenSSL compiled in for signatures.
