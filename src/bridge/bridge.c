@@ -203,6 +203,22 @@ static const rnsc_bridge_cmd *find_cmd(const rnsc_bridge *b, const char *name)
 	return NULL;
 }
 
+/* An error message as a JSON string. A message that quotes the request (a config line, a
+ * name) may carry invalid UTF-8, or be cut inside a character by the buffer's size; jansson
+ * refuses such text, so its non-ASCII bytes are then shown as '?'. */
+static json_t *error_string(const char *err)
+{
+	json_t *s = json_string(err);
+	if (s)
+		return s;
+	char safe[512];
+	size_t n = 0;
+	for (; err[n] && n < sizeof(safe) - 1; n++)
+		safe[n] = (unsigned char)err[n] < 0x80 ? err[n] : '?';
+	safe[n] = 0;
+	return json_string(safe);
+}
+
 static char *respond(json_t *id, int ok, json_t *result, const char *err)
 {
 	json_t *r = json_object();
@@ -217,7 +233,7 @@ static char *respond(json_t *id, int ok, json_t *result, const char *err)
 	if (ok)
 		json_object_set(r, "result", result);
 	else
-		json_object_set_new(r, "error", json_string(err ? err : "error"));
+		json_object_set_new(r, "error", error_string(err ? err : "error"));
 	out = json_dumps(r, JSON_COMPACT | JSON_ENSURE_ASCII);
 done:
 	json_decref(r);
