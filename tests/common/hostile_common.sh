@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# Sourced by tests/hostile_*_test.sh: one rnsc daemon A on 127.0.0.1 with transport, a
+# Sourced by tests/live/hostile_*_test.sh: one rnsc daemon A on 127.0.0.1 with transport, a
 # probe responder, a TCP server (port $P1), the shared instance (@rns/$inst) and the HTTP
 # endpoint (port $HPORT), plus the legitimate-traffic checks every flood is judged by:
 # a probe through the shared instance, a probe over TCP from a standalone program, and

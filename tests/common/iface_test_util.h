@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Scaffolding shared by the interface-plugin tests (tests/iface_*_test.c): one plugin
+ * Scaffolding shared by the interface-plugin tests (tests/live/iface_*_test.c): one plugin
  * loaded per suite, one loop + interface host per test, captured inbound frames and
  * interface events, bounded waits that pump the loop (and an optional per-iteration
  * hook), config helpers, the frame generator the python peers also use, a child-process
- * census from /proc and a python peer process (the venv's interpreter running a tests/
+ * census from /proc and a python peer process (the venv's interpreter running a tests/live/
  * script, most of them driving the reference's own interface classes). Single-threaded;
  * the globals belong to the one test binary that includes this header.
  */
@@ -377,11 +377,11 @@ static inline int peer_startv(peer *p, const char *script, const char *const *ar
 	return 0;
 }
 
-/* Starts `python tests/<script> mode [arg]`. */
+/* Starts `python tests/live/<script> mode [arg]`. */
 static inline int peer_start(peer *p, const char *script, const char *mode, const char *arg)
 {
 	char rel[256];
-	snprintf(rel, sizeof(rel), "tests/%s", script);
+	snprintf(rel, sizeof(rel), "tests/live/%s", script);
 	const char *args[] = {mode, arg, NULL};
 	return peer_startv(p, src_file(rel), args);
 }

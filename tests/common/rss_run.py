@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Runs a command and records its peak resident set size, for tests/cp_memory_test.sh:
+"""Runs a command and records its peak resident set size, for tests/live/cp_memory_test.sh:
 
   rss_run.py OUTFILE COMMAND [ARGS...]
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The raw wire driver of scenario 6 (`rnsc bench driver --mode raw`) through a relay that
-# damages one frame on request (tests/tamper_relay.py): its accounting must name what
+# damages one frame on request (tests/live/tamper_relay.py): its accounting must name what
 # happened. A clean relay: every frame carried intact and proved. One payload byte flipped:
 # one corrupt and one lost frame. A frame sent twice: a duplicate. A frame held behind the
 # next: a reordered frame. A dropped frame: one lost. Only direction a->b is damaged.
@@ -29,7 +29,7 @@ run_case() {
   local t=$1 pa pb line
   read -r pa pb < <(free_ports)
   rm -f "$tmp/arm"
-  "$PY" "$S/tests/tamper_relay.py" "$pa" "$pb" "$t" "$tmp/arm" >"$tmp/$t.relay" 2>&1 &
+  "$PY" "$S/tests/live/tamper_relay.py" "$pa" "$pb" "$t" "$tmp/arm" >"$tmp/$t.relay" 2>&1 &
   rpid=$!
   sleep 0.5
   coproc DRV { exec "$RNSC" bench driver --mode raw --a "$pa" --b "$pb" --calibrate 0.3 \

@@ -11,7 +11,7 @@
 # Needs root and iproute2: fails, never skips, without them. Numbers are not judged here.
 set -u
 B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
-S=${RNSC_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+S=${RNSC_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 RNSC="$B/src/cli/rnsc"
 PY=${RNSC_VENV:-$B/.venv}/bin/python
 export RNSC_SRCDIR="$S"

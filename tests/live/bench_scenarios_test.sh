@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # rnsc bench (the scenario runner): command line, the Python generators against the golden
-# values of tests/bench_gen_test.c, and quick single-packet, link, request/response and
+# values of tests/unit/bench_gen_test.c, and quick single-packet, link, request/response and
 # resource runs in all four pairings (rnsc and the reference as initiator and responder),
 # and the relay runs, whose accounting must hold exactly.
 set -u

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Prints rnsc's option table (cfgfile.h) as "scope<TAB>key<TAB>status<TAB>why" lines for
- * tests/config_keys_test.sh. Exit 1 when the table is empty or a row is malformed. */
+ * tests/live/config_keys_test.sh. Exit 1 when the table is empty or a row is malformed. */
 #include <stdio.h>
 #include <string.h>
 

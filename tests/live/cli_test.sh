@@ -68,7 +68,7 @@ assert len(bad) == 6, bad
 assert all(p["reason"] for p in bad)
 ' "$tmp/saved"
 
-# Identity tool (rnid's messages and exit codes; tests/id_interop_test.sh compares it with
+# Identity tool (rnid's messages and exit codes; tests/live/id_interop_test.sh compares it with
 # rnid flag by flag).
 check "id generate" 0 "$RNSC" id -g "$tmp/id1"
 check "id refuses overwrite" 11 "$RNSC" id -g "$tmp/id1"

@@ -3,7 +3,7 @@
 # Config honesty: every option the installed reference reads (derived from its source by
 # tests/data/ref_config_keys.py: the [logging]/[reticulum] loops of Reticulum.py,
 # _synthesize_interface and each interface class) has a row in rnsc's option table
-# (src/runtime/cfg_keys.c, printed by tests/cfg_keys_dump), honoured or refused; the
+# (src/runtime/cfg_keys.c, printed by tests/live/cfg_keys_dump), honoured or refused; the
 # table has no row the reference does not read; docs/config-options.md shows exactly
 # the table. A failure names each key that is missing, stale or documented wrongly.
 set -u
@@ -17,7 +17,7 @@ fail=0
 "$PY" -c 'import RNS' 2>/dev/null || { echo "FAIL the reference (RNS) is not importable by $PY"; exit 1; }
 ver=$("$PY" -c 'import RNS; print(RNS.__version__)' 2>/dev/null || echo unknown)
 "$PY" "$S/tests/data/ref_config_keys.py" >"$tmp/ref" || { echo "FAIL cannot derive the reference's keys"; exit 1; }
-"$B/tests/cfg_keys_dump" >"$tmp/table" || { echo "FAIL cfg_keys_dump"; exit 1; }
+"$B/tests/live/cfg_keys_dump" >"$tmp/table" || { echo "FAIL cfg_keys_dump"; exit 1; }
 cut -f1,2 "$tmp/table" | sort >"$tmp/rows"
 nref=$(wc -l <"$tmp/ref")
 [ "$nref" -ge 150 ] || { echo "FAIL only $nref keys found in the reference's source: the extractor no longer understands it"; fail=1; }

@@ -146,7 +146,7 @@ fetch_one() {
 # refusal TAG FILE FETCHER_LINE LISTENER_LINE WHAT: the answer comes as one RESPONSE packet
 # right away. The reference registers a request as pending only after sending it, so a
 # reference fetcher drops an answer that arrives within its send path (its own race, see
-# tests/req_ref_peer.py; on loopback it hits most immediate answers) and then waits forever:
+# tests/live/req_ref_peer.py; on loopback it hits most immediate answers) and then waits forever:
 # for a reference fetcher that is retried up to 3 times (15 s each) and, should it never
 # print, the listener's own log line must show the refusal was made (reported as the race).
 refusal() {

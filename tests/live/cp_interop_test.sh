@@ -5,7 +5,7 @@
 # The 3-segment file also crosses an rnsc daemon as transport node, both ways.
 # The other two pairings run too (rnsc cp -> rnsc cp -l, rncp -> rncp -l) on the text and
 # 3-segment files, and rnsc cp's command line is checked against rncp's behaviour (bad
-# destination, missing file, missing save folder). Fetching (-f / -F): tests/cp_fetch_interop_test.sh.
+# destination, missing file, missing save folder). Fetching (-f / -F): tests/live/cp_fetch_interop_test.sh.
 # Files: 300 kB of random bytes (one segment, uncompressed), 600 kB of text (bz2-compressed),
 # 2.5 MiB of random bytes (3 segments) and, with RNSC_CP_64=1, 64 MiB of random bytes
 # (64 segments, compressed by the reference's rules: minutes on a 2-core machine, the

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Memory of large resource transfers is bounded, independent of the size: `rnsc cp` sends
 # files to `rnsc cp -l` over TCP on loopback (no shared instance) and the peak resident set
-# of both processes (ru_maxrss from wait4, tests/rss_run.py) is measured for
+# of both processes (ru_maxrss from wait4, tests/common/rss_run.py) is measured for
 #   16 MiB of random bytes, uncompressed (-C): 16 segments,
 #   128 MiB of random bytes, uncompressed (-C): 129 segments,
 #   16 MiB of text, auto-compressed (bz2 per segment, the reference's rules),
@@ -46,11 +46,11 @@
 # checked and the figures printed, but the RSS bounds are not asserted (said in the output).
 set -u
 B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
-S=${RNSC_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+S=${RNSC_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 RNSC="$B/src/cli/rnsc"
 VENV=${RNSC_VENV:-$B/.venv}
 PY=$VENV/bin/python
-RSS_RUN=("$PY" "$S/tests/rss_run.py")
+RSS_RUN=("$PY" "$S/tests/common/rss_run.py")
 MAX=${RSS_MAX_KIB:-40960} SLACK=${RSS_SLACK_KIB:-4096} BIG=${RSS_BIG_MIB:-128}
 LOWMTU=${RSS_LOWMTU_MIB:-0} LOWMAX=${RSS_LOWMTU_MAX_KIB:-98304}
 pass=0 fail=0

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # rnsc cp's options against the reference's rncp, each compared with what rncp does in the same
-# run (tests/cp_interop_test.sh covers send/listen, -a, -S, -C, -s, -p; the fetch options are in
-# tests/cp_fetch_interop_test.sh). Across the wire, on loopback TCP:
+# run (tests/live/cp_interop_test.sh covers send/listen, -a, -S, -C, -s, -p; the fetch options are in
+# tests/live/cp_fetch_interop_test.sh). Across the wire, on loopback TCP:
 #   -n   rnsc cp -> rncp -l -n and rncp -> rnsc cp -l -n from identities never allowed (-a)
 #   -i   identity files made by one tool (missing file: created) read by the other: same hashes
 #        from -p; listeners on those files are reached at the hash the other tool prints, and
@@ -214,7 +214,7 @@ saved() { grep -aqs "Saved received file to $1" "$2"; }
 # without -O NAME.1, with -O NAME replaced, as rncp's fetch() saves. (rncp -f is not run here:
 # the reference's fetcher can hang for good whichever tool listens, ~1 in 10 with -S, when
 # its request overtakes its own link RTT packet and the listener drops it, its request receipt
-# having no timeout in that state; tests/cp_fetch_interop_test.sh runs rncp -f.)
+# having no timeout in that state; tests/live/cp_fetch_interop_test.sh runs rncp -f.)
 echo "fetched content" >"$tmp/files/fetchme.txt"
 mkdir -p "$tmp/outN"; echo old >"$tmp/outN/fetchme.txt"
 for k in 0 1; do o=$([ $k = 1 ] && echo -O)

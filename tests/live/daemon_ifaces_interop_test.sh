@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Live interop of `rnsc daemon` with the pinned reference's rnsd over the Backbone and UDP
-# interfaces (tests/daemon_interop_test.sh covers TCP), real processes on 127.0.0.1. For
+# interfaces (tests/live/daemon_interop_test.sh covers TCP), real processes on 127.0.0.1. For
 # each interface kind:
 #   rnsd (A: transport, probes, shared instance)  <-- kind -->  rnsc daemon (B: transport, probes)
 #   rnsd (A)  <-- kind -->  rnsc probe (C: its own in-process node)

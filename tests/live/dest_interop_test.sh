@@ -2,18 +2,18 @@
 # SPDX-License-Identifier: MIT
 # Library completeness live with the reference (issue 29 item 5), over TCP on 127.0.0.1:
 #  1. rnsc serves SINGLE rnsclt.app (PROVE_APP, default app data), GROUP rnsclt.group and
-#     PLAIN rnsclt.plain; the reference (tests/dest_ref_peer.py) sees the default app data in
+#     PLAIN rnsclt.plain; the reference (tests/live/dest_ref_peer.py) sees the default app data in
 #     rnsc's path response, gets a proof only for the packet rnsc's callback accepts, reaches
 #     the GROUP destination with the same Token key and the PLAIN one, and after "bye" (rnsc
 #     deregisters rnsclt.app) its packets are not delivered and its path requests unanswered.
 #  2. The reference serves GROUP and PLAIN; rnsc sends to both (same hashes on both sides).
 set -u
 B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
-S=${RNSC_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+S=${RNSC_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 VENV=${RNSC_VENV:-$B/.venv}
 PY=$VENV/bin/python
-RPEER="$S/tests/dest_ref_peer.py"
-NPEER="$B/tests/dest_node_peer"
+RPEER="$S/tests/live/dest_ref_peer.py"
+NPEER="$B/tests/live/dest_node_peer"
 [ -x "$NPEER" ] || { echo "FAIL $NPEER is not built"; exit 1; }
 pass=0 fail=0
 ok() { pass=$((pass+1)); echo "ok   $1"; }

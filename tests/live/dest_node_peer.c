@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The rnsc side of tests/dest_interop_test.sh (the reference's: tests/dest_ref_peer.py):
+ * The rnsc side of tests/live/dest_interop_test.sh (the reference's: tests/live/dest_ref_peer.py):
  *
  *   dest_node_peer serve CONFIGDIR KEYHEX SECONDS
  *       SINGLE rnsclt.app (PROVE_APP: proves the packets that begin with "prove", default app

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The reference's side of tests/dest_interop_test.sh (rnsc's: tests/dest_node_peer.c).
+"""The reference's side of tests/live/dest_interop_test.sh (rnsc's: tests/live/dest_node_peer.c).
 
   send CONFIGDIR KEYHEX APPDEST     against dest_node_peer serve: path request to rnsclt.app
                                     (prints the announced app data), "prove-1" / "skip-1"

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Reference programs on the public RNS API, for tests/discovery_interop_test.sh.
+"""Reference programs on the public RNS API, for tests/live/discovery_interop_test.sh.
 
   discovery_ref_peer.py serve CONFIGDIR TIMEOUT
       Registers the SINGLE destination rnscdisc.owner and prints "dest <hex>" once its

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """Runs a reference program (a script path, or -m MODULE) with one timing hazard of the
-reference made certain, for tests/interop_hazard_test.sh. Each hazard event is appended as
+reference made certain, for tests/live/interop_hazard_test.sh. Each hazard event is appended as
 one line to the file named by HAZARD_LOG, so the test can prove the hazard really happened.
 
   HAZARD=adv_before_register   Resource.__advertise_job sends the advertisement, then

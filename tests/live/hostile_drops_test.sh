@@ -7,7 +7,7 @@
 # served alike over RPC (rnsc status -j), /status and /metrics. Legitimate traffic over
 # TCP and the shared instance gets through during the flood; /status answers after it.
 set -u
-. "${RNSC_SRCDIR:-$(dirname "$0")/..}/tests/hostile_common.sh"
+. "${RNSC_SRCDIR:-$(dirname "$0")/../..}/tests/common/hostile_common.sh"
 N=3000
 start_a
 rss0=$(rss_kb $DA)

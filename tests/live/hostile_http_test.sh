@@ -7,7 +7,7 @@
 # cut at the header deadline; a path with an embedded NUL is not /status. Legitimate
 # traffic over TCP and the shared instance gets through during the flood.
 set -u
-. "${RNSC_SRCDIR:-$(dirname "$0")/..}/tests/hostile_common.sh"
+. "${RNSC_SRCDIR:-$(dirname "$0")/../..}/tests/common/hostile_common.sh"
 command -v ss >/dev/null || { echo "FAIL ss (iproute2) is not installed"; exit 1; }
 start_a
 status_within 2 && ok "/status answers before the flood" || bad "/status before" "$tmp/A.log"

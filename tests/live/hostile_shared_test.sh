@@ -8,7 +8,7 @@
 # resident memory comes back to within 4 MiB of its baseline. Legitimate TCP traffic
 # meanwhile.
 set -u
-. "${RNSC_SRCDIR:-$(dirname "$0")/..}/tests/hostile_common.sh"
+. "${RNSC_SRCDIR:-$(dirname "$0")/../..}/tests/common/hostile_common.sh"
 start_a
 probe_shared "before the flood"
 sleep 1

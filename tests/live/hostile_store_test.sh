@@ -7,7 +7,7 @@
 # SIGKILL and the restarted A knows them (their paths came over a connection that is gone
 # after the restart, so they are skipped on load, as the reference skips them).
 set -u
-. "${RNSC_SRCDIR:-$(dirname "$0")/..}/tests/hostile_common.sh"
+. "${RNSC_SRCDIR:-$(dirname "$0")/../..}/tests/common/hostile_common.sh"
 N=6
 A_EXTRA_IFACE="    ingress_control = no" # a program's announces, not a flood, are the subject here
 start_a

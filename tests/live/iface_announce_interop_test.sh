@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: MIT
 # rnsc announcing its own discoverable interface (discovery_announcer.c) against the
 # reference's InterfaceAnnouncer, as real processes on 127.0.0.1 (RNSC_VENV picks the
-# reference: rns 1.5.4, or 1.5.7 through tests/ref157_iface_announce_test.sh). Topology:
+# reference: rns 1.5.4, or 1.5.7 through tests/live/ref157_iface_announce_test.sh). Topology:
 #
 #   rnsd A (discoverable TCPServerInterface :P1)    rnsc daemon C (the same section, :P2)
-#      (job interval 12 s: tests/iface_discovery_ref_rnsd.py; RNSC_DISC_JOB_INTERVAL=12 for C)
+#      (job interval 12 s: tests/live/iface_discovery_ref_rnsd.py; RNSC_DISC_JOB_INTERVAL=12 for C)
 #            ^ TCP (IFAC)                               ^ TCP (IFAC)
 #            +------------- rnsd B (discover_interfaces = yes, required_discovery_value 8)
 #
@@ -17,7 +17,7 @@
 # C stops cleanly.
 set -u
 B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
-S=${RNSC_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+S=${RNSC_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 RNSC="$B/src/cli/rnsc"
 VENV=${RNSC_VENV:-$B/.venv}
 PY=$VENV/bin/python
@@ -84,7 +84,7 @@ nstored() { [ "$(ls "$1/storage/discovery/interfaces" 2>/dev/null | wc -l)" -ge 
 # The servers first, then B: both servers' first announce (12 s after their start) must
 # find B connected. A machine too loaded for that fails here loudly (the next announce is
 # announce_interval's 5 minute floor away).
-"$PY" "$S/tests/iface_discovery_ref_rnsd.py" --config "$tmp/A" >"$tmp/A.log" 2>&1 &
+"$PY" "$S/tests/live/iface_discovery_ref_rnsd.py" --config "$tmp/A" >"$tmp/A.log" 2>&1 &
 pids+=($!)
 RNSC_DISC_JOB_INTERVAL=12 "$RNSC" daemon --config "$tmp/C" >"$tmp/C.log" 2>&1 &
 C_PID=$!

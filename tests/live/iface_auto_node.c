@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A test node for tests/iface_auto_test.sh: opens an AutoInterface (devices = DEV)
+ * A test node for tests/live/iface_auto_test.sh: opens an AutoInterface (devices = DEV)
  * through the runtime's interface host with the "auto" plugin, inside whatever network
  * namespace it was started in, and plays one role:
  *
@@ -21,12 +21,12 @@
  *                               link-local address, or only ignored devices, leave
  *                               the interface offline; DEV allowed comes online
  *
- * Same stdout protocol as tests/iface_auto_peer.py. Every wait is bounded; the exit
+ * Same stdout protocol as tests/live/iface_auto_peer.py. Every wait is bounded; the exit
  * status is 0 only when every step passed. Single-threaded.
  */
 #include "iface_test_util.h"
 
-/* Same list as tests/iface_auto_peer.py: up to HW_MTU 1196 + IFAC 16. */
+/* Same list as tests/live/iface_auto_peer.py: up to HW_MTU 1196 + IFAC 16. */
 static const size_t LENGTHS[] = {20,   21,   22,   31,   63,   64,   100,  127, 128,
 				 255,  256,  400,  500,  501,  511,  512,  700, 1000,
 				 1023, 1024, 1064, 1100, 1195, 1196, 1211, 1212};

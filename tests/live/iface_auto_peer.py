@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Interop peer for tests/iface_auto_test.sh (run inside a network namespace).
+"""Interop peer for tests/live/iface_auto_test.sh (run inside a network namespace).
 
 Runs the pinned reference's own AutoInterface class (RNS/Interfaces/AutoInterface.py)
 without starting RNS.Reticulum: what its constructor needs from a running instance is
@@ -14,7 +14,7 @@ stubbed and Transport's inbound hook is this script's Owner. It is given one dev
                                  sent twice at once (and not one resent after the
                                  0.75 s window); then wait for the peer to time out
 
-The protocol on stdout is the same as tests/iface_auto_node's: "PEER <name>",
+The protocol on stdout is the same as tests/live/iface_auto_node's: "PEER <name>",
 "ECHO ok <n>" / "ECHO fail <why>", "DEDUP ok" / "DEDUP fail <why>" (drive only),
 "TIMEOUT ok" / "TIMEOUT fail". Every wait is
 bounded; the exit status is 0 only when every step passed. Reference logs: stderr.

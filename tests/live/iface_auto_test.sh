@@ -4,7 +4,7 @@
 # skips, without them). Each scenario gets two fresh namespaces joined by a veth pair
 # with IPv6 DAD off, so link-local addresses are usable at once:
 #
-#   1. rnsc drives  <-> the reference's AutoInterface echoes (tests/iface_auto_peer.py)
+#   1. rnsc drives  <-> the reference's AutoInterface echoes (tests/live/iface_auto_peer.py)
 #   2. the reference drives <-> rnsc echoes
 #   3. rnsc drives  <-> rnsc echoes
 #   4, 5. two veth pairs between the namespaces: rnsc finds a peer per adapter and
@@ -25,11 +25,11 @@
 # namespaces. The scenarios run in parallel; every wait is bounded.
 set -u
 B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
-S=${RNSC_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+S=${RNSC_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 VENV=${RNSC_VENV:-$B/.venv}
 PY=$VENV/bin/python
-NODE="$B/tests/iface_auto_node"
-PEER="$S/tests/iface_auto_peer.py"
+NODE="$B/tests/live/iface_auto_node"
+PEER="$S/tests/live/iface_auto_peer.py"
 ID=$$
 W=$(mktemp -d "${TMPDIR:-/tmp}/rnsc-auto.XXXXXX")
 NSLIST=""

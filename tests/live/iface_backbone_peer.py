@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Interop peer for tests/iface_backbone_test.c.
+"""Interop peer for tests/live/iface_backbone_test.c.
 
 Runs the pinned reference's own BackboneInterface / BackboneClientInterface classes
 (RNS/Interfaces/BackboneInterface.py; Linux only, the reference refuses other

@@ -4,7 +4,7 @@
  * listener and client through the runtime, Reticulum.py's option aliases, reconnects,
  * malformed input, a connection flood against max_clients, the fast-flapping block,
  * a peer that stops reading, config errors and the MTU policy, and interop with the
- * pinned reference's own BackboneInterface classes (tests/iface_backbone_peer.py run
+ * pinned reference's own BackboneInterface classes (tests/live/iface_backbone_peer.py run
  * with the venv's python). Every wait is bounded.
  */
 #include <netinet/in.h>
@@ -16,7 +16,7 @@
 #include "hdlc.h"
 #include "iface_test_util.h"
 
-/* Same list as tests/iface_backbone_peer.py: up to HW_MTU 32768 + IFAC 16. */
+/* Same list as tests/live/iface_backbone_peer.py: up to HW_MTU 32768 + IFAC 16. */
 static const size_t LENGTHS[] = {20,   21,    64,    100,   500,   1000, 1064,
 				 4096, 16383, 16400, 32767, 32768, 32784};
 #define NFRAMES (sizeof(LENGTHS) / sizeof(LENGTHS[0]))

@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: MIT
 # Interface discovery (Discovery.py) between the reference and an rnsc daemon, as real
 # processes on 127.0.0.1 (RNSC_VENV picks the reference: rns 1.5.4, or 1.5.7 through
-# tests/ref157_iface_discovery_test.sh). Topology:
+# tests/live/ref157_iface_discovery_test.sh). Topology:
 #
 #   rnsd A (discoverable TCPServerInterface :P1, discovery_stamp_value 8, latitude/longitude/
 #           height, discovery_name; its announcer's job interval shortened to 12 s by
-#           tests/iface_discovery_ref_rnsd.py, everything else as shipped)
+#           tests/live/iface_discovery_ref_rnsd.py, everything else as shipped)
 #      ^ TCP                      ^ TCP
 #   rnsc daemon D               rnsd B        (both discover_interfaces = yes,
 #                                              required_discovery_value = 8)
@@ -16,11 +16,11 @@
 # "Discovered"/"Last Heard" and the JSON's received/discovered/last_heard/heard_count left
 # out); the reference's rnstatus -d/-D/-j against D (reading D's store) print what rnsc
 # status prints; a daemon requiring value 40 stores nothing (the stamp is refused).
-# rnsc announcing its own discoverable interface is tests/iface_announce_interop_test.sh;
+# rnsc announcing its own discoverable interface is tests/live/iface_announce_interop_test.sh;
 # this test is the receiving direction.
 set -u
 B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
-S=${RNSC_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+S=${RNSC_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 RNSC="$B/src/cli/rnsc"
 VENV=${RNSC_VENV:-$B/.venv}
 PY=$VENV/bin/python
@@ -110,7 +110,7 @@ wait_for() { # wait_for SECONDS COMMAND...
 has_sock() { grep -q "@rns/$1" /proc/net/unix 2>/dev/null; }
 stored() { [ -n "$(ls "$1/storage/discovery/interfaces" 2>/dev/null)" ]; }
 
-"$PY" "$S/tests/iface_discovery_ref_rnsd.py" --config "$tmp/A" >"$tmp/A.log" 2>&1 &
+"$PY" "$S/tests/live/iface_discovery_ref_rnsd.py" --config "$tmp/A" >"$tmp/A.log" 2>&1 &
 pids+=($!)
 wait_for 30 has_sock "$instA" || { bad "rnsd A did not start" "$tmp/A.log"; exit 1; }
 "$RNSC" daemon --config "$tmp/D" >"$tmp/D.log" 2>&1 &

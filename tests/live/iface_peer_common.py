@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Shared by the tests/iface_*_peer.py scripts that run the pinned reference's own
+"""Shared by the tests/live/iface_*_peer.py scripts that run the pinned reference's own
 interface classes: the test frames, line output, the stubs that let an interface class
 run without RNS.Reticulum, the echoing owner and the wait for stdin to close.
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Helper programs for tests/iface_pipe_test.c.
+"""Helper programs for tests/live/iface_pipe_test.c.
 
   iface_pipe_peer.py echo
       A PipeInterface child written independently of both implementations: it

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The "pipe" plugin (PipeInterface) through the runtime's interface host with real
- * child processes: frames echoed by an independent HDLC echo (tests/iface_pipe_peer.py
+ * child processes: frames echoed by an independent HDLC echo (tests/live/iface_pipe_peer.py
  * echo), respawn after the child exits and backoff when it keeps dying, no zombies, no
  * leaked fds, config errors (a command that cannot start among them), the command
  * splitter cross-checked against Python's shlex.split, and interop with the pinned
@@ -14,7 +14,7 @@
 #include "hdlc.h"
 #include "shlex.h"
 
-/* Same generator as tests/iface_pipe_peer.py. */
+/* Same generator as tests/live/iface_pipe_peer.py. */
 static const size_t LENGTHS[] = {20, 21, 64, 100, 500, 563, 564, 1000, 1063, 1064};
 #define NFRAMES (sizeof(LENGTHS) / sizeof(LENGTHS[0]))
 
@@ -47,7 +47,7 @@ static const char *echo_command(void)
 {
 	static char cmd[2200];
 	snprintf(cmd, sizeof(cmd), "%s %s echo", venv_python(),
-		 src_file("tests/iface_pipe_peer.py"));
+		 src_file("tests/live/iface_pipe_peer.py"));
 	return cmd;
 }
 
@@ -490,12 +490,12 @@ static void test_interop_reference(void)
 	char path[256], cmd[2400];
 	snprintf(path, sizeof(path), "%s/s", sock);
 	snprintf(cmd, sizeof(cmd), "%s %s bridge listen %s", venv_python(),
-		 src_file("tests/iface_pipe_peer.py"), path);
+		 src_file("tests/live/iface_pipe_peer.py"), path);
 	rnsc_iface *p = open_pipe("to ref", cmd, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
 	peer pr;
 	const char *args[] = {"ref", path, NULL};
-	CU_ASSERT_FATAL(peer_startv(&pr, src_file("tests/iface_pipe_peer.py"), args) == 0);
+	CU_ASSERT_FATAL(peer_startv(&pr, src_file("tests/live/iface_pipe_peer.py"), args) == 0);
 	cur_peer = &pr;
 	static uint8_t f[2048];
 	for (unsigned i = 0; i < NFRAMES; i++)

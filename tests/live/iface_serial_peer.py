@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Interop peer for tests/iface_serial_test.c.
+"""Interop peer for tests/live/iface_serial_test.c.
 
 Runs the pinned reference's own SerialInterface or KISSInterface class
 (RNS/Interfaces/SerialInterface.py, KISSInterface.py; pyserial underneath) on a

@@ -5,7 +5,7 @@
  * the test holds the master, so it can play the far end itself (frames, line noise,
  * the TNC's READY), pull the cable (close the pty, point the symlink at a new one) and
  * read exactly what rnsc writes. For interop a second pty pair carries the pinned
- * reference's own SerialInterface / KISSInterface (tests/iface_serial_peer.py with the
+ * reference's own SerialInterface / KISSInterface (tests/live/iface_serial_peer.py with the
  * venv's python and pyserial), and the test relays bytes between the two masters.
  * Every wait is bounded; a missing reference or pyserial fails the test.
  */
@@ -16,7 +16,7 @@
 #include "hdlc.h"
 #include "kiss.h"
 
-/* Same generator as tests/iface_serial_peer.py. */
+/* Same generator as tests/live/iface_serial_peer.py. */
 static const size_t LENGTHS[] = {20, 21, 64, 100, 255, 256, 500, 563, 564};
 #define NFRAMES (sizeof(LENGTHS) / sizeof(LENGTHS[0]))
 
@@ -519,7 +519,7 @@ static void test_kiss_id_beacon(void)
 	peer pr;
 	const char *args[] = {"kiss", pty_link(&b, "tty9"), "id_interval=1", "id_callsign=N0CALL",
 			      NULL};
-	CU_ASSERT_FATAL(peer_startv(&pr, src_file("tests/iface_serial_peer.py"), args) == 0);
+	CU_ASSERT_FATAL(peer_startv(&pr, src_file("tests/live/iface_serial_peer.py"), args) == 0);
 	cur_peer = &pr;
 	CU_ASSERT(run_until(peer_said, (void *)"ONLINE", 30000));
 	ngot = 0;
@@ -676,7 +676,7 @@ static void interop(int kiss)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(i);
 	peer pr;
 	const char *args[] = {kiss ? "kiss" : "serial", pty_link(&b, "tty5"), NULL};
-	CU_ASSERT_FATAL(peer_startv(&pr, src_file("tests/iface_serial_peer.py"), args) == 0);
+	CU_ASSERT_FATAL(peer_startv(&pr, src_file("tests/live/iface_serial_peer.py"), args) == 0);
 	cur_peer = &pr;
 	CU_ASSERT(run_until(is_online, i, 10000));
 	CU_ASSERT(run_until(peer_said, (void *)"ONLINE", 30000));
@@ -731,7 +731,7 @@ static void test_kiss_config_matches_reference(void)
 	const char *args[] = {"kiss",     pty_link(&b, "tty7"), "preamble=1234",
 			      "txtail=5", "persistence=300",    "slottime=99",
 			      NULL};
-	CU_ASSERT_FATAL(peer_startv(&pr, src_file("tests/iface_serial_peer.py"), args) == 0);
+	CU_ASSERT_FATAL(peer_startv(&pr, src_file("tests/live/iface_serial_peer.py"), args) == 0);
 	cur_peer = &pr;
 	size_t want = 20;
 	CU_ASSERT(run_until(got_at_least, &want, 10000));

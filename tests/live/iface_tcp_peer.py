@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Interop peer for tests/iface_tcp_test.c.
+"""Interop peer for tests/live/iface_tcp_test.c.
 
 Runs the pinned reference's own TCPServerInterface / TCPClientInterface classes
 (RNS/Interfaces/TCPInterface.py) without starting RNS.Reticulum: the few things

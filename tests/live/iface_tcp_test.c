@@ -3,7 +3,7 @@
  * The interface host with the "tcp" plugin over real sockets on 127.0.0.1: rnsc server
  * and client through the runtime, reconnects, malformed input, config errors and the
  * MTU policy, and interop with the pinned reference's own TCP interface classes
- * (tests/iface_tcp_peer.py run with the venv's python). Every wait is bounded.
+ * (tests/live/iface_tcp_peer.py run with the venv's python). Every wait is bounded.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,7 +23,7 @@
 #include "hdlc.h"
 #include "iface_test_util.h"
 
-/* Same generator as tests/iface_tcp_peer.py. */
+/* Same generator as tests/live/iface_tcp_peer.py. */
 static const size_t LENGTHS[] = {20, 21, 64, 100, 500, 1000, 4096, 16383, 16400};
 #define NFRAMES (sizeof(LENGTHS) / sizeof(LENGTHS[0]))
 

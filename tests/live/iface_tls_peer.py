@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""An independent TLS peer for tests/iface_tls_ws_test.c (stdlib ssl/socket only).
+"""An independent TLS peer for tests/live/iface_tls_ws_test.c (stdlib ssl/socket only).
 
   serve CERT KEY            TLS 1.3 server on 127.0.0.1; prints "PORT n", then completes
                             handshakes with anyone (it serves certificates rnsc's own

@@ -5,7 +5,7 @@
  * reconnects, refused certificates (expired, wrong host, untrusted, pin mismatch), config
  * errors, and malformed input from raw sockets (garbage instead of handshakes, unmasked,
  * oversize and bad-opcode WebSocket frames, half frames). An independent Python peer
- * (tests/iface_tls_peer.py, stdlib ssl only) serves an expired certificate and checks
+ * (tests/live/iface_tls_peer.py, stdlib ssl only) serves an expired certificate and checks
  * the rnsc server's TLS 1.3 handshake. Certificates are made at run time with the
  * OpenSSL API in a temp dir, removed at exit. Every wait is bounded.
  */
@@ -468,10 +468,10 @@ static void test_tls_pin_mismatch(void)
 
 /* ---- the Python peer ------------------------------------------------------------------- */
 
-/* `python tests/iface_tls_peer.py argv...` */
+/* `python tests/live/iface_tls_peer.py argv...` */
 static int tls_peer_start(peer *p, const char *const argv[])
 {
-	return peer_startv(p, src_file("tests/iface_tls_peer.py"), argv);
+	return peer_startv(p, src_file("tests/live/iface_tls_peer.py"), argv);
 }
 
 /* A run_until predicate: the current peer has written a whole line containing needle. */

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Interop peer for tests/iface_udp_test.c.
+"""Interop peer for tests/live/iface_udp_test.c.
 
 Runs the pinned reference's own UDPInterface class (RNS/Interfaces/UDPInterface.py)
 without starting RNS.Reticulum: what its constructor needs from a running instance is

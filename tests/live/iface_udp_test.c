@@ -3,7 +3,7 @@
  * The interface host with the "udp" plugin over real sockets on 127.0.0.1: rnsc to
  * rnsc by unicast and by broadcast (device = lo), runts, oversized and noise
  * datagrams, config errors, and interop with the pinned reference's own UDPInterface
- * (tests/iface_udp_peer.py run with the venv's python). Every wait is bounded.
+ * (tests/live/iface_udp_peer.py run with the venv's python). Every wait is bounded.
  */
 #include <stdarg.h>
 #include <netinet/in.h>
@@ -12,7 +12,7 @@
 
 #include "iface_test_util.h"
 
-/* Same list as tests/iface_udp_peer.py: up to HW_MTU 1064 + IFAC 16. */
+/* Same list as tests/live/iface_udp_peer.py: up to HW_MTU 1064 + IFAC 16. */
 static const size_t LENGTHS[] = {20,  21,  22,  31,  63,  64,   100,  127,  128,  255,  256,  400,
 				 500, 501, 511, 512, 700, 1000, 1023, 1024, 1063, 1064, 1079, 1080};
 #define NFRAMES (sizeof(LENGTHS) / sizeof(LENGTHS[0]))

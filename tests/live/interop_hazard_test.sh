@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Timing hazards of the reference that rnsc must survive, each made certain with
-# tests/hazard_ref_wrap.py (which also logs that the hazard really happened), live over TCP
+# tests/live/hazard_ref_wrap.py (which also logs that the hazard really happened), live over TCP
 # on loopback. Named cases:
 #   adv-before-register   the reference sends a resource advertisement before it registers
 #                         the resource: rnsc's first part request is dropped and must be asked
@@ -21,13 +21,13 @@
 # Every wait is bounded; a reference that cannot start fails the test.
 set -u
 B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
-S=${RNSC_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+S=${RNSC_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 RNSC="$B/src/cli/rnsc"
 VENV=${RNSC_VENV:-$B/.venv}
 PY=$VENV/bin/python
-WRAP="$S/tests/hazard_ref_wrap.py"
-LPEER="$S/tests/link_ref_peer.py"
-NPEER="$B/tests/link_node_peer"
+WRAP="$S/tests/live/hazard_ref_wrap.py"
+LPEER="$S/tests/live/link_ref_peer.py"
+NPEER="$B/tests/live/link_node_peer"
 RNCP=("$PY" -m RNS.Utilities.rncp)
 WRNCP=("$PY" "$WRAP" -m RNS.Utilities.rncp)
 pass=0 fail=0

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Links live through an rnsc transport node, in all four pairings: link peers on the
-# reference (tests/link_ref_peer.py on the pinned RNS) and on an rnsc node
-# (tests/link_node_peer), each with its own config folder and no shared instance, connect
+# reference (tests/live/link_ref_peer.py on the pinned RNS) and on an rnsc node
+# (tests/live/link_node_peer), each with its own config folder and no shared instance, connect
 # over TCP to `rnsc daemon` (enable_transport). The client requests a path to the server's
 # destination, opens a link through the daemon (LINKREQUEST in transport, link table entry,
 # LRPROOF checked and sent back, link MTU clamped) and sends 40 packets of 60..420 bytes
@@ -13,12 +13,12 @@
 # reference that cannot start fails the test.
 set -u
 B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
-S=${RNSC_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+S=${RNSC_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 RNSC="$B/src/cli/rnsc"
 VENV=${RNSC_VENV:-$B/.venv}
 PY=$VENV/bin/python
-PEER="$S/tests/link_ref_peer.py"
-NPEER="$B/tests/link_node_peer"
+PEER="$S/tests/live/link_ref_peer.py"
+NPEER="$B/tests/live/link_node_peer"
 [ -x "$NPEER" ] || { echo "FAIL $NPEER is not built"; exit 1; }
 N=40
 pass=0 fail=0

@@ -3,7 +3,7 @@
 # Link keepalive, stale detection, timeout teardown and close reasons, live against the
 # reference, directly over TCP on 127.0.0.1 (the responder's TCPServerInterface), for the
 # initiator -> responder pairings ref->ref (the baseline), ref->rnsc, rnsc->ref, rnsc->rnsc, all
-# run at once. Peers: tests/link_ref_peer.py and tests/link_node_peer with PEER_HOLD (see them).
+# run at once. Peers: tests/live/link_ref_peer.py and tests/live/link_node_peer with PEER_HOLD (see them).
 #  idle:   the established link is held idle for 15 s (longer than stale_time, 2 x keepalive
 #          = 10 s on loopback, would allow without keepalives): the initiator sent and got
 #          keepalives (its packets out/in during the hold are keepalives only), the responder
@@ -23,11 +23,11 @@
 # Every wait is bounded, ports are picked at runtime, frozen processes are continued and killed.
 set -u
 B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
-S=${RNSC_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+S=${RNSC_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 VENV=${RNSC_VENV:-$B/.venv}
 PY=$VENV/bin/python
-PEER="$S/tests/link_ref_peer.py"
-NPEER="$B/tests/link_node_peer"
+PEER="$S/tests/live/link_ref_peer.py"
+NPEER="$B/tests/live/link_node_peer"
 [ -x "$NPEER" ] || { echo "FAIL $NPEER is not built"; exit 1; }
 IDLE=15
 pass=0 fail=0

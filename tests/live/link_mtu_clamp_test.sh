@@ -20,19 +20,19 @@
 # Reticulum.MTU: MTU 500, MDU 431 at both ends.
 # Checked per pairing: the link establishes, both ends report the expected MTU and MDU, and
 # N packets of MDU, MDU-1 and MDU-2 bytes are delivered, proved and echoed back byte-exact
-# (tests/link_node_peer and tests/link_ref_peer.py with PEER_MDU=1); per node, its log
+# (tests/live/link_node_peer and tests/live/link_ref_peer.py with PEER_MDU=1); per node, its log
 # shows one clamp (tcp) or one stripped signalling (udp) per link request (rnsd at
 # LOG_PATHING, rnsc at debug). All four pairings through the rnsc node and through rnsd
 # (there the reference pair is the baseline). Pairings on one node run concurrently, every
 # wait is bounded. Measured: 17-18 s on the shared 2-core machine.
 set -u
 B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
-S=${RNSC_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+S=${RNSC_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 RNSC="$B/src/cli/rnsc"
 VENV=${RNSC_VENV:-$B/.venv}
 PY=$VENV/bin/python
-PEER="$S/tests/link_ref_peer.py"
-NPEER="$B/tests/link_node_peer"
+PEER="$S/tests/live/link_ref_peer.py"
+NPEER="$B/tests/live/link_node_peer"
 [ -x "$NPEER" ] || { echo "FAIL $NPEER is not built"; exit 1; }
 N=${CLAMP_N:-6}
 BITRATE=1500000 # the reference's tier: >= 1 Mbit/s and < 2 Mbit/s gives HW_MTU 2048

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A link peer on an rnsc node (rnsc_node + the engine's link API), speaking the same test
- * protocol as tests/link_ref_peer.py so any pairing can be run by tests/link_interop_test.sh:
+ * protocol as tests/live/link_ref_peer.py so any pairing can be run by tests/live/link_interop_test.sh:
  *
  *   link_node_peer serve CONFIGDIR N TIMEOUT_S
  *       SINGLE destination rnsclt.link (PROVE_ALL) on a fresh identity, accepting links;
@@ -15,9 +15,9 @@
  * Exit status 0 only when the accounting is exact: with PEER_EXPECT_TIMEOUTS=K in the
  * environment exactly K receipts must time out (a server withholding K proofs), else none;
  * every wait is bounded. With PEER_MDU=1 the client's packets are the established link's
- * MDU, MDU-1 and MDU-2 bytes long instead (tests/link_mtu_clamp_test.sh); both ends then
+ * MDU, MDU-1 and MDU-2 bytes long instead (tests/live/link_mtu_clamp_test.sh); both ends then
  * also print "client link mtu=<m> mdu=<d>" / "server link mdu=<d>".
- * With PEER_HOLD=S both ends also report keepalive, stale and close as tests/link_ref_peer.py
+ * With PEER_HOLD=S both ends also report keepalive, stale and close as tests/live/link_ref_peer.py
  * does (see there): the client holds the link idle for S seconds before sending; last inbound
  * is the time the link's rx counter last moved (seen within one 20 ms poll).
  */

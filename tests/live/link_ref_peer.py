@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""A link peer on the reference's public API (RNS), for tests/link_interop_test.sh.
+"""A link peer on the reference's public API (RNS), for tests/live/link_interop_test.sh.
 
   link_ref_peer.py serve CONFIGDIR N TIMEOUT
       A SINGLE destination rnsclt.link (PROVE_ALL) that accepts links, announces every 2 s
@@ -12,9 +12,9 @@
       mtu=<link mtu>".
 Exit status 0 only when the accounting is exact; every wait is bounded by TIMEOUT seconds.
 With PEER_MDU=1 in the environment the client's packets are the established link's MDU,
-MDU-1 and MDU-2 bytes long instead (tests/link_mtu_clamp_test.sh), and both ends also print
+MDU-1 and MDU-2 bytes long instead (tests/live/link_mtu_clamp_test.sh), and both ends also print
 "client link mtu=<m> mdu=<d>" / "server link mdu=<d>".
-With PEER_HOLD=S (tests/link_keepalive_test.sh) the client holds the established link idle
+With PEER_HOLD=S (tests/live/link_keepalive_test.sh) the client holds the established link idle
 for S seconds before sending, watching it (status every 20 ms, last inbound): it prints
 "client link up t=<epoch s> keepalive=<s> stale_time=<s> rtt=<s>", "client stale t=<epoch>
 last_inbound=<epoch>" when the link goes STALE, and "client closed reason=<name> t=<epoch>
@@ -226,7 +226,7 @@ def connect(configdir, dest_hex, n, timeout):
     # eight (at least two) lost to the reference's own send/receipt race (see on_timeout): a
     # fast relay such as rnsc's hands the proof back sooner, and on a loaded machine the
     # sending thread registers the receipt later, so 4 of 40 were seen in one run, and 3 of
-    # the 6 MDU-sized packets of tests/link_mtu_clamp_test.sh with another suite running
+    # the 6 MDU-sized packets of tests/live/link_mtu_clamp_test.sh with another suite running
     ok = st["sent"] == n and st["echoed"] == n and st["echo_bytes"] == st["bytes"] and \
         st["proved"] + st["timeouts"] == n and st["timeouts"] <= max(3, n // 8)
     return 0 if ok else 1

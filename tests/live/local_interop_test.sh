@@ -108,9 +108,9 @@ wait_for 10 grep -qs sent "$tmp/H.log" || bad "hostile peer could not connect" "
 # C shares A's transport identity (as programs sharing a config folder do), so its RPC
 # calls (next hop, first hop timeout, destination data) are authenticated and answered.
 mkdir -p "$tmp/C/storage"; cp "$tmp/A/storage/transport_identity" "$tmp/C/storage/"
-timeout 60 "$PY" "$S/tests/local_ref_peer.py" b "$tmp/R" "$tmp/a.hash" "$tmp/b.hash" 45 --link \
+timeout 60 "$PY" "$S/tests/live/local_ref_peer.py" b "$tmp/R" "$tmp/a.hash" "$tmp/b.hash" 45 --link \
   >"$tmp/R.out" 2>&1 & PR=$!; pids+=($PR)
-timeout 60 "$PY" "$S/tests/local_ref_peer.py" a "$tmp/C" "$tmp/b.hash" "$tmp/a.hash" 45 \
+timeout 60 "$PY" "$S/tests/live/local_ref_peer.py" a "$tmp/C" "$tmp/b.hash" "$tmp/a.hash" 45 \
   --expect-shared --link >"$tmp/C.out" 2>&1 & PC=$!; pids+=($PC)
 wait $PC; rc_c=$?; wait $PR; rc_r=$?
 if [ $rc_c = 0 ] && grep -Eqs "a shared=1 sent=3 proved=3 received=3 link=1" "$tmp/C.out" && grep -qs "received=3" "$tmp/R.out"; then
@@ -132,7 +132,7 @@ same_but_uptime() { # same_but_uptime A B: identical apart from the "Uptime is" 
   # and announce / path request frequencies and traffic rates (a one-second window each),
   # which move between the two calls, as do the announce counts of the shared instance's
   # listener: it keeps what each tool's own connection was sent, as the reference's does
-  # (tests/stats_interop_test.sh checks the counts against rnsd's)
+  # (tests/live/stats_interop_test.sh checks the counts against rnsd's)
   norm() { grep -v "Uptime is" "$1" | sed 's/LocalInterface\[[0-9]*\]/LocalInterface[port]/' |
     sed -E 's/[0-9.]+ [kmM]?Hz/F Hz/g; s/[0-9.]+ [kKMGT]?bps/R bps/g' |
     sed -E 's/[0-9]+↓ [0-9]+↑ total/N↓ N↑ total/; s/ +/ /g'; }

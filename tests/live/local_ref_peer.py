@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""A reference program on the public RNS API, for tests/local_interop_test.sh.
+"""A reference program on the public RNS API, for tests/live/local_interop_test.sh.
 
   local_ref_peer.py NAME CONFIGDIR PEERFILE OWNFILE TIMEOUT [--expect-shared] [--link]
       Starts RNS.Reticulum on CONFIGDIR (attached to a shared instance when one runs

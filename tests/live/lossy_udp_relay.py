@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """A lossy UDP relay between two reference UDPInterfaces, for the reference-to-reference
-pairing of the loss tests (tests/resource_loss_test.sh, tests/request_interop_test.sh with
+pairing of the loss tests (tests/live/resource_loss_test.sh, tests/live/request_interop_test.sh with
 LOSS): the same faults as rnsc's LossyInterface (plugins/iface/lossy.c), on a seeded RNG.
 
   lossy_udp_relay.py PORT_A PEER_A PORT_B PEER_B DROP DUP REORDER SEED LATENCY_MS [TIMEOUT

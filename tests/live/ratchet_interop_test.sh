@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Ratchets live with the reference (issue 29 item 3), over TCP on 127.0.0.1, each peer with its
-# own config folder and no shared instance. Peers: tests/ratchet_node_peer (an rnsc node) and
-# tests/ratchet_ref_peer.py (the pinned RNS), same commands and output lines.
+# own config folder and no shared instance. Peers: tests/live/ratchet_node_peer (an rnsc node) and
+# tests/live/ratchet_ref_peer.py (the pinned RNS), same commands and output lines.
 #  A. A reference destination with ratchets enforced; rnsc sends to it.
 #     A1 rnsc learns the ratchet from a path response and encrypts to it (the reference names
 #        the ratchet that decrypted the packet: the one rnsc reports having used);
@@ -27,11 +27,11 @@
 # needs the one packet delivered, decrypted with the expected ratchet, and proved.
 set -u
 B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
-S=${RNSC_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+S=${RNSC_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 VENV=${RNSC_VENV:-$B/.venv}
 PY=$VENV/bin/python
-RPEER="$S/tests/ratchet_ref_peer.py"
-NPEER="$B/tests/ratchet_node_peer"
+RPEER="$S/tests/live/ratchet_ref_peer.py"
+NPEER="$B/tests/live/ratchet_node_peer"
 [ -x "$NPEER" ] || { echo "FAIL $NPEER is not built"; exit 1; }
 pass=0 fail=0
 ok() { pass=$((pass+1)); echo "ok   $1"; }

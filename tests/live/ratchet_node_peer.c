@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The rnsc side of tests/ratchet_interop_test.sh (the reference's is tests/ratchet_ref_peer.py,
+ * The rnsc side of tests/live/ratchet_interop_test.sh (the reference's is tests/live/ratchet_ref_peer.py,
  * same commands, same output lines):
  *
  *   ratchet_node_peer serve CONFIGDIR IDFILE RATCHETFILE SECONDS
@@ -121,7 +121,7 @@ static int load_identity(const char *path, rnsc_identity *id)
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: see the header of tests/ratchet_node_peer.c\n");
+		fprintf(stderr, "usage: see the header of tests/live/ratchet_node_peer.c\n");
 		return 2;
 	}
 	rnsc_plugin_host *h;

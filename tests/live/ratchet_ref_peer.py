@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""The reference's side of tests/ratchet_interop_test.sh: the commands and output lines of
-tests/ratchet_node_peer.c, on the pinned RNS.
+"""The reference's side of tests/live/ratchet_interop_test.sh: the commands and output lines of
+tests/live/ratchet_node_peer.c, on the pinned RNS.
 
   serve CONFIGDIR IDFILE RATCHETFILE SECONDS    (ENFORCE=1, RATCHET_INTERVAL=s)
   send CONFIGDIR DEST TEXT SECONDS [learn]      (NO_RATCHET=1: encrypt to the identity key)

@@ -8,7 +8,7 @@
 # those two and, step by step beside rnstatus, against two rnsd 1.5.7 that do manage their
 # interfaces. Real processes on 127.0.0.1; every wait is bounded.
 set -u
-. "$(dirname "$0")/ref157_env.sh"
+. "$(dirname "$0")/../common/ref157_env.sh"
 RNSC="$B/src/cli/rnsc"
 VENV=$RNSC_VENV PY=$RNSC_VENV/bin/python
 for tool in rnsd rnstatus; do

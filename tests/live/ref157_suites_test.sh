@@ -3,7 +3,7 @@
 # The request, link, transport, path and resource cross-check suites (conformance/*_xcheck_test)
 # against rns 1.5.7: the same checks as their baseline runs, with the 1.5.7 reference embedded.
 set -u
-. "$(dirname "$0")/ref157_env.sh"
+. "$(dirname "$0")/../common/ref157_env.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rnsc-ref157-suites.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 fail=0

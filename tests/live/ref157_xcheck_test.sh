@@ -8,7 +8,7 @@
 # venv holding another release than the one asked for are refused (exit 3, naming both); a
 # venv alone picks whichever pinned release it holds.
 set -u
-. "$(dirname "$0")/ref157_env.sh"
+. "$(dirname "$0")/../common/ref157_env.sh"
 RNSC="$B/src/cli/rnsc"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rnsc-ref157.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT

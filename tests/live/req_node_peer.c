@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A request/buffer peer on an rnsc node (rnsc_node hooks + request.h + buffer.h over the
- * engine's links), speaking the same test protocol as tests/req_ref_peer.py so
- * tests/request_interop_test.sh can pair either side with either:
+ * engine's links), speaking the same test protocol as tests/live/req_ref_peer.py so
+ * tests/live/request_interop_test.sh can pair either side with either:
  *
  *   req_node_peer serve CONFIGDIR ALLOWED_HASH N M TIMEOUT_S [STREAM_BYTES]
  *       SINGLE destination rnsclt.req accepting links, announced every 2 s until a link is

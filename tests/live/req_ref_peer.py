@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """A request/buffer peer on the reference's public API (RNS), for
-tests/request_interop_test.sh; the same protocol as tests/req_node_peer.c (see there):
+tests/live/request_interop_test.sh; the same protocol as tests/live/req_node_peer.c (see there):
 
   req_ref_peer.py serve CONFIGDIR ALLOWED_HASH N M TIMEOUT [STREAM_BYTES]
   req_ref_peer.py request CONFIGDIR DEST IDFILE N M D TIMEOUT [STREAM_BYTES]
@@ -14,7 +14,7 @@ the client wraps Link.handle_response so that a response for a request not yet p
 up to 0.5 s for it to be registered; how often that happened is printed as "raced", and every
 request must then conclude ("lost" must be 0). Exit status 0 only when the accounting is
 exact; every wait is bounded. REQ_LOSS in the environment: the loss-tolerant mode of
-tests/req_node_peer.c (link opened again, requests asked again, /bye at the end).
+tests/live/req_node_peer.c (link opened again, requests asked again, /bye at the end).
 REQ_NONE / REQ_CANCEL: the ALLOW_NONE path and the cancelled resources, as there.
 """
 import os

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Requests (and Buffer streams) live between rnsc and the reference, in all four pairings,
-# directly over TCP on 127.0.0.1: the server (tests/req_ref_peer.py on the pinned RNS, or
-# tests/req_node_peer on an rnsc node) registers /echo (ALLOW_ALL), /allowed (ALLOW_LIST with
+# directly over TCP on 127.0.0.1: the server (tests/live/req_ref_peer.py on the pinned RNS, or
+# tests/live/req_node_peer on an rnsc node) registers /echo (ALLOW_ALL), /allowed (ALLOW_LIST with
 # the client's identity) and /denied (ALLOW_LIST of another identity); the client identifies
 # itself and sends N requests to /echo, M to /allowed and D to /denied. Checked: every /echo
 # and /allowed response byte-exact at the client, the server's handlers called exactly N / M
@@ -12,9 +12,9 @@
 # LOSS=<percent> in the environment runs the same over datagrams with loss: rnsc peers on
 # LossyInterface (plugins/iface/lossy.c: drop LOSS %, duplicate and reorder 1 %, seeded),
 # reference peers on their own UDPInterface (two reference peers through
-# tests/lossy_udp_relay.py, the same faults); requests lost on the way are asked again (they
+# tests/live/lossy_udp_relay.py, the same faults); requests lost on the way are asked again (they
 # have no retransmission of their own), the streams ride the channel's retransmission
-# (tests/request_loss_test.sh). The lossy interface also delays each packet by 5 ms each
+# (tests/live/request_loss_test.sh). The lossy interface also delays each packet by 5 ms each
 # way (LOSS_LATENCY): the reference registers a link packet's receipt only after sending
 # it, and an rnsc peer on bare loopback proves within ~100 us, so without latency most
 # proofs would race the receipt and the reference's channel would give up on a link that
@@ -28,20 +28,20 @@
 # peers its TCP clients, so the path, the link, every request and response (the /big and
 # /bigreq resources included) and the Buffer streams cross the relay; checked in addition:
 # the relay learned the server's path (its log) and is still running at the end
-# (tests/request_relay_test.sh). REQ_NONE=<k>: the client also sends k requests to /none
+# (tests/live/request_relay_test.sh). REQ_NONE=<k>: the client also sends k requests to /none
 # (ALLOW_NONE at the server): each must fail at the client unanswered. REQ_CANCEL=<bytes>:
 # two plain resources of that size from client to server, the first cancelled by the client
 # once it moves (RESOURCE_ICL: the server must report it FAILED), the second by the server
 # (RESOURCE_RCL: the client must report it REJECTED, as the reference does); see
-# tests/req_node_peer.c. Every wait is bounded; a reference that cannot start fails
+# tests/live/req_node_peer.c. Every wait is bounded; a reference that cannot start fails
 # the test.
 set -u
 B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
-S=${RNSC_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+S=${RNSC_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 VENV=${RNSC_VENV:-$B/.venv}
 PY=$VENV/bin/python
-PEER="$S/tests/req_ref_peer.py"
-NPEER="$B/tests/req_node_peer"
+PEER="$S/tests/live/req_ref_peer.py"
+NPEER="$B/tests/live/req_node_peer"
 N=${REQ_N:-30} M=${REQ_M:-5} D=${REQ_D:-3}
 STREAM=${REQ_STREAM:-200000}
 PAIRS=${REQ_PAIRS:-"ref:rnsc rnsc:ref rnsc:rnsc ref:ref"}
@@ -139,7 +139,7 @@ s = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(2)]
 for x in s: x.bind(("127.0.0.1", 0))
 print(*[x.getsockname()[1] for x in s])')
     config "$sd" "$sk" server "$port" "$rb"; config "$cd" "$ck" client "$cport" "$ra"
-    "$PY" "$S/tests/lossy_udp_relay.py" "$ra" "$cport" "$rb" "$port" "$LOSS" "${LOSS_DUP:-1}" \
+    "$PY" "$S/tests/live/lossy_udp_relay.py" "$ra" "$cport" "$rb" "$port" "$LOSS" "${LOSS_DUP:-1}" \
       "${LOSS_REORDER:-1}" "${LOSS_SEED:-7}3" "${LOSS_LATENCY:-5}" $((${REQ_TIMEOUT:-150} + 30)) >"$tmp/relay_$tag.out" 2>&1 &
     relay=$!; pids+=("$relay")
   else

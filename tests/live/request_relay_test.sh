@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Requests, large requests and responses (resources) and Buffer streams through a transport
-# node (tests/request_interop_test.sh with REQ_RELAY): client and server are each a TCP
+# node (tests/live/request_interop_test.sh with REQ_RELAY): client and server are each a TCP
 # client of the node and reach each other only through it (path, link, requests, resources,
 # channel). First an `rnsc daemon` (enable_transport) between them, in all four pairings;
 # then the reference's rnsd, with an rnsc end on at least one side (rnsc to rnsc, reference

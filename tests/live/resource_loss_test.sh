@@ -5,7 +5,7 @@
 # duplicate 1 % and reorder 1 % of the packets each way, seeded, with 5 ms latency. An rnsc
 # end runs LossyInterface (plugins/iface/lossy.c; between two rnsc ends each suffers on
 # transmit only, so each direction is hit once), a reference end its own UDPInterface;
-# between two reference ends the faults come from tests/lossy_udp_relay.py. Files (each
+# between two reference ends the faults come from tests/live/lossy_udp_relay.py. Files (each
 # carries its name as metadata, rncp's format): RES_FILES sizes in bytes, default 300000
 # (one segment of ~650 parts on the 500-byte link MTU; RES_FILES="300000 1100000" adds two
 # segments, about 40-90 s a pairing with the reference at one end). Checked
@@ -24,11 +24,11 @@
 # logs. Every wait is bounded; a reference that cannot start fails the test.
 set -u
 B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
-S=${RNSC_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+S=${RNSC_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 RNSC="$B/src/cli/rnsc"
 VENV=${RNSC_VENV:-$B/.venv}
 PY=$VENV/bin/python
-RELAY="$S/tests/lossy_udp_relay.py"
+RELAY="$S/tests/live/lossy_udp_relay.py"
 RNCP=("$PY" -m RNS.Utilities.rncp)
 LOSS=${LOSS:-5} DUP=${LOSS_DUP:-1} REORDER=${LOSS_REORDER:-1} LAT=${LOSS_LATENCY:-5}
 PAIRS=${RES_PAIRS:-"rnsc:rnsc rnsc:ref ref:rnsc ref:ref"}

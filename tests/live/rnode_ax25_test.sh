@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # AX25KISSInterface live between the pinned reference and rnsc: rnsd A and an rnsc daemon B
-# each drive a KISS TNC (tests/rnode_sim.py --tnc: a pty, data frames on a 9600 bit/s
+# each drive a KISS TNC (tests/common/rnode_sim.py --tnc: a pty, data frames on a 9600 bit/s
 # channel over UDP on 127.0.0.1) with the same callsign, SSID and TNC options. Checked: the
 # TNC configuration bytes both send are identical (TXDELAY, TXTAIL, P, SLOTTIME from the
 # options, READY), the AX.25 header of their first data frames is identical and is the one
@@ -43,8 +43,8 @@ tnc() { # tnc PORT
 mkdir -p "$tmp/A" "$tmp/B"
 printf '[reticulum]\n  enable_transport = yes\n  share_instance = yes\n  instance_name = rnscax25%sa\n  respond_to_probes = yes\n[logging]\n  loglevel = 6\n[interfaces]\n%s\n' "$$" "$(tnc "$tmp/tnc1")" >"$tmp/A/config"
 printf '[reticulum]\n  enable_transport = yes\n  share_instance = yes\n  instance_name = rnscax25%sb\n  respond_to_probes = yes\n[logging]\n  loglevel = 6\n[interfaces]\n%s\n' "$$" "$(tnc "$tmp/tnc2")" >"$tmp/B/config"
-"$PY" "$S/tests/rnode_sim.py" --tnc 9600 --link "$tmp/tnc1" --air "$P1" --peer "$P2" --rx-log "$tmp/host1.bin" --lifetime 120 >"$tmp/sim1.log" 2>&1 & pids+=($!)
-"$PY" "$S/tests/rnode_sim.py" --tnc 9600 --link "$tmp/tnc2" --air "$P2" --peer "$P1" --rx-log "$tmp/host2.bin" --lifetime 120 >"$tmp/sim2.log" 2>&1 & pids+=($!)
+"$PY" "$S/tests/common/rnode_sim.py" --tnc 9600 --link "$tmp/tnc1" --air "$P1" --peer "$P2" --rx-log "$tmp/host1.bin" --lifetime 120 >"$tmp/sim1.log" 2>&1 & pids+=($!)
+"$PY" "$S/tests/common/rnode_sim.py" --tnc 9600 --link "$tmp/tnc2" --air "$P2" --peer "$P1" --rx-log "$tmp/host2.bin" --lifetime 120 >"$tmp/sim2.log" 2>&1 & pids+=($!)
 wait_for 10 grep -qs READY "$tmp/sim1.log" && wait_for 10 grep -qs READY "$tmp/sim2.log" ||
   { bad "the TNC simulators did not start" "$tmp/sim1.log" "$tmp/sim2.log"; exit 1; }
 "$VENV/bin/rnsd" --config "$tmp/A" >"$tmp/rnsd.log" 2>&1 & pids+=($!)

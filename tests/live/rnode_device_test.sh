@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# rnsc's RNodeInterface against simulated RNodes (tests/rnode_sim.py) that misbehave, all
+# rnsc's RNodeInterface against simulated RNodes (tests/common/rnode_sim.py) that misbehave, all
 # in one rnsc daemon so that one interface's trouble is seen not to stop the others:
 #   Good   a sound device (flow control, station identification every 1 s): comes online;
 #          a memory-low error report is logged and it stays online; a TX-failure report
@@ -49,7 +49,7 @@ stanza() { # stanza NAME PORT EXTRA
 }
 sim() { # sim NAME PORT ARGS...
   local n=$1 p=$2; shift 2
-  "$PY" "$S/tests/rnode_sim.py" --link "$tmp/$n" --air "$p" --control "$tmp/ctl_$n" --lifetime 120 "$@" \
+  "$PY" "$S/tests/common/rnode_sim.py" --link "$tmp/$n" --air "$p" --control "$tmp/ctl_$n" --lifetime 120 "$@" \
     >"$tmp/sim_$n.log" 2>&1 & pids+=($!)
 }
 mkdir -p "$tmp/D"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # RNodeInterface live between the pinned reference and rnsc, through two simulated RNodes
-# (tests/rnode_sim.py) on one simulated LoRa channel (UDP on 127.0.0.1, SF7 / 500 kHz /
+# (tests/common/rnode_sim.py) on one simulated LoRa channel (UDP on 127.0.0.1, SF7 / 500 kHz /
 # CR 4:5, about 21.9 kbit/s, airtime by the LoRa formula; rnsc with flow control, the
 # reference without: its queue can miss a READY that races a new packet, leaving a packet
 # queued until the next transmission):
@@ -63,9 +63,9 @@ printf '[reticulum]\n  enable_transport = yes\n  share_instance = yes\n  instanc
 printf '[reticulum]\n  enable_transport = yes\n  share_instance = yes\n  instance_name = %sb\n  respond_to_probes = yes\n[logging]\n  loglevel = 6\n[interfaces]\n%s\n' \
   "$inst" "$(radio "$tmp/rnode2" '    flow_control = yes\n    reconnect_wait = 1\n')" >"$tmp/B/config"
 
-"$PY" "$S/tests/rnode_sim.py" --link "$tmp/rnode1" --air "$P1" --peer "$P2" --control "$tmp/ctl1" \
+"$PY" "$S/tests/common/rnode_sim.py" --link "$tmp/rnode1" --air "$P1" --peer "$P2" --control "$tmp/ctl1" \
   --rx-log "$tmp/host1.bin" --lifetime 300 >"$tmp/sim1.log" 2>&1 & pids+=($!)
-"$PY" "$S/tests/rnode_sim.py" --link "$tmp/rnode2" --air "$P2" --peer "$P1" --control "$tmp/ctl2" \
+"$PY" "$S/tests/common/rnode_sim.py" --link "$tmp/rnode2" --air "$P2" --peer "$P1" --control "$tmp/ctl2" \
   --rx-log "$tmp/host2.bin" --lifetime 300 --seed 2 >"$tmp/sim2.log" 2>&1 & pids+=($!)
 if ! wait_for 10 grep -qs READY "$tmp/sim1.log" || ! wait_for 10 grep -qs READY "$tmp/sim2.log"; then
   bad "the simulated RNodes did not start" "$tmp/sim1.log" "$tmp/sim2.log"; exit 1

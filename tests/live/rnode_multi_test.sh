@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # RNodeMultiInterface live between the pinned reference and rnsc, through two simulated
-# multi-radio RNodes (tests/rnode_sim.py --radios 2) on one simulated LoRa air (UDP on
+# multi-radio RNodes (tests/common/rnode_sim.py --radios 2) on one simulated LoRa air (UDP on
 # 127.0.0.1). Each device has two radios: vport 0 on 867.2 MHz SF7 / 500 kHz (21.88 kbit/s)
 # and vport 1 on 869.525 MHz SF8 / 250 kHz (6.25 kbit/s), so each node's two subinterfaces
 # reach the other's over two separate channels:
@@ -72,9 +72,9 @@ printf '[reticulum]\n  enable_transport = yes\n  share_instance = yes\n  instanc
 printf '[reticulum]\n  enable_transport = yes\n  share_instance = yes\n  instance_name = %sb\n[logging]\n  loglevel = 6\n[interfaces]\n%s\n' \
   "$inst" "$(multi "$tmp/rnode2" '    reconnect_wait = 1\n')" >"$tmp/B/config"
 
-"$PY" "$S/tests/rnode_sim.py" --radios 2 --link "$tmp/rnode1" --air "$P1" --peer "$P2" --peer $((P2 + 1)) \
+"$PY" "$S/tests/common/rnode_sim.py" --radios 2 --link "$tmp/rnode1" --air "$P1" --peer "$P2" --peer $((P2 + 1)) \
   --control "$tmp/ctl1" --rx-log "$tmp/host1.bin" --lifetime 300 >"$tmp/sim1.log" 2>&1 & pids+=($!)
-"$PY" "$S/tests/rnode_sim.py" --radios 2 --link "$tmp/rnode2" --air "$P2" --peer "$P1" --peer $((P1 + 1)) \
+"$PY" "$S/tests/common/rnode_sim.py" --radios 2 --link "$tmp/rnode2" --air "$P2" --peer "$P1" --peer $((P1 + 1)) \
   --control "$tmp/ctl2" --rx-log "$tmp/host2.bin" --lifetime 300 --seed 2 >"$tmp/sim2.log" 2>&1 & pids+=($!)
 if ! wait_for 10 grep -qs READY "$tmp/sim1.log" || ! wait_for 10 grep -qs READY "$tmp/sim2.log"; then
   bad "the simulated RNodes did not start" "$tmp/sim1.log" "$tmp/sim2.log"; exit 1

@@ -3,7 +3,7 @@
 # Real statistics: the reference's rnsd and rnsc daemon (both transport nodes answering
 # probes, one TCPServerInterface each, shared instance on) carry the same traffic: one
 # reference instance with a TCP client interface to each sends every frame to both
-# (tests/stats_traffic.py: PLAIN packets at a steady rate, announces, path requests). The
+# (tests/live/stats_traffic.py: PLAIN packets at a steady rate, announces, path requests). The
 # reference's own rnstatus -j reads both while the traffic runs and after it stops.
 # Checked: per-interface and node-wide rates (rxs) and totals (rxb, txb, announce and
 # path request bytes) are non-zero and agree with rnsd's within timing noise.
@@ -64,7 +64,7 @@ read_both() {
   wait $a; wait $b
 }
 # 9 s of traffic at 25 packets/s; both daemons are read twice while it runs, and after.
-"$PY" "$S/tests/stats_traffic.py" "$tmp/T" 9 25 "$PR" "$PS" >"$tmp/traffic.out" 2>&1 &
+"$PY" "$S/tests/live/stats_traffic.py" "$tmp/T" 9 25 "$PR" "$PS" >"$tmp/traffic.out" 2>&1 &
 TPID=$!
 pids+=($TPID)
 sleep 4

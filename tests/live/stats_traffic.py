@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Traffic for tests/stats_interop_test.sh: one reference instance with a TCP client
+"""Traffic for tests/live/stats_interop_test.sh: one reference instance with a TCP client
 interface to each daemon sends the same frames to both (every packet goes out on every
 interface): PLAIN packets at a steady rate, an announce every 2 s and path requests for
 the daemons' probe destinations, for DURATION seconds.

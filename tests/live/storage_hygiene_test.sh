@@ -3,11 +3,11 @@
 # Storage hygiene (issue 29 item 4), proven against the reference on the same inputs:
 #  1. known destinations cleaned: the same known_destinations file, path set, ratchet files
 #     and clock go through the reference's Identity.clean_known_destinations and rnsc's
-#     (tests/store_tool clean); kept entries, their last_used, and the ratchet files left
+#     (tests/live/store_tool clean); kept entries, their last_used, and the ratchet files left
 #     must agree, and each side loads the other's result.
 #  2. announce cache cleaned: the same cache/announces folder and path table through
 #     Transport.clean_announce_cache and rnsc's; the files left must agree.
-#  3. kill -9 during writes: tests/store_tool churn rewrites known_destinations and
+#  3. kill -9 during writes: tests/live/store_tool churn rewrites known_destinations and
 #     packet_hashlist.raw after every change; it is killed at random moments 30 times and
 #     after every kill both rnsc's loader and the reference's load what is on disk.
 #  4. last_used and retain through a shared instance: a reference program attached to
@@ -21,7 +21,7 @@
 set -u
 B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
 RNSC="$B/src/cli/rnsc"
-TOOL="$B/tests/store_tool"
+TOOL="$B/tests/live/store_tool"
 VENV=${RNSC_VENV:-$B/.venv}
 PY=$VENV/bin/python
 pass=0 fail=0

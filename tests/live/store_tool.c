@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Drives the node's storage code (node_store.c) on a real engine for the storage-hygiene
- * suite (tests/storage_hygiene_test.sh), which feeds the reference the same inputs:
+ * suite (tests/live/storage_hygiene_test.sh), which feeds the reference the same inputs:
  *   store_tool clean <storage> <now_ms> <paths>  load known_destinations, give the engine a
  *       path to every destination listed (hex, one a line), run the known-destinations
  *       clean at now_ms (which writes the file and deletes stale ratchet files)

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""A minimal transport relay for the raw wire driver's own test (tests/bench_driver_test.sh):
+"""A minimal transport relay for the raw wire driver's own test (tests/live/bench_driver_test.sh):
 two HDLC-framed TCP servers, side a and side b, that carry what a Reticulum transport node
 carries for scenario 6, and can damage one DATA frame on request.
 

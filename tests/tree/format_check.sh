@@ -5,9 +5,9 @@
 # clang-format would change; `clang-format -i FILE` fixes one. Then a planted badly
 # formatted file must fail the check, so the check itself is known to bite.
 #
-#   tests/format_check.sh [SRCDIR]
+#   tests/tree/format_check.sh [SRCDIR]
 set -euo pipefail
-src=${1:-${RNSC_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}}
+src=${1:-${RNSC_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}}
 command -v clang-format >/dev/null || { echo "FAIL: clang-format not found (apt-get install clang-format)"; exit 1; }
 [ -f "$src/.clang-format" ] || { echo "FAIL: $src/.clang-format is missing"; exit 1; }
 

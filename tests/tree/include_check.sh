@@ -6,9 +6,9 @@
 # Then the checker is run on a copy of the tree with a planted violation of each rule and
 # must fail on it, so the check itself is known to bite.
 #
-#   tests/include_check.sh [SRCDIR]      (default: $RNSC_SRCDIR, else the script's tree)
+#   tests/tree/include_check.sh [SRCDIR]      (default: $RNSC_SRCDIR, else the script's tree)
 set -euo pipefail
-src=${1:-${RNSC_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}}
+src=${1:-${RNSC_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}}
 
 # check ROOT: prints each violation, returns 1 when there is one.
 check() {

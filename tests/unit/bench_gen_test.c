@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The benchmark generators (bench/scenario/bench_gen.h) against golden values: the size
  * sequence the scenario specification gives for [16, 300], and the payload stream's first
- * bytes, which bench/participants/bench_gen.py must produce too (tests/bench_scenarios_test.sh
+ * bytes, which bench/participants/bench_gen.py must produce too (tests/live/bench_scenarios_test.sh
  * checks the Python side against the same values). */
 #include <string.h>
 

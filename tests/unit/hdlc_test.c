@@ -3,7 +3,7 @@
  * CUnit suite for src/framing/hdlc.c. Encoder vectors were produced with the
  * reference (rns 1.5.4, RNS.Interfaces.util.HDLC.frame); decoder
  * expectations follow its ReceiveBuffer. The exit status is the failure
- * count (tests/cu_run.h: clamped below automake's 77 = skip).
+ * count (tests/common/cu_run.h: clamped below automake's 77 = skip).
  */
 #include <CUnit/Basic.h>
 #include <stdint.h>

@@ -3,7 +3,7 @@
  * CUnit suite for src/framing/kiss.c. Encoder vectors were produced with the
  * reference (rns 1.5.4: KISS.escape plus the framing in
  * KISSInterface.process_outgoing and its set* configuration commands). The
- * exit status is the failure count (tests/cu_run.h: clamped below
+ * exit status is the failure count (tests/common/cu_run.h: clamped below
  * automake's 77 = skip).
  */
 #include <CUnit/Basic.h>

@@ -12,7 +12,7 @@
  *
  * The data file is found through $RNSC_SRCDIR (set by make check), else the
  * RNSC_SRCDIR macro, else the current directory. Exit status: the failure
- * count (tests/cu_run.h: clamped below automake's 77 = skip).
+ * count (tests/common/cu_run.h: clamped below automake's 77 = skip).
  */
 #include <CUnit/Basic.h>
 #include <math.h>

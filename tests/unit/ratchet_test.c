@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Ratchets: the two file layouts (ratchet_file.h) and the engine's local and remote ratchets
  * (transport_ratchet.c) between two engines wired back to back. The reference's side is
- * tests/ratchet_interop_test.sh. */
+ * tests/live/ratchet_interop_test.sh. */
 #include <string.h>
 
 #include "cu_run.h"

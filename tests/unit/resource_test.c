@@ -8,7 +8,7 @@
  * both ways, rejection, every watchdog timeout, corrupt and oversized segments, the
  * advertisement parser's error paths and allocation failures.
  * conformance/resource_xcheck_test.c checks advertisement bytes and proofs against the
- * reference; tests/cp_interop_test.sh runs transfers live against rncp.
+ * reference; tests/live/cp_interop_test.sh runs transfers live against rncp.
  */
 #include <bzlib.h>
 
