@@ -6,12 +6,8 @@
 # one corrupt and one lost frame. A frame sent twice: a duplicate. A frame held behind the
 # next: a reordered frame. A dropped frame: one lost. Only direction a->b is damaged.
 set -u
-B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
+. "$(dirname "$0")/../common/lib.sh"
 S=${RNSC_SRCDIR:?RNSC_SRCDIR must point at the source tree}
-RNSC="$B/src/cli/rnsc"
-PY=${RNSC_VENV:-$B/.venv}/bin/python
-pass=0 fail=0
-ok() { pass=$((pass+1)); echo "ok   $1"; }
 bad() { fail=$((fail+1)); echo "FAIL $1"; shift; for f in "$@"; do [ -f "$f" ] && tail -15 "$f" | sed 's/^/     /'; done; }
 tmp=$(mktemp -d)
 cleanup() { [ -n "${rpid:-}" ] && kill "$rpid" 2>/dev/null; rm -rf "$tmp"; }

@@ -5,11 +5,8 @@
 # the Boost.Asio peer, whose JSON must show every run valid. Behaviour only: the numbers
 # are not judged here (bench/results holds the measured matrix).
 set -u
-B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
-RNSC="$B/src/cli/rnsc"
+. "$(dirname "$0")/../common/lib.sh"
 PEER="$B/bench/peers/asio_echo"
-PY=${RNSC_VENV:-$B/.venv}/bin/python
-pass=0 fail=0
 check() { # check NAME EXPECTED_STATUS COMMAND...
   local name=$1 want=$2; shift 2
   "$@" >"$tmp/out" 2>"$tmp/err"; local got=$?

@@ -6,10 +6,7 @@
 # lost, late or corrupt; the echoing side echoed exactly those plus the warm-up frames that
 # reached it), and those that cannot (auto, serial, rnode) are reported with why.
 set -u
-B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
-RNSC="$B/src/cli/rnsc"
-PY=${RNSC_VENV:-$B/.venv}/bin/python
-pass=0 fail=0
+. "$(dirname "$0")/../common/lib.sh"
 check() { # check NAME EXPECTED_STATUS COMMAND...
   local name=$1 want=$2; shift 2
   "$@" >"$tmp/out" 2>"$tmp/err"; local got=$?

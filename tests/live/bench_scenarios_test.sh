@@ -5,11 +5,8 @@
 # resource runs in all four pairings (rnsc and the reference as initiator and responder),
 # and the relay runs, whose accounting must hold exactly.
 set -u
-B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
+. "$(dirname "$0")/../common/lib.sh"
 S=${RNSC_SRCDIR:?RNSC_SRCDIR must point at the source tree}
-RNSC="$B/src/cli/rnsc"
-PY=${RNSC_VENV:-$B/.venv}/bin/python
-pass=0 fail=0
 check() { # check NAME EXPECTED_STATUS COMMAND...
   local name=$1 want=$2; shift 2
   "$@" >"$tmp/out" 2>"$tmp/err"; local got=$?

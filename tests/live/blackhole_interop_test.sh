@@ -18,13 +18,7 @@
 # updater takes rnsd's list, keeps it in storage/blackhole/<source> and reloads it. Every
 # wait is bounded; a reference that cannot start fails the test.
 set -u
-B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
-RNSC="$B/src/cli/rnsc"
-VENV=${RNSC_VENV:-$B/.venv}
-PY=$VENV/bin/python
-pass=0 fail=0
-ok() { pass=$((pass+1)); echo "ok   $1"; }
-bad() { fail=$((fail+1)); echo "FAIL $1"; shift; for f in "$@"; do [ -f "$f" ] && tail -25 "$f" | sed 's/^/     /'; done; }
+. "$(dirname "$0")/../common/lib.sh"
 
 for tool in rnsd rnpath; do
   if [ ! -x "$VENV/bin/$tool" ]; then

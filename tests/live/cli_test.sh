@@ -3,10 +3,7 @@
 # Behaviour of the rnsc command line: help, exit codes, plugin listing (text and JSON),
 # broken plugins on the search path, and the identity tool's files.
 set -u
-B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
-RNSC="$B/src/cli/rnsc"
-PY=${RNSC_VENV:-$B/.venv}/bin/python
-pass=0 fail=0
+. "$(dirname "$0")/../common/lib.sh"
 check() { # check NAME EXPECTED_STATUS COMMAND...
   local name=$1 want=$2; shift 2
   "$@" >"$tmp/out" 2>"$tmp/err"; local got=$?

@@ -17,14 +17,8 @@
 # and an unauthorised sender is refused. Each side has its own config folder, no shared
 # instance. Every wait is bounded; a reference that cannot start fails the test.
 set -u
-B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
-RNSC="$B/src/cli/rnsc"
-VENV=${RNSC_VENV:-$B/.venv}
-PY=$VENV/bin/python
+. "$(dirname "$0")/../common/lib.sh"
 RNCP=("$PY" -m RNS.Utilities.rncp)
-pass=0 fail=0
-ok() { pass=$((pass+1)); echo "ok   $1"; }
-bad() { fail=$((fail+1)); echo "FAIL $1"; shift; for f in "$@"; do [ -f "$f" ] && tail -25 "$f" | sed 's/^/     /'; done; }
 
 if ! "$PY" -c 'import RNS' 2>/dev/null; then
   echo "FAIL the reference (RNS) does not import with $PY (make venv)"; exit 1

@@ -45,17 +45,10 @@
 # with the bytes allocated, not with what is live) the transfers and their content are
 # checked and the figures printed, but the RSS bounds are not asserted (said in the output).
 set -u
-B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
-S=${RNSC_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-RNSC="$B/src/cli/rnsc"
-VENV=${RNSC_VENV:-$B/.venv}
-PY=$VENV/bin/python
+. "$(dirname "$0")/../common/lib.sh"
 RSS_RUN=("$PY" "$S/tests/common/rss_run.py")
 MAX=${RSS_MAX_KIB:-40960} SLACK=${RSS_SLACK_KIB:-4096} BIG=${RSS_BIG_MIB:-128}
 LOWMTU=${RSS_LOWMTU_MIB:-0} LOWMAX=${RSS_LOWMTU_MAX_KIB:-98304}
-pass=0 fail=0
-ok() { pass=$((pass+1)); echo "ok   $1"; }
-bad() { fail=$((fail+1)); echo "FAIL $1"; shift; for f in "$@"; do [ -f "$f" ] && tail -25 "$f" | sed 's/^/     /'; done; }
 [ -x "$RNSC" ] || { echo "FAIL $RNSC is not built"; exit 1; }
 "$PY" -c 'import os; os.wait4' 2>/dev/null || { echo "FAIL no Python with os.wait4 at $PY"; exit 1; }
 asan=""

@@ -22,14 +22,9 @@
 # (within 1.5 s: rncp's is timed from its "Path ... requested" line, after its startup).
 # Every wait is bounded; processes are cleaned up; a reference that cannot start fails.
 set -u
-B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
-RNSC="$B/src/cli/rnsc"
-VENV=${RNSC_VENV:-$B/.venv}
-PY=$VENV/bin/python
+. "$(dirname "$0")/../common/lib.sh"
 RNCP=("$PY" -m RNS.Utilities.rncp)
 export PYTHONUNBUFFERED=1
-pass=0 fail=0
-ok() { pass=$((pass+1)); echo "ok   $1"; }
 bad() { fail=$((fail+1)); echo "FAIL $1"; shift; for f in "$@"; do [ -f "$f" ] && tail -15 "$f" | sed 's/^/     /'; done; }
 check() { local tag=$1; shift; if "$@"; then ok "$tag"; else bad "$tag"; fi; }
 

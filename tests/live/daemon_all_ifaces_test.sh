@@ -5,11 +5,7 @@
 # holds open), AutoInterface, TLS and WebSocket servers — starts cleanly: no error logged,
 # and the status endpoint lists every interface with its type and plugin.
 set -u
-B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
-RNSC="$B/src/cli/rnsc"
-PY=${RNSC_VENV:-$B/.venv}/bin/python
-pass=0 fail=0
-ok() { pass=$((pass+1)); echo "ok   $1"; }
+. "$(dirname "$0")/../common/lib.sh"
 bad() { fail=$((fail+1)); echo "FAIL $1"; shift; for f in "$@"; do [ -f "$f" ] && tail -20 "$f" | sed 's/^/     /'; done; }
 command -v curl >/dev/null || { echo "FAIL curl is not installed"; exit 1; }
 command -v openssl >/dev/null || { echo "FAIL openssl is not installed"; exit 1; }

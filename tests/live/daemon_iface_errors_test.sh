@@ -9,11 +9,7 @@
 # option), one warning per refused or unknown option, and keeps running with the others: a probe through the working interface is answered. With
 # panic_on_interface_error = yes the first failure stops it (exit 3), as the reference does.
 set -u
-B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
-RNSC="$B/src/cli/rnsc"
-PY=${RNSC_VENV:-$B/.venv}/bin/python
-pass=0 fail=0
-ok() { pass=$((pass+1)); echo "ok   $1"; }
+. "$(dirname "$0")/../common/lib.sh"
 bad() { fail=$((fail+1)); echo "FAIL $1"; shift; for f in "$@"; do [ -f "$f" ] && tail -20 "$f" | sed 's/^/     /'; done; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rnsc-iface-errors.XXXXXX")
 pids=()

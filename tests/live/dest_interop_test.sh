@@ -8,15 +8,10 @@
 #     deregisters rnsclt.app) its packets are not delivered and its path requests unanswered.
 #  2. The reference serves GROUP and PLAIN; rnsc sends to both (same hashes on both sides).
 set -u
-B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
-S=${RNSC_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-VENV=${RNSC_VENV:-$B/.venv}
-PY=$VENV/bin/python
+. "$(dirname "$0")/../common/lib.sh"
 RPEER="$S/tests/live/dest_ref_peer.py"
 NPEER="$B/tests/live/dest_node_peer"
 [ -x "$NPEER" ] || { echo "FAIL $NPEER is not built"; exit 1; }
-pass=0 fail=0
-ok() { pass=$((pass+1)); echo "ok   $1"; }
 bad() { fail=$((fail+1)); echo "FAIL $1"; shift; for f in "$@"; do [ -f "$f" ] && tail -20 "$f" | sed 's/^/     /'; done; }
 if ! "$PY" -c 'import RNS' 2>/dev/null; then
   echo "FAIL the reference (RNS) does not import with $PY (make venv)"; exit 1

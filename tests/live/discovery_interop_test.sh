@@ -10,15 +10,8 @@
 # reference's rnsd (the baseline proving the topology); the node's log must show the
 # discovery. Every wait is bounded; a reference that does not start fails the test.
 set -u
-B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
-S=${RNSC_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-RNSC="$B/src/cli/rnsc"
-VENV=${RNSC_VENV:-$B/.venv}
-PY=$VENV/bin/python
+. "$(dirname "$0")/../common/lib.sh"
 PEER="$S/tests/live/discovery_ref_peer.py"
-pass=0 fail=0
-ok() { pass=$((pass+1)); echo "ok   $1"; }
-bad() { fail=$((fail+1)); echo "FAIL $1"; shift; for f in "$@"; do [ -f "$f" ] && tail -25 "$f" | sed 's/^/     /'; done; }
 
 if ! "$PY" -c 'import RNS' 2>/dev/null; then
   echo "FAIL the reference (RNS) does not import with $PY (make venv)"; exit 1

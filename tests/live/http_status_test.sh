@@ -6,11 +6,7 @@
 # body, half a request then silence and a connection flood never take the daemon down;
 # HTTPS with a certificate made here, verified by curl against it. Bounded waits.
 set -u
-B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
-RNSC="$B/src/cli/rnsc"
-PY=${RNSC_VENV:-$B/.venv}/bin/python
-pass=0 fail=0
-ok() { pass=$((pass+1)); echo "ok   $1"; }
+. "$(dirname "$0")/../common/lib.sh"
 bad() { fail=$((fail+1)); echo "FAIL $1"; shift; for f in "$@"; do [ -f "$f" ] && tail -20 "$f" | sed 's/^/     /'; done; }
 for tool in curl openssl; do command -v $tool >/dev/null || { echo "FAIL $tool is not installed"; exit 1; }; done
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rnsc-http-test.XXXXXX")

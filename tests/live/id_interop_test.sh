@@ -10,13 +10,8 @@
 # through an rnsc daemon as shared instance: an identity announced by one tool is
 # requested from the network by the other.
 set -u
-B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
-RNSC="$B/src/cli/rnsc"
-VENV=${RNSC_VENV:-$B/.venv}
-PY=$VENV/bin/python
+. "$(dirname "$0")/../common/lib.sh"
 RNID="$VENV/bin/rnid"
-pass=0 fail=0
-ok() { pass=$((pass+1)); echo "ok   $1"; }
 bad() { fail=$((fail+1)); echo "FAIL $1"; shift; for f in "$@"; do [ -f "$f" ] && head -30 "$f" | sed 's/^/     /'; done; }
 if [ ! -x "$RNID" ]; then echo "FAIL the reference's rnid is not in $VENV/bin (make venv)"; exit 1; fi
 

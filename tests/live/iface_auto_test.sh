@@ -24,10 +24,7 @@
 # scope). Names carry the PID so parallel runs never collide; a trap removes the
 # namespaces. The scenarios run in parallel; every wait is bounded.
 set -u
-B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
-S=${RNSC_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-VENV=${RNSC_VENV:-$B/.venv}
-PY=$VENV/bin/python
+. "$(dirname "$0")/../common/lib.sh"
 NODE="$B/tests/live/iface_auto_node"
 PEER="$S/tests/live/iface_auto_peer.py"
 ID=$$

@@ -20,19 +20,12 @@
 #                         the link was established over, with rnsc as initiator and responder.
 # Every wait is bounded; a reference that cannot start fails the test.
 set -u
-B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
-S=${RNSC_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-RNSC="$B/src/cli/rnsc"
-VENV=${RNSC_VENV:-$B/.venv}
-PY=$VENV/bin/python
+. "$(dirname "$0")/../common/lib.sh"
 WRAP="$S/tests/live/hazard_ref_wrap.py"
 LPEER="$S/tests/live/link_ref_peer.py"
 NPEER="$B/tests/live/link_node_peer"
 RNCP=("$PY" -m RNS.Utilities.rncp)
 WRNCP=("$PY" "$WRAP" -m RNS.Utilities.rncp)
-pass=0 fail=0
-ok() { pass=$((pass+1)); echo "ok   $1"; }
-bad() { fail=$((fail+1)); echo "FAIL $1"; shift; for f in "$@"; do [ -f "$f" ] && tail -25 "$f" | sed 's/^/     /'; done; }
 
 if ! "$PY" -c 'import RNS' 2>/dev/null; then
   echo "FAIL the reference (RNS) does not import with $PY (make venv)"; exit 1

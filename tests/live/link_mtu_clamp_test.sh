@@ -26,11 +26,7 @@
 # (there the reference pair is the baseline). Pairings on one node run concurrently, every
 # wait is bounded. Measured: 17-18 s on the shared 2-core machine.
 set -u
-B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
-S=${RNSC_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-RNSC="$B/src/cli/rnsc"
-VENV=${RNSC_VENV:-$B/.venv}
-PY=$VENV/bin/python
+. "$(dirname "$0")/../common/lib.sh"
 PEER="$S/tests/live/link_ref_peer.py"
 NPEER="$B/tests/live/link_node_peer"
 [ -x "$NPEER" ] || { echo "FAIL $NPEER is not built"; exit 1; }
@@ -38,9 +34,6 @@ N=${CLAMP_N:-6}
 BITRATE=1500000 # the reference's tier: >= 1 Mbit/s and < 2 Mbit/s gives HW_MTU 2048
 WANT_MTU=2048
 WANT_MDU=1967
-pass=0 fail=0
-ok() { pass=$((pass+1)); echo "ok   $1"; }
-bad() { fail=$((fail+1)); echo "FAIL $1"; shift; for f in "$@"; do [ -f "$f" ] && tail -25 "$f" | sed 's/^/     /'; done; }
 
 if ! "$PY" -c 'import RNS' 2>/dev/null; then
   echo "FAIL the reference (RNS) does not import with $PY (make venv)"; exit 1

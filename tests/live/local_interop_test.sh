@@ -12,14 +12,7 @@
 # open a link each way; H's garbage and oversized frames are counted as drops on its
 # connection while A keeps working.
 set -u
-B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
-S=${RNSC_SRCDIR:-$B}
-RNSC="$B/src/cli/rnsc"
-VENV=${RNSC_VENV:-$B/.venv}
-PY=$VENV/bin/python
-pass=0 fail=0
-ok() { pass=$((pass+1)); echo "ok   $1"; }
-bad() { fail=$((fail+1)); echo "FAIL $1"; shift; for f in "$@"; do [ -f "$f" ] && tail -25 "$f" | sed 's/^/     /'; done; }
+. "$(dirname "$0")/../common/lib.sh"
 
 command -v curl >/dev/null || { echo "FAIL curl is not installed"; exit 1; }
 for tool in rnsd rnstatus; do

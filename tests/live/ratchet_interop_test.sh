@@ -26,15 +26,10 @@
 # over the receipt timeout of the path it knows). Nothing is retried: each check still
 # needs the one packet delivered, decrypted with the expected ratchet, and proved.
 set -u
-B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
-S=${RNSC_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-VENV=${RNSC_VENV:-$B/.venv}
-PY=$VENV/bin/python
+. "$(dirname "$0")/../common/lib.sh"
 RPEER="$S/tests/live/ratchet_ref_peer.py"
 NPEER="$B/tests/live/ratchet_node_peer"
 [ -x "$NPEER" ] || { echo "FAIL $NPEER is not built"; exit 1; }
-pass=0 fail=0
-ok() { pass=$((pass+1)); echo "ok   $1"; }
 bad() { fail=$((fail+1)); echo "FAIL $1"; shift; for f in "$@"; do [ -f "$f" ] && tail -20 "$f" | sed 's/^/     /'; done; }
 if ! "$PY" -c 'import RNS' 2>/dev/null; then
   echo "FAIL the reference (RNS) does not import with $PY (make venv)"; exit 1

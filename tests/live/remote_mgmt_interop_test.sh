@@ -15,13 +15,7 @@
 # reference (the request times out: "Likely authentication failure"); a bad hash and an
 # unreachable instance fail with rnstatus's messages within the timeout.
 set -u
-B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
-RNSC="$B/src/cli/rnsc"
-VENV=${RNSC_VENV:-$B/.venv}
-PY=$VENV/bin/python
-pass=0 fail=0
-ok() { pass=$((pass+1)); echo "ok   $1"; }
-bad() { fail=$((fail+1)); echo "FAIL $1"; shift; for f in "$@"; do [ -f "$f" ] && tail -25 "$f" | sed 's/^/     /'; done; }
+. "$(dirname "$0")/../common/lib.sh"
 for tool in rnsd rnstatus rnpath rnid; do
   if [ ! -x "$VENV/bin/$tool" ]; then echo "FAIL the reference's $tool is not in $VENV/bin (make venv)"; exit 1; fi
 done

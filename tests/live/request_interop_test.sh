@@ -36,10 +36,7 @@
 # tests/live/req_node_peer.c. Every wait is bounded; a reference that cannot start fails
 # the test.
 set -u
-B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
-S=${RNSC_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-VENV=${RNSC_VENV:-$B/.venv}
-PY=$VENV/bin/python
+. "$(dirname "$0")/../common/lib.sh"
 PEER="$S/tests/live/req_ref_peer.py"
 NPEER="$B/tests/live/req_node_peer"
 N=${REQ_N:-30} M=${REQ_M:-5} D=${REQ_D:-3}
@@ -52,9 +49,6 @@ case "$RELAY" in
   rnsc|ref) [ -z "${LOSS:-}" ] || { echo "FAIL REQ_RELAY and LOSS do not combine"; exit 1; } ;;
   *) echo "FAIL REQ_RELAY must be rnsc or ref, not '$RELAY'"; exit 1 ;;
 esac
-pass=0 fail=0
-ok() { pass=$((pass+1)); echo "ok   $1"; }
-bad() { fail=$((fail+1)); echo "FAIL $1"; shift; for f in "$@"; do [ -f "$f" ] && tail -25 "$f" | sed 's/^/     /'; done; }
 
 if ! "$PY" -c 'import RNS' 2>/dev/null; then
   echo "FAIL the reference (RNS) does not import with $PY (make venv)"; exit 1

@@ -23,20 +23,13 @@
 # the fault injectors' counts prove loss happened. A failure prints the accounting and the
 # logs. Every wait is bounded; a reference that cannot start fails the test.
 set -u
-B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
-S=${RNSC_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-RNSC="$B/src/cli/rnsc"
-VENV=${RNSC_VENV:-$B/.venv}
-PY=$VENV/bin/python
+. "$(dirname "$0")/../common/lib.sh"
 RELAY="$S/tests/live/lossy_udp_relay.py"
 RNCP=("$PY" -m RNS.Utilities.rncp)
 LOSS=${LOSS:-5} DUP=${LOSS_DUP:-1} REORDER=${LOSS_REORDER:-1} LAT=${LOSS_LATENCY:-5}
 PAIRS=${RES_PAIRS:-"rnsc:rnsc rnsc:ref ref:rnsc ref:ref"}
 FILES=${RES_FILES:-"300000"}
 TMO=${RES_TIMEOUT:-180} # generous: a loaded CI machine runs a gcov build two suites at a time
-pass=0 fail=0
-ok() { pass=$((pass+1)); echo "ok   $1"; }
-bad() { fail=$((fail+1)); echo "FAIL $1"; shift; for f in "$@"; do [ -f "$f" ] && tail -25 "$f" | sed 's/^/     /'; done; }
 
 if ! "$PY" -c 'import RNS' 2>/dev/null; then
   echo "FAIL the reference (RNS) does not import with $PY (make venv)"; exit 1

@@ -15,14 +15,7 @@
 # limit, callsign length, no port) and the ble:// / tcp:// ports rnsc does not serve are
 # refused by rnsc with messages naming the option. Every wait is bounded.
 set -u
-B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
-S=${RNSC_SRCDIR:-$B/..}
-RNSC="$B/src/cli/rnsc"
-VENV=${RNSC_VENV:-$B/.venv}
-PY=$VENV/bin/python
-pass=0 fail=0
-ok() { pass=$((pass+1)); echo "ok   $1"; }
-bad() { fail=$((fail+1)); echo "FAIL $1"; shift; for f in "$@"; do [ -f "$f" ] && tail -25 "$f" | sed 's/^/     /'; done; }
+. "$(dirname "$0")/../common/lib.sh"
 [ -x "$PY" ] || { echo "FAIL no python in $VENV (make venv)"; exit 1; }
 [ -x "$RNSC" ] || { echo "FAIL $RNSC is not built"; exit 1; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rnsc-rnode-dev.XXXXXX")

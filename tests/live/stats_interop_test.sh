@@ -8,13 +8,8 @@
 # Checked: per-interface and node-wide rates (rxs) and totals (rxb, txb, announce and
 # path request bytes) are non-zero and agree with rnsd's within timing noise.
 set -u
-B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
+. "$(dirname "$0")/../common/lib.sh"
 S=${RNSC_SRCDIR:?RNSC_SRCDIR must point at the source tree}
-RNSC="$B/src/cli/rnsc"
-VENV=${RNSC_VENV:-$B/.venv}
-PY=$VENV/bin/python
-pass=0 fail=0
-ok() { pass=$((pass+1)); echo "ok   $1"; }
 bad() { fail=$((fail+1)); echo "FAIL $1"; shift; for f in "$@"; do [ -f "$f" ] && tail -20 "$f" | sed 's/^/     /'; done; }
 for tool in rnsd rnstatus; do
   [ -x "$VENV/bin/$tool" ] || { echo "FAIL the reference's $tool is not in $VENV/bin"; exit 1; }

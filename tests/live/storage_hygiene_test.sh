@@ -19,13 +19,8 @@
 #     Transport.start and saved back alike; rnsc restores the reference's; a tunnel whose
 #     announces are gone from the cache is left out, as the reference leaves it.
 set -u
-B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
-RNSC="$B/src/cli/rnsc"
+. "$(dirname "$0")/../common/lib.sh"
 TOOL="$B/tests/live/store_tool"
-VENV=${RNSC_VENV:-$B/.venv}
-PY=$VENV/bin/python
-pass=0 fail=0
-ok() { pass=$((pass+1)); echo "ok   $1"; }
 bad() { fail=$((fail+1)); echo "FAIL $1"; shift; for f in "$@"; do [ -f "$f" ] && tail -20 "$f" | sed 's/^/     /'; done; }
 [ -x "$PY" ] || { echo "FAIL no python in $VENV (make venv)"; exit 1; }
 [ -x "$RNSC" ] && [ -x "$TOOL" ] || { echo "FAIL $RNSC or $TOOL is not built"; exit 1; }

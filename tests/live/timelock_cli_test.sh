@@ -4,11 +4,8 @@
 # light-mode chain, tampered/truncated/foreign files rejected with nothing written, resuming
 # from a checkpoint, and the calibration's JSON record. Light mode only (256 MiB cache per run).
 set -u
-B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
-RNSC="$B/src/cli/rnsc"
-PY=${RNSC_VENV:-$B/.venv}/bin/python
+. "$(dirname "$0")/../common/lib.sh"
 [ -x "$PY" ] || PY=python3
-pass=0 fail=0
 check() { # check NAME EXPECTED_STATUS COMMAND...
   local name=$1 want=$2; shift 2
   "$@" >"$tmp/out" 2>"$tmp/err"; local got=$?

@@ -16,13 +16,8 @@
 #     restarts, the same id shows up again on the new connection.
 # Every wait is bounded; processes are cleaned up; a reference that cannot start fails.
 set -u
-B=${RNSC_BUILDDIR:?RNSC_BUILDDIR must point at the build tree}
-RNSC="$B/src/cli/rnsc"
-VENV=${RNSC_VENV:-$B/.venv}
-PY=$VENV/bin/python
+. "$(dirname "$0")/../common/lib.sh"
 export PYTHONUNBUFFERED=1
-pass=0 fail=0
-ok() { pass=$((pass+1)); echo "ok   $1"; }
 bad() { fail=$((fail+1)); echo "FAIL $1"; shift; for f in "$@"; do [ -f "$f" ] && tail -20 "$f" | sed 's/^/     /'; done; }
 
 for tool in rnsd rnpath; do
