@@ -7,7 +7,7 @@
  *
  * Environment: RNSC_MATRIX_CASES (default 4 per row; packet rows get half), RNSC_MATRIX_SEED
  * (default 1), RNSC_MATRIX_BACKEND (default: the first plugin).
- * Exit status: the number of failures (tests/cu_run.h).
+ * Exit status: the number of failures (tests/common/cu_run.h).
  */
 #include <stdio.h>
 #include <stdlib.h>

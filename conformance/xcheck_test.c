@@ -9,7 +9,7 @@
  * The nettle backend runs a quarter of the cases (at least 1): it is the third full backend
  * and its checks go through the same rnsc code as the other two, so what it adds is its own
  * primitives, which a quarter of the cases still covers, and CI time is the scarce resource.
- * Exit status: the number of failures (tests/cu_run.h), so `make check` sees them.
+ * Exit status: the number of failures (tests/common/cu_run.h), so `make check` sees them.
  */
 #include <fcntl.h>
 #include <signal.h>

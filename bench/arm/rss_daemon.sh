@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Peak RSS of `rnsc daemon` with one TCPServerInterface and one RNodeInterface, the RNode being
-# tests/rnode_sim.py on a pty, for bench/results/arm/ (issue 23 item 6):
+# tests/common/rnode_sim.py on a pty, for bench/results/arm/ (issue 23 item 6):
 #
 #   bench/arm/rss_daemon.sh BUILD_DIR LABEL [WRAPPER ...]
 #
@@ -78,11 +78,11 @@ cat >"$tmp/R/config" <<EOF
     target_host = 127.0.0.1
     target_port = $PT
 EOF
-python3 "$S/tests/rnode_sim.py" --link "$tmp/rnode" --air "$A1" --peer "$A2" \
+python3 "$S/tests/common/rnode_sim.py" --link "$tmp/rnode" --air "$A1" --peer "$A2" \
   --lifetime $((DURATION + 200)) >"$tmp/sim.log" 2>&1 & pids+=($!)
 wait_for 15 grep -qs READY "$tmp/sim.log" || { echo "FAIL the simulated RNode did not start" >&2; cat "$tmp/sim.log" >&2; exit 1; }
 t0=$SECONDS
-python3 "$S/tests/rss_run.py" "$tmp/rss" "${WRAP[@]}" "$RNSC" daemon --config "$tmp/D" -vv \
+python3 "$S/tests/common/rss_run.py" "$tmp/rss" "${WRAP[@]}" "$RNSC" daemon --config "$tmp/D" -vv \
   >"$tmp/daemon.log" 2>&1 & D=$!; pids+=($D)
 if ! wait_for 120 grep -qs "LoRa is now online" "$tmp/daemon.log"; then
   echo "FAIL the daemon's RNodeInterface did not come online" >&2; tail -30 "$tmp/daemon.log" >&2; exit 1
@@ -98,7 +98,7 @@ tx=$(grep -c '^TX' "$tmp/sim.log")
 grep -qs "is 1 hop via Client on TCP" "$tmp/daemon.log" ||
   { echo "FAIL no path learned from rnsd over the TCP interface" >&2; tail -30 "$tmp/daemon.log" >&2; exit 1; }
 [ "$tx" -ge 1 ] || { echo "FAIL the daemon sent nothing over the RNode" >&2; exit 1; }
-python3 "$S/tests/rss_run.py" "$tmp/base" "${WRAP[@]}" "$RNSC" plugins >/dev/null 2>&1
+python3 "$S/tests/common/rss_run.py" "$tmp/base" "${WRAP[@]}" "$RNSC" plugins >/dev/null 2>&1
 printf '{"label":"%s","arch":"%s","wrapper":"%s","daemon_peak_rss_kib":%s,"plugins_cmd_peak_rss_kib":%s,"seconds_to_rnode_online":%d,"run_seconds":%d,"radio_tx_frames":%d}\n' \
   "$LABEL" "$(file -b "$RNSC" | cut -d, -f2 | sed 's/^ *//')" "${WRAP[*]}" "$(cat "$tmp/rss")" \
   "$(cat "$tmp/base" 2>/dev/null || echo null)" "$up" "$DURATION" "$tx"

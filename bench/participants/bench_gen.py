@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """Deterministic generators of the benchmark scenarios, mirrored in C by
-bench/scenario/bench_gen.h (tests/bench_gen_test.c checks both against the same golden
+bench/scenario/bench_gen.h (tests/unit/bench_gen_test.c checks both against the same golden
 values).
 
 Sizes: xorshift64 (shifts 13, 7, 17) from seed 6840346605343539201; each draw advances the

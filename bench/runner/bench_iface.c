@@ -40,7 +40,7 @@ static const bench_iface IFACES[] = {
 	 "back to back (bench/participants/pty_pair.py)",
 	 0, 1, 0, NULL, BENCH_CARRIER_PTY, 0},
 	{"rnode",
-	 "RNodeInterface both sides, each on its own simulated RNode (tests/rnode_sim.py) on one "
+	 "RNodeInterface both sides, each on its own simulated RNode (tests/common/rnode_sim.py) on one "
 	 "simulated LoRa channel: 2.4 GHz, 1625 kHz, SF5, CR 4/5 (the fastest parameters "
 	 "RNodeInterface accepts, 203 kbit/s raw, at least 24 ms of preamble per LoRa frame)",
 	 2, 1, 0, NULL, BENCH_CARRIER_RNODE, 30},

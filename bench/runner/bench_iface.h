@@ -16,7 +16,7 @@ enum bench_carrier {
 	BENCH_CARRIER_NONE,  /* loopback sockets only */
 	BENCH_CARRIER_NETNS, /* two network namespaces joined by a veth pair; each end runs in one */
 	BENCH_CARRIER_PTY,   /* two ptys joined back to back (bench/participants/pty_pair.py) */
-	BENCH_CARRIER_RNODE, /* two RNode simulators on one simulated channel (tests/rnode_sim.py) */
+	BENCH_CARRIER_RNODE, /* two RNode simulators on one simulated channel (tests/common/rnode_sim.py) */
 };
 
 typedef struct bench_iface {

@@ -427,7 +427,7 @@ static const char *carrier_why(const bench_iface *f)
 		return "a serial line needs a pty pair between the two ends (rnsc bench matrix sets "
 		       "one up per sample; this bench joins two runtimes on loopback)";
 	case BENCH_CARRIER_RNODE:
-		return "RNodeInterface needs the RNode simulator (tests/rnode_sim.py; rnsc bench "
+		return "RNodeInterface needs the RNode simulator (tests/common/rnode_sim.py; rnsc bench "
 		       "matrix starts it per sample; this bench joins two runtimes on loopback)";
 	default:
 		return NULL;

@@ -116,7 +116,7 @@ typedef struct run_opts {
 	const char *self, *python, *ref_script;
 	const char *pipe_helper; /* bench/participants/pipe_relay.py, for --iface pipe */
 	const char *pty_helper;  /* bench/participants/pty_pair.py, for --iface serial, kiss */
-	const char *rnode_sim;   /* tests/rnode_sim.py, for --iface rnode */
+	const char *rnode_sim;   /* tests/common/rnode_sim.py, for --iface rnode */
 	const char *ip_cmd;      /* iproute2's ip, for --iface auto (NULL: not found) */
 	char tls_dir[64];        /* --iface tls: the certificate's temporary directory */
 	char tls_cert[128], tls_key[128], tls_pin[128];
@@ -1607,7 +1607,7 @@ static int run(int argc, char **argv)
 	snprintf(helper, sizeof(helper), "%s/bench/participants/pipe_relay.py", src);
 	char pty_helper[PATH_MAX], rnode_sim[PATH_MAX];
 	snprintf(pty_helper, sizeof(pty_helper), "%s/bench/participants/pty_pair.py", src);
-	snprintf(rnode_sim, sizeof(rnode_sim), "%s/tests/rnode_sim.py", src);
+	snprintf(rnode_sim, sizeof(rnode_sim), "%s/tests/common/rnode_sim.py", src);
 	o.self = self, o.python = python, o.ref_script = script, o.pipe_helper = helper;
 	o.pty_helper = pty_helper, o.rnode_sim = rnode_sim;
 	static const char *const IP_PATHS[] = {"/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip",

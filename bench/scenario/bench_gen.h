@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Deterministic generators of the benchmark scenarios (mirrored in Python by
- * bench/participants/bench_gen.py; tests/bench_gen_test.c checks both against the same
+ * bench/participants/bench_gen.py; tests/unit/bench_gen_test.c checks both against the same
  * golden values).
  *
  * Sizes: xorshift64 (shifts 13, 7, 17) from seed 6840346605343539201; every draw advances

@@ -3,7 +3,7 @@
  * The reference's configuration options (rns 1.5.4: Reticulum.py and RNS/Interfaces),
  * each honoured or refused by rnsc, and the start-up audit that names every refused or
  * unknown option in the log instead of ignoring it silently. docs/config-options.md
- * is this table; tests/config_keys_test.sh keeps the three (reference source, this
+ * is this table; tests/live/config_keys_test.sh keeps the three (reference source, this
  * table, the document) in step.
  */
 #include <stdarg.h>

@@ -298,7 +298,7 @@ RNSC_API int rnsc_config_iface_at(const rnsc_config *cfg, size_t i, rnsc_config_
 /*
  * Every option the reference's loader (Reticulum.py) and its interface classes
  * (the classes in RNS/Interfaces) read, with what rnsc does with it; docs/config-options.md is
- * this table, and tests/config_keys_test.sh derives the key list from the installed
+ * this table, and tests/live/config_keys_test.sh derives the key list from the installed
  * reference and checks both. scope is "logging", "reticulum", "interface" (read by the
  * loader for every interface type), an interface type ("TCPServerInterface") or
  * "<type>.sub" (options of its subsections).

@@ -16,7 +16,7 @@
  * commands for discovery), the radio types (RNode, Weave, KISS) and I2P.
  *
  * RNSC_DISC_JOB_INTERVAL (seconds, environment) shortens the job interval for tests, as
- * tests/iface_discovery_ref_rnsd.py does for rnsd.
+ * tests/live/iface_discovery_ref_rnsd.py does for rnsd.
  *
  * Ownership: borrows the node (it must outlive the announcer). Threading: node's thread.
  */

@@ -4,7 +4,7 @@ Differential check of rnsc's configuration reader against the reference's
 ConfigObj (RNS/vendor/configobj.py), used while developing src/runtime/cfgfile.c (and cfg_*.c).
 It is not run by `make check` (that uses the frozen cases of config_cases.txt).
 
-  .venv/bin/python tests/data/config_diff.py ./tests/config_test [CASES] [SEED]
+  .venv/bin/python tests/data/config_diff.py ./tests/xcheck/config_test [CASES] [SEED]
 
 Generates CASES random configuration files (default 3000) from an alphabet full
 of the characters ConfigObj's regular expressions care about, parses each with

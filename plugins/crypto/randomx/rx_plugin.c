@@ -15,7 +15,7 @@
  * The self-test runs whenever any rnsc command loads plugins, so it must cost microseconds: it
  * checks the building blocks with known answers (Blake2b constants, the reciprocal, both AES
  * generator implementations, one SuperscalarHash program) and never builds a cache. The full
- * hash vectors are checked by make check (tests/randomx/).
+ * hash vectors are checked by make check (tests/unit/randomx/).
  */
 #include <errno.h>
 #include <fenv.h>
